@@ -1,0 +1,109 @@
+import type { HistoryEvent } from "../sim/history.js";
+import { NEMESIS, pairOperations } from "../sim/history.js";
+
+/**
+ * Holds: the intervals of true time in which a client believed it held a lock and
+ * acted on it. A hold starts at acquire-ok and ends at the first of: the client's
+ * release invoke, its own `lapse` note, its crash, or the end of the history. Any
+ * read/write the client performed under the grant stretches the hold to cover it
+ * (to the completion of an ok op; to the invoke of one that failed or is unknown):
+ * a client that acts after its lease lapsed was still acting as the holder.
+ *
+ * Grants are matched by `value.grantId` where present (lockstep's own histories),
+ * else by process and lock in order (imported histories).
+ */
+export interface Hold {
+  process: string;
+  lock: string;
+  grantId: string;
+  token?: number;
+  startUs: number;
+  endUs: number;
+  /** How the hold ended. */
+  endedBy: "release" | "lapse" | "crash" | "end-of-history";
+  /** Index of the acquire-ok event. */
+  acquireIndex: number;
+  /** Whether a read/write after the end of belief stretched it. */
+  stretched: boolean;
+}
+
+export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
+  const { ops } = pairOperations(history);
+  const lastUs = history.length > 0 ? history[history.length - 1]!.timeUs : 0;
+  const holds: Hold[] = [];
+  const byGrant = new Map<string, Hold>();
+  /** The open (not yet ended) hold of each process+lock, for histories without grant ids. */
+  const openByProcLock = new Map<string, Hold>();
+  const key = (p: string, l: string | undefined) => `${p}\u0000${l ?? ""}`;
+
+  // Walk events in order so "the first end" is well defined.
+  for (const e of history) {
+    if (e.type === "ok" && e.f === "acquire") {
+      const v = (e.value ?? {}) as { grantId?: string; token?: number };
+      const grantId = v.grantId ?? `${e.process}@${e.index}`;
+      const h: Hold = {
+        process: e.process,
+        lock: e.lock ?? "",
+        grantId,
+        token: typeof v.token === "number" ? v.token : undefined,
+        startUs: e.timeUs,
+        endUs: Infinity,
+        endedBy: "end-of-history",
+        acquireIndex: e.index,
+        stretched: false,
+      };
+      holds.push(h);
+      byGrant.set(grantId, h);
+      openByProcLock.set(key(e.process, e.lock), h);
+      continue;
+    }
+    const grantOf = (ev: HistoryEvent): Hold | undefined => {
+      const g = (ev.value as { grantId?: string } | undefined)?.grantId;
+      return g !== undefined ? byGrant.get(g) : openByProcLock.get(key(ev.process, ev.lock));
+    };
+    if (e.type === "invoke" && e.f === "release") {
+      const h = grantOf(e);
+      if (h) closeHold(h, e.timeUs, "release", openByProcLock, key);
+    } else if (e.f === "lapse" && e.type !== "invoke") {
+      const h = grantOf(e);
+      if (h) closeHold(h, e.timeUs, "lapse", openByProcLock, key);
+    } else if (e.process === NEMESIS && e.f === "crash") {
+      const v = e.value as { phase?: string; targets?: string[] } | undefined;
+      if (v?.phase === "start") {
+        for (const h of holds) if (v.targets?.includes(h.process) && h.endUs === Infinity) closeHold(h, e.timeUs, "crash", openByProcLock, key);
+      }
+    }
+  }
+  for (const h of holds) if (h.endUs === Infinity) h.endUs = lastUs;
+
+  // Stretch by the operations done under each grant.
+  for (const op of ops) {
+    if (op.f !== "read" && op.f !== "write") continue;
+    const g = (op.invoke.value as { grantId?: string } | undefined)?.grantId;
+    let h = g !== undefined ? byGrant.get(g) : undefined;
+    if (!h && g === undefined) {
+      // Imported history: the latest hold of this process on this lock that started before the op.
+      for (const c of holds) if (c.process === op.process && c.lock === (op.lock ?? "") && c.startUs <= op.startUs) h = c;
+    }
+    if (!h) continue;
+    const actedUntilUs = op.outcome === "ok" ? op.endUs : op.startUs;
+    if (actedUntilUs > h.endUs) {
+      h.endUs = actedUntilUs;
+      h.stretched = true;
+    }
+  }
+  return holds;
+}
+
+function closeHold(
+  h: Hold,
+  atUs: number,
+  by: Hold["endedBy"],
+  open: Map<string, Hold>,
+  key: (p: string, l: string | undefined) => string,
+): void {
+  if (h.endUs !== Infinity) return;
+  h.endUs = atUs;
+  h.endedBy = by;
+  if (open.get(key(h.process, h.lock)) === h) open.delete(key(h.process, h.lock));
+}

@@ -1,0 +1,35 @@
+/**
+ * The checker registry. Every checker listed here runs on every `lockstep run`;
+ * results compose worst-wins. Checkers are pure: (history, ctx) -> CheckResult.
+ */
+import type { Checker } from "./types.js";
+import { mutualExclusion } from "./mutual-exclusion.js";
+import { lostUpdates } from "./lost-updates.js";
+
+export interface CheckerEntry {
+  name: string;
+  /** "safety" verdicts decide exit code 3; "liveness" decide exit code 4. */
+  kind: "safety" | "liveness";
+  description: string;
+  check: Checker;
+}
+
+export const CHECKERS: CheckerEntry[] = [
+  {
+    name: "mutual-exclusion",
+    kind: "safety",
+    description: "no two clients hold one lock at overlapping true times",
+    check: mutualExclusion,
+  },
+  {
+    name: "lost-updates",
+    kind: "safety",
+    description: "the resource's final counter equals the critical sections that believed they ran",
+    check: lostUpdates,
+  },
+  // further checkers register below (one line each)
+];
+
+export function checkerByName(name: string): CheckerEntry | undefined {
+  return CHECKERS.find((c) => c.name === name);
+}

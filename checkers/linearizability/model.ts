@@ -1,0 +1,90 @@
+/**
+ * The contract between the linearizability search and a sequential specification.
+ * A model sees whole operations (invoke + completion) rather than bare inputs and
+ * outputs, because time-aware models (lease-lock) need each operation's interval.
+ */
+import type { Operation } from "../../sim/history.js";
+
+/**
+ * A sequential specification. Every function must be pure: it may not mutate the
+ * given state or operation, read the host clock, or keep anything between calls.
+ */
+export interface Model<S> {
+  readonly name: string;
+  /** One line for `--help` and reports. */
+  readonly description: string;
+  /**
+   * Which of the history's operations the model speaks about. Others are left out
+   * (e.g. `fail` ops, which definitely did not take effect). Default: every op
+   * whose outcome is not "fail".
+   */
+  admits?(op: Operation): boolean;
+  /**
+   * Split the admitted operations into independent sub-histories, checked one by one
+   * (P-compositionality). Default: by `op.lock`, missing lock = "lock".
+   */
+  partition?(ops: readonly Operation[]): Map<string, Operation[]>;
+  init(): S;
+  /**
+   * The state after `op` takes effect in `state`, or undefined when `op` cannot take
+   * effect there. For an op with outcome "info" the output is unknown: step must
+   * accept any outcome the op could have had. The op's interval is
+   * [op.startUs, op.endUs] (endUs = Infinity for info).
+   */
+  step(state: S, op: Operation): S | undefined;
+  equal(a: S, b: S): boolean;
+  /** 32-bit hash consistent with `equal`, for the memo table. */
+  hash(s: S): number;
+  /**
+   * Pruning of info ops (which may be left out of a linearization). Return:
+   * - null: linearizing this info op can never make a later op legal that would not be
+   *   legal without it (its effect is dominated), so the search never tries it;
+   * - a key: the op can matter only in states whose `relevantKeys` include the key; in
+   *   every other state its step is illegal or leaves the state unchanged;
+   * - undefined: try it in every state.
+   * Default: undefined for all.
+   */
+  infoKey?(op: Operation): string | null | undefined;
+  /** Keys of info ops that can matter in this state (see infoKey). */
+  relevantKeys?(state: S): readonly string[];
+  /** A short readable rendering of a state, for witnesses. */
+  describeState?(s: S): string;
+}
+
+/** Erased model type for registries. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyModel = Model<any>;
+
+/** Mixes a 32-bit value (murmur3 finalizer); used by models to build hashes. */
+export function mix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Hash of a string (FNV-1a, then mixed). */
+export function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return mix32(h);
+}
+
+/** Hash of a finite or infinite number. */
+export function hashNumber(n: number): number {
+  if (!Number.isFinite(n)) return n > 0 ? 0x7f800000 : 0xff800000;
+  // Split into two 32-bit halves so large µs timestamps keep their low bits.
+  const lo = n % 0x100000000 | 0;
+  const hi = Math.floor(n / 0x100000000) | 0;
+  return mix32(lo ^ mix32(hi + 0x9e3779b9));
+}
+
+/** Order-dependent combination of hashes. */
+export function combineHash(a: number, b: number): number {
+  return mix32((Math.imul(a, 31) + b) | 0);
+}

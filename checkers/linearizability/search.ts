@@ -1,0 +1,400 @@
+/**
+ * Wing–Gong–Lowe search for one sub-history (one lock), as Porcupine does it: the
+ * completed operations' call and return entries sit in a doubly-linked list in time
+ * order; linearizing an op lifts its two entries out, backtracking puts them back.
+ * Every (set of linearized ops, model state) reached is memoized so no configuration
+ * is explored twice.
+ *
+ * What differs from Porcupine, and why:
+ * - Info ops (endUs = Infinity) are kept out of the list. They may be linearized at any
+ *   point after their call or never, so the search succeeds once every completed op is
+ *   placed. Keeping them out means dead info ops are not rescanned at every step, which
+ *   is what made many-info histories quadratic; the model's `infoKey`/`relevantKeys`
+ *   say which ones are worth trying in a state.
+ * - The set of linearized ops is stored as (prefix length, small window bitset, list of
+ *   info ops) and hashed incrementally (Zobrist), not as an n-bit bitset per memo entry:
+ *   with 100k ops per lock a full bitset per entry would cost gigabytes.
+ * - Among the ops that may go next, the one whose return comes first is tried first:
+ *   it is the one that must be placed soonest, and for locks it is usually the winner.
+ */
+import type { Operation } from "../../sim/history.js";
+import { mix32, type Model } from "./model.js";
+
+export interface SearchBudget {
+  /** Memo entries (distinct configurations) to explore before giving up. */
+  statesMax: number;
+  /** Estimated memo + stack memory to use before giving up, MB. */
+  memoryMbMax: number;
+}
+
+export interface SearchResult<S> {
+  valid: true | false | "unknown";
+  /** Distinct configurations memoized. */
+  statesExplored: number;
+  /** Model steps taken (legal or not). */
+  steps: number;
+  /** Estimated memory of the memo table and stack, MB. */
+  memoryMbEstimate: number;
+  /** Longest linearization found (op indexes into the given ops, in linearization order). */
+  longestPrefix: number[];
+  /** Model state after `longestPrefix`. */
+  stateAfterPrefix: S;
+  /**
+   * When not linearizable (or unknown): the ops that could have gone next after the
+   * longest prefix but cannot take effect there; the first is the one whose return
+   * forces it to be placed now.
+   */
+  stuck: number[];
+  /** Why the search stopped early, when valid is "unknown". */
+  stoppedBy?: "statesMax" | "memoryMbMax";
+}
+
+/** Persistent list node: shares tails so a memo entry can keep its path in O(1). */
+interface Cons {
+  readonly id: number;
+  readonly next: Cons | null;
+  readonly length: number;
+}
+
+interface MemoEntry<S> {
+  readonly zHi: number;
+  readonly linCount: number;
+  readonly base: number;
+  readonly window: Uint32Array;
+  readonly infoCount: number;
+  readonly infoList: Cons | null;
+  readonly state: S;
+}
+
+interface Frame<S> {
+  readonly state: S;
+  /** Op that led here (-1 at the root). */
+  readonly via: number;
+  readonly path: Cons | null;
+  readonly infoList: Cons | null;
+  /** 0: first-return op; 1: walk the list; 2: info ops; 3: exhausted. */
+  phase: number;
+  cursor: number;
+  firstRank: number;
+  /** Position of the first return entry still in the list (Infinity if none). */
+  firstReturnPos: number;
+  infoCands: number[] | null;
+  infoIdx: number;
+}
+
+// Rough sizes for the memory estimate, bytes: a memo entry object, its bucket slot and
+// state; a stack frame. They only need to be the right order of magnitude.
+const MEMO_ENTRY_BYTES = 240;
+const FRAME_BYTES = 120;
+
+/** Check one sub-history. `ops` must all belong to one partition. */
+export function searchLinearization<S>(
+  model: Model<S>,
+  ops: readonly Operation[],
+  budget: SearchBudget,
+): SearchResult<S> {
+  // ---- Layout: entries in time order, calls before returns at equal times, so that
+  // operations touching at one instant count as concurrent (the permissive choice).
+  const n = ops.length;
+  interface Ent {
+    time: number;
+    isReturn: boolean;
+    op: number;
+  }
+  const ents: Ent[] = [];
+  for (let i = 0; i < n; i++) {
+    ents.push({ time: ops[i].startUs, isReturn: false, op: i });
+    if (Number.isFinite(ops[i].endUs)) ents.push({ time: ops[i].endUs, isReturn: true, op: i });
+  }
+  ents.sort((a, b) => a.time - b.time || Number(a.isReturn) - Number(b.isReturn) || a.op - b.op);
+  const callPos = new Float64Array(n);
+  const retPos = new Float64Array(n).fill(Infinity);
+  ents.forEach((e, p) => {
+    if (e.isReturn) retPos[e.op] = p;
+    else callPos[e.op] = p;
+  });
+
+  // Completed ops get ranks 0..m-1 in call order; info ops are kept apart.
+  const completed: number[] = [];
+  const infoOps: number[] = [];
+  for (const e of ents) {
+    if (e.isReturn) continue;
+    if (Number.isFinite(ops[e.op].endUs)) completed.push(e.op);
+    else infoOps.push(e.op);
+  }
+  const m = completed.length;
+  const rankOf = new Int32Array(n).fill(-1);
+  completed.forEach((op, r) => (rankOf[op] = r));
+
+  // Linked list over completed entries: node 2r = call of rank r, 2r+1 = its return,
+  // HEAD = 2m. -1 = end of list.
+  const HEAD = 2 * m;
+  const next = new Int32Array(2 * m + 1).fill(-1);
+  const prev = new Int32Array(2 * m + 1).fill(-1);
+  {
+    let last = HEAD;
+    for (const e of ents) {
+      const r = rankOf[e.op];
+      if (r < 0) continue;
+      const node = 2 * r + (e.isReturn ? 1 : 0);
+      next[last] = node;
+      prev[node] = last;
+      last = node;
+    }
+  }
+  const lift = (r: number): void => {
+    const c = 2 * r;
+    const ret = c + 1;
+    next[prev[c]] = next[c];
+    prev[next[c]] = prev[c]; // a call's next always exists: its return follows it
+    next[prev[ret]] = next[ret];
+    if (next[ret] >= 0) prev[next[ret]] = prev[ret];
+  };
+  const unlift = (r: number): void => {
+    const c = 2 * r;
+    const ret = c + 1;
+    next[prev[ret]] = ret;
+    if (next[ret] >= 0) prev[next[ret]] = ret;
+    next[prev[c]] = c;
+    prev[next[c]] = c;
+  };
+
+  // Info ops indexed by relevance key, each list in call order.
+  const infoByKey = new Map<string, number[]>();
+  const infoAlways: number[] = [];
+  for (const op of infoOps) {
+    const key = model.infoKey ? model.infoKey(ops[op]) : undefined;
+    if (key === null) continue;
+    if (key === undefined) infoAlways.push(op);
+    else {
+      const list = infoByKey.get(key);
+      if (list) list.push(op);
+      else infoByKey.set(key, [op]);
+    }
+  }
+
+  // ---- The linearized set, kept three ways: flags, prefix+window for exact memo
+  // comparison, and a Zobrist hash updated in O(1).
+  const linFlag = new Uint8Array(n);
+  let base = 0; // every completed rank < base is linearized, rank base is not
+  let linCount = 0; // completed ops linearized
+  let zLo = 0;
+  let zHi = 0;
+  const zobLo = (op: number): number => mix32(op * 2 + 0x2545f491) | 1;
+  const zobHi = (op: number): number => mix32(op * 2 + 0x68e31da5) | 1;
+
+  const setLin = (op: number): void => {
+    linFlag[op] = 1;
+    zLo ^= zobLo(op);
+    zHi ^= zobHi(op);
+    const r = rankOf[op];
+    if (r >= 0) {
+      linCount++;
+      lift(r);
+      if (r === base) while (base < m && linFlag[completed[base]]) base++;
+    }
+  };
+  const clearLin = (op: number): void => {
+    linFlag[op] = 0;
+    zLo ^= zobLo(op);
+    zHi ^= zobHi(op);
+    const r = rankOf[op];
+    if (r >= 0) {
+      linCount--;
+      unlift(r);
+      if (r < base) base = r;
+    }
+  };
+  const snapshotWindow = (): Uint32Array => {
+    // Bits for ranks base+1 .. up to the last linearized rank.
+    let ahead = linCount - base;
+    if (ahead === 0) return EMPTY_WINDOW;
+    const bits: number[] = [];
+    for (let r = base + 1; ahead > 0; r++) {
+      if (linFlag[completed[r]]) {
+        const off = r - base - 1;
+        while (bits.length <= off >>> 5) bits.push(0);
+        bits[off >>> 5] |= 1 << (off & 31);
+        ahead--;
+      }
+    }
+    return Uint32Array.from(bits);
+  };
+
+  // Stamps for exact comparison of info sets.
+  const stamp = new Uint32Array(n);
+  let epoch = 0;
+  const sameInfoSet = (a: Cons | null, b: Cons | null): boolean => {
+    epoch++;
+    for (let c = a; c; c = c.next) stamp[c.id] = epoch;
+    for (let c = b; c; c = c.next) if (stamp[c.id] !== epoch) return false;
+    return true;
+  };
+
+  const memo = new Map<number, MemoEntry<S>[]>();
+  let statesExplored = 0;
+  let steps = 0;
+  let windowWords = 0;
+  let maxDepth = 0;
+  const memoryMb = (): number =>
+    (statesExplored * MEMO_ENTRY_BYTES + windowWords * 4 + maxDepth * FRAME_BYTES) / (1024 * 1024);
+
+  /** Look up the current configuration; memoize it and return true if it is new. */
+  const remember = (state: S, infoList: Cons | null): boolean => {
+    const key = (zLo ^ model.hash(state)) >>> 0;
+    const bucket = memo.get(key);
+    const infoCount = infoList ? infoList.length : 0;
+    const window = snapshotWindow();
+    if (bucket) {
+      for (const e of bucket) {
+        if (
+          e.zHi === zHi &&
+          e.linCount === linCount &&
+          e.base === base &&
+          e.infoCount === infoCount &&
+          sameWords(e.window, window) &&
+          model.equal(e.state, state) &&
+          (infoCount === 0 || sameInfoSet(e.infoList, infoList))
+        )
+          return false;
+      }
+    }
+    const entry: MemoEntry<S> = { zHi, linCount, base, window, infoCount, infoList, state };
+    if (bucket) bucket.push(entry);
+    else memo.set(key, [entry]);
+    statesExplored++;
+    windowWords += window.length;
+    return true;
+  };
+
+  const newFrame = (state: S, via: number, path: Cons | null, infoList: Cons | null): Frame<S> => {
+    // The first return entry bounds which ops may go next: only those called before it.
+    let node = next[HEAD];
+    while (node >= 0 && (node & 1) === 0) node = next[node];
+    const firstRank = node >= 0 ? node >>> 1 : -1;
+    return {
+      state,
+      via,
+      path,
+      infoList,
+      phase: firstRank >= 0 ? 0 : 1,
+      cursor: next[HEAD],
+      firstRank,
+      firstReturnPos: firstRank >= 0 ? retPos[completed[firstRank]] : Infinity,
+      infoCands: null,
+      infoIdx: 0,
+    };
+  };
+
+  const collectInfo = (f: Frame<S>): number[] => {
+    const out: number[] = [];
+    const push = (list: readonly number[] | undefined): void => {
+      if (!list) return;
+      for (const op of list) {
+        if (callPos[op] >= f.firstReturnPos) break;
+        if (!linFlag[op]) out.push(op);
+      }
+    };
+    if (model.relevantKeys) for (const k of model.relevantKeys(f.state)) push(infoByKey.get(k));
+    push(infoAlways);
+    return out;
+  };
+
+  /** Next candidate op of a frame, or -1 when it has none left. */
+  const nextCandidate = (f: Frame<S>): number => {
+    if (f.phase === 0) {
+      f.phase = 1;
+      return completed[f.firstRank];
+    }
+    if (f.phase === 1) {
+      while (f.cursor >= 0 && (f.cursor & 1) === 0) {
+        const r = f.cursor >>> 1;
+        f.cursor = next[f.cursor];
+        if (r !== f.firstRank) return completed[r];
+      }
+      f.phase = 2;
+    }
+    if (f.phase === 2) {
+      if (!f.infoCands) f.infoCands = collectInfo(f);
+      if (f.infoIdx < f.infoCands.length) return f.infoCands[f.infoIdx++];
+      f.phase = 3;
+    }
+    return -1;
+  };
+
+  const stuckAt = (f: Frame<S>): number[] => {
+    const out: number[] = [];
+    if (f.firstRank >= 0) out.push(completed[f.firstRank]);
+    for (let node = next[HEAD]; node >= 0 && (node & 1) === 0; node = next[node]) {
+      if (node >>> 1 !== f.firstRank) out.push(completed[node >>> 1]);
+    }
+    for (const op of collectInfo(f)) out.push(op);
+    return out;
+  };
+
+  // ---- The search proper.
+  const init = model.init();
+  remember(init, null);
+  const stack: Frame<S>[] = [newFrame(init, -1, null, null)];
+  let best: { path: Cons | null; state: S; stuck: number[] } = { path: null, state: init, stuck: [] };
+  const finish = (valid: SearchResult<S>["valid"], path: Cons | null, state: S, stuck: number[], stoppedBy?: SearchResult<S>["stoppedBy"]): SearchResult<S> => ({
+    valid,
+    statesExplored,
+    steps,
+    memoryMbEstimate: Math.round(memoryMb() * 10) / 10,
+    longestPrefix: consToArray(path),
+    stateAfterPrefix: state,
+    stuck,
+    ...(stoppedBy ? { stoppedBy } : {}),
+  });
+
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (next[HEAD] < 0) return finish(true, top.path, top.state, []);
+    const op = nextCandidate(top);
+    if (op < 0) {
+      // Dead end: nothing can go next. Remember the deepest one as the witness.
+      const depth = top.path ? top.path.length : 0;
+      if (depth > (best.path ? best.path.length : 0) || (depth === 0 && best.stuck.length === 0)) {
+        best = { path: top.path, state: top.state, stuck: stuckAt(top) };
+      }
+      stack.pop();
+      if (top.via >= 0) clearLin(top.via);
+      continue;
+    }
+    steps++;
+    const nextState = model.step(top.state, ops[op]);
+    if (nextState === undefined) continue;
+    const isInfo = rankOf[op] < 0;
+    // An info op that changes nothing is the same as leaving it out.
+    if (isInfo && model.equal(nextState, top.state)) continue;
+    setLin(op);
+    const infoList = isInfo ? { id: op, next: top.infoList, length: (top.infoList?.length ?? 0) + 1 } : top.infoList;
+    if (!remember(nextState, infoList)) {
+      clearLin(op);
+      continue;
+    }
+    const path: Cons = { id: op, next: top.path, length: (top.path?.length ?? 0) + 1 };
+    stack.push(newFrame(nextState, op, path, infoList));
+    if (stack.length > maxDepth) maxDepth = stack.length;
+    if (statesExplored >= budget.statesMax || memoryMb() >= budget.memoryMbMax) {
+      const deepest = path.length >= (best.path?.length ?? 0) ? { path, state: nextState, stuck: [] as number[] } : best;
+      return finish("unknown", deepest.path, deepest.state, deepest.stuck, statesExplored >= budget.statesMax ? "statesMax" : "memoryMbMax");
+    }
+  }
+  return finish(false, best.path, best.state, best.stuck);
+}
+
+const EMPTY_WINDOW = new Uint32Array(0);
+
+function sameWords(a: Uint32Array, b: Uint32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function consToArray(c: Cons | null): number[] {
+  const out: number[] = new Array(c ? c.length : 0);
+  for (let i = out.length - 1; c; c = c.next, i--) out[i] = c.id;
+  return out;
+}

@@ -1,0 +1,53 @@
+import type { HistoryEvent } from "../sim/history.js";
+import { CHECKERS } from "./index.js";
+import { worstOf, type CheckContext, type CheckResult, type Verdict } from "./types.js";
+
+/**
+ * Run every registered checker and classify the run:
+ *  - unsafe: a safety checker failed and the data was harmed (a lost update, a stale
+ *    write accepted) or nothing stopped the second holder;
+ *  - unsafe-but-fenced: two clients held the lock at once, but the resource rejected
+ *    the stale holder's writes and no update was lost;
+ *  - liveness-loss: safe, but a waiter was not served within its bound;
+ *  - safe.
+ */
+export type Outcome = "safe" | "unsafe" | "unsafe-but-fenced" | "liveness-loss" | "unknown";
+
+export interface Verdicts {
+  results: CheckResult[];
+  safety: Verdict;
+  liveness: Verdict;
+  valid: Verdict;
+  outcome: Outcome;
+}
+
+/** Checkers whose failure means the lock itself was not exclusive (the data may still be fenced). */
+const EXCLUSION = new Set(["mutual-exclusion", "linearizability"]);
+
+export function runCheckers(history: readonly HistoryEvent[], ctx: CheckContext): Verdicts {
+  const results: CheckResult[] = [];
+  for (const c of CHECKERS) {
+    let r: CheckResult;
+    try {
+      r = c.check(history, ctx);
+    } catch (err) {
+      // A checker bug must not hide the other verdicts; it says it could not decide.
+      r = { checker: c.name, valid: "unknown", summary: `checker crashed: ${(err as Error).message}` };
+    }
+    results.push({ ...r, checker: c.name });
+  }
+  const kindOf = (name: string) => CHECKERS.find((c) => c.name === name)?.kind ?? "safety";
+  const safetyResults = results.filter((r) => kindOf(r.checker) === "safety");
+  const safety = worstOf(safetyResults.map((r) => r.valid));
+  const liveness = worstOf(results.filter((r) => kindOf(r.checker) === "liveness").map((r) => r.valid));
+  const valid = worstOf([safety, liveness]);
+
+  const rejectedStale = history.some((e) => e.f === "storage-write" && e.type === "fail");
+  const harmFound = safetyResults.some((r) => !EXCLUSION.has(r.checker) && r.valid === false);
+  let outcome: Outcome;
+  if (safety === false) outcome = !harmFound && rejectedStale ? "unsafe-but-fenced" : "unsafe";
+  else if (safety === "unknown") outcome = "unknown";
+  else if (liveness === false) outcome = "liveness-loss";
+  else outcome = liveness === "unknown" ? "unknown" : "safe";
+  return { results, safety, liveness, valid, outcome };
+}

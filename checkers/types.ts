@@ -1,0 +1,47 @@
+import type { HistoryEvent } from "../sim/history.js";
+
+/** Tri-state verdict; composes worst-wins: true < "unknown" < false. */
+export type Verdict = true | false | "unknown";
+
+export interface CheckResult {
+  /** Checker name as registered. */
+  checker: string;
+  valid: Verdict;
+  /** One sentence a person can read: what was found. */
+  summary: string;
+  /** Evidence when invalid (two overlapping holds, a stale write, a non-linearizable prefix...). */
+  witness?: unknown;
+  /** Counters worth printing (holds seen, stale writes rejected, states explored...). */
+  stats?: Record<string, number>;
+  /** Set when the history lacks what this checker needs (e.g. no final read): the verdict is then `true` and says nothing. */
+  skipped?: string;
+}
+
+/**
+ * What a checker may know besides the history. Everything is optional: a history
+ * imported from elsewhere comes with whatever the user passes on the command line.
+ */
+export interface CheckContext {
+  /** Lease TTL the workload asked for, ms. */
+  ttlMs?: number;
+  /** Session timeout for session-based designs (Raft-ZK), ms. */
+  sessionTimeoutMs?: number;
+  /** Bound on client/server clock rate error the lease-lock model allows, ppm. */
+  clockDriftPpmMax?: number;
+  /** Whether the protected resource checks fencing tokens in this run. */
+  fencing?: boolean;
+  /** Liveness: how long after healing (plus one TTL) a waiter may wait, ms. */
+  livenessBoundMs?: number;
+  /** Search budget for the linearizability checker. */
+  searchBudget?: { statesMax?: number; memoryMbMax?: number };
+  /** Model name for the linearizability checker. */
+  model?: string;
+}
+
+export type Checker = (history: readonly HistoryEvent[], ctx: CheckContext) => CheckResult;
+
+export function worstOf(verdicts: readonly Verdict[]): Verdict {
+  if (verdicts.some((v) => v === false)) return false;
+  if (verdicts.some((v) => v === "unknown")) return "unknown";
+  return true;
+}

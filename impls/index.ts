@@ -1,0 +1,16 @@
+/**
+ * The design registry: every lock design by name. The CLI and scenario files refer
+ * to designs only through this list; an unknown name is rejected with the list.
+ */
+import type { DesignEntry } from "./types.js";
+import { redisFenced, redisSetnx } from "./redis-setnx/design.js";
+
+export const DESIGNS: DesignEntry<any>[] = [
+  redisSetnx,
+  redisFenced,
+  // further designs register below (one line each)
+];
+
+export function designByName(name: string): DesignEntry<any> | undefined {
+  return DESIGNS.find((d) => d.name === name);
+}

@@ -1,0 +1,96 @@
+import type { Fiber } from "../../sim/fiber.js";
+import type { ProcessContext } from "../../sim/simulation.js";
+import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
+import { redisCall } from "../redis/client.js";
+
+/**
+ * The seeds' `RedisLock` (000 approach 1, 001 code example): a random token per
+ * acquisition, `SET lock:<name> token NX PX ttl` polled every `retryDelayMs` until
+ * `waitMs` has passed, release by compare-and-delete, extend by compare-and-pexpire.
+ * With `fencing`, a successful SET is followed by `INCR fence:<name>` and the counter
+ * is the fencing token (seed 001) — not atomic with the SET, as in the seed.
+ *
+ * Timing: the wait loop runs on the wall clock (`time.time()` in the seed). The client
+ * believes it holds the lock for ttlMs from the moment it *sent* the winning SET, on
+ * its monotonic clock — the most generous reading a careful client can make.
+ */
+export interface SetnxClientOptions {
+  /** Redis node(s) to talk to; the client uses `primary()` to pick one. */
+  primary: () => string;
+  /** Socket timeout per command, ms. */
+  requestTimeoutMs: number;
+  /** Pause between SET NX attempts, ms (the seed's `time.sleep(0.01)`). */
+  retryDelayMs: number;
+  fencing: boolean;
+}
+
+export class SetnxLockClient implements LockClient {
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly opts: SetnxClientOptions,
+  ) {}
+
+  *acquire(lock: string, o: AcquireOptions): Fiber<AcquireResult> {
+    const key = `lock:${lock}`;
+    const secret = this.ctx.rng.token();
+    const endWallMs = this.ctx.wallMs() + o.waitMs;
+    let timedOut = false;
+    for (let attempt = 0; ; attempt++) {
+      const sentMonoUs = this.ctx.monoUs();
+      const r = yield* redisCall(this.ctx, this.opts.primary(), { cmd: "SET", key, value: secret, nx: true, pxMs: o.ttlMs }, this.opts.requestTimeoutMs);
+      if (r.ok && r.reply === "OK") {
+        const grant: Grant = {
+          lock,
+          secret,
+          ttlMs: o.ttlMs,
+          validityMs: 0,
+          expiresAtMonoUs: sentMonoUs + o.ttlMs * 1000,
+        };
+        if (this.opts.fencing) {
+          const t = yield* redisCall(this.ctx, this.opts.primary(), { cmd: "INCR", key: `fence:${lock}` }, this.opts.requestTimeoutMs);
+          if (!t.ok || typeof t.reply !== "number") {
+            // No token: we cannot use the lock safely. Undo, and say the outcome is unknown
+            // (the undo itself may not have arrived).
+            yield* redisCall(this.ctx, this.opts.primary(), { cmd: "CAD", key, value: secret }, this.opts.requestTimeoutMs);
+            return { outcome: "unknown", reason: "fencing INCR failed" };
+          }
+          grant.token = t.reply;
+        }
+        grant.validityMs = Math.max(0, (grant.expiresAtMonoUs - this.ctx.monoUs()) / 1000);
+        return { outcome: "ok", grant };
+      }
+      if (!r.ok) timedOut = true;
+      if (this.ctx.wallMs() + this.opts.retryDelayMs >= endWallMs) break;
+      yield* this.ctx.sleep(this.opts.retryDelayMs);
+    }
+    return timedOut
+      ? { outcome: "unknown", reason: "a SET timed out: it may have taken the lock" }
+      : { outcome: "fail", reason: "lock held by another client until the wait ran out" };
+  }
+
+  *release(grant: Grant): Fiber<ReleaseResult> {
+    const r = yield* redisCall(this.ctx, this.opts.primary(), { cmd: "CAD", key: `lock:${grant.lock}`, value: grant.secret }, this.opts.requestTimeoutMs);
+    if (!r.ok) return { outcome: "unknown", reason: "timeout" };
+    return { outcome: "ok", released: r.reply === 1 };
+  }
+
+  *extend(grant: Grant, ttlMs: number): Fiber<ExtendResult> {
+    const sentMonoUs = this.ctx.monoUs();
+    const r = yield* redisCall(
+      this.ctx,
+      this.opts.primary(),
+      { cmd: "CAPEXPIRE", key: `lock:${grant.lock}`, value: grant.secret, ms: ttlMs },
+      this.opts.requestTimeoutMs,
+    );
+    if (!r.ok) return { outcome: "unknown", reason: "timeout" };
+    if (r.reply !== 1) return { outcome: "fail", reason: "the key is no longer ours" };
+    grant.ttlMs = ttlMs;
+    grant.expiresAtMonoUs = sentMonoUs + ttlMs * 1000;
+    grant.validityMs = Math.max(0, (grant.expiresAtMonoUs - this.ctx.monoUs()) / 1000);
+    return { outcome: "ok", validityMs: grant.validityMs };
+  }
+
+  holds(grant: Grant): boolean {
+    return this.ctx.monoUs() < grant.expiresAtMonoUs;
+  }
+}

@@ -1,0 +1,50 @@
+import type { DesignEntry } from "../types.js";
+import { Fields } from "../../sim/validate.js";
+import { redisServer } from "../redis/server.js";
+import { SetnxLockClient } from "./client.js";
+
+/** Options of the single-node SET NX PX designs (`redis-setnx`, `redis-fenced`). */
+export interface SetnxDesignOptions {
+  requestTimeoutMs: number;
+  retryDelayMs: number;
+  sweepIntervalMs: number;
+}
+
+export function parseSetnxOptions(raw: unknown, file: string, prefix: string): SetnxDesignOptions {
+  const f = Fields.root(file, raw ?? {}, prefix).only(["requestTimeoutMs", "retryDelayMs", "sweepIntervalMs"]);
+  return {
+    requestTimeoutMs: f.number("requestTimeoutMs", { min: 1, dflt: 100 }),
+    retryDelayMs: f.number("retryDelayMs", { min: 1, dflt: 10 }),
+    sweepIntervalMs: f.number("sweepIntervalMs", { min: 1, dflt: 100 }),
+  };
+}
+
+function setnxDesign(name: string, fencing: boolean, description: string): DesignEntry<SetnxDesignOptions> {
+  return {
+    name,
+    description,
+    parseOptions: parseSetnxOptions,
+    setup({ sim, processOptions }, o) {
+      const node = "redis-1";
+      sim.addProcess(node, "server", processOptions(node), redisServer({ sweepIntervalMs: o.sweepIntervalMs }));
+      return {
+        serverIds: [node],
+        fencing,
+        createClient: (ctx) =>
+          new SetnxLockClient(ctx, { primary: () => node, requestTimeoutMs: o.requestTimeoutMs, retryDelayMs: o.retryDelayMs, fencing }),
+      };
+    },
+  };
+}
+
+export const redisSetnx = setnxDesign(
+  "redis-setnx",
+  false,
+  "single Redis node, SET NX PX with a random token, compare-and-delete release (seed 000, approach 1); no fencing token",
+);
+
+export const redisFenced = setnxDesign(
+  "redis-fenced",
+  true,
+  "single Redis node, SET NX PX plus INCR fence:<lock> as the fencing token (seed 001)",
+);

@@ -1,0 +1,304 @@
+import { Fields } from "../sim/validate.js";
+import { InputError } from "../sim/errors.js";
+import type { EventType } from "../sim/history.js";
+
+/**
+ * The scenario file format (JSON). See docs/scenarios.md for the field-by-field
+ * reference; this file is the validator, and its error messages name the file,
+ * the field and what was expected.
+ */
+export const EXPECTATIONS = ["safe", "unsafe", "unsafe-but-fenced", "liveness-loss"] as const;
+export type Expectation = (typeof EXPECTATIONS)[number];
+
+export const FAULT_KINDS = [
+  "pause",
+  "crash",
+  "restart",
+  "clock-jump",
+  "clock-drift",
+  "partition",
+  "cut",
+  "isolate",
+  "heal",
+  "delay",
+  "loss",
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** When a fault step fires: at a true time, or when a history event happens. */
+export interface FaultTrigger {
+  atMs?: number;
+  /** Fire when `process` records the nth (1-based) event with this f and type. */
+  on?: { process: string; f: string; type: EventType; nth: number };
+  /** Extra delay after the trigger, ms. */
+  delayMs: number;
+}
+
+export interface FaultStep extends FaultTrigger {
+  kind: FaultKind;
+  /** The process acted on (pause, crash, restart, clock-*, isolate). */
+  target?: string;
+  /** How long it lasts; at the end the fault is undone (resume, restart, heal, drift back). */
+  durationMs?: number;
+  deltaMs?: number;
+  driftPpm?: number;
+  /** partition: groups of process ids; links between groups are cut (unlisted processes keep all links). */
+  groups?: string[][];
+  /** partition: cut only from earlier groups to later ones (asymmetric). */
+  oneWay?: boolean;
+  /** cut/delay/loss: explicit directed links [from, to]. */
+  links?: Array<[string, string]>;
+  extraMs?: number;
+  lossRate?: number;
+  /** Short note shown in the report next to the step. */
+  note?: string;
+}
+
+export interface ClientSpec {
+  id: string;
+  startMs: number;
+  /** Stop after this many acquisitions (default: run until the scenario's end). */
+  opsMax?: number;
+}
+
+export interface WorkloadSpec {
+  locks: string[];
+  ttlMs: number;
+  waitMs: number;
+  /** Time between the read and the write of the critical section, ms. */
+  workMs: number;
+  /** Pause between iterations, ms, plus up to thinkJitterMs at random. */
+  thinkMs: number;
+  thinkJitterMs: number;
+  /** Does the protected resource check fencing tokens? */
+  fencing: boolean;
+  /** Socket timeout of the storage calls, ms. */
+  resourceTimeoutMs: number;
+  /** Extend the lease once in each critical section by this TTL (0: never). */
+  extendTtlMs: number;
+}
+
+export interface ClockSpec {
+  offsetMs: number;
+  driftPpm: number;
+}
+
+export interface Scenario {
+  /** Where it was loaded from, for error messages. */
+  file: string;
+  name: string;
+  title: string;
+  story: string;
+  design: string;
+  designOptions: unknown;
+  expect: Expectation;
+  seed: number;
+  durationMs: number;
+  network: { latencyUsBase: number; latencyUsJitter: number; lossRate: number; duplicateRate: number; fifo: boolean };
+  clocks: Record<string, ClockSpec>;
+  clients: ClientSpec[];
+  workload: WorkloadSpec;
+  faults: FaultStep[];
+  checks: { livenessBoundMs?: number; clockDriftPpmMax: number };
+}
+
+const TOP = [
+  "$schema",
+  "name",
+  "title",
+  "story",
+  "design",
+  "designOptions",
+  "expect",
+  "seed",
+  "durationMs",
+  "network",
+  "clocks",
+  "clients",
+  "workload",
+  "faults",
+  "checks",
+] as const;
+
+export function parseScenario(raw: unknown, file: string): Scenario {
+  const f = Fields.root(file, raw).only(TOP);
+  const name = f.string("name");
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) f.fail("name", "expected lower-case letters, digits and dashes");
+  const durationMs = f.number("durationMs", { min: 1, max: 24 * 3600 * 1000 });
+
+  const n = f.object("network", {});
+  n.only(["latencyUsBase", "latencyUsJitter", "lossRate", "duplicateRate", "fifo"]);
+  const network = {
+    latencyUsBase: n.number("latencyUsBase", { min: 0, integer: true, dflt: 500 }),
+    latencyUsJitter: n.number("latencyUsJitter", { min: 0, integer: true, dflt: 200 }),
+    lossRate: n.number("lossRate", { min: 0, max: 1, dflt: 0 }),
+    duplicateRate: n.number("duplicateRate", { min: 0, max: 1, dflt: 0 }),
+    fifo: n.boolean("fifo", true),
+  };
+
+  const clocks: Record<string, ClockSpec> = {};
+  const c = f.object("clocks", {});
+  for (const id of Object.keys(c.obj)) {
+    const cf = c.object(id).only(["offsetMs", "driftPpm"]);
+    clocks[id] = {
+      offsetMs: cf.number("offsetMs", { dflt: 0 }),
+      driftPpm: cf.number("driftPpm", { min: -500_000, max: 500_000, dflt: 0 }),
+    };
+  }
+
+  const clients = parseClients(f);
+
+  const w = f.object("workload").only([
+    "locks",
+    "ttlMs",
+    "waitMs",
+    "workMs",
+    "thinkMs",
+    "thinkJitterMs",
+    "fencing",
+    "resourceTimeoutMs",
+    "extendTtlMs",
+  ]);
+  const workload: WorkloadSpec = {
+    locks: w.stringArray("locks", ["order:123"]),
+    ttlMs: w.number("ttlMs", { min: 1, integer: true }),
+    waitMs: w.number("waitMs", { min: 0, dflt: 0 }),
+    workMs: w.number("workMs", { min: 0, dflt: 5 }),
+    thinkMs: w.number("thinkMs", { min: 0, dflt: 10 }),
+    thinkJitterMs: w.number("thinkJitterMs", { min: 0, dflt: 10 }),
+    fencing: w.boolean("fencing", false),
+    resourceTimeoutMs: w.number("resourceTimeoutMs", { min: 1, dflt: 1000 }),
+    extendTtlMs: w.number("extendTtlMs", { min: 0, integer: true, dflt: 0 }),
+  };
+  if (workload.locks.length === 0) w.fail("locks", "expected at least one lock name");
+
+  const faultsRaw = f.array("faults", []);
+  const faults = faultsRaw.map((x, i) => parseFault(f.item("faults", i, x)));
+
+  const ch = f.object("checks", {}).only(["livenessBoundMs", "clockDriftPpmMax"]);
+  const checks = {
+    livenessBoundMs: ch.optNumber("livenessBoundMs", { min: 0 }),
+    clockDriftPpmMax: ch.number("clockDriftPpmMax", { min: 0, dflt: 10_000 }),
+  };
+
+  return {
+    file,
+    name,
+    title: f.string("title", name),
+    story: f.string("story"),
+    design: f.string("design"),
+    designOptions: f.obj.designOptions ?? {},
+    expect: f.oneOf("expect", EXPECTATIONS),
+    seed: f.number("seed", { integer: true, min: 0, dflt: 1 }),
+    durationMs,
+    network,
+    clocks,
+    clients,
+    workload,
+    faults,
+    checks,
+  };
+}
+
+function parseClients(f: Fields): ClientSpec[] {
+  const raw = f.obj.clients;
+  if (typeof raw === "number") {
+    const count = f.number("clients", { integer: true, min: 1, max: 1000 });
+    return Array.from({ length: count }, (_, i) => ({ id: `c${i + 1}`, startMs: 0 }));
+  }
+  const list = f.array("clients");
+  if (list.length === 0) f.fail("clients", "expected a client count or a non-empty list of clients");
+  const seen = new Set<string>();
+  return list.map((x, i) => {
+    const cf = f.item("clients", i, x).only(["id", "startMs", "opsMax"]);
+    const id = cf.string("id");
+    if (seen.has(id)) cf.fail("id", "expected a unique client id");
+    seen.add(id);
+    return { id, startMs: cf.number("startMs", { min: 0, dflt: 0 }), opsMax: cf.optNumber("opsMax", { integer: true, min: 1 }) };
+  });
+}
+
+const FAULT_FIELDS = [
+  "kind",
+  "atMs",
+  "on",
+  "delayMs",
+  "target",
+  "durationMs",
+  "deltaMs",
+  "driftPpm",
+  "groups",
+  "oneWay",
+  "links",
+  "extraMs",
+  "lossRate",
+  "note",
+];
+
+function parseFault(f: Fields): FaultStep {
+  f.only(FAULT_FIELDS);
+  const kind = f.oneOf("kind", FAULT_KINDS);
+  const step: FaultStep = { kind, delayMs: f.number("delayMs", { min: 0, dflt: 0 }), note: f.optString("note") };
+  if (f.has("atMs") === f.has("on")) {
+    throw new InputError(f.file, f.field("atMs"), "expected exactly one of atMs (a time) or on (a history event to follow)");
+  }
+  if (f.has("atMs")) step.atMs = f.number("atMs", { min: 0 });
+  else {
+    const o = f.object("on").only(["process", "f", "type", "nth"]);
+    step.on = {
+      process: o.string("process"),
+      f: o.string("f"),
+      type: o.oneOf("type", ["invoke", "ok", "fail", "info"] as const),
+      nth: o.number("nth", { integer: true, min: 1, dflt: 1 }),
+    };
+  }
+  const needsTarget = ["pause", "crash", "restart", "clock-jump", "clock-drift", "isolate"].includes(kind);
+  if (needsTarget) step.target = f.string("target");
+  step.durationMs = f.optNumber("durationMs", { min: 0 });
+  switch (kind) {
+    case "pause":
+      step.durationMs = f.number("durationMs", { min: 0 });
+      break;
+    case "clock-jump":
+      step.deltaMs = f.number("deltaMs");
+      break;
+    case "clock-drift":
+      step.driftPpm = f.number("driftPpm", { min: -500_000, max: 500_000 });
+      break;
+    case "partition": {
+      const groups = f.array("groups");
+      if (groups.length < 2 || groups.some((g) => !Array.isArray(g) || g.length === 0 || g.some((x) => typeof x !== "string"))) {
+        f.fail("groups", "expected two or more non-empty lists of process ids");
+      }
+      step.groups = groups as string[][];
+      step.oneWay = f.boolean("oneWay", false);
+      break;
+    }
+    case "cut":
+    case "delay":
+    case "loss": {
+      const links = f.array("links");
+      if (links.length === 0 || links.some((l) => !Array.isArray(l) || l.length !== 2 || l.some((x) => typeof x !== "string"))) {
+        f.fail("links", 'expected a list of [from, to] pairs of process ids, e.g. [["c1", "redis-1"]]');
+      }
+      step.links = links as Array<[string, string]>;
+      if (kind === "delay") step.extraMs = f.number("extraMs", { min: 0 });
+      if (kind === "loss") step.lossRate = f.number("lossRate", { min: 0, max: 1 });
+      break;
+    }
+  }
+  return step;
+}
+
+/** Process ids a scenario's faults and clocks refer to, for checking against the run's processes. */
+export function referencedProcesses(s: Scenario): Array<{ id: string; field: string }> {
+  const out: Array<{ id: string; field: string }> = [];
+  for (const id of Object.keys(s.clocks)) out.push({ id, field: `clocks.${id}` });
+  s.faults.forEach((st, i) => {
+    if (st.target) out.push({ id: st.target, field: `faults[${i}].target` });
+    if (st.on) out.push({ id: st.on.process, field: `faults[${i}].on.process` });
+    st.groups?.forEach((g, j) => g.forEach((id) => out.push({ id, field: `faults[${i}].groups[${j}]` })));
+    st.links?.forEach((l, j) => l.forEach((id) => out.push({ id, field: `faults[${i}].links[${j}]` })));
+  });
+  return out;
+}

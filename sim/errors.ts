@@ -1,0 +1,31 @@
+/**
+ * Errors a user can act on. The CLI prints `message` alone (no stack) and exits
+ * with the code below; anything else escaping is a lockstep bug.
+ */
+export class InputError extends Error {
+  /**
+   * @param file  the file (or "<arg>" for a command-line value) that is wrong
+   * @param field the field path within it, e.g. "faults[2].durationMs", or a line number "line 14"
+   * @param expected what was expected, in words
+   */
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    readonly expected: string,
+  ) {
+    super(`${file}: ${field}: ${expected}`);
+    this.name = "InputError";
+  }
+}
+
+/** A run hit one of its bounds (events, simulated time, queue length). */
+export class SimLimitError extends Error {
+  constructor(
+    readonly limit: string,
+    readonly value: number,
+    readonly detail: string,
+  ) {
+    super(`simulation bound hit: ${limit} = ${value} (${detail})`);
+    this.name = "SimLimitError";
+  }
+}

@@ -1,0 +1,102 @@
+import type { Rng } from "./rng.js";
+
+/**
+ * The network: per-link latency (base + seeded jitter), loss, duplication, and
+ * partitions as a set of cut directed links. Links are FIFO by default, as a TCP
+ * connection is; with `fifo: false` jitter reorders messages.
+ */
+export interface LinkOptions {
+  latencyUsBase: number;
+  latencyUsJitter: number;
+  /** Probability a message is dropped. */
+  lossRate: number;
+  /** Probability a message is delivered twice. */
+  duplicateRate: number;
+}
+
+export interface NetworkOptions extends LinkOptions {
+  fifo: boolean;
+}
+
+export const DEFAULT_NETWORK: NetworkOptions = {
+  latencyUsBase: 500,
+  latencyUsJitter: 200,
+  lossRate: 0,
+  duplicateRate: 0,
+  fifo: true,
+};
+
+const linkKey = (from: string, to: string): string => `${from}\u0000${to}`;
+
+export class Network {
+  private readonly cut = new Set<string>();
+  private readonly overrides = new Map<string, Partial<LinkOptions>>();
+  /** Extra delay added to a link (a "slow network" fault), µs. */
+  private readonly extraDelayUs = new Map<string, number>();
+  private readonly lastDeliveryUs = new Map<string, number>();
+  readonly stats = { sent: 0, delivered: 0, dropped: 0, cutDropped: 0, duplicated: 0 };
+
+  constructor(
+    readonly opts: NetworkOptions,
+    private readonly rng: Rng,
+  ) {}
+
+  isCut(from: string, to: string): boolean {
+    return this.cut.has(linkKey(from, to));
+  }
+
+  cutLink(from: string, to: string): void {
+    this.cut.add(linkKey(from, to));
+  }
+
+  healLink(from: string, to: string): void {
+    this.cut.delete(linkKey(from, to));
+  }
+
+  healAll(): void {
+    this.cut.clear();
+  }
+
+  cutLinks(): Array<[string, string]> {
+    return [...this.cut].sort().map((k) => k.split("\u0000") as [string, string]);
+  }
+
+  setLink(from: string, to: string, opts: Partial<LinkOptions>): void {
+    this.overrides.set(linkKey(from, to), { ...this.overrides.get(linkKey(from, to)), ...opts });
+  }
+
+  setExtraDelay(from: string, to: string, delayUs: number): void {
+    if (delayUs <= 0) this.extraDelayUs.delete(linkKey(from, to));
+    else this.extraDelayUs.set(linkKey(from, to), delayUs);
+  }
+
+  /**
+   * Decide the fate of one message sent at `nowUs`: the true times at which copies
+   * arrive (empty: lost). Whether the link is cut is checked again on arrival.
+   */
+  route(from: string, to: string, nowUs: number): number[] {
+    this.stats.sent++;
+    const key = linkKey(from, to);
+    if (this.cut.has(key)) {
+      this.stats.cutDropped++;
+      return [];
+    }
+    const o = { ...this.opts, ...this.overrides.get(key) };
+    if (this.rng.chance(o.lossRate)) {
+      this.stats.dropped++;
+      return [];
+    }
+    const copies = this.rng.chance(o.duplicateRate) ? 2 : 1;
+    if (copies === 2) this.stats.duplicated++;
+    const out: number[] = [];
+    for (let i = 0; i < copies; i++) {
+      let at = nowUs + o.latencyUsBase + this.rng.int(0, Math.max(0, o.latencyUsJitter)) + (this.extraDelayUs.get(key) ?? 0);
+      if (this.opts.fifo) {
+        at = Math.max(at, this.lastDeliveryUs.get(key) ?? 0);
+        this.lastDeliveryUs.set(key, at);
+      }
+      out.push(at);
+    }
+    return out;
+  }
+}

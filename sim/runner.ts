@@ -1,0 +1,108 @@
+import { Simulation, type SimLimits } from "./simulation.js";
+import { FaultSchedule } from "./faults.js";
+import { clientLoop } from "./workload.js";
+import type { HistoryEvent } from "./history.js";
+import type { ProcessOptions } from "./process.js";
+import { InputError } from "./errors.js";
+import type { Scenario } from "../scenarios/schema.js";
+import { referencedProcesses } from "../scenarios/schema.js";
+import { designByName, DESIGNS } from "../impls/index.js";
+import { RESOURCE_ID, resourceNode, type Resource } from "../impls/storage/resource.js";
+
+/**
+ * One run: build the world a scenario describes (design servers, storage, clients,
+ * faults), run it for `durationMs` of true time plus a drain, and return the
+ * history. Pure in (scenario, seed): the same inputs give the same history, byte
+ * for byte.
+ */
+export interface RunMeta {
+  scenario: string;
+  design: string;
+  seed: number;
+  durationMs: number;
+  endUs: number;
+  serverIds: string[];
+  clientIds: string[];
+  fencingTokens: boolean;
+  eventsRun: number;
+  network: Record<string, number>;
+  /** Wall-clock offset from true time of each process, sampled over the run (µs). */
+  clockSamples: Array<{ timeUs: number; offsetsUs: Record<string, number> }>;
+}
+
+export interface RunOutput {
+  history: HistoryEvent[];
+  meta: RunMeta;
+}
+
+/** Time after the scenario's end for outstanding operations to complete, ms. */
+const DRAIN_MS = 2_000;
+const CLOCK_SAMPLES = 200;
+
+export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits> = {}): RunOutput {
+  const design = designByName(s.design);
+  if (!design) {
+    throw new InputError(s.file, "design", `unknown design "${s.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
+  }
+  const options = design.parseOptions(s.designOptions, s.file, "designOptions");
+  const sim = new Simulation({ seed: `${s.name}:${seed}`, network: s.network, limits });
+  const processOptions = (id: string): ProcessOptions => {
+    const c = s.clocks[id];
+    return c ? { wall: { offsetUs: Math.round(c.offsetMs * 1000), driftPpm: c.driftPpm } } : {};
+  };
+  const instance = design.setup({ sim, processOptions }, options);
+  if (s.workload.fencing && !instance.fencing) {
+    throw new InputError(s.file, "workload.fencing", `design "${s.design}" issues no fencing token; expected false, or a design with tokens`);
+  }
+  let resource: Resource | undefined;
+  sim.addProcess(RESOURCE_ID, "resource", processOptions(RESOURCE_ID), resourceNode({ fencing: s.workload.fencing }, (r) => (resource = r)));
+
+  const endUs = s.durationMs * 1000;
+  for (const c of s.clients) {
+    if (sim.processes.has(c.id)) throw new InputError(s.file, "clients", `client id "${c.id}" clashes with a server process`);
+    const ctx = sim.addProcess(c.id, "client", processOptions(c.id), () => ({}));
+    const locks = instance.createClient(ctx);
+    ctx.spawn(clientLoop(ctx, locks, { spec: s.workload, client: c, endMonoUs: ctx.proc.mono.read(endUs) }));
+  }
+  for (const ref of referencedProcesses(s)) {
+    if (!sim.processes.has(ref.id)) {
+      throw new InputError(s.file, ref.field, `unknown process "${ref.id}"; expected one of: ${[...sim.processes.keys()].join(", ")}`);
+    }
+  }
+  new FaultSchedule(sim, s.faults).install();
+
+  const clockSamples: RunMeta["clockSamples"] = [];
+  const sampleEveryUs = Math.max(1000, Math.floor(endUs / CLOCK_SAMPLES));
+  const sample = (): void => {
+    const offsetsUs: Record<string, number> = {};
+    for (const [id, p] of sim.processes) offsetsUs[id] = p.wall.offsetAt(sim.nowUs);
+    clockSamples.push({ timeUs: sim.nowUs, offsetsUs });
+    if (sim.nowUs + sampleEveryUs <= endUs) sim.schedule(sim.nowUs + sampleEveryUs, sample);
+  };
+  sim.schedule(0, sample);
+
+  sim.run(endUs + DRAIN_MS * 1000);
+
+  // The final read, as Jepsen's workloads end: what the resource holds now.
+  const locks = [...new Set([...s.workload.locks, ...resource!.cells.keys()])].sort();
+  for (const lock of locks) {
+    const cell = resource!.cell(lock);
+    sim.record({ process: RESOURCE_ID, type: "ok", f: "final-read", lock, value: { counter: cell.counter, ...(cell.maxToken !== undefined ? { maxToken: cell.maxToken } : {}) } });
+  }
+  return {
+    history: sim.history,
+    meta: {
+      scenario: s.name,
+      design: s.design,
+      seed,
+      durationMs: s.durationMs,
+      endUs: sim.nowUs,
+      serverIds: instance.serverIds,
+      clientIds: s.clients.map((c) => c.id),
+      fencingTokens: instance.fencing,
+      eventsRun: sim.eventsRun,
+      network: { ...sim.network.stats },
+      clockSamples,
+    },
+  };
+}

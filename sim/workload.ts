@@ -1,0 +1,105 @@
+import type { Fiber } from "./fiber.js";
+import type { ProcessContext } from "./simulation.js";
+import type { ClientSpec, WorkloadSpec } from "../scenarios/schema.js";
+import type { Grant, LockClient } from "../impls/types.js";
+import { RESOURCE_ID } from "../impls/storage/resource.js";
+
+/**
+ * The client workload: acquire, read-modify-write the lock's counter on the storage
+ * node, release, think, repeat. Every step is recorded as invoke + ok/fail/info.
+ *
+ * The client believes it holds the lock from acquire-ok until it invokes release or
+ * its library says the grant has lapsed by its own clock (recorded as a `lapse`
+ * annotation when a monotonic timer at grant.expiresAtMonoUs fires first). It checks
+ * its belief once, before the critical section — as real code does — so a pause
+ * between that check and the write is exactly Kleppmann's unsafe window.
+ */
+export interface WorkloadRun {
+  spec: WorkloadSpec;
+  client: ClientSpec;
+  /** True end of the run in the client's monotonic terms: no new acquisitions after it. */
+  endMonoUs: number;
+}
+
+export function* clientLoop(ctx: ProcessContext, locks: LockClient, run: WorkloadRun): Fiber<void> {
+  const { spec, client } = run;
+  if (client.startMs > 0) yield* ctx.sleep(client.startMs);
+  let n = 0;
+  while (ctx.monoUs() < run.endMonoUs && (client.opsMax === undefined || n < client.opsMax)) {
+    n++;
+    const lock = spec.locks.length === 1 ? spec.locks[0]! : ctx.rng.pick(spec.locks);
+    ctx.record("invoke", "acquire", lock, { ttlMs: spec.ttlMs, waitMs: spec.waitMs });
+    const r = yield* locks.acquire(lock, { ttlMs: spec.ttlMs, waitMs: spec.waitMs });
+    if (r.outcome === "ok") {
+      const grantId = `${ctx.id}#${n}`;
+      const g = r.grant;
+      ctx.record("ok", "acquire", lock, {
+        grantId,
+        ...(g.token !== undefined ? { token: g.token } : {}),
+        validityMs: round3(g.validityMs),
+        ttlMs: g.ttlMs,
+      });
+      const held = { released: false };
+      watchLapse(ctx, locks, g, grantId, held);
+      if (locks.holds(g)) {
+        yield* criticalSection(ctx, locks, spec, g, grantId);
+      }
+      ctx.record("invoke", "release", lock, { grantId });
+      held.released = true;
+      const rel = yield* locks.release(g);
+      if (rel.outcome === "ok") ctx.record("ok", "release", lock, { released: rel.released });
+      else ctx.record("info", "release", lock, { reason: rel.reason });
+    } else if (r.outcome === "fail") {
+      ctx.record("fail", "acquire", lock, { reason: r.reason });
+    } else {
+      ctx.record("info", "acquire", lock, { reason: r.reason });
+    }
+    const thinkMs = spec.thinkMs + (spec.thinkJitterMs > 0 ? ctx.rng.int(0, spec.thinkJitterMs) : 0);
+    if (thinkMs > 0) yield* ctx.sleep(thinkMs);
+  }
+}
+
+function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: WorkloadSpec, g: Grant, grantId: string): Fiber<void> {
+  const lock = g.lock;
+  const tok = g.token !== undefined ? { token: g.token } : {};
+  ctx.record("invoke", "read", lock, { grantId, ...tok });
+  const rd = yield* ctx.call(RESOURCE_ID, { type: "resource-read", lock, grantId, ...tok }, spec.resourceTimeoutMs);
+  if (!rd.ok) {
+    ctx.record("info", "read", lock, { reason: "timeout" });
+    return;
+  }
+  const counter = rd.reply.counter as number;
+  ctx.record("ok", "read", lock, { counter });
+  if (spec.workMs > 0) yield* ctx.sleep(spec.workMs);
+  if (spec.extendTtlMs > 0) {
+    ctx.record("invoke", "extend", lock, { grantId, ttlMs: spec.extendTtlMs });
+    const ex = yield* locks.extend(g, spec.extendTtlMs);
+    if (ex.outcome === "ok") ctx.record("ok", "extend", lock, { validityMs: round3(ex.validityMs) });
+    else {
+      ctx.record(ex.outcome === "fail" ? "fail" : "info", "extend", lock, { reason: ex.reason });
+      return;
+    }
+  }
+  ctx.record("invoke", "write", lock, { grantId, ...tok, counter: counter + 1 });
+  const wr = yield* ctx.call(RESOURCE_ID, { type: "resource-write", lock, grantId, ...tok, counter: counter + 1 }, spec.resourceTimeoutMs);
+  if (!wr.ok) ctx.record("info", "write", lock, { reason: "timeout" });
+  else if (wr.reply.type === "resource-write-ok") ctx.record("ok", "write", lock, {});
+  else ctx.record("fail", "write", lock, { reason: wr.reply.reason });
+}
+
+/** Record a `lapse` when the library's own clock says the grant expired before release. */
+function watchLapse(ctx: ProcessContext, locks: LockClient, g: Grant, grantId: string, held: { released: boolean }): void {
+  const arm = (): void => {
+    const delayUs = Math.max(0, g.expiresAtMonoUs - ctx.monoUs());
+    ctx.setTimerUs(delayUs, () => {
+      if (held.released) return;
+      if (locks.holds(g)) return arm(); // extended meanwhile
+      ctx.record("info", "lapse", g.lock, { grantId });
+    });
+  };
+  arm();
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
