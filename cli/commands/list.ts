@@ -1,0 +1,19 @@
+import type { Command } from "commander";
+import { DESIGNS } from "../../impls/index.js";
+import { allScenarios } from "../../scenarios/index.js";
+import { CHECKERS } from "../../checkers/index.js";
+
+export function registerList(program: Command): void {
+  program
+    .command("list")
+    .description("name the designs, scenarios and checkers lockstep knows")
+    .action(() => {
+      const out: string[] = ["designs:"];
+      for (const d of DESIGNS) out.push(`  ${d.name.padEnd(22)} ${d.description}`);
+      out.push("scenarios:");
+      for (const s of allScenarios()) out.push(`  ${s.name.padEnd(32)} ${s.design.padEnd(16)} expect ${s.expect.padEnd(18)} ${s.title}`);
+      out.push("checkers:");
+      for (const c of CHECKERS) out.push(`  ${c.name.padEnd(22)} ${c.kind.padEnd(9)} ${c.description}`);
+      process.stdout.write(out.join("\n") + "\n");
+    });
+}

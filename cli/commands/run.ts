@@ -1,0 +1,55 @@
+import type { Command } from "commander";
+import { join } from "node:path";
+import { loadScenario } from "../../scenarios/index.js";
+import { runScenario } from "../../sim/runner.js";
+import { runCheckers } from "../../checkers/run-all.js";
+import { buildRecord, writeRunArtifacts } from "../artifacts.js";
+import { EXIT } from "../exit-codes.js";
+import { parseSeed } from "../args.js";
+import { checkContextFor } from "../check-context.js";
+import type { RunRecord } from "../../reports/types.js";
+
+export function registerRun(program: Command): void {
+  program
+    .command("run")
+    .description("run one scenario with one seed; write history.jsonl, results.json and report.html")
+    .argument("<scenario>", "a scenario name (see `lockstep list`) or a path to a scenario JSON file")
+    .option("--seed <n>", "the run's seed (default: the scenario's own)")
+    .option("--out <dir>", "directory for this run's files (default: runs/<scenario>-seed<N>)")
+    .option("--ok-if-expected", "exit 0 when the outcome is the scenario's expected verdict, even if unsafe")
+    .option("--json", "print results.json instead of the summary")
+    .action((name: string, opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean }) => {
+      const scenario = loadScenario(name);
+      const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
+      const run = runScenario(scenario, seed);
+      const verdicts = runCheckers(run.history, checkContextFor(scenario));
+      const record = buildRecord(scenario, seed, run, verdicts);
+      const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}`);
+      writeRunArtifacts(dir, record, run.history);
+      if (opts.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
+      else process.stdout.write(formatRunSummary(record, dir));
+      process.exitCode = exitCodeFor(record, opts.okIfExpected ?? false);
+    });
+}
+
+export function exitCodeFor(record: RunRecord, okIfExpected: boolean): number {
+  if (okIfExpected) return record.expectationMet ? EXIT.ok : EXIT.unexpected;
+  const v = record.verdicts;
+  if (v.safety === false) return EXIT.safetyViolation;
+  if (v.liveness === false) return EXIT.livenessViolation;
+  if (v.valid === "unknown") return EXIT.unknown;
+  return EXIT.ok;
+}
+
+const mark = (v: boolean | string): string => (v === true ? "ok  " : v === false ? "FAIL" : "??  ");
+
+export function formatRunSummary(r: RunRecord, dir: string): string {
+  const lines: string[] = [];
+  lines.push(`lockstep run ${r.scenario.name} — design ${r.scenario.design}, seed ${r.seed}`);
+  for (const c of r.verdicts.results) lines.push(`  ${mark(c.valid)} ${c.checker.padEnd(18)} ${c.summary}`);
+  lines.push(`outcome: ${r.verdicts.outcome} (expected: ${r.scenario.expect}${r.expectationMet ? ", as expected" : ", NOT as expected"})`);
+  lines.push(`seed: ${r.seed}`);
+  lines.push(`replay: ${r.replay}`);
+  lines.push(`wrote ${join(dir, "history.jsonl")}, ${join(dir, "results.json")}, ${join(dir, "report.html")}`);
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,48 @@
+import { Command, CommanderError } from "commander";
+import { InputError, SimLimitError } from "../sim/errors.js";
+import { EXIT } from "./exit-codes.js";
+import { lockstepVersion } from "./artifacts.js";
+import { registerRun } from "./commands/run.js";
+import { registerList } from "./commands/list.js";
+
+/**
+ * The `lockstep` command. Each subcommand lives in cli/commands/<name>.ts and is
+ * registered here. User errors (bad flags, unknown names, malformed files) print
+ * one clear line and exit 2; nothing prints a stack trace unless it is a bug.
+ */
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name("lockstep")
+    .description("deterministic simulator and Jepsen-style checker for distributed locks")
+    .version(lockstepVersion())
+    .exitOverride()
+    .showHelpAfterError("(run `lockstep --help` for usage)");
+  registerRun(program);
+  registerList(program);
+  // further commands register below (one line each)
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // commander already printed its message (unknown option, missing argument, --help).
+      return err.exitCode === 0 ? EXIT.ok : EXIT.badInput;
+    }
+    if (err instanceof InputError) {
+      process.stderr.write(`lockstep: ${err.message}\n`);
+      return EXIT.badInput;
+    }
+    if (err instanceof SimLimitError) {
+      process.stderr.write(`lockstep: ${err.message}; raise the bound or shorten the scenario\n`);
+      return EXIT.badInput;
+    }
+    process.stderr.write(`lockstep: internal error (a bug in lockstep, please report it):\n${(err as Error).stack ?? err}\n`);
+    return EXIT.internal;
+  }
+}

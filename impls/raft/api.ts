@@ -1,0 +1,67 @@
+import type { Message, ProcessContext } from "../../sim/simulation.js";
+
+/**
+ * The contract between the Raft core (impls/raft/) and the services replicated on it
+ * (impls/raft-zk/, impls/etcd-lease/). A service's server process owns one RaftHost,
+ * hands it every message whose type starts with "raft-", and drives its own client
+ * protocol through `propose` and `readBarrier`.
+ *
+ * The Raft core itself is a pure state machine (messages, timers, restarts in;
+ * sends, timers, persists, applies out); `createRaftNode` is the adapter that runs
+ * it in the simulator.
+ */
+export interface ProposeOk<Res> {
+  ok: true;
+  result: Res;
+  /** Log index of the entry: unique and increasing, usable as a zxid / revision. */
+  index: number;
+  term: number;
+}
+export type ProposeResult<Res> = ProposeOk<Res> | { ok: false; error: "not-leader" | "lost-leadership" };
+export type BarrierResult = { ok: true } | { ok: false; error: "not-leader" | "lost-leadership" };
+
+export interface RaftHost<Cmd> {
+  /** Feed a Raft protocol message (type starts with "raft-"). */
+  handleRaftMessage(from: string, msg: Message): void;
+  isLeader(): boolean;
+  /** The leader this node believes in, if any (a hint for redirecting clients). */
+  leaderId(): string | undefined;
+  currentTerm(): number;
+  /**
+   * Append `cmd` to the log (leader only). `cb` runs once, when the entry is applied
+   * on this node (with the state machine's result), or when it can no longer be
+   * known to commit through this node (leadership lost).
+   */
+  propose<Res>(cmd: Cmd, cb: (r: ProposeResult<Res>) => void): void;
+  /**
+   * Linearizable read barrier (read index, Raft thesis §6.4): `cb({ok:true})` once this
+   * node has confirmed it is still leader by a round of heartbeats acknowledged by a
+   * majority, and has applied every entry committed when the barrier was asked.
+   */
+  readBarrier(cb: (r: BarrierResult) => void): void;
+}
+
+export interface RaftNodeOptions<Cmd> {
+  /** Every server id of the cluster, this one included, in a fixed order. */
+  peers: string[];
+  electionTimeoutMsMin: number;
+  electionTimeoutMsMax: number;
+  heartbeatIntervalMs: number;
+  /**
+   * Apply a committed command to the service's state machine (deterministic). Called
+   * in log order, exactly once per entry per incarnation; after a restart the state
+   * machine is rebuilt from scratch by re-applying the log from index 1.
+   */
+  apply(cmd: Cmd, at: { index: number; term: number }): unknown;
+  /** Switchable, documented bugs (for the regression suite and scenarios to catch). */
+  bugs?: Partial<Record<RaftBug, boolean>>;
+}
+
+/** Bug variants of the Raft core; see docs/raft-bugs.md for what catches each. */
+export type RaftBug =
+  | "voteWithoutUpToDateCheck"
+  | "commitPreviousTermByCounting"
+  | "votedForNotPersisted"
+  | "acceptStaleTermAppendEntries";
+
+export type CreateRaftNode = <Cmd>(ctx: ProcessContext, opts: RaftNodeOptions<Cmd>, restarted: boolean) => RaftHost<Cmd>;
