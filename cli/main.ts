@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { InputError, SimLimitError } from "../sim/errors.js";
 import { EXIT } from "./exit-codes.js";
+import { takeExitCode } from "./exit-state.js";
 import { lockstepVersion } from "./artifacts.js";
 import { registerRun } from "./commands/run.js";
 import { registerList } from "./commands/list.js";
@@ -27,8 +28,9 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
+    takeExitCode();
     await program.parseAsync(argv, { from: "user" });
-    return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
+    return takeExitCode();
   } catch (err) {
     if (err instanceof CommanderError) {
       // commander already printed its message (unknown option, missing argument, --help).

@@ -41,7 +41,8 @@ export class LocalClock {
 
   /** True duration for a local duration on this clock (timers). Rounded up: never fire early. */
   trueDurationFor(localUs: number): number {
-    return Math.ceil(localUs / (1 + this.ratePpm / 1e6));
+    // The epsilon keeps float noise (999000 / 0.999 = 1000000.0000000001) from adding a µs.
+    return Math.ceil(localUs / (1 + this.ratePpm / 1e6) - 1e-6);
   }
 
   /** Step the clock by `deltaUs` (wall clocks only: a monotonic clock never jumps). */

@@ -54,7 +54,16 @@ export class Fields {
   number(name: string, o: { min?: number; max?: number; integer?: boolean; dflt?: number } = {}): number {
     const v = this.obj[name];
     if (v === undefined && o.dflt !== undefined) return o.dflt;
-    const want = `expected ${o.integer ? "an integer" : "a number"}${o.min !== undefined ? ` >= ${o.min}` : ""}${o.max !== undefined ? ` <= ${o.max}` : ""}`;
+    const kind = o.integer ? "an integer" : "a number";
+    const range =
+      o.min !== undefined && o.max !== undefined
+        ? ` from ${o.min} to ${o.max}`
+        : o.min !== undefined
+          ? ` >= ${o.min}`
+          : o.max !== undefined
+            ? ` <= ${o.max}`
+            : "";
+    const want = `expected ${kind}${range}`;
     if (typeof v !== "number" || !Number.isFinite(v)) this.fail(name, want);
     if (o.integer && !Number.isInteger(v)) this.fail(name, want);
     if (o.min !== undefined && v < o.min) this.fail(name, want);

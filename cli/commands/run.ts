@@ -5,6 +5,7 @@ import { runScenario } from "../../sim/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { buildRecord, writeRunArtifacts } from "../artifacts.js";
 import { EXIT } from "../exit-codes.js";
+import { setExitCode } from "../exit-state.js";
 import { parseSeed } from "../args.js";
 import { checkContextFor } from "../check-context.js";
 import type { RunRecord } from "../../reports/types.js";
@@ -28,7 +29,7 @@ export function registerRun(program: Command): void {
       writeRunArtifacts(dir, record, run.history);
       if (opts.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
       else process.stdout.write(formatRunSummary(record, dir));
-      process.exitCode = exitCodeFor(record, opts.okIfExpected ?? false);
+      setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
     });
 }
 

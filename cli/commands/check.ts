@@ -1,0 +1,124 @@
+/**
+ * `lockstep check <history>`: run every registered checker on a history recorded
+ * elsewhere (our JSONL, or a Jepsen EDN history) and print each verdict with its
+ * witness. Exit codes as for `run`: 3 safety violation, 4 liveness, 5 undecided,
+ * 2 bad input (an InputError, printed by main without a stack).
+ */
+import type { Command } from "commander";
+import { readFileSync } from "node:fs";
+import { extname } from "node:path";
+import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
+import type { CheckContext, CheckResult } from "../../checkers/types.js";
+import { parseEdnHistory } from "../../checkers/import/edn.js";
+import { parseJsonlHistory } from "../../checkers/import/jsonl.js";
+import { MODEL_NAMES, isModelName } from "../../checkers/linearizability/models/index.js";
+import { InputError } from "../../sim/errors.js";
+import type { HistoryEvent } from "../../sim/history.js";
+import { EXIT } from "../exit-codes.js";
+import { setExitCode } from "../exit-state.js";
+
+export interface CheckOptions {
+  model?: string;
+  format?: string;
+  ttlMs?: string;
+  driftPpm?: string;
+  statesMax?: string;
+  json?: boolean;
+}
+
+export function registerCheck(program: Command): void {
+  program
+    .command("check")
+    .description("check a history recorded elsewhere (lockstep JSONL or Jepsen EDN) with every checker")
+    .argument("<history>", "path to a .jsonl or .edn history")
+    .option("--model <name>", `linearizability model: ${MODEL_NAMES.join(" | ")} (default: lease-lock with --ttl-ms, else mutex)`)
+    .option("--format <fmt>", "jsonl | edn (default: by the file's extension)")
+    .option("--ttl-ms <n>", "the lease TTL the clients asked for, ms")
+    .option("--drift-ppm <n>", "bound on clock rate error the lease-lock model allows, ppm (default 0)")
+    .option("--states-max <n>", "search budget of the linearizability checker, in states")
+    .option("--json", "print the verdicts as JSON")
+    .action((file: string, opts: CheckOptions) => {
+      const { text, format } = readHistory(file, opts.format);
+      const history: HistoryEvent[] = format === "edn" ? parseEdnHistory(text, file) : parseJsonlHistory(text, file);
+      const ctx = contextFrom(opts);
+      const verdicts = runCheckers(history, ctx);
+      if (opts.json) {
+        process.stdout.write(JSON.stringify({ file, format, context: ctx, events: history.length, ...verdicts }, null, 2) + "\n");
+      } else process.stdout.write(formatCheck(file, history.length, verdicts));
+      setExitCode(exitCodeForVerdicts(verdicts));
+    });
+}
+
+function readHistory(file: string, formatFlag: string | undefined): { text: string; format: "jsonl" | "edn" } {
+  let format: "jsonl" | "edn";
+  if (formatFlag !== undefined) {
+    if (formatFlag !== "jsonl" && formatFlag !== "edn") throw new InputError("<arg>", "--format", `jsonl or edn, got "${formatFlag}"`);
+    format = formatFlag;
+  } else {
+    const ext = extname(file).toLowerCase();
+    if (ext === ".edn") format = "edn";
+    else if (ext === ".jsonl" || ext === ".json") format = "jsonl";
+    else throw new InputError("<arg>", "--format", `jsonl or edn: cannot tell from the extension of "${file}"`);
+  }
+  try {
+    return { text: readFileSync(file, "utf8"), format };
+  } catch (e) {
+    throw new InputError(file, "file", `a readable history file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+function nonNegative(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(text)) throw new InputError("<arg>", flag, `a non-negative number, got "${text}"`);
+  return Number(text);
+}
+
+function contextFrom(opts: CheckOptions): CheckContext {
+  if (opts.model !== undefined && !isModelName(opts.model))
+    throw new InputError("<arg>", "--model", `one of ${MODEL_NAMES.join(", ")}, got "${opts.model}"`);
+  const statesMax = nonNegative(opts.statesMax, "--states-max");
+  const ctx: CheckContext = {};
+  if (opts.model !== undefined) ctx.model = opts.model;
+  const ttlMs = nonNegative(opts.ttlMs, "--ttl-ms");
+  if (ttlMs !== undefined) ctx.ttlMs = ttlMs;
+  const drift = nonNegative(opts.driftPpm, "--drift-ppm");
+  if (drift !== undefined) ctx.clockDriftPpmMax = drift;
+  if (statesMax !== undefined) ctx.searchBudget = { statesMax: Math.max(1, Math.floor(statesMax)) };
+  return ctx;
+}
+
+export function exitCodeForVerdicts(v: Verdicts): number {
+  if (v.safety === false) return EXIT.safetyViolation;
+  if (v.liveness === false) return EXIT.livenessViolation;
+  if (v.valid === "unknown") return EXIT.unknown;
+  return EXIT.ok;
+}
+
+const mark = (v: CheckResult["valid"]): string => (v === true ? "ok  " : v === false ? "FAIL" : "??  ");
+
+export function formatCheck(file: string, events: number, v: Verdicts): string {
+  const lines = [`lockstep check ${file} — ${events} events`];
+  for (const r of v.results) {
+    lines.push(`  ${mark(r.valid)} ${r.checker.padEnd(18)} ${r.summary}`);
+    if (r.valid !== true && r.witness !== undefined) lines.push(...formatWitness(r.witness).map((l) => `         ${l}`));
+  }
+  lines.push(`outcome: ${v.outcome} (safety ${String(v.safety)}, liveness ${String(v.liveness)})`);
+  return lines.join("\n") + "\n";
+}
+
+const WITNESS_LINES_MAX = 40;
+
+/** Linearizability witnesses as a timeline; others as indented JSON, cut to a screenful. */
+function formatWitness(w: unknown): string[] {
+  const o = w as { prefixLength?: number; prefixTail?: { text: string }[]; state?: string; cannotFollow?: { text: string }[] };
+  if (Array.isArray(o.prefixTail) && Array.isArray(o.cannotFollow)) {
+    const out = [`longest linearizable prefix: ${o.prefixLength} ops${o.prefixLength! > o.prefixTail.length ? `, last ${o.prefixTail.length}:` : ":"}`];
+    for (const op of o.prefixTail) out.push(`  ${op.text}`);
+    out.push(`state after it: ${o.state}`);
+    out.push("cannot take effect next:");
+    for (const op of o.cannotFollow) out.push(`  ${op.text}`);
+    return out;
+  }
+  const lines = JSON.stringify(w, null, 2).split("\n");
+  return lines.length > WITNESS_LINES_MAX ? [...lines.slice(0, WITNESS_LINES_MAX), `… (${lines.length - WITNESS_LINES_MAX} more lines; use --json)`] : lines;
+}

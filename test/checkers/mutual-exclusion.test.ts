@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { mutualExclusion, type Overlap } from "../../checkers/mutual-exclusion.js";
+import { lostUpdates } from "../../checkers/lost-updates.js";
+import { computeHolds } from "../../checkers/holds.js";
+import { HistoryBuilder } from "../helpers/history-builder.js";
+
+describe("mutual-exclusion checker", () => {
+  it("passes back-to-back holds that do not overlap", () => {
+    const h = new HistoryBuilder().section("c1", "c1#1", "L", 0, 10, 0).section("c2", "c2#1", "L", 10, 10, 1).section("c1", "c1#2", "L", 25, 10, 2);
+    const r = mutualExclusion(h.events, {});
+    expect(r.valid).toBe(true);
+    expect(r.stats).toMatchObject({ holds: 3, overlaps: 0 });
+  });
+
+  it("passes overlapping holds of different locks", () => {
+    const h = new HistoryBuilder().section("c1", "c1#1", "A", 0, 10, 0).section("c2", "c2#1", "B", 5, 10, 0);
+    expect(mutualExclusion(h.events, {}).valid).toBe(true);
+  });
+
+  it("fails two holds of one lock that overlap, with both holds as the witness", () => {
+    const h = new HistoryBuilder().section("c1", "c1#1", "L", 0, 10, 0).section("c2", "c2#1", "L", 5, 10, 0);
+    const r = mutualExclusion(h.events, {});
+    expect(r.valid).toBe(false);
+    const w = r.witness as Overlap[];
+    expect(w).toHaveLength(1);
+    expect(w[0]!.first.grantId).toBe("c1#1");
+    expect(w[0]!.second.grantId).toBe("c2#1");
+    expect(w[0]!.overlapStartUs).toBe(6000);
+    expect(w[0]!.overlapEndUs).toBe(9000); // c1 invoked release at 9 ms
+    expect(r.summary).toMatch(/c1 held L/);
+  });
+
+  it("ends a hold at the client's lapse note, but a later write stretches it (the GC-pause double holder)", () => {
+    const b = new HistoryBuilder();
+    b.at(0).ev("c1", "invoke", "acquire", "L").at(1).ev("c1", "ok", "acquire", "L", { grantId: "g1", validityMs: 10_000, ttlMs: 10_000 });
+    b.ev("c1", "invoke", "read", "L", { grantId: "g1" });
+    b.at(10_001).ev("c1", "info", "lapse", "L", { grantId: "g1" });
+    b.at(10_002).section("c2", "g2", "L", 10_002, 5, 0);
+    const quiet = mutualExclusion(b.events, {});
+    expect(quiet.valid).toBe(true); // c1 stopped believing before c2 took it, and did nothing after
+    b.at(15_000).ev("c1", "ok", "read", "L", { counter: 0 }).ev("c1", "invoke", "write", "L", { grantId: "g1", counter: 1 });
+    b.at(15_001).ev("c1", "ok", "write", "L", {});
+    const r = mutualExclusion(b.events, {});
+    expect(r.valid).toBe(false);
+    const w = (r.witness as Overlap[])[0]!;
+    expect(w.first.stretched).toBe(true);
+    expect(w.first.endUs).toBe(15_001_000);
+  });
+
+  it("ends a crashed client's hold at its crash", () => {
+    const b = new HistoryBuilder();
+    b.at(0).ev("c1", "invoke", "acquire", "L").at(1).ev("c1", "ok", "acquire", "L", { grantId: "g1", validityMs: 10_000, ttlMs: 10_000 });
+    b.at(5).ev("nemesis", "info", "crash", undefined, { phase: "start", targets: ["c1"] });
+    b.section("c2", "g2", "L", 10_005, 5, 0);
+    expect(mutualExclusion(b.events, {}).valid).toBe(true);
+    expect(computeHolds(b.events)[0]!.endedBy).toBe("crash");
+  });
+
+  it("pairs holds by process and lock in histories without grant ids", () => {
+    const b = new HistoryBuilder();
+    b.at(0).ev("1", "invoke", "acquire", "L").at(1).ev("1", "ok", "acquire", "L");
+    b.at(2).ev("2", "invoke", "acquire", "L").at(3).ev("2", "ok", "acquire", "L");
+    b.at(4).ev("1", "invoke", "release", "L").at(5).ev("1", "ok", "release", "L");
+    expect(mutualExclusion(b.events, {}).valid).toBe(false);
+    const ok = new HistoryBuilder();
+    ok.at(0).ev("1", "invoke", "acquire", "L").at(1).ev("1", "ok", "acquire", "L");
+    ok.at(4).ev("1", "invoke", "release", "L").at(5).ev("1", "ok", "release", "L");
+    ok.at(6).ev("2", "invoke", "acquire", "L").at(7).ev("2", "ok", "acquire", "L");
+    expect(mutualExclusion(ok.events, {}).valid).toBe(true);
+  });
+});
+
+describe("lost-updates checker", () => {
+  it("passes when the final counter equals the acknowledged writes", () => {
+    const h = new HistoryBuilder().section("c1", "a", "L", 0, 10, 0).section("c2", "b", "L", 10, 10, 1).finalRead("L", 2);
+    const r = lostUpdates(h.events, {});
+    expect(r.valid).toBe(true);
+    expect(r.stats).toMatchObject({ acknowledgedWrites: 2, lostUpdates: 0 });
+  });
+
+  it("fails when two holders wrote from the same read", () => {
+    const h = new HistoryBuilder().section("c1", "a", "L", 0, 10, 0).section("c2", "b", "L", 5, 10, 0).finalRead("L", 1);
+    const r = lostUpdates(h.events, {});
+    expect(r.valid).toBe(false);
+    expect(r.stats).toMatchObject({ acknowledgedWrites: 2, lostUpdates: 1 });
+    expect(r.summary).toMatch(/L ended at 1 after 2/);
+  });
+
+  it("says it did not check a history without a final read", () => {
+    const h = new HistoryBuilder().section("c1", "a", "L", 0, 10, 0);
+    const r = lostUpdates(h.events, {});
+    expect(r.skipped).toBeDefined();
+  });
+});
