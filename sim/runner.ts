@@ -60,9 +60,14 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
   const endUs = s.durationMs * 1000;
   for (const c of s.clients) {
     if (sim.processes.has(c.id)) throw new InputError(s.file, "clients", `client id "${c.id}" clashes with a server process`);
-    const ctx = sim.addProcess(c.id, "client", processOptions(c.id), () => ({}));
-    const locks = instance.createClient(ctx);
-    ctx.spawn(clientLoop(ctx, locks, { spec: s.workload, client: c, endMonoUs: ctx.proc.mono.read(endUs) }));
+    // A client that crashes and restarts comes back as a fresh process would: a new
+    // library instance (no memory of its grants) and a new workload loop.
+    sim.addProcess(c.id, "client", processOptions(c.id), (ctx, restarted) => {
+      const locks = instance.createClient(ctx);
+      const client = restarted ? { ...c, startMs: 0 } : c;
+      ctx.spawn(clientLoop(ctx, locks, { spec: s.workload, client, endMonoUs: ctx.proc.mono.read(endUs) }));
+      return {};
+    });
   }
   for (const ref of referencedProcesses(s)) {
     if (!sim.processes.has(ref.id)) {

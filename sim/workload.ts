@@ -31,7 +31,8 @@ export function* clientLoop(ctx: ProcessContext, locks: LockClient, run: Workloa
     ctx.record("invoke", "acquire", lock, { ttlMs: spec.ttlMs, waitMs: spec.waitMs });
     const r = yield* locks.acquire(lock, { ttlMs: spec.ttlMs, waitMs: spec.waitMs });
     if (r.outcome === "ok") {
-      const grantId = `${ctx.id}#${n}`;
+      // Unique across restarts: a restarted client starts counting again.
+      const grantId = ctx.proc.incarnation === 0 ? `${ctx.id}#${n}` : `${ctx.id}.${ctx.proc.incarnation}#${n}`;
       const g = r.grant;
       ctx.record("ok", "acquire", lock, {
         grantId,
