@@ -5,6 +5,9 @@
 import type { Checker } from "./types.js";
 import { mutualExclusion } from "./mutual-exclusion.js";
 import { lostUpdates } from "./lost-updates.js";
+import { linearizability } from "./linearizability/index.js";
+import { fencing } from "./fencing.js";
+import { liveness } from "./liveness.js";
 
 export interface CheckerEntry {
   name: string;
@@ -28,6 +31,9 @@ export const CHECKERS: CheckerEntry[] = [
     check: lostUpdates,
   },
   // further checkers register below (one line each)
+  { name: "linearizability", kind: "safety", description: "the lock ops are linearizable under ctx.model (default lease-lock with a TTL, else mutex)", check: linearizability },
+  { name: "fencing", kind: "safety", description: "no resource accepts a write with a token lower than one it already accepted", check: fencing },
+  { name: "liveness", kind: "liveness", description: "after faults heal, waiters are granted within the bound; crashed holders' locks are freed", check: liveness },
 ];
 
 export function checkerByName(name: string): CheckerEntry | undefined {

@@ -1,0 +1,238 @@
+/**
+ * Benchmark of the linearizability checker on generated lock histories: 1k, 10k and
+ * 100k ops, 5 to 50 clients, 0 to 20% info ops. Prints time, ops/s and heap per size
+ * and the time-per-op ratio of 100k vs 1k (near 1 means near-linear). Wall-clock
+ * figures are reported, never judged.
+ *
+ * Run: npx tsx bench/checker.ts
+ */
+import { pathToFileURL } from "node:url";
+import seedrandom from "seedrandom";
+import { linearizability } from "../checkers/linearizability/index.js";
+import type { HistoryEvent } from "../sim/history.js";
+
+export interface LockHistoryOptions {
+  /** Invoke events to generate (the history's op count). */
+  ops: number;
+  clients: number;
+  /** Fraction of ops whose reply is lost (outcome info), 0..1. */
+  infoFraction: number;
+  seed: string;
+  lock?: string;
+  ttlMs?: number;
+  waitMs?: number;
+}
+
+/**
+ * A mutex-correct history of one lock: a server grants the lock to waiters in arrival
+ * order; clients acquire, read, write, release, and sometimes lose a reply. A lost
+ * acquire request never reaches the server; a lost release reply still frees the lock.
+ * Deterministic for a given seed.
+ */
+export function generateLockHistory(o: LockHistoryOptions): HistoryEvent[] {
+  const rnd = seedrandom(o.seed);
+  const lock = o.lock ?? "lock";
+  const ttlMs = o.ttlMs ?? 10_000;
+  const waitUs = (o.waitMs ?? 200) * 1000;
+  const replyTimeoutUs = 20_000;
+  const lat = (): number => 100 + Math.floor(rnd() * 1900);
+  const think = (): number => Math.floor(rnd() * 3000);
+  const lost = (): boolean => rnd() < o.infoFraction;
+
+  type Ev = Omit<HistoryEvent, "index"> & { seq: number };
+  const out: Ev[] = [];
+  let seq = 0;
+  let invokes = 0;
+  const emit = (timeUs: number, process: string, type: HistoryEvent["type"], f: string, value?: unknown): void => {
+    if (type === "invoke") invokes++;
+    out.push({ timeUs, process, type, f, lock, ...(value !== undefined ? { value } : {}), seq: seq++ });
+  };
+
+  // A tiny timer heap of (time, seq) -> action, so the server sees arrivals in time order.
+  const heap: { t: number; s: number; run: () => void }[] = [];
+  const at = (t: number, run: () => void): void => {
+    heap.push({ t, s: seq++, run });
+    let i = heap.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (heap[p].t < heap[i].t || (heap[p].t === heap[i].t && heap[p].s < heap[i].s)) break;
+      [heap[p], heap[i]] = [heap[i], heap[p]];
+      i = p;
+    }
+  };
+  const pop = (): { t: number; run: () => void } | undefined => {
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last) {
+      heap[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        const less = (a: number, b: number): boolean => heap[a].t < heap[b].t || (heap[a].t === heap[b].t && heap[a].s < heap[b].s);
+        if (l < heap.length && less(l, m)) m = l;
+        if (r < heap.length && less(r, m)) m = r;
+        if (m === i) break;
+        [heap[m], heap[i]] = [heap[i], heap[m]];
+        i = m;
+      }
+    }
+    return top;
+  };
+
+  let holder: string | null = null;
+  let grants = 0;
+  const waiting: { client: string; deadlineUs: number; granted: boolean }[] = [];
+  const grantCount = new Map<string, number>();
+
+  const startAcquire = (c: string, t: number): void => {
+    if (invokes >= o.ops) return;
+    emit(t, c, "invoke", "acquire", { ttlMs, waitMs: waitUs / 1000 });
+    if (lost()) {
+      at(t + waitUs, () => {
+        emit(t + waitUs, c, "info", "acquire");
+        startAcquire(c, t + waitUs + think());
+      });
+      return;
+    }
+    const w = { client: c, deadlineUs: t + waitUs, granted: false };
+    at(t + lat(), () => {
+      waiting.push(w);
+      if (holder === null) grantNext();
+    });
+    at(w.deadlineUs, () => {
+      if (w.granted) return;
+      waiting.splice(waiting.indexOf(w), 1);
+      emit(w.deadlineUs, c, "fail", "acquire");
+      startAcquire(c, w.deadlineUs + think());
+    });
+  };
+
+  let nowUs = 0;
+  const grantNext = (): void => {
+    const w = waiting.shift();
+    if (!w) return;
+    w.granted = true;
+    const k = (grantCount.get(w.client) ?? 0) + 1;
+    grantCount.set(w.client, k);
+    const grantId = `${w.client}#${k}`;
+    holder = grantId;
+    grants++;
+    const token = grants;
+    const okUs = nowUs + lat();
+    at(okUs, () => {
+      emit(okUs, w.client, "ok", "acquire", { grantId, token, validityMs: ttlMs, ttlMs });
+      criticalSection(w.client, grantId, token, okUs);
+    });
+  };
+
+  const criticalSection = (c: string, grantId: string, token: number, t0: number): void => {
+    const readEnd = t0 + 1 + lat();
+    emit(t0 + 1, c, "invoke", "read", { grantId, token });
+    emit(readEnd, c, "ok", "read", { counter: grants });
+    const wStart = readEnd + 1;
+    emit(wStart, c, "invoke", "write", { grantId, token, counter: grants });
+    const wLost = lost();
+    const wEnd = wLost ? wStart + replyTimeoutUs : wStart + lat();
+    emit(wEnd, c, wLost ? "info" : "ok", "write", wLost ? undefined : {});
+    const rStart = wEnd + 1;
+    emit(rStart, c, "invoke", "release", { grantId });
+    const effectUs = rStart + lat();
+    const rLost = lost();
+    at(effectUs, () => {
+      holder = null;
+      grantNext();
+    });
+    const rEnd = rLost ? rStart + replyTimeoutUs : effectUs + lat();
+    at(rEnd, () => {
+      emit(rEnd, c, rLost ? "info" : "ok", "release", rLost ? undefined : { released: true });
+      startAcquire(c, rEnd + think());
+    });
+  };
+
+  for (let i = 1; i <= o.clients; i++) startAcquire(`c${i}`, Math.floor(rnd() * 1000));
+  for (let e = pop(); e; e = pop()) {
+    nowUs = e.t;
+    e.run();
+  }
+  out.sort((a, b) => a.timeUs - b.timeUs || a.seq - b.seq);
+  return out.map(({ seq: _seq, ...e }, index) => ({ index, ...e }));
+}
+
+interface Row {
+  ops: number;
+  clients: number;
+  infoPct: number;
+  model: string;
+  verdict: string;
+  ms: number;
+  opsPerS: number;
+  heapMb: number;
+  /** The checker's own estimate of its memo + stack, MB. */
+  estMb: number;
+  states: number;
+}
+
+export async function main(): Promise<Row[]> {
+  const sizes = [1_000, 10_000, 100_000];
+  const configs = [
+    { clients: 5, infoFraction: 0 },
+    { clients: 50, infoFraction: 0.2 },
+  ];
+  const models = ["mutex", "lease-lock"];
+  const rows: Row[] = [];
+  for (const model of models) {
+    for (const cfg of configs) {
+      for (const ops of sizes) {
+        const history = generateLockHistory({ ops, ...cfg, seed: `bench-${ops}-${cfg.clients}` });
+        (globalThis as { gc?: () => void }).gc?.();
+        const heapBefore = process.memoryUsage().heapUsed;
+        // Small sizes are repeated so their per-op time is not timer noise.
+        const reps = Math.max(1, Math.round(20_000 / ops));
+        const t0 = process.hrtime.bigint();
+        let r = linearizability(history, { model, ttlMs: 10_000 });
+        for (let i = 1; i < reps; i++) r = linearizability(history, { model, ttlMs: 10_000 });
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6 / reps;
+        const heapMb = Math.max(0, process.memoryUsage().heapUsed - heapBefore) / (1024 * 1024);
+        rows.push({
+          ops,
+          clients: cfg.clients,
+          infoPct: Math.round(cfg.infoFraction * 100),
+          model,
+          verdict: String(r.valid),
+          ms: Math.round(ms * 10) / 10,
+          opsPerS: Math.round(ops / (ms / 1000)),
+          heapMb: Math.round(heapMb),
+          estMb: r.stats?.memoryMbEstimate ?? 0,
+          states: r.stats?.statesExplored ?? 0,
+        });
+      }
+    }
+  }
+  // heapMB is the heap still in use after the check (GC-dependent, noisy); estMB is the search's own estimate.
+  const header = "model       clients info%      ops  verdict     ms      ops/s  heapMB  estMB    states";
+  console.log(header);
+  for (const r of rows) {
+    console.log(
+      `${r.model.padEnd(11)} ${String(r.clients).padStart(7)} ${String(r.infoPct).padStart(5)} ${String(r.ops).padStart(8)}  ` +
+        `${r.verdict.padEnd(7)} ${String(r.ms).padStart(6)} ${String(r.opsPerS).padStart(10)} ${String(r.heapMb).padStart(7)} ${String(r.estMb).padStart(6)} ${String(r.states).padStart(9)}`,
+    );
+  }
+  for (const model of models) {
+    for (const cfg of configs) {
+      const small = rows.find((r) => r.model === model && r.clients === cfg.clients && r.ops === 1_000)!;
+      const big = rows.find((r) => r.model === model && r.clients === cfg.clients && r.ops === 100_000)!;
+      const ratio = big.ms / big.ops / (Math.max(small.ms, 0.1) / small.ops);
+      console.log(`${model}, ${cfg.clients} clients, ${Math.round(cfg.infoFraction * 100)}% info: time per op 100k vs 1k = ${ratio.toFixed(2)}`);
+    }
+  }
+  return rows;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * fencing: at each protected resource, a write accepted with a token lower than one
+ * already accepted there is a violation (the storage let a stale holder through).
+ * Reads the storage's own annotations (f "storage-write", ok = accepted, fail =
+ * rejected as stale), so it judges what the resource did, not what clients believed.
+ *
+ * Without tokens (a design with no fencing) staleness is judged by grant order: a write
+ * accepted under grant G is stale when a grant whose acquire-ok came after G's had
+ * already had a write accepted. The summary says which rule was used.
+ */
+import { pairOperations, type HistoryEvent } from "../sim/history.js";
+import type { CheckContext, CheckResult } from "./types.js";
+
+export const FENCING = "fencing";
+
+export interface StaleWrite {
+  lock: string;
+  /** History index of the storage-write annotation. */
+  index: number;
+  timeUs: number;
+  client: string;
+  grantId?: string;
+  token?: number;
+  /** What made it stale: the greater token (or later grant) already accepted. */
+  newerToken?: number;
+  newerGrantId?: string;
+  accepted: boolean;
+}
+
+interface StorageWrite {
+  index: number;
+  timeUs: number;
+  lock: string;
+  accepted: boolean;
+  client: string;
+  grantId?: string;
+  token?: number;
+}
+
+const WITNESS_MAX = 20;
+
+function readStorageWrites(history: readonly HistoryEvent[]): StorageWrite[] {
+  const out: StorageWrite[] = [];
+  for (const e of history) {
+    if (e.process !== "storage" || e.f !== "storage-write" || (e.type !== "ok" && e.type !== "fail")) continue;
+    const v = (e.value ?? {}) as Record<string, unknown>;
+    out.push({
+      index: e.index,
+      timeUs: e.timeUs,
+      lock: e.lock ?? "lock",
+      accepted: e.type === "ok",
+      client: typeof v.client === "string" ? v.client : "?",
+      ...(typeof v.grantId === "string" ? { grantId: v.grantId } : {}),
+      ...(typeof v.token === "number" ? { token: v.token } : {}),
+    });
+  }
+  return out;
+}
+
+/** When each grant's acquire-ok happened (history order), for the no-token rule. */
+function grantOrder(history: readonly HistoryEvent[]): Map<string, number> {
+  const order = new Map<string, number>();
+  for (const op of pairOperations(history).ops) {
+    if (op.f !== "acquire" || op.outcome !== "ok") continue;
+    const g = (op.complete?.value as { grantId?: unknown } | undefined)?.grantId;
+    if (typeof g === "string") order.set(g, op.complete!.index);
+  }
+  return order;
+}
+
+export function fencing(history: readonly HistoryEvent[], _ctx: CheckContext): CheckResult {
+  const writes = readStorageWrites(history);
+  const withToken = writes.filter((w) => w.token !== undefined).length;
+  const byToken = withToken > 0;
+  const order = byToken ? new Map<string, number>() : grantOrder(history);
+  const stale: StaleWrite[] = [];
+  let staleRejected = 0;
+  let rejected = 0;
+  let unjudged = 0;
+  // Per resource: the newest accepted token (or grant, by acquire-ok position).
+  const newest = new Map<string, { rank: number; token?: number; grantId?: string }>();
+  for (const w of writes) {
+    if (!w.accepted) rejected++;
+    let rank: number | undefined;
+    if (byToken) rank = w.token;
+    else if (w.grantId !== undefined) rank = order.get(w.grantId);
+    if (rank === undefined) {
+      unjudged++;
+      continue;
+    }
+    const top = newest.get(w.lock);
+    const isStale = top !== undefined && (rank < top.rank || (byToken && rank === top.rank && w.grantId !== undefined && top.grantId !== undefined && w.grantId !== top.grantId));
+    if (isStale) {
+      if (w.accepted)
+        stale.push({
+          lock: w.lock,
+          index: w.index,
+          timeUs: w.timeUs,
+          client: w.client,
+          ...(w.grantId !== undefined ? { grantId: w.grantId } : {}),
+          ...(w.token !== undefined ? { token: w.token } : {}),
+          ...(top.token !== undefined ? { newerToken: top.token } : {}),
+          ...(top.grantId !== undefined ? { newerGrantId: top.grantId } : {}),
+          accepted: true,
+        });
+      else staleRejected++;
+    }
+    if (w.accepted && (top === undefined || rank > top.rank))
+      newest.set(w.lock, { rank, ...(w.token !== undefined ? { token: w.token } : {}), ...(w.grantId !== undefined ? { grantId: w.grantId } : {}) });
+  }
+  const rule = byToken ? "by fencing token" : "by grant order (no fencing tokens in the history)";
+  const stats = {
+    storageWrites: writes.length,
+    accepted: writes.length - rejected,
+    rejected,
+    staleAccepted: stale.length,
+    staleRejected,
+    unjudged,
+  };
+  if (writes.length === 0)
+    return { checker: FENCING, valid: true, summary: "no storage writes in the history: nothing to judge", stats };
+  if (stale.length > 0) {
+    const s = stale[0];
+    return {
+      checker: FENCING,
+      valid: false,
+      summary:
+        `${stale.length} stale write(s) accepted, judged ${rule}; first: ${s.client} (${s.grantId ?? "?"}` +
+        `${s.token !== undefined ? `, token ${s.token}` : ""}) at ${s.timeUs} µs after ` +
+        `${s.newerToken !== undefined ? `token ${s.newerToken}` : `grant ${s.newerGrantId ?? "?"}`} was accepted on "${s.lock}"`,
+      witness: { rule: byToken ? "token" : "grant-order", staleWrites: stale.slice(0, WITNESS_MAX), total: stale.length },
+      stats,
+    };
+  }
+  return {
+    checker: FENCING,
+    valid: true,
+    summary: `no stale write accepted (${writes.length} storage writes, ${staleRejected} stale ones rejected), judged ${rule}`,
+    stats,
+  };
+}

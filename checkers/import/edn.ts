@@ -1,0 +1,195 @@
+/**
+ * Jepsen EDN histories → HistoryEvent[]. Accepts one op map per line (Jepsen's
+ * history.edn) or one vector of maps (Knossos' examples), e.g.
+ *   {:process 0, :type :invoke, :f :acquire, :value nil, :time 123456789}
+ * - :time is nanoseconds → timeUs (rounded down). A history with no :time at all (as
+ *   Knossos' hand-written ones) gets timeUs = position, which keeps only their order.
+ * - :process becomes a string ("0", "nemesis").
+ * - the lock is :lock of the op, else :lock or :key of a map value, else "lock".
+ * - keywords become strings; unknown keys are kept under `extra`.
+ * edn-data's parser is lenient (malformed input can come back as null), so the text is
+ * first split into top-level forms here, checking brackets and strings, which is also
+ * how every error gets its line number.
+ */
+import { parseEDNString } from "edn-data";
+import { InputError } from "../../sim/errors.js";
+import type { EventType, HistoryEvent } from "../../sim/history.js";
+
+export type ImportedEvent = HistoryEvent & { extra?: Record<string, unknown> };
+
+const TYPES: ReadonlySet<string> = new Set<EventType>(["invoke", "ok", "fail", "info"]);
+const KNOWN = new Set(["process", "type", "f", "value", "time", "index", "lock"]);
+const CLOSE: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
+
+interface Form {
+  text: string;
+  line: number;
+}
+
+/** Split EDN text into top-level forms (or the elements of one top-level vector). */
+function splitForms(text: string, file: string): Form[] {
+  let i = 0;
+  let line = 1;
+  const skipSpace = (): void => {
+    while (i < text.length) {
+      const c = text[i];
+      if (c === "\n") line++;
+      if (c === ";") {
+        while (i < text.length && text[i] !== "\n") i++;
+        continue;
+      }
+      if (c !== "," && c.trim() !== "") return;
+      i++;
+    }
+  };
+  /** Read one form starting at i; returns it, leaves i after it. */
+  const readForm = (): Form => {
+    const start = i;
+    const startLine = line;
+    const opensForm = text[i] in CLOSE || text[i] === '"' || (text[i] === "#" && text[i + 1] === "{");
+    if (!opensForm) {
+      // A bare token (number, keyword, symbol) ends at whitespace, a comma or a bracket.
+      while (i < text.length && !/[\s,()[\]{}";]/.test(text[i])) i++;
+      if (i === start) throw new InputError(file, `line ${line}`, `an EDN form, got an unmatched "${text[i]}"`);
+      return { text: text.slice(start, i), line: startLine };
+    }
+    const stack: { close: string; line: number }[] = [];
+    do {
+      const c = text[i];
+      if (c === '"') {
+        const strLine = line;
+        i++;
+        while (i < text.length && text[i] !== '"') {
+          if (text[i] === "\\") i++;
+          if (text[i] === "\n") line++;
+          i++;
+        }
+        if (i >= text.length) throw new InputError(file, `line ${strLine}`, 'a closing " for the string opened here');
+        i++;
+      } else if (c === "\\") {
+        i += 2; // a character literal such as \a or \(
+        while (i < text.length && /[a-z0-9]/i.test(text[i])) i++;
+      } else if (c === ";") {
+        while (i < text.length && text[i] !== "\n") i++;
+      } else if (c === "#" && text[i + 1] === "{") {
+        stack.push({ close: "}", line });
+        i += 2;
+      } else if (c in CLOSE) {
+        stack.push({ close: CLOSE[c], line });
+        i++;
+      } else if (c === ")" || c === "]" || c === "}") {
+        const top = stack.pop();
+        if (!top) throw new InputError(file, `line ${line}`, `no unmatched "${c}" here`);
+        if (top.close !== c) throw new InputError(file, `line ${line}`, `"${top.close}" to close what line ${top.line} opened, got "${c}"`);
+        i++;
+      } else {
+        if (c === "\n") line++;
+        i++;
+      }
+      if (i >= text.length && stack.length > 0) {
+        const top = stack[stack.length - 1];
+        throw new InputError(file, `line ${top.line}`, `a closing "${top.close}" for what is opened here (the file ends first)`);
+      }
+    } while (stack.length > 0);
+    return { text: text.slice(start, i), line: startLine };
+  };
+
+  skipSpace();
+  const forms: Form[] = [];
+  if (text[i] === "[" || text[i] === "(") {
+    // One vector (or list) of op maps: split its elements.
+    const close = CLOSE[text[i]];
+    const openLine = line;
+    i++;
+    for (;;) {
+      skipSpace();
+      if (i >= text.length) throw new InputError(file, `line ${openLine}`, `a closing "${close}" for the history opened here`);
+      if (text[i] === close) {
+        i++;
+        break;
+      }
+      forms.push(readForm());
+    }
+    skipSpace();
+    if (i < text.length) throw new InputError(file, `line ${line}`, "nothing after the history's closing bracket");
+    return forms;
+  }
+  while (i < text.length) {
+    forms.push(readForm());
+    skipSpace();
+  }
+  return forms;
+}
+
+function asString(v: unknown): string | undefined {
+  if (typeof v === "string" && v !== "") return v;
+  if (typeof v === "number" && Number.isInteger(v)) return String(v);
+  if (typeof v === "bigint") return v.toString();
+  return undefined;
+}
+
+function lockOf(op: Record<string, unknown>): string {
+  const own = asString(op.lock);
+  if (own !== undefined) return own;
+  const v = op.value;
+  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    const l = asString(o.lock) ?? asString(o.key);
+    if (l !== undefined) return l;
+  }
+  return "lock";
+}
+
+export function parseEdnHistory(text: string, file: string): ImportedEvent[] {
+  const forms = splitForms(text, file);
+  const maps: { op: Record<string, unknown>; line: number }[] = [];
+  for (const form of forms) {
+    let parsed: unknown;
+    try {
+      parsed = parseEDNString(form.text, { mapAs: "object", keywordAs: "string", listAs: "array", setAs: "array", charAs: "string" });
+    } catch (e) {
+      throw new InputError(file, `line ${form.line}`, `an EDN map (${(e as Error).message})`);
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || parsed instanceof Date)
+      throw new InputError(file, `line ${form.line}`, `an op map such as {:process 0, :type :invoke, :f :acquire, :value nil}, got ${form.text.slice(0, 40)}`);
+    maps.push({ op: parsed as Record<string, unknown>, line: form.line });
+  }
+  const timed = maps.filter((m) => m.op.time !== undefined).length;
+  if (timed > 0 && timed < maps.length) {
+    const missing = maps.find((m) => m.op.time === undefined)!;
+    throw new InputError(file, `line ${missing.line}: :time`, "a :time in nanoseconds, as the other ops have");
+  }
+  const events: ImportedEvent[] = [];
+  let lastNs = -Infinity;
+  for (const { op, line } of maps) {
+    const where = `line ${line}`;
+    const process = asString(op.process);
+    if (process === undefined) throw new InputError(file, `${where}: :process`, `an integer or keyword, got ${JSON.stringify(op.process)}`);
+    if (typeof op.type !== "string" || !TYPES.has(op.type))
+      throw new InputError(file, `${where}: :type`, `one of :invoke, :ok, :fail, :info, got ${JSON.stringify(op.type)}`);
+    const f = asString(op.f);
+    if (f === undefined) throw new InputError(file, `${where}: :f`, `a keyword such as :acquire, got ${JSON.stringify(op.f)}`);
+    let timeUs = events.length;
+    if (timed > 0) {
+      const ns = typeof op.time === "bigint" ? Number(op.time) : op.time;
+      if (typeof ns !== "number" || !Number.isFinite(ns) || ns < 0)
+        throw new InputError(file, `${where}: :time`, `a non-negative number of nanoseconds, got ${JSON.stringify(op.time)}`);
+      if (ns < lastNs) throw new InputError(file, `${where}: :time`, `no earlier than the previous op's ${lastNs} ns, got ${ns}`);
+      lastNs = ns;
+      timeUs = Math.floor(ns / 1000);
+    }
+    const extra: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(op)) if (!KNOWN.has(k)) extra[k] = v;
+    events.push({
+      index: events.length,
+      timeUs,
+      process,
+      type: op.type as EventType,
+      f,
+      lock: lockOf(op),
+      ...(op.value !== undefined && op.value !== null ? { value: op.value } : {}),
+      ...(Object.keys(extra).length > 0 ? { extra } : {}),
+    });
+  }
+  return events;
+}

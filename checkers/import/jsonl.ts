@@ -1,0 +1,57 @@
+/**
+ * Our JSONL history format (sim/history.ts historyToJsonl): one event per line. Strict:
+ * a line that is not a well-formed event is an InputError naming the line, so a
+ * checker never judges a history it half understood. Blank lines are skipped.
+ */
+import { InputError } from "../../sim/errors.js";
+import type { EventType, HistoryEvent } from "../../sim/history.js";
+
+const TYPES: ReadonlySet<string> = new Set<EventType>(["invoke", "ok", "fail", "info"]);
+
+export function parseJsonlHistory(text: string, file: string): HistoryEvent[] {
+  const events: HistoryEvent[] = [];
+  const lines = text.split(/\r?\n/);
+  let lastTimeUs = -Infinity;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === "") continue;
+    const where = `line ${i + 1}`;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (e) {
+      throw new InputError(file, where, `a JSON object (${(e as Error).message})`);
+    }
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+      throw new InputError(file, where, "a JSON object with timeUs, process, type, f");
+    const o = raw as Record<string, unknown>;
+    if (o.index !== undefined && o.index !== events.length)
+      throw new InputError(file, `${where}: index`, `${events.length} (events are numbered densely from 0), got ${JSON.stringify(o.index)}`);
+    if (typeof o.timeUs !== "number" || !Number.isSafeInteger(o.timeUs) || o.timeUs < 0)
+      throw new InputError(file, `${where}: timeUs`, `a non-negative integer number of microseconds, got ${JSON.stringify(o.timeUs)}`);
+    if (o.timeUs < lastTimeUs)
+      throw new InputError(file, `${where}: timeUs`, `no earlier than the previous event's ${lastTimeUs}, got ${o.timeUs}`);
+    if (typeof o.process !== "string" || o.process === "")
+      throw new InputError(file, `${where}: process`, `a non-empty string, got ${JSON.stringify(o.process)}`);
+    if (typeof o.type !== "string" || !TYPES.has(o.type))
+      throw new InputError(file, `${where}: type`, `one of invoke, ok, fail, info, got ${JSON.stringify(o.type)}`);
+    if (typeof o.f !== "string" || o.f === "")
+      throw new InputError(file, `${where}: f`, `a non-empty string, got ${JSON.stringify(o.f)}`);
+    if (o.lock !== undefined && typeof o.lock !== "string")
+      throw new InputError(file, `${where}: lock`, `a string when present, got ${JSON.stringify(o.lock)}`);
+    for (const k of Object.keys(o))
+      if (!["index", "timeUs", "process", "type", "f", "lock", "value"].includes(k))
+        throw new InputError(file, `${where}: ${k}`, "only index, timeUs, process, type, f, lock, value");
+    lastTimeUs = o.timeUs;
+    events.push({
+      index: events.length,
+      timeUs: o.timeUs,
+      process: o.process,
+      type: o.type as EventType,
+      f: o.f,
+      ...(o.lock !== undefined ? { lock: o.lock } : {}),
+      ...(o.value !== undefined ? { value: o.value } : {}),
+    });
+  }
+  return events;
+}

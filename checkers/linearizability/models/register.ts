@@ -1,0 +1,67 @@
+/**
+ * register and cas-register: a single read/write register (Knossos' `register`,
+ * `cas-register`; Porcupine's kv tests), so the search can be checked against other
+ * checkers' known-answer histories.
+ * - write v sets the value; an info write may have set it.
+ * - read returns the value; an info read observed nothing and is left out.
+ * - cas [from, to] (cas-register only): ok only when the value is `from`, then `to`;
+ *   a failed cas did not happen and is left out; an info cas may have happened.
+ * The register starts as null (Jepsen's nil). Values may be bare (Jepsen) or wrapped
+ * as {value} or {counter} (lockstep's read/write), and compare by their JSON text.
+ */
+import type { Operation } from "../../../sim/history.js";
+import { hashString, type Model } from "../model.js";
+
+function unwrap(v: unknown): unknown {
+  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    if ("value" in o) return o.value;
+    if ("counter" in o) return o.counter;
+  }
+  return v;
+}
+
+function keyOf(v: unknown): string {
+  return JSON.stringify(v === undefined ? null : v);
+}
+
+function casArgs(op: Operation): [string, string] | undefined {
+  const v = op.invoke.value;
+  if (Array.isArray(v) && v.length === 2) return [keyOf(v[0]), keyOf(v[1])];
+  if (v !== null && typeof v === "object" && "from" in v && "to" in v) {
+    const o = v as { from: unknown; to: unknown };
+    return [keyOf(o.from), keyOf(o.to)];
+  }
+  return undefined;
+}
+
+function registerModelOf(withCas: boolean): Model<string> {
+  return {
+    name: withCas ? "cas-register" : "register",
+    description: withCas ? "a register with read, write and compare-and-set" : "a register with read and write",
+    admits: (op) =>
+      op.outcome !== "fail" &&
+      ((op.f === "read" && op.outcome === "ok") || op.f === "write" || (withCas && op.f === "cas" && casArgs(op) !== undefined)),
+    init: () => keyOf(null),
+    step(value: string, op: Operation): string | undefined {
+      switch (op.f) {
+        case "read":
+          return keyOf(unwrap(op.complete?.value)) === value ? value : undefined;
+        case "write":
+          return keyOf(unwrap(op.invoke.value));
+        case "cas": {
+          const [from, to] = casArgs(op)!;
+          return value === from ? to : undefined;
+        }
+        default:
+          return undefined;
+      }
+    },
+    equal: (a, b) => a === b,
+    hash: hashString,
+    describeState: (value) => `value ${value}`,
+  };
+}
+
+export const registerModel = registerModelOf(false);
+export const casRegisterModel = registerModelOf(true);

@@ -1,0 +1,272 @@
+/**
+ * liveness: once the system is calm again, locks are granted.
+ *
+ * 1. Waits. After the last fault heals and one TTL has passed (ctx.sessionTimeoutMs if
+ *    given, else ctx.ttlMs, else the largest TTL the acquires asked for), a client that
+ *    waits for a lock must see it granted to someone within ctx.livenessBoundMs
+ *    (default 2 x TTL). Progress, not fairness: a wait is a violation only if it
+ *    contains a stretch longer than the bound with no acquire-ok on that lock at all.
+ *    A wait is a run of one client's acquire attempts on one lock up to its acquire-ok
+ *    (or until it stops trying).
+ * 2. Crashed holders. A lock held by a client that crashed (nemesis crash/kill of a
+ *    client process) must be granted to another client within its TTL (plus a retry's
+ *    slack) if someone is waiting, unless some other fault is active meanwhile.
+ */
+import { NEMESIS, pairOperations, type HistoryEvent, type Operation } from "../sim/history.js";
+import type { CheckContext, CheckResult } from "./types.js";
+
+export const LIVENESS = "liveness";
+
+/**
+ * Waiters poll: after a lease runs out they notice at their next retry. Retry delays are
+ * a few percent of the TTL for common clients (node-redlock 100–300 ms at TTLs of
+ * seconds), so a quarter of the TTL is a generous allowance, not a loophole.
+ */
+export const RETRY_SLACK_FRACTION = 0.25;
+
+const CRASH_KINDS = new Set(["crash", "kill"]);
+const WITNESS_MAX = 20;
+
+export interface SlowWait {
+  lock: string;
+  client: string;
+  waitFromUs: number;
+  /** Where judging began: the wait's start or the calm point, whichever is later. */
+  judgedFromUs: number;
+  untilUs: number;
+  outcome: "granted" | "gave-up" | "still-waiting";
+  /** Longest stretch in the judged part with no grant on this lock, ms. */
+  gapMs: number;
+  boundMs: number;
+}
+
+export interface CrashedHolder {
+  lock: string;
+  client: string;
+  grantId?: string;
+  crashUs: number;
+  deadlineUs: number;
+  waiters: string[];
+}
+
+interface Fault {
+  kind: string;
+  phase?: string;
+  targets: string[];
+  timeUs: number;
+}
+
+function faultsOf(history: readonly HistoryEvent[]): Fault[] {
+  const out: Fault[] = [];
+  for (const e of history) {
+    if (e.process !== NEMESIS) continue;
+    const v = (e.value ?? {}) as { phase?: unknown; targets?: unknown };
+    out.push({
+      kind: e.f,
+      ...(typeof v.phase === "string" ? { phase: v.phase } : {}),
+      targets: Array.isArray(v.targets) ? v.targets.filter((t): t is string => typeof t === "string") : [],
+      timeUs: e.timeUs,
+    });
+  }
+  return out;
+}
+
+function grantIdOf(op: Operation): string | undefined {
+  const g = (op.complete?.value as { grantId?: unknown } | undefined)?.grantId;
+  return typeof g === "string" ? g : undefined;
+}
+
+function ttlMsOf(op: Operation): number | undefined {
+  const v = (op.complete?.value ?? op.invoke.value) as { ttlMs?: unknown } | undefined;
+  const t = v?.ttlMs ?? (op.invoke.value as { ttlMs?: unknown } | undefined)?.ttlMs;
+  return typeof t === "number" ? t : undefined;
+}
+
+export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): CheckResult {
+  const { ops } = pairOperations(history);
+  const clients = new Set(ops.map((op) => op.process));
+  const acquires = ops.filter((op) => op.f === "acquire");
+  const endUs = history.length > 0 ? history[history.length - 1].timeUs : 0;
+  const ttlMs =
+    ctx.sessionTimeoutMs ?? ctx.ttlMs ?? acquires.reduce<number | undefined>((m, op) => {
+      const t = ttlMsOf(op);
+      return t === undefined ? m : Math.max(m ?? 0, t);
+    }, undefined);
+  const boundMs = ctx.livenessBoundMs ?? (ttlMs !== undefined ? 2 * ttlMs : undefined);
+  if (ttlMs === undefined || boundMs === undefined)
+    return {
+      checker: LIVENESS,
+      valid: "unknown",
+      summary: "no TTL known (pass --ttl-ms or a liveness bound): cannot tell a slow grant from a lease running out",
+    };
+
+  // Faults other than client crashes heal; track when each kind is active.
+  const faults = faultsOf(history);
+  const isClientCrash = (f: Fault): boolean =>
+    CRASH_KINDS.has(f.kind) && f.targets.length > 0 && f.targets.every((t) => clients.has(t));
+  const active = new Map<string, number>();
+  const activeSpans: [number, number][] = [];
+  let activeSince: number | undefined;
+  let lastFaultUs: number | undefined;
+  const crashes: { client: string; timeUs: number }[] = [];
+  for (const f of faults) {
+    if (isClientCrash(f)) {
+      if (f.phase !== "end") for (const t of f.targets) crashes.push({ client: t, timeUs: f.timeUs });
+      continue;
+    }
+    const before = [...active.values()].some((n) => n > 0);
+    if (f.kind === "heal") active.clear();
+    else if (f.kind === "restart") for (const k of CRASH_KINDS) active.set(k, Math.max(0, (active.get(k) ?? 0) - 1));
+    else if (f.phase === "end") active.set(f.kind, Math.max(0, (active.get(f.kind) ?? 0) - 1));
+    else active.set(f.kind, (active.get(f.kind) ?? 0) + 1);
+    const after = [...active.values()].some((n) => n > 0);
+    if (!before && after) activeSince = f.timeUs;
+    if (before && !after && activeSince !== undefined) activeSpans.push([activeSince, f.timeUs]);
+    lastFaultUs = f.timeUs;
+  }
+  const unhealed = [...active.values()].some((n) => n > 0);
+  if (unhealed && activeSince !== undefined) activeSpans.push([activeSince, Infinity]);
+  const calmFromUs = (lastFaultUs ?? (history[0]?.timeUs ?? 0)) + (lastFaultUs !== undefined ? ttlMs * 1000 : 0);
+  const boundUs = boundMs * 1000;
+
+  // Grants per lock, in time order.
+  const grantsByLock = new Map<string, number[]>();
+  for (const op of acquires) {
+    if (op.outcome !== "ok") continue;
+    const lock = op.lock ?? "lock";
+    const list = grantsByLock.get(lock) ?? [];
+    list.push(op.endUs);
+    grantsByLock.set(lock, list);
+  }
+  for (const list of grantsByLock.values()) list.sort((a, b) => a - b);
+
+  // 1. Waits: consecutive acquire attempts of one client on one lock.
+  const slow: SlowWait[] = [];
+  let waitsJudged = 0;
+  let waitsUnjudged = 0;
+  const attempts = new Map<string, Operation[]>();
+  for (const op of acquires) {
+    const key = `${op.lock ?? "lock"}\u0000${op.process}`;
+    const list = attempts.get(key) ?? [];
+    list.push(op);
+    attempts.set(key, list);
+  }
+  const judgeWait = (run: Operation[]): void => {
+    const first = run[0];
+    const last = run[run.length - 1];
+    const lock = first.lock ?? "lock";
+    const crashAt = crashes.find((c) => c.client === first.process && c.timeUs >= first.startUs)?.timeUs;
+    let untilUs: number;
+    let outcome: SlowWait["outcome"];
+    if (last.outcome === "ok") [untilUs, outcome] = [last.endUs, "granted"];
+    else if (last.complete) [untilUs, outcome] = [last.complete.timeUs, "gave-up"];
+    else [untilUs, outcome] = [endUs, "still-waiting"];
+    if (crashAt !== undefined && crashAt < untilUs) [untilUs, outcome] = [crashAt, "gave-up"];
+    const fromUs = Math.max(first.startUs, calmFromUs);
+    if (untilUs <= fromUs) return;
+    if (unhealed) {
+      waitsUnjudged++;
+      return;
+    }
+    waitsJudged++;
+    if (untilUs - fromUs <= boundUs) return;
+    let gapUs = 0;
+    let prev = fromUs;
+    for (const g of grantsByLock.get(lock) ?? []) {
+      if (g <= fromUs) continue;
+      if (g > untilUs) break;
+      gapUs = Math.max(gapUs, g - prev);
+      prev = g;
+    }
+    gapUs = Math.max(gapUs, untilUs - prev);
+    if (gapUs > boundUs)
+      slow.push({ lock, client: first.process, waitFromUs: first.startUs, judgedFromUs: fromUs, untilUs, outcome, gapMs: gapUs / 1000, boundMs });
+  };
+  for (const list of attempts.values()) {
+    let run: Operation[] = [];
+    for (const op of list) {
+      run.push(op);
+      if (op.outcome === "ok") {
+        judgeWait(run);
+        run = [];
+      }
+    }
+    if (run.length > 0) judgeWait(run);
+  }
+
+  // 2. Crashed holders.
+  const stuck: CrashedHolder[] = [];
+  let crashesJudged = 0;
+  for (const crash of crashes) {
+    for (const acq of acquires) {
+      if (acq.process !== crash.client || acq.outcome !== "ok" || acq.endUs > crash.timeUs) continue;
+      const grantId = grantIdOf(acq);
+      const lock = acq.lock ?? "lock";
+      const released = ops.some(
+        (op) =>
+          op.process === crash.client &&
+          op.f === "release" &&
+          op.startUs >= acq.endUs &&
+          op.startUs <= crash.timeUs &&
+          (grantId === undefined || (op.invoke.value as { grantId?: unknown } | undefined)?.grantId === grantId),
+      );
+      // A later acquire-ok by the same client means the earlier grant had ended.
+      const superseded = acquires.some((o) => o.process === crash.client && o.outcome === "ok" && o.endUs > acq.endUs && o.endUs <= crash.timeUs && (o.lock ?? "lock") === lock);
+      if (released || superseded) continue;
+      const grantTtlMs = ctx.sessionTimeoutMs ?? ttlMsOf(acq) ?? ttlMs;
+      const drift = 1 + (ctx.clockDriftPpmMax ?? 0) / 1e6;
+      const deadlineUs = crash.timeUs + grantTtlMs * 1000 * (drift + RETRY_SLACK_FRACTION);
+      if (activeSpans.some(([s, e]) => s < deadlineUs && e > crash.timeUs)) continue;
+      if (deadlineUs > endUs) continue; // the history ended first: nothing to judge
+      const waiters = [
+        ...new Set(
+          acquires
+            .filter((o) => o.process !== crash.client && (o.lock ?? "lock") === lock && o.startUs <= deadlineUs && o.endUs >= crash.timeUs)
+            .map((o) => o.process),
+        ),
+      ];
+      if (waiters.length === 0) continue;
+      crashesJudged++;
+      const regranted = acquires.some(
+        (o) => o.process !== crash.client && o.outcome === "ok" && (o.lock ?? "lock") === lock && o.endUs > crash.timeUs && o.endUs <= deadlineUs,
+      );
+      if (!regranted) stuck.push({ lock, client: crash.client, ...(grantId ? { grantId } : {}), crashUs: crash.timeUs, deadlineUs, waiters });
+    }
+  }
+
+  const stats = { waitsJudged, waitsUnjudged, slowWaits: slow.length, crashedHoldersJudged: crashesJudged, crashedHoldersStuck: stuck.length, boundMs, ttlMs };
+  if (slow.length > 0 || stuck.length > 0) {
+    const parts: string[] = [];
+    if (slow.length > 0) {
+      const w = slow[0];
+      parts.push(`${slow.length} wait(s) exceeded the ${boundMs} ms bound (first: ${w.client} on "${w.lock}" went ${w.gapMs} ms with no grant)`);
+    }
+    if (stuck.length > 0) {
+      const s = stuck[0];
+      parts.push(`${stuck.length} lock(s) of crashed holders not re-granted in time (first: "${s.lock}" held by ${s.client}, crashed at ${s.crashUs} µs)`);
+    }
+    return {
+      checker: LIVENESS,
+      valid: false,
+      summary: parts.join("; "),
+      witness: { slowWaits: slow.slice(0, WITNESS_MAX), crashedHolders: stuck.slice(0, WITNESS_MAX), calmFromUs, boundMs },
+      stats,
+    };
+  }
+  if (unhealed && waitsUnjudged > 0)
+    return {
+      checker: LIVENESS,
+      valid: "unknown",
+      summary: `faults still active when the history ends: ${waitsUnjudged} wait(s) could not be judged`,
+      stats,
+    };
+  return {
+    checker: LIVENESS,
+    valid: true,
+    summary:
+      `every wait after the calm point (${calmFromUs} µs) saw a grant within ${boundMs} ms` +
+      (crashesJudged > 0 ? `; ${crashesJudged} crashed holder(s) replaced in time` : "") +
+      (waitsJudged === 0 ? " (no waits to judge)" : ""),
+    stats,
+  };
+}

@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseJsonlHistory } from "../../checkers/import/jsonl.js";
+import { liveness, type CrashedHolder, type SlowWait } from "../../checkers/liveness.js";
+import type { HistoryEvent } from "../../sim/history.js";
+
+const load = (name: string): HistoryEvent[] =>
+  parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);
+
+describe("liveness", () => {
+  it("passes when a waiter is granted soon after the partition heals", () => {
+    const r = liveness(load("liveness-ok.jsonl"), { ttlMs: 1000 });
+    expect(r.valid).toBe(true);
+    expect(r.stats?.waitsJudged).toBeGreaterThan(0);
+  });
+
+  it("fails when, after the heal plus one TTL, nobody is granted for longer than the bound", () => {
+    const r = liveness(load("liveness-stuck.jsonl"), { ttlMs: 1000 });
+    expect(r.valid).toBe(false);
+    const w = (r.witness as { slowWaits: SlowWait[] }).slowWaits[0];
+    expect(w).toMatchObject({ client: "c2", lock: "L", boundMs: 2000, judgedFromUs: 3_000_000 });
+    expect(w.gapMs).toBeGreaterThan(2000);
+  });
+
+  it("a looser bound accepts the same history", () => {
+    expect(liveness(load("liveness-stuck.jsonl"), { ttlMs: 1000, livenessBoundMs: 60_000 }).valid).toBe(true);
+  });
+
+  it("the session timeout replaces the TTL when given", () => {
+    // With a 20 s session timeout the calm point is past the end of the history.
+    const r = liveness(load("liveness-stuck.jsonl"), { ttlMs: 1000, sessionTimeoutMs: 20_000 });
+    expect(r.valid).toBe(true);
+    expect(r.stats?.waitsJudged).toBe(0);
+  });
+
+  it("a crashed holder's lock is re-granted within its TTL: ok", () => {
+    const r = liveness(load("liveness-crash-ok.jsonl"), { ttlMs: 1000 });
+    expect(r.valid).toBe(true);
+    expect(r.stats?.crashedHoldersJudged).toBe(1);
+  });
+
+  it("a crashed holder's lock never re-granted while someone waits: violation", () => {
+    const r = liveness(load("liveness-crash-stuck.jsonl"), { ttlMs: 1000 });
+    expect(r.valid).toBe(false);
+    const c = (r.witness as { crashedHolders: CrashedHolder[] }).crashedHolders[0];
+    expect(c).toMatchObject({ client: "c1", grantId: "c1#1", crashUs: 5000, waiters: ["c2"] });
+  });
+
+  it("faults that never heal leave waits undecided", () => {
+    const h = load("liveness-stuck.jsonl").filter((e) => !(e.process === "nemesis" && (e.value as { phase: string }).phase === "end"));
+    const r = liveness(h.map((e, index) => ({ ...e, index })), { ttlMs: 1000 });
+    expect(r.valid).toBe("unknown");
+  });
+
+  it("without a TTL or bound it cannot judge", () => {
+    const h = load("liveness-ok.jsonl").map((e) => (e.f === "acquire" ? { ...e, value: undefined } : e));
+    expect(liveness(h, {}).valid).toBe("unknown");
+  });
+});

@@ -1,0 +1,89 @@
+import { Command } from "commander";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { registerCheck } from "../cli/commands/check.js";
+import { EXIT } from "../cli/exit-codes.js";
+import { takeExitCode } from "../cli/exit-state.js";
+import { InputError } from "../sim/errors.js";
+
+const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/histories/${name}`, import.meta.url));
+
+/** Run `lockstep check ...args` in-process; returns stdout and the exit code the action set. */
+async function check(...args: string[]): Promise<{ out: string; code: number }> {
+  const program = new Command().exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+  registerCheck(program);
+  let out = "";
+  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    out += String(chunk);
+    return true;
+  });
+  try {
+    takeExitCode();
+    await program.parseAsync(["check", ...args], { from: "user" });
+    return { out, code: takeExitCode() };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+afterEach(() => {
+  takeExitCode();
+});
+
+describe("lockstep check", () => {
+  it("a good history exits 0 and prints every checker's verdict", async () => {
+    const { out, code } = await check(fixture("mutex-ok.jsonl"), "--model", "mutex");
+    expect(code).toBe(EXIT.ok);
+    for (const name of ["linearizability", "fencing", "liveness"]) expect(out).toContain(name);
+    expect(out).toMatch(/ok\s+linearizability\s+linearizable under the mutex model/);
+  });
+
+  it("a double grant exits 3 and shows the witness as a timeline", async () => {
+    const { out, code } = await check(fixture("mutex-double-grant.jsonl"), "--model", "mutex");
+    expect(code).toBe(EXIT.safetyViolation);
+    expect(out).toContain("FAIL linearizability");
+    expect(out).toContain("longest linearizable prefix: 2 ops");
+    expect(out).toMatch(/cannot take effect next:\n\s+#\d+ c2 acquire/);
+  });
+
+  it("reads Jepsen EDN by extension", async () => {
+    expect((await check(fixture("jepsen-lock-bad.edn"))).code).toBe(EXIT.safetyViolation);
+    expect((await check(fixture("register-6824-ok.edn"), "--model", "register")).code).not.toBe(EXIT.safetyViolation);
+  });
+
+  it("--ttl-ms selects lease-lock, and --drift-ppm widens when a lease may lapse", async () => {
+    const strict = await check(fixture("lease-drift.jsonl"), "--ttl-ms", "100", "--json");
+    const j = JSON.parse(strict.out) as { results: { checker: string; valid: unknown; summary: string }[] };
+    const lin = j.results.find((r) => r.checker === "linearizability")!;
+    expect(lin.valid).toBe(false);
+    expect(lin.summary).toContain("lease-lock");
+    const loose = await check(fixture("lease-drift.jsonl"), "--ttl-ms", "100", "--drift-ppm", "10000", "--json");
+    const lin2 = (JSON.parse(loose.out) as typeof j).results.find((r) => r.checker === "linearizability")!;
+    expect(lin2.valid).toBe(true);
+  });
+
+  it("an exhausted search budget exits 5 when nothing else failed", async () => {
+    const { code, out } = await check(fixture("mutex-many-info.jsonl"), "--model", "mutex", "--states-max", "10");
+    expect(out).toContain("search budget hit");
+    expect(code).toBe(EXIT.unknown);
+  });
+
+  it("a liveness loss exits 4", async () => {
+    expect((await check(fixture("liveness-stuck.jsonl"), "--ttl-ms", "1000")).code).toBe(EXIT.livenessViolation);
+  });
+
+  it.each([
+    [["malformed-line3.jsonl"], /malformed-line3\.jsonl: line 3: /],
+    [["malformed-unclosed.edn"], /malformed-unclosed\.edn: line 3: /],
+    [["mutex-ok.jsonl", "--model", "semaphore"], /--model: one of mutex, lease-lock/],
+    [["mutex-ok.jsonl", "--format", "xml"], /--format: jsonl or edn/],
+    [["mutex-ok.jsonl", "--ttl-ms", "soon"], /--ttl-ms: a non-negative number/],
+    [["does-not-exist.jsonl"], /does-not-exist\.jsonl: file: a readable history file \(ENOENT\)/],
+  ])("bad input %j is an InputError naming what is wrong (main prints it and exits 2)", async (args, message) => {
+    const [file, ...rest] = args;
+    const err = await check(fixture(file), ...rest).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).message).toMatch(message);
+    expect((err as InputError).message).not.toMatch(/\n\s+at /);
+  });
+});
