@@ -1,22 +1,137 @@
 import type { HistoryEvent } from "../sim/history.js";
 import type { RunRecord } from "./types.js";
-import { dataBlock, escapeHtml, page } from "./html.js";
+import { d3Source, dataBlock, escapeHtml, page } from "./html.js";
+import { buildRunView, fmtMs, type RunView } from "./run-view.js";
+import { RUN_CLIENT_JS } from "./run-client.js";
+import { RUN_STYLE } from "./run-style.js";
 
 /**
- * The run report: one self-contained HTML file explaining one run.
- * (First cut: header, verdicts, story; the timeline follows.)
+ * The run report: one self-contained HTML file (d3 inlined, no network) that explains
+ * one run — verdicts and the replay command up top, then the timeline with the story
+ * beside it, the clocks and the acquire latency. The static parts are rendered here
+ * (escaped); the charts are drawn in the browser from the RunView embedded as JSON.
  */
 export function renderRunReport(record: RunRecord, history: readonly HistoryEvent[]): string {
+  const view = buildRunView(record, history);
+  return renderRunReportFromView(record, view);
+}
+
+export function renderRunReportFromView(record: RunRecord, view: RunView): string {
   const r = record;
-  const verdicts = r.verdicts.results
-    .map((c) => `<li class="v-${c.valid === true ? "ok" : c.valid === false ? "fail" : "unknown"}"><b>${escapeHtml(c.checker)}</b>: ${escapeHtml(c.summary)}</li>`)
-    .join("");
-  const body = `<header><h1>${escapeHtml(r.scenario.title)}</h1>
-<p>outcome <b>${escapeHtml(r.verdicts.outcome)}</b> (expected ${escapeHtml(r.scenario.expect)}) — design ${escapeHtml(r.scenario.design)}, scenario ${escapeHtml(r.scenario.name)}, seed ${escapeHtml(r.seed)}</p>
-<p>replay: <code>${escapeHtml(r.replay)}</code></p>
-<ul>${verdicts}</ul></header>
-<section><h2>Story</h2><p>${escapeHtml(r.scenario.story)}</p></section>
-<p>${history.length} history events.</p>
-${dataBlock("run-data", { scenario: r.scenario.name, events: history.length })}`;
-  return page({ title: `lockstep: ${r.scenario.name} seed ${r.seed}`, style: "body{font-family:sans-serif;margin:2em}.v-fail{color:#b00}", body });
+  const e = escapeHtml;
+  const outcome = r.verdicts.outcome;
+  const verdictRows = r.verdicts.results
+    .map((c) => {
+      const cls = c.valid === true ? (c.skipped ? "skip" : "ok") : c.valid === false ? "fail" : "unknown";
+      const word = c.valid === true ? (c.skipped ? "not checked" : "passed") : c.valid === false ? "FAILED" : "undecided";
+      return `<tr class="v-${cls}"><td class="v-mark">${word}</td><th>${e(c.checker)}</th><td>${e(c.summary)}</td></tr>`;
+    })
+    .join("\n");
+
+  const findings = view.violations.length
+    ? `<section class="findings" id="findings"><h2>What went wrong</h2><ol>${view.violations
+        .map(
+          (v, i) =>
+            `<li><span class="ck">${e(v.checker)}</span> ${e(v.sentence)} <button type="button" class="linklike" data-violation="${i}">show on the timeline</button></li>`,
+        )
+        .join("")}</ol>${otherFindings(view)}</section>`
+    : view.findings.length
+      ? `<section class="findings" id="findings"><h2>What went wrong</h2><ul>${view.findings.map((f) => `<li><span class="ck">${e(f.checker)}</span> ${e(f.summary)}</li>`).join("")}</ul></section>`
+      : "";
+
+  const steps = view.steps
+    .map(
+      (s) =>
+        `<li class="tone-${s.tone}" data-ref="${s.ref.kind}:${s.ref.i}" tabindex="0"><span class="t">${e(fmtSeconds(s.t))}</span> ${e(s.text)}</li>`,
+    )
+    .join("\n");
+
+  const lat = view.latency;
+  const latencyLine =
+    lat.count === 0
+      ? "No lock was granted in this run."
+      : `${lat.count} grants. p50 <b>${e(fmtMs(lat.p50Ms!))}</b>, p99 <b class="${lat.p99Ms! > lat.targetMs ? "over" : "under"}">${e(fmtMs(lat.p99Ms!))}</b>, max ${e(fmtMs(lat.maxMs!))} — the target is p99 under ${lat.targetMs} ms.`;
+
+  const facts: Array<[string, string]> = [
+    ["design", r.scenario.design],
+    ["scenario", r.scenario.name],
+    ["seed", String(r.seed)],
+    ["simulated", fmtMs(r.meta.durationMs)],
+    ["clients", String(r.meta.clientIds.length)],
+    ["servers", r.meta.serverIds.join(", ") || "—"],
+    ["fencing tokens", r.meta.fencingTokens ? (r.scenario.workload.fencing ? "issued and checked by the resource" : "issued, not checked") : "none"],
+    ["file", r.scenario.file],
+  ];
+
+  const body = `<header class="top">
+<div class="title-row">
+<h1>${e(r.scenario.title)}</h1>
+<span class="badge outcome-${e(outcome)}">${e(outcome.replace(/-/g, " "))}</span>
+<span class="expect ${r.expectationMet ? "met" : "unmet"}">${r.expectationMet ? "as the scenario expects" : `the scenario expects <b>${e(r.scenario.expect)}</b>`}</span>
+</div>
+<dl class="facts">${facts.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join("")}</dl>
+<div class="replay"><span>replay this run:</span> <code id="replay-command">${e(r.replay)}</code> <button type="button" id="copy-replay">copy</button></div>
+<table class="verdicts"><caption>Checkers</caption>${verdictRows}</table>
+</header>
+${findings}
+<main class="grid">
+<div class="charts">
+<section id="timeline-section">
+<h2>Timeline <small>true time, as only a simulator knows it</small></h2>
+<div class="toolbar"><button type="button" id="zoom-in" title="zoom in">+</button><button type="button" id="zoom-out" title="zoom out">−</button><button type="button" id="zoom-reset">whole run</button><span id="zoom-state"></span><span class="hint">scroll to zoom, drag to pan, hover any mark for details</span></div>
+<div id="timeline" class="stack"></div>
+<div class="legend">
+<span><i class="sw hold"></i>hold (label: fencing token or grant)</span>
+<span><i class="sw wait"></i>waiting for the lock</span>
+<span><i class="sw lapsed"></i>acting after its lease lapsed</span>
+<span><i class="sw attempt"></i>failed acquire</span>
+<span><i class="sw write-ok"></i>write accepted</span>
+<span><i class="sw write-no">×</i>write rejected</span>
+<span><i class="sw pause"></i>paused (e.g. GC)</span>
+<span><i class="sw crash"></i>crashed</span>
+<span><i class="sw jump"></i>clock jump</span>
+<span><i class="sw bad"></i>violation</span>
+</div>
+</section>
+<section>
+<h2>Clocks <small>each process's wall-clock offset from true time</small></h2>
+<div id="clocks"></div>
+<div id="clocks-legend" class="legend"></div>
+<p class="explain">A lease is only as good as the clocks that time it: a line leaving 0 is a clock that jumped or drifts. Dashed purple lines are clock jumps.</p>
+</section>
+<section>
+<h2>Acquire latency <small>from invoking acquire to the grant, per grant</small></h2>
+<p class="explain">${latencyLine}</p>
+<div id="latency" class="stack"></div>
+<p class="explain">Log scale. Points above the target line (orange) waited more than ${lat.targetMs} ms, usually for another holder; red points are grants involved in a violation.</p>
+</section>
+</div>
+<aside class="story">
+<h2>The story</h2>
+<p class="story-text">${e(r.scenario.story)}</p>
+<h3>What happened, step by step</h3>
+<p class="explain">Hover a step to find its mark on the timeline; click it to zoom there.</p>
+<ol id="steps">${steps || "<li>Nothing of note: no faults, no violations.</li>"}</ol>
+</aside>
+</main>
+<footer>lockstep ${e(r.lockstep.version)} · ${view.holds.s.length} holds, ${view.writes.t.length} writes, ${view.faults.length} faults · every time is simulated true time from the start of the run</footer>
+<div id="tooltip" role="tooltip"></div>
+${dataBlock("run-data", view)}`;
+  return page({
+    title: `lockstep: ${r.scenario.name} seed ${r.seed} — ${outcome}`,
+    style: RUN_STYLE,
+    body,
+    scripts: [d3Source(), RUN_CLIENT_JS],
+  });
+}
+
+function otherFindings(view: RunView): string {
+  const drawn = new Set(view.violations.map((v) => v.checker));
+  const rest = view.findings.filter((f) => !drawn.has(f.checker));
+  if (rest.length === 0) return "";
+  return `<ul>${rest.map((f) => `<li><span class="ck">${escapeHtml(f.checker)}</span> ${escapeHtml(f.summary)}</li>`).join("")}</ul>`;
+}
+
+function fmtSeconds(us: number): string {
+  return `${(us / 1e6).toFixed(3)} s`;
 }

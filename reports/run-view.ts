@@ -1,0 +1,576 @@
+import { NEMESIS, pairOperations, type HistoryEvent } from "../sim/history.js";
+import { computeHolds, type Hold } from "../checkers/holds.js";
+import type { RunRecord } from "./types.js";
+
+/**
+ * What the run report's page draws, and nothing more: a long run has hundreds of
+ * thousands of history events, but the page needs only the holds, the acquire
+ * attempts, the writes at the resource, the faults, the violations and sampled
+ * clocks. Marks are stored column-wise with small integer codes (lane, lock and
+ * reason indexes) so a 10-minute run with 10 clients stays a few megabytes.
+ *
+ * Times are integer microseconds of true time, as in the history.
+ */
+export interface RunView {
+  endUs: number;
+  lanes: Lane[];
+  locks: string[];
+  /** Strings the columns below refer to by index (reasons, grant ids that do not follow `<client>#<n>`). */
+  strings: string[];
+  holds: HoldColumns;
+  /** Acquire attempts that did not end in a grant (failed or unknown). Granted ones are holds.w..holds.s. */
+  attempts: AttemptColumns;
+  /** Client operations other than acquire that failed or whose outcome is unknown (timeouts, rejected writes). */
+  errors: ErrorColumns;
+  /** Writes as the resource saw them: accepted or rejected. */
+  writes: WriteColumns;
+  faults: FaultMark[];
+  /** Annotations of server processes (e.g. a failover), drawn as markers on their lane. */
+  notes: NoteMark[];
+  violations: ViolationMark[];
+  /** Failing (or undecided) checkers' sentences, for the red box above the timeline. */
+  findings: Array<{ checker: string; valid: boolean | "unknown"; summary: string }>;
+  clocks: { t: number[]; lanes: number[]; offsetsUs: number[][] };
+  latency: { count: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null; targetMs: number };
+  steps: StoryStep[];
+}
+
+export interface Lane {
+  id: string;
+  kind: "client" | "server" | "resource" | "other";
+}
+
+/** Hold i: lane[i], lock[i], start s[i], end e[i], wait start w[i] (the acquire's invoke). */
+export interface HoldColumns {
+  lane: number[];
+  lock: number[];
+  s: number[];
+  e: number[];
+  w: number[];
+  /** Fencing token or -1 when the design issues none. */
+  tok: number[];
+  /** Grant: n when the id is `<client>#<n>`, else -(1 + string index). */
+  g: number[];
+  /** How it ended: index into HOLD_END. */
+  by: number[];
+  /** 1 when the client acted after its lease had lapsed by its own clock. */
+  st: number[];
+  /** Release result: index into RELEASE_RESULT. */
+  rel: number[];
+  /** Validity the client believed it had at acquire-ok, ms (rounded). */
+  val: number[];
+  /** 1 when the hold is part of a violation. */
+  bad: number[];
+}
+
+export const HOLD_END = ["release", "lapse", "crash", "end-of-history"] as const;
+export const RELEASE_RESULT = ["released", "key already gone", "release failed or unknown", "no release"] as const;
+
+export interface AttemptColumns {
+  lane: number[];
+  lock: number[];
+  s: number[];
+  e: number[];
+  /** 0 fail, 1 unknown (info). */
+  out: number[];
+  /** String index of the reason, or -1. */
+  why: number[];
+}
+
+export interface ErrorColumns {
+  lane: number[];
+  lock: number[];
+  t: number[];
+  /** String index of the operation name (read, write, extend, release). */
+  f: number[];
+  out: number[];
+  why: number[];
+}
+
+export interface WriteColumns {
+  /** Client lane of the writer, or -1. */
+  cl: number[];
+  lock: number[];
+  t: number[];
+  /** 1 accepted, 0 rejected. */
+  ok: number[];
+  counter: number[];
+  tok: number[];
+  /** Hold index of the grant it was written under, or -1. */
+  hold: number[];
+  why: number[];
+  /** 1 when a checker names this write as a violation (a stale write accepted). */
+  bad: number[];
+}
+
+export interface FaultMark {
+  kind: string;
+  step: number;
+  s: number;
+  /** End, µs; null for instant faults (clock jump, heal) and faults never undone. */
+  e: number | null;
+  lanes: number[];
+  groups?: string[][];
+  oneWay?: boolean;
+  note?: string;
+  deltaMs?: number;
+  driftPpm?: number;
+  extraMs?: number;
+  lossRate?: number;
+}
+
+export interface NoteMark {
+  lane: number;
+  t: number;
+  f: string;
+  type: string;
+  detail: string;
+}
+
+export interface ViolationMark {
+  checker: string;
+  lock: string;
+  s: number;
+  e: number;
+  /** Hold indexes involved. */
+  holds: number[];
+  /** Write indexes involved. */
+  writes: number[];
+  sentence: string;
+}
+
+export interface StoryStep {
+  t: number;
+  text: string;
+  /** What to highlight when the step is clicked. */
+  ref: { kind: "hold" | "write" | "fault" | "violation" | "attempt" | "note"; i: number };
+  tone: "normal" | "fault" | "bad";
+}
+
+/** The seeds' acquire latency target. */
+export const ACQUIRE_TARGET_MS = 10;
+const STEPS_MAX = 40;
+
+export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]): RunView {
+  const meta = record.meta;
+  const endUs = Math.max(meta.endUs, history.length > 0 ? history[history.length - 1]!.timeUs : 0);
+
+  // Lanes: clients, then servers, then the resource, then anyone else who recorded something.
+  const lanes: Lane[] = [];
+  const laneOf = new Map<string, number>();
+  const addLane = (id: string, kind: Lane["kind"]): number => {
+    let i = laneOf.get(id);
+    if (i === undefined) {
+      i = lanes.length;
+      lanes.push({ id, kind });
+      laneOf.set(id, i);
+    }
+    return i;
+  };
+  for (const id of meta.clientIds) addLane(id, "client");
+  for (const id of meta.serverIds) addLane(id, "server");
+  addLane("storage", "resource");
+  for (const e of history) if (e.process !== NEMESIS && !laneOf.has(e.process)) addLane(e.process, "other");
+
+  const locks: string[] = [];
+  const lockOf = new Map<string, number>();
+  const lockIdx = (l: string | undefined): number => {
+    const k = l ?? "";
+    let i = lockOf.get(k);
+    if (i === undefined) {
+      i = locks.length;
+      locks.push(k);
+      lockOf.set(k, i);
+    }
+    return i;
+  };
+  for (const l of record.scenario.workload.locks) lockIdx(l);
+
+  const strings: string[] = [];
+  const stringOf = new Map<string, number>();
+  const str = (s: string | undefined): number => {
+    if (s === undefined) return -1;
+    let i = stringOf.get(s);
+    if (i === undefined) {
+      i = strings.length;
+      strings.push(s);
+      stringOf.set(s, i);
+    }
+    return i;
+  };
+
+  const { ops } = pairOperations(history);
+  const acquireInvokeUs = new Map<number, number>(); // acquire-ok index -> invoke time
+  const releaseOf = new Map<string, number>(); // grantId -> RELEASE_RESULT index
+  const grantOfRelease = new Map<number, string>();
+  for (const op of ops) {
+    if (op.f === "acquire" && op.outcome === "ok" && op.complete) acquireInvokeUs.set(op.complete.index, op.startUs);
+    if (op.f === "release") {
+      const g = (op.invoke.value as { grantId?: string } | undefined)?.grantId;
+      if (g === undefined) continue;
+      grantOfRelease.set(op.invoke.index, g);
+      const released = (op.complete?.value as { released?: boolean } | undefined)?.released;
+      releaseOf.set(g, op.outcome !== "ok" ? 2 : released === false ? 1 : 0);
+    }
+  }
+
+  // Holds, in start order (computeHolds is the truth the checkers use).
+  const holdList = computeHolds(history).slice().sort((a, b) => a.startUs - b.startUs || a.acquireIndex - b.acquireIndex);
+  const holdByGrant = new Map<string, number>();
+  const holdByAcquire = new Map<number, number>();
+  const holds: HoldColumns = { lane: [], lock: [], s: [], e: [], w: [], tok: [], g: [], by: [], st: [], rel: [], val: [], bad: [] };
+  holdList.forEach((h, i) => {
+    holdByGrant.set(h.grantId, i);
+    holdByAcquire.set(h.acquireIndex, i);
+    const lane = addLane(h.process, "client");
+    holds.lane.push(lane);
+    holds.lock.push(lockIdx(h.lock));
+    holds.s.push(h.startUs);
+    holds.e.push(h.endUs);
+    holds.w.push(acquireInvokeUs.get(h.acquireIndex) ?? h.startUs);
+    holds.tok.push(h.token ?? -1);
+    const m = /^(.*)#(\d+)$/.exec(h.grantId);
+    holds.g.push(m && m[1] === h.process && Number(m[2]) < 2 ** 31 ? Number(m[2]) : -(1 + str(h.grantId)));
+    holds.by.push(HOLD_END.indexOf(h.endedBy));
+    holds.st.push(h.stretched ? 1 : 0);
+    holds.rel.push(releaseOf.get(h.grantId) ?? 3);
+    const v = (history[h.acquireIndex]?.value as { validityMs?: number } | undefined)?.validityMs;
+    holds.val.push(typeof v === "number" ? Math.round(v) : -1);
+    holds.bad.push(0);
+  });
+
+  const attempts: AttemptColumns = { lane: [], lock: [], s: [], e: [], out: [], why: [] };
+  const errors: ErrorColumns = { lane: [], lock: [], t: [], f: [], out: [], why: [] };
+  for (const op of ops) {
+    if (op.outcome === "ok") continue;
+    const reason = (op.complete?.value as { reason?: unknown } | undefined)?.reason;
+    const why = typeof reason === "string" ? str(reason) : -1;
+    const lane = addLane(op.process, "client");
+    const opEndUs = op.complete?.timeUs ?? endUs;
+    if (op.f === "acquire") {
+      attempts.lane.push(lane);
+      attempts.lock.push(lockIdx(op.lock));
+      attempts.s.push(op.startUs);
+      attempts.e.push(opEndUs);
+      attempts.out.push(op.outcome === "fail" ? 0 : 1);
+      attempts.why.push(why);
+    } else {
+      errors.lane.push(lane);
+      errors.lock.push(lockIdx(op.lock));
+      errors.t.push(opEndUs);
+      errors.f.push(str(op.f));
+      errors.out.push(op.outcome === "fail" ? 0 : 1);
+      errors.why.push(why);
+    }
+  }
+
+  const writes: WriteColumns = { cl: [], lock: [], t: [], ok: [], counter: [], tok: [], hold: [], why: [], bad: [] };
+  const writeByIndex = new Map<number, number>();
+  const notes: NoteMark[] = [];
+  for (const e of history) {
+    if (e.f === "storage-write" && (e.type === "ok" || e.type === "fail")) {
+      const v = (e.value ?? {}) as { client?: unknown; grantId?: unknown; counter?: unknown; token?: unknown; reason?: unknown };
+      writeByIndex.set(e.index, writes.t.length);
+      writes.cl.push(typeof v.client === "string" ? (laneOf.get(v.client) ?? -1) : -1);
+      writes.lock.push(lockIdx(e.lock));
+      writes.t.push(e.timeUs);
+      writes.ok.push(e.type === "ok" ? 1 : 0);
+      writes.counter.push(typeof v.counter === "number" ? v.counter : -1);
+      writes.tok.push(typeof v.token === "number" ? v.token : -1);
+      writes.hold.push(typeof v.grantId === "string" ? (holdByGrant.get(v.grantId) ?? -1) : -1);
+      writes.why.push(typeof v.reason === "string" ? str(v.reason) : -1);
+      writes.bad.push(0);
+    } else if (e.process !== NEMESIS && lanes[laneOf.get(e.process)!]!.kind !== "client" && e.f !== "final-read" && e.f !== "storage-write") {
+      notes.push({ lane: laneOf.get(e.process)!, t: e.timeUs, f: e.f, type: e.type, detail: e.value === undefined ? "" : short(e.value) });
+    }
+  }
+
+  const faults = buildFaults(history, laneOf, endUs);
+  const violations = buildViolations(record, holdByGrant, holdByAcquire, writeByIndex, holds, writes);
+  for (const v of violations) {
+    for (const h of v.holds) holds.bad[h] = 1;
+    for (const w of v.writes) writes.bad[w] = 1;
+  }
+
+  const findings = record.verdicts.results
+    .filter((r) => r.valid !== true)
+    .map((r) => ({ checker: r.checker, valid: r.valid, summary: r.summary }));
+
+  // Clocks: the runner's samples, one series per lane.
+  const samples = meta.clockSamples ?? [];
+  const clockLanes = lanes.map((_, i) => i).filter((i) => samples.some((s) => s.offsetsUs[lanes[i]!.id] !== undefined));
+  const clocks = {
+    t: samples.map((s) => s.timeUs),
+    lanes: clockLanes,
+    offsetsUs: clockLanes.map((i) => samples.map((s) => s.offsetsUs[lanes[i]!.id] ?? 0)),
+  };
+
+  const latenciesUs = holds.s.map((s, i) => s - holds.w[i]!).sort((a, b) => a - b);
+  const q = (p: number): number | null =>
+    latenciesUs.length === 0 ? null : round3(latenciesUs[Math.min(latenciesUs.length - 1, Math.ceil(p * latenciesUs.length) - 1)]! / 1000);
+  const latency = {
+    count: latenciesUs.length,
+    p50Ms: q(0.5),
+    p99Ms: q(0.99),
+    maxMs: latenciesUs.length ? round3(latenciesUs[latenciesUs.length - 1]! / 1000) : null,
+    targetMs: ACQUIRE_TARGET_MS,
+  };
+
+  const view: RunView = { endUs, lanes, locks, strings, holds, attempts, errors, writes, faults, notes, violations, findings, clocks, latency, steps: [] };
+  view.steps = buildSteps(view);
+  return view;
+}
+
+function buildFaults(history: readonly HistoryEvent[], laneOf: Map<string, number>, endUs: number): FaultMark[] {
+  const faults: FaultMark[] = [];
+  const open = new Map<number, FaultMark>(); // step index -> started, not yet ended
+  for (const e of history) {
+    if (e.process !== NEMESIS) continue;
+    const v = (e.value ?? {}) as Record<string, unknown>;
+    const step = typeof v.step === "number" ? v.step : -1;
+    if (v.phase === "end") {
+      const f = open.get(step);
+      if (f) {
+        f.e = e.timeUs;
+        open.delete(step);
+        continue;
+      }
+    }
+    const targets = Array.isArray(v.targets) ? v.targets.filter((x): x is string => typeof x === "string") : [];
+    const f: FaultMark = {
+      kind: e.f,
+      step,
+      s: e.timeUs,
+      e: null,
+      lanes: targets.map((t) => laneOf.get(t)).filter((x): x is number => x !== undefined),
+    };
+    if (Array.isArray(v.groups)) f.groups = (v.groups as unknown[]).map((g) => (Array.isArray(g) ? g.map(String) : [String(g)]));
+    if (v.oneWay === true) f.oneWay = true;
+    if (typeof v.note === "string") f.note = v.note;
+    for (const k of ["deltaMs", "driftPpm", "extraMs", "lossRate"] as const) if (typeof v[k] === "number") f[k] = v[k] as number;
+    faults.push(f);
+    if (v.phase === "start" && step >= 0) open.set(step, f);
+  }
+  // A crash with no end of its own ends at the target's next restart.
+  for (const f of faults) {
+    if (f.kind !== "crash" || f.e !== null) continue;
+    const r = faults.find((g) => g.kind === "restart" && g.s >= f.s && g.lanes.some((l) => f.lanes.includes(l)));
+    f.e = r ? r.s : null;
+  }
+  // Faults still in force at the end of the history (a partition never healed) end there,
+  // except the instant ones.
+  for (const f of faults) if (f.e === null && !INSTANT.has(f.kind) && f.kind !== "crash") f.e = endUs;
+  return faults;
+}
+
+const INSTANT = new Set(["clock-jump", "heal", "restart"]);
+
+interface HoldLike {
+  process?: string;
+  grantId?: string;
+  acquireIndex?: number;
+}
+
+function buildViolations(
+  record: RunRecord,
+  holdByGrant: Map<string, number>,
+  holdByAcquire: Map<number, number>,
+  writeByIndex: Map<number, number>,
+  holds: HoldColumns,
+  writes: WriteColumns,
+): ViolationMark[] {
+  const out: ViolationMark[] = [];
+  const holdIdx = (h: HoldLike | undefined): number | undefined => {
+    if (!h) return undefined;
+    if (typeof h.acquireIndex === "number" && holdByAcquire.has(h.acquireIndex)) return holdByAcquire.get(h.acquireIndex);
+    return typeof h.grantId === "string" ? holdByGrant.get(h.grantId) : undefined;
+  };
+  for (const r of record.verdicts.results) {
+    if (r.valid !== false || !Array.isArray(r.witness)) continue;
+    for (const w of r.witness as Array<Record<string, unknown>>) {
+      if (!w || typeof w !== "object") continue;
+      // Two overlapping holds (mutual exclusion and anything shaped like it).
+      const a = holdIdx(w.first as HoldLike | undefined);
+      const b = holdIdx(w.second as HoldLike | undefined);
+      if (a !== undefined && b !== undefined) {
+        const s = typeof w.overlapStartUs === "number" ? w.overlapStartUs : Math.max(holds.s[a]!, holds.s[b]!);
+        const e = typeof w.overlapEndUs === "number" ? w.overlapEndUs : Math.min(holds.e[a]!, holds.e[b]!);
+        out.push({
+          checker: r.checker,
+          lock: typeof w.lock === "string" ? w.lock : "",
+          s,
+          e,
+          holds: [a, b],
+          writes: [],
+          sentence: typeof w.sentence === "string" ? w.sentence : r.summary,
+        });
+        continue;
+      }
+      // A write the resource should not have accepted (fencing), named by its history index.
+      if (typeof w.index === "number" && writeByIndex.has(w.index)) {
+        const wi = writeByIndex.get(w.index)!;
+        const t = writes.t[wi]!;
+        const hs = writes.hold[wi]! >= 0 ? [writes.hold[wi]!] : [];
+        out.push({
+          checker: r.checker,
+          lock: typeof w.lock === "string" ? w.lock : "",
+          s: t,
+          e: t,
+          holds: hs,
+          writes: [wi],
+          sentence: typeof w.sentence === "string" ? w.sentence : staleSentence(w),
+        });
+      }
+    }
+  }
+  return out;
+}
+
+function staleSentence(w: Record<string, unknown>): string {
+  const who = typeof w.client === "string" ? w.client : "a client";
+  const by = typeof w.token === "number" ? `token ${w.token}` : typeof w.grantId === "string" ? `grant ${w.grantId}` : "a stale grant";
+  const newer = typeof w.newerToken === "number" ? `token ${w.newerToken}` : typeof w.newerGrantId === "string" ? `grant ${w.newerGrantId}` : "a newer one";
+  return `the resource accepted ${who}'s write under ${by} after ${newer} had already written.`;
+}
+
+/**
+ * The story's steps: the faults as the scenario scheduled them, the violations, and
+ * the operations that lead to them; in a short run, every hold and write. Each step
+ * names the mark it is about so the page can highlight it.
+ */
+function buildSteps(v: RunView): StoryStep[] {
+  const steps: StoryStep[] = [];
+  const lane = (i: number) => v.lanes[i]?.id ?? "?";
+  const lock = (i: number) => v.locks[i] ?? "";
+  const grant = (i: number) => {
+    const g = v.holds.g[i]!;
+    return g >= 0 ? `${lane(v.holds.lane[i]!)}#${g}` : v.strings[-g - 1]!;
+  };
+  const nHolds = v.holds.s.length;
+  const small = nHolds <= 12 && v.writes.t.length <= 16;
+  const holdSet = new Set<number>();
+  if (small) for (let i = 0; i < nHolds; i++) holdSet.add(i);
+  for (const x of v.violations) for (const h of x.holds) holdSet.add(h);
+  for (const h of holdSet) {
+    const waitMs = (v.holds.s[h]! - v.holds.w[h]!) / 1000;
+    const tok = v.holds.tok[h]! >= 0 ? `, fencing token ${v.holds.tok[h]}` : "";
+    steps.push({
+      t: v.holds.s[h]!,
+      text: `${lane(v.holds.lane[h]!)} acquires ${lock(v.holds.lock[h]!)} (grant ${grant(h)}${tok})${waitMs >= 1 ? ` after waiting ${fmtMs(waitMs)}` : ""}`,
+      ref: { kind: "hold", i: h },
+      tone: v.holds.bad[h] ? "bad" : "normal",
+    });
+    if (v.holds.by[h] === 1) {
+      steps.push({
+        t: v.holds.e[h]!,
+        text: `${lane(v.holds.lane[h]!)}'s own clock says its lease on ${lock(v.holds.lock[h]!)} has lapsed${v.holds.st[h] ? " — but it goes on acting as the holder" : ""}`,
+        ref: { kind: "hold", i: h },
+        tone: v.holds.st[h] ? "bad" : "normal",
+      });
+    }
+  }
+  for (let w = 0; w < v.writes.t.length; w++) {
+    const h = v.writes.hold[w]!;
+    if (!(small || v.writes.bad[w] || (h >= 0 && holdSet.has(h)) || (!v.writes.ok[w] && steps.length < STEPS_MAX))) continue;
+    const who = v.writes.cl[w]! >= 0 ? lane(v.writes.cl[w]!) : "a client";
+    const tok = v.writes.tok[w]! >= 0 ? ` with token ${v.writes.tok[w]}` : "";
+    const ok = v.writes.ok[w] === 1;
+    const why = v.writes.why[w]! >= 0 ? ` (${v.strings[v.writes.why[w]!]})` : "";
+    steps.push({
+      t: v.writes.t[w]!,
+      text: `the resource ${ok ? "accepts" : "rejects"} ${who}'s write of counter = ${v.writes.counter[w]}${tok} to ${lock(v.writes.lock[w]!)}${why}`,
+      ref: { kind: "write", i: w },
+      tone: v.writes.bad[w] ? "bad" : ok ? "normal" : "fault",
+    });
+  }
+  v.faults.forEach((f, i) => {
+    steps.push({ t: f.s, text: faultSentence(v, f), ref: { kind: "fault", i }, tone: "fault" });
+    if (f.e !== null && f.e < v.endUs && !INSTANT.has(f.kind)) {
+      const end = f.kind === "pause" ? "resumes" : f.kind === "crash" ? "restarts" : "ends";
+      steps.push({ t: f.e, text: `${faultName(v, f)} ${end}`, ref: { kind: "fault", i }, tone: "fault" });
+    }
+  });
+  v.violations.forEach((x, i) => steps.push({ t: x.s, text: `violation (${x.checker}): ${x.sentence}`, ref: { kind: "violation", i }, tone: "bad" }));
+  for (let a = 0; a < v.attempts.s.length && steps.length < STEPS_MAX; a++) {
+    const why = v.attempts.why[a]! >= 0 ? `: ${v.strings[v.attempts.why[a]!]}` : "";
+    steps.push({
+      t: v.attempts.e[a]!,
+      text: `${lane(v.attempts.lane[a]!)}'s acquire of ${lock(v.attempts.lock[a]!)} ${v.attempts.out[a] === 0 ? "fails" : "ends unknown"}${why}`,
+      ref: { kind: "attempt", i: a },
+      tone: "fault",
+    });
+  }
+  v.notes.slice(0, 10).forEach((n, i) => steps.push({ t: n.t, text: `${lane(n.lane)}: ${n.f}${n.detail ? ` ${n.detail}` : ""}`, ref: { kind: "note", i }, tone: "normal" }));
+  steps.sort((a, b) => a.t - b.t);
+  // Keep every fault and violation; cut the rest to the budget.
+  if (steps.length > STEPS_MAX) {
+    const keep = steps.filter((s) => s.tone !== "normal");
+    const rest = steps.filter((s) => s.tone === "normal").slice(0, Math.max(0, STEPS_MAX - keep.length));
+    return [...keep, ...rest].sort((a, b) => a.t - b.t);
+  }
+  return steps;
+}
+
+function faultName(v: RunView, f: FaultMark): string {
+  const who = f.lanes.map((l) => v.lanes[l]!.id).join(", ");
+  switch (f.kind) {
+    case "pause":
+      return `the pause of ${who}`;
+    case "crash":
+      return `${who}`;
+    case "partition":
+    case "isolate":
+      return "the partition";
+    default:
+      return `${f.kind}${who ? ` on ${who}` : ""}`;
+  }
+}
+
+export function faultSentence(v: RunView, f: FaultMark): string {
+  const who = f.lanes.map((l) => v.lanes[l]!.id).join(", ");
+  const dur = f.e !== null ? ` for ${fmtMs((f.e - f.s) / 1000)}` : "";
+  const note = f.note ? ` — ${f.note}` : "";
+  switch (f.kind) {
+    case "pause":
+      return `${who} is paused${dur}${note}`;
+    case "crash":
+      return `${who} crashes${f.e !== null ? ` (down${dur})` : ""}${note}`;
+    case "restart":
+      return `${who} restarts${note}`;
+    case "clock-jump":
+      return `${who}'s wall clock jumps ${f.deltaMs! >= 0 ? "forward" : "back"} by ${fmtMs(Math.abs(f.deltaMs ?? 0))}${note}`;
+    case "clock-drift":
+      return `${who}'s clock drifts at ${f.driftPpm} ppm${dur}${note}`;
+    case "partition":
+    case "isolate":
+      return `network partition${f.oneWay ? " (one way)" : ""}: ${(f.groups ?? []).map((g) => `{${g.join(", ")}}`).join(" | ")}${dur}${note}`;
+    case "heal":
+      return `the network heals${note}`;
+    case "delay":
+      return `messages between ${who} are delayed by ${f.extraMs} ms${dur}${note}`;
+    case "loss":
+      return `messages between ${who} are lost at rate ${f.lossRate}${dur}${note}`;
+    case "cut":
+      return `links between ${who} are cut${dur}${note}`;
+    default:
+      return `${f.kind}${who ? ` on ${who}` : ""}${dur}${note}`;
+  }
+}
+
+export function fmtMs(ms: number): string {
+  const a = Math.abs(ms);
+  if (a >= 1000) return `${+(ms / 1000).toFixed(a >= 10_000 ? 1 : 3)} s`;
+  if (a >= 1) return `${+ms.toFixed(3)} ms`;
+  return `${+(ms * 1000).toFixed(0)} µs`;
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+function short(value: unknown): string {
+  const s = JSON.stringify(value);
+  return s.length > 160 ? s.slice(0, 157) + "..." : s;
+}
+
+export type { Hold };
