@@ -4,11 +4,17 @@
  */
 import type { DesignEntry } from "./types.js";
 import { redisFenced, redisSetnx } from "./redis-setnx/design.js";
+import { raftZk } from "./raft-zk/design.js";
+import { redisFailover } from "./redis-failover/design.js";
+import { redlock } from "./redlock/design.js";
 
 export const DESIGNS: DesignEntry<any>[] = [
   redisSetnx,
   redisFenced,
   // further designs register below (one line each)
+  raftZk,
+  redisFailover,
+  redlock,
 ];
 
 export function designByName(name: string): DesignEntry<any> | undefined {

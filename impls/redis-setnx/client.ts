@@ -1,7 +1,7 @@
 import type { Fiber } from "../../sim/fiber.js";
 import type { ProcessContext } from "../../sim/simulation.js";
 import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
-import { redisCall } from "../redis/client.js";
+import type { RedisConnection } from "../redis/client.js";
 
 /**
  * The seeds' `RedisLock` (000 approach 1, 001 code example): a random token per
@@ -15,10 +15,8 @@ import { redisCall } from "../redis/client.js";
  * its monotonic clock — the most generous reading a careful client can make.
  */
 export interface SetnxClientOptions {
-  /** Redis node(s) to talk to; the client uses `primary()` to pick one. */
-  primary: () => string;
-  /** Socket timeout per command, ms. */
-  requestTimeoutMs: number;
+  /** The connection to Redis (one node, or Sentinel's current primary); it owns the socket timeout. */
+  conn: RedisConnection;
   /** Pause between SET NX attempts, ms (the seed's `time.sleep(0.01)`). */
   retryDelayMs: number;
   fencing: boolean;
@@ -37,7 +35,7 @@ export class SetnxLockClient implements LockClient {
     let timedOut = false;
     for (let attempt = 0; ; attempt++) {
       const sentMonoUs = this.ctx.monoUs();
-      const r = yield* redisCall(this.ctx, this.opts.primary(), { cmd: "SET", key, value: secret, nx: true, pxMs: o.ttlMs }, this.opts.requestTimeoutMs);
+      const r = yield* this.opts.conn.call({ cmd: "SET", key, value: secret, nx: true, pxMs: o.ttlMs });
       if (r.ok && r.reply === "OK") {
         const grant: Grant = {
           lock,
@@ -47,11 +45,11 @@ export class SetnxLockClient implements LockClient {
           expiresAtMonoUs: sentMonoUs + o.ttlMs * 1000,
         };
         if (this.opts.fencing) {
-          const t = yield* redisCall(this.ctx, this.opts.primary(), { cmd: "INCR", key: `fence:${lock}` }, this.opts.requestTimeoutMs);
+          const t = yield* this.opts.conn.call({ cmd: "INCR", key: `fence:${lock}` });
           if (!t.ok || typeof t.reply !== "number") {
             // No token: we cannot use the lock safely. Undo, and say the outcome is unknown
             // (the undo itself may not have arrived).
-            yield* redisCall(this.ctx, this.opts.primary(), { cmd: "CAD", key, value: secret }, this.opts.requestTimeoutMs);
+            yield* this.opts.conn.call({ cmd: "CAD", key, value: secret });
             return { outcome: "unknown", reason: "fencing INCR failed" };
           }
           grant.token = t.reply;
@@ -69,19 +67,14 @@ export class SetnxLockClient implements LockClient {
   }
 
   *release(grant: Grant): Fiber<ReleaseResult> {
-    const r = yield* redisCall(this.ctx, this.opts.primary(), { cmd: "CAD", key: `lock:${grant.lock}`, value: grant.secret }, this.opts.requestTimeoutMs);
+    const r = yield* this.opts.conn.call({ cmd: "CAD", key: `lock:${grant.lock}`, value: grant.secret });
     if (!r.ok) return { outcome: "unknown", reason: "timeout" };
     return { outcome: "ok", released: r.reply === 1 };
   }
 
   *extend(grant: Grant, ttlMs: number): Fiber<ExtendResult> {
     const sentMonoUs = this.ctx.monoUs();
-    const r = yield* redisCall(
-      this.ctx,
-      this.opts.primary(),
-      { cmd: "CAPEXPIRE", key: `lock:${grant.lock}`, value: grant.secret, ms: ttlMs },
-      this.opts.requestTimeoutMs,
-    );
+    const r = yield* this.opts.conn.call({ cmd: "CAPEXPIRE", key: `lock:${grant.lock}`, value: grant.secret, ms: ttlMs });
     if (!r.ok) return { outcome: "unknown", reason: "timeout" };
     if (r.reply !== 1) return { outcome: "fail", reason: "the key is no longer ours" };
     grant.ttlMs = ttlMs;

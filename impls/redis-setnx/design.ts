@@ -1,6 +1,8 @@
 import type { DesignEntry } from "../types.js";
 import { Fields } from "../../sim/validate.js";
 import { redisServer } from "../redis/server.js";
+import { directConnection } from "../redis/client.js";
+import { PERSISTENCE_MODES, type PersistenceMode } from "../redis/aof.js";
 import { SetnxLockClient } from "./client.js";
 
 /** Options of the single-node SET NX PX designs (`redis-setnx`, `redis-fenced`). */
@@ -8,15 +10,26 @@ export interface SetnxDesignOptions {
   requestTimeoutMs: number;
   retryDelayMs: number;
   sweepIntervalMs: number;
+  persistence: PersistenceMode;
+  fsyncIntervalMs: number;
 }
 
-export function parseSetnxOptions(raw: unknown, file: string, prefix: string): SetnxDesignOptions {
-  const f = Fields.root(file, raw ?? {}, prefix).only(["requestTimeoutMs", "retryDelayMs", "sweepIntervalMs"]);
+export const SETNX_OPTION_FIELDS = ["requestTimeoutMs", "retryDelayMs", "sweepIntervalMs", "persistence", "fsyncIntervalMs"];
+
+/** Parse the options every SET NX design shares; `extra` names fields a caller parses itself. */
+export function parseSetnxFields(f: Fields): SetnxDesignOptions {
   return {
     requestTimeoutMs: f.number("requestTimeoutMs", { min: 1, dflt: 100 }),
     retryDelayMs: f.number("retryDelayMs", { min: 1, dflt: 10 }),
     sweepIntervalMs: f.number("sweepIntervalMs", { min: 1, dflt: 100 }),
+    // Redis's default configuration has the AOF off.
+    persistence: f.oneOf("persistence", PERSISTENCE_MODES, "none"),
+    fsyncIntervalMs: f.number("fsyncIntervalMs", { min: 1, dflt: 1000 }),
   };
+}
+
+export function parseSetnxOptions(raw: unknown, file: string, prefix: string): SetnxDesignOptions {
+  return parseSetnxFields(Fields.root(file, raw ?? {}, prefix).only(SETNX_OPTION_FIELDS));
 }
 
 function setnxDesign(name: string, fencing: boolean, description: string): DesignEntry<SetnxDesignOptions> {
@@ -26,12 +39,17 @@ function setnxDesign(name: string, fencing: boolean, description: string): Desig
     parseOptions: parseSetnxOptions,
     setup({ sim, processOptions }, o) {
       const node = "redis-1";
-      sim.addProcess(node, "server", processOptions(node), redisServer({ sweepIntervalMs: o.sweepIntervalMs }));
+      sim.addProcess(
+        node,
+        "server",
+        processOptions(node),
+        redisServer({ sweepIntervalMs: o.sweepIntervalMs, persistence: o.persistence, fsyncIntervalMs: o.fsyncIntervalMs }),
+      );
       return {
         serverIds: [node],
         fencing,
         createClient: (ctx) =>
-          new SetnxLockClient(ctx, { primary: () => node, requestTimeoutMs: o.requestTimeoutMs, retryDelayMs: o.retryDelayMs, fencing }),
+          new SetnxLockClient(ctx, { conn: directConnection(ctx, node, o.requestTimeoutMs), retryDelayMs: o.retryDelayMs, fencing }),
       };
     },
   };

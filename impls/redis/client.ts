@@ -1,6 +1,7 @@
 import type { Fiber } from "../../sim/fiber.js";
 import type { ProcessContext } from "../../sim/simulation.js";
 import { REDIS_REQUEST, type RedisCommand, type RedisReply } from "./commands.js";
+import { REPL } from "./replication.js";
 
 /** The outcome of one command: a reply, or a timeout (the command may or may not have run). */
 export type RedisResult = { ok: true; reply: RedisReply } | { ok: false; error: "timeout" };
@@ -10,4 +11,42 @@ export function* redisCall(ctx: ProcessContext, node: string, command: RedisComm
   const r = yield* ctx.call(node, { type: REDIS_REQUEST, command }, timeoutMs);
   if (!r.ok) return r;
   return { ok: true, reply: r.reply.result as RedisReply };
+}
+
+/** A client's connection to "the" Redis: one fixed node, or whatever Sentinel says is the primary. */
+export interface RedisConnection {
+  call(command: RedisCommand): Fiber<RedisResult>;
+}
+
+export function directConnection(ctx: ProcessContext, node: string, timeoutMs: number): RedisConnection {
+  return { call: (command) => redisCall(ctx, node, command, timeoutMs) };
+}
+
+/**
+ * A Sentinel-aware connection, as ioredis/redis-py Sentinel clients behave: ask the
+ * sentinel for the primary before the first command, and again after a command
+ * timed out (the connection is presumed dead) or was refused with READONLY (we
+ * are talking to a demoted primary). Nothing here can tell that the new primary
+ * lacks writes the old one acknowledged.
+ */
+export class SentinelConnection implements RedisConnection {
+  private primary?: string;
+
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly sentinelId: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  *call(command: RedisCommand): Fiber<RedisResult> {
+    if (this.primary === undefined) {
+      const q = yield* this.ctx.call(this.sentinelId, { type: REPL.getPrimary }, this.timeoutMs);
+      if (!q.ok) return q;
+      this.primary = q.reply.primaryId as string;
+    }
+    const r = yield* redisCall(this.ctx, this.primary, command, this.timeoutMs);
+    const readonly = r.ok && typeof r.reply === "object" && r.reply !== null && r.reply.error.startsWith("READONLY");
+    if (!r.ok || readonly) this.primary = undefined;
+    return r;
+  }
 }

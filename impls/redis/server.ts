@@ -1,51 +1,245 @@
 import type { BehaviorFactory, Message, ProcessContext } from "../../sim/simulation.js";
-import { REDIS_REPLY, REDIS_REQUEST, type RedisCommand } from "./commands.js";
-import { RedisStore } from "./store.js";
+import { REDIS_REPLY, REDIS_REQUEST, isWrite, type RedisCommand, type RedisReply } from "./commands.js";
+import { RedisStore, type Effect, type Entry } from "./store.js";
+import { AppendOnlyFile, type PersistenceMode } from "./aof.js";
+import { REPL, type ReplAck, type ReplFullSync, type ReplStream, type ReplicaOf, type Pong } from "./replication.js";
 
 /**
  * A single-threaded Redis server node: each request is executed atomically on arrival
  * against the store, with the node's wall clock deciding expiry. A periodic active
- * expiry cycle runs every `sweepIntervalMs` (Redis's hz 10 = 100 ms).
+ * expiry cycle runs every `sweepIntervalMs` (Redis's hz 10 = 100 ms) on a primary;
+ * a replica, as in Redis, does not expire keys itself but waits for its primary.
  *
- * Persistence here is "none": a crash loses the data set. (Replication and AOF
- * modes extend this node in their own files.)
+ * Persistence (aof.ts): none | everysec | always; a restart reloads what was fsynced.
+ *
+ * Replication (replication.ts), asynchronous as in Redis: a write is applied, logged
+ * and acknowledged to the client at once; its effect is streamed to each replica over
+ * the network, so a replica lags by the link's latency — and loses what never left
+ * the primary when the primary dies. A replica rejects writes (READONLY), ACKs its
+ * offset every `replAckIntervalMs` (REPLCONF ACK, 1 s), and the primary resends the
+ * unacknowledged part of its backlog on an ACK that shows a gap (partial resync) or
+ * sends the whole data set when the replica follows another history (full resync).
  */
 export interface RedisServerOptions {
   sweepIntervalMs: number;
+  persistence?: PersistenceMode;
+  /** everysec: the fsync period on the node's clock, ms (Redis: 1 s). */
+  fsyncIntervalMs?: number;
+  /** Role at first start (a restart reads the role Sentinel last configured, from disk). */
+  role?: "primary" | "replica";
+  /** For a replica: its primary. */
+  primaryId?: string;
+  /** For a primary: its replicas at first start (others join by ACKing). */
+  replicaIds?: string[];
+  /** Period of the replica's REPLCONF ACK, ms (Redis: 1 s). */
+  replAckIntervalMs?: number;
 }
 
 export const DEFAULT_REDIS_SERVER: RedisServerOptions = { sweepIntervalMs: 100 };
 
+const CONFIG_KEY = "redis:config";
+
+interface NodeConfig {
+  role: "primary" | "replica";
+  primaryId?: string;
+}
+
+interface BacklogItem {
+  effect: Effect;
+  sentAtMonoMs: number;
+}
+
 export class RedisServer {
   readonly store = new RedisStore();
+  readonly aof: AppendOnlyFile;
+  role: "primary" | "replica";
+  primaryId?: string;
+  /** Replication id and offset: which history this node follows and how far. */
+  replId: string;
+  offset = 0;
+  private backlog: BacklogItem[] = [];
+  /** Offset of the first backlog item minus one. */
+  private backlogBase = 0;
+  private readonly replicas = new Map<string, { ackOffset: number }>();
+  private promotions = 0;
 
   constructor(
     protected readonly ctx: ProcessContext,
     protected readonly opts: RedisServerOptions = DEFAULT_REDIS_SERVER,
+    restarted = false,
   ) {
+    this.aof = new AppendOnlyFile(ctx, opts.persistence ?? "none", opts.fsyncIntervalMs ?? 1000);
+    const saved = ctx.disk.get(CONFIG_KEY) as NodeConfig | undefined;
+    this.role = saved?.role ?? opts.role ?? "primary";
+    this.primaryId = saved ? saved.primaryId : opts.primaryId;
+    for (const r of opts.replicaIds ?? []) this.replicas.set(r, { ackOffset: 0 });
+    if (restarted) {
+      const loaded = this.aof.load();
+      this.store.load(loaded);
+      this.ctx.record("info", "redis-restart", undefined, { node: ctx.id, persistence: this.aof.mode, keysLoaded: loaded.length, role: this.role });
+    }
+    // A primary that (re)starts begins a new replication history; a replica starts empty-handed and asks.
+    this.replId = this.role === "primary" ? this.newReplId() : "";
     this.scheduleSweep();
+    this.scheduleAck();
+  }
+
+  private newReplId(): string {
+    return `${this.ctx.id}/${this.ctx.proc.incarnation}/${this.promotions}`;
   }
 
   private scheduleSweep(): void {
     this.ctx.setTimer(this.opts.sweepIntervalMs, () => {
-      this.store.sweep(this.ctx.wallMs());
+      if (this.role === "primary") {
+        for (const key of this.store.sweepKeys(this.ctx.wallMs())) this.logged({ key, entry: null });
+      }
       this.scheduleSweep();
     });
   }
 
-  onMessage(from: string, msg: Message): void {
-    if (msg.type !== REDIS_REQUEST) return;
-    const command = msg.command as RedisCommand;
-    const result = this.execute(command);
-    this.ctx.reply(from, msg, { type: REDIS_REPLY, result });
+  private scheduleAck(): void {
+    this.ctx.setTimer(this.opts.replAckIntervalMs ?? 1000, () => {
+      this.sendAck();
+      this.scheduleAck();
+    });
   }
 
-  /** Execute a client command; subclasses hook persistence/replication here. */
-  protected execute(command: RedisCommand): unknown {
-    return this.store.execute(command, this.ctx.wallMs());
+  private sendAck(): void {
+    if (this.role !== "replica" || !this.primaryId) return;
+    const ack: ReplAck = { type: REPL.ack, replId: this.replId, offset: this.offset };
+    this.ctx.send(this.primaryId, ack);
+  }
+
+  onMessage(from: string, msg: Message): void {
+    switch (msg.type) {
+      case REDIS_REQUEST: {
+        const result = this.execute(msg.command as RedisCommand);
+        this.ctx.reply(from, msg, { type: REDIS_REPLY, result });
+        return;
+      }
+      case REPL.ping: {
+        const pong: Pong = { type: REPL.pong, role: this.role, replId: this.replId, offset: this.offset, primaryId: this.primaryId ?? null };
+        this.ctx.reply(from, msg, pong);
+        return;
+      }
+      case REPL.replicaOf:
+        this.replicaOf(msg as unknown as ReplicaOf);
+        this.ctx.reply(from, msg, { type: REPL.replicaOfOk });
+        return;
+      case REPL.stream:
+        this.onStream(from, msg as unknown as ReplStream);
+        return;
+      case REPL.fullSync:
+        this.onFullSync(from, msg as unknown as ReplFullSync);
+        return;
+      case REPL.ack:
+        this.onAck(from, msg as unknown as ReplAck);
+        return;
+    }
+  }
+
+  /** Execute a client command; a write is logged to the AOF and streamed before the reply. */
+  protected execute(command: RedisCommand): RedisReply {
+    if (this.role === "replica" && isWrite(command)) {
+      return { error: "READONLY You can't write against a read only replica." };
+    }
+    const before = this.store.effectOf(command.key);
+    const result = this.store.execute(command, this.ctx.wallMs());
+    if (isWrite(command)) {
+      const after = this.store.effectOf(command.key);
+      // Redis propagates only commands that changed the data set (a refused SET NX is not).
+      if (!sameEffect(before, after)) this.logged(after);
+    }
+    return result;
+  }
+
+  /** A change made as primary: to the AOF, to the backlog, to every replica. */
+  private logged(x: Effect): void {
+    this.aof.append(x);
+    this.offset++;
+    this.backlog.push({ effect: x, sentAtMonoMs: this.ctx.monoMs() });
+    for (const r of this.replicas.keys()) {
+      const m: ReplStream = { type: REPL.stream, replId: this.replId, startOffset: this.offset, effects: [x] };
+      this.ctx.send(r, m);
+    }
+  }
+
+  private replicaOf(m: ReplicaOf): void {
+    if (m.primaryId === null) {
+      if (this.role === "primary") return;
+      // REPLICAOF NO ONE: keep the data, start a new history others must resync from.
+      this.role = "primary";
+      this.primaryId = undefined;
+      this.promotions++;
+      this.replId = this.newReplId();
+      this.backlog = [];
+      this.backlogBase = this.offset;
+      this.replicas.clear();
+      for (const r of m.replicaIds ?? []) this.replicas.set(r, { ackOffset: 0 });
+    } else {
+      if (this.role === "replica" && this.primaryId === m.primaryId) return;
+      this.role = "replica";
+      this.primaryId = m.primaryId;
+      this.replicas.clear();
+      // Our history differs from the new primary's: the next ACK asks for a full resync.
+      this.replId = "";
+      this.offset = 0;
+      this.sendAck();
+    }
+    // Sentinel follows REPLICAOF with CONFIG REWRITE: the role survives a restart.
+    this.ctx.disk.set(CONFIG_KEY, { role: this.role, primaryId: this.primaryId } satisfies NodeConfig);
+  }
+
+  private onStream(from: string, m: ReplStream): void {
+    if (this.role !== "replica" || from !== this.primaryId) return;
+    if (this.replId === "" && this.offset === 0 && m.startOffset === 1) this.replId = m.replId;
+    if (m.replId !== this.replId) return;
+    // FIFO links: a gap means something was dropped; wait for the resend the next ACK triggers.
+    if (m.startOffset > this.offset + 1) return;
+    m.effects.forEach((x, i) => {
+      if (m.startOffset + i !== this.offset + 1) return; // already applied
+      this.store.applyEffect(x);
+      this.aof.append(x);
+      this.offset++;
+    });
+  }
+
+  private onFullSync(from: string, m: ReplFullSync): void {
+    if (this.role !== "replica" || from !== this.primaryId) return;
+    this.store.load(m.entries);
+    this.aof.rewrite(m.entries);
+    this.replId = m.replId;
+    this.offset = m.offset;
+  }
+
+  private onAck(from: string, m: ReplAck): void {
+    if (this.role !== "primary") return;
+    const r = this.replicas.get(from) ?? { ackOffset: 0 };
+    this.replicas.set(from, r);
+    if (m.replId !== this.replId || m.offset > this.offset || m.offset < this.backlogBase) {
+      const full: ReplFullSync = { type: REPL.fullSync, replId: this.replId, offset: this.offset, entries: this.store.snapshot() as Array<[string, Entry]> };
+      this.ctx.send(from, full);
+      r.ackOffset = this.offset;
+      return;
+    }
+    r.ackOffset = m.offset;
+    if (m.offset === this.offset) return;
+    // Partial resync: resend from the first unacknowledged effect if it should have arrived by now.
+    const first = this.backlog[m.offset - this.backlogBase]!;
+    const now = this.ctx.monoMs();
+    if (now - first.sentAtMonoMs < (this.opts.replAckIntervalMs ?? 1000)) return;
+    const items = this.backlog.slice(m.offset - this.backlogBase);
+    for (const it of items) it.sentAtMonoMs = now;
+    const resend: ReplStream = { type: REPL.stream, replId: this.replId, startOffset: m.offset + 1, effects: items.map((it) => it.effect) };
+    this.ctx.send(from, resend);
   }
 }
 
+function sameEffect(a: Effect, b: Effect): boolean {
+  if (a.entry === null || b.entry === null) return a.entry === b.entry;
+  return a.entry.value === b.entry.value && a.entry.expireAtMs === b.entry.expireAtMs;
+}
+
 export function redisServer(opts: RedisServerOptions = DEFAULT_REDIS_SERVER): BehaviorFactory {
-  return (ctx) => new RedisServer(ctx, opts);
+  return (ctx, restarted) => new RedisServer(ctx, opts, restarted);
 }

@@ -7,10 +7,16 @@ import type { RedisCommand, RedisReply } from "./commands.js";
  * expiry). So a wall-clock jump on the node expires keys early: the fact Kleppmann's
  * Redlock scenario rests on.
  */
-interface Entry {
+export interface Entry {
   value: string;
   /** Absolute expiry on the node's wall clock, ms; undefined = no expiry. */
   expireAtMs?: number;
+}
+
+/** One key's state after a write: what the AOF logs and the primary streams to replicas. */
+export interface Effect {
+  key: string;
+  entry: Entry | null;
 }
 
 export class RedisStore {
@@ -104,6 +110,32 @@ export class RedisStore {
     }
     this.expiredCount += n;
     return n;
+  }
+
+  /**
+   * The raw state of one key after a command, as an effect for the AOF and the
+   * replication stream (null: the key is gone). Expiry stays absolute, as Redis 7
+   * propagates PXAT (redis/redis#8474): a replica expires by the primary's timestamp
+   * read on its own clock.
+   */
+  effectOf(key: string): Effect {
+    const e = this.data.get(key);
+    return { key, entry: e ? { ...e } : null };
+  }
+
+  /** Apply an effect from the AOF or the replication stream. */
+  applyEffect(x: Effect): void {
+    if (x.entry) this.data.set(x.key, { ...x.entry });
+    else this.data.delete(x.key);
+  }
+
+  /** Active expiry, returning the keys removed (the primary propagates them as DELs). */
+  sweepKeys(nowMs: number): string[] {
+    const keys: string[] = [];
+    for (const [k, e] of this.data) if (e.expireAtMs !== undefined && e.expireAtMs <= nowMs) keys.push(k);
+    for (const k of keys) this.data.delete(k);
+    this.expiredCount += keys.length;
+    return keys;
   }
 
   /** A copy of the raw entries (replication full sync, AOF rewrite, tests). */

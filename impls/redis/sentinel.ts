@@ -1,0 +1,106 @@
+import type { BehaviorFactory, Message, ProcessContext } from "../../sim/simulation.js";
+import { REPL, type Pong, type ReplicaOf } from "./replication.js";
+
+/**
+ * A Sentinel-like monitor: one process that PINGs every Redis node each
+ * `pingIntervalMs` and, once the primary has given no valid reply for `downAfterMs`
+ * (Sentinel's down-after-milliseconds), promotes the reachable replica with the
+ * highest replication offset (REPLICAOF NO ONE) and points the other nodes at it.
+ * A node that comes back claiming to be a primary (the old one, restarted from its
+ * config) is turned into a replica of the new one. Clients ask it for the current
+ * primary (SENTINEL get-master-addr-by-name), as Sentinel-aware clients do on
+ * connect and after an error.
+ *
+ * Simplifications, none of which bears on the lost-lock race: one sentinel (quorum 1,
+ * no leader election among sentinels), and promotion as soon as the primary is down.
+ * What matters is faithful: the promoted replica has only what replication delivered.
+ */
+export interface SentinelOptions {
+  primaryId: string;
+  replicaIds: string[];
+  /** Sentinel's default is 30 s; scenarios set their own. */
+  downAfterMs: number;
+  /** Sentinel pings each instance once a second. */
+  pingIntervalMs: number;
+}
+
+export class Sentinel {
+  primaryId: string;
+  private readonly nodes: string[];
+  private readonly lastOkMonoMs = new Map<string, number>();
+  private readonly lastPong = new Map<string, Pong>();
+  epoch = 0;
+
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly opts: SentinelOptions,
+  ) {
+    this.primaryId = opts.primaryId;
+    this.nodes = [opts.primaryId, ...opts.replicaIds];
+    for (const n of this.nodes) this.lastOkMonoMs.set(n, ctx.monoMs());
+    this.tick();
+  }
+
+  private tick(): void {
+    for (const n of this.nodes) this.ping(n);
+    this.check();
+    this.ctx.setTimer(this.opts.pingIntervalMs, () => this.tick());
+  }
+
+  private ping(node: string): void {
+    const ctx = this.ctx;
+    const self = this;
+    ctx.spawn(
+      (function* () {
+        const r = yield* ctx.call<Pong>(node, { type: REPL.ping }, self.opts.downAfterMs);
+        if (r.ok) {
+          self.lastOkMonoMs.set(node, ctx.monoMs());
+          self.lastPong.set(node, r.reply);
+          self.reconcile(node, r.reply);
+        }
+      })(),
+    );
+  }
+
+  private up(node: string): boolean {
+    return this.ctx.monoMs() - (this.lastOkMonoMs.get(node) ?? 0) < this.opts.downAfterMs;
+  }
+
+  private check(): void {
+    if (this.up(this.primaryId)) return;
+    const candidates = this.nodes
+      .filter((n) => n !== this.primaryId && this.up(n) && this.lastPong.get(n)?.role === "replica")
+      .sort((a, b) => (this.lastPong.get(b)!.offset - this.lastPong.get(a)!.offset) || (a < b ? -1 : 1));
+    const chosen = candidates[0];
+    if (!chosen) return;
+    const old = this.primaryId;
+    this.epoch++;
+    this.primaryId = chosen;
+    const others = this.nodes.filter((n) => n !== chosen);
+    this.ctx.record("info", "failover", undefined, {
+      from: old,
+      to: chosen,
+      epoch: this.epoch,
+      promotedOffset: this.lastPong.get(chosen)!.offset,
+    });
+    const promote: ReplicaOf = { type: REPL.replicaOf, primaryId: null, replicaIds: others };
+    this.ctx.send(chosen, promote);
+    for (const n of others) if (n !== old) this.ctx.send(n, { type: REPL.replicaOf, primaryId: chosen } satisfies ReplicaOf);
+  }
+
+  /** A node that disagrees with the configuration (an old primary back from the dead) is reconfigured. */
+  private reconcile(node: string, p: Pong): void {
+    if (node === this.primaryId) return;
+    if (p.role === "primary" || p.primaryId !== this.primaryId) {
+      this.ctx.send(node, { type: REPL.replicaOf, primaryId: this.primaryId } satisfies ReplicaOf);
+    }
+  }
+
+  onMessage(from: string, msg: Message): void {
+    if (msg.type === REPL.getPrimary) this.ctx.reply(from, msg, { type: REPL.primaryIs, primaryId: this.primaryId, epoch: this.epoch });
+  }
+}
+
+export function sentinelNode(opts: SentinelOptions): BehaviorFactory {
+  return (ctx) => new Sentinel(ctx, opts);
+}

@@ -1,0 +1,209 @@
+import type { Fiber } from "../../sim/fiber.js";
+import { suspend } from "../../sim/fiber.js";
+import type { ProcessContext } from "../../sim/simulation.js";
+import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
+import { redisCall, type RedisResult } from "../redis/client.js";
+import type { RedisCommand } from "../redis/commands.js";
+import { acquired, driftMs, expirationMs, retryDelayMs } from "./validity.js";
+
+/**
+ * The Redlock client, in two variants:
+ *
+ * "node-redlock" (default) — as mike-marcacci/node-redlock v4 (redlock.js) builds it,
+ * which is the Redis docs' algorithm step for step:
+ *   1. start = Date.now() (this client's wall clock, ctx.wallMs());
+ *   2. `SET key value NX PX ttl` on every node at once, the same random value
+ *      everywhere, each with a per-node timeout; wait for every node to answer or
+ *      time out;
+ *   3. drift = round(driftFactor·ttl) + 2; expiration = start + ttl − drift;
+ *      acquired iff votes ≥ quorum and expiration > Date.now();
+ *   4. validity = expiration − now;
+ *   5. otherwise unlock every node (compare-and-delete) and, while retries remain,
+ *      wait retryDelay ± retryJitter and try again (retryCount retries).
+ *   Extend: refused if the lock has expired by Date.now(); else the same loop with
+ *   compare-and-pexpire (v4 shares _lock, so a failed extension attempt also unlocks).
+ *   Release: compare-and-delete on every node.
+ *
+ * "seed-000" — the seed's Redlock class: SETs one node after another, acquired iff
+ * ≥ quorum votes and elapsed < ttl (no drift term), elapsed measured from the first
+ * attempt's start (time.time()); on a majority that came too late it releases; a
+ * minority is left to expire; it polls every retryDelayMs (the seed's sleep(0.01))
+ * until waitMs has passed.
+ *
+ * What the client believes (holds()): the lock is valid while its clock reads before
+ * `expiration` — node-redlock's `lock.expiration > Date.now()`. Nothing re-checks the
+ * nodes, and the nodes expire keys by their own wall clocks: that gap is the debate.
+ */
+export type RedlockVariant = "node-redlock" | "seed-000";
+
+export interface RedlockClientOptions {
+  nodes: string[];
+  quorum: number;
+  variant: RedlockVariant;
+  driftFactor: number;
+  driftConstantMs: number;
+  retryCount: number;
+  retryDelayMs: number;
+  retryJitterMs: number;
+  requestTimeoutMs: number;
+  /** Which clock measures elapsed time: "wall" (Date.now(), node-redlock) or "monotonic" (go-redsync's time.Now()). */
+  clock: "wall" | "monotonic";
+}
+
+interface RedlockGrantData {
+  /** On the client's chosen clock, ms: the lock is believed valid strictly before this. */
+  expirationMs: number;
+  /** Nodes that voted for the lock (for reports and tests). */
+  votes: string[];
+}
+
+export class RedlockClient implements LockClient {
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly opts: RedlockClientOptions,
+  ) {}
+
+  private nowMs(): number {
+    return this.opts.clock === "wall" ? this.ctx.wallMs() : this.ctx.monoMs();
+  }
+
+  /** Send one command to every node at once; wait for all answers or timeouts. */
+  private *onAll(command: RedisCommand): Fiber<RedisResult[]> {
+    const { ctx, opts } = this;
+    const calls = opts.nodes.map((n) => redisCall(ctx, n, command, opts.requestTimeoutMs));
+    return yield* suspend<RedisResult[]>((resume) => {
+      const out: RedisResult[] = new Array(calls.length);
+      let left = calls.length;
+      calls.forEach((f, i) =>
+        ctx.spawn(f, (r) => {
+          out[i] = r.value ?? { ok: false, error: "timeout" };
+          if (--left === 0) resume(out);
+        }),
+      );
+    });
+  }
+
+  /** One node after another, as the seed's loop does. */
+  private *onEachInTurn(command: RedisCommand): Fiber<RedisResult[]> {
+    const out: RedisResult[] = [];
+    for (const n of this.opts.nodes) out.push(yield* redisCall(this.ctx, n, command, this.opts.requestTimeoutMs));
+    return out;
+  }
+
+  private grantFrom(lock: string, value: string, ttlMs: number, expiration: number, results: RedisResult[], okReply: (r: RedisResult) => boolean): Grant {
+    const now = this.nowMs();
+    const validity = expiration - now;
+    const data: RedlockGrantData = { expirationMs: expiration, votes: this.opts.nodes.filter((_, i) => okReply(results[i]!)) };
+    return { lock, secret: value, ttlMs, validityMs: validity, expiresAtMonoUs: this.ctx.monoUs() + validity * 1000, data };
+  }
+
+  *acquire(lock: string, o: AcquireOptions): Fiber<AcquireResult> {
+    return this.opts.variant === "seed-000" ? yield* this.acquireSeed(lock, o) : yield* this.acquireNodeRedlock(lock, o);
+  }
+
+  private *acquireNodeRedlock(lock: string, o: AcquireOptions): Fiber<AcquireResult> {
+    const value = this.ctx.rng.token();
+    const set: RedisCommand = { cmd: "SET", key: lock, value, nx: true, pxMs: o.ttlMs };
+    const isOk = (r: RedisResult) => r.ok && r.reply === "OK";
+    const r = yield* this.attemptLoop(set, o.ttlMs, isOk, o.waitMs, value, lock);
+    if (r.ok) return { outcome: "ok", grant: this.grantFrom(lock, value, o.ttlMs, r.expiration, r.results, isOk) };
+    return { outcome: "fail", reason: r.reason };
+  }
+
+  /**
+   * node-redlock v4's `_lock` loop: attempt, judge by quorum and expiration, else
+   * unlock everywhere and retry after a jittered delay. `waitMs` (the workload's
+   * try-lock bound) also stops retrying when the next attempt would start after it.
+   */
+  private *attemptLoop(
+    command: RedisCommand,
+    ttlMs: number,
+    isVote: (r: RedisResult) => boolean,
+    waitMs: number,
+    value: string,
+    lock: string,
+  ): Fiber<{ ok: true; expiration: number; results: RedisResult[] } | { ok: false; reason: string }> {
+    const { opts } = this;
+    const firstStart = this.nowMs();
+    let last = "";
+    for (let attempt = 1; ; attempt++) {
+      const start = this.nowMs();
+      const results = yield* this.onAll(command);
+      const votes = results.filter(isVote).length;
+      const expiration = expirationMs(start, ttlMs, driftMs(ttlMs, opts.driftFactor, opts.driftConstantMs));
+      const now = this.nowMs();
+      if (acquired(votes, opts.quorum, expiration, now)) return { ok: true, expiration, results };
+      last = votes < opts.quorum ? `${votes} of ${opts.nodes.length} votes, quorum ${opts.quorum}` : `quorum reached but validity used up (${expiration - now} ms left)`;
+      yield* this.onAll({ cmd: "CAD", key: lock, value });
+      if (attempt > opts.retryCount) break;
+      const delay = retryDelayMs(opts.retryDelayMs, opts.retryJitterMs, this.ctx.rng.float());
+      if (waitMs > 0 && this.nowMs() + delay - firstStart > waitMs) break;
+      yield* this.ctx.sleep(delay);
+    }
+    return { ok: false, reason: `no lock after ${opts.retryCount + 1} attempt(s): ${last}` };
+  }
+
+  private *acquireSeed(lock: string, o: AcquireOptions): Fiber<AcquireResult> {
+    const value = this.ctx.rng.token();
+    const isOk = (r: RedisResult) => r.ok && r.reply === "OK";
+    const start = this.nowMs();
+    const end = start + o.waitMs;
+    let last = "never tried";
+    do {
+      const results = yield* this.onEachInTurn({ cmd: "SET", key: lock, value, nx: true, pxMs: o.ttlMs });
+      const votes = results.filter(isOk).length;
+      if (votes >= this.opts.quorum) {
+        const elapsed = this.nowMs() - start;
+        if (elapsed < o.ttlMs) return { outcome: "ok", grant: this.grantFrom(lock, value, o.ttlMs, start + o.ttlMs, results, isOk) };
+        // "Lock expired during acquisition, release all"
+        yield* this.onEachInTurn({ cmd: "CAD", key: lock, value });
+        last = `quorum reached after ${elapsed} ms, not under the ${o.ttlMs} ms TTL`;
+      } else {
+        last = `${votes} of ${this.opts.nodes.length} votes, quorum ${this.opts.quorum}`;
+      }
+      yield* this.ctx.sleep(this.opts.retryDelayMs);
+    } while (this.nowMs() < end);
+    return { outcome: "fail", reason: `no lock within ${o.waitMs} ms: ${last}` };
+  }
+
+  *release(grant: Grant): Fiber<ReleaseResult> {
+    const data = grant.data as RedlockGrantData;
+    // node-redlock: "immediately invalidate the lock".
+    data.expirationMs = 0;
+    grant.expiresAtMonoUs = this.ctx.monoUs();
+    const cad: RedisCommand = { cmd: "CAD", key: grant.lock, value: grant.secret };
+    const results = this.opts.variant === "seed-000" ? yield* this.onEachInTurn(cad) : yield* this.onAll(cad);
+    const answered = results.filter((r) => r.ok && typeof r.reply === "number");
+    // node-redlock v4 counts a 0 or 1 answer as a vote: success needs a quorum of answers.
+    if (answered.length < this.opts.quorum) return { outcome: "unknown", reason: `${answered.length} node(s) answered, quorum ${this.opts.quorum}` };
+    return { outcome: "ok", released: answered.some((r) => r.ok && r.reply === 1) };
+  }
+
+  *extend(grant: Grant, ttlMs: number): Fiber<ExtendResult> {
+    const data = grant.data as RedlockGrantData;
+    if (data.expirationMs < this.nowMs()) return { outcome: "fail", reason: "cannot extend an already-expired lock" };
+    const isOne = (r: RedisResult) => r.ok && r.reply === 1;
+    const cmd: RedisCommand = { cmd: "CAPEXPIRE", key: grant.lock, value: grant.secret, ms: ttlMs };
+    const r = yield* this.attemptLoop(cmd, ttlMs, isOne, 0, grant.secret, grant.lock);
+    if (!r.ok) {
+      data.expirationMs = 0;
+      grant.expiresAtMonoUs = this.ctx.monoUs();
+      return { outcome: "fail", reason: r.reason };
+    }
+    const g = this.grantFrom(grant.lock, grant.secret, ttlMs, r.expiration, r.results, isOne);
+    grant.ttlMs = ttlMs;
+    grant.validityMs = g.validityMs;
+    grant.expiresAtMonoUs = g.expiresAtMonoUs;
+    grant.data = g.data;
+    return { outcome: "ok", validityMs: g.validityMs };
+  }
+
+  holds(grant: Grant): boolean {
+    const data = grant.data as RedlockGrantData;
+    const left = data.expirationMs - this.nowMs();
+    if (left <= 0) return false;
+    // The lapse watcher runs on the monotonic clock; keep its deadline in step with ours.
+    grant.expiresAtMonoUs = Math.max(grant.expiresAtMonoUs, this.ctx.monoUs() + left * 1000);
+    return true;
+  }
+}

@@ -1,0 +1,114 @@
+import type { DesignEntry } from "../types.js";
+import { Fields } from "../../sim/validate.js";
+import { InputError } from "../../sim/errors.js";
+import { redisServer } from "../redis/server.js";
+import { PERSISTENCE_MODES, type PersistenceMode } from "../redis/aof.js";
+import { RedlockClient, type RedlockVariant } from "./client.js";
+import { quorumOf } from "./validity.js";
+
+/**
+ * `redlock`: N independent Redis primaries redis-1..redis-N (Kleppmann's A..E for
+ * N = 5), no replication between them, and the Redlock client (client.ts).
+ *
+ * Options and defaults, with where each comes from (docs/redlock.md has the table):
+ *   nodes 5                — Redis docs: "N=5 ... a reasonable value"
+ *   quorum N/2+1           — Redis docs, node-redlock `Math.floor(n/2)+1`
+ *   variant "node-redlock" — or "seed-000" (the seed's loop: sequential, no drift)
+ *   driftFactor 0.01       — node-redlock, redlock-rb ClockDriftFactor
+ *   driftConstantMs 2      — node-redlock / redlock-rb: 1 ms expire precision + 1 ms
+ *   retryCount 10          — node-redlock v4/v5 (redlock-rb: 3)
+ *   retryDelayMs 200       — node-redlock (seed-000: 10, its sleep(0.01))
+ *   retryJitterMs 100      — node-redlock (seed-000: 0)
+ *   requestTimeoutMs 50    — Redis docs: per-node timeout 5–50 ms for a 10 s TTL
+ *   clock "wall"           — node-redlock measures with Date.now()
+ *   persistence "none"     — Redis's default config has the AOF off
+ *   fsyncIntervalMs 1000   — appendfsync everysec
+ *   sweepIntervalMs 100    — Redis hz 10
+ */
+export interface RedlockDesignOptions {
+  nodes: number;
+  quorum: number;
+  variant: RedlockVariant;
+  driftFactor: number;
+  driftConstantMs: number;
+  retryCount: number;
+  retryDelayMs: number;
+  retryJitterMs: number;
+  requestTimeoutMs: number;
+  clock: "wall" | "monotonic";
+  persistence: PersistenceMode;
+  fsyncIntervalMs: number;
+  sweepIntervalMs: number;
+}
+
+export const redlockNodeId = (i: number): string => `redis-${i}`;
+
+const FIELDS = [
+  "nodes",
+  "quorum",
+  "variant",
+  "driftFactor",
+  "driftConstantMs",
+  "retryCount",
+  "retryDelayMs",
+  "retryJitterMs",
+  "requestTimeoutMs",
+  "clock",
+  "persistence",
+  "fsyncIntervalMs",
+  "sweepIntervalMs",
+];
+
+export function parseRedlockOptions(raw: unknown, file: string, prefix: string): RedlockDesignOptions {
+  const f = Fields.root(file, raw ?? {}, prefix).only(FIELDS);
+  const nodes = f.number("nodes", { integer: true, min: 1, max: 15, dflt: 5 });
+  const quorum = f.number("quorum", { integer: true, min: 1, dflt: quorumOf(nodes) });
+  if (quorum > nodes) throw new InputError(file, f.field("quorum"), `expected at most the number of nodes (${nodes}), got ${quorum}`);
+  const variant = f.oneOf("variant", ["node-redlock", "seed-000"] as const, "node-redlock");
+  const seed = variant === "seed-000";
+  return {
+    nodes,
+    quorum,
+    variant,
+    driftFactor: f.number("driftFactor", { min: 0, max: 0.5, dflt: seed ? 0 : 0.01 }),
+    driftConstantMs: f.number("driftConstantMs", { min: 0, dflt: seed ? 0 : 2 }),
+    retryCount: f.number("retryCount", { integer: true, min: 0, dflt: 10 }),
+    retryDelayMs: f.number("retryDelayMs", { min: 0, dflt: seed ? 10 : 200 }),
+    retryJitterMs: f.number("retryJitterMs", { min: 0, dflt: seed ? 0 : 100 }),
+    requestTimeoutMs: f.number("requestTimeoutMs", { min: 1, dflt: 50 }),
+    clock: f.oneOf("clock", ["wall", "monotonic"] as const, "wall"),
+    persistence: f.oneOf("persistence", PERSISTENCE_MODES, "none"),
+    fsyncIntervalMs: f.number("fsyncIntervalMs", { min: 1, dflt: 1000 }),
+    sweepIntervalMs: f.number("sweepIntervalMs", { min: 1, dflt: 100 }),
+  };
+}
+
+export const redlock: DesignEntry<RedlockDesignOptions> = {
+  name: "redlock",
+  description:
+    "Redlock over N independent Redis nodes (default 5), as node-redlock builds it: same token everywhere, quorum N/2+1, validity = TTL − elapsed − drift; variant seed-000 for the seed's simpler loop",
+  parseOptions: parseRedlockOptions,
+  setup({ sim, processOptions }, o) {
+    const nodes = Array.from({ length: o.nodes }, (_, i) => redlockNodeId(i + 1));
+    for (const n of nodes) {
+      sim.addProcess(n, "server", processOptions(n), redisServer({ sweepIntervalMs: o.sweepIntervalMs, persistence: o.persistence, fsyncIntervalMs: o.fsyncIntervalMs }));
+    }
+    return {
+      serverIds: nodes,
+      fencing: false,
+      createClient: (ctx) =>
+        new RedlockClient(ctx, {
+          nodes,
+          quorum: o.quorum,
+          variant: o.variant,
+          driftFactor: o.driftFactor,
+          driftConstantMs: o.driftConstantMs,
+          retryCount: o.retryCount,
+          retryDelayMs: o.retryDelayMs,
+          retryJitterMs: o.retryJitterMs,
+          requestTimeoutMs: o.requestTimeoutMs,
+          clock: o.clock,
+        }),
+    };
+  },
+};
