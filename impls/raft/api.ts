@@ -55,6 +55,14 @@ export interface RaftNodeOptions<Cmd> {
   apply(cmd: Cmd, at: { index: number; term: number }): unknown;
   /** Switchable, documented bugs (for the regression suite and scenarios to catch). */
   bugs?: Partial<Record<RaftBug, boolean>>;
+  /** Bound on entries per AppendEntries message (catch-up goes in batches); default 64. */
+  entriesPerAppendMax?: number;
+  /**
+   * Append a no-op entry on election (etcd style); default false (6.824 style: the log
+   * holds only commands, and a read barrier appends a no-op only when needed). No-ops
+   * are never passed to `apply`, so applied indexes may then have gaps.
+   */
+  noopOnElection?: boolean;
 }
 
 /** Bug variants of the Raft core; see docs/raft-bugs.md for what catches each. */

@@ -1,0 +1,478 @@
+import { firstIndexOfTerm, isUpToDate, lastIndex, lastIndexOfTerm, lastTerm, termAt } from "./log.js";
+import type {
+  AppendRequest,
+  AppendResponse,
+  Entry,
+  Persisted,
+  RaftConfig,
+  RaftEffect,
+  RaftInput,
+  RaftMessage,
+  RaftState,
+  StepResult,
+  VoteRequest,
+  VoteResponse,
+} from "./types.js";
+
+/**
+ * The Raft core as one deterministic function, after the paper's Figure 2 and etcd's
+ * raft: `step(state, input) -> { state, effects }`. Roles swap step functions
+ * (stepFollower / stepCandidate / stepLeader). No I/O, no clock, no host randomness:
+ * time arrives as timeout inputs, randomness from `cfg.random`.
+ *
+ * Ownership: `step` takes ownership of `state` and may update it in place (as etcd's
+ * raft does; copying the log on every message would make the core O(n) per step).
+ * Callers that want to keep an old state use `cloneState` first.
+ *
+ * Effect order: every persist comes first, then sends, timers, applies and replies in
+ * the order they arose. The adapter executes them in that order, so nothing leaves
+ * this node before the term, vote and log it reflects are durable.
+ */
+
+/** Collects one step's effects; persists are derived from dirty marks at the end. */
+class Out<Cmd> {
+  hardStateDirty = false;
+  /** Lowest log index written or truncated in this step (Infinity: none). */
+  logFromIndex = Infinity;
+  readonly effects: RaftEffect<Cmd>[] = [];
+  push(e: RaftEffect<Cmd>): void {
+    this.effects.push(e);
+  }
+}
+
+export function quorum(cfg: RaftConfig): number {
+  return Math.floor(cfg.peers.length / 2) + 1;
+}
+
+/** A node that has never run: term 0, no vote, empty log, follower. Feed it a restart. */
+export function initialState<Cmd>(cfg: RaftConfig): RaftState<Cmd> {
+  return {
+    cfg,
+    term: 0,
+    votedFor: null,
+    log: [],
+    role: "follower",
+    leaderId: undefined,
+    commitIndex: 0,
+    lastApplied: 0,
+    votes: new Set(),
+    nextIndex: new Map(),
+    matchIndex: new Map(),
+    seq: 0,
+    ackedSeq: new Map(),
+    reads: [],
+    proposals: new Map(),
+    noopAppended: false,
+  };
+}
+
+/** A deep enough copy for tests that compare states across steps (entries are immutable). */
+export function cloneState<Cmd>(s: RaftState<Cmd>): RaftState<Cmd> {
+  return {
+    ...s,
+    log: [...s.log],
+    votes: new Set(s.votes),
+    nextIndex: new Map(s.nextIndex),
+    matchIndex: new Map(s.matchIndex),
+    ackedSeq: new Map(s.ackedSeq),
+    reads: s.reads.map((r) => ({ ...r })),
+    proposals: new Map(s.proposals),
+  };
+}
+
+export function step<Cmd>(state: RaftState<Cmd>, input: RaftInput<Cmd>): StepResult<Cmd> {
+  const out = new Out<Cmd>();
+  let s = state;
+  switch (input.type) {
+    case "restart":
+      s = restart(s.cfg, input.persisted, out);
+      break;
+    case "message":
+      onMessage(s, out, input.from, input.msg);
+      break;
+    case "election-timeout":
+      // A leader's election timer is cancelled; a late firing is ignored.
+      if (s.role !== "leader") becomeCandidate(s, out);
+      break;
+    case "heartbeat-timeout":
+      if (s.role === "leader") {
+        broadcastAppend(s, out);
+        out.push({ kind: "set-timer", timer: "heartbeat", delayMs: s.cfg.heartbeatIntervalMs });
+      }
+      break;
+    case "propose":
+      propose(s, out, input.id, input.cmd);
+      break;
+    case "read-index":
+      readIndex(s, out, input.id);
+      break;
+  }
+  return { state: s, effects: finish(s, out) };
+}
+
+function finish<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): RaftEffect<Cmd>[] {
+  const persists: RaftEffect<Cmd>[] = [];
+  if (out.hardStateDirty) {
+    // Bug votedForNotPersisted: the term reaches the disk, the vote does not.
+    const votedFor = s.cfg.bugs.votedForNotPersisted ? null : s.votedFor;
+    persists.push({ kind: "persist-hard-state", term: s.term, votedFor });
+  }
+  if (out.logFromIndex !== Infinity) {
+    persists.push({ kind: "persist-log", fromIndex: out.logFromIndex, entries: s.log.slice(out.logFromIndex - 1) });
+  }
+  return persists.length === 0 ? out.effects : [...persists, ...out.effects];
+}
+
+function restart<Cmd>(cfg: RaftConfig, p: Persisted<Cmd>, out: Out<Cmd>): RaftState<Cmd> {
+  // Figure 2: currentTerm, votedFor and log[] are persistent; everything else restarts
+  // from zero (commitIndex is relearned from the leader).
+  const s = initialState<Cmd>(cfg);
+  s.term = p.term;
+  s.votedFor = p.votedFor;
+  s.log = [...p.log];
+  resetElectionTimer(s, out);
+  return s;
+}
+
+// --- roles ---
+
+function resetElectionTimer<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  // §5.2: "Raft uses randomized election timeouts ... chosen randomly from a fixed interval".
+  const { electionTimeoutMsMin: lo, electionTimeoutMsMax: hi } = s.cfg;
+  out.push({ kind: "set-timer", timer: "election", delayMs: lo + Math.floor(s.cfg.random() * (hi - lo + 1)) });
+}
+
+function becomeFollower<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, term: number, leader: string | undefined): void {
+  const wasLeader = s.role === "leader";
+  if (term > s.term) {
+    s.term = term;
+    s.votedFor = null;
+    out.hardStateDirty = true;
+  }
+  if (wasLeader) {
+    failPending(s, out);
+    out.push({ kind: "cancel-timer", timer: "heartbeat" });
+    // A leader has no election timer running; a candidate keeps the one it has.
+    resetElectionTimer(s, out);
+  }
+  s.role = "follower";
+  s.leaderId = leader;
+  s.votes.clear();
+}
+
+function becomeCandidate<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  // §5.2: "increment currentTerm, vote for self, reset election timer, send RequestVote".
+  s.term++;
+  s.votedFor = s.cfg.id;
+  out.hardStateDirty = true;
+  s.role = "candidate";
+  s.leaderId = undefined;
+  s.votes = new Set([s.cfg.id]);
+  resetElectionTimer(s, out);
+  const req: VoteRequest = { type: "raft-vote", term: s.term, lastLogIndex: lastIndex(s.log), lastLogTerm: lastTerm(s.log) };
+  for (const p of s.cfg.peers) if (p !== s.cfg.id) out.push({ kind: "send", to: p, msg: req });
+  if (s.votes.size >= quorum(s.cfg)) becomeLeader(s, out);
+}
+
+function becomeLeader<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  s.role = "leader";
+  s.leaderId = s.cfg.id;
+  s.nextIndex = new Map();
+  s.matchIndex = new Map();
+  s.ackedSeq = new Map();
+  s.reads = [];
+  s.proposals = new Map();
+  s.noopAppended = false;
+  for (const p of s.cfg.peers) {
+    if (p === s.cfg.id) continue;
+    s.nextIndex.set(p, lastIndex(s.log) + 1);
+    s.matchIndex.set(p, 0);
+  }
+  out.push({ kind: "cancel-timer", timer: "election" });
+  if (s.cfg.noopOnElection) appendNoop(s, out);
+  // Figure 2: "Upon election: send initial empty AppendEntries RPCs (heartbeat) to each server".
+  broadcastAppend(s, out);
+  out.push({ kind: "set-timer", timer: "heartbeat", delayMs: s.cfg.heartbeatIntervalMs });
+  maybeCommit(s, out);
+}
+
+function failPending<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  for (const id of s.proposals.values()) out.push({ kind: "reply", id, result: { ok: false, error: "lost-leadership" } });
+  for (const r of s.reads) out.push({ kind: "reply", id: r.id, result: { ok: false, error: "lost-leadership" } });
+  s.proposals = new Map();
+  s.reads = [];
+}
+
+// --- messages ---
+
+function onMessage<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: RaftMessage<Cmd>): void {
+  if (m.term > s.term) {
+    // Figure 2: "If RPC request or response contains term T > currentTerm: set
+    // currentTerm = T, convert to follower".
+    becomeFollower(s, out, m.term, m.type === "raft-append" ? from : undefined);
+  } else if (m.term < s.term) {
+    // Bug acceptStaleTermAppendEntries: the "reply false if term < currentTerm" check is missing.
+    const staleAccepted = m.type === "raft-append" && s.cfg.bugs.acceptStaleTermAppendEntries === true;
+    if (!staleAccepted) {
+      // Requests are answered so that the stale sender learns the newer term.
+      if (m.type === "raft-vote") out.push({ kind: "send", to: from, msg: voteResp(s, false) });
+      else if (m.type === "raft-append") out.push({ kind: "send", to: from, msg: appendResp(s, false, 0, 0, 0, m.seq) });
+      return;
+    }
+  }
+  switch (s.role) {
+    case "follower":
+      return stepFollower(s, out, from, m);
+    case "candidate":
+      return stepCandidate(s, out, from, m);
+    case "leader":
+      return stepLeader(s, out, from, m);
+  }
+}
+
+function stepFollower<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: RaftMessage<Cmd>): void {
+  if (m.type === "raft-vote") handleVote(s, out, from, m);
+  else if (m.type === "raft-append") handleAppend(s, out, from, m);
+  // Responses are for candidates and leaders: a follower drops them.
+}
+
+function stepCandidate<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: RaftMessage<Cmd>): void {
+  if (m.type === "raft-vote") handleVote(s, out, from, m);
+  else if (m.type === "raft-vote-resp") {
+    if (m.granted) s.votes.add(from);
+    if (s.votes.size >= quorum(s.cfg)) becomeLeader(s, out);
+  } else if (m.type === "raft-append") {
+    // Figure 2: "If AppendEntries RPC received from new leader: convert to follower".
+    becomeFollower(s, out, s.term, from);
+    handleAppend(s, out, from, m);
+  }
+}
+
+function stepLeader<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: RaftMessage<Cmd>): void {
+  if (m.type === "raft-vote") handleVote(s, out, from, m);
+  else if (m.type === "raft-append-resp") handleAppendResponse(s, out, from, m);
+  else if (m.type === "raft-append" && m.term < s.term) {
+    // Only reachable with bug acceptStaleTermAppendEntries: the deposed leader's
+    // message is taken as coming from the leader of our term.
+    becomeFollower(s, out, s.term, from);
+    handleAppend(s, out, from, m);
+  }
+  // An AppendEntries of our own term from another leader would break Election Safety: ignored.
+}
+
+function voteResp<Cmd>(s: RaftState<Cmd>, granted: boolean): VoteResponse {
+  return { type: "raft-vote-resp", term: s.term, granted };
+}
+
+function appendResp<Cmd>(
+  s: RaftState<Cmd>,
+  success: boolean,
+  matchIndex: number,
+  conflictTerm: number,
+  conflictIndex: number,
+  seq: number,
+): AppendResponse {
+  return { type: "raft-append-resp", term: s.term, success, matchIndex, conflictTerm, conflictIndex, seq };
+}
+
+function handleVote<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: VoteRequest): void {
+  // Figure 2: "If votedFor is null or candidateId, and candidate's log is at least as
+  // up-to-date as receiver's log, grant vote".
+  const canVote = s.votedFor === null || s.votedFor === from;
+  const upToDate = s.cfg.bugs.voteWithoutUpToDateCheck === true || isUpToDate(s.log, m.lastLogIndex, m.lastLogTerm);
+  const granted = canVote && upToDate;
+  if (granted) {
+    if (s.votedFor !== from) {
+      s.votedFor = from;
+      out.hardStateDirty = true;
+    }
+    resetElectionTimer(s, out);
+  }
+  out.push({ kind: "send", to: from, msg: voteResp(s, granted) });
+}
+
+function handleAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: AppendRequest<Cmd>): void {
+  s.leaderId = from;
+  resetElectionTimer(s, out);
+  const prev = m.prevLogIndex;
+  // Figure 2: "Reply false if log doesn't contain an entry at prevLogIndex whose term
+  // matches prevLogTerm". The conflict hint lets the leader skip a term at a time.
+  if (prev > lastIndex(s.log)) {
+    out.push({ kind: "send", to: from, msg: appendResp(s, false, 0, 0, lastIndex(s.log) + 1, m.seq) });
+    return;
+  }
+  const t = termAt(s.log, prev);
+  if (prev > 0 && t !== m.prevLogTerm) {
+    out.push({ kind: "send", to: from, msg: appendResp(s, false, 0, t, firstIndexOfTerm(s.log, t, prev), m.seq) });
+    return;
+  }
+  // "If an existing entry conflicts with a new one (same index but different terms),
+  // delete the existing entry and all that follow it." Only on conflict: a delayed,
+  // shorter AppendEntries must not cut entries a later one added.
+  let i = 0;
+  for (; i < m.entries.length; i++) {
+    const idx = prev + 1 + i;
+    if (idx > s.log.length) break;
+    if (s.log[idx - 1]!.term !== m.entries[i]!.term) {
+      s.log.length = idx - 1;
+      break;
+    }
+  }
+  if (i < m.entries.length) {
+    out.logFromIndex = Math.min(out.logFromIndex, prev + 1 + i);
+    for (; i < m.entries.length; i++) s.log.push(m.entries[i]!);
+  }
+  const match = prev + m.entries.length;
+  // "If leaderCommit > commitIndex, set commitIndex = min(leaderCommit, index of last new entry)".
+  const commit = Math.min(m.leaderCommit, match);
+  if (commit > s.commitIndex) {
+    s.commitIndex = commit;
+    applyCommitted(s, out);
+  }
+  out.push({ kind: "send", to: from, msg: appendResp(s, true, match, 0, 0, m.seq) });
+}
+
+function handleAppendResponse<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: AppendResponse): void {
+  // Any response of our term acknowledges our leadership for the round it echoes.
+  if (m.seq > (s.ackedSeq.get(from) ?? 0)) s.ackedSeq.set(from, m.seq);
+  const match = s.matchIndex.get(from) ?? 0;
+  const next = s.nextIndex.get(from) ?? lastIndex(s.log) + 1;
+  if (m.success) {
+    if (m.matchIndex > match) {
+      s.matchIndex.set(from, m.matchIndex);
+      maybeCommit(s, out);
+    }
+    const newMatch = s.matchIndex.get(from)!;
+    if (next < newMatch + 1) s.nextIndex.set(from, newMatch + 1);
+    // Entries appended while earlier ones were in flight, or beyond a batch bound.
+    if (s.nextIndex.get(from)! <= lastIndex(s.log)) sendAppend(s, out, from);
+  } else {
+    // Fast backup: skip the follower's whole conflicting term, or to its log's end.
+    let to = m.conflictIndex;
+    if (m.conflictTerm > 0) {
+      const last = lastIndexOfTerm(s.log, m.conflictTerm);
+      if (last > 0) to = last + 1;
+    }
+    to = Math.max(match + 1, Math.min(to, lastIndex(s.log) + 1));
+    // A stale rejection (the follower has caught up since) would only move us forward: ignore.
+    if (to < next) {
+      s.nextIndex.set(from, to);
+      sendAppend(s, out, from);
+    }
+  }
+  checkReads(s, out);
+}
+
+// --- leader replication ---
+
+function sendAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, peer: string): void {
+  const prev = s.nextIndex.get(peer)! - 1;
+  const entries = s.log.slice(prev, prev + s.cfg.entriesPerAppendMax);
+  const msg: AppendRequest<Cmd> = {
+    type: "raft-append",
+    term: s.term,
+    prevLogIndex: prev,
+    prevLogTerm: termAt(s.log, prev),
+    entries,
+    leaderCommit: s.commitIndex,
+    seq: s.seq,
+  };
+  out.push({ kind: "send", to: peer, msg });
+  // Optimistic: assume delivery; a rejection (or the next heartbeat's) moves it back.
+  s.nextIndex.set(peer, prev + entries.length + 1);
+}
+
+function broadcastAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  s.seq++;
+  for (const p of s.cfg.peers) if (p !== s.cfg.id) sendAppend(s, out, p);
+}
+
+function appendLocal<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, e: Entry<Cmd>): number {
+  s.log.push(e);
+  out.logFromIndex = Math.min(out.logFromIndex, s.log.length);
+  return s.log.length;
+}
+
+function appendNoop<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  appendLocal(s, out, { term: s.term, cmd: null });
+  s.noopAppended = true;
+}
+
+function maybeCommit<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  // The largest index stored on a majority (the leader counts with its whole log).
+  const matches = s.cfg.peers.map((p) => (p === s.cfg.id ? lastIndex(s.log) : (s.matchIndex.get(p) ?? 0)));
+  matches.sort((a, b) => b - a);
+  const n = matches[quorum(s.cfg) - 1]!;
+  // §5.4.2 / Figure 8: "Raft never commits log entries from previous terms by counting
+  // replicas. Only log entries from the leader's current term are committed by counting".
+  const countable = s.cfg.bugs.commitPreviousTermByCounting === true || termAt(s.log, n) === s.term;
+  if (n > s.commitIndex && countable) {
+    s.commitIndex = n;
+    applyCommitted(s, out);
+    checkReads(s, out);
+  }
+}
+
+function applyCommitted<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  // Figure 2: "If commitIndex > lastApplied: increment lastApplied, apply log[lastApplied]".
+  const upTo = Math.min(s.commitIndex, s.log.length);
+  while (s.lastApplied < upTo) {
+    const index = ++s.lastApplied;
+    const e = s.log[index - 1]!;
+    const proposalId = s.proposals.get(index);
+    if (proposalId !== undefined) {
+      s.proposals.delete(index);
+      out.push({ kind: "apply", index, term: e.term, cmd: e.cmd, proposalId });
+    } else {
+      out.push({ kind: "apply", index, term: e.term, cmd: e.cmd });
+    }
+  }
+}
+
+// --- client inputs ---
+
+function propose<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, id: number, cmd: Cmd): void {
+  if (s.role !== "leader") {
+    out.push({ kind: "reply", id, result: { ok: false, error: "not-leader" } });
+    return;
+  }
+  const index = appendLocal(s, out, { term: s.term, cmd });
+  s.proposals.set(index, id);
+  // Followers that are caught up get it now; the others are mid-pipeline and get it
+  // with the response to what they have in flight, or with the next heartbeat.
+  for (const p of s.cfg.peers) if (p !== s.cfg.id && s.nextIndex.get(p) === index) sendAppend(s, out, p);
+  maybeCommit(s, out);
+}
+
+function readIndex<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, id: number): void {
+  if (s.role !== "leader") {
+    out.push({ kind: "reply", id, result: { ok: false, error: "not-leader" } });
+    return;
+  }
+  // Thesis §6.4: the leader's commitIndex is only known current once it has committed an
+  // entry of its own term; until then the read waits (and a no-op gets it there).
+  if (lastTerm(s.log) !== s.term && !s.noopAppended) appendNoop(s, out);
+  // A fresh heartbeat round: a majority acknowledging it proves we were still leader
+  // after the read arrived.
+  broadcastAppend(s, out);
+  const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
+  s.reads.push({ id, seq: s.seq, index: committedInTerm ? s.commitIndex : undefined });
+  maybeCommit(s, out);
+  checkReads(s, out);
+}
+
+function checkReads<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  if (s.reads.length === 0 || s.role !== "leader") return;
+  const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
+  const q = quorum(s.cfg);
+  const waiting = [];
+  for (const r of s.reads) {
+    if (r.index === undefined && committedInTerm) r.index = s.commitIndex;
+    let acks = 1; // the leader itself
+    for (const [, seq] of s.ackedSeq) if (seq >= r.seq) acks++;
+    if (acks >= q && r.index !== undefined && s.lastApplied >= r.index) {
+      out.push({ kind: "reply", id: r.id, result: { ok: true } });
+    } else waiting.push(r);
+  }
+  s.reads = waiting;
+}

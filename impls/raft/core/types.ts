@@ -1,0 +1,146 @@
+import type { RaftBug } from "../api.js";
+
+/**
+ * Data of the pure Raft core: configuration, state, inputs, effects, wire messages.
+ * Nothing here does I/O; `step` (core/step.ts) maps (state, input) to (state, effects).
+ */
+
+/** A log entry. `cmd: null` is a leader no-op (read barrier); it is never handed to the service. */
+export interface Entry<Cmd> {
+  readonly term: number;
+  readonly cmd: Cmd | null;
+}
+
+export interface RaftConfig {
+  id: string;
+  /** Every server id, this one included, in a fixed order. */
+  peers: readonly string[];
+  electionTimeoutMsMin: number;
+  electionTimeoutMsMax: number;
+  heartbeatIntervalMs: number;
+  /** Bound on entries per AppendEntries message (catch-up goes in batches). */
+  entriesPerAppendMax: number;
+  /**
+   * Append a no-op when elected (etcd does; the 6.824 labs do not). Off by default: the
+   * log then holds only commands; a read barrier appends a no-op lazily when the
+   * leader has not yet committed an entry of its term (thesis §6.4).
+   */
+  noopOnElection: boolean;
+  bugs: Partial<Record<RaftBug, boolean>>;
+  /** The only randomness: a seeded uniform stream in [0, 1), for election timeouts. */
+  random: () => number;
+}
+
+/** What survives a crash: Figure 2's persistent state. */
+export interface Persisted<Cmd> {
+  term: number;
+  votedFor: string | null;
+  log: readonly Entry<Cmd>[];
+}
+
+export type Role = "follower" | "candidate" | "leader";
+
+export interface PendingRead {
+  id: number;
+  /** Heartbeat round that must be acknowledged by a majority (leadership confirmed). */
+  seq: number;
+  /** commitIndex when the leader knew it to be current; undefined until then. */
+  index: number | undefined;
+}
+
+export interface RaftState<Cmd> {
+  readonly cfg: RaftConfig;
+  // Persistent (Figure 2).
+  term: number;
+  votedFor: string | null;
+  /** log[i - 1] is the entry at index i (indexes start at 1). */
+  log: Entry<Cmd>[];
+  // Volatile.
+  role: Role;
+  leaderId: string | undefined;
+  commitIndex: number;
+  lastApplied: number;
+  votes: Set<string>;
+  // Leader only.
+  nextIndex: Map<string, number>;
+  matchIndex: Map<string, number>;
+  /** Heartbeat round counter; followers echo it, so a leader knows who acknowledged what. */
+  seq: number;
+  ackedSeq: Map<string, number>;
+  reads: PendingRead[];
+  /** index → proposal id, for entries this leader appended in this term. */
+  proposals: Map<number, number>;
+  /** Whether a no-op of the current term has been appended (read barrier). */
+  noopAppended: boolean;
+}
+
+export interface VoteRequest {
+  type: "raft-vote";
+  term: number;
+  lastLogIndex: number;
+  lastLogTerm: number;
+}
+export interface VoteResponse {
+  type: "raft-vote-resp";
+  term: number;
+  granted: boolean;
+}
+export interface AppendRequest<Cmd> {
+  type: "raft-append";
+  term: number;
+  prevLogIndex: number;
+  prevLogTerm: number;
+  entries: readonly Entry<Cmd>[];
+  leaderCommit: number;
+  seq: number;
+}
+export interface AppendResponse {
+  type: "raft-append-resp";
+  term: number;
+  success: boolean;
+  /** On success: index of the last entry known to match the leader's log. */
+  matchIndex: number;
+  /** On failure (fast backup, 6.824 style): term of the conflicting entry (0: log too short)... */
+  conflictTerm: number;
+  /** ...and the first index this follower holds of that term (or its log length + 1). */
+  conflictIndex: number;
+  seq: number;
+}
+export type RaftMessage<Cmd> = VoteRequest | VoteResponse | AppendRequest<Cmd> | AppendResponse;
+
+export type TimerName = "election" | "heartbeat";
+
+export type RaftInput<Cmd> =
+  /** Boot or reboot from what was persisted (empty on first boot). */
+  | { type: "restart"; persisted: Persisted<Cmd> }
+  | { type: "message"; from: string; msg: RaftMessage<Cmd> }
+  | { type: "election-timeout" }
+  | { type: "heartbeat-timeout" }
+  | { type: "propose"; id: number; cmd: Cmd }
+  | { type: "read-index"; id: number };
+
+export type ReplyResult = { ok: true } | { ok: false; error: "not-leader" | "lost-leadership" };
+
+/**
+ * Effects, in the order the adapter must execute them. `step` puts every persist first:
+ * a message sent in a step may depend on the term, vote or entries of that step, and
+ * must not leave before they are durable (Figure 2: "updated on stable storage before
+ * responding to RPCs").
+ */
+export type RaftEffect<Cmd> =
+  | { kind: "persist-hard-state"; term: number; votedFor: string | null }
+  /** Truncate the durable log after fromIndex - 1, then append `entries`. */
+  | { kind: "persist-log"; fromIndex: number; entries: readonly Entry<Cmd>[] }
+  | { kind: "send"; to: string; msg: RaftMessage<Cmd> }
+  /** (Re)arm the named timer; an armed timer of that name is cancelled first. */
+  | { kind: "set-timer"; timer: TimerName; delayMs: number }
+  | { kind: "cancel-timer"; timer: TimerName }
+  /** A committed entry, in log order. `proposalId`: the propose input it answers. */
+  | { kind: "apply"; index: number; term: number; cmd: Cmd | null; proposalId?: number }
+  /** Answer to a propose (failures only: success is its apply) or a read-index input. */
+  | { kind: "reply"; id: number; result: ReplyResult };
+
+export interface StepResult<Cmd> {
+  state: RaftState<Cmd>;
+  effects: RaftEffect<Cmd>[];
+}

@@ -1,0 +1,145 @@
+import type { Message, ProcessContext, TimerHandle } from "../../sim/simulation.js";
+import type { BarrierResult, CreateRaftNode, ProposeResult, RaftHost, RaftNodeOptions } from "./api.js";
+import { initialState, step } from "./core/step.js";
+import type { Entry, Persisted, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState, TimerName } from "./core/types.js";
+
+/**
+ * The adapter that runs the pure core (core/step.ts) in the simulator: messages over
+ * ctx.send, timers on ctx.setTimer (the monotonic clock), persistence in ctx.disk (the
+ * only thing that survives a crash), applies and client callbacks.
+ *
+ * Effects are executed in the order `step` returns them (persists first), so a vote
+ * or an acknowledgement never leaves before what it promises is on disk. Inputs that
+ * arrive while effects are executing (a callback that proposes) are queued and
+ * stepped afterwards, so applies stay in log order.
+ */
+
+/** Disk keys (one node per process). */
+const DISK_TERM = "raft/term";
+const DISK_VOTED_FOR = "raft/votedFor";
+const DISK_LOG = "raft/log";
+
+export function readPersisted<Cmd>(disk: Map<string, unknown>): Persisted<Cmd> {
+  return {
+    term: (disk.get(DISK_TERM) as number | undefined) ?? 0,
+    votedFor: (disk.get(DISK_VOTED_FOR) as string | null | undefined) ?? null,
+    log: (disk.get(DISK_LOG) as Entry<Cmd>[] | undefined) ?? [],
+  };
+}
+
+type Waiter<Cmd> =
+  | { kind: "propose"; cb: (r: ProposeResult<unknown>) => void; cmd: Cmd }
+  | { kind: "read"; cb: (r: BarrierResult) => void };
+
+export const createRaftNode: CreateRaftNode = <Cmd>(
+  ctx: ProcessContext,
+  opts: RaftNodeOptions<Cmd>,
+  _restarted: boolean,
+): RaftHost<Cmd> => {
+  const cfg: RaftConfig = {
+    id: ctx.id,
+    peers: [...opts.peers],
+    electionTimeoutMsMin: opts.electionTimeoutMsMin,
+    electionTimeoutMsMax: opts.electionTimeoutMsMax,
+    heartbeatIntervalMs: opts.heartbeatIntervalMs,
+    entriesPerAppendMax: opts.entriesPerAppendMax ?? 64,
+    noopOnElection: opts.noopOnElection ?? false,
+    bugs: { ...opts.bugs },
+    random: () => ctx.rng.float(),
+  };
+  if (!cfg.peers.includes(ctx.id)) throw new Error(`raft: peers ${cfg.peers.join(",")} do not include ${ctx.id}`);
+
+  let state: RaftState<Cmd> = initialState(cfg);
+  const timers = new Map<TimerName, TimerHandle>();
+  const waiters = new Map<number, Waiter<Cmd>>();
+  let nextId = 1;
+  const queue: RaftInput<Cmd>[] = [];
+  let busy = false;
+
+  function feed(input: RaftInput<Cmd>): void {
+    queue.push(input);
+    if (busy) return;
+    busy = true;
+    try {
+      while (queue.length > 0) {
+        const r = step(state, queue.shift()!);
+        state = r.state;
+        for (const e of r.effects) execute(e);
+      }
+    } finally {
+      busy = false;
+    }
+  }
+
+  function execute(e: RaftEffect<Cmd>): void {
+    switch (e.kind) {
+      case "persist-hard-state":
+        ctx.disk.set(DISK_TERM, e.term);
+        ctx.disk.set(DISK_VOTED_FOR, e.votedFor);
+        return;
+      case "persist-log": {
+        let log = ctx.disk.get(DISK_LOG) as Entry<Cmd>[] | undefined;
+        if (!log) ctx.disk.set(DISK_LOG, (log = []));
+        log.length = e.fromIndex - 1;
+        for (const entry of e.entries) log.push(entry);
+        return;
+      }
+      case "send":
+        ctx.send(e.to, e.msg as unknown as Message);
+        return;
+      case "set-timer": {
+        ctx.cancelTimer(timers.get(e.timer));
+        const name = e.timer;
+        const input: RaftInput<Cmd> = name === "election" ? { type: "election-timeout" } : { type: "heartbeat-timeout" };
+        timers.set(name, ctx.setTimer(e.delayMs, () => feed(input)));
+        return;
+      }
+      case "cancel-timer":
+        ctx.cancelTimer(timers.get(e.timer));
+        timers.delete(e.timer);
+        return;
+      case "apply": {
+        // No-ops (cmd null) are the core's own; the service never sees them.
+        const result = e.cmd === null ? undefined : opts.apply(e.cmd, { index: e.index, term: e.term });
+        if (e.proposalId !== undefined) {
+          const w = waiters.get(e.proposalId);
+          waiters.delete(e.proposalId);
+          if (w?.kind === "propose") w.cb({ ok: true, result, index: e.index, term: e.term });
+        }
+        return;
+      }
+      case "reply": {
+        const w = waiters.get(e.id);
+        waiters.delete(e.id);
+        if (!w) return;
+        if (e.result.ok) {
+          if (w.kind === "read") w.cb({ ok: true });
+        } else w.cb({ ok: false, error: e.result.error });
+        return;
+      }
+    }
+  }
+
+  // Boot (or reboot) from the disk.
+  feed({ type: "restart", persisted: readPersisted<Cmd>(ctx.disk) });
+
+  return {
+    handleRaftMessage(from: string, msg: Message): void {
+      if (typeof msg.type !== "string" || !msg.type.startsWith("raft-")) return;
+      feed({ type: "message", from, msg: msg as unknown as RaftMessage<Cmd> });
+    },
+    isLeader: () => state.role === "leader",
+    leaderId: () => state.leaderId,
+    currentTerm: () => state.term,
+    propose<Res>(cmd: Cmd, cb: (r: ProposeResult<Res>) => void): void {
+      const id = nextId++;
+      waiters.set(id, { kind: "propose", cb: cb as (r: ProposeResult<unknown>) => void, cmd });
+      feed({ type: "propose", id, cmd });
+    },
+    readBarrier(cb: (r: BarrierResult) => void): void {
+      const id = nextId++;
+      waiters.set(id, { kind: "read", cb });
+      feed({ type: "read-index", id });
+    },
+  };
+};
