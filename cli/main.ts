@@ -5,6 +5,9 @@ import { takeExitCode } from "./exit-state.js";
 import { lockstepVersion } from "./artifacts.js";
 import { registerRun } from "./commands/run.js";
 import { registerList } from "./commands/list.js";
+import { registerCheck } from "./commands/check.js";
+import { registerSweep } from "./commands/sweep.js";
+import { registerMerge } from "./commands/merge.js";
 
 /**
  * The `lockstep` command. Each subcommand lives in cli/commands/<name>.ts and is
@@ -21,7 +24,10 @@ export function buildProgram(): Command {
     .showHelpAfterError("(run `lockstep --help` for usage)");
   registerRun(program);
   registerList(program);
+  registerCheck(program);
   // further commands register below (one line each)
+  registerSweep(program);
+  registerMerge(program);
   return program;
 }
 

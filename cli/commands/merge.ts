@@ -1,0 +1,47 @@
+import type { Command } from "commander";
+import { setExitCode } from "../exit-state.js";
+import { readFileSync } from "node:fs";
+import { InputError } from "../../sim/errors.js";
+import { mergeSummaries } from "../sweep/merge.js";
+import { formatSweepSummary } from "../sweep/format.js";
+import { sweepExitCode } from "../sweep/exit.js";
+import { writeJsonAtomic } from "../sweep/write.js";
+import type { SweepSummary } from "../sweep/summary.js";
+
+function readSummary(file: string): SweepSummary {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new InputError(file, "(file)", `expected a readable summary.json written by \`lockstep sweep\` (${(e as Error).message})`);
+  }
+  const s = raw as Partial<SweepSummary>;
+  if (typeof s !== "object" || s === null || s.format !== "lockstep-sweep-summary/1") {
+    throw new InputError(file, "format", 'expected "lockstep-sweep-summary/1" (a summary.json written by `lockstep sweep`)');
+  }
+  return s as SweepSummary;
+}
+
+export function registerMerge(program: Command): void {
+  program
+    .command("merge")
+    .description("combine the summary.json files of sweep shards (--shard i/n) into one summary")
+    .argument("<summaries...>", "summary.json files of disjoint shards of one sweep")
+    .option("--out <file>", "where to write the merged summary (default: print only)")
+    .option("--ok-if-expected", "exit 0 when every run's outcome is the scenario's expected verdict")
+    .option("--json", "print the merged summary.json instead of the table")
+    .action((files: string[], opts: { out?: string; okIfExpected?: boolean; json?: boolean }) => {
+      const merged = mergeSummaries(files.map((file) => ({ file, summary: readSummary(file) })));
+      const wrote: string[] = [];
+      if (opts.out) {
+        writeJsonAtomic(opts.out, merged);
+        wrote.push(opts.out);
+      }
+      if (opts.json) process.stdout.write(JSON.stringify(merged, null, 2) + "\n");
+      else {
+        const missing = merged.complete ? "" : `warning: the shards cover ${merged.runs} of the range's seeds; a shard is missing\n`;
+        process.stdout.write(formatSweepSummary(merged, wrote) + missing);
+      }
+      setExitCode(sweepExitCode(merged, opts.okIfExpected ?? false));
+    });
+}

@@ -1,0 +1,142 @@
+import { Worker } from "node:worker_threads";
+import { availableParallelism } from "node:os";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Scenario } from "../../scenarios/schema.js";
+import { runSeed, writeSeedReport, type SeedResult } from "./run-seed.js";
+import { fromWire, type FromWorker, type ToWorker } from "./protocol.js";
+
+/** Default worker count: the machine's cores. */
+export function defaultWorkers(): number {
+  return Math.max(1, availableParallelism());
+}
+
+/**
+ * Start a worker thread. From dist/ the worker is plain JS. From TypeScript sources
+ * (vitest, tsx) it is loaded through tsx's tsImport by a small eval'd bootstrap:
+ * Node 20 workers do not apply `--import tsx` loader hooks to their own entry file.
+ */
+function startWorker(workerData: unknown): Worker {
+  const fromSources = import.meta.url.endsWith(".ts");
+  if (!fromSources) return new Worker(new URL("./worker.js", import.meta.url), { workerData });
+  const entry = new URL("./worker.ts", import.meta.url).href;
+  const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve("tsx")), "esm", "api", "index.mjs")).href;
+  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => m.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}));`;
+  return new Worker(boot, { eval: true, workerData });
+}
+
+type Job = ToWorker & { resolve: (r: SeedResult[]) => void; reject: (e: Error) => void };
+
+/**
+ * Runs seeds of one scenario on `workers` threads (1 = in this thread, no thread
+ * overhead). Seeds go out in small chunks to whichever worker is free; results come
+ * back in any order and are returned in the order asked, so the outcome does not
+ * depend on the worker count or on scheduling.
+ */
+export class SweepPool {
+  private readonly threads: Worker[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly queue: Job[] = [];
+  private readonly running = new Map<Worker, Job>();
+  private nextJobId = 1;
+  private failure: Error | undefined;
+
+  constructor(
+    private readonly scenario: Scenario,
+    readonly workers: number,
+  ) {
+    if (workers <= 1) return;
+    for (let i = 0; i < workers; i++) {
+      const w = startWorker({ scenario });
+      w.on("message", (m: FromWorker) => this.onMessage(w, m));
+      w.on("error", (e) => this.fail(e));
+      w.on("exit", (code) => {
+        if (code !== 0 && !this.closed) this.fail(new Error(`sweep worker exited with code ${code}`));
+      });
+      this.threads.push(w);
+      this.idle.push(w);
+    }
+  }
+
+  private closed = false;
+
+  /**
+   * Run `seeds`; `onResults` is called as chunks finish (for progress). Resolves with
+   * one result per seed, in the order of `seeds`.
+   */
+  async runSeeds(seeds: readonly number[], onResults?: (chunk: readonly SeedResult[]) => void): Promise<SeedResult[]> {
+    const chunkSize = Math.max(1, Math.min(8, Math.ceil(seeds.length / (Math.max(1, this.workers) * 16))));
+    const chunks: number[][] = [];
+    for (let i = 0; i < seeds.length; i += chunkSize) chunks.push(seeds.slice(i, i + chunkSize));
+    if (this.workers <= 1) {
+      const out: SeedResult[] = [];
+      for (const c of chunks) {
+        const rs = c.map((s) => runSeed(this.scenario, s));
+        out.push(...rs);
+        onResults?.(rs);
+      }
+      return out;
+    }
+    const parts = await Promise.all(
+      chunks.map((c) =>
+        this.submit({ type: "run", jobId: 0, seeds: c }).then((rs) => {
+          onResults?.(rs);
+          return rs;
+        }),
+      ),
+    );
+    return parts.flat();
+  }
+
+  /** Run each seed again and write its run directory. */
+  async writeReports(list: ReadonlyArray<{ seed: number; dir: string }>): Promise<void> {
+    if (this.workers <= 1) {
+      for (const r of list) await writeSeedReport(this.scenario, r.seed, r.dir);
+      return;
+    }
+    await Promise.all(list.map((r) => this.submit({ type: "report", jobId: 0, seed: r.seed, dir: r.dir })));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.threads.map((w) => w.terminate()));
+  }
+
+  private submit(msg: ToWorker): Promise<SeedResult[]> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ ...msg, jobId: this.nextJobId++, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.idle.length > 0 && this.queue.length > 0) {
+      const w = this.idle.pop()!;
+      const job = this.queue.shift()!;
+      this.running.set(w, job);
+      const { resolve: _r, reject: _j, ...msg } = job;
+      w.postMessage(msg as ToWorker);
+    }
+  }
+
+  private onMessage(w: Worker, m: FromWorker): void {
+    const job = this.running.get(w);
+    if (!job || job.jobId !== m.jobId) return;
+    this.running.delete(w);
+    this.idle.push(w);
+    if (m.type === "done") job.resolve(m.results);
+    else this.fail(fromWire(m.error));
+    this.pump();
+  }
+
+  /** The first error ends the sweep: every pending job is rejected with it. */
+  private fail(e: Error): void {
+    if (this.failure) return;
+    this.failure = e;
+    for (const job of [...this.running.values(), ...this.queue]) job.reject(e);
+    this.running.clear();
+    this.queue.length = 0;
+  }
+}

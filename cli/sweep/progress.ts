@@ -1,0 +1,62 @@
+/**
+ * The sweep's progress bar: redrawn in place on stderr when stderr is a terminal,
+ * at most ~10 times a second; nothing but the final line when it is not (CI logs
+ * stay clean). Wall time is read here, in the CLI, never in the simulator.
+ */
+export interface ProgressStream {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): unknown;
+}
+
+export class Progress {
+  private done = 0;
+  private failing = 0;
+  private readonly startMs = Date.now();
+  private lastDrawMs = 0;
+  private readonly tty: boolean;
+
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+    private readonly out: ProgressStream = process.stderr,
+    tty?: boolean,
+  ) {
+    this.tty = tty ?? out.isTTY === true;
+  }
+
+  /** Count finished seeds (`failing` of them with a violation). */
+  add(done: number, failing: number): void {
+    this.done += done;
+    this.failing += failing;
+    if (!this.tty) return;
+    const now = Date.now();
+    if (now - this.lastDrawMs < 100 && this.done < this.total) return;
+    this.lastDrawMs = now;
+    this.out.write(`\r${this.bar(now)}\x1b[K`);
+  }
+
+  elapsedMs(): number {
+    return Date.now() - this.startMs;
+  }
+
+  /** The last line, printed either way. */
+  finish(extra = ""): void {
+    const s = (this.elapsedMs() / 1000).toFixed(1);
+    const rate = this.elapsedMs() > 0 ? Math.round((this.done * 1000) / this.elapsedMs()) : this.done;
+    const line = `${this.label}: ${this.done}/${this.total} seeds in ${s} s (${rate} seeds/s), ${this.failing} with a violation${extra}`;
+    this.out.write(this.tty ? `\r${line}\x1b[K\n` : `${line}\n`);
+  }
+
+  private bar(nowMs: number): string {
+    const width = 30;
+    const frac = this.total === 0 ? 1 : this.done / this.total;
+    const filled = Math.round(frac * width);
+    const elapsedS = (nowMs - this.startMs) / 1000;
+    const etaS = frac > 0 ? (elapsedS / frac) * (1 - frac) : 0;
+    return (
+      `${this.label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${this.done}/${this.total} ` +
+      `${(frac * 100).toFixed(0)}%  ${this.failing} failing  ${elapsedS.toFixed(1)} s  eta ${etaS.toFixed(0)} s`
+    );
+  }
+}

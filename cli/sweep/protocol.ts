@@ -1,0 +1,37 @@
+import { InputError, SimLimitError } from "../../sim/errors.js";
+import type { SeedResult } from "./run-seed.js";
+
+/** Messages between the sweep's main thread and its workers (structured-cloned). */
+export type ToWorker =
+  | { type: "run"; jobId: number; seeds: number[] }
+  | { type: "report"; jobId: number; seed: number; dir: string };
+
+export type FromWorker =
+  | { type: "done"; jobId: number; results: SeedResult[] }
+  | { type: "error"; jobId: number; error: WireError };
+
+/** An error as it crosses a thread: enough to rebuild the user-facing kinds. */
+export interface WireError {
+  name: string;
+  message: string;
+  stack?: string;
+  input?: { file: string; field: string; expected: string };
+  limit?: { limit: string; value: number; detail: string };
+}
+
+export function toWire(err: unknown): WireError {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const w: WireError = { name: e.name, message: e.message, stack: e.stack };
+  if (e instanceof InputError) w.input = { file: e.file, field: e.field, expected: e.expected };
+  if (e instanceof SimLimitError) w.limit = { limit: e.limit, value: e.value, detail: e.detail };
+  return w;
+}
+
+/** Rebuild the error on the main thread, so the CLI maps it to the same exit code as a single run. */
+export function fromWire(w: WireError): Error {
+  if (w.input) return new InputError(w.input.file, w.input.field, w.input.expected);
+  if (w.limit) return new SimLimitError(w.limit.limit, w.limit.value, w.limit.detail);
+  const e = new Error(`in a sweep worker: ${w.message}`);
+  e.stack = `${e.message}\n--- worker stack ---\n${w.stack ?? "(none)"}`;
+  return e;
+}

@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { loadScenario } from "../scenarios/index.js";
+import type { Scenario } from "../scenarios/schema.js";
+import { InputError } from "../sim/errors.js";
+import { parseShard, shardOf, seedsOf } from "../cli/sweep/range.js";
+import { wilson95 } from "../cli/sweep/wilson.js";
+import { runSweep } from "../cli/sweep/sweep.js";
+import { mergeSummaries } from "../cli/sweep/merge.js";
+import { resultFields, type SweepSummary } from "../cli/sweep/summary.js";
+import { Progress } from "../cli/sweep/progress.js";
+
+/**
+ * A short scenario whose outcome depends on the seed: c1 is paused for longer than
+ * the TTL at 700 ms, which is unsafe only when c1 happens to hold the lock then
+ * (about one seed in six).
+ */
+function mixed(): Scenario {
+  const base = loadScenario("naive-baseline");
+  return {
+    ...base,
+    name: "sweep-mixed",
+    file: "/tmp/sweep-mixed.json",
+    expect: "safe",
+    durationMs: 2000,
+    workload: { ...base.workload, ttlMs: 300 },
+    faults: [{ kind: "pause", atMs: 700, delayMs: 0, target: "c1", durationMs: 400 }],
+  };
+}
+
+describe("seed ranges and shards", () => {
+  it("n shards cover the range exactly once, in order, with sizes differing by at most one", () => {
+    fc.assert(
+      fc.property(fc.nat(1000), fc.nat(300), fc.integer({ min: 1, max: 40 }), (from, len, n) => {
+        const range = { from, to: from + len - 1 };
+        const slices = Array.from({ length: n }, (_, i) => shardOf(range, i + 1, n));
+        expect(slices.flatMap(seedsOf)).toEqual(seedsOf(range));
+        const sizes = slices.map((s) => seedsOf(s).length);
+        expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+      }),
+    );
+  });
+
+  it("rejects shards outside 1..n and malformed ones", () => {
+    expect(parseShard("2/4", "--shard")).toEqual({ index: 2, count: 4 });
+    for (const bad of ["5/4", "0/4", "1/0", "2", "a/b", "-1/4"]) expect(() => parseShard(bad, "--shard")).toThrow(InputError);
+  });
+});
+
+describe("Wilson score interval", () => {
+  it("matches published values and stays in [0, 1]", () => {
+    const [lo1, hi1] = wilson95(0, 10);
+    expect(lo1).toBe(0);
+    expect(hi1).toBeCloseTo(0.2775, 3);
+    const [lo2, hi2] = wilson95(5, 10);
+    expect(lo2).toBeCloseTo(0.2366, 3);
+    expect(hi2).toBeCloseTo(0.7634, 3);
+    const [lo3, hi3] = wilson95(1000, 1000);
+    expect(hi3).toBe(1);
+    expect(lo3).toBeCloseTo(0.99617, 4);
+    expect(wilson95(0, 0)).toEqual([0, 1]);
+  });
+});
+
+describe("runSweep", () => {
+  const range = { from: 1, to: 120 };
+
+  it("gives the same per-seed results and summary with 1 and 2 workers", async () => {
+    const s = mixed();
+    const one = await runSweep(s, { range, workers: 1, limit: 5, progress: false });
+    const two = await runSweep(s, { range, workers: 2, limit: 5, progress: false });
+    expect(two.results).toEqual(one.results);
+    expect(resultFields(two.summary)).toEqual(resultFields(one.summary));
+    expect(JSON.stringify(resultFields(two.summary))).toBe(JSON.stringify(resultFields(one.summary)));
+    // The scenario really is mixed, so the rates and seed lists are not trivially equal.
+    const { violations } = one.summary.safety;
+    expect(violations).toBeGreaterThan(5);
+    expect(violations).toBeLessThan(115);
+    expect(one.summary.failingSeeds.count).toBe(violations);
+    expect(one.summary.failingSeeds.first).toEqual(one.results.filter((r) => r.valid === false).slice(0, 5).map((r) => r.seed));
+    expect(one.summary.expected.matched).toBe(one.results.filter((r) => r.outcome === "safe").length);
+    expect(one.summary.replay).toBe(`npx lockstep run ${s.file} --seed ${one.summary.failingSeeds.first[0]}`);
+    const [lo, hi] = one.summary.safety.ci95;
+    expect(lo).toBeLessThan(one.summary.safety.rate);
+    expect(hi).toBeGreaterThan(one.summary.safety.rate);
+  });
+
+  it("4 shards merged equal the unsharded sweep; merge refuses overlap and mismatches", async () => {
+    const s = mixed();
+    const whole = await runSweep(s, { range, workers: 1, limit: 5, progress: false });
+    const parts: Array<{ file: string; summary: SweepSummary }> = [];
+    for (const index of [3, 1, 4, 2]) {
+      const r = await runSweep(s, { range, shard: { index, count: 4 }, workers: 1, limit: 5, progress: false });
+      expect(r.summary.runs).toBe(30);
+      parts.push({ file: `shard-${index}.json`, summary: r.summary });
+    }
+    const merged = mergeSummaries(parts);
+    expect(JSON.stringify(resultFields(merged))).toBe(JSON.stringify(resultFields(whole.summary)));
+    expect(merged.shards.map((x) => x.index)).toEqual([1, 2, 3, 4]);
+
+    // Only three of four shards: merged but marked incomplete.
+    const partial = mergeSummaries(parts.slice(0, 3));
+    expect(partial.complete).toBe(false);
+    expect(partial.runs).toBe(90);
+
+    expect(() => mergeSummaries([parts[0]!, parts[0]!])).toThrow(/overlaps shard 3\/4/);
+    const other = { ...parts[1]!, summary: { ...parts[1]!.summary, scenario: { ...parts[1]!.summary.scenario, digest: "0000" } } };
+    expect(() => mergeSummaries([parts[0]!, other])).toThrow(/expected shards of one scenario/);
+    const otherRange = { ...parts[1]!, summary: { ...parts[1]!.summary, seeds: { from: 1, to: 999 } } };
+    expect(() => mergeSummaries([parts[0]!, otherRange])).toThrow(/expected shards of one seed range/);
+  });
+
+  it("reports an unknown design before starting any worker", async () => {
+    const s = { ...mixed(), design: "no-such-design" };
+    await expect(runSweep(s, { range, workers: 2, limit: 5, progress: false })).rejects.toThrow(/unknown design "no-such-design"/);
+  });
+
+  it("carries an InputError from a worker back as an InputError", async () => {
+    const s: Scenario = { ...mixed(), faults: [{ kind: "pause", atMs: 10, delayMs: 0, target: "ghost", durationMs: 5 }] };
+    await expect(runSweep(s, { range: { from: 1, to: 4 }, workers: 2, limit: 5, progress: false })).rejects.toBeInstanceOf(InputError);
+  });
+});
+
+describe("progress bar", () => {
+  const sink = () => {
+    const s = { text: "", write: (t: string) => ((s.text += t), true) };
+    return s;
+  };
+
+  it("redraws in place on a terminal and ends with one line", () => {
+    const out = sink();
+    const p = new Progress("sweep x", 10, out, true);
+    p.add(10, 3);
+    p.finish();
+    expect(out.text).toMatch(/\rsweep x \[#{30}\] 10\/10 100%  3 failing/);
+    expect(out.text).toMatch(/sweep x: 10\/10 seeds in [\d.]+ s .*3 with a violation\x1b\[K\n$/);
+  });
+
+  it("prints only the final line when not a terminal", () => {
+    const out = sink();
+    const p = new Progress("sweep x", 10, out, false);
+    p.add(4, 0);
+    p.add(6, 1);
+    p.finish();
+    expect(out.text).not.toContain("\r");
+    expect(out.text.trim().split("\n")).toHaveLength(1);
+    expect(out.text).toMatch(/^sweep x: 10\/10 seeds in [\d.]+ s \(\d+ seeds\/s\), 1 with a violation\n$/);
+  });
+});
