@@ -12,12 +12,13 @@
  * what it drew (counts, the visible time domain, when drawing finished): the
  * browser test reads these.
  */
-export const RUN_CLIENT_JS = String.raw`(function () {
-"use strict";
-var D = JSON.parse(document.getElementById("run-data").textContent);
+import { UNPACK_JS } from "./pack.js";
+
+export const RUN_CLIENT_JS = "(function () {\n\"use strict\";\n" + UNPACK_JS + "\n" + String.raw`
+var D = unpackView(JSON.parse(document.getElementById("run-data").textContent));
 var lanes = D.lanes, H = D.holds, A = D.attempts, E = D.errors, WR = D.writes;
 var nHolds = H.s.length;
-var LANE_H = 26, NET_H = 24, ML = 96, MR = 14, MT = 26, MB = 24;
+var LANE_H = lanes.length <= 6 ? 38 : lanes.length <= 12 ? 30 : 24, NET_H = 24, ML = 96, MR = 14, MT = 26, MB = 24;
 var LOCK_COLORS = ["#3b6fb6", "#2a9d8f", "#7b5ea7", "#c17d11", "#4a7c59", "#5d6d7e", "#a05195", "#1f7a8c"];
 var BAD = "#d62728";
 var dpr = window.devicePixelRatio || 1;
@@ -85,6 +86,9 @@ var canvas = root.append("canvas").attr("class", "layer");
 var ctx = canvas.node().getContext("2d");
 var ov = root.append("svg").attr("class", "layer overlay").attr("role", "img").attr("aria-label", "timeline of the run");
 var defs = ov.append("defs");
+var hatchOv = defs.append("pattern").attr("id", "hatch-ov").attr("patternUnits", "userSpaceOnUse").attr("width", 7).attr("height", 7).attr("patternTransform", "rotate(45)");
+hatchOv.append("rect").attr("width", 7).attr("height", 7).attr("fill", "#fff3b0").attr("fill-opacity", 0.35);
+hatchOv.append("line").attr("x1", 0).attr("y1", 0).attr("x2", 0).attr("y2", 7).attr("stroke", "#d4a300").attr("stroke-width", 3).attr("stroke-opacity", 0.8);
 var hatch = bg.append("defs").append("pattern").attr("id", "hatch").attr("patternUnits", "userSpaceOnUse").attr("width", 6).attr("height", 6).attr("patternTransform", "rotate(45)");
 hatch.append("rect").attr("width", 6).attr("height", 6).attr("fill", "#fff4cc");
 hatch.append("line").attr("x1", 0).attr("y1", 0).attr("x2", 0).attr("y2", 6).attr("stroke", "#e0b100").attr("stroke-width", 2.5);
@@ -183,13 +187,19 @@ function drawCanvas() {
       }
       lastHoldPx = Math.floor(cx1);
       ctx.fillStyle = lockColor(H.lock[i]);
-      ctx.globalAlpha = bad ? 0.85 : 1;
       ctx.fillRect(cx0, y + 5, cx1 - cx0, LANE_H - 10);
-      ctx.globalAlpha = 1;
-      if (H.st[i] === 1) { // acting after its lease had lapsed: a hatched tail would be costly; a dashed top edge
-        ctx.fillStyle = "#f2c200"; ctx.fillRect(cx0, y + 5, cx1 - cx0, 2);
+      // the lease the client believed it had: a dark rule under the bar from the grant to grant + validity
+      if (H.val[i] >= 0) {
+        var vx1 = Math.min(ML + W + 1, X(H.s[i] + H.val[i] * 1000));
+        ctx.fillStyle = "#1d2430";
+        vx1 = Math.min(vx1, cx1);
+        if (vx1 > cx0) ctx.fillRect(cx0, y + LANE_H - 5, vx1 - cx0, 2);
       }
-      if (bad) { ctx.strokeStyle = BAD; ctx.lineWidth = 2; ctx.strokeRect(cx0 + 1, y + 4, cx1 - cx0 - 2, LANE_H - 8); }
+      // acting after its lease had lapsed by its own clock: a yellow top edge from the lapse on
+      if (H.st[i] === 1) {
+        var lx0 = H.lap[i] >= 0 ? Math.max(cx0, X(H.lap[i])) : cx0;
+        ctx.fillStyle = "#f2c200"; ctx.fillRect(lx0, y + 5, Math.max(2, cx1 - lx0), 3);
+      }
       var label = H.tok[i] >= 0 ? "token " + H.tok[i] : grantName(i);
       if (cx1 - cx0 > label.length * 6.2 + 8) {
         ctx.fillStyle = "#fff";
@@ -278,7 +288,7 @@ function drawSvg() {
   var bands = [];
   D.faults.forEach(function (f, fi) {
     var e = faultEnd(f);
-    if (f.kind === "pause" || f.kind === "crash" || f.kind === "clock-drift") {
+    if (f.kind === "crash" || f.kind === "clock-drift") {
       f.lanes.forEach(function (l) { bands.push({ f: f, fi: fi, l: l, s: f.s, e: e, cls: f.kind }); });
     } else if ((f.kind === "partition" || f.kind === "isolate") && f.groups) {
       f.groups.forEach(function (g, gi) {
@@ -326,10 +336,11 @@ function drawSvg() {
         .attr("fill", d.f.kind === "restart" ? "#2e7d32" : "#8e44ad").attr("stroke", "#fff");
       g.select("text").attr("x", x0 + 9).attr("y", cy + 4).attr("class", "fault-label dark").text(faultLabel(d.f));
     } else {
-      g.select("path").attr("d", "M" + Math.max(ML - 2, x0) + "," + (d.y + 1) + "h" + Math.max(2, Math.min(ML + W, x1) - Math.max(ML - 2, x0)) + "v" + (LANE_H - 2) + "h0z")
-        .attr("fill", "none").attr("stroke", d.f.kind === "pause" ? "#c99a00" : "#777").attr("stroke-dasharray", "3,2");
+      var sx0 = Math.max(ML - 2, x0), sw = Math.max(3, Math.min(ML + W + 2, x1) - sx0);
+      g.select("path").attr("d", "M" + sx0 + "," + (d.y + 1) + "h" + sw + "v" + (LANE_H - 2) + "h" + (-sw) + "z")
+        .attr("fill", d.f.kind === "pause" ? "url(#hatch-ov)" : "none").attr("stroke", d.f.kind === "pause" ? "#c99a00" : "#777").attr("stroke-dasharray", "3,2");
       var lw = Math.min(ML + W, x1) - Math.max(ML, x0);
-      g.select("text").attr("x", Math.max(x0, ML) + 4).attr("y", d.y + 9).attr("class", "fault-label dark").text(lw > 60 ? faultLabel(d.f) : "");
+      g.select("text").attr("x", (Math.max(x0, ML) + Math.min(x1, ML + W)) / 2).attr("text-anchor", "middle").attr("y", d.y + LANE_H / 2 + 4).attr("class", "fault-label dark").text(lw > 90 ? faultLabel(d.f) : "");
     }
   });
   // server annotations (failovers, ...)
@@ -386,6 +397,7 @@ function holdTip(i) {
   rows.push(["held", fmtT(H.s[i]) + " → " + fmtT(H.e[i]) + "  (" + fmtDur(H.e[i] - H.s[i]) + ")"]);
   rows.push(["waited for it", fmtDur(H.s[i] - H.w[i]) + " (acquire invoked at " + fmtT(H.w[i]) + ")"]);
   if (H.val[i] >= 0) rows.push(["lease it believed it had", fmtDur(H.val[i] * 1000)]);
+  if (H.lap[i] >= 0) rows.push(["its clock said the lease lapsed at", fmtT(H.lap[i])]);
   rows.push(["hold ended because", HOLD_END[H.by[i]] || "?"]);
   rows.push(["release", RELEASE[H.rel[i]] || "?"]);
   return { title: laneId(H.lane[i]) + " holds " + lockName(H.lock[i]), rows: rows, text: H.st[i] ? "It went on reading or writing after its own clock said the lease had lapsed (yellow edge)." : H.bad[i] ? "" : "", bad: H.bad[i] === 1, foot: H.bad[i] ? "part of a violation" : "" };
@@ -568,7 +580,7 @@ d3.selectAll("[data-violation]").on("click", function () {
 });
 
 // ---------- clocks ----------
-var CW = { h: 170, mt: 10, mb: 24 };
+var CW = { h: D.clocks.offsetsUs.every(function (o) { return o.every(function (v) { return v === 0; }); }) ? 90 : 190, mt: 10, mb: 24 };
 var clocksSvg = d3.select("#clocks").append("svg");
 var clockG = clocksSvg.append("g"), clockAx = clocksSvg.append("g").attr("class", "axis"), clockAy = clocksSvg.append("g").attr("class", "axis");
 var clockClip = clocksSvg.append("defs").append("clipPath").attr("id", "clockclip").append("rect");

@@ -4,6 +4,7 @@ import { d3Source, dataBlock, escapeHtml, page } from "./html.js";
 import { buildRunView, fmtMs, type RunView } from "./run-view.js";
 import { RUN_CLIENT_JS } from "./run-client.js";
 import { RUN_STYLE } from "./run-style.js";
+import { packView } from "./pack.js";
 
 /**
  * The run report: one self-contained HTML file (d3 inlined, no network) that explains
@@ -83,6 +84,7 @@ ${findings}
 <div class="legend">
 <span><i class="sw hold"></i>hold (label: fencing token or grant)</span>
 <span><i class="sw wait"></i>waiting for the lock</span>
+<span><i class="sw lease"></i>lease as the client's clock times it</span>
 <span><i class="sw lapsed"></i>acting after its lease lapsed</span>
 <span><i class="sw attempt"></i>failed acquire</span>
 <span><i class="sw write-ok"></i>write accepted</span>
@@ -116,7 +118,7 @@ ${findings}
 </main>
 <footer>lockstep ${e(r.lockstep.version)} · ${view.holds.s.length} holds, ${view.writes.t.length} writes, ${view.faults.length} faults · every time is simulated true time from the start of the run</footer>
 <div id="tooltip" role="tooltip"></div>
-${dataBlock("run-data", view)}`;
+${dataBlock("run-data", packView(view))}`;
   return page({
     title: `lockstep: ${r.scenario.name} seed ${r.seed} — ${outcome}`,
     style: RUN_STYLE,

@@ -82,6 +82,7 @@ rect.hi { fill: none; stroke: #111; stroke-width: 2; stroke-dasharray: 5,3; poin
 .legend .key i { display: inline-block; width: 14px; height: 3px; }
 .sw { display: inline-block; width: 18px; height: 10px; vertical-align: -1px; margin-right: 4px; font-style: normal; text-align: center; line-height: 10px; font-weight: 700; }
 .sw.hold { background: #3b6fb6; }
+.sw.lease { background: linear-gradient(#3b6fb6 0 70%, #1d2430 70%); }
 .sw.wait { height: 2px; background: #9aa3ad; vertical-align: 3px; }
 .sw.lapsed { background: linear-gradient(#f2c200 0 25%, #3b6fb6 25%); }
 .sw.attempt { height: 2px; background: var(--warn); vertical-align: 3px; }

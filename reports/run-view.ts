@@ -57,8 +57,10 @@ export interface HoldColumns {
   st: number[];
   /** Release result: index into RELEASE_RESULT. */
   rel: number[];
-  /** Validity the client believed it had at acquire-ok, ms (rounded). */
+  /** Validity the client believed it had at acquire-ok, ms (rounded), or -1. */
   val: number[];
+  /** When the client's own clock said the lease had lapsed (its `lapse` note), µs, or -1. */
+  lap: number[];
   /** 1 when the hold is part of a violation. */
   bad: number[];
 }
@@ -218,7 +220,12 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   const holdList = computeHolds(history).slice().sort((a, b) => a.startUs - b.startUs || a.acquireIndex - b.acquireIndex);
   const holdByGrant = new Map<string, number>();
   const holdByAcquire = new Map<number, number>();
-  const holds: HoldColumns = { lane: [], lock: [], s: [], e: [], w: [], tok: [], g: [], by: [], st: [], rel: [], val: [], bad: [] };
+  const holds: HoldColumns = { lane: [], lock: [], s: [], e: [], w: [], tok: [], g: [], by: [], st: [], rel: [], val: [], lap: [], bad: [] };
+  const lapseUs = new Map<string, number>();
+  for (const e of history) {
+    const g = (e.value as { grantId?: unknown } | undefined)?.grantId;
+    if (e.f === "lapse" && e.type !== "invoke" && typeof g === "string" && !lapseUs.has(g)) lapseUs.set(g, e.timeUs);
+  }
   holdList.forEach((h, i) => {
     holdByGrant.set(h.grantId, i);
     holdByAcquire.set(h.acquireIndex, i);
@@ -236,6 +243,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     holds.rel.push(releaseOf.get(h.grantId) ?? 3);
     const v = (history[h.acquireIndex]?.value as { validityMs?: number } | undefined)?.validityMs;
     holds.val.push(typeof v === "number" ? Math.round(v) : -1);
+    holds.lap.push(lapseUs.get(h.grantId) ?? -1);
     holds.bad.push(0);
   });
 
@@ -386,9 +394,8 @@ function buildViolations(
     return typeof h.grantId === "string" ? holdByGrant.get(h.grantId) : undefined;
   };
   for (const r of record.verdicts.results) {
-    if (r.valid !== false || !Array.isArray(r.witness)) continue;
-    for (const w of r.witness as Array<Record<string, unknown>>) {
-      if (!w || typeof w !== "object") continue;
+    if (r.valid !== false) continue;
+    for (const w of witnessItems(r.witness)) {
       // Two overlapping holds (mutual exclusion and anything shaped like it).
       const a = holdIdx(w.first as HoldLike | undefined);
       const b = holdIdx(w.second as HoldLike | undefined);
@@ -426,6 +433,19 @@ function buildViolations(
   return out;
 }
 
+/**
+ * The evidence items of a witness: the witness itself when it is a list, else the
+ * items of its list-valued fields (e.g. fencing's { staleWrites: [...] }).
+ */
+function witnessItems(witness: unknown): Array<Record<string, unknown>> {
+  const isObj = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+  if (Array.isArray(witness)) return witness.filter(isObj);
+  if (!isObj(witness)) return [];
+  const out: Array<Record<string, unknown>> = [];
+  for (const v of Object.values(witness)) if (Array.isArray(v)) out.push(...v.filter(isObj));
+  return out;
+}
+
 function staleSentence(w: Record<string, unknown>): string {
   const who = typeof w.client === "string" ? w.client : "a client";
   const by = typeof w.token === "number" ? `token ${w.token}` : typeof w.grantId === "string" ? `grant ${w.grantId}` : "a stale grant";
@@ -456,7 +476,7 @@ function buildSteps(v: RunView): StoryStep[] {
     const tok = v.holds.tok[h]! >= 0 ? `, fencing token ${v.holds.tok[h]}` : "";
     steps.push({
       t: v.holds.s[h]!,
-      text: `${lane(v.holds.lane[h]!)} acquires ${lock(v.holds.lock[h]!)} (grant ${grant(h)}${tok})${waitMs >= 1 ? ` after waiting ${fmtMs(waitMs)}` : ""}`,
+      text: `${lane(v.holds.lane[h]!)} acquires ${lock(v.holds.lock[h]!)} (grant ${grant(h)}${tok})${waitMs >= 50 ? ` after waiting ${fmtMs(waitMs)}` : ""}`,
       ref: { kind: "hold", i: h },
       tone: v.holds.bad[h] ? "bad" : "normal",
     });
