@@ -134,6 +134,7 @@ export class RedlockClient implements LockClient {
       const now = this.nowMs();
       if (acquired(votes, opts.quorum, expiration, now)) return { ok: true, expiration, results };
       last = votes < opts.quorum ? `${votes} of ${opts.nodes.length} votes, quorum ${opts.quorum}` : `quorum reached but validity used up (${expiration - now} ms left)`;
+      this.noteMiss(command.cmd === "SET" ? "acquire" : "extend", lock, attempt, votes, now - start, expiration - now);
       yield* this.onAll({ cmd: "CAD", key: lock, value });
       if (attempt > opts.retryCount) break;
       const delay = retryDelayMs(opts.retryDelayMs, opts.retryJitterMs, this.ctx.rng.float());
@@ -149,21 +150,33 @@ export class RedlockClient implements LockClient {
     const start = this.nowMs();
     const end = start + o.waitMs;
     let last = "never tried";
+    let attempt = 0;
     do {
       const results = yield* this.onEachInTurn({ cmd: "SET", key: lock, value, nx: true, pxMs: o.ttlMs });
       const votes = results.filter(isOk).length;
+      attempt++;
       if (votes >= this.opts.quorum) {
         const elapsed = this.nowMs() - start;
         if (elapsed < o.ttlMs) return { outcome: "ok", grant: this.grantFrom(lock, value, o.ttlMs, start + o.ttlMs, results, isOk) };
+        this.noteMiss("acquire", lock, attempt, votes, elapsed, o.ttlMs - elapsed);
         // "Lock expired during acquisition, release all"
         yield* this.onEachInTurn({ cmd: "CAD", key: lock, value });
         last = `quorum reached after ${elapsed} ms, not under the ${o.ttlMs} ms TTL`;
       } else {
         last = `${votes} of ${this.opts.nodes.length} votes, quorum ${this.opts.quorum}`;
+        this.noteMiss("acquire", lock, attempt, votes, this.nowMs() - start, o.ttlMs - (this.nowMs() - start));
       }
       yield* this.ctx.sleep(this.opts.retryDelayMs);
     } while (this.nowMs() < end);
     return { outcome: "fail", reason: `no lock within ${o.waitMs} ms: ${last}` };
+  }
+
+  /**
+   * A missed attempt, as an annotation in the history (an `info` with no invoke of its
+   * own): what node-redlock would report in its error — votes, elapsed time, what was left.
+   */
+  private noteMiss(op: "acquire" | "extend", lock: string, attempt: number, votes: number, elapsedMs: number, validityLeftMs: number): void {
+    this.ctx.record("info", "redlock-miss", lock, { op, attempt, votes, quorum: this.opts.quorum, elapsedMs, validityLeftMs });
   }
 
   *release(grant: Grant): Fiber<ReleaseResult> {
