@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { renderComparePage } from "../../reports/compare-page.js";
+import { formatCompareTable } from "../../reports/compare-table.js";
+import type { CompareMatrix } from "../../reports/types.js";
+import { HOSTILE, wilson } from "./fixtures.js";
+
+function matrix(): CompareMatrix {
+  return {
+    designs: ["redis-setnx", "redlock", "raft-zk"],
+    scenarios: ["naive-gc-pause", "redlock-clock-jump", HOSTILE],
+    seeds: { from: 1, to: 200 },
+    cells: [
+      { design: "redis-setnx", scenario: "naive-gc-pause", runs: 200, violations: 200, violationRate: 1, ci95: wilson(200, 200), byChecker: { "mutual-exclusion": 200 }, failingSeed: 1, failingReport: "runs/naive-gc-pause-seed1/report.html", outcome: "unsafe" },
+      { design: "redlock", scenario: "redlock-clock-jump", runs: 200, violations: 7, violationRate: 0.035, ci95: wilson(7, 200), byChecker: { "mutual-exclusion": 7 }, failingSeed: 42, failingReport: "runs/redlock-clock-jump-seed42/report.html", outcome: "safe" },
+      { design: "raft-zk", scenario: "redlock-clock-jump", runs: 200, violations: 0, violationRate: 0, ci95: wilson(0, 200), byChecker: {}, outcome: "safe" },
+      { design: "raft-zk", scenario: HOSTILE, runs: 200, violations: 1, violationRate: 0.005, ci95: wilson(1, 200), byChecker: {}, failingSeed: 9, failingReport: `r/${HOSTILE}"/report.html`, outcome: "unsafe" },
+    ],
+  };
+}
+
+describe("comparison table (terminal)", () => {
+  const text = formatCompareTable(matrix());
+  const lines = text.trimEnd().split("\n");
+
+  it("has a row per scenario and a column per design, aligned", () => {
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(["scenario", "redis-setnx", "redlock", "raft-zk"]);
+    expect(lines).toHaveLength(3 + 3);
+    const col = lines[1]!.indexOf("redlock");
+    expect(lines[4]!.slice(col)).toMatch(/^7\/200 3\.5% \[\d\.\d%–\d\.\d%\] seed 42/);
+  });
+
+  it("shows count, rate, interval and a failing seed; a dash where nothing ran", () => {
+    expect(lines[3]).toMatch(/^naive-gc-pause\s+200\/200 100% \[98%–100%\] seed 1\s+—\s+—$/);
+    expect(lines[4]).toMatch(/0\/200 0% \[0%–1\.9%\]$/);
+  });
+});
+
+describe("comparison page", () => {
+  const html = renderComparePage(matrix());
+
+  it("links each failing cell to its seed's run report, and no other cell", () => {
+    const links = [...html.matchAll(/<a class="seed" href="([^"]*)">seed (\d+) →<\/a>/g)].map((m) => [m[1], m[2]]);
+    expect(links).toEqual([
+      ["runs/naive-gc-pause-seed1/report.html", "1"],
+      ["runs/redlock-clock-jump-seed42/report.html", "42"],
+      [`r/&lt;img src=x onerror=alert(1)&gt;&quot;/report.html`, "9"],
+    ]);
+  });
+
+  it("shows each cell's rate with its interval, and marks empty cells", () => {
+    const cells = [...html.matchAll(/<td class="cell (\w+)"/g)].map((m) => m[1]);
+    // 3 scenarios x 3 designs, row by row.
+    expect(cells).toEqual(["high", "empty", "empty", "empty", "low", "zero", "empty", "empty", "low"]);
+    expect(html.includes("3.5%</span> <span class=\"ci-text\">[")).toBe(true);
+    expect(html.includes("reaches <b>1.9%</b>")).toBe(true);
+  });
+
+  it("escapes names and needs no script", () => {
+    expect(html.includes("<img")).toBe(false);
+    expect(html.includes("&lt;img src=x onerror=alert(1)&gt;")).toBe(true);
+    expect(/<script/.test(html)).toBe(false);
+  });
+});
