@@ -1,0 +1,42 @@
+import type { DesignEntry } from "../types.js";
+import type { CreateRaftNode } from "../raft/api.js";
+import { createRaftNode } from "../raft/node.js";
+import { parseRaftServiceOptions, serverIds, type RaftServiceOptions } from "./options.js";
+import { zkServer } from "./server.js";
+import { ZkClient } from "./client.js";
+import { ZkLockClient } from "./lock.js";
+
+/** Bugs of the Raft-ZK service that a scenario can switch on (designOptions.bugs). */
+export const RAFT_ZK_BUGS = ["followerSessionExpiry"] as const;
+
+/** The design, with the Raft core injectable (tests may run it on another core). */
+export function raftZkDesign(createRaft: CreateRaftNode): DesignEntry<RaftServiceOptions> {
+  return {
+    name: "raft-zk",
+    description:
+      "ZooKeeper-like tree on Raft (seed 002): sessions expired by the leader, ephemeral sequential lock nodes, predecessor watches; token = creation zxid",
+    parseOptions: (raw, file, prefix) => parseRaftServiceOptions(raw, file, prefix, RAFT_ZK_BUGS, "zk"),
+    setup({ sim, processOptions }, o) {
+      const peers = serverIds("zk", o.nodes);
+      for (const id of peers) sim.addProcess(id, "server", processOptions(id), zkServer({ peers, options: o, createRaft }));
+      return {
+        serverIds: peers,
+        fencing: true,
+        createClient: (ctx) =>
+          new ZkLockClient(
+            new ZkClient(ctx, {
+              servers: peers,
+              sessionTimeoutMs: o.sessionTimeoutMs,
+              heartbeatIntervalMs: o.heartbeatIntervalMs,
+              clockDriftMarginMs: o.clockDriftMarginMs,
+              requestTimeoutMs: o.requestTimeoutMs,
+            }),
+            "/locks",
+            o.watchPollMs,
+          ),
+      };
+    },
+  };
+}
+
+export const raftZk = raftZkDesign(createRaftNode);

@@ -1,0 +1,68 @@
+import type { Fiber } from "../../sim/fiber.js";
+import type { Message, ProcessContext } from "../../sim/simulation.js";
+
+/**
+ * Sending a request to a Raft-replicated service's leader, shared by the Raft-ZK and
+ * etcd-lease clients: try the server believed to lead; on "not-leader" follow its hint
+ * (or try the next server after a short pause, an election being under way); on a
+ * timeout try the next server. A write whose request timed out may have been applied,
+ * so it is not re-sent unless the caller says it is safe (`retryTimeouts`).
+ */
+export interface LeaderCursor {
+  servers: string[];
+  /** Index of the server believed to lead. */
+  guess: number;
+}
+
+/** What a server's reply must carry for the redirect logic. */
+export interface StatusReply {
+  status: string;
+  leader?: string;
+}
+
+export type LeaderCallResult<R> =
+  | { status: "answered"; reply: R; sentUs: number }
+  /** A write timed out: it may or may not have been applied. */
+  | { status: "unknown" }
+  | { status: "timeout" };
+
+/** Pause after a not-leader answer without a usable hint, ms. */
+export const NO_LEADER_BACKOFF_MS = 20;
+/** Bound on attempts of one request (redirects and retries), whatever the deadline. */
+export const ATTEMPTS_MAX = 64;
+
+export function* leaderRequest<R extends StatusReply>(
+  ctx: ProcessContext,
+  cursor: LeaderCursor,
+  msg: Message,
+  o: { deadlineUs: number; requestTimeoutMs: number; retryTimeouts: boolean },
+): Fiber<LeaderCallResult<R>> {
+  for (let i = 0; i < ATTEMPTS_MAX; i++) {
+    const leftUs = o.deadlineUs - ctx.monoUs();
+    if (leftUs <= 0) return { status: "timeout" };
+    const to = cursor.servers[cursor.guess]!;
+    const sentUs = ctx.monoUs();
+    const r = yield* ctx.call(to, msg, Math.min(o.requestTimeoutMs, Math.ceil(leftUs / 1000)));
+    if (!r.ok) {
+      cursor.guess = (cursor.guess + 1) % cursor.servers.length;
+      if (!o.retryTimeouts) return { status: "unknown" };
+      continue;
+    }
+    const rep = r.reply as unknown as R;
+    if (rep.status === "not-leader") {
+      const hinted = rep.leader !== undefined ? cursor.servers.indexOf(rep.leader) : -1;
+      if (hinted >= 0 && rep.leader !== to) cursor.guess = hinted;
+      else {
+        cursor.guess = (cursor.guess + 1) % cursor.servers.length;
+        yield* ctx.sleep(NO_LEADER_BACKOFF_MS);
+      }
+      continue;
+    }
+    if (rep.status === "retry") {
+      yield* ctx.sleep(NO_LEADER_BACKOFF_MS);
+      continue;
+    }
+    return { status: "answered", reply: rep, sentUs };
+  }
+  return { status: "timeout" };
+}

@@ -1,0 +1,209 @@
+import type { Fiber } from "../../sim/fiber.js";
+import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
+import type { ZkClient, ZkSession } from "./client.js";
+import { sequenceOf } from "./tree.js";
+
+/**
+ * The ZooKeeper lock recipe (seed 002; recipes.md "Locks"; Curator's LockInternals):
+ *  1. create `<dir>/_c_<guid>-lock-` EPHEMERAL|SEQUENTIAL (the GUID finds our node again
+ *     if the create's reply is lost: Curator's protection mode);
+ *  2. getChildren(dir) without a watch; the lowest sequence number holds the lock;
+ *  3. otherwise exists(next-lower node, watch) and, when it is gone or the watch fires,
+ *     go back to 2. Each waiter watches only its predecessor: no herd.
+ * The fencing token is the lock node's creation zxid (its Raft log index).
+ *
+ * Leader election is the same recipe under `/election/<name>` (ZkLeaderElection).
+ */
+interface ZkGrantData {
+  session: ZkSession;
+  path: string;
+}
+
+/** Time a single request may take, retries and redirects included, when the caller has no deadline of its own. */
+const requestBudgetMs = (c: ZkClient): number => 4 * c.o.requestTimeoutMs;
+
+export class ZkLockClient implements LockClient {
+  private readonly grants = new Set<Grant>();
+
+  constructor(
+    readonly zk: ZkClient,
+    private readonly root = "/locks",
+    /** How often a waiter re-reads the children without a watch event, ms. */
+    private readonly pollMs = 1000,
+  ) {
+    zk.contactListeners.push((s) => {
+      for (const g of this.grants) if ((g.data as ZkGrantData).session === s) this.refresh(g);
+    });
+  }
+
+  *acquire(lock: string, o: AcquireOptions): Fiber<AcquireResult> {
+    const { zk } = this;
+    const ctx = zk.ctx;
+    const deadlineUs = ctx.monoUs() + o.waitMs * 1000;
+    const opDeadline = (): number => Math.max(deadlineUs, ctx.monoUs() + requestBudgetMs(zk) * 1000);
+    const s = yield* zk.ensureSession(opDeadline());
+    if (!s) return { outcome: "fail", reason: "could not open a session" };
+    const dir = `${this.root}/${lock}`;
+    const guid = ctx.rng.token(64);
+    const prefix = `_c_${guid}-lock-`;
+
+    // 1. Create our node (protection mode: after a lost reply, look for the GUID).
+    let myName: string | undefined;
+    let myZxid = 0;
+    while (myName === undefined) {
+      if (!s.alive) return { outcome: "fail", reason: "session expired before the lock node was created" };
+      if (ctx.monoUs() >= opDeadline()) return this.giveUp(s, "could not create the lock node in time");
+      const r = yield* zk.request(
+        { kind: "create", sessionId: s.id, path: `${dir}/${prefix}`, data: ctx.id, ephemeral: true, sequential: true, parents: true },
+        opDeadline(),
+        false,
+      );
+      if (r.status === "ok") {
+        myName = r.path!.slice(dir.length + 1);
+        myZxid = r.stat!.czxid;
+        break;
+      }
+      if (r.status === "error") return { outcome: "fail", reason: `create failed: ${r.error}` };
+      const found = yield* this.findProtected(s, dir, prefix, opDeadline());
+      if (found === "unreachable") return this.giveUp(s, "create's outcome unknown and the service unreachable");
+      if (found) {
+        myName = found.name;
+        myZxid = found.czxid;
+      }
+    }
+
+    // 2-3. Wait for our turn.
+    for (;;) {
+      if (!s.alive) return { outcome: "fail", reason: "session expired while waiting" };
+      const kids = yield* zk.request({ kind: "getChildren", sessionId: s.id, path: dir, watch: false }, opDeadline(), true);
+      if (kids.status !== "ok") {
+        if (kids.status === "error" && kids.error === "session-expired") return { outcome: "fail", reason: "session expired while waiting" };
+        return this.giveUp(s, "service unreachable while waiting");
+      }
+      const sorted = kids.children!.filter((c) => !Number.isNaN(sequenceOf(c))).sort((a, b) => sequenceOf(a) - sequenceOf(b));
+      const i = sorted.indexOf(myName);
+      if (i < 0) return { outcome: "fail", reason: "our lock node is gone (session expired)" };
+      if (i === 0) {
+        const grant: Grant = {
+          lock,
+          secret: `${dir}/${myName}`,
+          token: myZxid,
+          ttlMs: zk.o.sessionTimeoutMs,
+          validityMs: 0,
+          expiresAtMonoUs: 0,
+          data: { session: s, path: `${dir}/${myName}` } satisfies ZkGrantData,
+        };
+        this.refresh(grant);
+        this.grants.add(grant);
+        return { outcome: "ok", grant };
+      }
+      if (ctx.monoUs() >= deadlineUs) return yield* this.abandonWait(s, `${dir}/${myName}`);
+      const pred = `${dir}/${sorted[i - 1]!}`;
+      const ex = yield* zk.request({ kind: "exists", sessionId: s.id, path: pred, watch: true }, opDeadline(), true);
+      if (ex.status === "ok" && ex.stat) {
+        // The watch lives on the server that answered (the leader) and dies with it:
+        // re-check at least every pollMs even without an event.
+        yield* zk.waitForWatch(zk.currentServer, s.id, pred, Math.min(deadlineUs, ctx.monoUs() + this.pollMs * 1000));
+      }
+    }
+  }
+
+  /** Look for our protected node after a create with unknown outcome. */
+  private *findProtected(s: ZkSession, dir: string, prefix: string, deadlineUs: number): Fiber<{ name: string; czxid: number } | undefined | "unreachable"> {
+    const kids = yield* this.zk.request({ kind: "getChildren", sessionId: s.id, path: dir, watch: false }, deadlineUs, true);
+    if (kids.status === "error") return kids.error === "no-node" ? undefined : "unreachable";
+    if (kids.status !== "ok") return "unreachable";
+    const name = kids.children!.find((c) => c.startsWith(prefix));
+    if (!name) return undefined;
+    const st = yield* this.zk.request({ kind: "exists", sessionId: s.id, path: `${dir}/${name}`, watch: false }, deadlineUs, true);
+    if (st.status !== "ok") return "unreachable";
+    return st.stat ? { name, czxid: st.stat.czxid } : undefined;
+  }
+
+  /** The wait ran out: delete our node (a try-lock that timed out leaves nothing behind). */
+  private *abandonWait(s: ZkSession, path: string): Fiber<AcquireResult> {
+    const r = yield* this.zk.request({ kind: "delete", sessionId: s.id, path, version: -1 }, this.zk.ctx.monoUs() + requestBudgetMs(this.zk) * 1000, true);
+    if (r.status === "ok" || (r.status === "error" && (r.error === "no-node" || r.error === "session-expired"))) {
+      return { outcome: "fail", reason: "lock held by another client until the wait ran out" };
+    }
+    return this.giveUp(s, "wait ran out and our node could not be deleted");
+  }
+
+  /**
+   * An outcome we cannot resolve: a node of ours may exist. Give up the whole session so
+   * that its ephemerals (that node included) go when it is closed or expires.
+   */
+  private giveUp(s: ZkSession, reason: string): AcquireResult {
+    this.zk.abandon(s);
+    return { outcome: "unknown", reason };
+  }
+
+  private refresh(g: Grant): void {
+    const d = g.data as ZkGrantData;
+    g.expiresAtMonoUs = d.session.alive ? this.zk.trustedUntilUs(d.session) : Math.min(g.expiresAtMonoUs, this.zk.ctx.monoUs());
+    g.validityMs = Math.max(0, (g.expiresAtMonoUs - this.zk.ctx.monoUs()) / 1000);
+  }
+
+  *release(grant: Grant): Fiber<ReleaseResult> {
+    this.grants.delete(grant);
+    const d = grant.data as ZkGrantData;
+    if (d.session.expired) return { outcome: "ok", released: false };
+    const op = { kind: "delete", sessionId: d.session.id, path: d.path, version: -1 } as const;
+    const deadlineUs = this.zk.ctx.monoUs() + requestBudgetMs(this.zk) * 1000;
+    let r = yield* this.zk.request(op, deadlineUs, false);
+    const retried = r.status === "unknown";
+    if (retried) r = yield* this.zk.request(op, deadlineUs, true);
+    if (r.status === "ok") return { outcome: "ok", released: true };
+    // After a lost reply, "no node" may be our own first delete having worked.
+    if (r.status === "error" && r.error === "no-node" && retried) return { outcome: "unknown", reason: "delete retried after a lost reply: the node is gone" };
+    if (r.status === "error") return { outcome: "ok", released: false };
+    // Unreachable: give up the session so its ephemeral node goes with it.
+    this.zk.abandon(d.session);
+    return { outcome: "unknown", reason: "delete of the lock node timed out" };
+  }
+
+  /** ZooKeeper locks have no TTL: extending is a round trip that proves the session alive and the node ours. */
+  *extend(grant: Grant, _ttlMs: number): Fiber<ExtendResult> {
+    const d = grant.data as ZkGrantData;
+    if (!d.session.alive) return { outcome: "fail", reason: "session expired" };
+    const r = yield* this.zk.request(
+      { kind: "exists", sessionId: d.session.id, path: d.path, watch: false },
+      this.zk.ctx.monoUs() + requestBudgetMs(this.zk) * 1000,
+      true,
+    );
+    if (r.status === "ok" && r.stat && r.stat.ephemeralOwner === d.session.id) {
+      this.refresh(grant);
+      return { outcome: "ok", validityMs: grant.validityMs };
+    }
+    if (r.status === "ok" || r.status === "error") return { outcome: "fail", reason: "the lock node is no longer ours" };
+    return { outcome: "unknown", reason: "timeout" };
+  }
+
+  holds(grant: Grant): boolean {
+    this.refresh(grant);
+    const d = grant.data as ZkGrantData;
+    return d.session.alive && this.zk.ctx.monoUs() < grant.expiresAtMonoUs;
+  }
+}
+
+/** Leader election by the same recipe: the lowest sequence number under /election/<name> leads. */
+export class ZkLeaderElection {
+  private readonly locks: ZkLockClient;
+
+  constructor(zk: ZkClient, pollMs = 1000) {
+    this.locks = new ZkLockClient(zk, "/election", pollMs);
+  }
+
+  /** Become leader of `group`, waiting up to waitMs; the grant's token is the leadership epoch. */
+  campaign(group: string, waitMs: number): Fiber<AcquireResult> {
+    return this.locks.acquire(group, { ttlMs: 0, waitMs });
+  }
+
+  resign(grant: Grant): Fiber<ReleaseResult> {
+    return this.locks.release(grant);
+  }
+
+  isLeader(grant: Grant): boolean {
+    return this.locks.holds(grant);
+  }
+}

@@ -1,0 +1,288 @@
+import type { BehaviorFactory, Message, ProcessBehavior, ProcessContext } from "../../sim/simulation.js";
+import type { CreateRaftNode, RaftHost } from "../raft/api.js";
+import type { RaftServiceOptions } from "./options.js";
+import { ZK_EXPIRE_REQUEST, ZK_REPLY, ZK_REQUEST, ZK_TOUCH, type ZkOp, type ZkReply, type ZkWatchEvent } from "./protocol.js";
+import { parentOf, ZkTree, type ZkCmd, type ZkEvent, type ZkResult } from "./tree.js";
+
+/**
+ * A Raft-ZK server: one Raft node whose state machine is the ZkTree, plus the client
+ * protocol. Writes are proposed on the leader; reads and pings pass a read barrier,
+ * so a deposed leader in a minority answers nothing it could be wrong about (as a
+ * ZooKeeper leader without quorum shuts down).
+ *
+ * Sessions: the leader alone keeps each session's last-heard time on its monotonic
+ * clock and proposes `expireSession` once the session timeout has passed in silence.
+ * A new leader restarts every session's timer from the moment it finds itself leader
+ * (ZooKeeper's SessionTracker on leader start; etcd's lessor Promote).
+ *
+ * Bug `followerSessionExpiry` (documented in docs/raft-zk.md): the leader also relays
+ * which sessions it heard from to the followers, and every follower times sessions on
+ * its own wall clock and asks the leader to expire those it thinks silent; the leader
+ * complies without checking its own timers. A follower's clock step thus expires live
+ * sessions and hands their locks to others.
+ */
+export interface ZkServerConfig {
+  peers: string[];
+  options: RaftServiceOptions;
+  createRaft: CreateRaftNode;
+}
+
+interface Watch {
+  client: string;
+  sessionId: number;
+  kind: "data" | "child";
+  /** The client's awaitWatch request, answered when the watch fires. */
+  waiting?: { msg: Message };
+  /** Fired before the client asked: delivered on its awaitWatch. */
+  fired?: ZkWatchEvent["event"];
+}
+
+export class ZkServer implements ProcessBehavior {
+  readonly tree = new ZkTree();
+  readonly raft: RaftHost<ZkCmd>;
+  /** Leader only: monotonic µs at which each session was last heard from. */
+  private readonly lastHeardUs = new Map<number, number>();
+  /** Leader only: sessions whose expiry is in the log (pings to them are refused). */
+  private readonly expiring = new Set<number>();
+  /** The term in which this node last found itself leader (undefined: not leader). */
+  private leaderTerm: number | undefined;
+  private readonly watches = new Map<string, Watch[]>();
+  private readonly tickMs: number;
+  private readonly bugFollowerExpiry: boolean;
+  /** Bug mode: per session, this node's wall-clock ms of the last relayed touch. */
+  private readonly touchWallMs = new Map<number, number>();
+  private readonly touchedSinceRelay = new Set<number>();
+  private readonly expiryAskedWallMs = new Map<number, number>();
+
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly cfg: ZkServerConfig,
+    restarted: boolean,
+  ) {
+    const o = cfg.options;
+    this.bugFollowerExpiry = o.bugs.followerSessionExpiry === true;
+    // Expiry is checked on a tick: late by up to one tick, never early.
+    this.tickMs = Math.max(5, Math.min(100, Math.floor(o.sessionTimeoutMs / 20)));
+    this.raft = cfg.createRaft<ZkCmd>(
+      ctx,
+      {
+        peers: cfg.peers,
+        ...electionTimeoutsFor(ctx.id, o),
+        heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
+        apply: (cmd, at) => this.applyEntry(cmd, at.index),
+      },
+      restarted,
+    );
+    this.scheduleTick();
+  }
+
+  onMessage(from: string, msg: Message): void {
+    if (msg.type.startsWith("raft-")) this.raft.handleRaftMessage(from, msg);
+    else if (msg.type === ZK_REQUEST) this.onRequest(from, msg);
+    else if (msg.type === ZK_TOUCH && this.bugFollowerExpiry) {
+      for (const id of msg.sessions as number[]) this.touchWallMs.set(id, this.ctx.wallMs());
+    } else if (msg.type === ZK_EXPIRE_REQUEST && this.bugFollowerExpiry) {
+      const id = msg.sessionId as number;
+      if (this.raft.isLeader() && this.tree.sessions.has(id) && !this.expiring.has(id)) this.expire(id);
+    }
+  }
+
+  private applyEntry(cmd: ZkCmd, zxid: number): ZkResult {
+    const r = this.tree.apply(cmd, zxid);
+    if (cmd.kind === "createSession") {
+      // The session's timer starts when its creation is applied here (as leader, it counts).
+      this.lastHeardUs.set(zxid, this.ctx.monoUs());
+      this.touchWallMs.set(zxid, this.ctx.wallMs());
+    } else if ((cmd.kind === "expireSession" || cmd.kind === "closeSession") && r.ok) {
+      this.lastHeardUs.delete(cmd.sessionId);
+      this.expiring.delete(cmd.sessionId);
+      this.touchWallMs.delete(cmd.sessionId);
+      this.expiryAskedWallMs.delete(cmd.sessionId);
+    }
+    this.fireWatches(r.events);
+    return r;
+  }
+
+  private fireWatches(events: ZkEvent[]): void {
+    for (const e of events) {
+      this.fire(e.path, "data", e.type);
+      if (e.type !== "changed") this.fire(parentOf(e.path), "child", "children");
+    }
+  }
+
+  private fire(path: string, kind: Watch["kind"], event: ZkEvent["type"] | "children"): void {
+    const ws = this.watches.get(path);
+    if (!ws) return;
+    const keep: Watch[] = [];
+    for (const w of ws) {
+      // A watch of a session that has died is dropped silently.
+      if (!this.tree.sessions.has(w.sessionId)) continue;
+      if (w.kind !== kind || w.fired !== undefined) {
+        keep.push(w);
+        continue;
+      }
+      if (w.waiting) this.ctx.reply(w.client, w.waiting.msg, { type: ZK_REPLY, status: "ok", event });
+      else keep.push({ ...w, fired: event }); // one-shot: kept only until delivered
+    }
+    if (keep.length > 0) this.watches.set(path, keep);
+    else this.watches.delete(path);
+  }
+
+  private onRequest(from: string, msg: Message): void {
+    const op = msg.op as ZkOp;
+    const reply = (body: ZkReply): void => this.ctx.reply(from, msg, { type: ZK_REPLY, ...body });
+    // Watches live where they were set, leader or not.
+    if (op.kind === "awaitWatch") return this.awaitWatch(from, msg, op.path, reply);
+    if (!this.raft.isLeader()) return reply({ status: "not-leader", leader: this.raft.leaderId() });
+    if (op.kind === "createSession") {
+      return this.raft.propose<ZkResult>({ kind: "createSession", timeoutMs: op.timeoutMs, owner: from }, (r) => {
+        if (!r.ok) return reply(r.error === "not-leader" ? { status: "not-leader", leader: this.raft.leaderId() } : { status: "unknown" });
+        reply(r.result.ok ? { status: "ok", zxid: r.index, sessionId: r.result.sessionId } : { status: "error", error: r.result.error });
+      });
+    }
+    const sid = op.sessionId;
+    if (this.tree.deadSessions.has(sid) || this.expiring.has(sid)) return reply({ status: "error", error: "session-expired" });
+    if (!this.tree.sessions.has(sid)) return reply({ status: "retry" });
+    // Any request is a sign of life (ZooKeeper touches the session on every packet).
+    this.touch(sid);
+    switch (op.kind) {
+      case "ping":
+        return this.raft.readBarrier((b) => reply(b.ok ? { status: "ok" } : { status: "not-leader", leader: this.raft.leaderId() }));
+      case "closeSession":
+      case "create":
+      case "delete":
+      case "set": {
+        const cmd: ZkCmd = op.kind === "closeSession" ? { kind: "closeSession", sessionId: sid } : op;
+        return this.raft.propose<ZkResult>(cmd, (r) => {
+          if (!r.ok) return reply(r.error === "not-leader" ? { status: "not-leader", leader: this.raft.leaderId() } : { status: "unknown" });
+          const res = r.result;
+          reply(res.ok ? { status: "ok", zxid: r.index, path: res.path, stat: res.stat } : { status: "error", error: res.error });
+        });
+      }
+      case "get":
+      case "exists":
+      case "getChildren":
+        return this.raft.readBarrier((b) => {
+          if (!b.ok) return reply({ status: "not-leader", leader: this.raft.leaderId() });
+          if (!this.tree.sessions.has(sid)) return reply({ status: "error", error: "session-expired" });
+          reply(this.read(from, sid, op.kind, op.path, op.watch));
+        });
+    }
+  }
+
+  private awaitWatch(client: string, msg: Message, path: string, reply: (b: ZkReply) => void): void {
+    const ws = this.watches.get(path) ?? [];
+    const i = ws.findIndex((w) => w.client === client && this.tree.sessions.has(w.sessionId));
+    if (i < 0) return reply({ status: "ok", event: "none" });
+    const w = ws[i]!;
+    if (w.fired !== undefined) {
+      ws.splice(i, 1);
+      if (ws.length === 0) this.watches.delete(path);
+      return reply({ status: "ok", event: w.fired });
+    }
+    w.waiting = { msg };
+  }
+
+  private read(client: string, sessionId: number, kind: "get" | "exists" | "getChildren", path: string, watch: boolean): ZkReply {
+    const addWatch = (k: Watch["kind"]): void => {
+      if (!watch) return;
+      const ws = this.watches.get(path) ?? [];
+      if (!ws.some((w) => w.client === client && w.kind === k && w.fired === undefined)) ws.push({ client, sessionId, kind: k });
+      this.watches.set(path, ws);
+    };
+    if (kind === "exists") {
+      addWatch("data"); // exists watches a node's creation too
+      const stat = this.tree.exists(path);
+      return { status: "ok", ...(stat ? { stat } : {}) };
+    }
+    if (kind === "get") {
+      const n = this.tree.get(path);
+      if (!n) return { status: "error", error: "no-node" };
+      addWatch("data");
+      return { status: "ok", data: n.data, stat: n.stat };
+    }
+    const children = this.tree.getChildren(path);
+    if (!children) return { status: "error", error: "no-node" };
+    addWatch("child");
+    return { status: "ok", children };
+  }
+
+  private touch(sessionId: number): void {
+    this.lastHeardUs.set(sessionId, this.ctx.monoUs());
+    if (this.bugFollowerExpiry) this.touchedSinceRelay.add(sessionId);
+  }
+
+  private expire(sessionId: number): void {
+    this.expiring.add(sessionId);
+    this.raft.propose<ZkResult>({ kind: "expireSession", sessionId }, (r) => {
+      // Not in the log after all: the next leader (maybe us) times the session again.
+      if (!r.ok) this.expiring.delete(sessionId);
+    });
+  }
+
+  private scheduleTick(): void {
+    this.ctx.setTimer(this.tickMs, () => {
+      this.tick();
+      this.scheduleTick();
+    });
+  }
+
+  private tick(): void {
+    if (!this.raft.isLeader()) {
+      this.leaderTerm = undefined;
+      this.expiring.clear();
+      if (this.bugFollowerExpiry) this.followerExpiryBug();
+      return;
+    }
+    const nowUs = this.ctx.monoUs();
+    const term = this.raft.currentTerm();
+    if (this.leaderTerm !== term) {
+      // New leadership: nobody's silence so far was observed by us; restart every timer.
+      this.leaderTerm = term;
+      this.expiring.clear();
+      for (const id of this.tree.sessions.keys()) this.lastHeardUs.set(id, nowUs);
+    }
+    for (const [id, s] of this.tree.sessions) {
+      if (this.expiring.has(id)) continue;
+      const last = this.lastHeardUs.get(id);
+      if (last === undefined) {
+        this.lastHeardUs.set(id, nowUs);
+        continue;
+      }
+      if (nowUs - last > s.timeoutMs * 1000) this.expire(id);
+    }
+    if (this.bugFollowerExpiry && this.touchedSinceRelay.size > 0) {
+      const sessions = [...this.touchedSinceRelay];
+      this.touchedSinceRelay.clear();
+      for (const p of this.cfg.peers) if (p !== this.ctx.id) this.ctx.send(p, { type: ZK_TOUCH, sessions });
+    }
+  }
+
+  /** The bug: a follower's wall clock decides that a session is silent. */
+  private followerExpiryBug(): void {
+    const leader = this.raft.leaderId();
+    if (!leader || leader === this.ctx.id) return;
+    const nowMs = this.ctx.wallMs();
+    for (const [id, s] of this.tree.sessions) {
+      const last = this.touchWallMs.get(id) ?? nowMs;
+      const asked = this.expiryAskedWallMs.get(id);
+      if (nowMs - last > s.timeoutMs && (asked === undefined || nowMs - asked > s.timeoutMs)) {
+        this.expiryAskedWallMs.set(id, nowMs);
+        this.ctx.send(leader, { type: ZK_EXPIRE_REQUEST, sessionId: id });
+      }
+    }
+  }
+}
+
+/** The election timeout range of one server (the preferred leader's is shorter). */
+export function electionTimeoutsFor(id: string, o: RaftServiceOptions): { electionTimeoutMsMin: number; electionTimeoutMsMax: number } {
+  if (o.preferredLeader === id) {
+    const t = Math.max(o.raftHeartbeatIntervalMs + 1, Math.floor(o.electionTimeoutMsMin / 2));
+    return { electionTimeoutMsMin: t, electionTimeoutMsMax: t };
+  }
+  return { electionTimeoutMsMin: o.electionTimeoutMsMin, electionTimeoutMsMax: o.electionTimeoutMsMax };
+}
+
+export function zkServer(cfg: ZkServerConfig): BehaviorFactory {
+  return (ctx, restarted) => new ZkServer(ctx, cfg, restarted);
+}

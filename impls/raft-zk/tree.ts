@@ -1,0 +1,198 @@
+/**
+ * The ZooKeeper-like data tree: the replicated state machine of Raft-ZK. Pure and
+ * deterministic: `apply(cmd, zxid)` is called on every server, in log order, with the
+ * Raft log index as the zxid (unique and increasing, as ZooKeeper's zxid is). No clock
+ * is read here: sessions expire only by an `expireSession` command the leader proposes.
+ *
+ * Modelled from ZooKeeper: persistent / ephemeral nodes, sequential names (a per-parent
+ * counter, 10 digits), versions checked by delete/set, czxid/mzxid in the stat, sessions
+ * that own ephemerals. Not modelled: ACLs, containers/TTL nodes, multi(), quotas.
+ */
+export type ZkCmd =
+  | { kind: "createSession"; timeoutMs: number; owner: string }
+  | { kind: "closeSession"; sessionId: number }
+  | { kind: "expireSession"; sessionId: number }
+  | { kind: "create"; sessionId: number; path: string; data: string; ephemeral: boolean; sequential: boolean; parents: boolean }
+  | { kind: "delete"; sessionId: number; path: string; /** -1: any version */ version: number }
+  | { kind: "set"; sessionId: number; path: string; data: string; version: number };
+
+export type ZkError = "no-node" | "node-exists" | "bad-version" | "not-empty" | "no-parent" | "session-expired" | "bad-path" | "ephemeral-parent";
+
+export interface Stat {
+  czxid: number;
+  mzxid: number;
+  version: number;
+  /** Session id owning an ephemeral node; 0 for persistent nodes (as ZooKeeper). */
+  ephemeralOwner: number;
+  numChildren: number;
+}
+
+/** A change that watches fire on: data watches on `path`, child watches on its parent. */
+export interface ZkEvent {
+  type: "created" | "deleted" | "changed";
+  path: string;
+}
+
+export type ZkResult =
+  | { ok: true; sessionId?: number; path?: string; stat?: Stat; events: ZkEvent[] }
+  | { ok: false; error: ZkError; events: ZkEvent[] };
+
+interface ZNode {
+  data: string;
+  czxid: number;
+  mzxid: number;
+  version: number;
+  ephemeralOwner: number;
+  children: Set<string>;
+  /** Next sequence number for a sequential child (ZooKeeper uses the parent's cversion). */
+  seqNext: number;
+}
+
+export interface SessionInfo {
+  id: number;
+  timeoutMs: number;
+  owner: string;
+  ephemerals: Set<string>;
+}
+
+export const SEQ_DIGITS = 10;
+
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i <= 0 ? "/" : path.slice(0, i);
+}
+
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+function validPath(path: string): boolean {
+  return path === "/" || (/^\/[^/]/.test(path) && !path.endsWith("/") && !path.includes("//"));
+}
+
+/** The sequence number of a sequential node's name, or NaN. */
+export function sequenceOf(name: string): number {
+  const m = /(\d{10})$/.exec(name);
+  return m ? Number(m[1]) : NaN;
+}
+
+export class ZkTree {
+  private readonly nodes = new Map<string, ZNode>();
+  readonly sessions = new Map<number, SessionInfo>();
+  /** Sessions that existed and are gone (closed or expired): a ping for one is told so. */
+  readonly deadSessions = new Set<number>();
+  /** zxid of the last applied entry. */
+  lastZxid = 0;
+
+  constructor() {
+    this.nodes.set("/", { data: "", czxid: 0, mzxid: 0, version: 0, ephemeralOwner: 0, children: new Set(), seqNext: 0 });
+  }
+
+  apply(cmd: ZkCmd, zxid: number): ZkResult {
+    this.lastZxid = zxid;
+    const events: ZkEvent[] = [];
+    switch (cmd.kind) {
+      case "createSession":
+        // The session id is the zxid of its creation: unique across the cluster's life.
+        this.sessions.set(zxid, { id: zxid, timeoutMs: cmd.timeoutMs, owner: cmd.owner, ephemerals: new Set() });
+        return { ok: true, sessionId: zxid, events };
+      case "closeSession":
+      case "expireSession": {
+        const s = this.sessions.get(cmd.sessionId);
+        if (!s) return { ok: false, error: "session-expired", events };
+        // Delete ephemerals deepest first so a parent is never deleted before its children.
+        for (const p of [...s.ephemerals].sort((a, b) => b.length - a.length || (a < b ? 1 : -1))) this.remove(p, events);
+        this.sessions.delete(cmd.sessionId);
+        this.deadSessions.add(cmd.sessionId);
+        return { ok: true, events };
+      }
+      case "create":
+        return this.create(cmd, zxid, events);
+      case "delete": {
+        if (!this.sessions.has(cmd.sessionId)) return { ok: false, error: "session-expired", events };
+        const n = this.nodes.get(cmd.path);
+        if (!n || cmd.path === "/") return { ok: false, error: "no-node", events };
+        if (cmd.version !== -1 && cmd.version !== n.version) return { ok: false, error: "bad-version", events };
+        if (n.children.size > 0) return { ok: false, error: "not-empty", events };
+        this.remove(cmd.path, events);
+        return { ok: true, events };
+      }
+      case "set": {
+        if (!this.sessions.has(cmd.sessionId)) return { ok: false, error: "session-expired", events };
+        const n = this.nodes.get(cmd.path);
+        if (!n) return { ok: false, error: "no-node", events };
+        if (cmd.version !== -1 && cmd.version !== n.version) return { ok: false, error: "bad-version", events };
+        n.data = cmd.data;
+        n.version++;
+        n.mzxid = zxid;
+        events.push({ type: "changed", path: cmd.path });
+        return { ok: true, stat: this.statOf(n), events };
+      }
+    }
+  }
+
+  private create(cmd: Extract<ZkCmd, { kind: "create" }>, zxid: number, events: ZkEvent[]): ZkResult {
+    if (!this.sessions.has(cmd.sessionId)) return { ok: false, error: "session-expired", events };
+    if (!validPath(cmd.path) || cmd.path === "/") return { ok: false, error: "bad-path", events };
+    const parentPath = parentOf(cmd.path);
+    if (!this.nodes.has(parentPath)) {
+      if (!cmd.parents) return { ok: false, error: "no-parent", events };
+      // Curator's creatingParentsIfNeeded: persistent parents, each its own create.
+      const missing: string[] = [];
+      for (let p = parentPath; !this.nodes.has(p); p = parentOf(p)) missing.unshift(p);
+      for (const p of missing) this.insert(p, { data: "", ephemeralOwner: 0 }, zxid, events);
+    }
+    const parent = this.nodes.get(parentPath)!;
+    if (parent.ephemeralOwner !== 0) return { ok: false, error: "ephemeral-parent", events };
+    let path = cmd.path;
+    if (cmd.sequential) path += String(parent.seqNext++).padStart(SEQ_DIGITS, "0");
+    if (this.nodes.has(path)) return { ok: false, error: "node-exists", events };
+    const owner = cmd.ephemeral ? cmd.sessionId : 0;
+    const n = this.insert(path, { data: cmd.data, ephemeralOwner: owner }, zxid, events);
+    if (owner !== 0) this.sessions.get(owner)!.ephemerals.add(path);
+    return { ok: true, path, stat: this.statOf(n), events };
+  }
+
+  private insert(path: string, o: { data: string; ephemeralOwner: number }, zxid: number, events: ZkEvent[]): ZNode {
+    const n: ZNode = { data: o.data, czxid: zxid, mzxid: zxid, version: 0, ephemeralOwner: o.ephemeralOwner, children: new Set(), seqNext: 0 };
+    this.nodes.set(path, n);
+    this.nodes.get(parentOf(path))!.children.add(baseName(path));
+    events.push({ type: "created", path });
+    return n;
+  }
+
+  private remove(path: string, events: ZkEvent[]): void {
+    const n = this.nodes.get(path);
+    if (!n) return;
+    this.nodes.delete(path);
+    this.nodes.get(parentOf(path))?.children.delete(baseName(path));
+    if (n.ephemeralOwner !== 0) this.sessions.get(n.ephemeralOwner)?.ephemerals.delete(path);
+    events.push({ type: "deleted", path });
+  }
+
+  private statOf(n: ZNode): Stat {
+    return { czxid: n.czxid, mzxid: n.mzxid, version: n.version, ephemeralOwner: n.ephemeralOwner, numChildren: n.children.size };
+  }
+
+  // --- reads (served by the leader after a read barrier) ---
+
+  exists(path: string): Stat | undefined {
+    const n = this.nodes.get(path);
+    return n ? this.statOf(n) : undefined;
+  }
+
+  get(path: string): { data: string; stat: Stat } | undefined {
+    const n = this.nodes.get(path);
+    return n ? { data: n.data, stat: this.statOf(n) } : undefined;
+  }
+
+  /** Children names, sorted (ZooKeeper returns them unordered; sorting keeps runs reproducible). */
+  getChildren(path: string): string[] | undefined {
+    const n = this.nodes.get(path);
+    return n ? [...n.children].sort() : undefined;
+  }
+
+  get nodeCount(): number {
+    return this.nodes.size;
+  }
+}
