@@ -431,6 +431,7 @@ function showTip(tip, ev) {
   var tb = tipEl.append("table");
   tip.rows.forEach(function (r) { var tr = tb.append("tr"); tr.append("th").text(r[0]); tr.append("td").text(r[1]); });
   if (tip.text) tipEl.append("div").attr("class", "tt-text").text(tip.text);
+  if (tip.also) tipEl.append("div").attr("class", "tt-also").text(tip.also);
   if (tip.foot) tipEl.append("div").attr("class", "tt-foot").text(tip.foot);
   tipEl.style("display", "block");
   var tw = tipEl.node().offsetWidth, th = tipEl.node().offsetHeight;
@@ -481,10 +482,18 @@ function canvasHit(mx, my) {
   return null;
 }
 ov.on("mousemove", function (ev) {
-  var d = ev.target && ev.target.parentNode && d3.select(ev.target.parentNode).datum();
-  if (d && typeof d.tip === "function" && ev.target !== hit.node()) { showTip(d.tip(), ev); return; }
+  var d = ev.target && ev.target !== hit.node() && ev.target.parentNode && d3.select(ev.target.parentNode).datum();
   var m = d3.pointer(ev, ov.node());
   var h = canvasHit(m[0], m[1]);
+  if (d && typeof d.tip === "function") {
+    // A pause or crash band lies over the marks of its lane: show the mark, and the band as context.
+    if (d.type === "span" && h && h.ref.indexOf("fault:") !== 0) {
+      var t = h.tip, f = d.tip();
+      t.also = "meanwhile: " + f.title + (f.text ? " — " + f.text : "");
+      showTip(t, ev);
+    } else showTip(d.tip(), ev);
+    return;
+  }
   showTip(h ? h.tip : null, ev);
 }).on("mouseleave", function () { showTip(null); });
 ov.on("click", function (ev) {

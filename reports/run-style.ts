@@ -110,6 +110,7 @@ b.under { color: var(--ok); }
 #tooltip th { text-align: left; color: var(--muted); font-weight: normal; padding: 1px 10px 1px 0; white-space: nowrap; vertical-align: top; }
 #tooltip td { padding: 1px 0; }
 #tooltip .tt-text { margin-top: 5px; max-width: 400px; }
+#tooltip .tt-also { margin-top: 5px; padding-top: 4px; border-top: 1px solid var(--line); color: #7a5c00; max-width: 400px; }
 #tooltip .tt-foot { margin-top: 4px; color: var(--bad); font-weight: 600; }
 @media (max-width: 1100px) { main.grid { grid-template-columns: 1fr; } aside.story { position: static; max-height: none; } }
 `;

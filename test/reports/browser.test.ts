@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { loadScenario } from "../../scenarios/index.js";
+import { computeHolds } from "../../checkers/holds.js";
+import { renderRunReport } from "../../reports/run-report.js";
+import { renderComparePage } from "../../reports/compare-page.js";
+import { writeRunArtifacts } from "../../cli/artifacts.js";
+import { HOSTILE, hostileScenario, longScenario, runFixture, smallMatrix, type RunFixture } from "./fixtures.js";
+
+/**
+ * The reports in headless Chromium (Debian's, at /usr/bin/chromium; see
+ * scripts/ensure-chromium.sh). Every report is generated here from a fresh run.
+ * Screenshots and the pages land in test-output/reports/ (git-ignored). The open+draw
+ * time of the long report is measured and printed, not asserted.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const OUT = resolve("test-output", "reports");
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+interface Report {
+  lockstepReport: { holdsTotal: number; holdsDrawn: number; violationsDrawn: number; drawMs: number; domainUs: [number, number]; redraws: number };
+}
+
+let ctx: BrowserContext;
+let userDataDir: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh`);
+  mkdirSync(OUT, { recursive: true });
+  userDataDir = mkdtempSync(join(tmpdir(), "lockstep-chromium-"));
+  ctx = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1400, height: 1000 },
+  });
+});
+
+afterAll(async () => {
+  await ctx?.close();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+});
+
+/** Open a page and wait until it has drawn; collects console errors and uncaught exceptions. */
+async function open(file: string, waitDrawn = true): Promise<{ page: Page; problems: string[]; ms: number }> {
+  const page = await ctx.newPage();
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("dialog", (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  page.on("request", (r) => {
+    if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) problems.push(`network request: ${r.url()}`);
+  });
+  const t0 = performance.now();
+  await page.goto(pathToFileURL(file).href);
+  if (waitDrawn) await page.waitForSelector("body[data-drawn='1']", { timeout: 20_000 });
+  return { page, problems, ms: performance.now() - t0 };
+}
+
+function write(name: string, html: string): string {
+  const p = join(OUT, name);
+  writeFileSync(p, html);
+  return p;
+}
+
+const reportOf = (page: Page) => page.evaluate(() => (window as unknown as Report).lockstepReport);
+
+describe("run report in Chromium", () => {
+  let gc: RunFixture;
+  let file: string;
+  beforeAll(() => {
+    gc = runFixture(loadScenario("naive-gc-pause"));
+    file = write("naive-gc-pause.html", renderRunReport(gc.record, gc.history));
+  });
+
+  it("draws a hold bar per hold, marks the violation, zooms, and logs no errors", async () => {
+    const { page, problems } = await open(file);
+    const holds = computeHolds(gc.history);
+    const r0 = await reportOf(page);
+    expect(r0.holdsTotal).toBe(holds.length);
+    expect(r0.holdsDrawn).toBe(holds.length);
+    expect(await page.getAttribute("#timeline", "data-holds-drawn")).toBe(String(holds.length));
+
+    // The violation: drawn on the timeline and said in words above it.
+    expect(r0.violationsDrawn).toBeGreaterThan(0);
+    expect(await page.locator("#timeline g.violation").count()).toBe(r0.violationsDrawn);
+    expect(await page.locator("#findings").innerText()).toMatch(/c1 held order:123.*while c2 held it/);
+    await page.screenshot({ path: join(OUT, "run-report.png"), fullPage: true });
+
+    // A tooltip on the c1 hold (its bar spans most of the run on the first lane).
+    const box = (await page.locator("#timeline").boundingBox())!;
+    const lane0 = await page.locator("#timeline .lab").first().boundingBox();
+    await page.mouse.move(box.x + box.width * 0.35, lane0!.y + lane0!.height / 2);
+    await expect.poll(() => page.locator("#tooltip").innerText()).toMatch(/c1 holds order:123[\s\S]*grant\s+c1#1/);
+
+    // Zoom with the wheel: the visible window narrows and the hold bars still draw.
+    const before = r0.domainUs[1] - r0.domainUs[0];
+    await page.mouse.move(box.x + box.width * 0.45, box.y + box.height / 2);
+    for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -400);
+    await expect.poll(async () => {
+      const r = await reportOf(page);
+      return r.domainUs[1] - r.domainUs[0];
+    }).toBeLessThan(before / 4);
+    const zoomed = await reportOf(page);
+    expect(zoomed.redraws).toBeGreaterThan(r0.redraws);
+    await page.screenshot({ path: join(OUT, "run-report-zoomed.png") });
+
+    // "show on the timeline" zooms to the overlap of the two holds.
+    await page.locator("[data-violation='0']").click();
+    const v = gc.record.verdicts.results.find((x) => x.checker === "mutual-exclusion")!.witness as Array<{ overlapStartUs: number; overlapEndUs: number }>;
+    await expect.poll(async () => {
+      const r = await reportOf(page);
+      return r.domainUs[0] <= v[0]!.overlapStartUs && r.domainUs[1] >= v[0]!.overlapEndUs && r.domainUs[1] - r.domainUs[0] < 1_000_000;
+    }).toBe(true);
+    await page.waitForTimeout(600); // the zoom transition
+    expect((await reportOf(page)).holdsDrawn).toBe(2); // both holders are in the window
+    await page.locator("#timeline-section").screenshot({ path: join(OUT, "run-report-violation.png") });
+
+    // A story step highlights its mark.
+    await page.locator("#steps li.tone-fault").first().hover();
+    expect(await page.locator("#timeline rect.hi").count()).toBe(1);
+
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("a hostile lock name and story run nothing and show as text", async () => {
+    const f = runFixture(hostileScenario());
+    const { page, problems } = await open(write("hostile.html", renderRunReport(f.record, f.history)));
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator("img").count()).toBe(0);
+    expect(await page.locator("b[onmouseover]").count()).toBe(0);
+    expect(await page.locator("h1").innerText()).toContain(HOSTILE);
+    expect(await page.locator(".story-text").innerText()).toContain("</script><script>window.__pwned = 1</script>");
+    // The lock name reaches the tooltip as text too.
+    const box = (await page.locator("#timeline").boundingBox())!;
+    const lane0 = (await page.locator("#timeline .lab").first().boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.35, lane0.y + lane0.height / 2);
+    await expect.poll(() => page.locator("#tooltip").innerText()).toContain(`c1 holds ${HOSTILE}`);
+    expect(await page.locator("#tooltip img").count()).toBe(0);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("a 10-minute run with 10 clients: every hold drawn; size and open+draw time printed", async () => {
+    const f = runFixture(longScenario(), 1);
+    const html = renderRunReport(f.record, f.history);
+    const file = write("naive-long.html", html);
+    const holds = computeHolds(f.history).length;
+    const { page, problems, ms } = await open(file);
+    const r = await reportOf(page);
+    expect(r.holdsDrawn).toBe(holds);
+    expect(problems).toEqual([]);
+    const sizeMb = statSync(file).size / 1e6;
+    console.log(
+      `[browser] long run report: ${f.history.length} history events, ${holds} holds, ${sizeMb.toFixed(2)} MB; ` +
+        `open+draw ${ms.toFixed(0)} ms (page.goto to drawn), the page's own performance.now() at drawn: ${r.drawMs.toFixed(0)} ms`,
+    );
+    await page.locator("#timeline-section").screenshot({ path: join(OUT, "run-report-long.png") });
+    // Zoom in to 1/50 of the run: only the holds in the window are drawn.
+    await page.evaluate(() => document.getElementById("zoom-in")!.click());
+    for (let i = 0; i < 5; i++) {
+      await page.locator("#zoom-in").click();
+      await page.waitForTimeout(300);
+    }
+    const z = await reportOf(page);
+    expect(z.holdsDrawn).toBeLessThan(holds / 20);
+    expect(z.holdsDrawn).toBeGreaterThan(0);
+    await page.locator("#timeline-section").screenshot({ path: join(OUT, "run-report-long-zoomed.png") });
+    await page.close();
+  });
+});
+
+describe("comparison page in Chromium", () => {
+  it("shows the matrix, links a failing cell to a run report that opens, and logs no errors", async () => {
+    const dir = join(OUT, "compare");
+    rmSync(dir, { recursive: true, force: true });
+    const names = ["naive-baseline", "naive-gc-pause", "naive-gc-pause-fenced"];
+    const m = smallMatrix(names, 4, (s, seed) => `runs/${s}-seed${seed}/report.html`, (f) => {
+      writeRunArtifacts(join(dir, "runs", `${f.scenario.name}-seed${f.record.seed}`), f.record, f.history);
+    });
+    const file = join(dir, "compare.html");
+    writeFileSync(file, renderComparePage(m));
+    const { page, problems } = await open(file, false);
+    expect(await page.locator("td.cell").count()).toBe(names.length * m.designs.length);
+    const failing = m.cells.filter((c) => c.failingSeed !== undefined);
+    expect(failing.length).toBeGreaterThan(0);
+    expect(await page.locator("a.seed").count()).toBe(failing.length);
+    await page.screenshot({ path: join(OUT, "compare.png"), fullPage: true });
+    await page.locator("a.seed").first().click();
+    await page.waitForSelector("body[data-drawn='1']", { timeout: 20_000 });
+    expect(page.url()).toContain(`/runs/${failing[0]!.scenario}-seed${failing[0]!.failingSeed}/report.html`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
