@@ -139,8 +139,7 @@ export const concurrentStarts: RaftTest = (create, seed) => {
     }
     const indexes = new Set<number>();
     for (const cmd of cmds) {
-      const index = c.indexOf(cmd);
-      if (index === undefined) c.fail("concurrent starts", `cmd ${cmd} never applied`);
+      const index = c.indexOf(cmd) ?? c.fail("concurrent starts", `cmd ${cmd} never applied`);
       c.wait(index, 3);
       indexes.add(index);
     }
