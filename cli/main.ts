@@ -8,6 +8,8 @@ import { registerList } from "./commands/list.js";
 import { registerCheck } from "./commands/check.js";
 import { registerSweep } from "./commands/sweep.js";
 import { registerMerge } from "./commands/merge.js";
+import { registerExplore } from "./commands/explore.js";
+import { registerShrink } from "./commands/shrink.js";
 
 /**
  * The `lockstep` command. Each subcommand lives in cli/commands/<name>.ts and is
@@ -28,6 +30,8 @@ export function buildProgram(): Command {
   // further commands register below (one line each)
   registerSweep(program);
   registerMerge(program);
+  registerExplore(program);
+  registerShrink(program);
   return program;
 }
 

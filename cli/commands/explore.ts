@@ -1,0 +1,128 @@
+import type { Command } from "commander";
+import { join } from "node:path";
+import { setExitCode } from "../exit-state.js";
+import { EXIT } from "../exit-codes.js";
+import { parsePositiveInt, parseSeed } from "../args.js";
+import { allScenarios, loadScenario } from "../../scenarios/index.js";
+import { designByName, DESIGNS } from "../../impls/index.js";
+import { InputError } from "../../sim/errors.js";
+import { CHECKERS } from "../../checkers/index.js";
+import { runScenario } from "../../sim/runner.js";
+import { explore, type ExploreResult } from "../../sim/explore/explore.js";
+import { pickBase, shapeBase } from "../../sim/explore/base.js";
+import { runSeed } from "../sweep/run-seed.js";
+import { writeCounterexample, formatCounterexample } from "../sweep/counterexample.js";
+import type { Scenario } from "../../scenarios/schema.js";
+
+export interface ExploreFlags {
+  design: string;
+  base?: string;
+  runs: string;
+  shrinkRuns: string;
+  seed: string;
+  faultsMax: string;
+  durationMs: string;
+  serverFaultsOnly?: boolean;
+  fencing?: boolean;
+  checkers?: string;
+  out?: string;
+}
+
+/**
+ * The property: a run violates it when the composed safety verdict is false, or, with
+ * `checkers`, when one of those checkers fails (e.g. only mutual-exclusion: a double holder).
+ */
+export function violation(checkers?: readonly string[]): (s: Scenario, seed: number) => boolean {
+  return (s, seed) => {
+    const r = runSeed(s, seed);
+    return checkers ? checkers.some((c) => r.checkers[c] === false) : r.safety === false;
+  };
+}
+
+export function parseCheckerList(text: string | undefined, flag: string): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(",").map((x) => x.trim()).filter((x) => x.length > 0);
+  const known = CHECKERS.map((c) => c.name);
+  for (const n of names) if (!known.includes(n)) throw new InputError("<arg>", flag, `unknown checker "${n}"; expected some of: ${known.join(", ")}`);
+  if (names.length === 0) throw new InputError("<arg>", flag, "expected a comma-separated list of checker names");
+  return names;
+}
+
+export function registerExplore(program: Command): void {
+  program
+    .command("explore")
+    .description("draw random fault schedules and workloads (fast-check) against a design's safety; shrink a violation to a smallest scenario file")
+    .requiredOption("--design <name>", "the lock design to explore (see `lockstep list`)")
+    .option("--base <scenario>", "the scenario to vary (default: the design's baseline)")
+    .option("--runs <n>", "runs drawn before giving up", "200")
+    .option("--shrink-runs <n>", "runs spent shrinking at most", "400")
+    .option("--seed <n>", "fast-check's seed (the same seed explores the same schedules)", "1")
+    .option("--faults-max <n>", "fault steps per schedule at most", "6")
+    .option("--duration-ms <n>", "length of each run, ms (the base is cut to it)", "6000")
+    .option("--server-faults-only", "only faults whose targets are servers (no client pauses or client partitions)")
+    .option("--fencing", "make the protected resource check fencing tokens")
+    .option("--checkers <list>", "the property: these checkers pass (default: the composed safety verdict of every safety checker)")
+    .option("--out <dir>", "where to write the counterexample (default: runs/explore-<design>-seed<N>)")
+    .action((opts: ExploreFlags) => {
+      const r = exploreCommand(opts);
+      process.stdout.write(r.text);
+      setExitCode(r.code);
+    });
+}
+
+/** The command's work, separate from commander so tests can call it and read the result. */
+export function exploreCommand(opts: ExploreFlags): { text: string; code: number; result: ExploreResult; file?: string } {
+  if (!designByName(opts.design)) {
+    throw new InputError("<arg>", "--design", `unknown design "${opts.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
+  }
+  const runs = parsePositiveInt(opts.runs, "--runs");
+  const shrinkRunsMax = parsePositiveInt(opts.shrinkRuns, "--shrink-runs");
+  const seed = parseSeed(opts.seed, "--seed");
+  const stepsMax = parsePositiveInt(opts.faultsMax, "--faults-max");
+  const durationMsMax = parsePositiveInt(opts.durationMs, "--duration-ms");
+  const checkers = parseCheckerList(opts.checkers, "--checkers");
+  const raw = opts.base ? loadScenario(opts.base) : pickBase(opts.design, allScenarios());
+  if (raw.design !== opts.design) throw new InputError("<arg>", "--base", `scenario ${raw.name} is for design ${raw.design}, not ${opts.design}`);
+  // Named as the counterexample will be from the start: a run's random streams are seeded by name and seed.
+  const name = `explore-${opts.design}-seed${seed}`;
+  const base = { ...shapeBase(raw, { durationMsMax, fencing: opts.fencing }), name };
+  // One run of the base names the design's server processes, the targets faults may pick.
+  const probe = runScenario(base, base.seed);
+  const space = {
+    servers: probe.meta.serverIds,
+    clients: probe.meta.clientIds,
+    durationMs: base.durationMs,
+    ttlMs: base.workload.ttlMs,
+    serverOnly: opts.serverFaultsOnly ?? false,
+    stepsMax,
+  };
+  const violates = violation(checkers);
+  const result = explore({ base, space, runs, shrinkRunsMax, seed, violates });
+  const how = `fast-check seed ${seed}, ${runs} runs of ${base.durationMs} ms on base ${raw.name}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${checkers ? checkers.join(" + ") : "safety"}`;
+  if (!result.found || !result.counterexample) {
+    return { text: `lockstep explore ${opts.design}: no safety violation in ${result.runs} runs (${how})\n`, code: EXIT.ok, result };
+  }
+  const dir = opts.out ?? join("runs", name);
+  const cx = result.counterexample;
+  const shrunk: Scenario = {
+    ...cx.scenario,
+    title: `${opts.design}: a counterexample found by lockstep explore`,
+    story:
+      `Found by \`lockstep explore --design ${opts.design} --seed ${seed}\` (${how}): draw number ${result.runs} violated safety ` +
+      `with ${result.original?.faults.length ?? "?"} fault step(s); fast-check shrank it in ${result.shrinks} step(s) (${result.shrinkRuns} runs) to this one, ` +
+      `from base scenario ${raw.name} (cut to ${base.durationMs} ms, TTL ${base.workload.ttlMs} ms).`,
+  };
+  const written = writeCounterexample(dir, shrunk, cx.seed, violates);
+  const lines = [
+    `lockstep explore ${opts.design}: property violated after ${result.runs} run(s) (${how})`,
+    `shrunk in ${result.shrinks} step(s) (${result.shrinkRuns} runs) from ${result.original?.faults.length ?? "?"} to ${shrunk.faults.length} fault step(s); workload ${workloadDiff(base, shrunk)}`,
+    ...formatCounterexample(written),
+  ];
+  return { text: lines.join("\n") + "\n", code: EXIT.safetyViolation, result, file: written.file };
+}
+
+function workloadDiff(base: Scenario, s: Scenario): string {
+  const d: string[] = [];
+  for (const k of ["ttlMs", "workMs", "thinkMs"] as const) if (s.workload[k] !== base.workload[k]) d.push(`${k} ${s.workload[k]} (base ${base.workload[k]})`);
+  return d.length > 0 ? d.join(", ") : "as the base";
+}

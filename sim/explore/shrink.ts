@@ -1,0 +1,80 @@
+import fc from "fast-check";
+import type { FaultStep, Scenario } from "../../scenarios/schema.js";
+import { referencedProcesses } from "../../scenarios/schema.js";
+
+/**
+ * Shrink a failing scenario that already exists (its faults may be triggered by
+ * history events, which explore's arbitraries never draw, so fast-check cannot
+ * replay it as one of its own values). The loop is fast-check's: try smaller
+ * candidates in order, keep the first that still fails, start again; the numeric
+ * candidates are fast-check's own integer shrinks. Candidates: drop a fault step,
+ * drop a client, make a number (time, duration, jump, drift, delay) smaller.
+ */
+export interface ShrinkOptions {
+  scenario: Scenario;
+  seed: number;
+  /** Runs spent at most. */
+  runsMax: number;
+  violates(scenario: Scenario, seed: number): boolean;
+}
+
+export interface ShrinkResult {
+  scenario: Scenario;
+  runs: number;
+  /** Candidates accepted (each one a smaller failing scenario). */
+  shrinks: number;
+  /** Whether the loop stopped because no candidate was smaller, not for the budget. */
+  minimal: boolean;
+}
+
+const NUMERIC: ReadonlyArray<keyof FaultStep> = ["durationMs", "deltaMs", "driftPpm", "extraMs", "delayMs", "atMs"];
+
+/** fast-check's integer shrinks of v towards 0 (or towards `floor`), first few. */
+function smallerInts(v: number, floor = 0, take = 6): number[] {
+  if (!Number.isInteger(v) || v === floor) return [];
+  const arb = v > floor ? fc.integer({ min: floor, max: v }) : fc.integer({ min: v, max: floor });
+  return [...arb.shrink(v, undefined).take(take)].map((x) => x.value);
+}
+
+function* candidates(s: Scenario): Generator<Scenario> {
+  for (let i = s.faults.length - 1; i >= 0; i--) yield { ...s, faults: s.faults.filter((_, j) => j !== i) };
+  if (s.clients.length > 1) {
+    for (let i = s.clients.length - 1; i >= 0; i--) {
+      const c = { ...s, clients: s.clients.filter((_, j) => j !== i) };
+      const gone = s.clients[i]!.id;
+      if (!referencedProcesses(c).some((r) => r.id === gone)) yield c;
+    }
+  }
+  for (let i = 0; i < s.faults.length; i++) {
+    const step = s.faults[i]!;
+    for (const key of NUMERIC) {
+      const v = step[key];
+      if (typeof v !== "number") continue;
+      // A step that lasts must last a little (a 0 ms pause is no fault).
+      const floor = key === "durationMs" ? 1 : 0;
+      for (const x of smallerInts(v, floor)) {
+        yield { ...s, faults: s.faults.map((st, j) => (j === i ? { ...st, [key]: x } : st)) };
+      }
+    }
+  }
+}
+
+export function shrinkScenario(o: ShrinkOptions): ShrinkResult {
+  let current = o.scenario;
+  let runs = 0;
+  let shrinks = 0;
+  for (;;) {
+    let smaller: Scenario | undefined;
+    for (const c of candidates(current)) {
+      if (runs >= o.runsMax) return { scenario: current, runs, shrinks, minimal: false };
+      runs++;
+      if (o.violates(c, o.seed)) {
+        smaller = c;
+        break;
+      }
+    }
+    if (!smaller) return { scenario: current, runs, shrinks, minimal: true };
+    current = smaller;
+    shrinks++;
+  }
+}
