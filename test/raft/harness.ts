@@ -33,7 +33,7 @@ export interface ClusterOptions {
   n: number;
   seed: string;
   createNode: CreateRaftNode;
-  /** Start with 10% loss, up to 27 ms jitter and no FIFO (6.824's unreliable net). */
+  /** Start with 10% loss, 2% duplicates, up to 27 ms jitter and no FIFO (6.824's unreliable net, plus duplicates). */
   unreliable?: boolean;
   /** Now and then give a random link 200–1000 ms of extra delay (6.824's long reordering). */
   longReordering?: boolean;
@@ -45,8 +45,8 @@ export function withBugs(create: CreateRaftNode, bugs: RaftNodeOptions<unknown>[
   return (ctx, opts, restarted) => create(ctx, { ...opts, bugs: { ...opts.bugs, ...bugs } }, restarted);
 }
 
-const RELIABLE_LINK = { lossRate: 0, latencyUsBase: 500, latencyUsJitter: 200 };
-const UNRELIABLE_LINK = { lossRate: 0.1, latencyUsBase: 500, latencyUsJitter: 27_000 };
+const RELIABLE_LINK = { lossRate: 0, duplicateRate: 0, latencyUsBase: 500, latencyUsJitter: 200 };
+const UNRELIABLE_LINK = { lossRate: 0.1, duplicateRate: 0.02, latencyUsBase: 500, latencyUsJitter: 27_000 };
 
 export class RaftCluster {
   readonly sim: Simulation;

@@ -1,4 +1,5 @@
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import type { CreateRaftNode } from "../../impls/raft/api.js";
 import { createRaftNode } from "../../impls/raft/node.js";
 import { RAFT_TESTS } from "./suite.js";
 
@@ -15,3 +16,19 @@ for (const [name, test] of Object.entries(RAFT_TESTS)) {
     });
   });
 }
+
+describe("raft determinism", () => {
+  it("the same seed gives the same run, event for event", () => {
+    const fingerprint = (seed: string): string => {
+      const events: string[] = [];
+      const create: CreateRaftNode = (ctx, opts, restarted) =>
+        createRaftNode(ctx, { ...opts, apply: (cmd, at) => (events.push(`${ctx.id}@${ctx.monoUs()}:${at.index}=${String(cmd)}`), opts.apply(cmd, at)) }, restarted);
+      RAFT_TESTS.churn!(create, seed);
+      return events.join(";");
+    };
+    const a = fingerprint("det-1");
+    expect(a.length).toBeGreaterThan(0);
+    expect(fingerprint("det-1")).toBe(a);
+    expect(fingerprint("det-2")).not.toBe(a);
+  });
+});

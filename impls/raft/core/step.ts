@@ -206,6 +206,8 @@ function failPending<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
 // --- messages ---
 
 function onMessage<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: RaftMessage<Cmd>): void {
+  // Only cluster members count towards votes and read quorums.
+  if (from === s.cfg.id || !s.cfg.peers.includes(from)) return;
   if (m.term > s.term) {
     // Figure 2: "If RPC request or response contains term T > currentTerm: set
     // currentTerm = T, convert to follower".
