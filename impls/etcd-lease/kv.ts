@@ -1,0 +1,184 @@
+/**
+ * The etcd-like key-value store: the replicated state machine of etcd-lease. Pure and
+ * deterministic; `apply` runs on every server in Raft log order.
+ *
+ * Modelled from etcd's mvcc and lessor: a store revision that grows by one per write
+ * transaction; per key its create revision, mod revision and version; leases with a
+ * TTL to which keys are attached (revoking a lease deletes its keys in one revision);
+ * transactions `If(compares).Then(ops).Else(ops)`; ranges over a prefix sorted by
+ * create revision with a limit and a max create revision (WithFirstCreate,
+ * WithLastCreate, WithMaxCreateRev). Not modelled: history (old revisions, compaction),
+ * auth, leases' checkpointing of remaining TTL.
+ *
+ * Lease expiry is no clock reading here: the leader proposes `leaseRevoke` when its
+ * lessor says a lease has expired.
+ */
+export interface Compare {
+  key: string;
+  target: "createRevision" | "modRevision" | "version" | "value";
+  cmp: "=" | "!=" | "<" | ">";
+  value: number | string;
+}
+
+export interface RangeOp {
+  op: "range";
+  key: string;
+  prefix?: boolean;
+  sort?: "createAsc" | "createDesc";
+  limit?: number;
+  maxCreateRevision?: number;
+}
+
+export type KvOp = { op: "put"; key: string; value: string; lease?: number } | { op: "delete"; key: string } | RangeOp;
+
+export type EtcdCmd =
+  | { kind: "leaseGrant"; ttlMs: number; owner: string }
+  | { kind: "leaseRevoke"; leaseId: number }
+  | { kind: "txn"; compare: Compare[]; success: KvOp[]; failure: KvOp[] };
+
+export interface KeyValue {
+  key: string;
+  value: string;
+  createRevision: number;
+  modRevision: number;
+  version: number;
+  /** 0: no lease. */
+  lease: number;
+}
+
+export type OpResponse = { op: "range"; kvs: KeyValue[] } | { op: "put" } | { op: "delete"; deleted: number };
+
+export interface KvEvent {
+  type: "put" | "delete";
+  key: string;
+  revision: number;
+}
+
+export type EtcdResult =
+  | { ok: true; revision: number; leaseId?: number; succeeded?: boolean; responses?: OpResponse[]; events: KvEvent[] }
+  | { ok: false; error: "lease-not-found"; revision: number; events: KvEvent[] };
+
+export interface LeaseInfo {
+  id: number;
+  ttlMs: number;
+  owner: string;
+  keys: Set<string>;
+}
+
+export class EtcdKv {
+  private readonly keys = new Map<string, KeyValue>();
+  readonly leases = new Map<number, LeaseInfo>();
+  /** Leases revoked (or expired): a keepalive for one is told "not found". */
+  readonly deadLeases = new Set<number>();
+  /** The store's revision: the last write transaction's. */
+  revision = 0;
+
+  apply(cmd: EtcdCmd, index: number): EtcdResult {
+    const events: KvEvent[] = [];
+    switch (cmd.kind) {
+      case "leaseGrant":
+        // etcd picks a random id; the log index is as unique and keeps runs reproducible.
+        this.leases.set(index, { id: index, ttlMs: cmd.ttlMs, owner: cmd.owner, keys: new Set() });
+        return { ok: true, revision: this.revision, leaseId: index, events };
+      case "leaseRevoke": {
+        const l = this.leases.get(cmd.leaseId);
+        if (!l) return { ok: false, error: "lease-not-found", revision: this.revision, events };
+        if (l.keys.size > 0) {
+          const rev = ++this.revision;
+          for (const k of [...l.keys].sort()) this.deleteKey(k, rev, events);
+        }
+        this.leases.delete(cmd.leaseId);
+        this.deadLeases.add(cmd.leaseId);
+        return { ok: true, revision: this.revision, events };
+      }
+      case "txn":
+        return this.txn(cmd, events);
+    }
+  }
+
+  private txn(cmd: Extract<EtcdCmd, { kind: "txn" }>, events: KvEvent[]): EtcdResult {
+    const succeeded = cmd.compare.every((c) => this.compare(c));
+    const ops = succeeded ? cmd.success : cmd.failure;
+    // A put naming an unknown lease fails the whole transaction, as in etcd.
+    for (const o of ops) {
+      if (o.op === "put" && o.lease && !this.leases.has(o.lease)) return { ok: false, error: "lease-not-found", revision: this.revision, events };
+    }
+    const writes = ops.some((o) => o.op === "put" || (o.op === "delete" && this.keys.has(o.key)));
+    const rev = writes ? this.revision + 1 : this.revision;
+    const responses: OpResponse[] = [];
+    for (const o of ops) {
+      if (o.op === "range") responses.push({ op: "range", kvs: this.range(o) });
+      else if (o.op === "put") {
+        this.put(o.key, o.value, o.lease ?? 0, rev, events);
+        responses.push({ op: "put" });
+      } else {
+        const had = this.keys.has(o.key);
+        if (had) this.deleteKey(o.key, rev, events);
+        responses.push({ op: "delete", deleted: had ? 1 : 0 });
+      }
+    }
+    this.revision = rev;
+    return { ok: true, revision: rev, succeeded, responses, events };
+  }
+
+  private compare(c: Compare): boolean {
+    const kv = this.keys.get(c.key);
+    // A missing key compares as create/mod revision 0, version 0, value "" (etcd's semantics).
+    const actual: number | string =
+      c.target === "value" ? (kv?.value ?? "") : c.target === "createRevision" ? (kv?.createRevision ?? 0) : c.target === "modRevision" ? (kv?.modRevision ?? 0) : (kv?.version ?? 0);
+    switch (c.cmp) {
+      case "=":
+        return actual === c.value;
+      case "!=":
+        return actual !== c.value;
+      case "<":
+        return actual < c.value;
+      case ">":
+        return actual > c.value;
+    }
+  }
+
+  private put(key: string, value: string, lease: number, rev: number, events: KvEvent[]): void {
+    const prev = this.keys.get(key);
+    if (prev && prev.lease !== 0 && prev.lease !== lease) this.leases.get(prev.lease)?.keys.delete(key);
+    this.keys.set(key, {
+      key,
+      value,
+      createRevision: prev?.createRevision ?? rev,
+      modRevision: rev,
+      version: (prev?.version ?? 0) + 1,
+      lease,
+    });
+    if (lease !== 0) this.leases.get(lease)!.keys.add(key);
+    events.push({ type: "put", key, revision: rev });
+  }
+
+  private deleteKey(key: string, rev: number, events: KvEvent[]): void {
+    const kv = this.keys.get(key);
+    if (!kv) return;
+    this.keys.delete(key);
+    if (kv.lease !== 0) this.leases.get(kv.lease)?.keys.delete(key);
+    events.push({ type: "delete", key, revision: rev });
+  }
+
+  /** Range read (also used by reads outside transactions, after a read barrier). */
+  range(o: RangeOp): KeyValue[] {
+    let kvs: KeyValue[];
+    if (o.prefix) kvs = [...this.keys.values()].filter((kv) => kv.key.startsWith(o.key));
+    else {
+      const kv = this.keys.get(o.key);
+      kvs = kv ? [kv] : [];
+    }
+    if (o.maxCreateRevision !== undefined) kvs = kvs.filter((kv) => kv.createRevision <= o.maxCreateRevision!);
+    if (o.sort === "createAsc") kvs.sort((a, b) => a.createRevision - b.createRevision);
+    else if (o.sort === "createDesc") kvs.sort((a, b) => b.createRevision - a.createRevision);
+    else kvs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    if (o.limit !== undefined && o.limit > 0) kvs = kvs.slice(0, o.limit);
+    return kvs.map((kv) => ({ ...kv }));
+  }
+
+  get(key: string): KeyValue | undefined {
+    const kv = this.keys.get(key);
+    return kv ? { ...kv } : undefined;
+  }
+}

@@ -1,0 +1,177 @@
+import type { BehaviorFactory, Message, ProcessBehavior, ProcessContext } from "../../sim/simulation.js";
+import type { CreateRaftNode, RaftHost } from "../raft/api.js";
+import type { RaftServiceOptions } from "../raft-zk/options.js";
+import { electionTimeoutsFor } from "../raft-zk/server.js";
+import { ETCD_REPLY, ETCD_REQUEST, type EtcdOp, type EtcdReply } from "./protocol.js";
+import { EtcdKv, type EtcdCmd, type EtcdResult, type KvEvent } from "./kv.js";
+
+/**
+ * An etcd-lease server: one Raft node whose state machine is the EtcdKv, plus the
+ * client protocol. Writes (transactions, lease grant/revoke) are proposed on the
+ * leader; ranges and keepalives pass a read barrier first (etcd's ensureLeadership
+ * before LeaseRenew), so a deposed leader renews nothing.
+ *
+ * The lessor runs on the leader only (etcd's Promote/Demote): each lease expires on the
+ * leader's monotonic clock TTL after its grant or last keepalive, and the leader then
+ * proposes its revocation. A new leader extends every lease to now + TTL + one election
+ * timeout (lessor.Promote(extend)). Followers never expire leases.
+ */
+export interface EtcdServerConfig {
+  peers: string[];
+  options: RaftServiceOptions;
+  createRaft: CreateRaftNode;
+}
+
+export class EtcdServer implements ProcessBehavior {
+  readonly kv = new EtcdKv();
+  readonly raft: RaftHost<EtcdCmd>;
+  /** Leader only: monotonic µs at which each lease expires. */
+  private readonly expiresAtUs = new Map<number, number>();
+  /** Leader only: leases whose revocation is in the log. */
+  private readonly revoking = new Set<number>();
+  private leaderTerm: number | undefined;
+  /** waitDelete requests, by key. */
+  private readonly deleteWaiters = new Map<string, Array<{ client: string; msg: Message }>>();
+  private readonly tickMs: number;
+
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly cfg: EtcdServerConfig,
+    restarted: boolean,
+  ) {
+    const o = cfg.options;
+    this.tickMs = Math.max(5, Math.min(100, Math.floor(o.sessionTimeoutMs / 20)));
+    this.raft = cfg.createRaft<EtcdCmd>(
+      ctx,
+      {
+        peers: cfg.peers,
+        ...electionTimeoutsFor(ctx.id, o),
+        heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
+        apply: (cmd, at) => this.applyEntry(cmd, at.index),
+      },
+      restarted,
+    );
+    this.scheduleTick();
+  }
+
+  onMessage(from: string, msg: Message): void {
+    if (msg.type.startsWith("raft-")) this.raft.handleRaftMessage(from, msg);
+    else if (msg.type === ETCD_REQUEST) this.onRequest(from, msg);
+  }
+
+  private applyEntry(cmd: EtcdCmd, index: number): EtcdResult {
+    const r = this.kv.apply(cmd, index);
+    if (cmd.kind === "leaseGrant") this.expiresAtUs.set(index, this.ctx.monoUs() + cmd.ttlMs * 1000);
+    else if (cmd.kind === "leaseRevoke") {
+      this.expiresAtUs.delete(cmd.leaseId);
+      this.revoking.delete(cmd.leaseId);
+    }
+    this.fireDeletes(r.events);
+    return r;
+  }
+
+  private fireDeletes(events: KvEvent[]): void {
+    for (const e of events) {
+      if (e.type !== "delete") continue;
+      const ws = this.deleteWaiters.get(e.key);
+      if (!ws) continue;
+      this.deleteWaiters.delete(e.key);
+      for (const w of ws) this.ctx.reply(w.client, w.msg, { type: ETCD_REPLY, status: "ok", revision: e.revision });
+    }
+  }
+
+  private onRequest(from: string, msg: Message): void {
+    const op = msg.op as EtcdOp;
+    const reply = (body: EtcdReply): void => this.ctx.reply(from, msg, { type: ETCD_REPLY, ...body });
+    if (op.kind === "waitDelete") {
+      // Any member serves watches from its own applied state.
+      if (!this.kv.get(op.key)) return reply({ status: "ok", revision: this.kv.revision });
+      const ws = this.deleteWaiters.get(op.key) ?? [];
+      ws.push({ client: from, msg });
+      this.deleteWaiters.set(op.key, ws);
+      return;
+    }
+    if (!this.raft.isLeader()) return reply({ status: "not-leader", leader: this.raft.leaderId() });
+    const notLeader = (): void => reply({ status: "not-leader", leader: this.raft.leaderId() });
+    switch (op.kind) {
+      case "keepAlive": {
+        const id = op.leaseId;
+        if (this.kv.deadLeases.has(id) || this.revoking.has(id)) return reply({ status: "error", error: "lease-not-found" });
+        const lease = this.kv.leases.get(id);
+        if (!lease) return reply({ status: "retry" });
+        // Renew at receipt; answer only once a majority confirms we still lead.
+        this.expiresAtUs.set(id, this.ctx.monoUs() + lease.ttlMs * 1000);
+        return this.raft.readBarrier((b) => (b.ok ? reply({ status: "ok", revision: this.kv.revision, ttlMs: lease.ttlMs }) : notLeader()));
+      }
+      case "range":
+        return this.raft.readBarrier((b) => {
+          if (!b.ok) return notLeader();
+          reply({ status: "ok", revision: this.kv.revision, kvs: this.kv.range({ op: "range", ...op }) });
+        });
+      case "leaseGrant":
+      case "leaseRevoke":
+      case "txn": {
+        const cmd: EtcdCmd =
+          op.kind === "leaseGrant"
+            ? { kind: "leaseGrant", ttlMs: op.ttlMs, owner: from }
+            : op.kind === "leaseRevoke"
+              ? { kind: "leaseRevoke", leaseId: op.leaseId }
+              : { kind: "txn", compare: op.compare, success: op.success, failure: op.failure };
+        return this.raft.propose<EtcdResult>(cmd, (r) => {
+          if (!r.ok) return r.error === "not-leader" ? notLeader() : reply({ status: "unknown" });
+          const res = r.result;
+          if (!res.ok) return reply({ status: "error", error: res.error });
+          reply({
+            status: "ok",
+            revision: res.revision,
+            ...(res.leaseId !== undefined ? { leaseId: res.leaseId, ttlMs: (cmd as { ttlMs: number }).ttlMs } : {}),
+            ...(res.succeeded !== undefined ? { succeeded: res.succeeded, responses: res.responses } : {}),
+          });
+        });
+      }
+    }
+  }
+
+  private scheduleTick(): void {
+    this.ctx.setTimer(this.tickMs, () => {
+      this.tick();
+      this.scheduleTick();
+    });
+  }
+
+  private tick(): void {
+    if (!this.raft.isLeader()) {
+      // Demote: followers never expire leases.
+      this.leaderTerm = undefined;
+      this.revoking.clear();
+      return;
+    }
+    const nowUs = this.ctx.monoUs();
+    const term = this.raft.currentTerm();
+    if (this.leaderTerm !== term) {
+      // Promote(extend): every lease gets its full TTL plus one election timeout from now.
+      this.leaderTerm = term;
+      this.revoking.clear();
+      const extendUs = this.cfg.options.electionTimeoutMsMax * 1000;
+      for (const [id, l] of this.kv.leases) this.expiresAtUs.set(id, nowUs + l.ttlMs * 1000 + extendUs);
+    }
+    for (const [id, l] of this.kv.leases) {
+      if (this.revoking.has(id)) continue;
+      const at = this.expiresAtUs.get(id);
+      if (at === undefined) {
+        this.expiresAtUs.set(id, nowUs + l.ttlMs * 1000);
+        continue;
+      }
+      if (nowUs > at) {
+        this.revoking.add(id);
+        this.raft.propose<EtcdResult>({ kind: "leaseRevoke", leaseId: id }, (r) => {
+          if (!r.ok) this.revoking.delete(id);
+        });
+      }
+    }
+  }
+}
+
+export function etcdServer(cfg: EtcdServerConfig): BehaviorFactory {
+  return (ctx, restarted) => new EtcdServer(ctx, cfg, restarted);
+}
