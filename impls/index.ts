@@ -5,6 +5,7 @@
 import type { DesignEntry } from "./types.js";
 import { redisFenced, redisSetnx } from "./redis-setnx/design.js";
 import { raftZk } from "./raft-zk/design.js";
+import { etcdLease } from "./etcd-lease/design.js";
 import { redisFailover } from "./redis-failover/design.js";
 import { redlock } from "./redlock/design.js";
 
@@ -13,6 +14,7 @@ export const DESIGNS: DesignEntry<any>[] = [
   redisFenced,
   // further designs register below (one line each)
   raftZk,
+  etcdLease,
   redisFailover,
   redlock,
 ];
