@@ -226,12 +226,24 @@ export class RaftCluster {
     return this.indexOfCmd.get(cmd);
   }
 
+  /**
+   * Propose through `h`, checking the callback: an ok result must name the index at
+   * which `cmd` was applied (the one an entry index promises as a zxid / revision).
+   */
+  propose(h: RaftHost<Cmd>, cmd: Cmd): void {
+    h.propose<unknown>(cmd, (r) => {
+      if (!r.ok) return;
+      const at = this.committed.get(r.index);
+      if (at?.cmd !== cmd) this.fail("propose result", `ok for cmd ${cmd} at index ${r.index}, where ${at?.cmd} was applied`);
+    });
+  }
+
   /** Propose `cmd` at the current leader, if some live connected server thinks it is one. */
   start(cmd: Cmd): number | undefined {
     for (let k = 0; k < this.ids.length; k++) {
       const h = this.host(k);
       if (h && this.connected[k] && h.isLeader()) {
-        h.propose(cmd, () => {});
+        this.propose(h, cmd);
         return k;
       }
     }
@@ -252,7 +264,7 @@ export class RaftCluster {
         const i = (starter + k) % this.ids.length;
         const h = this.host(i);
         if (h && this.connected[i] && h.isLeader()) {
-          h.propose(cmd, () => {});
+          this.propose(h, cmd);
           proposed = true;
           starter = i;
           break;

@@ -155,7 +155,7 @@ export const rejoin: RaftTest = (create, seed) => {
   // The leader is partitioned and takes proposals it cannot commit.
   const leader1 = c.checkOneLeader();
   c.disconnect(leader1);
-  for (const cmd of [902, 903, 904]) c.host(leader1)!.propose(cmd, () => {});
+  for (const cmd of [902, 903, 904]) c.propose(c.host(leader1)!, cmd);
   // The other two elect a new leader and commit.
   c.one(103, 2, true);
   const leader2 = c.checkOneLeader();
@@ -179,7 +179,7 @@ export const backup: RaftTest = (create, seed) => {
   // Leader and one follower in a minority: they take proposals that never commit.
   const leader1 = c.checkOneLeader();
   for (const k of [2, 3, 4]) c.disconnect((leader1 + k) % n);
-  for (let k = 0; k < burst; k++) c.host(leader1)!.propose(v() + 100_000, () => {});
+  for (let k = 0; k < burst; k++) c.propose(c.host(leader1)!, v() + 100_000);
   c.runMs(ELECTION_MS / 2);
   c.disconnect(leader1);
   c.disconnect((leader1 + 1) % n);
@@ -191,7 +191,7 @@ export const backup: RaftTest = (create, seed) => {
   let other = (leader1 + 2) % n;
   if (other === leader2) other = (leader2 + 1) % n;
   c.disconnect(other);
-  for (let k = 0; k < burst; k++) c.host(leader2)!.propose(v() + 200_000, () => {});
+  for (let k = 0; k < burst; k++) c.propose(c.host(leader2)!, v() + 200_000);
   c.runMs(ELECTION_MS / 2);
   // The original minority plus `other` form a majority and must back up over the divergence.
   for (let i = 0; i < n; i++) c.disconnect(i);
@@ -272,14 +272,14 @@ export const figure8Paper: RaftTest = (create, seed) => {
   const [s2, s3, s4, s5] = [1, 2, 3, 4].map((k) => (s1 + k) % n) as [number, number, number, number];
   c.partition([[s1, s2], [s3, s4, s5]]);
   const x = 1_000_000 + v();
-  c.host(s1)!.propose(x, () => {});
+  c.propose(c.host(s1)!, x);
   c.runMs(50);
   c.crash(s1);
   // (b) The other three elect a leader L, which takes Y alone and crashes.
   const l = c.waitLeader([s3, s4, s5]);
   const rest = [s3, s4, s5].filter((i) => i !== l);
   c.disconnect(l);
-  c.host(l)!.propose(2_000_000 + v(), () => {});
+  c.propose(c.host(l)!, 2_000_000 + v());
   c.runMs(10);
   c.crash(l);
   c.connect(l);
