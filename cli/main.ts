@@ -10,6 +10,8 @@ import { registerSweep } from "./commands/sweep.js";
 import { registerMerge } from "./commands/merge.js";
 import { registerExplore } from "./commands/explore.js";
 import { registerShrink } from "./commands/shrink.js";
+import { registerCompare } from "./commands/compare.js";
+import { registerDebate } from "./commands/debate.js";
 
 /**
  * The `lockstep` command. Each subcommand lives in cli/commands/<name>.ts and is
@@ -32,6 +34,8 @@ export function buildProgram(): Command {
   registerMerge(program);
   registerExplore(program);
   registerShrink(program);
+  registerCompare(program);
+  registerDebate(program);
   return program;
 }
 

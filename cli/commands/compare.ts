@@ -1,0 +1,80 @@
+import type { Command } from "commander";
+import { join } from "node:path";
+import { setExitCode } from "../exit-state.js";
+import { EXIT } from "../exit-codes.js";
+import { parsePositiveInt, parseSeedRange } from "../args.js";
+import { allScenarios, loadScenario } from "../../scenarios/index.js";
+import { DESIGNS, designByName } from "../../impls/index.js";
+import { InputError } from "../../sim/errors.js";
+import { defaultWorkers } from "../sweep/pool.js";
+import { runCompare, type CompareResult } from "../sweep/compare.js";
+import { writeJsonAtomic, writeTextAtomic } from "../sweep/write.js";
+import { cellAt } from "../../reports/compare-cells.js";
+import { renderComparePage } from "../../reports/compare-page.js";
+import { formatCompareTable } from "../../reports/compare-table.js";
+
+interface CompareFlags {
+  designs?: string;
+  scenarios?: string;
+  seeds: string;
+  workers?: string;
+  out: string;
+  failingMax: string;
+}
+
+const list = (text: string): string[] => text.split(",").map((x) => x.trim()).filter((x) => x.length > 0);
+
+/** "N" means seeds 1..N (N runs per cell); "A..B" a range. */
+function parseCompareSeeds(text: string): { from: number; to: number } {
+  if (/^\d+$/.test(text)) return { from: 1, to: parsePositiveInt(text, "--seeds") };
+  return parseSeedRange(text, "--seeds");
+}
+
+export function registerCompare(program: Command): void {
+  program
+    .command("compare")
+    .description("sweep every scenario on every design; write compare.html, matrix.json and one failing seed's report per cell")
+    .option("--designs <list>", "comma-separated designs (default: all)")
+    .option("--scenarios <list>", "comma-separated scenario names or files (default: every scenario of the chosen designs)")
+    .requiredOption("--seeds <N|A..B>", "seeds per cell: N for 1..N, or a range")
+    .option("--workers <n>", "worker threads (default: the machine's cores)")
+    .option("--out <dir>", "output directory", join("runs", "compare"))
+    .option("--failing-max <k>", "failing seeds listed per cell summary", "20")
+    .action(async (opts: CompareFlags) => {
+      const designs = opts.designs ? list(opts.designs) : DESIGNS.map((d) => d.name);
+      for (const d of designs) {
+        if (!designByName(d)) throw new InputError("<arg>", "--designs", `unknown design "${d}"; expected some of: ${DESIGNS.map((x) => x.name).join(", ")}`);
+      }
+      if (designs.length === 0) throw new InputError("<arg>", "--designs", "expected at least one design");
+      const scenarios = opts.scenarios ? list(opts.scenarios).map(loadScenario) : allScenarios().filter((s) => designs.includes(s.design));
+      if (scenarios.length === 0) throw new InputError("<arg>", "--scenarios", "expected at least one scenario");
+      const range = parseCompareSeeds(opts.seeds);
+      const workers = opts.workers !== undefined ? parsePositiveInt(opts.workers, "--workers") : defaultWorkers();
+      const limit = parsePositiveInt(opts.failingMax, "--failing-max");
+      const result = await runCompare({ designs, scenarios, range, workers, outDir: opts.out, limit });
+      process.stdout.write(writeCompareOutputs(opts.out, result));
+      setExitCode(EXIT.ok);
+    });
+}
+
+/** compare.html, matrix.json and the terminal text (table, skipped cells, replay lines). */
+export function writeCompareOutputs(outDir: string, r: CompareResult): string {
+  const matrixPath = join(outDir, "matrix.json");
+  const htmlPath = join(outDir, "compare.html");
+  writeJsonAtomic(matrixPath, { ...r.matrix, skipped: r.skipped });
+  writeTextAtomic(htmlPath, renderComparePage(r.matrix));
+  const lines: string[] = [formatCompareTable(r.matrix).trimEnd()];
+  const written = [htmlPath, matrixPath];
+  for (const s of r.skipped) lines.push(`skipped ${s.design} × ${s.scenario}: ${s.reason}`);
+  const failing = r.summaries.filter((s) => s.replay);
+  if (failing.length > 0) {
+    lines.push("failing cells (seed and replay):");
+    for (const s of failing) {
+      const cell = cellAt(r.matrix, s.scenario.design, s.scenario.name);
+      lines.push(`  ${s.scenario.design} × ${s.scenario.name}: seed ${cell?.failingSeed ?? s.unexpectedSeeds.first[0]} — ${s.replay}`);
+    }
+  }
+  const reports = r.matrix.cells.filter((c) => c.failingReport).length;
+  lines.push(`wrote ${written.join(", ")} and ${reports} failing-seed report(s) under ${join(outDir, "cells")}/`);
+  return lines.join("\n") + "\n";
+}
