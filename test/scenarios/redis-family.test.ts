@@ -3,7 +3,7 @@ import { loadScenario } from "../../scenarios/index.js";
 import { runScenario } from "../../sim/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../cli/check-context.js";
-import type { HistoryEvent } from "../../sim/history.js";
+import { historyToJsonl, type HistoryEvent } from "../../sim/history.js";
 
 /**
  * Each Redis-family scenario on its own seed: the expected verdict, and the facts its
@@ -147,6 +147,16 @@ describe("redis-failover and redis-fenced scenarios, own seed", () => {
     expect(c.ev({ type: "ok", f: "acquire" }).length).toBeGreaterThan(10);
   });
 
+  it("redis-fenced-baseline: safe, tokens rise with every grant, no write rejected", () => {
+    const c = run("redis-fenced-baseline");
+    expect(c.v.outcome).toBe("safe");
+    const tokens = c.ev({ type: "ok", f: "acquire" }).map((e) => (e.value as { token: number }).token);
+    expect(tokens.length).toBeGreaterThan(10);
+    expect(tokens).toEqual([...tokens].sort((a, b) => a - b));
+    expect(new Set(tokens).size).toBe(tokens.length);
+    expect(c.ev({ f: "storage-write", type: "fail" })).toHaveLength(0);
+  });
+
   it("redis-fenced-gc-pause: c1's stale write is rejected; later holders keep writing; nothing lost", () => {
     const c = run("redis-fenced-gc-pause");
     expect(c.v.outcome).toBe("unsafe-but-fenced");
@@ -164,5 +174,17 @@ describe("redis-failover and redis-fenced scenarios, own seed", () => {
     expect(tokens).toEqual([1, 1]);
     expect(c.ev({ f: "storage-write", type: "fail" })).toHaveLength(0);
     expect(c.checker("lost-updates").valid).toBe(false);
+  });
+});
+
+describe("determinism of the Redis designs", () => {
+  it("the same scenario and seed give a byte-identical history (redlock, failover with sentinel, AOF)", () => {
+    for (const name of ["redlock-baseline", "redis-failover-lost-lock", "redlock-crash-restart-everysec"]) {
+      const s = loadScenario(name);
+      const a = historyToJsonl(runScenario(s, 7).history);
+      const b = historyToJsonl(runScenario(s, 7).history);
+      expect(a, name).toBe(b);
+      expect(historyToJsonl(runScenario(s, 8).history), name).not.toBe(a);
+    }
   });
 });

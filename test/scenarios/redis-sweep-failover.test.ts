@@ -18,7 +18,7 @@ const names = readdirSync(join(scenarioDir(), "redis"))
 
 describe("redis-failover and redis-fenced scenarios, 200-seed sweeps", () => {
   it("covers the scenarios it should", () => {
-    expect(names.length).toBe(5);
+    expect(names.length).toBe(6);
   });
   for (const name of names) {
     it(`${name}: its expected verdict on ${SEEDS}/${SEEDS} seeds`, () => {
