@@ -38,6 +38,7 @@ export interface RedisServerOptions {
 export const DEFAULT_REDIS_SERVER: RedisServerOptions = { sweepIntervalMs: 100 };
 
 const CONFIG_KEY = "redis:config";
+const BACKLOG_MAX = 10_000;
 
 interface NodeConfig {
   role: "primary" | "replica";
@@ -158,6 +159,12 @@ export class RedisServer {
     this.aof.append(x);
     this.offset++;
     this.backlog.push({ effect: x, sentAtMonoMs: this.ctx.monoMs() });
+    // A bounded backlog, as repl-backlog-size is: a replica further behind gets a full resync.
+    if (this.backlog.length > BACKLOG_MAX) {
+      const drop = this.backlog.length - BACKLOG_MAX;
+      this.backlog.splice(0, drop);
+      this.backlogBase += drop;
+    }
     for (const r of this.replicas.keys()) {
       const m: ReplStream = { type: REPL.stream, replId: this.replId, startOffset: this.offset, effects: [x] };
       this.ctx.send(r, m);
