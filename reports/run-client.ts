@@ -18,7 +18,9 @@ export const RUN_CLIENT_JS = "(function () {\n\"use strict\";\n" + UNPACK_JS + "
 var D = unpackView(JSON.parse(document.getElementById("run-data").textContent));
 var lanes = D.lanes, H = D.holds, A = D.attempts, E = D.errors, WR = D.writes;
 var nHolds = H.s.length;
-var LANE_H = lanes.length <= 6 ? 38 : lanes.length <= 12 ? 30 : 24, NET_H = 24, ML = 96, MR = 14, MT = 26, MB = 24;
+var LANE_H = lanes.length <= 6 ? 38 : lanes.length <= 12 ? 30 : 24, NET_ROW = 20, MR = 14, MT = 26, MB = 24;
+// The left margin fits the longest lane name (12px bold: about 7.4px a character).
+var ML = Math.min(220, Math.max(80, 18 + 7.4 * Math.max.apply(null, lanes.map(function (l) { return l.id.length; }).concat([7]))));
 var LOCK_COLORS = ["#3b6fb6", "#2a9d8f", "#7b5ea7", "#c17d11", "#4a7c59", "#5d6d7e", "#a05195", "#1f7a8c"];
 var BAD = "#d62728";
 var dpr = window.devicePixelRatio || 1;
@@ -74,6 +76,15 @@ function lowerBoundPlain(arr, v) {
 var NET_KINDS = { partition: 1, isolate: 1, cut: 1, delay: 1, loss: 1, heal: 1 };
 var netFaults = D.faults.filter(function (f) { return NET_KINDS[f.kind]; });
 var hasNet = netFaults.length > 0;
+// Network faults that overlap in time get rows of their own in the network lane.
+var netRowEnds = [];
+netFaults.slice().sort(function (p, q) { return p.s - q.s; }).forEach(function (f) {
+  var e = f.e === null ? f.s : f.e, r = 0;
+  while (r < netRowEnds.length && netRowEnds[r] > f.s) r++;
+  netRowEnds[r] = Math.max(e, f.s + 1);
+  f.row = r;
+});
+var NET_H = Math.max(1, netRowEnds.length) * NET_ROW + 4;
 var top0 = MT + (hasNet ? NET_H : 0);
 function laneY(l) { return top0 + l * LANE_H; }
 var plotH = (hasNet ? NET_H : 0) + lanes.length * LANE_H;
@@ -311,7 +322,7 @@ function drawSvg() {
   D.faults.forEach(function (f, fi) {
     var e = faultEnd(f);
     if (!vis(f.s, e)) return;
-    if (NET_KINDS[f.kind]) fm.push({ f: f, fi: fi, type: "net", y: MT + 3, s: f.s, e: e });
+    if (NET_KINDS[f.kind]) fm.push({ f: f, fi: fi, type: "net", y: MT + 3 + f.row * NET_ROW, s: f.s, e: e });
     else if (f.kind === "clock-jump" || f.kind === "restart") f.lanes.forEach(function (l) { fm.push({ f: f, fi: fi, type: "point", y: laneY(l), s: f.s, e: f.s, l: l }); });
     else f.lanes.forEach(function (l) { fm.push({ f: f, fi: fi, type: "span", y: laneY(l), s: f.s, e: e, l: l }); });
   });
@@ -328,8 +339,12 @@ function drawSvg() {
     g.attr("data-ref", "fault:" + d.fi);
     if (d.type === "net") {
       var w = Math.max(3, x1 - x0);
-      g.select("path").attr("d", "M" + x0 + "," + d.y + "h" + w + "v" + (NET_H - 6) + "h" + (-w) + "z").attr("fill", d.f.kind === "heal" ? "#2e7d32" : "#3b6fb6").attr("opacity", 0.85);
-      g.select("text").attr("x", Math.max(x0, ML) + 4).attr("y", d.y + NET_H / 2 - 2).attr("fill", "#fff").attr("class", "fault-label").text(w > 40 ? faultLabel(d.f) : "");
+      g.select("path").attr("d", "M" + x0 + "," + d.y + "h" + w + "v" + (NET_ROW - 3) + "h" + (-w) + "z").attr("fill", d.f.kind === "heal" ? "#2e7d32" : "#3b6fb6").attr("opacity", 0.85);
+      // The label goes inside the bar when it fits, else just after it, in dark text.
+      var nl = faultLabel(d.f), vis0 = Math.max(x0, ML), vis1 = Math.min(x0 + w, ML + W);
+      var fits = vis1 - vis0 > nl.length * 6.6 + 8;
+      g.select("text").attr("x", fits ? vis0 + 4 : vis1 + 4).attr("y", d.y + NET_ROW / 2 + 2).attr("fill", fits ? "#fff" : null)
+        .attr("class", fits ? "fault-label" : "fault-label dark net-out").text(nl);
     } else if (d.type === "point") {
       var cy = d.y + LANE_H / 2;
       g.select("path").attr("d", d.f.kind === "restart" ? "M" + x0 + "," + (d.y + 3) + "l6,10l-12,0z" : "M" + x0 + "," + (cy - 7) + "l7,7l-7,7l-7,-7z")
@@ -340,7 +355,9 @@ function drawSvg() {
       g.select("path").attr("d", "M" + sx0 + "," + (d.y + 1) + "h" + sw + "v" + (LANE_H - 2) + "h" + (-sw) + "z")
         .attr("fill", d.f.kind === "pause" ? "url(#hatch-ov)" : "none").attr("stroke", d.f.kind === "pause" ? "#c99a00" : "#777").attr("stroke-dasharray", "3,2");
       var lw = Math.min(ML + W, x1) - Math.max(ML, x0);
-      g.select("text").attr("x", (Math.max(x0, ML) + Math.min(x1, ML + W)) / 2).attr("text-anchor", "middle").attr("y", d.y + LANE_H / 2 + 4).attr("class", "fault-label dark").text(lw > 90 ? faultLabel(d.f) : "");
+      var sl = faultLabel(d.f), inside = lw > sl.length * 6.6 + 10;
+      g.select("text").attr("x", inside ? (Math.max(x0, ML) + Math.min(x1, ML + W)) / 2 : Math.min(x1, ML + W) + 4).attr("text-anchor", inside ? "middle" : "start")
+        .attr("y", d.y + LANE_H / 2 + 4).attr("class", "fault-label dark").text(sl);
     }
   });
   // server annotations (failovers, ...)
@@ -377,8 +394,9 @@ function drawSvg() {
     d.tip = function () { return { title: "violation: " + v.checker, rows: [["lock", v.lock], ["from", fmtT(v.s)], ["to", fmtT(v.e)], ["for", fmtDur(v.e - v.s)]], text: v.sentence, bad: true }; };
     g.attr("data-ref", "violation:" + d.i);
     g.select("rect.vband").attr("x", x0).attr("width", w).attr("y", y0).attr("height", y1 - y0).attr("fill", BAD).attr("fill-opacity", 0.22).attr("stroke", BAD).attr("stroke-width", 1.5);
-    g.select("path.vflag").attr("d", "M" + (x0 + w / 2) + "," + (y0 - 1) + "l-7,-12h14z").attr("fill", BAD);
-    g.select("text.vlabel").attr("x", x0 + w / 2 + 9).attr("y", y0 - 4).text("violation");
+    // The flag sits on the band's top edge and the word under the band, clear of the network lane's labels.
+    g.select("path.vflag").attr("d", "M" + (x0 + w / 2) + "," + (y0 + 9) + "l-6,-10h12z").attr("fill", BAD);
+    g.select("text.vlabel").attr("x", x0 + w / 2).attr("text-anchor", "middle").attr("y", Math.min(y1 + 12, MT + plotH - 2)).text("violation");
   });
   // axes
   var ticks = Math.max(2, Math.floor(W / 110));
@@ -538,7 +556,7 @@ function refSpan(ref) {
     case "error": return { s: E.t[i], e: E.t[i], l0: E.lane[i], l1: E.lane[i] };
     case "note": return { s: D.notes[i].t, e: D.notes[i].t, l0: D.notes[i].lane, l1: D.notes[i].lane };
     case "fault": var f = D.faults[i];
-      if (NET_KINDS[f.kind]) return { s: f.s, e: faultEnd(f), l0: -1, l1: -1 };
+      if (NET_KINDS[f.kind]) return { s: f.s, e: faultEnd(f), l0: -1, l1: -1, row: f.row };
       return { s: f.s, e: faultEnd(f), l0: d3.min(f.lanes), l1: d3.max(f.lanes) };
     case "violation": var v = D.violations[i]; var ls = v.holds.map(function (h) { return H.lane[h]; });
       if (v.writes.length) ls.push(resourceLane);
@@ -552,8 +570,8 @@ function drawHighlight() {
   hiG.selectAll("rect.hi").data(data).join("rect").attr("class", "hi")
     .attr("x", function (d) { return Math.max(ML - 3, xz(d.s) - 4); })
     .attr("width", function (d) { return Math.max(8, Math.min(ML + W + 3, xz(d.e) + 4) - Math.max(ML - 3, xz(d.s) - 4)); })
-    .attr("y", function (d) { return d.l0 < 0 ? MT : laneY(d.l0) + 1; })
-    .attr("height", function (d) { return d.l0 < 0 ? NET_H : laneY(d.l1) - laneY(d.l0) + LANE_H - 2; });
+    .attr("y", function (d) { return d.l0 < 0 ? MT + (d.row || 0) * NET_ROW : laneY(d.l0) + 1; })
+    .attr("height", function (d) { return d.l0 < 0 ? NET_ROW + 4 : laneY(d.l1) - laneY(d.l0) + LANE_H - 2; });
 }
 function highlight(ref) { highlighted = ref; drawHighlight(); }
 var steps = d3.selectAll("#steps li[data-ref]");
@@ -676,7 +694,7 @@ function drawLatency() {
   lg.select("text").attr("x", function (d, i) { return ML + W - 4 - i * 0; }).attr("y", function (d, i) { return yL(Math.max(0.1, d.v)) + (d.cls === "p50" ? 12 : -4); }).attr("text-anchor", "end").text(function (d) { return d.label; });
   var tv = xz.ticks(Math.max(2, Math.floor(W / 110))), step = tv.length > 1 ? tv[1] - tv[0] : 1;
   latAx.attr("transform", "translate(0," + (LW.h - LW.mb) + ")").call(d3.axisBottom(xz).ticks(Math.max(2, Math.floor(W / 110))).tickFormat(tickFormatFor(step)).tickSizeOuter(0));
-  latAy.attr("transform", "translate(" + ML + ",0)").call(d3.axisLeft(yL).ticks(5, "~g").tickFormat(function (v) { var s = d3.format("~g")(v); return /^[1-9]0*$|^0\.[0]*1$/.test(String(v)) ? s + " ms" : ""; }));
+  latAy.attr("transform", "translate(" + ML + ",0)").call(d3.axisLeft(yL).ticks(5, "~g").tickFormat(function (v) { var s = d3.format("~g")(v); return /^10*$|^0\.0*1$/.test(String(v)) ? s + " ms" : ""; }));
 }
 latSvg.on("mousemove", function (ev) {
   var m = d3.pointer(ev); var t = xz.invert(m[0]); var tol = (xz.domain()[1] - xz.domain()[0]) / W * 3;

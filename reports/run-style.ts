@@ -74,6 +74,7 @@ aside.story { background: #fff; border: 1px solid var(--line); border-radius: 6p
 .fault-label.dark { fill: #5c4700; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 .fault-clock-jump .fault-label.dark { fill: #6c2f8a; }
 .note .fault-label.dark { fill: #6c2f8a; }
+.fault-label.net-out { fill: #2b4f86; }
 .vlabel { font-size: 11px; font-weight: 700; fill: var(--bad); paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 .mark { cursor: pointer; }
 rect.hi { fill: none; stroke: #111; stroke-width: 2; stroke-dasharray: 5,3; pointer-events: none; }
