@@ -1,6 +1,6 @@
 import type { Fiber } from "../sim/fiber.js";
 import type { ProcessOptions } from "../sim/process.js";
-import type { ProcessContext, Simulation } from "../sim/simulation.js";
+import type { Message, ProcessContext, Simulation } from "../sim/simulation.js";
 
 /**
  * The interface every lock design implements, so a workload reads like the seeds'
@@ -55,6 +55,8 @@ export interface LockClient {
   extend(grant: Grant, ttlMs: number): Fiber<ExtendResult>;
   /** Whether the library still believes the grant is held, by its own clock/session state. */
   holds(grant: Grant): boolean;
+  /** Messages the service pushes unasked (watch events), if the library uses them. */
+  onMessage?(from: string, msg: Message): void;
 }
 
 /** What a design gets to build its cluster in a simulation. */

@@ -58,6 +58,9 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
   sim.addProcess(RESOURCE_ID, "resource", processOptions(RESOURCE_ID), resourceNode({ fencing: s.workload.fencing }, (r) => (resource = r)));
 
   const endUs = s.durationMs * 1000;
+  // Faults first: a step triggered by a client's very first event must see it.
+  // (Process ids are checked below, once every process exists; nothing fires before run().)
+  new FaultSchedule(sim, s.faults).install();
   for (const c of s.clients) {
     if (sim.processes.has(c.id)) throw new InputError(s.file, "clients", `client id "${c.id}" clashes with a server process`);
     // A client that crashes and restarts comes back as a fresh process would: a new
@@ -66,7 +69,7 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
       const locks = instance.createClient(ctx);
       const client = restarted ? { ...c, startMs: 0 } : c;
       ctx.spawn(clientLoop(ctx, locks, { spec: s.workload, client, endMonoUs: ctx.proc.mono.read(endUs) }));
-      return {};
+      return { onMessage: (from, msg) => locks.onMessage?.(from, msg) };
     });
   }
   for (const ref of referencedProcesses(s)) {
@@ -74,8 +77,6 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
       throw new InputError(s.file, ref.field, `unknown process "${ref.id}"; expected one of: ${[...sim.processes.keys()].join(", ")}`);
     }
   }
-  new FaultSchedule(sim, s.faults).install();
-
   const clockSamples: RunMeta["clockSamples"] = [];
   const sampleEveryUs = Math.max(1000, Math.floor(endUs / CLOCK_SAMPLES));
   const sample = (): void => {

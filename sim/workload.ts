@@ -88,17 +88,21 @@ function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: Workload
   else ctx.record("fail", "write", lock, { reason: wr.reply.reason });
 }
 
+const LAPSE_RECHECK_US_MIN = 1000;
+
 /** Record a `lapse` when the library's own clock says the grant expired before release. */
 function watchLapse(ctx: ProcessContext, locks: LockClient, g: Grant, grantId: string, held: { released: boolean }): void {
-  const arm = (): void => {
-    const delayUs = Math.max(0, g.expiresAtMonoUs - ctx.monoUs());
+  const arm = (delayUsMin: number): void => {
+    const delayUs = Math.max(delayUsMin, g.expiresAtMonoUs - ctx.monoUs());
     ctx.setTimerUs(delayUs, () => {
       if (held.released) return;
-      if (locks.holds(g)) return arm(); // extended meanwhile
+      // Extended meanwhile, or a library that keeps believing past expiresAtMonoUs (a
+      // session still alive): look again later rather than spinning at one instant.
+      if (locks.holds(g)) return arm(LAPSE_RECHECK_US_MIN);
       ctx.record("info", "lapse", g.lock, { grantId });
     });
   };
-  arm();
+  arm(0);
 }
 
 function round3(x: number): number {
