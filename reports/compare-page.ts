@@ -31,6 +31,7 @@ ${rows}
 <ul>
 <li><b>0%</b> is not a proof of safety: with ${n} seeds and no failure the interval still reaches <b>${pct(wilsonUpper0(n))}</b>. Only a design that is safe by construction stays at 0% under every scenario that attacks it.</li>
 <li><b>A small rate is a real bug.</b> A lock that fails one run in fifty fails every day in production.</li>
+<li><b>Amber</b> cells are mostly <i>unsafe but fenced</i>: the lock let two clients hold it, but fencing tokens kept the data safe.</li>
 <li><b>Outcome</b> under the rate is the most frequent verdict: <i>unsafe</i> (the data was harmed), <i>unsafe but fenced</i> (two holders, but the resource rejected the stale one), <i>liveness loss</i> (safe, but someone waited too long), <i>safe</i>.</li>
 </ul>
 </section>
@@ -42,7 +43,8 @@ ${rows}
 function cellHtml(c: CompareCell | undefined): string {
   if (!c || c.runs === 0) return `<td class="cell empty" title="not run">—</td>`;
   const rate = c.violationRate;
-  const tone = c.violations === 0 ? "zero" : rate < 0.05 ? "low" : rate < 0.5 ? "mid" : "high";
+  // Two holders whose stale writes the resource rejected is a violation of the lock, not of the data: amber, not red.
+  const tone = c.violations === 0 ? "zero" : c.outcome === "unsafe-but-fenced" ? "fenced" : rate < 0.05 ? "low" : rate < 0.5 ? "mid" : "high";
   const checkers = Object.entries(c.byChecker)
     .filter(([, v]) => v > 0)
     .map(([k, v]) => `${k}: ${v}`)
@@ -88,6 +90,9 @@ td.cell.mid { background: #fff0e8; }
 td.cell.mid .rate { color: #c0392b; }
 td.cell.high { background: #fde8e8; }
 td.cell.high .rate { color: var(--bad); }
+td.cell.fenced { background: #fff6e0; }
+td.cell.fenced .rate { color: #a15c00; }
+td.cell.fenced .bar .fill { background: var(--warn); }
 td.cell.empty { color: var(--muted); text-align: center; background: transparent; border-style: dashed; }
 .bar { position: relative; display: block; height: 8px; background: #e9edf1; border-radius: 4px; margin: 5px 0 3px; }
 .bar .fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--bad); border-radius: 4px; min-width: 0; }
