@@ -55,6 +55,18 @@ describe("comparison page", () => {
     expect(html.includes("reaches <b>1.9%</b>")).toBe(true);
   });
 
+  it("tells a fenced cell (the data was protected) from an unsafe one", () => {
+    const m: CompareMatrix = {
+      designs: ["redis-fenced"],
+      scenarios: ["naive-gc-pause-fenced"],
+      seeds: { from: 1, to: 10 },
+      cells: [{ design: "redis-fenced", scenario: "naive-gc-pause-fenced", runs: 10, violations: 10, violationRate: 1, ci95: wilson(10, 10), byChecker: {}, failingSeed: 1, outcome: "unsafe-but-fenced" }],
+    };
+    expect(/<td class="cell fenced"/.test(renderComparePage(m))).toBe(true);
+    m.cells[0]!.outcome = "unsafe";
+    expect(/<td class="cell high"/.test(renderComparePage(m))).toBe(true);
+  });
+
   it("escapes names and needs no script", () => {
     expect(html.includes("<img")).toBe(false);
     expect(html.includes("&lt;img src=x onerror=alert(1)&gt;")).toBe(true);
