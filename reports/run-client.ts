@@ -215,7 +215,7 @@ function drawCanvas() {
       if (cx1 - cx0 > label.length * 6.2 + 8) {
         ctx.fillStyle = "#fff";
         var lx = Math.max(cx0, ML) + 4;
-        ctx.fillText(label, lx, mid);
+        ctx.fillText(label, lx, LANE_H >= 30 ? y + 13 : mid); // upper half: a pause's label may take the lower
       }
     }
   }
@@ -357,7 +357,7 @@ function drawSvg() {
       var lw = Math.min(ML + W, x1) - Math.max(ML, x0);
       var sl = faultLabel(d.f), inside = lw > sl.length * 6.6 + 10;
       g.select("text").attr("x", inside ? (Math.max(x0, ML) + Math.min(x1, ML + W)) / 2 : Math.min(x1, ML + W) + 4).attr("text-anchor", inside ? "middle" : "start")
-        .attr("y", d.y + LANE_H / 2 + 4).attr("class", "fault-label dark").text(sl);
+        .attr("y", LANE_H >= 30 ? d.y + LANE_H - 8 : d.y + LANE_H / 2 + 4).attr("class", "fault-label dark").text(sl);
     }
   });
   // server annotations (failovers, ...)
@@ -376,6 +376,10 @@ function drawSvg() {
   });
   // violations: a red band over the lanes involved, a flag above the plot
   var vv = D.violations.map(function (v, i) { return { v: v, i: i }; }).filter(function (d) { return vis(d.v.s, d.v.e); });
+  // Many overlaps close together (one long stale hold against many short ones) get one flag and one word.
+  vv.sort(function (p, q) { return p.v.s - q.v.s; });
+  var lastFlagX = -Infinity;
+  vv.forEach(function (d) { var cx = X(d.v.s); d.label = cx - lastFlagX > 80; if (d.label) lastFlagX = cx; });
   stats.violationsDrawn = vv.length;
   violG.selectAll("g.violation").data(vv, function (d) { return d.i; }).join(function (en) {
     var g = en.append("g").attr("class", "violation mark");
@@ -395,8 +399,8 @@ function drawSvg() {
     g.attr("data-ref", "violation:" + d.i);
     g.select("rect.vband").attr("x", x0).attr("width", w).attr("y", y0).attr("height", y1 - y0).attr("fill", BAD).attr("fill-opacity", 0.22).attr("stroke", BAD).attr("stroke-width", 1.5);
     // The flag sits on the band's top edge and the word under the band, clear of the network lane's labels.
-    g.select("path.vflag").attr("d", "M" + (x0 + w / 2) + "," + (y0 + 9) + "l-6,-10h12z").attr("fill", BAD);
-    g.select("text.vlabel").attr("x", x0 + w / 2).attr("text-anchor", "middle").attr("y", Math.min(y1 + 12, MT + plotH - 2)).text("violation");
+    g.select("path.vflag").attr("d", d.label ? "M" + (x0 + w / 2) + "," + (y0 + 9) + "l-6,-10h12z" : null).attr("fill", BAD);
+    g.select("text.vlabel").attr("x", x0 + w / 2).attr("text-anchor", "middle").attr("y", Math.min(y1 + 12, MT + plotH - 2)).text(d.label ? "violation" : "");
   });
   // axes
   var ticks = Math.max(2, Math.floor(W / 110));
@@ -535,7 +539,10 @@ function scheduleRedraw() {
   requestAnimationFrame(function () { pending = false; redraw(); });
 }
 function zoomTo(s, e) {
-  var span = Math.max(20, e - s), full = Math.max(1, D.endUs);
+  var full = Math.max(1, D.endUs);
+  // zoom.transform does not apply the translate extent: keep the window inside the run.
+  var span = Math.min(full, Math.max(20, e - s));
+  s = Math.max(0, Math.min(s, full - span));
   var k = Math.min(full / 20, Math.max(1, full / span));
   var tx = ML - x(s) * k;
   ov.transition().duration(450).call(zoom.transform, d3.zoomIdentity.translate(tx, 0).scale(k));

@@ -29,13 +29,16 @@ export function renderRunReportFromView(record: RunRecord, view: RunView): strin
     })
     .join("\n");
 
+  // At most a few sentences per checker: a long stale hold can overlap dozens of others.
+  const shown = view.violations.map((v, i) => ({ v, i })).filter(({ v, i }) => view.violations.slice(0, i).filter((w) => w.checker === v.checker).length < FINDINGS_PER_CHECKER);
+  const hidden = view.violations.length - shown.length;
   const findings = view.violations.length
-    ? `<section class="findings" id="findings"><h2>What went wrong</h2><ol>${view.violations
+    ? `<section class="findings" id="findings"><h2>What went wrong</h2><ol>${shown
         .map(
-          (v, i) =>
+          ({ v, i }) =>
             `<li><span class="ck">${e(v.checker)}</span> ${e(v.sentence)} <button type="button" class="linklike" data-violation="${i}">show on the timeline</button></li>`,
         )
-        .join("")}</ol>${otherFindings(view)}</section>`
+        .join("")}</ol>${hidden > 0 ? `<p class="more">…and ${hidden} more like these: every one is a red band on the timeline.</p>` : ""}${otherFindings(view)}</section>`
     : view.findings.length
       ? `<section class="findings" id="findings"><h2>What went wrong</h2><ul>${view.findings.map((f) => `<li><span class="ck">${e(f.checker)}</span> ${e(f.summary)}</li>`).join("")}</ul></section>`
       : "";
@@ -126,6 +129,8 @@ ${dataBlock("run-data", packView(view))}`;
     scripts: [d3Source(), RUN_CLIENT_JS],
   });
 }
+
+const FINDINGS_PER_CHECKER = 4;
 
 function otherFindings(view: RunView): string {
   const drawn = new Set(view.violations.map((v) => v.checker));

@@ -46,6 +46,7 @@ table.verdicts th { white-space: nowrap; }
 .findings h2 { color: var(--bad); }
 .findings ol, .findings ul { margin: 0; padding-left: 20px; }
 .findings li { margin: 3px 0; }
+.findings .more { margin: 4px 0 2px 20px; color: #8b1414; }
 .ck { display: inline-block; font-size: 12px; font-weight: 600; color: #fff; background: var(--bad); border-radius: 3px; padding: 0 5px; margin-right: 4px; }
 main.grid { display: grid; grid-template-columns: minmax(0, 1fr) 340px; gap: 18px; padding: 14px 24px; align-items: start; }
 .charts section { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 12px 12px 8px; margin-bottom: 14px; }
