@@ -92,7 +92,8 @@ describe("run report in Chromium", () => {
   });
 
   it("draws a hold bar per hold, marks the violation, zooms, and logs no errors", async () => {
-    const { page, problems } = await open(file);
+    const { page, problems, ms } = await open(file);
+    console.log(`[browser] naive-gc-pause report: ${(statSync(file).size / 1e3).toFixed(0)} kB (d3 is 280 kB of it); open+draw ${ms.toFixed(0)} ms`);
     const holds = computeHolds(gc.history);
     const r0 = await reportOf(page);
     expect(r0.holdsTotal).toBe(holds.length);
