@@ -94,7 +94,7 @@ rect.hi { fill: none; stroke: #111; stroke-width: 2; stroke-dasharray: 5,3; poin
 .sw.crash { background: #c9c9c9; }
 .sw.jump { width: 10px; height: 10px; background: #8e44ad; transform: rotate(45deg) scale(.8); }
 .sw.bad { background: rgba(214,39,40,.3); border: 1.5px solid var(--bad); }
-.ql line { stroke-width: 1.2; }
+.ql line { stroke-width: 1.2; stroke-opacity: .55; }
 .ql text { font-size: 11px; font-weight: 600; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 .ql.target line { stroke: var(--ok); stroke-dasharray: 6,4; }
 .ql.target text { fill: var(--ok); }

@@ -161,6 +161,15 @@ describe("run report in Chromium", () => {
     await page.close();
   });
 
+  it("a run with an empty history still draws, with no errors", async () => {
+    const f = runFixture(loadScenario("naive-gc-pause"));
+    const record = { ...f.record, meta: { ...f.record.meta, clockSamples: [] } };
+    const { page, problems } = await open(write("empty.html", renderRunReport(record, [])));
+    expect((await reportOf(page)).holdsDrawn).toBe(0);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("a 10-minute run with 10 clients: every hold drawn; size and open+draw time printed", async () => {
     const f = runFixture(longScenario(), 1);
     const html = renderRunReport(f.record, f.history);
