@@ -25,6 +25,8 @@ export const LIVENESS = "liveness";
 export const RETRY_SLACK_FRACTION = 0.25;
 
 const CRASH_KINDS = new Set(["crash", "kill"]);
+/** Faults that act at one instant (they are never "healed"; the calm point simply follows them). */
+const INSTANT_KINDS = new Set(["clock-jump", "clock-drift"]);
 const WITNESS_MAX = 20;
 
 export interface SlowWait {
@@ -112,6 +114,11 @@ export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): C
   for (const f of faults) {
     if (isClientCrash(f)) {
       if (f.phase !== "end") for (const t of f.targets) crashes.push({ client: t, timeUs: f.timeUs });
+      continue;
+    }
+    if (INSTANT_KINDS.has(f.kind)) {
+      // A clock step or rate change happens at an instant and has no end to wait for.
+      lastFaultUs = f.timeUs;
       continue;
     }
     const before = [...active.values()].some((n) => n > 0);

@@ -133,8 +133,8 @@ describe("lockstep compare", () => {
     const html = readFileSync(join(dir, "compare.html"), "utf8");
     expect(html).toContain(cell("redis-setnx", "naive-gc-pause").failingReport);
     // The cross-design cell replays from its own file (the scenario on the other design).
-    expect(out).toContain(`redis-fenced × naive-gc-pause: seed 1 — npx lockstep run ${join(dir, "cells", "redis-fenced", "naive-gc-pause", "naive-gc-pause.json")} --seed 1`);
-    expect(out).toContain("redis-setnx × naive-gc-pause: seed 1 — npx lockstep run naive-gc-pause --seed 1");
+    expect(out).toContain(`redis-fenced × naive-gc-pause (safety violated): seed 1 — npx lockstep run ${join(dir, "cells", "redis-fenced", "naive-gc-pause", "naive-gc-pause.json")} --seed 1`);
+    expect(out).toContain("redis-setnx × naive-gc-pause (safety violated): seed 1 — npx lockstep run naive-gc-pause --seed 1");
   });
 
   it("rejects an unknown design", async () => {

@@ -68,10 +68,12 @@ export function writeCompareOutputs(outDir: string, r: CompareResult): string {
   for (const s of r.skipped) lines.push(`skipped ${s.design} × ${s.scenario}: ${s.reason}`);
   const failing = r.summaries.filter((s) => s.replay);
   if (failing.length > 0) {
-    lines.push("failing cells (seed and replay):");
+    lines.push("cells to look at (seed and replay):");
     for (const s of failing) {
       const cell = cellAt(r.matrix, s.scenario.design, s.scenario.name);
-      lines.push(`  ${s.scenario.design} × ${s.scenario.name}: seed ${cell?.failingSeed ?? s.unexpectedSeeds.first[0]} — ${s.replay}`);
+      // A violation, or only an outcome other than the scenario's `expect` (e.g. safe where unsafe was expected).
+      const why = s.failingSeeds.first.length > 0 ? "safety violated" : "not the expected outcome";
+      lines.push(`  ${s.scenario.design} × ${s.scenario.name} (${why}): seed ${cell?.failingSeed ?? s.unexpectedSeeds.first[0]} — ${s.replay}`);
     }
   }
   const reports = r.matrix.cells.filter((c) => c.failingReport).length;
