@@ -11,7 +11,9 @@ export function registerList(program: Command): void {
       const out: string[] = ["designs:"];
       for (const d of DESIGNS) out.push(`  ${d.name.padEnd(22)} ${d.description}`);
       out.push("scenarios:");
-      for (const s of allScenarios()) out.push(`  ${s.name.padEnd(32)} ${s.design.padEnd(16)} expect ${s.expect.padEnd(18)} ${s.title}`);
+      const scenarios = allScenarios();
+      const nameWidth = Math.max(...scenarios.map((s) => s.name.length));
+      for (const s of scenarios) out.push(`  ${s.name.padEnd(nameWidth)} ${s.design.padEnd(15)} expect ${s.expect.padEnd(18)} ${s.title}`);
       out.push("checkers:");
       for (const c of CHECKERS) out.push(`  ${c.name.padEnd(22)} ${c.kind.padEnd(9)} ${c.description}`);
       process.stdout.write(out.join("\n") + "\n");
