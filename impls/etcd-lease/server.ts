@@ -1,7 +1,6 @@
 import type { BehaviorFactory, Message, ProcessBehavior, ProcessContext } from "../../sim/simulation.js";
-import type { CreateRaftNode, RaftHost } from "../raft/api.js";
-import type { RaftServiceOptions } from "../raft-zk/options.js";
-import { electionTimeoutsFor } from "../raft-zk/server.js";
+import type { RaftHost } from "../raft/api.js";
+import { RaftServiceHost, type RaftServiceConfig } from "../raft-service/host.js";
 import { ETCD_REPLY, ETCD_REQUEST, type EtcdOp, type EtcdReply } from "./protocol.js";
 import { EtcdKv, type EtcdCmd, type EtcdResult, type KvEvent } from "./kv.js";
 
@@ -16,47 +15,34 @@ import { EtcdKv, type EtcdCmd, type EtcdResult, type KvEvent } from "./kv.js";
  * proposes its revocation. A new leader extends every lease to now + TTL + one election
  * timeout (lessor.Promote(extend)). Followers never expire leases.
  */
-export interface EtcdServerConfig {
-  peers: string[];
-  options: RaftServiceOptions;
-  createRaft: CreateRaftNode;
-}
+export type EtcdServerConfig = RaftServiceConfig;
 
 export class EtcdServer implements ProcessBehavior {
   readonly kv = new EtcdKv();
-  readonly raft: RaftHost<EtcdCmd>;
+  private readonly host: RaftServiceHost<EtcdCmd>;
   /** Leader only: monotonic µs at which each lease expires. */
   private readonly expiresAtUs = new Map<number, number>();
-  /** Leader only: leases whose revocation is in the log. */
-  private readonly revoking = new Set<number>();
-  private leaderTerm: number | undefined;
   /** waitDelete requests, by key. */
   private readonly deleteWaiters = new Map<string, Array<{ client: string; msg: Message }>>();
-  private readonly tickMs: number;
 
   constructor(
     private readonly ctx: ProcessContext,
     private readonly cfg: EtcdServerConfig,
     restarted: boolean,
   ) {
-    const o = cfg.options;
-    this.tickMs = Math.max(5, Math.min(100, Math.floor(o.sessionTimeoutMs / 20)));
-    this.raft = cfg.createRaft<EtcdCmd>(
-      ctx,
-      {
-        peers: cfg.peers,
-        ...electionTimeoutsFor(ctx.id, o),
-        heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
-        apply: (cmd, at) => this.applyEntry(cmd, at.index),
-      },
-      restarted,
-    );
-    this.scheduleTick();
+    this.host = new RaftServiceHost<EtcdCmd>(ctx, cfg, restarted, (cmd, index) => this.applyEntry(cmd, index), {
+      promote: (nowUs) => this.promote(nowUs),
+      leaderTick: (nowUs) => this.expireLeases(nowUs),
+    });
+  }
+
+  get raft(): RaftHost<EtcdCmd> {
+    return this.host.raft;
   }
 
   onMessage(from: string, msg: Message): void {
-    if (msg.type.startsWith("raft-")) this.raft.handleRaftMessage(from, msg);
-    else if (msg.type === ETCD_REQUEST) this.onRequest(from, msg);
+    if (this.host.handleRaftMessage(from, msg)) return;
+    if (msg.type === ETCD_REQUEST) this.onRequest(from, msg);
   }
 
   private applyEntry(cmd: EtcdCmd, index: number): EtcdResult {
@@ -64,7 +50,7 @@ export class EtcdServer implements ProcessBehavior {
     if (cmd.kind === "leaseGrant") this.expiresAtUs.set(index, this.ctx.monoUs() + cmd.ttlMs * 1000);
     else if (cmd.kind === "leaseRevoke") {
       this.expiresAtUs.delete(cmd.leaseId);
-      this.revoking.delete(cmd.leaseId);
+      this.host.expiring.delete(cmd.leaseId);
     }
     this.fireDeletes(r.events);
     return r;
@@ -91,23 +77,19 @@ export class EtcdServer implements ProcessBehavior {
       this.deleteWaiters.set(op.key, ws);
       return;
     }
-    if (!this.raft.isLeader()) return reply({ status: "not-leader", leader: this.raft.leaderId() });
-    const notLeader = (): void => reply({ status: "not-leader", leader: this.raft.leaderId() });
+    if (!this.host.raft.isLeader()) return reply(this.host.notLeader());
     switch (op.kind) {
       case "keepAlive": {
         const id = op.leaseId;
-        if (this.kv.deadLeases.has(id) || this.revoking.has(id)) return reply({ status: "error", error: "lease-not-found" });
+        if (this.kv.deadLeases.has(id) || this.host.expiring.has(id)) return reply({ status: "error", error: "lease-not-found" });
         const lease = this.kv.leases.get(id);
         if (!lease) return reply({ status: "retry" });
         // Renew at receipt; answer only once a majority confirms we still lead.
         this.expiresAtUs.set(id, this.ctx.monoUs() + lease.ttlMs * 1000);
-        return this.raft.readBarrier((b) => (b.ok ? reply({ status: "ok", revision: this.kv.revision, ttlMs: lease.ttlMs }) : notLeader()));
+        return this.host.readBarrier(reply, () => reply({ status: "ok", revision: this.kv.revision, ttlMs: lease.ttlMs }));
       }
       case "range":
-        return this.raft.readBarrier((b) => {
-          if (!b.ok) return notLeader();
-          reply({ status: "ok", revision: this.kv.revision, kvs: this.kv.range({ op: "range", ...op }) });
-        });
+        return this.host.readBarrier(reply, () => reply({ status: "ok", revision: this.kv.revision, kvs: this.kv.range({ op: "range", ...op }) }));
       case "leaseGrant":
       case "leaseRevoke":
       case "txn": {
@@ -117,9 +99,7 @@ export class EtcdServer implements ProcessBehavior {
             : op.kind === "leaseRevoke"
               ? { kind: "leaseRevoke", leaseId: op.leaseId }
               : { kind: "txn", compare: op.compare, success: op.success, failure: op.failure };
-        return this.raft.propose<EtcdResult>(cmd, (r) => {
-          if (!r.ok) return r.error === "not-leader" ? notLeader() : reply({ status: "unknown" });
-          const res = r.result;
+        return this.host.propose<EtcdResult>(cmd, reply, (res) => {
           if (!res.ok) return reply({ status: "error", error: res.error });
           reply({
             status: "ok",
@@ -132,42 +112,21 @@ export class EtcdServer implements ProcessBehavior {
     }
   }
 
-  private scheduleTick(): void {
-    this.ctx.setTimer(this.tickMs, () => {
-      this.tick();
-      this.scheduleTick();
-    });
+  /** Promote(extend): every lease gets its full TTL plus one election timeout from now. */
+  private promote(nowUs: number): void {
+    const extendUs = this.cfg.options.electionTimeoutMsMax * 1000;
+    for (const [id, l] of this.kv.leases) this.expiresAtUs.set(id, nowUs + l.ttlMs * 1000 + extendUs);
   }
 
-  private tick(): void {
-    if (!this.raft.isLeader()) {
-      // Demote: followers never expire leases.
-      this.leaderTerm = undefined;
-      this.revoking.clear();
-      return;
-    }
-    const nowUs = this.ctx.monoUs();
-    const term = this.raft.currentTerm();
-    if (this.leaderTerm !== term) {
-      // Promote(extend): every lease gets its full TTL plus one election timeout from now.
-      this.leaderTerm = term;
-      this.revoking.clear();
-      const extendUs = this.cfg.options.electionTimeoutMsMax * 1000;
-      for (const [id, l] of this.kv.leases) this.expiresAtUs.set(id, nowUs + l.ttlMs * 1000 + extendUs);
-    }
+  private expireLeases(nowUs: number): void {
     for (const [id, l] of this.kv.leases) {
-      if (this.revoking.has(id)) continue;
+      if (this.host.expiring.has(id)) continue;
       const at = this.expiresAtUs.get(id);
       if (at === undefined) {
         this.expiresAtUs.set(id, nowUs + l.ttlMs * 1000);
         continue;
       }
-      if (nowUs > at) {
-        this.revoking.add(id);
-        this.raft.propose<EtcdResult>({ kind: "leaseRevoke", leaseId: id }, (r) => {
-          if (!r.ok) this.revoking.delete(id);
-        });
-      }
+      if (nowUs > at) this.host.expire(id, { kind: "leaseRevoke", leaseId: id });
     }
   }
 }

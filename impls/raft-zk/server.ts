@@ -1,6 +1,6 @@
 import type { BehaviorFactory, Message, ProcessBehavior, ProcessContext } from "../../sim/simulation.js";
-import type { CreateRaftNode, RaftHost } from "../raft/api.js";
-import type { RaftServiceOptions } from "./options.js";
+import type { RaftHost } from "../raft/api.js";
+import { RaftServiceHost, type RaftServiceConfig } from "../raft-service/host.js";
 import { ZK_EXPIRE_REQUEST, ZK_REPLY, ZK_REQUEST, ZK_TOUCH, type ZkOp, type ZkReply, type ZkWatchEvent } from "./protocol.js";
 import { parentOf, ZkTree, type ZkCmd, type ZkEvent, type ZkResult } from "./tree.js";
 
@@ -21,11 +21,7 @@ import { parentOf, ZkTree, type ZkCmd, type ZkEvent, type ZkResult } from "./tre
  * complies without checking its own timers. A follower's clock step thus expires live
  * sessions and hands their locks to others.
  */
-export interface ZkServerConfig {
-  peers: string[];
-  options: RaftServiceOptions;
-  createRaft: CreateRaftNode;
-}
+export type ZkServerConfig = RaftServiceConfig;
 
 interface Watch {
   client: string;
@@ -39,15 +35,11 @@ interface Watch {
 
 export class ZkServer implements ProcessBehavior {
   readonly tree = new ZkTree();
-  readonly raft: RaftHost<ZkCmd>;
+  /** The Raft node and the expiry tick; `expiring`: sessions whose expiry is in the log (pings to them are refused). */
+  private readonly host: RaftServiceHost<ZkCmd>;
   /** Leader only: monotonic µs at which each session was last heard from. */
   private readonly lastHeardUs = new Map<number, number>();
-  /** Leader only: sessions whose expiry is in the log (pings to them are refused). */
-  private readonly expiring = new Set<number>();
-  /** The term in which this node last found itself leader (undefined: not leader). */
-  private leaderTerm: number | undefined;
   private readonly watches = new Map<string, Watch[]>();
-  private readonly tickMs: number;
   private readonly bugFollowerExpiry: boolean;
   /** Bug mode: per session, this node's wall-clock ms of the last relayed touch. */
   private readonly touchWallMs = new Map<number, number>();
@@ -59,26 +51,29 @@ export class ZkServer implements ProcessBehavior {
     private readonly cfg: ZkServerConfig,
     restarted: boolean,
   ) {
-    const o = cfg.options;
-    this.bugFollowerExpiry = o.bugs.followerSessionExpiry === true;
-    // Expiry is checked on a tick: late by up to one tick, never early.
-    this.tickMs = Math.max(5, Math.min(100, Math.floor(o.sessionTimeoutMs / 20)));
-    this.raft = cfg.createRaft<ZkCmd>(
-      ctx,
-      {
-        peers: cfg.peers,
-        ...electionTimeoutsFor(ctx.id, o),
-        heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
-        apply: (cmd, at) => this.applyEntry(cmd, at.index),
+    this.bugFollowerExpiry = cfg.options.bugs.followerSessionExpiry === true;
+    this.host = new RaftServiceHost<ZkCmd>(ctx, cfg, restarted, (cmd, zxid) => this.applyEntry(cmd, zxid), {
+      followerTick: () => {
+        if (this.bugFollowerExpiry) this.followerExpiryBug();
       },
-      restarted,
-    );
-    this.scheduleTick();
+      promote: (nowUs) => {
+        for (const id of this.tree.sessions.keys()) this.lastHeardUs.set(id, nowUs);
+      },
+      leaderTick: (nowUs) => this.leaderTick(nowUs),
+    });
+  }
+
+  get raft(): RaftHost<ZkCmd> {
+    return this.host.raft;
+  }
+
+  private get expiring(): Set<number> {
+    return this.host.expiring;
   }
 
   onMessage(from: string, msg: Message): void {
-    if (msg.type.startsWith("raft-")) this.raft.handleRaftMessage(from, msg);
-    else if (msg.type === ZK_REQUEST) this.onRequest(from, msg);
+    if (this.host.handleRaftMessage(from, msg)) return;
+    if (msg.type === ZK_REQUEST) this.onRequest(from, msg);
     else if (msg.type === ZK_TOUCH && this.bugFollowerExpiry) {
       for (const id of msg.sessions as number[]) this.touchWallMs.set(id, this.ctx.wallMs());
     } else if (msg.type === ZK_EXPIRE_REQUEST && this.bugFollowerExpiry) {
@@ -133,11 +128,10 @@ export class ZkServer implements ProcessBehavior {
     const reply = (body: ZkReply): void => this.ctx.reply(from, msg, { type: ZK_REPLY, ...body });
     // Watches live where they were set, leader or not.
     if (op.kind === "awaitWatch") return this.awaitWatch(from, msg, op.path, reply);
-    if (!this.raft.isLeader()) return reply({ status: "not-leader", leader: this.raft.leaderId() });
+    if (!this.raft.isLeader()) return reply(this.host.notLeader());
     if (op.kind === "createSession") {
-      return this.raft.propose<ZkResult>({ kind: "createSession", timeoutMs: op.timeoutMs, owner: from }, (r) => {
-        if (!r.ok) return reply(r.error === "not-leader" ? { status: "not-leader", leader: this.raft.leaderId() } : { status: "unknown" });
-        reply(r.result.ok ? { status: "ok", zxid: r.index, sessionId: r.result.sessionId } : { status: "error", error: r.result.error });
+      return this.host.propose<ZkResult>({ kind: "createSession", timeoutMs: op.timeoutMs, owner: from }, reply, (res, zxid) => {
+        reply(res.ok ? { status: "ok", zxid, sessionId: res.sessionId } : { status: "error", error: res.error });
       });
     }
     const sid = op.sessionId;
@@ -147,23 +141,20 @@ export class ZkServer implements ProcessBehavior {
     this.touch(sid);
     switch (op.kind) {
       case "ping":
-        return this.raft.readBarrier((b) => reply(b.ok ? { status: "ok" } : { status: "not-leader", leader: this.raft.leaderId() }));
+        return this.host.readBarrier(reply, () => reply({ status: "ok" }));
       case "closeSession":
       case "create":
       case "delete":
       case "set": {
         const cmd: ZkCmd = op.kind === "closeSession" ? { kind: "closeSession", sessionId: sid } : op;
-        return this.raft.propose<ZkResult>(cmd, (r) => {
-          if (!r.ok) return reply(r.error === "not-leader" ? { status: "not-leader", leader: this.raft.leaderId() } : { status: "unknown" });
-          const res = r.result;
-          reply(res.ok ? { status: "ok", zxid: r.index, path: res.path, stat: res.stat } : { status: "error", error: res.error });
+        return this.host.propose<ZkResult>(cmd, reply, (res, zxid) => {
+          reply(res.ok ? { status: "ok", zxid, path: res.path, stat: res.stat } : { status: "error", error: res.error });
         });
       }
       case "get":
       case "exists":
       case "getChildren":
-        return this.raft.readBarrier((b) => {
-          if (!b.ok) return reply({ status: "not-leader", leader: this.raft.leaderId() });
+        return this.host.readBarrier(reply, () => {
           if (!this.tree.sessions.has(sid)) return reply({ status: "error", error: "session-expired" });
           reply(this.read(from, sid, op.kind, op.path, op.watch));
         });
@@ -213,35 +204,10 @@ export class ZkServer implements ProcessBehavior {
   }
 
   private expire(sessionId: number): void {
-    this.expiring.add(sessionId);
-    this.raft.propose<ZkResult>({ kind: "expireSession", sessionId }, (r) => {
-      // Not in the log after all: the next leader (maybe us) times the session again.
-      if (!r.ok) this.expiring.delete(sessionId);
-    });
+    this.host.expire(sessionId, { kind: "expireSession", sessionId });
   }
 
-  private scheduleTick(): void {
-    this.ctx.setTimer(this.tickMs, () => {
-      this.tick();
-      this.scheduleTick();
-    });
-  }
-
-  private tick(): void {
-    if (!this.raft.isLeader()) {
-      this.leaderTerm = undefined;
-      this.expiring.clear();
-      if (this.bugFollowerExpiry) this.followerExpiryBug();
-      return;
-    }
-    const nowUs = this.ctx.monoUs();
-    const term = this.raft.currentTerm();
-    if (this.leaderTerm !== term) {
-      // New leadership: nobody's silence so far was observed by us; restart every timer.
-      this.leaderTerm = term;
-      this.expiring.clear();
-      for (const id of this.tree.sessions.keys()) this.lastHeardUs.set(id, nowUs);
-    }
+  private leaderTick(nowUs: number): void {
     for (const [id, s] of this.tree.sessions) {
       if (this.expiring.has(id)) continue;
       const last = this.lastHeardUs.get(id);
@@ -272,15 +238,6 @@ export class ZkServer implements ProcessBehavior {
       }
     }
   }
-}
-
-/** The election timeout range of one server (the preferred leader's is shorter). */
-export function electionTimeoutsFor(id: string, o: RaftServiceOptions): { electionTimeoutMsMin: number; electionTimeoutMsMax: number } {
-  if (o.preferredLeader === id) {
-    const t = Math.max(o.raftHeartbeatIntervalMs + 1, Math.floor(o.electionTimeoutMsMin / 2));
-    return { electionTimeoutMsMin: t, electionTimeoutMsMax: t };
-  }
-  return { electionTimeoutMsMin: o.electionTimeoutMsMin, electionTimeoutMsMax: o.electionTimeoutMsMax };
 }
 
 export function zkServer(cfg: ZkServerConfig): BehaviorFactory {

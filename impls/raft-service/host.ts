@@ -1,0 +1,131 @@
+import type { Message, ProcessContext } from "../../sim/simulation.js";
+import type { CreateRaftNode, RaftHost } from "../raft/api.js";
+import type { RaftServiceOptions } from "../raft-zk/options.js";
+
+/**
+ * How a service server on the Raft core (raft-zk, etcd-lease) hosts its Raft node:
+ * creates it from the shared options, routes "raft-" messages to it, answers client
+ * requests through propose / readBarrier with a not-leader redirect, and runs the
+ * leader-only expiry tick (sessions, leases) with its promote/demote transitions.
+ * The service keeps its state machine, its protocol and what "expired" means.
+ */
+export interface RaftServiceConfig {
+  peers: string[];
+  options: RaftServiceOptions;
+  createRaft: CreateRaftNode;
+}
+
+/** The service side of the tick; `nowUs` is the leader's monotonic clock. */
+export interface RaftServiceTick {
+  /** This node is not leader (pending expiries were already forgotten). */
+  followerTick?(): void;
+  /** This node has just found itself leader of a new term: restart every timer. */
+  promote(nowUs: number): void;
+  /** Every tick while leader (after `promote`, if any): propose what has expired. */
+  leaderTick(nowUs: number): void;
+}
+
+export interface NotLeaderReply {
+  status: "not-leader";
+  leader: string | undefined;
+}
+
+export class RaftServiceHost<Cmd> {
+  readonly raft: RaftHost<Cmd>;
+  /** Leader only: ids (sessions, leases) whose expiry is in the log. */
+  readonly expiring = new Set<number>();
+  /** The term in which this node last found itself leader (undefined: not leader). */
+  private leaderTerm: number | undefined;
+  private readonly tickMs: number;
+
+  constructor(
+    private readonly ctx: ProcessContext,
+    cfg: RaftServiceConfig,
+    restarted: boolean,
+    apply: (cmd: Cmd, index: number) => unknown,
+    private readonly service: RaftServiceTick,
+  ) {
+    const o = cfg.options;
+    // Expiry is checked on a tick: late by up to one tick, never early.
+    this.tickMs = Math.max(5, Math.min(100, Math.floor(o.sessionTimeoutMs / 20)));
+    this.raft = cfg.createRaft<Cmd>(
+      ctx,
+      {
+        peers: cfg.peers,
+        ...electionTimeoutsFor(ctx.id, o),
+        heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
+        apply: (cmd, at) => apply(cmd, at.index),
+      },
+      restarted,
+    );
+    this.scheduleTick();
+  }
+
+  /** Feeds Raft protocol messages to the node; false for any other message. */
+  handleRaftMessage(from: string, msg: Message): boolean {
+    if (!msg.type.startsWith("raft-")) return false;
+    this.raft.handleRaftMessage(from, msg);
+    return true;
+  }
+
+  /** The redirect answer, with the leader this node believes in now. */
+  notLeader(): NotLeaderReply {
+    return { status: "not-leader", leader: this.raft.leaderId() };
+  }
+
+  /** Propose `cmd`; a failed proposal is answered here (not-leader, or unknown if it may yet commit). */
+  propose<Res>(cmd: Cmd, reply: (body: NotLeaderReply | { status: "unknown" }) => void, onApplied: (result: Res, index: number) => void): void {
+    this.raft.propose<Res>(cmd, (r) => {
+      if (!r.ok) return reply(r.error === "not-leader" ? this.notLeader() : { status: "unknown" });
+      onApplied(r.result, r.index);
+    });
+  }
+
+  /** Run `onConfirmed` once a majority confirms this node still leads; otherwise answer not-leader. */
+  readBarrier(reply: (body: NotLeaderReply) => void, onConfirmed: () => void): void {
+    this.raft.readBarrier((b) => (b.ok ? onConfirmed() : reply(this.notLeader())));
+  }
+
+  /** Propose the expiry of `id`; if it does not make it into the log, the next leader (maybe us) times it again. */
+  expire(id: number, cmd: Cmd): void {
+    this.expiring.add(id);
+    this.raft.propose<unknown>(cmd, (r) => {
+      if (!r.ok) this.expiring.delete(id);
+    });
+  }
+
+  private scheduleTick(): void {
+    this.ctx.setTimer(this.tickMs, () => {
+      this.tick();
+      this.scheduleTick();
+    });
+  }
+
+  private tick(): void {
+    if (!this.raft.isLeader()) {
+      // Demote: followers never expire anything.
+      this.leaderTerm = undefined;
+      this.expiring.clear();
+      this.service.followerTick?.();
+      return;
+    }
+    const nowUs = this.ctx.monoUs();
+    const term = this.raft.currentTerm();
+    if (this.leaderTerm !== term) {
+      // New leadership: nobody's silence so far was observed by us.
+      this.leaderTerm = term;
+      this.expiring.clear();
+      this.service.promote(nowUs);
+    }
+    this.service.leaderTick(nowUs);
+  }
+}
+
+/** The election timeout range of one server (the preferred leader's is shorter). */
+export function electionTimeoutsFor(id: string, o: RaftServiceOptions): { electionTimeoutMsMin: number; electionTimeoutMsMax: number } {
+  if (o.preferredLeader === id) {
+    const t = Math.max(o.raftHeartbeatIntervalMs + 1, Math.floor(o.electionTimeoutMsMin / 2));
+    return { electionTimeoutMsMin: t, electionTimeoutMsMax: t };
+  }
+  return { electionTimeoutMsMin: o.electionTimeoutMsMin, electionTimeoutMsMax: o.electionTimeoutMsMax };
+}
