@@ -21,7 +21,10 @@ import { acquired, driftMs, expirationMs, retryDelayMs } from "./validity.js";
  *   5. otherwise unlock every node (compare-and-delete) and, while retries remain,
  *      wait retryDelay ± retryJitter and try again (retryCount retries).
  *   Extend: refused if the lock has expired by Date.now(); else the same loop with
- *   compare-and-pexpire (v4 shares _lock, so a failed extension attempt also unlocks).
+ *   compare-and-pexpire. v4 shares _lock, so every missed extension attempt unlocks
+ *   every node (`return lock.unlock(function(){ ... setTimeout(attempt, ...) })`) and
+ *   the caller learns of the failure only when the retries are spent; its lock object
+ *   keeps the old expiration meanwhile and after (scenario redlock-extend-miss).
  *   Release: compare-and-delete on every node.
  *
  * "seed-000" — the seed's Redlock class: SETs one node after another, acquired iff
@@ -198,11 +201,11 @@ export class RedlockClient implements LockClient {
     const isOne = (r: RedisResult) => r.ok && r.reply === 1;
     const cmd: RedisCommand = { cmd: "CAPEXPIRE", key: grant.lock, value: grant.secret, ms: ttlMs };
     const r = yield* this.attemptLoop(cmd, ttlMs, isOne, 0, grant.secret, grant.lock);
-    if (!r.ok) {
-      data.expirationMs = 0;
-      grant.expiresAtMonoUs = this.ctx.monoUs();
-      return { outcome: "fail", reason: r.reason };
-    }
+    // A failed extension leaves the caller's lock as it was: node-redlock v4 (redlock.js,
+    // v4.2.0) sets `lock.expiration = extension.expiration` only in the `.then` of a
+    // successful _lock, and v5 (src/index.ts) sets `existing.expiration = 0` only after
+    // `_execute` resolved. The keys, though, are gone: each missed attempt unlocked them.
+    if (!r.ok) return { outcome: "fail", reason: r.reason };
     const g = this.grantFrom(grant.lock, grant.secret, ttlMs, r.expiration, r.results, isOne);
     grant.ttlMs = ttlMs;
     grant.validityMs = g.validityMs;

@@ -3,7 +3,7 @@ import { Fields } from "../../sim/validate.js";
 import { InputError } from "../../sim/errors.js";
 import { redisServer } from "../redis/server.js";
 import { PERSISTENCE_MODES, type PersistenceMode } from "../redis/aof.js";
-import { RedlockClient, type RedlockVariant } from "./client.js";
+import { RedlockClient, type RedlockClientOptions } from "./client.js";
 import { quorumOf } from "./validity.js";
 
 /**
@@ -24,22 +24,15 @@ import { quorumOf } from "./validity.js";
  *   persistence "none"     — Redis's default config has the AOF off
  *   fsyncIntervalMs 1000   — appendfsync everysec
  *   sweepIntervalMs 100    — Redis hz 10
+ *
+ * The client's options (client.ts) with `nodes` as a count, plus the nodes' own settings.
  */
-export interface RedlockDesignOptions {
+export type RedlockDesignOptions = Omit<RedlockClientOptions, "nodes"> & {
   nodes: number;
-  quorum: number;
-  variant: RedlockVariant;
-  driftFactor: number;
-  driftConstantMs: number;
-  retryCount: number;
-  retryDelayMs: number;
-  retryJitterMs: number;
-  requestTimeoutMs: number;
-  clock: "wall" | "monotonic";
   persistence: PersistenceMode;
   fsyncIntervalMs: number;
   sweepIntervalMs: number;
-}
+};
 
 export const redlockNodeId = (i: number): string => `redis-${i}`;
 
@@ -89,26 +82,15 @@ export const redlock: DesignEntry<RedlockDesignOptions> = {
     "Redlock over N independent Redis nodes (default 5), as node-redlock builds it: same token everywhere, quorum N/2+1, validity = TTL − elapsed − drift; variant seed-000 for the seed's simpler loop",
   parseOptions: parseRedlockOptions,
   setup({ sim, processOptions }, o) {
-    const nodes = Array.from({ length: o.nodes }, (_, i) => redlockNodeId(i + 1));
+    const { nodes: count, persistence, fsyncIntervalMs, sweepIntervalMs, ...clientOptions } = o;
+    const nodes = Array.from({ length: count }, (_, i) => redlockNodeId(i + 1));
     for (const n of nodes) {
-      sim.addProcess(n, "server", processOptions(n), redisServer({ sweepIntervalMs: o.sweepIntervalMs, persistence: o.persistence, fsyncIntervalMs: o.fsyncIntervalMs }));
+      sim.addProcess(n, "server", processOptions(n), redisServer({ sweepIntervalMs, persistence, fsyncIntervalMs }));
     }
     return {
       serverIds: nodes,
       fencing: false,
-      createClient: (ctx) =>
-        new RedlockClient(ctx, {
-          nodes,
-          quorum: o.quorum,
-          variant: o.variant,
-          driftFactor: o.driftFactor,
-          driftConstantMs: o.driftConstantMs,
-          retryCount: o.retryCount,
-          retryDelayMs: o.retryDelayMs,
-          retryJitterMs: o.retryJitterMs,
-          requestTimeoutMs: o.requestTimeoutMs,
-          clock: o.clock,
-        }),
+      createClient: (ctx) => new RedlockClient(ctx, { ...clientOptions, nodes }),
     };
   },
 };
