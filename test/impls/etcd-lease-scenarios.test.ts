@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
-import { assertNoDoubleHolderUnderServerFaults, outcomeOf, scenariosOf, sweep, SWEEP_SEEDS } from "./raft-zk-harness.js";
+import { assertNoDoubleHolderUnderServerFaults, outcomeOf, scenariosOf } from "./raft-zk-harness.js";
+import { itGivesItsExpectedVerdict } from "../helpers/scenario-sweep.js";
 
 const SCENARIOS = scenariosOf("etcd-lease");
 
@@ -12,15 +13,7 @@ describe("etcd-lease scenarios give their expected verdicts", () => {
     }
   });
 
-  for (const s of SCENARIOS) {
-    it(`${s.name}: ${s.expect} on its own seed ${s.seed}`, () => {
-      expect(outcomeOf(s, s.seed).outcome).toBe(s.expect);
-    });
-    it(`${s.name}: ${s.expect} on each of ${SWEEP_SEEDS} seeds`, () => {
-      const r = sweep(s);
-      expect(r.unexpected, JSON.stringify(r.counts)).toEqual([]);
-    });
-  }
+  for (const s of SCENARIOS) itGivesItsExpectedVerdict(s);
 });
 
 describe("etcd-lease under server-side faults alone", () => {

@@ -1,41 +1,20 @@
 /**
- * Shared by the Raft-ZK and etcd-lease scenario tests: run a scenario on a seed and
- * classify it; sweep seeds; the property that server-side faults alone never give
- * two holders.
+ * Shared by the Raft-ZK and etcd-lease scenario tests: their scenarios, and the
+ * property that server-side faults alone never give two holders. Running and sweeping
+ * a scenario is test/helpers/scenario-sweep.ts (re-exported here).
  */
 import { expect } from "vitest";
 import fc from "fast-check";
-import { runScenario } from "../../sim/runner.js";
-import { runCheckers } from "../../checkers/run-all.js";
-import { checkContextFor } from "../../cli/check-context.js";
 import { allScenarios } from "../../scenarios/index.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import { faultScheduleArb } from "../../sim/explore/arbitraries.js";
 import { designByName } from "../../impls/index.js";
+import { outcomeOf } from "../helpers/scenario-sweep.js";
 
-export const SWEEP_SEEDS = 200;
-
-export function outcomeOf(s: Scenario, seed: number) {
-  const out = runScenario(s, seed);
-  const v = runCheckers(out.history, checkContextFor(s));
-  const me = v.results.find((r) => r.checker === "mutual-exclusion");
-  return { outcome: v.outcome, mutualExclusion: me?.valid, history: out.history, meta: out.meta, verdicts: v };
-}
+export { outcomeOf, sweep, SWEEP_SEEDS } from "../helpers/scenario-sweep.js";
 
 export function scenariosOf(design: string): Scenario[] {
   return allScenarios().filter((s) => s.design === design && s.file.includes(`scenarios/${design}/`));
-}
-
-/** Seeds 1..n whose outcome differs from the scenario's expectation (empty: all as expected). */
-export function sweep(s: Scenario, n = SWEEP_SEEDS): { unexpected: Array<{ seed: number; outcome: string }>; counts: Record<string, number> } {
-  const unexpected: Array<{ seed: number; outcome: string }> = [];
-  const counts: Record<string, number> = {};
-  for (let seed = 1; seed <= n; seed++) {
-    const { outcome } = outcomeOf(s, seed);
-    counts[outcome] = (counts[outcome] ?? 0) + 1;
-    if (outcome !== s.expect) unexpected.push({ seed, outcome });
-  }
-  return { unexpected, counts };
 }
 
 /**

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadScenario, scenarioDir } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
-import { runCheckers } from "../../checkers/run-all.js";
-import { checkContextFor } from "../../cli/check-context.js";
+import { scenarioDir } from "../../scenarios/index.js";
+import { itSweepsToItsVerdict } from "../helpers/scenario-sweep.js";
 
 /**
  * Redlock scenarios over 200 seeds each: every seed gives the scenario's expected verdict.
@@ -20,19 +18,5 @@ describe("Redlock scenarios, 200-seed sweeps", () => {
   it("covers the scenarios it should", () => {
     expect(names.length).toBe(15);
   });
-  for (const name of names) {
-    it(`${name}: its expected verdict on ${SEEDS}/${SEEDS} seeds`, () => {
-      const s = loadScenario(name);
-      const outcomes: Record<string, number> = {};
-      let exclusionViolated = 0;
-      for (let seed = 1; seed <= SEEDS; seed++) {
-        const r = runScenario(s, seed);
-        const v = runCheckers(r.history, checkContextFor(s));
-        outcomes[v.outcome] = (outcomes[v.outcome] ?? 0) + 1;
-        if (v.results.find((x) => x.checker === "mutual-exclusion")!.valid === false) exclusionViolated++;
-      }
-      expect(outcomes).toEqual({ [s.expect]: SEEDS });
-      expect(exclusionViolated).toBe(s.expect === "safe" ? 0 : SEEDS);
-    });
-  }
+  for (const name of names) itSweepsToItsVerdict(name, SEEDS);
 });
