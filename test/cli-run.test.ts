@@ -1,19 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
 import { EXIT } from "../cli/exit-codes.js";
+import { captureStdio } from "./helpers/capture-stdio.js";
 
-let out = "";
-let err = "";
-beforeEach(() => {
-  out = "";
-  err = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-});
-afterEach(() => vi.restoreAllMocks());
+const io = captureStdio();
 
 const tmp = () => mkdtempSync(join(tmpdir(), "lockstep-cli-"));
 
@@ -23,9 +16,9 @@ describe("lockstep run", () => {
     const code = await main(["run", "naive-gc-pause", "--seed", "4", "--out", dir]);
     expect(code).toBe(EXIT.safetyViolation);
     for (const f of ["history.jsonl", "results.json", "report.html"]) expect(existsSync(join(dir, f))).toBe(true);
-    expect(out).toMatch(/FAIL mutual-exclusion/);
-    expect(out).toMatch(/seed: 4/);
-    expect(out).toMatch(/replay: npx lockstep run naive-gc-pause --seed 4/);
+    expect(io.out).toMatch(/FAIL mutual-exclusion/);
+    expect(io.out).toMatch(/seed: 4/);
+    expect(io.out).toMatch(/replay: npx lockstep run naive-gc-pause --seed 4/);
     const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
     expect(results.verdicts.outcome).toBe("unsafe");
     expect(results.seed).toBe(4);
@@ -41,14 +34,14 @@ describe("lockstep run", () => {
   it("rejects unknown scenarios, bad seeds and bad files with one clear line and exit 2, writing nothing", async () => {
     const dir = join(tmp(), "never");
     expect(await main(["run", "no-such", "--out", dir])).toBe(EXIT.badInput);
-    expect(err).toMatch(/unknown scenario; expected one of: .*naive-gc-pause/);
+    expect(io.err).toMatch(/unknown scenario; expected one of: .*naive-gc-pause/);
     expect(await main(["run", "naive-baseline", "--seed", "-3", "--out", dir])).toBe(EXIT.badInput);
     const bad = join(tmp(), "bad.json");
     writeFileSync(bad, JSON.stringify({ name: "bad", story: "s", design: "redis-setnx", expect: "safe", durationMs: 100, clients: 1, workload: { ttlMs: "long" } }));
-    err = "";
+    io.err = "";
     expect(await main(["run", bad, "--out", dir])).toBe(EXIT.badInput);
-    expect(err).toBe(`lockstep: ${bad}: workload.ttlMs: expected an integer >= 1, got "long"\n`);
-    expect(err).not.toMatch(/\n\s+at /); // no stack trace
+    expect(io.err).toBe(`lockstep: ${bad}: workload.ttlMs: expected an integer >= 1, got "long"\n`);
+    expect(io.err).not.toMatch(/\n\s+at /); // no stack trace
     expect(existsSync(dir)).toBe(false);
   });
 
@@ -61,8 +54,8 @@ describe("lockstep run", () => {
 describe("lockstep list", () => {
   it("names designs, scenarios and checkers", async () => {
     expect(await main(["list"])).toBe(EXIT.ok);
-    expect(out).toMatch(/redis-setnx/);
-    expect(out).toMatch(/naive-gc-pause/);
-    expect(out).toMatch(/mutual-exclusion/);
+    expect(io.out).toMatch(/redis-setnx/);
+    expect(io.out).toMatch(/naive-gc-pause/);
+    expect(io.out).toMatch(/mutual-exclusion/);
   });
 });

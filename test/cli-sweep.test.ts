@@ -1,20 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
 import { EXIT } from "../cli/exit-codes.js";
+import { captureStdio } from "./helpers/capture-stdio.js";
 import { resultFields, type SweepSummary } from "../cli/sweep/summary.js";
 
-let out = "";
-let err = "";
-beforeEach(() => {
-  out = "";
-  err = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-});
-afterEach(() => vi.restoreAllMocks());
+const io = captureStdio();
 
 const tmp = () => mkdtempSync(join(tmpdir(), "lockstep-sweep-"));
 const readSummary = (dir: string): SweepSummary => JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
@@ -35,11 +28,11 @@ describe("lockstep sweep", () => {
     expect(s.failingSeeds).toEqual({ count: 1000, first: Array.from({ length: 20 }, (_, i) => i + 1), limit: 20 });
     expect(s.execution.reports).toHaveLength(10);
     for (const r of s.execution.reports) expect(existsSync(join(r.dir, "report.html"))).toBe(true);
-    expect(out).toMatch(/mutual-exclusion\s+1000\/1000\s+100\.0%\s+\[99\.6%, 100\.0%\]/);
-    expect(out).toContain("seed: 1\nreplay: npx lockstep run naive-gc-pause --seed 1");
+    expect(io.out).toMatch(/mutual-exclusion\s+1000\/1000\s+100\.0%\s+\[99\.6%, 100\.0%\]/);
+    expect(io.out).toContain("seed: 1\nreplay: npx lockstep run naive-gc-pause --seed 1");
     // stderr is not a terminal here: no bar, one final line.
-    expect(err).not.toContain("\r");
-    expect(err).toMatch(/^sweep naive-gc-pause: 1000\/1000 seeds in [\d.]+ s \(\d+ seeds\/s\), 1000 with a violation \(2 workers\)\n$/);
+    expect(io.err).not.toContain("\r");
+    expect(io.err).toMatch(/^sweep naive-gc-pause: 1000\/1000 seeds in [\d.]+ s \(\d+ seeds\/s\), 1000 with a violation \(2 workers\)\n$/);
 
     const shards: string[] = [];
     for (const i of [1, 2, 3, 4]) {
@@ -49,21 +42,21 @@ describe("lockstep sweep", () => {
       shards.push(join(d, "summary.json"));
     }
     const mergedPath = join(tmp(), "merged.json");
-    out = "";
+    io.out = "";
     expect(await main(["merge", ...shards.reverse(), "--out", mergedPath, "--ok-if-expected"])).toBe(EXIT.ok);
     const merged = JSON.parse(readFileSync(mergedPath, "utf8")) as SweepSummary;
     expect(JSON.stringify(resultFields(merged))).toBe(JSON.stringify(resultFields(s)));
-    expect(out).toContain("replay: npx lockstep run naive-gc-pause --seed 1");
+    expect(io.out).toContain("replay: npx lockstep run naive-gc-pause --seed 1");
 
     // Overlap and mismatch are refused with a clear line, exit 2.
-    err = "";
+    io.err = "";
     expect(await main(["merge", shards[0]!, shards[0]!])).toBe(EXIT.badInput);
-    expect(err).toMatch(/expected disjoint shards: shard 4\/4 \(seeds 751\.\.1000\) overlaps shard 4\/4/);
+    expect(io.err).toMatch(/expected disjoint shards: shard 4\/4 \(seeds 751\.\.1000\) overlaps shard 4\/4/);
     const other = join(tmp(), "other");
     await main(["sweep", "naive-gc-pause-fenced", "--seeds", "1..8", "--workers", "1", "--out", other, "--reports", "0"]);
-    err = "";
+    io.err = "";
     expect(await main(["merge", shards[1]!, join(other, "summary.json")])).toBe(EXIT.badInput);
-    expect(err).toMatch(/expected shards of one scenario: .* is naive-gc-pause .* this is naive-gc-pause-fenced/);
+    expect(io.err).toMatch(/expected shards of one scenario: .* is naive-gc-pause .* this is naive-gc-pause-fenced/);
   });
 
   it("Raft-ZK: the follower-clock bug is unsafe on every seed, the minority partition on none", async () => {
@@ -72,7 +65,7 @@ describe("lockstep sweep", () => {
     const b = readSummary(bug);
     expect(b.safety.violations).toBe(100);
     expect(b.expected.matched).toBe(100);
-    expect(out).toContain("replay: npx lockstep run raft-zk-follower-clock-bug --seed 1");
+    expect(io.out).toContain("replay: npx lockstep run raft-zk-follower-clock-bug --seed 1");
 
     const safe = join(tmp(), "safe");
     expect(await main(["sweep", "raft-zk-minority-partition", "--seeds", "1..20", "--workers", "2", "--out", safe])).toBe(EXIT.ok);
@@ -93,8 +86,8 @@ describe("lockstep sweep", () => {
       if (was) Object.defineProperty(process.stderr, "isTTY", was);
       else delete (process.stderr as { isTTY?: boolean }).isTTY;
     }
-    expect(err).toMatch(/\rsweep naive-gc-pause \[#+-*\] \d+\/30 /);
-    expect(err).toMatch(/\rsweep naive-gc-pause: 30\/30 seeds in .*\n$/);
+    expect(io.err).toMatch(/\rsweep naive-gc-pause \[#+-*\] \d+\/30 /);
+    expect(io.err).toMatch(/\rsweep naive-gc-pause: 30\/30 seeds in .*\n$/);
   });
 
   it("rejects bad ranges, shards and worker counts with exit 2 and the flag named", async () => {
@@ -104,13 +97,13 @@ describe("lockstep sweep", () => {
       [["--seeds", "1..10", "--shard", "two"], /--shard: expected i\/n/],
       [["--seeds", "1..10", "--workers", "0"], /--workers: expected a positive integer/],
     ] as const) {
-      err = "";
+      io.err = "";
       expect(await main(["sweep", "naive-gc-pause", ...args])).toBe(EXIT.badInput);
-      expect(err).toMatch(msg);
+      expect(io.err).toMatch(msg);
     }
-    err = "";
+    io.err = "";
     expect(await main(["merge", join(tmp(), "nope.json")])).toBe(EXIT.badInput);
-    expect(err).toMatch(/nope\.json: \(file\): expected a readable summary\.json/);
+    expect(io.err).toMatch(/nope\.json: \(file\): expected a readable summary\.json/);
   });
 });
 
@@ -133,12 +126,12 @@ describe("lockstep compare", () => {
     const html = readFileSync(join(dir, "compare.html"), "utf8");
     expect(html).toContain(cell("redis-setnx", "naive-gc-pause").failingReport);
     // The cross-design cell replays from its own file (the scenario on the other design).
-    expect(out).toContain(`redis-fenced × naive-gc-pause (safety violated): seed 1 — npx lockstep run ${join(dir, "cells", "redis-fenced", "naive-gc-pause", "naive-gc-pause.json")} --seed 1`);
-    expect(out).toContain("redis-setnx × naive-gc-pause (safety violated): seed 1 — npx lockstep run naive-gc-pause --seed 1");
+    expect(io.out).toContain(`redis-fenced × naive-gc-pause (safety violated): seed 1 — npx lockstep run ${join(dir, "cells", "redis-fenced", "naive-gc-pause", "naive-gc-pause.json")} --seed 1`);
+    expect(io.out).toContain("redis-setnx × naive-gc-pause (safety violated): seed 1 — npx lockstep run naive-gc-pause --seed 1");
   });
 
   it("rejects an unknown design", async () => {
     expect(await main(["compare", "--designs", "nope", "--seeds", "3"])).toBe(EXIT.badInput);
-    expect(err).toMatch(/--designs: unknown design "nope"/);
+    expect(io.err).toMatch(/--designs: unknown design "nope"/);
   });
 });
