@@ -1,6 +1,7 @@
 import type { Fiber } from "../../sim/fiber.js";
 import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
 import type { EtcdClient, EtcdSession } from "./client.js";
+import { requestBudgetMs, SessionGrants } from "../raft-service/session-grants.js";
 import type { KvOp } from "./kv.js";
 import type { EtcdOp } from "./protocol.js";
 
@@ -22,19 +23,15 @@ interface EtcdGrantData {
   createRevision: number;
 }
 
-const requestBudgetMs = (c: EtcdClient): number => 4 * c.o.requestTimeoutMs;
-
 export class EtcdMutexClient implements LockClient {
-  private readonly grants = new Set<Grant>();
+  private readonly grants: SessionGrants<EtcdSession>;
 
   constructor(
     readonly etcd: EtcdClient,
     /** A waiter re-checks at least this often (watches die with their server), ms. */
     private readonly pollMs = 1000,
   ) {
-    etcd.contactListeners.push((s) => {
-      for (const g of this.grants) if ((g.data as EtcdGrantData).session === s) this.refresh(g);
-    });
+    this.grants = new SessionGrants(etcd);
   }
 
   *acquire(lock: string, o: AcquireOptions): Fiber<AcquireResult> {
@@ -92,7 +89,6 @@ export class EtcdMutexClient implements LockClient {
       expiresAtMonoUs: 0,
       data: { session: s, key: myKey, createRevision: myRev } satisfies EtcdGrantData,
     };
-    this.refresh(grant);
     this.grants.add(grant);
     return { outcome: "ok", grant };
   }
@@ -112,13 +108,6 @@ export class EtcdMutexClient implements LockClient {
   private giveUp(s: EtcdSession, reason: string): AcquireResult {
     this.etcd.abandon(s);
     return { outcome: "unknown", reason };
-  }
-
-  private refresh(g: Grant): void {
-    const d = g.data as EtcdGrantData;
-    const now = this.etcd.ctx.monoUs();
-    g.expiresAtMonoUs = d.session.alive ? this.etcd.trustedUntilUs(d.session) : Math.min(g.expiresAtMonoUs, now);
-    g.validityMs = Math.max(0, (g.expiresAtMonoUs - now) / 1000);
   }
 
   *release(grant: Grant): Fiber<ReleaseResult> {
@@ -154,13 +143,11 @@ export class EtcdMutexClient implements LockClient {
     if (r.status !== "ok") return { outcome: "unknown", reason: "timeout" };
     const kv = r.kvs![0];
     if (!kv || kv.createRevision !== d.createRevision) return { outcome: "fail", reason: "the lock key is no longer ours" };
-    this.refresh(grant);
+    this.grants.refresh(grant);
     return { outcome: "ok", validityMs: grant.validityMs };
   }
 
   holds(grant: Grant): boolean {
-    this.refresh(grant);
-    const d = grant.data as EtcdGrantData;
-    return d.session.alive && this.etcd.ctx.monoUs() < grant.expiresAtMonoUs;
+    return this.grants.holds(grant);
   }
 }

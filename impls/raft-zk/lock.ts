@@ -1,6 +1,7 @@
 import type { Fiber } from "../../sim/fiber.js";
 import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
 import type { ZkClient, ZkSession } from "./client.js";
+import { requestBudgetMs, SessionGrants } from "../raft-service/session-grants.js";
 import { sequenceOf } from "./tree.js";
 
 /**
@@ -19,11 +20,8 @@ interface ZkGrantData {
   path: string;
 }
 
-/** Time a single request may take, retries and redirects included, when the caller has no deadline of its own. */
-const requestBudgetMs = (c: ZkClient): number => 4 * c.o.requestTimeoutMs;
-
 export class ZkLockClient implements LockClient {
-  private readonly grants = new Set<Grant>();
+  private readonly grants: SessionGrants<ZkSession>;
 
   constructor(
     readonly zk: ZkClient,
@@ -31,9 +29,7 @@ export class ZkLockClient implements LockClient {
     /** How often a waiter re-reads the children without a watch event, ms. */
     private readonly pollMs = 1000,
   ) {
-    zk.contactListeners.push((s) => {
-      for (const g of this.grants) if ((g.data as ZkGrantData).session === s) this.refresh(g);
-    });
+    this.grants = new SessionGrants(zk);
   }
 
   *acquire(lock: string, o: AcquireOptions): Fiber<AcquireResult> {
@@ -93,7 +89,6 @@ export class ZkLockClient implements LockClient {
           expiresAtMonoUs: 0,
           data: { session: s, path: `${dir}/${myName}` } satisfies ZkGrantData,
         };
-        this.refresh(grant);
         this.grants.add(grant);
         return { outcome: "ok", grant };
       }
@@ -138,12 +133,6 @@ export class ZkLockClient implements LockClient {
     return { outcome: "unknown", reason };
   }
 
-  private refresh(g: Grant): void {
-    const d = g.data as ZkGrantData;
-    g.expiresAtMonoUs = d.session.alive ? this.zk.trustedUntilUs(d.session) : Math.min(g.expiresAtMonoUs, this.zk.ctx.monoUs());
-    g.validityMs = Math.max(0, (g.expiresAtMonoUs - this.zk.ctx.monoUs()) / 1000);
-  }
-
   *release(grant: Grant): Fiber<ReleaseResult> {
     this.grants.delete(grant);
     const d = grant.data as ZkGrantData;
@@ -172,7 +161,7 @@ export class ZkLockClient implements LockClient {
       true,
     );
     if (r.status === "ok" && r.stat && r.stat.ephemeralOwner === d.session.id) {
-      this.refresh(grant);
+      this.grants.refresh(grant);
       return { outcome: "ok", validityMs: grant.validityMs };
     }
     if (r.status === "ok" || r.status === "error") return { outcome: "fail", reason: "the lock node is no longer ours" };
@@ -180,9 +169,7 @@ export class ZkLockClient implements LockClient {
   }
 
   holds(grant: Grant): boolean {
-    this.refresh(grant);
-    const d = grant.data as ZkGrantData;
-    return d.session.alive && this.zk.ctx.monoUs() < grant.expiresAtMonoUs;
+    return this.grants.holds(grant);
   }
 }
 
