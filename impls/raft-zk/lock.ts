@@ -62,6 +62,8 @@ export class ZkLockClient implements LockClient {
       if (r.status === "error") return { outcome: "fail", reason: `create failed: ${r.error}` };
       const found = yield* this.findProtected(s, dir, prefix, opDeadline());
       if (found === "unreachable") return this.giveUp(s, "create's outcome unknown and the service unreachable");
+      // A dead session's ephemeral nodes are gone: whatever the create did, we hold nothing.
+      if (found === "expired") return { outcome: "fail", reason: "session expired before the create's outcome was known" };
       if (found) {
         myName = found.name;
         myZxid = found.czxid;
@@ -104,9 +106,9 @@ export class ZkLockClient implements LockClient {
   }
 
   /** Look for our protected node after a create with unknown outcome. */
-  private *findProtected(s: ZkSession, dir: string, prefix: string, deadlineUs: number): Fiber<{ name: string; czxid: number } | undefined | "unreachable"> {
+  private *findProtected(s: ZkSession, dir: string, prefix: string, deadlineUs: number): Fiber<{ name: string; czxid: number } | undefined | "unreachable" | "expired"> {
     const kids = yield* this.zk.request({ kind: "getChildren", sessionId: s.id, path: dir, watch: false }, deadlineUs, true);
-    if (kids.status === "error") return kids.error === "no-node" ? undefined : "unreachable";
+    if (kids.status === "error") return kids.error === "no-node" ? undefined : kids.error === "session-expired" ? "expired" : "unreachable";
     if (kids.status !== "ok") return "unreachable";
     const name = kids.children!.find((c) => c.startsWith(prefix));
     if (!name) return undefined;
