@@ -135,7 +135,7 @@ export function fencing(history: readonly HistoryEvent[], _ctx: CheckContext): C
   return {
     checker: FENCING,
     valid: true,
-    summary: `no stale write accepted (${writes.length} storage writes, ${staleRejected} stale ones rejected), judged ${rule}`,
+    summary: `no stale write accepted (${writes.length} storage writes, ${staleRejected} rejected), judged ${rule}`,
     stats,
   };
 }

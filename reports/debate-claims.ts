@@ -120,7 +120,13 @@ export const DEBATE: DebateRound[] = [
         source: "AZ",
         claim:
           "Fencing needs a storage that is itself linearizable, and token order need not match access order. With a random token the storage can do a check-and-set instead of comparing numbers.",
-        tests: [],
+        tests: [
+          {
+            scenario: "redlock-gc-pause-owner-check",
+            shows: "Redlock's GC pause again, with a storage that claims the counter for the grant's random value and writes only while it still owns it: the paused holder's write is refused",
+            supportedBy: ["unsafe-but-fenced"],
+          },
+        ],
       },
     ],
   },

@@ -72,6 +72,12 @@ export interface WorkloadSpec {
   thinkJitterMs: number;
   /** Does the protected resource check fencing tokens? */
   fencing: boolean;
+  /**
+   * antirez's alternative to fencing: the read claims the resource with the grant's
+   * random value, and a write is applied only while the resource still names that
+   * value as its owner (check-and-set on a linearizable store). Works with any design.
+   */
+  ownerCheck: boolean;
   /** Socket timeout of the storage calls, ms. */
   resourceTimeoutMs: number;
   /** Extend the lease once in each critical section by this TTL (0: never). */
@@ -156,6 +162,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     "thinkMs",
     "thinkJitterMs",
     "fencing",
+    "ownerCheck",
     "resourceTimeoutMs",
     "extendTtlMs",
   ]);
@@ -167,6 +174,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     thinkMs: w.number("thinkMs", { min: 0, dflt: 10 }),
     thinkJitterMs: w.number("thinkJitterMs", { min: 0, dflt: 10 }),
     fencing: w.boolean("fencing", false),
+    ownerCheck: w.boolean("ownerCheck", false),
     resourceTimeoutMs: w.number("resourceTimeoutMs", { min: 1, dflt: 1000 }),
     extendTtlMs: w.number("extendTtlMs", { min: 0, integer: true, dflt: 0 }),
   };

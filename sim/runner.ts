@@ -56,7 +56,7 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
     throw new InputError(s.file, "workload.fencing", `design "${s.design}" issues no fencing token; expected false, or a design with tokens`);
   }
   let resource: Resource | undefined;
-  sim.addProcess(RESOURCE_ID, "resource", processOptions(RESOURCE_ID), resourceNode({ fencing: s.workload.fencing }, (r) => (resource = r)));
+  sim.addProcess(RESOURCE_ID, "resource", processOptions(RESOURCE_ID), resourceNode({ fencing: s.workload.fencing, ownerCheck: s.workload.ownerCheck }, (r) => (resource = r)));
 
   const endUs = s.durationMs * 1000;
   // Faults first: a step triggered by a client's very first event must see it.

@@ -63,8 +63,10 @@ export function* clientLoop(ctx: ProcessContext, locks: LockClient, run: Workloa
 function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: WorkloadSpec, g: Grant, grantId: string): Fiber<void> {
   const lock = g.lock;
   const tok = g.token !== undefined ? { token: g.token } : {};
+  // The owner check sends the grant's random value to the storage (kept out of the history).
+  const owner = spec.ownerCheck ? { owner: g.secret } : {};
   ctx.record("invoke", "read", lock, { grantId, ...tok });
-  const rd = yield* ctx.call(RESOURCE_ID, { type: "resource-read", lock, grantId, ...tok }, spec.resourceTimeoutMs);
+  const rd = yield* ctx.call(RESOURCE_ID, { type: "resource-read", lock, grantId, ...tok, ...owner }, spec.resourceTimeoutMs);
   if (!rd.ok) {
     ctx.record("info", "read", lock, { reason: "timeout" });
     return;
@@ -82,7 +84,7 @@ function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: Workload
     }
   }
   ctx.record("invoke", "write", lock, { grantId, ...tok, counter: counter + 1 });
-  const wr = yield* ctx.call(RESOURCE_ID, { type: "resource-write", lock, grantId, ...tok, counter: counter + 1 }, spec.resourceTimeoutMs);
+  const wr = yield* ctx.call(RESOURCE_ID, { type: "resource-write", lock, grantId, ...tok, ...owner, counter: counter + 1 }, spec.resourceTimeoutMs);
   if (!wr.ok) ctx.record("info", "write", lock, { reason: "timeout" });
   else if (wr.reply.type === "resource-write-ok") ctx.record("ok", "write", lock, {});
   else ctx.record("fail", "write", lock, { reason: wr.reply.reason });

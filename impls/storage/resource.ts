@@ -13,11 +13,15 @@ export const RESOURCE_ID = "storage";
 
 export interface ResourceOptions {
   fencing: boolean;
+  /** Check-and-set on the claimant's random value (antirez's reply): see WorkloadSpec.ownerCheck. */
+  ownerCheck: boolean;
 }
 
 export interface ResourceState {
   counter: number;
   maxToken?: number;
+  /** The random value of the grant that last claimed this resource (owner check). */
+  owner?: string;
 }
 
 export class Resource {
@@ -42,22 +46,34 @@ export class Resource {
     const c = this.cell(lock);
     const token = msg.token as number | undefined;
     if (msg.type === "resource-read") {
+      // A read under the owner check is also the claim: from now on only this grant may write.
+      if (this.opts.ownerCheck) c.owner = msg.owner as string | undefined;
       this.ctx.reply(from, msg, { type: "resource-read-ok", counter: c.counter });
       return;
     }
     if (msg.type !== "resource-write") return;
     const counter = msg.counter as number;
-    const stale = this.opts.fencing && (token === undefined || (c.maxToken !== undefined && token < c.maxToken));
     const value = { client: from, grantId: msg.grantId, token, counter, maxTokenBefore: c.maxToken };
-    if (stale) {
-      this.ctx.record("fail", "storage-write", lock, { ...value, reason: token === undefined ? "no-token" : "stale-token" });
-      this.ctx.reply(from, msg, { type: "resource-write-fail", reason: "stale-token" });
+    const reason = this.rejection(c, token, msg.owner as string | undefined);
+    if (reason) {
+      this.ctx.record("fail", "storage-write", lock, { ...value, reason });
+      this.ctx.reply(from, msg, { type: "resource-write-fail", reason });
       return;
     }
     c.counter = counter;
     if (token !== undefined) c.maxToken = Math.max(c.maxToken ?? token, token);
     this.ctx.record("ok", "storage-write", lock, value);
     this.ctx.reply(from, msg, { type: "resource-write-ok" });
+  }
+
+  /** Why a write must be refused, if it must. */
+  private rejection(c: ResourceState, token: number | undefined, owner: string | undefined): string | undefined {
+    if (this.opts.fencing) {
+      if (token === undefined) return "no-token";
+      if (c.maxToken !== undefined && token < c.maxToken) return "stale-token";
+    }
+    if (this.opts.ownerCheck && (owner === undefined || owner !== c.owner)) return "owner-changed";
+    return undefined;
   }
 }
 
