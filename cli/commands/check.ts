@@ -108,7 +108,7 @@ export function formatCheck(file: string, events: number, v: Verdicts): string {
 
 const WITNESS_LINES_MAX = 40;
 
-/** Linearizability witnesses as a timeline; others as indented JSON, cut to a screenful. */
+/** Linearizability witnesses as a timeline, overlaps as sentences; others as indented JSON, cut to a screenful. */
 function formatWitness(w: unknown): string[] {
   const o = w as { prefixLength?: number; prefixTail?: { text: string }[]; state?: string; cannotFollow?: { text: string }[] };
   if (Array.isArray(o.prefixTail) && Array.isArray(o.cannotFollow)) {
@@ -118,6 +118,10 @@ function formatWitness(w: unknown): string[] {
     out.push("cannot take effect next:");
     for (const op of o.cannotFollow) out.push(`  ${op.text}`);
     return out;
+  }
+  // Witnesses that explain themselves (mutual-exclusion overlaps) print as their sentences.
+  if (Array.isArray(w) && w.length > 0 && w.every((x) => typeof (x as { sentence?: unknown })?.sentence === "string")) {
+    return w.map((x) => `- ${(x as { sentence: string }).sentence}`);
   }
   const lines = JSON.stringify(w, null, 2).split("\n");
   return lines.length > WITNESS_LINES_MAX ? [...lines.slice(0, WITNESS_LINES_MAX), `… (${lines.length - WITNESS_LINES_MAX} more lines; use --json)`] : lines;
