@@ -56,6 +56,7 @@ export const mutualExclusion: Checker = (history) => {
       active.push(h);
     }
   }
+  const involved = new Set(overlaps.flatMap((o) => [o.first, o.second]));
   const stats = { holds: holds.length, locks: byLock.size, overlaps: count };
   if (count === 0) {
     return { checker: "mutual-exclusion", valid: true, summary: `${holds.length} holds of ${byLock.size} lock(s), none overlapping`, stats };
@@ -63,7 +64,11 @@ export const mutualExclusion: Checker = (history) => {
   return {
     checker: "mutual-exclusion",
     valid: false,
-    summary: `${count} overlapping hold(s): ${overlaps[0]!.sentence}`,
+    // One stale holder overlapping many later holds is one story, not many: say both numbers.
+    summary:
+      count === 1
+        ? `2 holds overlap: ${overlaps[0]!.sentence}`
+        : `${count} pairs of overlapping holds${count <= WITNESSES_MAX ? ` among ${involved.size} holds` : ""}; first: ${overlaps[0]!.sentence}`,
     witness: overlaps,
     stats,
   };
