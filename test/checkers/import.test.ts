@@ -1,21 +1,13 @@
+import { inputErrorOf } from "../helpers/input-error.js";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseEdnHistory } from "../../checkers/import/edn.js";
 import { parseJsonlHistory } from "../../checkers/import/jsonl.js";
-import { InputError } from "../../sim/errors.js";
 import { historyToJsonl } from "../../sim/history.js";
 
 const text = (name: string): string => readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8");
 
-function inputError(f: () => unknown): InputError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error("expected an InputError");
-}
+const inputError = inputErrorOf;
 
 describe("import: JSONL", () => {
   it("round-trips our own format byte for byte", () => {

@@ -1,3 +1,4 @@
+import { inputErrorOf } from "../helpers/input-error.js";
 import { describe, expect, it } from "vitest";
 import { redlock, parseRedlockOptions } from "../../impls/redlock/design.js";
 import { parseFailoverOptions } from "../../impls/redis-failover/design.js";
@@ -6,7 +7,6 @@ import type { RedisServer } from "../../impls/redis/server.js";
 import type { AcquireResult, ExtendResult, LockClient } from "../../impls/types.js";
 import { Simulation, type ProcessContext } from "../../sim/simulation.js";
 import type { Fiber } from "../../sim/fiber.js";
-import { InputError } from "../../sim/errors.js";
 import { parseScenario } from "../../scenarios/schema.js";
 import { runScenario } from "../../sim/runner.js";
 
@@ -140,15 +140,7 @@ describe("the seed's Redlock loop (variant seed-000)", () => {
 });
 
 describe("bad options for the Redis designs", () => {
-  const err = (f: () => unknown): InputError => {
-    try {
-      f();
-    } catch (e) {
-      if (e instanceof InputError) return e;
-      throw e;
-    }
-    throw new Error("expected an InputError");
-  };
+  const err = inputErrorOf;
 
   it("a quorum larger than N", () => {
     const e = err(() => parseRedlockOptions({ nodes: 5, quorum: 6 }, "s.json", "designOptions"));

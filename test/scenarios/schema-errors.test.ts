@@ -6,6 +6,7 @@ import { parseScenario } from "../../scenarios/schema.js";
 import { loadScenario, loadScenarioFile, allScenarios } from "../../scenarios/index.js";
 import { runScenario } from "../../sim/runner.js";
 import { InputError } from "../../sim/errors.js";
+import { inputErrorOf } from "../helpers/input-error.js";
 
 const good = {
   name: "t",
@@ -17,15 +18,7 @@ const good = {
   workload: { ttlMs: 1000 },
 };
 
-function errorOf(raw: unknown): InputError {
-  try {
-    parseScenario(raw, "bad.json");
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error("expected an InputError");
-}
+const errorOf = (raw: unknown): InputError => inputErrorOf(() => parseScenario(raw, "bad.json"));
 
 describe("scenario validation", () => {
   it("accepts a minimal file and fills defaults", () => {
