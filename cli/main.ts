@@ -54,6 +54,12 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`lockstep: ${err.message}\n`);
       return EXIT.badInput;
     }
+    const io = err as NodeJS.ErrnoException;
+    if (typeof io?.code === "string" && typeof io.syscall === "string") {
+      // The file system refused (an --out under a file, a read-only disk, no space): the user's to fix.
+      process.stderr.write(`lockstep: cannot ${io.syscall} ${io.path ?? ""}: ${io.code}${io.path ? "" : ` (${io.message})`}; check --out and the disk\n`);
+      return EXIT.badInput;
+    }
     if (err instanceof SimLimitError) {
       process.stderr.write(`lockstep: ${err.message}; raise the bound or shorten the scenario\n`);
       return EXIT.badInput;

@@ -45,6 +45,14 @@ describe("lockstep run", () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  it("says plainly when the output directory cannot be made, without a stack trace", async () => {
+    const file = join(tmp(), "a-file");
+    writeFileSync(file, "not a directory");
+    io.err = "";
+    expect(await main(["run", "naive-gc-pause", "--out", join(file, "run")])).toBe(EXIT.badInput);
+    expect(io.err).toBe(`lockstep: cannot mkdir ${join(file, "run")}: ENOTDIR; check --out and the disk\n`);
+  });
+
   it("rejects unknown commands and options with exit 2", async () => {
     expect(await main(["frobnicate"])).toBe(EXIT.badInput);
     expect(await main(["run", "naive-baseline", "--colour"])).toBe(EXIT.badInput);
