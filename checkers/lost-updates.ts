@@ -7,7 +7,25 @@ import { pairOperations } from "../sim/history.js";
  * the number of acknowledged writes. Fewer means some acknowledged update was
  * overwritten by a holder working from a stale read: the harm a double holder does.
  * Needs the storage's `final-read` at the end of the history.
+ *
+ * Where the storage's own notes are there (`storage-write`), the witness also names
+ * each accepted write that did not raise the counter — the overwrite that lost an
+ * update — by its history index, with the write it undid.
  */
+export interface Overwrite {
+  lock: string;
+  /** History index of the storage's note of the overwriting write. */
+  index: number;
+  client: string;
+  grantId?: string;
+  counter: number;
+  /** The accepted write whose update this one undid. */
+  overwrote: { index: number; client: string; grantId?: string; counter: number };
+  sentence: string;
+}
+
+const OVERWRITES_MAX = 20;
+
 export const lostUpdates: Checker = (history) => {
   const finals = new Map<string, number>();
   for (const e of history) {
@@ -39,11 +57,40 @@ export const lostUpdates: Checker = (history) => {
     return { checker: "lost-updates", valid: true, summary: `${ackedTotal} acknowledged writes, none lost`, stats };
   }
   const l = lost[0]!;
+  const overwrites = findOverwrites(history, new Set(lost.map((x) => x.lock)));
   return {
     checker: "lost-updates",
     valid: false,
-    summary: `${lostTotal} lost update(s): ${l.lock} ended at ${l.final} after ${l.acknowledged} acknowledged increments`,
-    witness: lost,
+    summary:
+      `${lostTotal} lost update(s): ${l.lock} ended at ${l.final} after ${l.acknowledged} acknowledged increments` +
+      (overwrites.length > 0 ? `; ${overwrites[0]!.sentence}` : ""),
+    witness: { counters: lost, overwrites },
     stats,
   };
 };
+
+/** Accepted writes, in the storage's order, that set a counter no higher than it already was. */
+function findOverwrites(history: Parameters<Checker>[0], locks: Set<string>): Overwrite[] {
+  type Accepted = { index: number; client: string; grantId?: string; counter: number };
+  const last = new Map<string, Accepted>();
+  const out: Overwrite[] = [];
+  for (const e of history) {
+    if (e.f !== "storage-write" || e.type !== "ok" || e.lock === undefined || !locks.has(e.lock)) continue;
+    const v = e.value as { client?: string; grantId?: string; counter?: number } | undefined;
+    if (typeof v?.counter !== "number") continue;
+    const w: Accepted = { index: e.index, client: v.client ?? "?", grantId: v.grantId, counter: v.counter };
+    const prev = last.get(e.lock);
+    if (prev && w.counter <= prev.counter && out.length < OVERWRITES_MAX) {
+      out.push({
+        lock: e.lock,
+        ...w,
+        overwrote: prev,
+        sentence:
+          `${w.client}'s write of ${w.counter}${w.grantId ? ` (grant ${w.grantId})` : ""} at ${(e.timeUs / 1000).toFixed(3)} ms ` +
+          `overwrote ${prev.client}'s write of ${prev.counter}${prev.grantId ? ` (grant ${prev.grantId})` : ""}: it had read the counter before that update.`,
+      });
+    }
+    last.set(e.lock, w);
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mutualExclusion, type Overlap } from "../../checkers/mutual-exclusion.js";
-import { lostUpdates } from "../../checkers/lost-updates.js";
+import { lostUpdates, type Overwrite } from "../../checkers/lost-updates.js";
 import { computeHolds } from "../../checkers/holds.js";
 import { HistoryBuilder } from "../helpers/history-builder.js";
 
@@ -84,6 +84,22 @@ describe("lost-updates checker", () => {
     expect(r.valid).toBe(false);
     expect(r.stats).toMatchObject({ acknowledgedWrites: 2, lostUpdates: 1 });
     expect(r.summary).toMatch(/L ended at 1 after 2/);
+  });
+
+  it("names the accepted write that overwrote another, from the storage's notes", () => {
+    const h = new HistoryBuilder().section("c1", "a", "L", 0, 10, 0).section("c2", "b", "L", 5, 10, 0);
+    h.at(8).ev("storage", "ok", "storage-write", "L", { client: "c1", grantId: "a", counter: 1 });
+    h.at(13).ev("storage", "ok", "storage-write", "L", { client: "c2", grantId: "b", counter: 1 });
+    h.at(20).ev("storage", "ok", "storage-write", "L", { client: "c1", grantId: "c", counter: 2 }); // a fresh read: no overwrite
+    h.finalRead("L", 2);
+    h.section("c1", "c", "L", 18, 5, 1);
+    const r = lostUpdates(h.events, {});
+    expect(r.valid).toBe(false);
+    const w = r.witness as { overwrites: Overwrite[] };
+    expect(w.overwrites).toHaveLength(1);
+    expect(w.overwrites[0]).toMatchObject({ client: "c2", grantId: "b", counter: 1, overwrote: { client: "c1", grantId: "a", counter: 1 } });
+    expect(h.events[w.overwrites[0]!.index]!.f).toBe("storage-write");
+    expect(r.summary).toMatch(/c2's write of 1 \(grant b\) at 13.000 ms overwrote c1's write of 1 \(grant a\)/);
   });
 
   it("says it did not check a history without a final read", () => {
