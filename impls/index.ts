@@ -3,7 +3,8 @@
  * to designs only through this list; an unknown name is rejected with the list.
  */
 import type { DesignEntry } from "./types.js";
-import { redisFenced, redisSetnx } from "./redis-setnx/design.js";
+import { redisSetnx } from "./redis-setnx/design.js";
+import { redisFenced } from "./redis-fenced/design.js";
 import { raftZk } from "./raft-zk/design.js";
 import { etcdLease } from "./etcd-lease/design.js";
 import { redisFailover } from "./redis-failover/design.js";

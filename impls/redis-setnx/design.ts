@@ -32,7 +32,8 @@ export function parseSetnxOptions(raw: unknown, file: string, prefix: string): S
   return parseSetnxFields(Fields.root(file, raw ?? {}, prefix).only(SETNX_OPTION_FIELDS));
 }
 
-function setnxDesign(name: string, fencing: boolean, description: string): DesignEntry<SetnxDesignOptions> {
+/** A single-node SET NX PX design; `fencing` adds the INCR token (redis-fenced). */
+export function setnxDesign(name: string, fencing: boolean, description: string): DesignEntry<SetnxDesignOptions> {
   return {
     name,
     description,
@@ -59,10 +60,4 @@ export const redisSetnx = setnxDesign(
   "redis-setnx",
   false,
   "single Redis node, SET NX PX with a random token, compare-and-delete release (seed 000, approach 1); no fencing token",
-);
-
-export const redisFenced = setnxDesign(
-  "redis-fenced",
-  true,
-  "single Redis node, SET NX PX plus INCR fence:<lock> as the fencing token (seed 001)",
 );
