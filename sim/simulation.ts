@@ -64,11 +64,11 @@ export class ProcessContext {
     return this.proc.id;
   }
 
-  /** Wall-clock reading (what Date.now() would say on this host), µs. */
+  /** Wall-clock reading (what the host's system clock would say), µs. */
   wallUs(): number {
     return this.proc.wall.read(this.sim.nowUs);
   }
-  /** Wall-clock reading in whole ms, as Date.now() returns it. */
+  /** Wall-clock reading in whole ms, as a system clock call returns it. */
   wallMs(): number {
     return Math.floor(this.wallUs() / 1000);
   }

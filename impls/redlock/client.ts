@@ -49,7 +49,7 @@ export interface RedlockClientOptions {
   retryDelayMs: number;
   retryJitterMs: number;
   requestTimeoutMs: number;
-  /** Which clock measures elapsed time: "wall" (Date.now(), node-redlock) or "monotonic" (go-redsync's time.Now()). */
+  /** Which clock measures elapsed time: "wall" (node-redlock reads the system clock) or "monotonic" (go-redsync's monotonic reading). */
   clock: "wall" | "monotonic";
 }
 
