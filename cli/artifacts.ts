@@ -31,7 +31,8 @@ export function buildRecord(scenario: Scenario, seed: number, run: RunOutput, ve
       expect: scenario.expect,
       clients: scenario.clients,
       workload: scenario.workload,
-      faults: scenario.faults,
+      // With a nemesis, the drawn steps too: the report tells the schedule the run met.
+      faults: run.meta.faults,
     },
     seed,
     replay: replayCommand(scenario, seed),

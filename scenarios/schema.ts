@@ -84,6 +84,23 @@ export interface WorkloadSpec {
   extendTtlMs: number;
 }
 
+/**
+ * A random nemesis: fault steps drawn from the run's seed (with the same fast-check
+ * arbitraries `lockstep explore` uses), added to the scripted `faults`. Each seed of a
+ * sweep then meets a different schedule.
+ */
+export interface NemesisSpec {
+  /** "servers": only the design's server processes are touched; "all": clients too. */
+  scope: "servers" | "all";
+  /** At most this many steps are drawn. */
+  stepsMax: number;
+  /** Faults start within [startMs, stopMs). */
+  startMs: number;
+  stopMs: number;
+  /** Only faults that end by themselves (every crash restarts), so liveness can be judged after. */
+  healing: boolean;
+}
+
 export interface ClockSpec {
   offsetMs: number;
   driftPpm: number;
@@ -105,6 +122,7 @@ export interface Scenario {
   clients: ClientSpec[];
   workload: WorkloadSpec;
   faults: FaultStep[];
+  nemesis?: NemesisSpec;
   checks: { livenessBoundMs?: number; clockDriftPpmMax: number };
 }
 
@@ -123,6 +141,7 @@ const TOP = [
   "clients",
   "workload",
   "faults",
+  "nemesis",
   "checks",
 ] as const;
 
@@ -183,6 +202,20 @@ export function parseScenario(raw: unknown, file: string): Scenario {
   const faultsRaw = f.array("faults", []);
   const faults = faultsRaw.map((x, i) => parseFault(f.item("faults", i, x)));
 
+  let nemesis: NemesisSpec | undefined;
+  if (f.has("nemesis")) {
+    const nf = f.object("nemesis").only(["scope", "stepsMax", "startMs", "stopMs", "healing"]);
+    nemesis = {
+      scope: nf.oneOf("scope", ["servers", "all"] as const),
+      stepsMax: nf.number("stepsMax", { integer: true, min: 1, max: 50, dflt: 4 }),
+      startMs: nf.number("startMs", { min: 0, dflt: 0 }),
+      stopMs: nf.number("stopMs", { min: 1, dflt: durationMs }),
+      healing: nf.boolean("healing", true),
+    };
+    if (nemesis.stopMs <= nemesis.startMs) nf.fail("stopMs", `expected more than startMs (${nemesis.startMs})`);
+    if (nemesis.stopMs > durationMs) nf.fail("stopMs", `expected at most durationMs (${durationMs})`);
+  }
+
   const ch = f.object("checks", {}).only(["livenessBoundMs", "clockDriftPpmMax"]);
   const checks = {
     livenessBoundMs: ch.optNumber("livenessBoundMs", { min: 0 }),
@@ -204,6 +237,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     clients,
     workload,
     faults,
+    ...(nemesis ? { nemesis } : {}),
     checks,
   };
 }

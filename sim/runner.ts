@@ -4,7 +4,8 @@ import { clientLoop } from "./workload.js";
 import type { HistoryEvent } from "./history.js";
 import type { ProcessOptions } from "./process.js";
 import { InputError } from "./errors.js";
-import type { Scenario } from "../scenarios/schema.js";
+import type { FaultStep, Scenario } from "../scenarios/schema.js";
+import { drawNemesis } from "./nemesis.js";
 import { referencedProcesses } from "../scenarios/schema.js";
 import { designByName, DESIGNS } from "../impls/index.js";
 import { RESOURCE_ID, resourceNode, type Resource } from "../impls/storage/resource.js";
@@ -24,6 +25,8 @@ export interface RunMeta {
   serverIds: string[];
   clientIds: string[];
   fencingTokens: boolean;
+  /** The fault steps the run used: the scenario's, then any the nemesis drew. */
+  faults: FaultStep[];
   eventsRun: number;
   network: Record<string, number>;
   /** Wall-clock offset from true time of each process, sampled over the run (µs). */
@@ -59,9 +62,12 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
   sim.addProcess(RESOURCE_ID, "resource", processOptions(RESOURCE_ID), resourceNode({ fencing: s.workload.fencing, ownerCheck: s.workload.ownerCheck }, (r) => (resource = r)));
 
   const endUs = s.durationMs * 1000;
+  const faults = s.nemesis
+    ? [...s.faults, ...drawNemesis(s.nemesis, { servers: instance.serverIds, clients: s.clients.map((c) => c.id), ttlMs: s.workload.ttlMs }, sim.rng.fork("nemesis"))]
+    : s.faults;
   // Faults first: a step triggered by a client's very first event must see it.
   // (Process ids are checked below, once every process exists; nothing fires before run().)
-  new FaultSchedule(sim, s.faults).install();
+  new FaultSchedule(sim, faults).install();
   for (const c of s.clients) {
     if (sim.processes.has(c.id)) throw new InputError(s.file, "clients", `client id "${c.id}" clashes with a server process`);
     // A client that crashes and restarts comes back as a fresh process would: a new
@@ -114,6 +120,7 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
       serverIds: instance.serverIds,
       clientIds: s.clients.map((c) => c.id),
       fencingTokens: instance.fencing,
+      faults,
       eventsRun: sim.eventsRun,
       network: { ...sim.network.stats },
       clockSamples,

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { drawNemesis } from "../../sim/nemesis.js";
+import { Rng } from "../../sim/rng.js";
+import { parseScenario, type NemesisSpec } from "../../scenarios/schema.js";
+import { runScenario } from "../../sim/runner.js";
+import { runCheckers } from "../../checkers/run-all.js";
+import { checkContextFor } from "../../cli/check-context.js";
+import { inputErrorOf } from "../helpers/input-error.js";
+
+const world = { servers: ["s1", "s2", "s3"], clients: ["c1", "c2"], ttlMs: 1000 };
+const spec: NemesisSpec = { scope: "servers", stepsMax: 6, startMs: 500, stopMs: 4500, healing: true };
+const draw = (seed: string, s: NemesisSpec = spec) => drawNemesis(s, world, new Rng(seed).fork("nemesis"));
+
+describe("random nemesis", () => {
+  it("draws the same schedule for the same seed and different ones for different seeds", () => {
+    expect(draw("a")).toEqual(draw("a"));
+    const schedules = new Set(Array.from({ length: 20 }, (_, i) => JSON.stringify(draw(`seed-${i}`))));
+    expect(schedules.size).toBeGreaterThan(10);
+  });
+
+  it("keeps to its window, its step bound and its scope", () => {
+    for (let i = 0; i < 50; i++) {
+      const steps = draw(`w${i}`);
+      expect(steps.length).toBeLessThanOrEqual(6);
+      for (const st of steps) {
+        expect(st.atMs!).toBeGreaterThanOrEqual(500);
+        expect(st.atMs!).toBeLessThan(4500);
+        const touched = [st.target, ...(st.groups?.flat() ?? []), ...(st.links?.flat() ?? [])].filter((x): x is string => x !== undefined);
+        for (const id of touched) expect(world.servers).toContain(id);
+      }
+    }
+  });
+
+  it("with healing, every crash restarts; without, some may stay down", () => {
+    const stays = (s: NemesisSpec) =>
+      Array.from({ length: 200 }, (_, i) => drawNemesis(s, world, new Rng(`h${i}`))).flat().filter((st) => st.kind === "crash" && st.durationMs === undefined).length;
+    expect(stays(spec)).toBe(0);
+    expect(stays({ ...spec, healing: false })).toBeGreaterThan(0);
+  });
+
+  it("with scope all, it can break the naive lock, and the run replays identically", () => {
+    const s = parseScenario(
+      {
+        name: "naive-nemesis",
+        story: "random faults on everyone",
+        design: "redis-setnx",
+        expect: "safe",
+        durationMs: 8000,
+        clients: 3,
+        workload: { ttlMs: 1000, waitMs: 2000, workMs: 20, thinkMs: 20 },
+        nemesis: { scope: "all", stepsMax: 5, stopMs: 6000 },
+      },
+      "naive-nemesis.json",
+    );
+    let unsafe = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const run = runScenario(s, seed);
+      expect(run.meta.faults.every((f) => f.note === "drawn by the nemesis")).toBe(true);
+      if (runCheckers(run.history, checkContextFor(s)).outcome === "unsafe") unsafe++;
+    }
+    expect(unsafe).toBeGreaterThan(0);
+    expect(runScenario(s, 7).history).toEqual(runScenario(s, 7).history);
+  });
+
+  it("rejects a bad nemesis block with the field named", () => {
+    const base = { name: "x", story: "s", design: "redis-setnx", expect: "safe", durationMs: 1000, clients: 1, workload: { ttlMs: 100 } };
+    expect(inputErrorOf(() => parseScenario({ ...base, nemesis: { scope: "everyone" } }, "n.json")).field).toBe("nemesis.scope");
+    expect(inputErrorOf(() => parseScenario({ ...base, nemesis: { scope: "all", startMs: 500, stopMs: 400 } }, "n.json")).message).toMatch(
+      /n.json: nemesis.stopMs: expected more than startMs \(500\)/,
+    );
+    expect(inputErrorOf(() => parseScenario({ ...base, nemesis: { scope: "all", stopMs: 5000 } }, "n.json")).message).toMatch(/expected at most durationMs \(1000\)/);
+  });
+});
