@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { allScenarios } from "../scenarios/index.js";
 import { DESIGNS } from "../impls/index.js";
 import { pickBase } from "../sim/explore/base.js";
-import { runScenario } from "../sim/runner.js";
+import { measureScenario } from "./kernel.js";
 
 export interface DesignRow {
   design: string;
@@ -31,18 +31,8 @@ export async function main(wallMsMin = 1000): Promise<DesignRow[]> {
       console.log(`${d.name}: no scenario uses it, skipped`);
       continue;
     }
-    runScenario(base, 1); // warm-up
-    let runs = 0;
-    let simUs = 0;
-    let events = 0;
-    const start = performance.now();
-    while (performance.now() - start < wallMsMin || runs < 2) {
-      const r = runScenario(base, ++runs);
-      simUs += r.meta.endUs;
-      events += r.meta.eventsRun;
-    }
-    const wallMs = performance.now() - start;
-    rows.push({ design: d.name, scenario: base.name, runs, wallMs: Math.round(wallMs), simSPerWallS: Math.round(simUs / 1000 / wallMs), eventsPerS: Math.round((events * 1000) / wallMs) });
+    const m = measureScenario(base, wallMsMin, 2);
+    rows.push({ design: d.name, scenario: base.name, runs: m.runs, wallMs: m.wallMs, simSPerWallS: m.simSPerWallS, eventsPerS: m.eventsPerS });
   }
   console.log("design          baseline scenario              runs  wall ms  sim s/wall s   events/s");
   for (const r of rows) {

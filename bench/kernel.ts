@@ -9,6 +9,7 @@
 import { pathToFileURL } from "node:url";
 import { loadScenario } from "../scenarios/index.js";
 import { runScenario } from "../sim/runner.js";
+import type { Scenario } from "../scenarios/schema.js";
 
 export interface KernelRow {
   scenario: string;
@@ -74,20 +75,24 @@ export function bareHeapOpsPerS(ops: number, queueLength = 64): number {
   return (ops * 1000) / Math.max(ms, 0.001);
 }
 
-export function kernelRow(name: string, wallMsMin = 1500): KernelRow {
-  const s = loadScenario(name);
+/** Run a scenario over seeds 1, 2, ... for at least `wallMsMin` and `runsMin` runs, after one warm-up run (JIT). */
+export function measureScenario(s: Scenario, wallMsMin: number, runsMin: number): Omit<KernelRow, "scenario"> {
   runScenario(s, 1); // warm-up (JIT)
   let runs = 0;
   let events = 0;
   let simUs = 0;
   const start = performance.now();
-  while (performance.now() - start < wallMsMin || runs < 3) {
+  while (performance.now() - start < wallMsMin || runs < runsMin) {
     const r = runScenario(s, ++runs);
     events += r.meta.eventsRun;
     simUs += r.meta.endUs;
   }
   const wallMs = performance.now() - start;
-  return { scenario: name, runs, wallMs: Math.round(wallMs), events, eventsPerS: Math.round((events * 1000) / wallMs), simSPerWallS: Math.round(simUs / 1000 / wallMs) };
+  return { runs, wallMs: Math.round(wallMs), events, eventsPerS: Math.round((events * 1000) / wallMs), simSPerWallS: Math.round(simUs / 1000 / wallMs) };
+}
+
+export function kernelRow(name: string, wallMsMin = 1500): KernelRow {
+  return { scenario: name, ...measureScenario(loadScenario(name), wallMsMin, 3) };
 }
 
 export async function main(): Promise<{ rows: KernelRow[]; heapOpsPerS: number }> {
