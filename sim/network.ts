@@ -81,7 +81,9 @@ export class Network {
       this.stats.cutDropped++;
       return [];
     }
-    const o = { ...this.opts, ...this.overrides.get(key) };
+    // Most links have no override: skip the merge (this runs for every message).
+    const override = this.overrides.get(key);
+    const o = override ? { ...this.opts, ...override } : this.opts;
     if (this.rng.chance(o.lossRate)) {
       this.stats.dropped++;
       return [];
