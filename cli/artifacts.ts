@@ -1,17 +1,14 @@
-import { mkdirSync, renameSync, writeFileSync, readFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { historyToJsonl, type HistoryEvent } from "../sim/history.js";
-import { packageRoot } from "../sim/paths.js";
 import type { Scenario } from "../scenarios/schema.js";
 import type { RunOutput } from "../sim/runner.js";
 import type { Verdicts } from "../checkers/run-all.js";
 import type { RunRecord } from "../reports/types.js";
 import { renderRunReport } from "../reports/run-report.js";
 
-/** lockstep's version, from package.json. */
-export function lockstepVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
-}
+import { lockstepVersion } from "./version.js";
+export { lockstepVersion };
 
 /** The command that replays a run (what every failing output prints). */
 export function replayCommand(scenario: Scenario, seed: number): string {

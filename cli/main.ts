@@ -2,23 +2,18 @@ import { Command, CommanderError } from "commander";
 import { InputError, SimLimitError } from "../sim/errors.js";
 import { EXIT } from "./exit-codes.js";
 import { takeExitCode } from "./exit-state.js";
-import { lockstepVersion } from "./artifacts.js";
-import { registerRun } from "./commands/run.js";
-import { registerList } from "./commands/list.js";
-import { registerCheck } from "./commands/check.js";
-import { registerSweep } from "./commands/sweep.js";
-import { registerMerge } from "./commands/merge.js";
-import { registerExplore } from "./commands/explore.js";
-import { registerShrink } from "./commands/shrink.js";
-import { registerCompare } from "./commands/compare.js";
-import { registerDebate } from "./commands/debate.js";
+import { lockstepVersion } from "./version.js";
+import { COMMANDS } from "./commands/index.js";
 
 /**
- * The `lockstep` command. Each subcommand lives in cli/commands/<name>.ts and is
- * registered here. User errors (bad flags, unknown names, malformed files) print
- * one clear line and exit 2; nothing prints a stack trace unless it is a bug.
+ * The `lockstep` command. Each subcommand lives in cli/commands/<name>.ts, listed in
+ * cli/commands/index.ts, and is loaded only when it is the one asked for (`lockstep run
+ * ...`, `lockstep help run`); otherwise (the top-level help, an unknown name) every
+ * command is registered as a summary that loads nothing. User errors (bad flags,
+ * unknown names, malformed files) print one clear line and exit 2; nothing prints a
+ * stack trace unless it is a bug.
  */
-export function buildProgram(): Command {
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command();
   program
     .name("lockstep")
@@ -26,21 +21,20 @@ export function buildProgram(): Command {
     .version(lockstepVersion())
     .exitOverride()
     .showHelpAfterError("(run `lockstep --help` for usage)");
-  registerRun(program);
-  registerList(program);
-  registerCheck(program);
-  // further commands register below (one line each)
-  registerSweep(program);
-  registerMerge(program);
-  registerExplore(program);
-  registerShrink(program);
-  registerCompare(program);
-  registerDebate(program);
+  const asked = argv[0] === "help" ? argv[1] : argv[0];
+  const wanted = COMMANDS.find((c) => c.name === asked);
+  for (const spec of COMMANDS) {
+    if (spec === wanted) (await spec.load())(program);
+    else {
+      const summary = program.command(spec.name).description(spec.summary);
+      if (spec.args) summary.argument(spec.args);
+    }
+  }
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     takeExitCode();
     await program.parseAsync(argv, { from: "user" });

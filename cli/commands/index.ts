@@ -1,0 +1,77 @@
+import type { Command } from "commander";
+
+/**
+ * The registry of subcommands. Each command's module (with the simulator, checkers and
+ * reports behind it) is imported only when that command runs, so `lockstep --help`
+ * and a small `check` do not pay for loading the rest. `summary` is what the top-level
+ * help shows before any module is loaded; test/cli-commands.test.ts holds it equal to
+ * the loaded command's own usage and description.
+ */
+export interface CommandSpec {
+  name: string;
+  /** Arguments as commander writes them, e.g. "<scenario>". */
+  args: string;
+  summary: string;
+  load(): Promise<(program: Command) => void>;
+}
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "run",
+    args: "<scenario>",
+    summary: "run one scenario with one seed; write history.jsonl, results.json and report.html",
+    load: async () => (await import("./run.js")).registerRun,
+  },
+  {
+    name: "list",
+    args: "",
+    summary: "name the designs, scenarios and checkers lockstep knows",
+    load: async () => (await import("./list.js")).registerList,
+  },
+  {
+    name: "check",
+    args: "<history>",
+    summary: "check a history recorded elsewhere (lockstep JSONL or Jepsen EDN) with every checker",
+    load: async () => (await import("./check.js")).registerCheck,
+  },
+  {
+    name: "sweep",
+    args: "<scenario>",
+    summary:
+      "run one scenario over a range of seeds in parallel; print violation rates with 95% intervals; write summary.json and the failing seeds' reports",
+    load: async () => (await import("./sweep.js")).registerSweep,
+  },
+  {
+    name: "merge",
+    args: "<summaries...>",
+    summary: "combine the summary.json files of sweep shards (--shard i/n) into one summary",
+    load: async () => (await import("./merge.js")).registerMerge,
+  },
+  {
+    name: "explore",
+    args: "",
+    summary:
+      "draw random fault schedules and workloads (fast-check) against a design's safety; shrink a violation to a smallest scenario file",
+    load: async () => (await import("./explore.js")).registerExplore,
+  },
+  {
+    name: "shrink",
+    args: "<scenario>",
+    summary:
+      "shrink a failing run (scenario + seed) to a smallest scenario that still violates safety; write it and its report",
+    load: async () => (await import("./shrink.js")).registerShrink,
+  },
+  {
+    name: "compare",
+    args: "",
+    summary:
+      "sweep every scenario on every design; write compare.html, matrix.json and one failing seed's report per cell",
+    load: async () => (await import("./compare.js")).registerCompare,
+  },
+  {
+    name: "debate",
+    args: "",
+    summary: "run the scenarios behind the Redlock debate's claims and write debate.html with their reports",
+    load: async () => (await import("./debate.js")).registerDebate,
+  },
+];
