@@ -96,6 +96,8 @@ describe("lockstep sweep", () => {
       [["--seeds", "1..10", "--shard", "5/4"], /--shard: expected i\/n with 1 <= i <= n, got "5\/4"/],
       [["--seeds", "1..10", "--shard", "two"], /--shard: expected i\/n/],
       [["--seeds", "1..10", "--workers", "0"], /--workers: expected a positive integer/],
+      [["--seeds", "1..18446744073709551616"], /--seeds: expected seeds at most 9007199254740991/],
+      [["--seeds", "1..10", "--workers", "1000"], /--workers: expected at most \d+ \(this machine's cores\), got 1000/],
     ] as const) {
       io.err = "";
       expect(await main(["sweep", "naive-gc-pause", ...args])).toBe(EXIT.badInput);

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { join } from "node:path";
 import { setExitCode } from "../exit-state.js";
 import { EXIT } from "../exit-codes.js";
-import { parsePositiveInt, parseSeedRange } from "../args.js";
+import { parsePositiveInt, parseSeedRange, parseWorkers } from "../args.js";
 import { allScenarios, loadScenario } from "../../scenarios/index.js";
 import { DESIGNS, designByName } from "../../impls/index.js";
 import { InputError } from "../../sim/errors.js";
@@ -49,7 +49,7 @@ export function registerCompare(program: Command): void {
       const scenarios = opts.scenarios ? list(opts.scenarios).map(loadScenario) : allScenarios().filter((s) => designs.includes(s.design));
       if (scenarios.length === 0) throw new InputError("<arg>", "--scenarios", "expected at least one scenario");
       const range = parseCompareSeeds(opts.seeds);
-      const workers = opts.workers !== undefined ? parsePositiveInt(opts.workers, "--workers") : defaultWorkers();
+      const workers = opts.workers !== undefined ? parseWorkers(opts.workers, "--workers") : defaultWorkers();
       const limit = parsePositiveInt(opts.failingMax, "--failing-max");
       const result = await runCompare({ designs, scenarios, range, workers, outDir: opts.out, limit });
       process.stdout.write(writeCompareOutputs(opts.out, result));

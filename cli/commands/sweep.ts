@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { setExitCode } from "../exit-state.js";
 import { join } from "node:path";
 import { loadScenario } from "../../scenarios/index.js";
-import { parsePositiveInt, parseSeedRange } from "../args.js";
+import { parsePositiveInt, parseSeedRange, parseWorkers } from "../args.js";
 import { defaultWorkers } from "../sweep/pool.js";
 import { parseShard } from "../sweep/range.js";
 import { runSweep } from "../sweep/sweep.js";
@@ -37,7 +37,7 @@ export function registerSweep(program: Command): void {
     .action(async (name: string, opts: SweepFlags) => {
       const range = parseSeedRange(opts.seeds, "--seeds");
       const shard = opts.shard !== undefined ? parseShard(opts.shard, "--shard") : undefined;
-      const workers = opts.workers !== undefined ? parsePositiveInt(opts.workers, "--workers") : defaultWorkers();
+      const workers = opts.workers !== undefined ? parseWorkers(opts.workers, "--workers") : defaultWorkers();
       const limit = parsePositiveInt(opts.failingMax, "--failing-max");
       const reportsMax = /^\d+$/.test(opts.reports) ? Number(opts.reports) : parsePositiveInt(opts.reports, "--reports");
       const scenario = loadScenario(name);
