@@ -4,6 +4,7 @@ import { EXIT } from "./exit-codes.js";
 import { takeExitCode } from "./exit-state.js";
 import { lockstepVersion } from "./version.js";
 import { COMMANDS } from "./commands/index.js";
+import { printable } from "./printable.js";
 
 /**
  * The `lockstep` command. Each subcommand lives in cli/commands/<name>.ts, listed in
@@ -45,17 +46,17 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT.ok : EXIT.badInput;
     }
     if (err instanceof InputError) {
-      process.stderr.write(`lockstep: ${err.message}\n`);
+      process.stderr.write(`lockstep: ${printable(err.message)}\n`);
       return EXIT.badInput;
     }
     const io = err as NodeJS.ErrnoException;
     if (typeof io?.code === "string" && typeof io.syscall === "string") {
       // The file system refused (an --out under a file, a read-only disk, no space): the user's to fix.
-      process.stderr.write(`lockstep: cannot ${io.syscall} ${io.path ?? ""}: ${io.code}${io.path ? "" : ` (${io.message})`}; check --out and the disk\n`);
+      process.stderr.write(printable(`lockstep: cannot ${io.syscall} ${io.path ?? ""}: ${io.code}${io.path ? "" : ` (${io.message})`}; check --out and the disk`) + "\n");
       return EXIT.badInput;
     }
     if (err instanceof SimLimitError) {
-      process.stderr.write(`lockstep: ${err.message}; raise the bound or shorten the scenario\n`);
+      process.stderr.write(`lockstep: ${printable(err.message)}; raise the bound or shorten the scenario\n`);
       return EXIT.badInput;
     }
     process.stderr.write(`lockstep: internal error (a bug in lockstep, please report it):\n${(err as Error).stack ?? err}\n`);

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, existsSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { InputError } from "../sim/errors.js";
 import { packageRoot } from "../sim/paths.js";
+import { checkJsonDepth } from "../sim/json-depth.js";
 import { parseScenario, type Scenario } from "./schema.js";
 
 /**
@@ -42,6 +43,7 @@ export function loadScenarioFile(path: string, displayName = path): Scenario {
   } catch (e) {
     throw new InputError(displayName, "(file)", `expected valid JSON (${(e as Error).message})`);
   }
+  checkJsonDepth(raw, displayName);
   return parseScenario(raw, displayName);
 }
 
