@@ -3,6 +3,7 @@ import { basename, join, relative } from "node:path";
 import { InputError } from "../sim/errors.js";
 import { packageRoot } from "../sim/paths.js";
 import { checkJsonDepth } from "../sim/json-depth.js";
+import { didYouMean } from "../sim/suggest.js";
 import { parseScenario, type Scenario } from "./schema.js";
 
 /**
@@ -56,7 +57,7 @@ export function loadScenario(nameOrPath: string): Scenario {
   const files = scenarioFiles();
   const file = files.get(nameOrPath);
   if (!file) {
-    throw new InputError("<scenario>", nameOrPath, `unknown scenario; expected one of: ${[...files.keys()].join(", ")}`);
+    throw new InputError("<scenario>", nameOrPath, `unknown scenario; ${didYouMean(nameOrPath, [...files.keys()])}expected one of: ${[...files.keys()].join(", ")}`);
   }
   const display = relative(packageRoot(), file);
   const s = loadScenarioFile(file, display);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { setExitCode } from "../exit-state.js";
 import { EXIT } from "../exit-codes.js";
 import { parsePositiveInt, parseSeedRange, parseWorkers } from "../args.js";
+import { didYouMean } from "../../sim/suggest.js";
 import { allScenarios, loadScenario } from "../../scenarios/index.js";
 import { DESIGNS, designByName } from "../../impls/index.js";
 import { InputError } from "../../sim/errors.js";
@@ -43,7 +44,7 @@ export function registerCompare(program: Command): void {
     .action(async (opts: CompareFlags) => {
       const designs = opts.designs ? list(opts.designs) : DESIGNS.map((d) => d.name);
       for (const d of designs) {
-        if (!designByName(d)) throw new InputError("<arg>", "--designs", `unknown design "${d}"; expected some of: ${DESIGNS.map((x) => x.name).join(", ")}`);
+        if (!designByName(d)) throw new InputError("<arg>", "--designs", `unknown design "${d}"; ${didYouMean(d, DESIGNS.map((x) => x.name))}expected some of: ${DESIGNS.map((x) => x.name).join(", ")}`);
       }
       if (designs.length === 0) throw new InputError("<arg>", "--designs", "expected at least one design");
       const scenarios = opts.scenarios ? list(opts.scenarios).map(loadScenario) : allScenarios().filter((s) => designs.includes(s.design));

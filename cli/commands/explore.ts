@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { didYouMean } from "../../sim/suggest.js";
 import { join } from "node:path";
 import { setExitCode } from "../exit-state.js";
 import { EXIT } from "../exit-codes.js";
@@ -43,7 +44,7 @@ export function parseCheckerList(text: string | undefined, flag: string): string
   if (text === undefined) return undefined;
   const names = text.split(",").map((x) => x.trim()).filter((x) => x.length > 0);
   const known = CHECKERS.map((c) => c.name);
-  for (const n of names) if (!known.includes(n)) throw new InputError("<arg>", flag, `unknown checker "${n}"; expected some of: ${known.join(", ")}`);
+  for (const n of names) if (!known.includes(n)) throw new InputError("<arg>", flag, `unknown checker "${n}"; ${didYouMean(n, known)}expected some of: ${known.join(", ")}`);
   if (names.length === 0) throw new InputError("<arg>", flag, "expected a comma-separated list of checker names");
   return names;
 }
@@ -73,7 +74,7 @@ export function registerExplore(program: Command): void {
 /** The command's work, separate from commander so tests can call it and read the result. */
 export function exploreCommand(opts: ExploreFlags): { text: string; code: number; result: ExploreResult; file?: string } {
   if (!designByName(opts.design)) {
-    throw new InputError("<arg>", "--design", `unknown design "${opts.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
+    throw new InputError("<arg>", "--design", `unknown design "${opts.design}"; ${didYouMean(opts.design, DESIGNS.map((d) => d.name))}expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
   }
   const runs = parsePositiveInt(opts.runs, "--runs");
   const shrinkRunsMax = parsePositiveInt(opts.shrinkRuns, "--shrink-runs");
