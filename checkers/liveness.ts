@@ -8,6 +8,9 @@
  *    contains a stretch longer than the bound with no acquire-ok on that lock at all.
  *    A wait is a run of one client's acquire attempts on one lock up to its acquire-ok
  *    (or until it stops trying).
+ *    Only faults (nemesis events in the history) count: standing network conditions
+ *    (a scenario's `network.links`: slow or lossy links for the whole run) leave no
+ *    event, so they never move the calm point and liveness is judged under them.
  * 2. Crashed holders. A lock held by a client that crashed (nemesis crash/kill of a
  *    client process) must be granted to another client within its TTL (plus a retry's
  *    slack) if someone is waiting, unless some other fault is active meanwhile.

@@ -101,6 +101,33 @@ export interface NemesisSpec {
   healing: boolean;
 }
 
+/**
+ * A standing network condition (`network.links[i]`): how the links from every process
+ * in `from` to every process in `to` (and back, unless `bothWays` is false) behave for
+ * the whole run. Unlike a fault it has no start or end, is not in the history, and does
+ * not move liveness's calm point: a slow or lossy network is judged as it is.
+ * Unset fields keep the network's defaults; later entries win over earlier ones.
+ */
+export interface LinkConditionSpec {
+  from: string[];
+  to: string[];
+  bothWays: boolean;
+  latencyUsBase?: number;
+  latencyUsJitter?: number;
+  lossRate?: number;
+  duplicateRate?: number;
+  note?: string;
+}
+
+export interface NetworkSpec {
+  latencyUsBase: number;
+  latencyUsJitter: number;
+  lossRate: number;
+  duplicateRate: number;
+  fifo: boolean;
+  links: LinkConditionSpec[];
+}
+
 export interface ClockSpec {
   offsetMs: number;
   driftPpm: number;
@@ -117,7 +144,7 @@ export interface Scenario {
   expect: Expectation;
   seed: number;
   durationMs: number;
-  network: { latencyUsBase: number; latencyUsJitter: number; lossRate: number; duplicateRate: number; fifo: boolean };
+  network: NetworkSpec;
   clocks: Record<string, ClockSpec>;
   clients: ClientSpec[];
   workload: WorkloadSpec;
@@ -152,13 +179,14 @@ export function parseScenario(raw: unknown, file: string): Scenario {
   const durationMs = f.number("durationMs", { min: 1, max: 24 * 3600 * 1000 });
 
   const n = f.object("network", {});
-  n.only(["latencyUsBase", "latencyUsJitter", "lossRate", "duplicateRate", "fifo"]);
-  const network = {
+  n.only(["latencyUsBase", "latencyUsJitter", "lossRate", "duplicateRate", "fifo", "links"]);
+  const network: NetworkSpec = {
     latencyUsBase: n.number("latencyUsBase", { min: 0, integer: true, dflt: 500 }),
     latencyUsJitter: n.number("latencyUsJitter", { min: 0, integer: true, dflt: 200 }),
     lossRate: n.number("lossRate", { min: 0, max: 1, dflt: 0 }),
     duplicateRate: n.number("duplicateRate", { min: 0, max: 1, dflt: 0 }),
     fifo: n.boolean("fifo", true),
+    links: n.array("links", []).map((x, i) => parseLinkCondition(n.item("links", i, x))),
   };
 
   const clocks: Record<string, ClockSpec> = {};
@@ -260,6 +288,45 @@ function parseClients(f: Fields): ClientSpec[] {
   });
 }
 
+const LINK_FIELDS = ["from", "to", "bothWays", "latencyUsBase", "latencyUsJitter", "lossRate", "duplicateRate", "note"];
+/** The link settings a condition may give (the rest keep the network's defaults). */
+export const LINK_SETTINGS = ["latencyUsBase", "latencyUsJitter", "lossRate", "duplicateRate"] as const;
+
+function parseLinkCondition(f: Fields): LinkConditionSpec {
+  f.only(LINK_FIELDS);
+  const ids = (name: string): string[] => {
+    const v = f.obj[name];
+    if (typeof v === "string" && v.length > 0) return [v];
+    if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== "string" || x.length === 0)) {
+      f.fail(name, 'expected a process id or a non-empty list of process ids, e.g. ["c1", "c2"]');
+    }
+    return v as string[];
+  };
+  const cond: LinkConditionSpec = { from: ids("from"), to: ids("to"), bothWays: f.boolean("bothWays", true) };
+  const latencyUsBase = f.optNumber("latencyUsBase", { min: 0, integer: true });
+  const latencyUsJitter = f.optNumber("latencyUsJitter", { min: 0, integer: true });
+  const lossRate = f.optNumber("lossRate", { min: 0, max: 1 });
+  const duplicateRate = f.optNumber("duplicateRate", { min: 0, max: 1 });
+  if (latencyUsBase !== undefined) cond.latencyUsBase = latencyUsBase;
+  if (latencyUsJitter !== undefined) cond.latencyUsJitter = latencyUsJitter;
+  if (lossRate !== undefined) cond.lossRate = lossRate;
+  if (duplicateRate !== undefined) cond.duplicateRate = duplicateRate;
+  if (!LINK_SETTINGS.some((k) => f.has(k))) {
+    throw new InputError(f.file, f.path, `expected at least one of ${LINK_SETTINGS.join(", ")}`);
+  }
+  const note = f.optString("note");
+  if (note !== undefined) cond.note = note;
+  return cond;
+}
+
+/** Every directed link a condition covers, in file order (a process's link to itself is skipped). */
+export function conditionLinks(c: LinkConditionSpec): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const a of c.from) for (const b of c.to) if (a !== b) out.push([a, b]);
+  if (c.bothWays) for (const b of c.to) for (const a of c.from) if (a !== b) out.push([b, a]);
+  return out;
+}
+
 const FAULT_FIELDS = [
   "kind",
   "atMs",
@@ -336,6 +403,10 @@ function parseFault(f: Fields): FaultStep {
 export function referencedProcesses(s: Scenario): Array<{ id: string; field: string }> {
   const out: Array<{ id: string; field: string }> = [];
   for (const id of Object.keys(s.clocks)) out.push({ id, field: `clocks.${id}` });
+  s.network.links.forEach((l, i) => {
+    l.from.forEach((id, j) => out.push({ id, field: `network.links[${i}].from[${j}]` }));
+    l.to.forEach((id, j) => out.push({ id, field: `network.links[${i}].to[${j}]` }));
+  });
   s.faults.forEach((st, i) => {
     if (st.target) out.push({ id: st.target, field: `faults[${i}].target` });
     if (st.on) out.push({ id: st.on.process, field: `faults[${i}].on.process` });

@@ -3,7 +3,9 @@ import type { Rng } from "./rng.js";
 /**
  * The network: per-link latency (base + seeded jitter), loss, duplication, and
  * partitions as a set of cut directed links. Links are FIFO by default, as a TCP
- * connection is; with `fifo: false` jitter reorders messages.
+ * connection is; with `fifo: false` jitter reorders messages. A link's behaviour is the
+ * network default, then its standing condition (scenario `network.links`), then any
+ * fault's override.
  */
 export interface LinkOptions {
   latencyUsBase: number;
@@ -30,6 +32,12 @@ const linkKey = (from: string, to: string): string => `${from}\u0000${to}`;
 
 export class Network {
   private readonly cut = new Set<string>();
+  /**
+   * Standing per-link conditions (the scenario's `network.links`): how a link behaves
+   * for the whole run. Faults layer over them: an override set by a fault wins while it
+   * lasts, and setting a field back to the network's default lets the condition show again.
+   */
+  private readonly conditions = new Map<string, Partial<LinkOptions>>();
   private readonly overrides = new Map<string, Partial<LinkOptions>>();
   /** Extra delay added to a link (a "slow network" fault), µs. */
   private readonly extraDelayUs = new Map<string, number>();
@@ -61,8 +69,23 @@ export class Network {
     return [...this.cut].sort().map((k) => k.split("\u0000") as [string, string]);
   }
 
+  /** A standing condition on one directed link (merged field by field with earlier ones). */
+  setCondition(from: string, to: string, opts: Partial<LinkOptions>): void {
+    const key = linkKey(from, to);
+    this.conditions.set(key, { ...this.conditions.get(key), ...opts });
+  }
+
+  /**
+   * A fault's override on one directed link. A field set to the network's default
+   * value drops the override for that field (the link's condition, if any, applies
+   * again): that is how a fault ends.
+   */
   setLink(from: string, to: string, opts: Partial<LinkOptions>): void {
-    this.overrides.set(linkKey(from, to), { ...this.overrides.get(linkKey(from, to)), ...opts });
+    const key = linkKey(from, to);
+    const merged: Partial<LinkOptions> = { ...this.overrides.get(key), ...opts };
+    for (const k of Object.keys(opts) as Array<keyof LinkOptions>) if (merged[k] === this.opts[k]) delete merged[k];
+    if (Object.keys(merged).length === 0) this.overrides.delete(key);
+    else this.overrides.set(key, merged);
   }
 
   setExtraDelay(from: string, to: string, delayUs: number): void {
@@ -83,7 +106,8 @@ export class Network {
     }
     // Most links have no override: skip the merge (this runs for every message).
     const override = this.overrides.get(key);
-    const o = override ? { ...this.opts, ...override } : this.opts;
+    const condition = this.conditions.get(key);
+    const o = override || condition ? { ...this.opts, ...condition, ...override } : this.opts;
     if (this.rng.chance(o.lossRate)) {
       this.stats.dropped++;
       return [];

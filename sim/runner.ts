@@ -6,7 +6,8 @@ import type { ProcessOptions } from "./process.js";
 import { InputError } from "./errors.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
 import { drawNemesis } from "./nemesis.js";
-import { referencedProcesses } from "../scenarios/schema.js";
+import { conditionLinks, LINK_SETTINGS, referencedProcesses, type LinkConditionSpec } from "../scenarios/schema.js";
+import type { LinkOptions } from "./network.js";
 import { designByName, DESIGNS } from "../impls/index.js";
 import { RESOURCE_ID, resourceNode, type Resource } from "../impls/storage/resource.js";
 
@@ -29,6 +30,8 @@ export interface RunMeta {
   faults: FaultStep[];
   eventsRun: number;
   network: Record<string, number>;
+  /** The scenario's standing network conditions (`network.links`), when it has any. */
+  conditions?: LinkConditionSpec[];
   /** Wall-clock offset from true time of each process, sampled over the run (µs). */
   clockSamples: Array<{ timeUs: number; offsetsUs: Record<string, number> }>;
 }
@@ -49,7 +52,16 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
   }
   const options = design.parseOptions(s.designOptions, s.file, "designOptions");
   // The seed alone picks the dice: a scenario copied under another name replays the same.
-  const sim = new Simulation({ seed: `lockstep:${seed}`, network: s.network, limits });
+  const { links: conditions, ...network } = s.network;
+  const sim = new Simulation({ seed: `lockstep:${seed}`, network, limits });
+  // Standing conditions: set before any process exists (a client's first request
+  // leaves as it is added), never recorded as nemesis events (they are how the network is, not
+  // faults), so liveness judges the run under them. Their ids are checked below.
+  for (const c of conditions) {
+    const settings: Partial<LinkOptions> = {};
+    for (const k of LINK_SETTINGS) if (c[k] !== undefined) settings[k] = c[k];
+    for (const [a, b] of conditionLinks(c)) sim.network.setCondition(a, b, settings);
+  }
   const processOptions = (id: string): ProcessOptions => {
     const c = s.clocks[id];
     return c ? { wall: { offsetUs: Math.round(c.offsetMs * 1000), driftPpm: c.driftPpm } } : {};
@@ -123,6 +135,7 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
       faults,
       eventsRun: sim.eventsRun,
       network: { ...sim.network.stats },
+      ...(conditions.length > 0 ? { conditions } : {}),
       clockSamples,
     },
   };

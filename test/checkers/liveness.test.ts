@@ -3,6 +3,9 @@ import { describe, expect, it } from "vitest";
 import { parseJsonlHistory } from "../../checkers/import/jsonl.js";
 import { liveness, type CrashedHolder, type SlowWait } from "../../checkers/liveness.js";
 import type { HistoryEvent } from "../../sim/history.js";
+import { loadScenario } from "../../scenarios/index.js";
+import { runScenario } from "../../sim/runner.js";
+import type { FaultStep } from "../../scenarios/schema.js";
 
 const load = (name: string): HistoryEvent[] =>
   parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);
@@ -55,5 +58,26 @@ describe("liveness", () => {
   it("without a TTL or bound it cannot judge", () => {
     const h = load("liveness-ok.jsonl").map((e) => (e.f === "acquire" ? { ...e, value: undefined } : e));
     expect(liveness(h, {}).valid).toBe("unknown");
+  });
+
+  it("a slow network as a standing condition is judged; the same slowness as a never-healing delay fault is not", () => {
+    const s = loadScenario("split-vote-redlock-no-jitter");
+    const judged = liveness(runScenario(s, 1).history, { ttlMs: s.workload.ttlMs });
+    expect(judged.valid).toBe(false);
+    expect(judged.stats?.waitsJudged).toBeGreaterThan(0);
+    // The same split vote with the latency as delay faults without durationMs: they never heal.
+    const delay = (links: Array<[string, string]>, extraMs: number): FaultStep => ({ kind: "delay", atMs: 0, delayMs: 0, links, extraMs });
+    const both = (a: string, bs: string[]): Array<[string, string]> => bs.flatMap((b) => [[a, b], [b, a]] as Array<[string, string]>);
+    const faulted = {
+      ...s,
+      network: { ...s.network, latencyUsJitter: 0, links: [] },
+      faults: [
+        delay([...both("c1", ["redis-4", "redis-5"]), ...both("c2", ["redis-1", "redis-2"])], 9.5),
+        delay([...both("c1", ["redis-3"]), ...both("c2", ["redis-3"])], 39.5),
+      ],
+    };
+    const r = liveness(runScenario(faulted, 1).history, { ttlMs: s.workload.ttlMs });
+    expect(r.valid).toBe("unknown");
+    expect(r.stats?.waitsUnjudged).toBeGreaterThan(0);
   });
 });
