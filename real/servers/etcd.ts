@@ -1,0 +1,84 @@
+// An etcd (3.4) cluster on loopback: every member on its own free client and peer ports, data
+// dirs under the group's temp dir. Ready = every member's GET /health says {"health":"true"}.
+import { basename, join } from "node:path";
+import { findBinary } from "./binaries.js";
+import type { ServerGroup } from "./group.js";
+import { freePorts, LOOPBACK } from "./ports.js";
+import { etcdHealthy } from "./probes.js";
+import type { ServerProcess } from "./server-process.js";
+
+export interface EtcdClusterOptions {
+  size?: number;
+  /** Member name prefix (default "etcd": etcd1, etcd2, …). */
+  namePrefix?: string;
+  heartbeatMs?: number;
+  electionMs?: number;
+  readyTimeoutMs?: number;
+}
+
+export interface EtcdMember {
+  name: string;
+  clientPort: number;
+  peerPort: number;
+  clientUrl: string;
+  dataDir: string;
+  process: ServerProcess;
+}
+
+export interface EtcdCluster {
+  members: EtcdMember[];
+  /** Comma-separated client URLs (etcdctl --endpoints). */
+  endpoints: string;
+}
+
+export async function startEtcdCluster(group: ServerGroup, opts: EtcdClusterOptions = {}): Promise<EtcdCluster> {
+  const command = findBinary("etcd");
+  const size = opts.size ?? 3;
+  const prefix = opts.namePrefix ?? "etcd";
+  const ports = await freePorts(size * 2);
+  const plan = Array.from({ length: size }, (_, i) => ({
+    name: `${prefix}${i + 1}`,
+    clientPort: ports[2 * i]!,
+    peerPort: ports[2 * i + 1]!,
+  }));
+  const initialCluster = plan.map((m) => `${m.name}=http://${LOOPBACK}:${m.peerPort}`).join(",");
+  const token = `lockstep-${basename(group.dir)}-${prefix}`;
+  const members: EtcdMember[] = plan.map((m) => {
+    const dir = group.serverDir(m.name);
+    const dataDir = join(dir, "data");
+    const clientUrl = `http://${LOOPBACK}:${m.clientPort}`;
+    const peerUrl = `http://${LOOPBACK}:${m.peerPort}`;
+    // On a restart the data dir exists and etcd ignores the --initial-* flags.
+    const args = [
+      "--name", m.name,
+      "--data-dir", dataDir,
+      "--listen-client-urls", clientUrl,
+      "--advertise-client-urls", clientUrl,
+      "--listen-peer-urls", peerUrl,
+      "--initial-advertise-peer-urls", peerUrl,
+      "--initial-cluster", initialCluster,
+      "--initial-cluster-state", "new",
+      "--initial-cluster-token", token,
+      "--heartbeat-interval", String(opts.heartbeatMs ?? 100),
+      "--election-timeout", String(opts.electionMs ?? 1000),
+      "--logger", "zap",
+      "--log-outputs", "stderr",
+    ];
+    const proc = group.add({
+      name: m.name,
+      kind: `etcd :${m.clientPort}`,
+      command,
+      args,
+      cwd: dir,
+      logFile: join(dir, "server.log"),
+      ready: () => etcdHealthy(m.clientPort),
+      readyTimeoutMs: opts.readyTimeoutMs ?? 20_000,
+      stopGraceMs: 2_000,
+    });
+    return { ...m, clientUrl, dataDir, process: proc };
+  });
+  // All members must run before any is healthy (health needs a leader, a leader needs a quorum).
+  await Promise.all(members.map((m) => m.process.spawnProcess()));
+  await Promise.all(members.map((m) => m.process.waitReady()));
+  return { members, endpoints: members.map((m) => m.clientUrl).join(",") };
+}

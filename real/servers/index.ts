@@ -1,0 +1,12 @@
+// Real mode, part 1: real servers from Debian packages, started and always stopped by lockstep.
+export { APT_PACKAGES, findBinary, SLF4J_SIMPLE_JAR, ZOOKEEPER_JAR } from "./binaries.js";
+export { MissingServerBinaryError, ServerExitedError, ServerStartTimeoutError, ServerStopTimeoutError } from "./errors.js";
+export { startEtcdCluster, type EtcdCluster, type EtcdClusterOptions, type EtcdMember } from "./etcd.js";
+export { ServerGroup, withServerGroup, type ServerGroupOptions } from "./group.js";
+export { hooksInstalled, SIGNAL_STOP_BOUND_MS } from "./lifecycle.js";
+export { freePort, freePorts, LOOPBACK } from "./ports.js";
+export { etcdHealthy, httpRequest, redisPing, tcpExchange, zkServing, zkSrvr } from "./probes.js";
+export { startRedis, type RedisOptions, type RedisServer } from "./redis.js";
+export { startSentinel, type SentinelOptions, type SentinelServer } from "./sentinel.js";
+export { ServerProcess, type ExitInfo, type ServerSpec, type ServerState } from "./server-process.js";
+export { startZooKeeperEnsemble, type ZooKeeperEnsemble, type ZooKeeperOptions, type ZooKeeperPeer } from "./zookeeper.js";

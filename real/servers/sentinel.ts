@@ -1,0 +1,67 @@
+// redis-sentinel monitoring a primary, on a free loopback port, config in its own dir.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { findBinary } from "./binaries.js";
+import type { ServerGroup } from "./group.js";
+import { freePort, LOOPBACK } from "./ports.js";
+import { redisPing } from "./probes.js";
+import type { ServerProcess } from "./server-process.js";
+
+export interface SentinelOptions {
+  /** The primary to monitor. */
+  primary: { host: string; port: number };
+  name?: string;
+  masterName?: string;
+  quorum?: number;
+  downAfterMs?: number;
+  failoverTimeoutMs?: number;
+  readyTimeoutMs?: number;
+}
+
+export interface SentinelServer {
+  name: string;
+  host: string;
+  port: number;
+  masterName: string;
+  configFile: string;
+  process: ServerProcess;
+}
+
+export async function startSentinel(group: ServerGroup, opts: SentinelOptions): Promise<SentinelServer> {
+  const command = findBinary("redis-sentinel");
+  const name = opts.name ?? group.nextName("sentinel");
+  const dir = group.serverDir(name);
+  const port = await freePort();
+  const masterName = opts.masterName ?? "mymaster";
+  const configFile = join(dir, "sentinel.conf");
+  // Sentinel rewrites this file (it must be writable); a restart reads the rewritten state.
+  writeFileSync(
+    configFile,
+    [
+      `port ${port}`,
+      `bind ${LOOPBACK}`,
+      "protected-mode no",
+      "daemonize no",
+      'logfile ""',
+      `dir ${dir}`,
+      `sentinel monitor ${masterName} ${opts.primary.host} ${opts.primary.port} ${opts.quorum ?? 1}`,
+      `sentinel down-after-milliseconds ${masterName} ${opts.downAfterMs ?? 1000}`,
+      `sentinel failover-timeout ${masterName} ${opts.failoverTimeoutMs ?? 3000}`,
+      `sentinel parallel-syncs ${masterName} 1`,
+      "",
+    ].join("\n"),
+  );
+  const proc = group.add({
+    name,
+    kind: `redis-sentinel :${port}`,
+    command,
+    args: [configFile],
+    cwd: dir,
+    logFile: join(dir, "server.log"),
+    ready: () => redisPing(port),
+    readyTimeoutMs: opts.readyTimeoutMs ?? 10_000,
+    stopGraceMs: 2_000,
+  });
+  await proc.start();
+  return { name, host: LOOPBACK, port, masterName, configFile, process: proc };
+}

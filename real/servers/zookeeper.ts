@@ -1,0 +1,108 @@
+// A ZooKeeper (3.8) ensemble on loopback, each peer run as
+// `java -Xmx128m -cp … org.apache.zookeeper.server.quorum.QuorumPeerMain zoo.cfg` with
+// tickTime 200 and the admin server off. Ready = `srvr` reports a Mode on every peer.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { findBinary, isReadable, SLF4J_SIMPLE_JAR, ZOOKEEPER_JAR } from "./binaries.js";
+import type { ServerGroup } from "./group.js";
+import { freePorts, LOOPBACK } from "./ports.js";
+import { zkServing } from "./probes.js";
+import type { ServerProcess } from "./server-process.js";
+
+export interface ZooKeeperOptions {
+  size?: number;
+  namePrefix?: string;
+  tickTimeMs?: number;
+  heapMb?: number;
+  readyTimeoutMs?: number;
+}
+
+export interface ZooKeeperPeer {
+  id: number;
+  name: string;
+  clientPort: number;
+  quorumPort: number;
+  electionPort: number;
+  configFile: string;
+  dataDir: string;
+  process: ServerProcess;
+}
+
+export interface ZooKeeperEnsemble {
+  peers: ZooKeeperPeer[];
+  /** host:port,host:port,… for clients. */
+  connectString: string;
+}
+
+export async function startZooKeeperEnsemble(group: ServerGroup, opts: ZooKeeperOptions = {}): Promise<ZooKeeperEnsemble> {
+  const java = findBinary("java");
+  const jar = findBinary(ZOOKEEPER_JAR); // its manifest Class-Path names the dependency jars
+  const classPath = isReadable(SLF4J_SIMPLE_JAR) ? `${jar}:${SLF4J_SIMPLE_JAR}` : jar;
+  const size = opts.size ?? 3;
+  const prefix = opts.namePrefix ?? "zk";
+  const ports = await freePorts(size * 3);
+  const plan = Array.from({ length: size }, (_, i) => ({
+    id: i + 1,
+    name: `${prefix}${i + 1}`,
+    clientPort: ports[3 * i]!,
+    quorumPort: ports[3 * i + 1]!,
+    electionPort: ports[3 * i + 2]!,
+  }));
+  const serverLines = size === 1 ? [] : plan.map((p) => `server.${p.id}=${LOOPBACK}:${p.quorumPort}:${p.electionPort}`);
+  const peers: ZooKeeperPeer[] = plan.map((p) => {
+    const dir = group.serverDir(p.name);
+    const dataDir = join(dir, "data");
+    const configFile = join(dir, "zoo.cfg");
+    writeFileSync(
+      configFile,
+      [
+        `tickTime=${opts.tickTimeMs ?? 200}`,
+        "initLimit=10",
+        "syncLimit=5",
+        `dataDir=${dataDir}`,
+        `clientPort=${p.clientPort}`,
+        `clientPortAddress=${LOOPBACK}`,
+        "admin.enableServer=false",
+        "4lw.commands.whitelist=ruok,srvr,stat,mntr",
+        "preAllocSize=1024",
+        "autopurge.purgeInterval=0",
+        ...serverLines,
+        "",
+      ].join("\n"),
+    );
+    writeMyId(dataDir, p.id);
+    const args = [
+      `-Xmx${opts.heapMb ?? 128}m`,
+      "-XX:+UseSerialGC",
+      "-XX:TieredStopAtLevel=1",
+      "-XX:-UsePerfData",
+      "-Djava.net.preferIPv4Stack=true",
+      "-Dzookeeper.admin.enableServer=false",
+      "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+      "-cp",
+      classPath,
+      "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+      configFile,
+    ];
+    const proc = group.add({
+      name: p.name,
+      kind: `zookeeper :${p.clientPort}`,
+      command: java,
+      args,
+      cwd: dir,
+      logFile: join(dir, "server.log"),
+      ready: () => zkServing(p.clientPort),
+      readyTimeoutMs: opts.readyTimeoutMs ?? 30_000,
+      stopGraceMs: 2_000,
+    });
+    return { ...p, configFile, dataDir, process: proc };
+  });
+  await Promise.all(peers.map((p) => p.process.spawnProcess()));
+  await Promise.all(peers.map((p) => p.process.waitReady()));
+  return { peers, connectString: peers.map((p) => `${LOOPBACK}:${p.clientPort}`).join(",") };
+}
+
+function writeMyId(dataDir: string, id: number): void {
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(join(dataDir, "myid"), `${id}\n`);
+}

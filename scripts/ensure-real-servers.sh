@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Make sure the Debian packages real mode starts (real/servers/) are installed:
+# redis-server, redis-sentinel, redis-tools, etcd-server, etcd-client, zookeeper (+ Java), faketime.
+# Idempotent: does nothing when every binary is there; otherwise apt-get install (apt-get update
+# first only when the package lists are missing or the install fails without it), and fails
+# loudly if something still cannot be found.
+set -euo pipefail
+# binary-or-file:package
+NEEDED=(
+  "redis-server:redis-server"
+  "redis-sentinel:redis-sentinel"
+  "redis-cli:redis-tools"
+  "etcd:etcd-server"
+  "etcdctl:etcd-client"
+  "java:zookeeper"
+  "/usr/share/java/zookeeper.jar:zookeeper"
+  "faketime:faketime"
+)
+have() {
+  case "$1" in
+    /*) [ -r "$1" ] ;;
+    *) command -v "$1" >/dev/null 2>&1 ;;
+  esac
+}
+missing_pkgs=()
+for entry in "${NEEDED[@]}"; do
+  bin=${entry%%:*}
+  pkg=${entry##*:}
+  if ! have "$bin"; then
+    echo "ensure-real-servers: $bin is missing (package $pkg)" >&2
+    case " ${missing_pkgs[*]-} " in *" $pkg "*) ;; *) missing_pkgs+=("$pkg") ;; esac
+  fi
+done
+if [ "${#missing_pkgs[@]}" -eq 0 ]; then
+  exit 0
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "ensure-real-servers: not root and no sudo; install them yourself (apt-get install -y --no-install-recommends ${missing_pkgs[*]})" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+install() { $SUDO apt-get install -y --no-install-recommends "${missing_pkgs[@]}"; }
+if ! compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null; then
+  $SUDO apt-get update || { echo "ensure-real-servers: apt-get update failed" >&2; exit 1; }
+  install || { echo "ensure-real-servers: apt-get install ${missing_pkgs[*]} failed" >&2; exit 1; }
+elif ! install; then
+  $SUDO apt-get update || { echo "ensure-real-servers: apt-get update failed" >&2; exit 1; }
+  install || { echo "ensure-real-servers: apt-get install ${missing_pkgs[*]} failed" >&2; exit 1; }
+fi
+for entry in "${NEEDED[@]}"; do
+  bin=${entry%%:*}
+  if ! have "$bin"; then
+    echo "ensure-real-servers: ${entry##*:} installed but $bin is still missing" >&2
+    exit 1
+  fi
+done
