@@ -6,8 +6,13 @@ import { NEMESIS, pairOperations } from "../sim/history.js";
  * acted on it. A hold starts at acquire-ok and ends at the first of: the client's
  * release invoke, its own `lapse` note, its crash, or the end of the history. Any
  * read/write the client performed under the grant stretches the hold to cover it
- * (to the completion of an ok op; to the invoke of one that failed or is unknown):
- * a client that acts after its lease lapsed was still acting as the holder.
+ * (to the completion of an ok op; to the invoke of one that failed or is unknown),
+ * and so does an extend the server accepted (to its ok): a client that acts after its
+ * lease lapsed was still acting as the holder.
+ *
+ * The `lapse` note is taken when the client's clock passes the lease end, even while
+ * the client is paused (sim/workload.ts), so a client that wakes, finds its lease
+ * gone and does nothing is not counted as holding through the pause.
  *
  * Grants are matched by `value.grantId` where present (lockstep's own histories),
  * else by process and lock in order (imported histories).
@@ -23,7 +28,7 @@ export interface Hold {
   endedBy: "release" | "lapse" | "crash" | "end-of-history";
   /** Index of the acquire-ok event. */
   acquireIndex: number;
-  /** Whether a read/write after the end of belief stretched it. */
+  /** Whether a read/write (or accepted extend) after the end of belief stretched it. */
   stretched: boolean;
 }
 
@@ -34,6 +39,10 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
   const byGrant = new Map<string, Hold>();
   /** The open (not yet ended) hold of each process+lock, for histories without grant ids. */
   const openByProcLock = new Map<string, Hold>();
+  /** Holds not yet ended, in order of acquire-ok (a crash closes its targets' ones). */
+  const open = new Set<Hold>();
+  /** Every hold of each process+lock in order of start, for matching ops in imported histories. */
+  const allByProcLock = new Map<string, Hold[]>();
   const key = (p: string, l: string | undefined) => `${p}\u0000${l ?? ""}`;
 
   // Walk events in order so "the first end" is well defined.
@@ -55,6 +64,10 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
       holds.push(h);
       byGrant.set(grantId, h);
       openByProcLock.set(key(e.process, e.lock), h);
+      open.add(h);
+      const all = allByProcLock.get(key(e.process, e.lock));
+      if (all) all.push(h);
+      else allByProcLock.set(key(e.process, e.lock), [h]);
       continue;
     }
     const grantOf = (ev: HistoryEvent): Hold | undefined => {
@@ -63,27 +76,31 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
     };
     if (e.type === "invoke" && e.f === "release") {
       const h = grantOf(e);
-      if (h) closeHold(h, e.timeUs, "release", openByProcLock, key);
+      if (h) closeHold(h, e.timeUs, "release", openByProcLock, open, key);
     } else if (e.f === "lapse" && e.type !== "invoke") {
       const h = grantOf(e);
-      if (h) closeHold(h, e.timeUs, "lapse", openByProcLock, key);
+      if (h) closeHold(h, e.timeUs, "lapse", openByProcLock, open, key);
     } else if (e.process === NEMESIS && e.f === "crash") {
       const v = e.value as { phase?: string; targets?: string[] } | undefined;
       if (v?.phase === "start") {
-        for (const h of holds) if (v.targets?.includes(h.process) && h.endUs === Infinity) closeHold(h, e.timeUs, "crash", openByProcLock, key);
+        const targets = new Set(v.targets ?? []);
+        for (const h of [...open]) if (targets.has(h.process)) closeHold(h, e.timeUs, "crash", openByProcLock, open, key);
       }
     }
   }
-  for (const h of holds) if (h.endUs === Infinity) h.endUs = lastUs;
+  for (const h of open) h.endUs = lastUs;
 
   // Stretch by the operations done under each grant.
   for (const op of ops) {
-    if (op.f !== "read" && op.f !== "write") continue;
+    const isExtend = op.f === "extend";
+    if (op.f !== "read" && op.f !== "write" && !isExtend) continue;
+    // Only an extend the server accepted is acting under the grant; a refused one is not.
+    if (isExtend && op.outcome !== "ok") continue;
     const g = (op.invoke.value as { grantId?: string } | undefined)?.grantId;
     let h = g !== undefined ? byGrant.get(g) : undefined;
     if (!h && g === undefined) {
       // Imported history: the latest hold of this process on this lock that started before the op.
-      for (const c of holds) if (c.process === op.process && c.lock === (op.lock ?? "") && c.startUs <= op.startUs) h = c;
+      h = latestStartedBy(allByProcLock.get(key(op.process, op.lock)), op.startUs);
     }
     if (!h) continue;
     const actedUntilUs = op.outcome === "ok" ? op.endUs : op.startUs;
@@ -99,11 +116,26 @@ function closeHold(
   h: Hold,
   atUs: number,
   by: Hold["endedBy"],
-  open: Map<string, Hold>,
+  openByProcLock: Map<string, Hold>,
+  open: Set<Hold>,
   key: (p: string, l: string | undefined) => string,
 ): void {
   if (h.endUs !== Infinity) return;
   h.endUs = atUs;
   h.endedBy = by;
-  if (open.get(key(h.process, h.lock)) === h) open.delete(key(h.process, h.lock));
+  open.delete(h);
+  if (openByProcLock.get(key(h.process, h.lock)) === h) openByProcLock.delete(key(h.process, h.lock));
+}
+
+/** The last of `hs` (in order of start) that started at or before `atUs` (binary search). */
+function latestStartedBy(hs: readonly Hold[] | undefined, atUs: number): Hold | undefined {
+  if (!hs) return undefined;
+  let lo = 0;
+  let hi = hs.length; // first index with startUs > atUs
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (hs[mid]!.startUs <= atUs) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 ? hs[lo - 1] : undefined;
 }

@@ -10,7 +10,8 @@ import { RESOURCE_ID } from "../impls/storage/resource.js";
  *
  * The client believes it holds the lock from acquire-ok until it invokes release or
  * its library says the grant has lapsed by its own clock (recorded as a `lapse`
- * annotation when a monotonic timer at grant.expiresAtMonoUs fires first). It checks
+ * annotation at the true time its monotonic clock passes grant.expiresAtMonoUs, even
+ * while it is paused — see watchLapse). It checks
  * its belief once, before the critical section — as real code does — so a pause
  * between that check and the write is exactly Kleppmann's unsafe window.
  */
@@ -92,11 +93,23 @@ function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: Workload
 
 const LAPSE_RECHECK_US_MIN = 1000;
 
-/** Record a `lapse` when the library's own clock says the grant expired before release. */
+/**
+ * Record a `lapse` when the library's own clock says the grant expired before release.
+ *
+ * The note is the simulator's observation of the client's monotonic clock passing
+ * grant.expiresAtMonoUs, so it is taken at that true time even while the client is
+ * paused (its clocks run on during a pause): it is scheduled on the simulation's queue
+ * directly rather than as a process timer, which a pause would hold back until wake-up
+ * and so make a client that does nothing after waking look like a holder for the whole
+ * pause. The library's `holds()` is a pure query of its state, which nothing changes
+ * while the process is paused. A crash or restart of the client drops the watch.
+ */
 function watchLapse(ctx: ProcessContext, locks: LockClient, g: Grant, grantId: string, held: { released: boolean }): void {
+  const incarnation = ctx.proc.incarnation;
   const arm = (delayUsMin: number): void => {
     const delayUs = Math.max(delayUsMin, g.expiresAtMonoUs - ctx.monoUs());
-    ctx.setTimerUs(delayUs, () => {
+    ctx.sim.schedule(ctx.sim.nowUs + ctx.proc.mono.trueDurationFor(delayUs), () => {
+      if (ctx.proc.incarnation !== incarnation || ctx.proc.state === "crashed") return;
       if (held.released) return;
       // Extended meanwhile, or a library that keeps believing past expiresAtMonoUs (a
       // session still alive): look again later rather than spinning at one instant.
