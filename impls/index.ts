@@ -9,6 +9,7 @@ import { raftZk } from "./raft-zk/design.js";
 import { etcdLease } from "./etcd-lease/design.js";
 import { redisFailover } from "./redis-failover/design.js";
 import { redlock } from "./redlock/design.js";
+import { library } from "./library/design.js";
 
 export const DESIGNS: DesignEntry<any>[] = [
   redisSetnx,
@@ -18,6 +19,7 @@ export const DESIGNS: DesignEntry<any>[] = [
   etcdLease,
   redisFailover,
   redlock,
+  library,
 ];
 
 export function designByName(name: string): DesignEntry<any> | undefined {

@@ -2,6 +2,10 @@ import type { BehaviorFactory, Message, ProcessContext } from "../../sim/simulat
 import { REDIS_REPLY, REDIS_REQUEST, isWrite, type RedisCommand, type RedisReply } from "./commands.js";
 import { RedisStore, type Effect, type Entry } from "./store.js";
 import { AppendOnlyFile, type PersistenceMode } from "./aof.js";
+import { CONN_REQUEST, ConnectionTable, type ConnReply, type ConnRequest } from "./connections.js";
+import { executeArgv, executeBatch, type ArgvEnv } from "./argv.js";
+import type { ArgvReply } from "./argv-reply.js";
+import { LuaScripting } from "./lua.js";
 import { REPL, type ReplAck, type ReplFullSync, type ReplStream, type ReplicaOf, type Pong } from "./replication.js";
 
 /**
@@ -63,6 +67,10 @@ export class RedisServer {
   private backlogBase = 0;
   private readonly replicas = new Map<string, { ackOffset: number }>();
   private promotions = 0;
+  /** Real client libraries' connections (argv commands); lost on a crash, as sockets are. */
+  private readonly connections = new ConnectionTable();
+  /** The script cache: per node, volatile (a restarted Redis has forgotten every SCRIPT LOAD). */
+  private lua: LuaScripting | undefined;
 
   constructor(
     protected readonly ctx: ProcessContext,
@@ -118,6 +126,13 @@ export class RedisServer {
         this.ctx.reply(from, msg, { type: REDIS_REPLY, result });
         return;
       }
+      case CONN_REQUEST:
+        this.connections.onMessage(
+          msg as unknown as ConnRequest,
+          (r) => this.executeArgvRequest(r),
+          (reply: ConnReply) => this.ctx.send(from, reply as unknown as Message),
+        );
+        return;
       case REPL.ping: {
         const pong: Pong = { type: REPL.pong, role: this.role, replId: this.replId, offset: this.offset, primaryId: this.primaryId ?? null };
         this.ctx.reply(from, msg, pong);
@@ -152,6 +167,26 @@ export class RedisServer {
       if (!sameEffect(before, after)) this.logged(after);
     }
     return result;
+  }
+
+  /** A real client's command (or MULTI batch): changed keys are logged as typed commands' are. */
+  private executeArgvRequest(r: ConnRequest): ArgvReply {
+    const before = new Map<string, Effect>();
+    const env: ArgvEnv = {
+      store: this.store,
+      nowMs: this.ctx.wallMs(),
+      scripts: (this.lua ??= new LuaScripting()),
+      readonly: this.role === "replica",
+      touch: (key) => {
+        if (!before.has(key)) before.set(key, this.store.effectOf(key));
+      },
+    };
+    const reply = r.batch ? executeBatch(r.batch, env) : executeArgv(r.argv ?? [], env);
+    for (const [key, was] of before) {
+      const after = this.store.effectOf(key);
+      if (!sameEffect(was, after)) this.logged(after);
+    }
+    return reply;
   }
 
   /** A change made as primary: to the AOF, to the backlog, to every replica. */

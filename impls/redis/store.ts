@@ -40,6 +40,24 @@ export class RedisStore {
     return e;
   }
 
+  /** The live entry of `key` at wall time `nowMs` (expiring it if its time has passed). */
+  read(key: string, nowMs: number): Entry | undefined {
+    return this.live(key, nowMs);
+  }
+
+  /** Set (or, with null, delete) one key's raw entry: the generic command path (argv.ts). */
+  write(key: string, entry: Entry | null): void {
+    if (entry) this.data.set(key, entry);
+    else this.data.delete(key);
+  }
+
+  /** Keys live at `nowMs`, in insertion order (KEYS/SCAN-free designs never need this; DBSIZE does). */
+  liveCount(nowMs: number): number {
+    let n = 0;
+    for (const k of [...this.data.keys()]) if (this.live(k, nowMs)) n++;
+    return n;
+  }
+
   /** Execute one command atomically at wall time `nowMs`. */
   execute(c: RedisCommand, nowMs: number): RedisReply {
     switch (c.cmd) {

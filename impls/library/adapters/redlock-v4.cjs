@@ -1,0 +1,52 @@
+// Adapter for redlock@4.2.0 (npm `latest`): one ioredis client per node, Redlock with
+// the library's own defaults (driftFactor 0.01, retryCount 10, retryDelay 200 ms,
+// retryJitter 100 ms) unless designOptions.options.redlock overrides them. The library
+// decides how long to retry (waitMs is not its concept). It believes it holds the lock
+// while lock.expiration > Date.now(): that is holds().
+"use strict";
+const Redis = require("ioredis");
+const Redlock = require("redlock");
+
+module.exports = {
+  create({ addresses, options }) {
+    const clients = addresses.map((a) => {
+      const [host, port] = a.split(":");
+      return new Redis({ host, port: Number(port), ...(options.ioredis || {}) });
+    });
+    const redlock = new Redlock(clients, { ...(options.redlock || {}) });
+    redlock.on("clientError", () => {});
+    const lockError = (e) => e instanceof Redlock.LockError;
+    return {
+      async acquire(lock, { ttlMs }) {
+        try {
+          const l = await redlock.lock(lock, ttlMs);
+          return { handle: l, validityMs: l.expiration - Date.now(), secret: l.value };
+        } catch (e) {
+          if (lockError(e)) return null;
+          throw e;
+        }
+      },
+      async release(l) {
+        try {
+          await l.unlock();
+          return true;
+        } catch (e) {
+          if (lockError(e)) return false;
+          throw e;
+        }
+      },
+      async extend(l, ttlMs) {
+        try {
+          const next = await l.extend(ttlMs);
+          return { handle: next, validityMs: next.expiration - Date.now() };
+        } catch (e) {
+          if (lockError(e)) return null;
+          throw e;
+        }
+      },
+      holds(l) {
+        return l.expiration > Date.now();
+      },
+    };
+  },
+};

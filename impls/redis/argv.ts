@@ -1,0 +1,255 @@
+/**
+ * The generic command path of the simulated Redis: commands as argv arrays, the way a
+ * real client library sends them, executed on the node's keyspace (store.ts) with
+ * Redis 7's semantics and error texts. Lockstep's own designs keep their typed
+ * commands (commands.ts); real libraries run in the sandbox speak argv.
+ *
+ * A command real Redis has but this model does not is not answered with an error a
+ * library might swallow: it stops the run with UnsupportedCommandError, naming it.
+ */
+import { OK, type ArgvReply } from "./argv-reply.js";
+import type { LuaScripting } from "./lua.js";
+import { sha1Hex } from "./lua.js";
+import type { Entry, RedisStore } from "./store.js";
+
+export class UnsupportedCommandError extends Error {
+  constructor(readonly command: string) {
+    super(`the simulated Redis does not implement ${command} (lockstep models the string, expiry, scripting and transaction commands lock libraries use)`);
+    this.name = "UnsupportedCommandError";
+  }
+}
+
+export interface ArgvEnv {
+  store: RedisStore;
+  /** The node's wall clock, ms; frozen for the length of a script, as Redis does. */
+  nowMs: number;
+  scripts: LuaScripting;
+  /** A replica refuses writes. */
+  readonly: boolean;
+  /** Called before a key is changed (the server logs changed keys to AOF and replicas). */
+  touch(key: string): void;
+}
+
+const WRITES = new Set(["SET", "SETNX", "SETEX", "PSETEX", "GETDEL", "DEL", "UNLINK", "EXPIRE", "PEXPIRE", "PEXPIREAT", "EXPIREAT", "PERSIST", "INCR", "INCRBY", "DECR", "DECRBY"]);
+
+const err = (m: string): ArgvReply => ({ error: m });
+const SYNTAX = err("ERR syntax error");
+const NOT_INT = err("ERR value is not an integer or out of range");
+const wrongArgs = (name: string): ArgvReply => err(`ERR wrong number of arguments for '${name.toLowerCase()}' command`);
+
+function int(s: string | undefined): number | undefined {
+  if (s === undefined || !/^-?\d+$/.test(s)) return undefined;
+  const n = Number(s);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** Whether argv changes the data set (for the replica check and the write log). */
+export function isWriteArgv(argv: readonly string[]): boolean {
+  return WRITES.has((argv[0] ?? "").toUpperCase());
+}
+
+/** Execute one command. `inScript`: called by redis.call (no scripting commands there). */
+export function executeArgv(argv: readonly string[], env: ArgvEnv, inScript = false): ArgvReply {
+  if (argv.length === 0) return err("ERR empty command");
+  const name = argv[0].toUpperCase();
+  const a = argv.slice(1);
+  if (env.readonly && WRITES.has(name)) return err("READONLY You can't write against a read only replica.");
+  const { store } = env;
+  const now = env.nowMs;
+  const put = (key: string, entry: Entry | null): void => {
+    env.touch(key);
+    store.write(key, entry);
+  };
+  switch (name) {
+    case "PING":
+      return a.length === 0 ? { status: "PONG" } : a[0];
+    case "ECHO":
+      return a.length === 1 ? a[0] : wrongArgs(name);
+    case "SELECT":
+      return a[0] === "0" ? OK : err("ERR DB index is out of range");
+    case "CLIENT":
+    case "READONLY":
+    case "QUIT":
+      return OK;
+    case "TIME": {
+      const us = Math.floor(now * 1000);
+      return [String(Math.floor(us / 1e6)), String(us % 1e6)];
+    }
+    case "GET":
+      if (a.length !== 1) return wrongArgs(name);
+      return store.read(a[0], now)?.value ?? null;
+    case "EXISTS": {
+      if (a.length === 0) return wrongArgs(name);
+      return a.filter((k) => store.read(k, now) !== undefined).length;
+    }
+    case "DBSIZE":
+      return store.liveCount(now);
+    case "SET":
+      return set(a, env, put);
+    case "SETNX":
+      if (a.length !== 2) return wrongArgs(name);
+      if (store.read(a[0], now)) return 0;
+      put(a[0], { value: a[1] });
+      return 1;
+    case "SETEX":
+    case "PSETEX": {
+      if (a.length !== 3) return wrongArgs(name);
+      const t = int(a[1]);
+      if (t === undefined) return NOT_INT;
+      if (t <= 0) return err(`ERR invalid expire time in '${name.toLowerCase()}' command`);
+      put(a[0], { value: a[2], expireAtMs: now + (name === "SETEX" ? t * 1000 : t) });
+      return OK;
+    }
+    case "GETDEL": {
+      if (a.length !== 1) return wrongArgs(name);
+      const e = store.read(a[0], now);
+      if (!e) return null;
+      put(a[0], null);
+      return e.value;
+    }
+    case "DEL":
+    case "UNLINK": {
+      if (a.length === 0) return wrongArgs(name);
+      let n = 0;
+      for (const k of a) {
+        if (store.read(k, now)) {
+          put(k, null);
+          n++;
+        }
+      }
+      return n;
+    }
+    case "EXPIRE":
+    case "PEXPIRE":
+    case "EXPIREAT":
+    case "PEXPIREAT": {
+      if (a.length < 2) return wrongArgs(name);
+      const t = int(a[1]);
+      if (t === undefined) return NOT_INT;
+      const e = store.read(a[0], now);
+      if (!e) return 0;
+      const cond = (a[2] ?? "").toUpperCase();
+      const at = name === "EXPIRE" ? now + t * 1000 : name === "PEXPIRE" ? now + t : name === "EXPIREAT" ? t * 1000 : t;
+      if (cond === "NX" && e.expireAtMs !== undefined) return 0;
+      if (cond === "XX" && e.expireAtMs === undefined) return 0;
+      if (cond === "GT" && (e.expireAtMs === undefined || at <= e.expireAtMs)) return 0;
+      if (cond === "LT" && e.expireAtMs !== undefined && at >= e.expireAtMs) return 0;
+      if (cond !== "" && !["NX", "XX", "GT", "LT"].includes(cond)) return err(`ERR Unsupported option ${a[2]}`);
+      put(a[0], at <= now ? null : { value: e.value, expireAtMs: at });
+      return 1;
+    }
+    case "PERSIST": {
+      const e = a.length === 1 ? store.read(a[0], now) : undefined;
+      if (!e || e.expireAtMs === undefined) return 0;
+      put(a[0], { value: e.value });
+      return 1;
+    }
+    case "TTL":
+    case "PTTL": {
+      if (a.length !== 1) return wrongArgs(name);
+      const e = store.read(a[0], now);
+      if (!e) return -2;
+      if (e.expireAtMs === undefined) return -1;
+      const ms = e.expireAtMs - now;
+      return name === "PTTL" ? Math.round(ms) : Math.round(ms / 1000);
+    }
+    case "INCR":
+    case "DECR":
+    case "INCRBY":
+    case "DECRBY": {
+      const by = name === "INCR" || name === "DECR" ? 1 : int(a[1]);
+      if (a.length !== (name.endsWith("BY") ? 2 : 1)) return wrongArgs(name);
+      if (by === undefined) return NOT_INT;
+      const e = store.read(a[0], now);
+      const cur = e ? int(e.value) : 0;
+      if (cur === undefined) return NOT_INT;
+      const v = name.startsWith("DECR") ? cur - by : cur + by;
+      put(a[0], { value: String(v), expireAtMs: e?.expireAtMs });
+      return v;
+    }
+    case "SCRIPT":
+      if (inScript) return err("ERR This Redis command is not allowed from script");
+      return script(a, env);
+    case "EVAL":
+    case "EVALSHA":
+    case "EVAL_RO":
+    case "EVALSHA_RO": {
+      if (inScript) return err("ERR This Redis command is not allowed from script");
+      if (a.length < 2) return wrongArgs(name);
+      const numKeys = int(a[1]);
+      if (numKeys === undefined) return NOT_INT;
+      if (numKeys < 0) return err("ERR Number of keys can't be negative");
+      if (numKeys > a.length - 2) return err("ERR Number of keys can't be greater than number of args");
+      let sha: string;
+      if (name.startsWith("EVALSHA")) sha = a[0].toLowerCase();
+      else {
+        const loaded = env.scripts.load(a[0]);
+        if ("error" in loaded) return { error: loaded.error };
+        sha = loaded.sha;
+      }
+      const readOnly = name.endsWith("_RO");
+      return env.scripts.run(sha, a.slice(2, 2 + numKeys), a.slice(2 + numKeys), (inner) => {
+        if (readOnly && isWriteArgv(inner)) return err("ERR Write commands are not allowed from read-only scripts.");
+        return executeArgv(inner, env, true);
+      });
+    }
+    default:
+      throw new UnsupportedCommandError(name);
+  }
+}
+
+/** SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL] */
+function set(a: string[], env: ArgvEnv, put: (k: string, e: Entry | null) => void): ArgvReply {
+  if (a.length < 2) return wrongArgs("SET");
+  const [key, value] = a;
+  let nx = false;
+  let xx = false;
+  let get = false;
+  let keepTtl = false;
+  let expireAtMs: number | undefined;
+  let expirySeen = false;
+  for (let i = 2; i < a.length; i++) {
+    const opt = a[i].toUpperCase();
+    if (opt === "NX" && !xx) nx = true;
+    else if (opt === "XX" && !nx) xx = true;
+    else if (opt === "GET") get = true;
+    else if (opt === "KEEPTTL" && !expirySeen) keepTtl = expirySeen = true;
+    else if ((opt === "EX" || opt === "PX" || opt === "EXAT" || opt === "PXAT") && !expirySeen && i + 1 < a.length) {
+      const t = int(a[++i]);
+      if (t === undefined) return NOT_INT;
+      if (t <= 0) return err("ERR invalid expire time in 'set' command");
+      expireAtMs = opt === "EX" ? env.nowMs + t * 1000 : opt === "PX" ? env.nowMs + t : opt === "EXAT" ? t * 1000 : t;
+      expirySeen = true;
+    } else return SYNTAX;
+  }
+  const old = env.store.read(key, env.nowMs);
+  const reply = (ok: boolean): ArgvReply => (get ? (old?.value ?? null) : ok ? OK : null);
+  if ((nx && old) || (xx && !old)) return reply(false);
+  put(key, { value, expireAtMs: keepTtl ? old?.expireAtMs : expireAtMs });
+  return reply(true);
+}
+
+function script(a: string[], env: ArgvEnv): ArgvReply {
+  const sub = (a[0] ?? "").toUpperCase();
+  switch (sub) {
+    case "LOAD": {
+      if (a.length !== 2) return wrongArgs("SCRIPT|LOAD");
+      const r = env.scripts.load(a[1]);
+      return "error" in r ? { error: r.error } : r.sha;
+    }
+    case "EXISTS":
+      return a.slice(1).map((sha) => (env.scripts.has(sha.toLowerCase()) ? 1 : 0));
+    case "FLUSH":
+      env.scripts.flush();
+      return OK;
+    default:
+      throw new UnsupportedCommandError(`SCRIPT ${sub}`);
+  }
+}
+
+/** MULTI ... EXEC as one atomic batch: every command's reply, errors in place (Redis does not roll back). */
+export function executeBatch(batch: readonly (readonly string[])[], env: ArgvEnv): ArgvReply {
+  return batch.map((argv) => executeArgv(argv, env));
+}
+
+export { sha1Hex };

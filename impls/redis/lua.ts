@@ -1,0 +1,275 @@
+/**
+ * Real Lua for the simulated Redis: EVAL/EVALSHA run the library's own script in
+ * fengari (a Lua VM written in JS), with `redis.call`/`redis.pcall` bound to the node's
+ * keyspace at the script's start time, as Redis freezes time for a script.
+ *
+ * Redis runs Lua 5.1; fengari is 5.3. Shimmed: `unpack`, `table.getn`, `loadstring`;
+ * numbers passed to redis.call print as 5.1 prints them ("10", not "10.0"). Left out,
+ * as Redis leaves them out: io, os (but os.clock), package, debug, dofile, loadfile.
+ * Not provided: cjson, cmsgpack, struct, bit (a script that uses them fails loudly).
+ * math.random is reseeded before every script, as Redis does, so scripts stay
+ * deterministic; fengari's table.sort draws pivots from Math.random, which is made
+ * seeded for the script's duration.
+ *
+ * Reply conversion follows the Redis docs (EVAL "Conversion between Lua and Redis
+ * data types"): integer <-> number (truncated), bulk <-> string, nil bulk -> false,
+ * status -> {ok=...}, error -> {err=...}, array <-> table (up to the first nil),
+ * Lua true -> 1, false/nil -> nil.
+ */
+import { createHash } from "node:crypto";
+import fengari from "fengari";
+import seedrandom from "seedrandom";
+import type { ArgvReply } from "./argv-reply.js";
+
+const { lua, lauxlib, lualib, to_luastring } = fengari;
+
+/** Instructions a script may run before it is stopped (Redis would report BUSY). */
+const SCRIPT_INSTRUCTIONS_MAX = 200_000_000;
+const HOOK_EVERY = 100_000;
+
+export function sha1Hex(s: string): string {
+  return createHash("sha1").update(s).digest("hex");
+}
+
+type CallFn = (argv: string[]) => ArgvReply;
+
+export class LuaScripting {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private readonly L: any;
+  private readonly loaded = new Set<string>();
+  private call: CallFn | null = null;
+  private hooks = 0;
+
+  constructor() {
+    const L = lauxlib.luaL_newstate();
+    this.L = L;
+    const open = (name: string, fn: unknown): void => {
+      lauxlib.luaL_requiref(L, to_luastring(name), fn, 1);
+      lua.lua_pop(L, 1);
+    };
+    open("_G", lualib.luaopen_base);
+    open("table", lualib.luaopen_table);
+    open("string", lualib.luaopen_string);
+    open("math", lualib.luaopen_math);
+    for (const g of ["print", "dofile", "loadfile", "require"]) {
+      lua.lua_pushnil(L);
+      lua.lua_setglobal(L, to_luastring(g));
+    }
+    this.run51Shims();
+    this.installRedisTable();
+    lua.lua_sethook(
+      L,
+      () => {
+        if (++this.hooks * HOOK_EVERY > SCRIPT_INSTRUCTIONS_MAX) lauxlib.luaL_error(L, to_luastring("script ran too long (BUSY)"));
+      },
+      lua.LUA_MASKCOUNT,
+      HOOK_EVERY,
+    );
+  }
+
+  private run51Shims(): void {
+    const src =
+      "unpack = table.unpack; table.getn = function(t) return #t end; loadstring = load; " +
+      "os = { clock = function() return 0 end }";
+    if (lauxlib.luaL_dostring(this.L, to_luastring(src)) !== lua.LUA_OK) throw new Error("lua shims failed");
+  }
+
+  private installRedisTable(): void {
+    const L = this.L;
+    lua.lua_createtable(L, 0, 12);
+    const fn = (name: string, f: (L: unknown) => number): void => {
+      lua.lua_pushjsfunction(L, f);
+      lua.lua_setfield(L, -2, to_luastring(name));
+    };
+    fn("call", (l) => this.redisCall(l, true));
+    fn("pcall", (l) => this.redisCall(l, false));
+    fn("sha1hex", (l) => {
+      lua.lua_pushstring(l, to_luastring(sha1Hex(lauxlib.luaL_checkstring(l, 1) ? lua.lua_tojsstring(l, 1) : "")));
+      return 1;
+    });
+    fn("status_reply", (l) => {
+      lua.lua_createtable(l, 0, 1);
+      lua.lua_pushvalue(l, 1);
+      lua.lua_setfield(l, -2, to_luastring("ok"));
+      return 1;
+    });
+    fn("error_reply", (l) => {
+      lua.lua_createtable(l, 0, 1);
+      lua.lua_pushvalue(l, 1);
+      lua.lua_setfield(l, -2, to_luastring("err"));
+      return 1;
+    });
+    fn("log", () => 0);
+    fn("setresp", () => 0);
+    fn("replicate_commands", (l) => {
+      lua.lua_pushboolean(l, true);
+      return 1;
+    });
+    fn("set_repl", () => 0);
+    for (const [k, v] of [["LOG_DEBUG", 0], ["LOG_VERBOSE", 1], ["LOG_NOTICE", 2], ["LOG_WARNING", 3]] as const) {
+      lua.lua_pushinteger(L, v);
+      lua.lua_setfield(L, -2, to_luastring(k));
+    }
+    lua.lua_setglobal(L, to_luastring("redis"));
+  }
+
+  private redisCall(L: unknown, raise: boolean): number {
+    const n = lua.lua_gettop(L);
+    if (n === 0) return lauxlib.luaL_error(L, to_luastring("Please specify at least one argument for this redis lib call"));
+    const argv: string[] = [];
+    for (let i = 1; i <= n; i++) {
+      const t = lua.lua_type(L, i);
+      if (t === lua.LUA_TSTRING) argv.push(lua.lua_tojsstring(L, i));
+      else if (t === lua.LUA_TNUMBER) argv.push(lua51Number(lua.lua_tonumber(L, i)));
+      else return lauxlib.luaL_error(L, to_luastring("Lua redis lib command arguments must be strings or integers"));
+    }
+    const reply = this.call ? this.call(argv) : { error: "ERR redis.call outside a script" };
+    if (raise && isError(reply)) {
+      pushReply(L, reply);
+      return lua.lua_error(L);
+    }
+    pushReply(L, reply);
+    return 1;
+  }
+
+  has(sha: string): boolean {
+    return this.loaded.has(sha);
+  }
+
+  /** SCRIPT LOAD: compile and cache; the sha or a compile error. */
+  load(source: string): { sha: string } | { error: string } {
+    const sha = sha1Hex(source);
+    if (this.loaded.has(sha)) return { sha };
+    const L = this.L;
+    const status = lauxlib.luaL_loadbuffer(L, to_luastring(source), null, to_luastring("@user_script"));
+    if (status !== lua.LUA_OK) {
+      const msg = lua.lua_tojsstring(L, -1);
+      lua.lua_settop(L, 0);
+      return { error: `ERR Error compiling script (new function): ${msg}` };
+    }
+    lua.lua_setfield(L, lua.LUA_REGISTRYINDEX, to_luastring(`f_${sha}`));
+    this.loaded.add(sha);
+    return { sha };
+  }
+
+  flush(): void {
+    for (const sha of this.loaded) {
+      lua.lua_pushnil(this.L);
+      lua.lua_setfield(this.L, lua.LUA_REGISTRYINDEX, to_luastring(`f_${sha}`));
+    }
+    this.loaded.clear();
+  }
+
+  /** Run a loaded script with KEYS and ARGV; `call` executes redis.call's commands. */
+  run(sha: string, keys: string[], args: string[], call: CallFn): ArgvReply {
+    if (!this.loaded.has(sha)) return { error: "NOSCRIPT No matching script. Please use EVAL." };
+    const L = this.L;
+    lua.lua_settop(L, 0);
+    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, to_luastring(`f_${sha}`));
+    setArrayGlobal(L, "KEYS", keys);
+    setArrayGlobal(L, "ARGV", args);
+    if (lauxlib.luaL_dostring(L, to_luastring("math.randomseed(0)")) !== lua.LUA_OK) lua.lua_pop(L, 1);
+    this.call = call;
+    this.hooks = 0;
+    const hostRandom = Math.random;
+    Math.random = seedrandom(`lua:${sha}`);
+    let status: number;
+    try {
+      status = lua.lua_pcall(L, 0, 1, 0);
+    } finally {
+      Math.random = hostRandom;
+      this.call = null;
+    }
+    let reply: ArgvReply;
+    if (status !== lua.LUA_OK) {
+      // A redis.call error is re-raised as its {err=...} table; a Lua runtime error is a string.
+      const e = toReply(L, -1);
+      reply = isError(e) ? e : { error: `ERR ${typeof e === "string" ? e : "script error"} script: ${sha}` };
+    } else {
+      reply = toReply(L, -1);
+    }
+    lua.lua_settop(L, 0);
+    return reply;
+  }
+}
+
+function isError(r: ArgvReply): r is { error: string } {
+  return r !== null && typeof r === "object" && !Array.isArray(r) && "error" in r;
+}
+
+/** A Lua number as Lua 5.1's tostring prints it (%.14g). */
+function lua51Number(x: number): string {
+  if (Number.isInteger(x)) return String(x);
+  return String(Number(x.toPrecision(14)));
+}
+
+function setArrayGlobal(L: unknown, name: string, items: string[]): void {
+  lua.lua_createtable(L, items.length, 0);
+  items.forEach((s, i) => {
+    lua.lua_pushstring(L, to_luastring(s));
+    lua.lua_rawseti(L, -2, i + 1);
+  });
+  lua.lua_setglobal(L, to_luastring(name));
+}
+
+function pushReply(L: unknown, r: ArgvReply): void {
+  if (r === null) lua.lua_pushboolean(L, false);
+  else if (typeof r === "number") lua.lua_pushinteger(L, r);
+  else if (typeof r === "string") lua.lua_pushstring(L, to_luastring(r));
+  else if (Array.isArray(r)) {
+    lua.lua_createtable(L, r.length, 0);
+    r.forEach((x, i) => {
+      pushReply(L, x);
+      lua.lua_rawseti(L, -2, i + 1);
+    });
+  } else if ("status" in r) {
+    lua.lua_createtable(L, 0, 1);
+    lua.lua_pushstring(L, to_luastring(r.status));
+    lua.lua_setfield(L, -2, to_luastring("ok"));
+  } else {
+    lua.lua_createtable(L, 0, 1);
+    lua.lua_pushstring(L, to_luastring(r.error));
+    lua.lua_setfield(L, -2, to_luastring("err"));
+  }
+}
+
+function toReply(L: unknown, idx: number): ArgvReply {
+  const i = lua.lua_absindex(L, idx);
+  switch (lua.lua_type(L, i)) {
+    case lua.LUA_TNUMBER:
+      return Math.trunc(lua.lua_tonumber(L, i));
+    case lua.LUA_TSTRING:
+      return lua.lua_tojsstring(L, i);
+    case lua.LUA_TBOOLEAN:
+      return lua.lua_toboolean(L, i) ? 1 : null;
+    case lua.LUA_TTABLE: {
+      lua.lua_getfield(L, i, to_luastring("err"));
+      if (lua.lua_type(L, -1) === lua.LUA_TSTRING) {
+        const error = lua.lua_tojsstring(L, -1);
+        lua.lua_pop(L, 1);
+        return { error };
+      }
+      lua.lua_pop(L, 1);
+      lua.lua_getfield(L, i, to_luastring("ok"));
+      if (lua.lua_type(L, -1) === lua.LUA_TSTRING) {
+        const status = lua.lua_tojsstring(L, -1);
+        lua.lua_pop(L, 1);
+        return { status };
+      }
+      lua.lua_pop(L, 1);
+      const out: ArgvReply[] = [];
+      for (let k = 1; ; k++) {
+        lua.lua_rawgeti(L, i, k);
+        if (lua.lua_type(L, -1) === lua.LUA_TNIL) {
+          lua.lua_pop(L, 1);
+          break;
+        }
+        out.push(toReply(L, -1));
+        lua.lua_pop(L, 1);
+      }
+      return out;
+    }
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Errors that stop a run because library code left the simulated world. They name the
+ * call, so the user knows which API to give the sandbox or which library to fix.
+ */
+export class SimulationEscapeError extends Error {
+  constructor(
+    /** The call that would have left the simulation, e.g. `require("net")`. */
+    readonly call: string,
+    /** Which simulated process's library code made it. */
+    readonly processId: string,
+    detail = "",
+  ) {
+    super(`library code on ${processId} tried ${call}, which would leave the simulation (nondeterministic)${detail ? `: ${detail}` : ""}`);
+    this.name = "SimulationEscapeError";
+  }
+}
+
+/** Library code threw (or rejected) where nothing could catch it: in Node the process would die. */
+export class LibraryError extends Error {
+  constructor(
+    readonly processId: string,
+    readonly where: string,
+    override readonly cause: unknown,
+  ) {
+    super(`library code on ${processId} threw in ${where}: ${describe(cause)}`);
+    this.name = "LibraryError";
+  }
+}
+
+function describe(e: unknown): string {
+  if (e && typeof e === "object" && "message" in e) {
+    const stack = typeof (e as { stack?: unknown }).stack === "string" ? (e as unknown as { stack: string }).stack : "";
+    const at = stack.split("\n").find((l) => l.trim().startsWith("at "));
+    return `${String((e as { message: unknown }).message)}${at ? ` (${at.trim()})` : ""}`;
+  }
+  return String(e);
+}

@@ -1,0 +1,101 @@
+/**
+ * A CommonJS loader for a sandbox realm: `require` inside library code resolves files
+ * as Node does (node_modules lookup, package "main"/"exports"), but runs each module in
+ * the realm, gives builtins from builtins.ts, and gives the simulated client modules
+ * (e.g. "ioredis", "redis") a design registers under their package names.
+ *
+ * Compiled scripts are shared between realms (a vm.Script is context-independent), so
+ * a sweep compiles a library once per worker, not once per simulated process.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, extname } from "node:path";
+import vm from "node:vm";
+import { InputError } from "../errors.js";
+import { builtinModule, isBuiltin } from "./builtins.js";
+import type { Realm } from "./realm.js";
+
+interface Module {
+  exports: unknown;
+  loaded: boolean;
+}
+
+const scriptCache = new Map<string, vm.Script>();
+
+function compiled(file: string): vm.Script {
+  let s = scriptCache.get(file);
+  if (!s) {
+    const src = readFileSync(file, "utf8").replace(/^#!.*/, "");
+    if (/^\s*(import|export)\s[^(]/m.test(src) && !/\brequire\s*\(/.test(src)) {
+      throw new InputError(file, "(module)", "a CommonJS module (the sandbox cannot load ES modules; load the package's CommonJS build)");
+    }
+    s = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${src}\n})`, { filename: file });
+    scriptCache.set(file, s);
+  }
+  return s;
+}
+
+export class ModuleLoader {
+  private readonly cache = new Map<string, Module>();
+
+  /**
+   * @param overrides modules by bare name that replace packages (the simulated clients)
+   */
+  constructor(
+    private readonly realm: Realm,
+    private readonly overrides: ReadonlyMap<string, (realm: Realm) => unknown>,
+  ) {}
+
+  /** require(spec) as code in `fromFile` would call it. */
+  require(spec: string, fromFile: string): unknown {
+    const override = this.overrides.get(spec);
+    if (override) {
+      const key = `override:${spec}`;
+      const hit = this.cache.get(key);
+      if (hit) return hit.exports;
+      const m: Module = { exports: override(this.realm), loaded: true };
+      this.cache.set(key, m);
+      return m.exports;
+    }
+    if (isBuiltin(spec)) {
+      const key = `builtin:${spec.replace(/^node:/, "")}`;
+      const hit = this.cache.get(key);
+      if (hit) return hit.exports;
+      const m: Module = { exports: undefined, loaded: false };
+      this.cache.set(key, m);
+      m.exports = builtinModule(this.realm, spec, () => this.require(createRequire(import.meta.url).resolve("events/"), fromFile));
+      m.loaded = true;
+      return m.exports;
+    }
+    let file: string;
+    try {
+      file = createRequire(fromFile).resolve(spec);
+    } catch {
+      throw new InputError(fromFile, `require("${spec}")`, "a module that can be found from this file (is the package installed?)");
+    }
+    return this.load(file);
+  }
+
+  /** Load a file as a module (cached). */
+  load(file: string): unknown {
+    const hit = this.cache.get(file);
+    if (hit) return hit.exports;
+    if (extname(file) === ".json") {
+      const m: Module = { exports: this.realm.runScript(new vm.Script(`(${readFileSync(file, "utf8")})`, { filename: file })), loaded: true };
+      this.cache.set(file, m);
+      return m.exports;
+    }
+    if (extname(file) === ".node") {
+      throw new InputError(file, "(module)", "a JavaScript module (native addons cannot run in the simulator)");
+    }
+    const exportsObj = this.realm.runScript(new vm.Script("({})"));
+    const m: Module = { exports: exportsObj, loaded: false };
+    this.cache.set(file, m);
+    const fn = this.realm.runScript(compiled(file)) as (...a: unknown[]) => void;
+    const req = (s: string): unknown => this.require(s, file);
+    Object.assign(req, { resolve: (s: string) => createRequire(file).resolve(s), cache: {} });
+    fn.call(m.exports, m.exports, req, m, file, dirname(file));
+    m.loaded = true;
+    return m.exports;
+  }
+}
