@@ -13,4 +13,6 @@ export const EXIT = {
   unknown: 5,
   /** The outcome did not match the scenario's `expect` (with --ok-if-expected). */
   unexpected: 6,
+  /** The run was stopped: library code left the simulation, or used what it does not model. */
+  stopped: 7,
 } as const;

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { InputError, SimLimitError } from "../sim/errors.js";
+import { InputError, SimLimitError, SimulationStopError } from "../sim/errors.js";
 import { EXIT } from "./exit-codes.js";
 import { takeExitCode } from "./exit-state.js";
 import { lockstepVersion } from "./version.js";
@@ -54,6 +54,14 @@ export async function main(argv: string[]): Promise<number> {
       // The file system refused (an --out under a file, a read-only disk, no space): the user's to fix.
       process.stderr.write(printable(`lockstep: cannot ${io.syscall} ${io.path ?? ""}: ${io.code}${io.path ? "" : ` (${io.message})`}; check --out and the disk`) + "\n");
       return EXIT.badInput;
+    }
+    if (err instanceof SimulationStopError) {
+      const r = err.replay;
+      process.stderr.write(
+        `lockstep: run stopped: ${printable(err.message)}\n` +
+          (r ? `seed: ${r.seed}\nreplay: npx lockstep run ${printable(r.scenario)} --seed ${r.seed}\n` : ""),
+      );
+      return EXIT.stopped;
     }
     if (err instanceof SimLimitError) {
       process.stderr.write(`lockstep: ${printable(err.message)}; raise the bound or shorten the scenario\n`);

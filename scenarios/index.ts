@@ -5,6 +5,7 @@ import { packageRoot } from "../sim/paths.js";
 import { checkJsonDepth } from "../sim/json-depth.js";
 import { didYouMean } from "../sim/suggest.js";
 import { parseScenario, type Scenario } from "./schema.js";
+import { withLibrary } from "../impls/library/override.js";
 
 /**
  * The scenario registry: every `scenarios/**\/*.json` file, by name (its file name
@@ -48,8 +49,15 @@ export function loadScenarioFile(path: string, displayName = path): Scenario {
   return parseScenario(raw, displayName);
 }
 
-/** Load by registered name or by path. */
+/**
+ * Load by registered name or by path; `<scenario>@<adapter>` runs it on a real lock
+ * library (impls/library/override.ts).
+ */
 export function loadScenario(nameOrPath: string): Scenario {
+  const at = nameOrPath.indexOf("@", 1);
+  if (at > 0 && !existsSync(nameOrPath)) {
+    return withLibrary(loadScenario(nameOrPath.slice(0, at)), nameOrPath.slice(at + 1), "<scenario>");
+  }
   if (nameOrPath.endsWith(".json") || nameOrPath.includes("/")) {
     if (!existsSync(nameOrPath)) throw new InputError(nameOrPath, "(file)", "no such scenario file");
     return loadScenarioFile(nameOrPath);

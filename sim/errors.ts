@@ -29,3 +29,13 @@ export class SimLimitError extends Error {
     this.name = "SimLimitError";
   }
 }
+
+/**
+ * The run was stopped because the simulation could not go on faithfully: library code
+ * tried to leave it (a real socket, timer or clock), threw where nothing could catch
+ * it, or used a command the simulated server does not model. The CLI prints the
+ * message with the seed and the replay command (`replay` is filled in by the runner).
+ */
+export class SimulationStopError extends Error {
+  replay?: { scenario: string; seed: number };
+}

@@ -3,7 +3,7 @@ import { FaultSchedule } from "./faults.js";
 import { clientLoop } from "./workload.js";
 import type { HistoryEvent } from "./history.js";
 import type { ProcessOptions } from "./process.js";
-import { InputError } from "./errors.js";
+import { InputError, SimulationStopError } from "./errors.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
 import { drawNemesis } from "./nemesis.js";
 import { conditionLinks, LINK_SETTINGS, referencedProcesses, type LinkConditionSpec } from "../scenarios/schema.js";
@@ -46,6 +46,16 @@ const DRAIN_MS = 2_000;
 const CLOCK_SAMPLES = 200;
 
 export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits> = {}): RunOutput {
+  try {
+    return runScenarioInner(s, seed, limits);
+  } catch (e) {
+    // A stopped run names its seed, so the user can replay the very run that stopped.
+    if (e instanceof SimulationStopError) e.replay ??= { scenario: s.name, seed };
+    throw e;
+  }
+}
+
+function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>): RunOutput {
   const design = designByName(s.design);
   if (!design) {
     throw new InputError(s.file, "design", `unknown design "${s.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);

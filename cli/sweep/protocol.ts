@@ -1,4 +1,4 @@
-import { InputError, SimLimitError } from "../../sim/errors.js";
+import { InputError, SimLimitError, SimulationStopError } from "../../sim/errors.js";
 import type { SeedResult } from "./run-seed.js";
 
 /** Messages between the sweep's main thread and its workers (structured-cloned). */
@@ -17,6 +17,7 @@ export interface WireError {
   stack?: string;
   input?: { file: string; field: string; expected: string };
   limit?: { limit: string; value: number; detail: string };
+  stopped?: { scenario: string; seed: number } | null;
 }
 
 export function toWire(err: unknown): WireError {
@@ -24,6 +25,7 @@ export function toWire(err: unknown): WireError {
   const w: WireError = { name: e.name, message: e.message, stack: e.stack };
   if (e instanceof InputError) w.input = { file: e.file, field: e.field, expected: e.expected };
   if (e instanceof SimLimitError) w.limit = { limit: e.limit, value: e.value, detail: e.detail };
+  if (e instanceof SimulationStopError) w.stopped = e.replay ?? null;
   return w;
 }
 
@@ -31,6 +33,12 @@ export function toWire(err: unknown): WireError {
 export function fromWire(w: WireError): Error {
   if (w.input) return new InputError(w.input.file, w.input.field, w.input.expected);
   if (w.limit) return new SimLimitError(w.limit.limit, w.limit.value, w.limit.detail);
+  if (w.stopped !== undefined) {
+    const e = new SimulationStopError(w.message);
+    e.name = w.name;
+    if (w.stopped) e.replay = w.stopped;
+    return e;
+  }
   const e = new Error(`in a sweep worker: ${w.message}`);
   e.stack = `${e.message}\n--- worker stack ---\n${w.stack ?? "(none)"}`;
   return e;

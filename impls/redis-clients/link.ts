@@ -120,7 +120,8 @@ export class RedisLink {
       this.emit("ready");
       const q = this.queued;
       this.queued = [];
-      for (const p of q) if (!p.done) this.transmit(p);
+      // A queued command that timed out is still written once connected (ioredis keeps it in its offline queue).
+      for (const p of q) this.transmit(p);
       return true;
     }
     if (m.reset) {
@@ -135,12 +136,11 @@ export class RedisLink {
     this.retransmits = 0;
     this.rtoMs = RTO_MS_MIN;
     this.armRto();
-    this.finish(p, null, m.reply ?? null);
+    this.finish(p, null, m.reply ?? null); // no-op for a command that timed out already
     return true;
   }
 
   private transmit(p: Pending): void {
-    if (p.done) return;
     p.seq = ++this.seq;
     this.inflight.push(p);
     this.ctx.send(this.serverId, this.request(p));
@@ -226,7 +226,9 @@ export class RedisLink {
     if (p.done) return;
     p.done = true;
     this.ctx.cancelTimer(p.timeout);
-    if (error) this.inflight = this.inflight.filter((x) => x !== p);
+    // A command that timed out is still in the byte stream (the library only stopped
+    // waiting): it stays in flight, is retransmitted and runs on the node, in order.
+    if (error && error.kind !== "CommandTimeout") this.inflight = this.inflight.filter((x) => x !== p);
     p.cb(error, reply);
   }
 }

@@ -7,12 +7,13 @@
  * A command real Redis has but this model does not is not answered with an error a
  * library might swallow: it stops the run with UnsupportedCommandError, naming it.
  */
+import { SimulationStopError } from "../../sim/errors.js";
 import { OK, type ArgvReply } from "./argv-reply.js";
 import type { LuaScripting } from "./lua.js";
 import { sha1Hex } from "./lua.js";
 import type { Entry, RedisStore } from "./store.js";
 
-export class UnsupportedCommandError extends Error {
+export class UnsupportedCommandError extends SimulationStopError {
   constructor(readonly command: string) {
     super(`the simulated Redis does not implement ${command} (lockstep models the string, expiry, scripting and transaction commands lock libraries use)`);
     this.name = "UnsupportedCommandError";

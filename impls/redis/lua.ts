@@ -33,10 +33,16 @@ export function sha1Hex(s: string): string {
 
 type CallFn = (argv: string[]) => ArgvReply;
 
-export class LuaScripting {
+/**
+ * One Lua VM per lockstep process, shared by every simulated node: compiling a library's
+ * scripts once, not once per node per run, is most of the cost of real Lua. What each
+ * node knows (its script cache, lost on restart) is a ScriptCache. Scripts cannot leave
+ * state behind between calls: globals are read-only, as Redis 7 makes them.
+ */
+class LuaEngine {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private readonly L: any;
-  private readonly loaded = new Set<string>();
+  private readonly compiled = new Set<string>();
   private call: CallFn | null = null;
   private hooks = 0;
 
@@ -55,8 +61,13 @@ export class LuaScripting {
       lua.lua_pushnil(L);
       lua.lua_setglobal(L, to_luastring(g));
     }
+    lua.lua_getglobal(L, to_luastring("math"));
+    lua.lua_getfield(L, -1, to_luastring("randomseed"));
+    lua.lua_setfield(L, lua.LUA_REGISTRYINDEX, to_luastring("reseed"));
+    lua.lua_pop(L, 1);
     this.run51Shims();
     this.installRedisTable();
+    this.protectGlobals();
     lua.lua_sethook(
       L,
       () => {
@@ -72,6 +83,13 @@ export class LuaScripting {
       "unpack = table.unpack; table.getn = function(t) return #t end; loadstring = load; " +
       "os = { clock = function() return 0 end }";
     if (lauxlib.luaL_dostring(this.L, to_luastring(src)) !== lua.LUA_OK) throw new Error("lua shims failed");
+  }
+
+  private protectGlobals(): void {
+    const src =
+      "setmetatable(_G, { __newindex = function(_, k) error('Script attempted to create global variable \\'' .. tostring(k) .. '\\'', 2) end, " +
+      "__index = function(_, k) error('Script attempted to access nonexistent global variable \\'' .. tostring(k) .. '\\'', 2) end })";
+    if (lauxlib.luaL_dostring(this.L, to_luastring(src)) !== lua.LUA_OK) throw new Error("lua global protection failed");
   }
 
   private installRedisTable(): void {
@@ -132,14 +150,10 @@ export class LuaScripting {
     return 1;
   }
 
-  has(sha: string): boolean {
-    return this.loaded.has(sha);
-  }
-
-  /** SCRIPT LOAD: compile and cache; the sha or a compile error. */
-  load(source: string): { sha: string } | { error: string } {
+  /** Compile once per lockstep process; the sha or a compile error. */
+  compile(source: string): { sha: string } | { error: string } {
     const sha = sha1Hex(source);
-    if (this.loaded.has(sha)) return { sha };
+    if (this.compiled.has(sha)) return { sha };
     const L = this.L;
     const status = lauxlib.luaL_loadbuffer(L, to_luastring(source), null, to_luastring("@user_script"));
     if (status !== lua.LUA_OK) {
@@ -148,27 +162,21 @@ export class LuaScripting {
       return { error: `ERR Error compiling script (new function): ${msg}` };
     }
     lua.lua_setfield(L, lua.LUA_REGISTRYINDEX, to_luastring(`f_${sha}`));
-    this.loaded.add(sha);
+    this.compiled.add(sha);
     return { sha };
   }
 
-  flush(): void {
-    for (const sha of this.loaded) {
-      lua.lua_pushnil(this.L);
-      lua.lua_setfield(this.L, lua.LUA_REGISTRYINDEX, to_luastring(`f_${sha}`));
-    }
-    this.loaded.clear();
-  }
-
-  /** Run a loaded script with KEYS and ARGV; `call` executes redis.call's commands. */
+  /** Run a compiled script with KEYS and ARGV; `call` executes redis.call's commands. */
   run(sha: string, keys: string[], args: string[], call: CallFn): ArgvReply {
-    if (!this.loaded.has(sha)) return { error: "NOSCRIPT No matching script. Please use EVAL." };
     const L = this.L;
     lua.lua_settop(L, 0);
     lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, to_luastring(`f_${sha}`));
     setArrayGlobal(L, "KEYS", keys);
     setArrayGlobal(L, "ARGV", args);
-    if (lauxlib.luaL_dostring(L, to_luastring("math.randomseed(0)")) !== lua.LUA_OK) lua.lua_pop(L, 1);
+    // The script's function was compiled with _G as its environment; KEYS/ARGV are set raw.
+    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, to_luastring("reseed"));
+    lua.lua_pushinteger(L, 0);
+    lua.lua_call(L, 1, 0);
     this.call = call;
     this.hooks = 0;
     const hostRandom = Math.random;
@@ -193,6 +201,33 @@ export class LuaScripting {
   }
 }
 
+let engine: LuaEngine | undefined;
+
+/** A node's script cache (SCRIPT LOAD / EVAL): volatile, per node. */
+export class LuaScripting {
+  private readonly loaded = new Set<string>();
+
+  has(sha: string): boolean {
+    return this.loaded.has(sha);
+  }
+
+  /** SCRIPT LOAD: compile (shared) and remember on this node. */
+  load(source: string): { sha: string } | { error: string } {
+    const r = (engine ??= new LuaEngine()).compile(source);
+    if ("sha" in r) this.loaded.add(r.sha);
+    return r;
+  }
+
+  flush(): void {
+    this.loaded.clear();
+  }
+
+  run(sha: string, keys: string[], args: string[], call: CallFn): ArgvReply {
+    if (!this.loaded.has(sha) || !engine) return { error: "NOSCRIPT No matching script. Please use EVAL." };
+    return engine.run(sha, keys, args, call);
+  }
+}
+
 function isError(r: ArgvReply): r is { error: string } {
   return r !== null && typeof r === "object" && !Array.isArray(r) && "error" in r;
 }
@@ -204,12 +239,15 @@ function lua51Number(x: number): string {
 }
 
 function setArrayGlobal(L: unknown, name: string, items: string[]): void {
+  lua.lua_pushglobaltable(L);
+  lua.lua_pushstring(L, to_luastring(name));
   lua.lua_createtable(L, items.length, 0);
   items.forEach((s, i) => {
     lua.lua_pushstring(L, to_luastring(s));
     lua.lua_rawseti(L, -2, i + 1);
   });
-  lua.lua_setglobal(L, to_luastring(name));
+  lua.lua_rawset(L, -3);
+  lua.lua_pop(L, 1);
 }
 
 function pushReply(L: unknown, r: ArgvReply): void {

@@ -38,7 +38,6 @@ const OUTSIDE = [
   "fs/promises",
   "zlib",
   "repl",
-  "tty",
   "async_hooks",
   "diagnostics_channel",
 ];
@@ -78,6 +77,7 @@ const BUILTIN_NAMES = new Set([
   "fs",
   "path",
   "process",
+  "tty",
 ]);
 
 /**
@@ -167,6 +167,9 @@ export function builtinModule(realm: Realm, spec: string, loadEvents: () => unkn
       return { performance: g.performance };
     case "process":
       return g.process;
+    case "tty":
+      // Libraries ask only whether to colour their logs (debug does): never a terminal here.
+      return { isatty: () => false };
     case "os":
       return {
         EOL: "\n",

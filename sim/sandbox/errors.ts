@@ -2,7 +2,9 @@
  * Errors that stop a run because library code left the simulated world. They name the
  * call, so the user knows which API to give the sandbox or which library to fix.
  */
-export class SimulationEscapeError extends Error {
+import { SimulationStopError } from "../errors.js";
+
+export class SimulationEscapeError extends SimulationStopError {
   constructor(
     /** The call that would have left the simulation, e.g. `require("net")`. */
     readonly call: string,
@@ -16,7 +18,7 @@ export class SimulationEscapeError extends Error {
 }
 
 /** Library code threw (or rejected) where nothing could catch it: in Node the process would die. */
-export class LibraryError extends Error {
+export class LibraryError extends SimulationStopError {
   constructor(
     readonly processId: string,
     readonly where: string,

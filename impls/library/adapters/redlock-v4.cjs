@@ -26,14 +26,11 @@ module.exports = {
           throw e;
         }
       },
+      // A rejected unlock means "not released on a quorum" (keys expired, taken over, or
+      // unreachable): the library cannot say which, so it is an unknown outcome, not "not ours".
       async release(l) {
-        try {
-          await l.unlock();
-          return true;
-        } catch (e) {
-          if (lockError(e)) return false;
-          throw e;
-        }
+        await l.unlock();
+        return true;
       },
       async extend(l, ttlMs) {
         try {

@@ -23,14 +23,10 @@ module.exports = {
           throw e;
         }
       },
+      // A rejected release means "not released on a quorum": unknown, as for v4.
       async release(l) {
-        try {
-          await l.release();
-          return true;
-        } catch (e) {
-          if (e instanceof ExecutionError) return false;
-          throw e;
-        }
+        await l.release();
+        return true;
       },
       async extend(l, ttlMs) {
         try {
