@@ -19,6 +19,12 @@ export type RpcResult<T = Message> = { ok: true; reply: T } | { ok: false; error
 export interface ProcessBehavior {
   /** A message that is not the reply to one of this process's pending calls. */
   onMessage?(from: string, msg: Message): void;
+  /**
+   * The process is about to crash: what its operating system still does for it, at the
+   * instant of the crash (a kernel closes a dead process's sockets, so its peers get a
+   * reset). Messages sent here leave normally; nothing after it runs.
+   */
+  onCrash?(): void;
 }
 
 /** Builds a process's behaviour on start and on every restart (volatile state is new). */
@@ -269,6 +275,7 @@ export class Simulation {
 
   crash(id: string): void {
     const p = this.process(id);
+    if (p.state !== "crashed") this.context(id).behavior.onCrash?.();
     p.crash();
     this.context(id).resetVolatile();
   }

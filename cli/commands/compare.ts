@@ -6,6 +6,8 @@ import { parsePositiveInt, parseSeedRange, parseWorkers } from "../args.js";
 import { didYouMean } from "../../sim/suggest.js";
 import { allScenarios, loadScenario } from "../../scenarios/index.js";
 import { DESIGNS, designByName } from "../../impls/index.js";
+import { BUILTIN_ADAPTERS } from "../../impls/library/adapter.js";
+import { LIBRARY_PREFIX } from "../sweep/compare.js";
 import { InputError } from "../../sim/errors.js";
 import { defaultWorkers } from "../sweep/pool.js";
 import { runCompare, type CompareResult } from "../sweep/compare.js";
@@ -44,6 +46,11 @@ export function registerCompare(program: Command): void {
     .action(async (opts: CompareFlags) => {
       const designs = opts.designs ? list(opts.designs) : DESIGNS.map((d) => d.name);
       for (const d of designs) {
+        if (d.startsWith(LIBRARY_PREFIX)) {
+          const adapter = d.slice(LIBRARY_PREFIX.length);
+          if (!BUILTIN_ADAPTERS[adapter]) throw new InputError("<arg>", "--designs", `unknown library "${adapter}"; expected library:<one of ${Object.keys(BUILTIN_ADAPTERS).join(", ")}>`);
+          continue;
+        }
         if (!designByName(d)) throw new InputError("<arg>", "--designs", `unknown design "${d}"; ${didYouMean(d, DESIGNS.map((x) => x.name))}expected some of: ${DESIGNS.map((x) => x.name).join(", ")}`);
       }
       if (designs.length === 0) throw new InputError("<arg>", "--designs", "expected at least one design");

@@ -1,6 +1,7 @@
 import { join, relative } from "node:path";
 import type { Scenario } from "../../scenarios/schema.js";
 import type { CompareCell, CompareMatrix } from "../../reports/types.js";
+import { withLibrary } from "../../impls/library/override.js";
 import { InputError } from "../../sim/errors.js";
 import { runSeed } from "./run-seed.js";
 import { runSweep } from "./sweep.js";
@@ -35,10 +36,17 @@ export interface CompareResult {
   summaries: SweepSummary[];
 }
 
-/** The scenario a cell runs: as written for its own design; for another design, its default options. */
+/**
+ * The scenario a cell runs: as written for its own design; on `library:<adapter>`, the
+ * real library (impls/library/override.ts); on another design, its default options.
+ */
 export function scenarioOnDesign(s: Scenario, design: string): Scenario {
+  if (design.startsWith(LIBRARY_PREFIX)) return { ...withLibrary(s, design.slice(LIBRARY_PREFIX.length), "--designs"), name: s.name };
   return s.design === design ? s : { ...s, design, designOptions: {} };
 }
+
+/** Compare columns that are real libraries: `library:redlock-v4`. */
+export const LIBRARY_PREFIX = "library:";
 
 export async function runCompare(o: CompareOptions): Promise<CompareResult> {
   const cells: CompareCell[] = [];
@@ -71,6 +79,8 @@ export async function runCompare(o: CompareOptions): Promise<CompareResult> {
         progress: o.progress,
         label: `compare ${design} × ${base.name}`,
       });
+      // The column's name, so a library cell reads library:<adapter>, not "library".
+      summary.scenario.design = design;
       writeJsonAtomic(join(cellDir, "summary.json"), summary);
       summaries.push(summary);
       cells.push(cellOf(summary, design, base.name, o.outDir));

@@ -12,8 +12,10 @@
  *   policy's delay, and in-flight commands are resent or failed as the policy says;
  * - offline queue: commands issued while not connected wait, or fail at once.
  *
- * Not modelled: a crashed node is silent (as a crashed host is), so clients find out
- * by retransmission timeout or, after its restart, by the reset; kernel keepalives.
+ * A node's process that crashes resets its connections at once (its kernel does), so an
+ * idle client reconnects before its next command, network permitting; a node that is
+ * partitioned away or paused is silent, found out only by retransmission timeout.
+ * Not modelled: kernel keepalives.
  */
 import type { Message, ProcessContext, TimerHandle } from "../../sim/simulation.js";
 import type { ArgvReply } from "../redis/argv-reply.js";

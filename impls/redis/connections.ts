@@ -37,6 +37,8 @@ export interface ConnReply {
 const REPLIES_KEPT = 256;
 
 interface Conn {
+  /** The client process at the other end. */
+  peer: string;
   nextSeq: number;
   early: Map<number, ConnRequest>;
   replies: Map<number, ArgvReply>;
@@ -49,9 +51,9 @@ export class ConnectionTable {
    * Handle one message from a client; `run` executes a request, `send` answers.
    * Requests that arrive ahead of a gap wait for it, as TCP holds them.
    */
-  onMessage(m: ConnRequest, run: (r: ConnRequest) => ArgvReply, send: (r: ConnReply) => void): void {
+  onMessage(from: string, m: ConnRequest, run: (r: ConnRequest) => ArgvReply, send: (r: ConnReply) => void): void {
     if (m.open) {
-      if (!this.conns.has(m.conn)) this.conns.set(m.conn, { nextSeq: 1, early: new Map(), replies: new Map() });
+      if (!this.conns.has(m.conn)) this.conns.set(m.conn, { peer: from, nextSeq: 1, early: new Map(), replies: new Map() });
       send({ type: CONN_REPLY, conn: m.conn, opened: true });
       return;
     }
@@ -74,6 +76,12 @@ export class ConnectionTable {
       send({ type: CONN_REPLY, conn: m.conn, seq: c.nextSeq, reply });
       c.nextSeq++;
     }
+  }
+
+  /** The node's process dies: its kernel resets every connection (the peers learn at once, network permitting). */
+  resetAll(send: (to: string, r: ConnReply) => void): void {
+    for (const [conn, c] of [...this.conns].sort(([a], [b]) => (a < b ? -1 : 1))) send(c.peer, { type: CONN_REPLY, conn, reset: true });
+    this.conns.clear();
   }
 
   /** A client closed its connection (QUIT). */

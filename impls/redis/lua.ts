@@ -18,7 +18,6 @@
  */
 import { createHash } from "node:crypto";
 import fengari from "fengari";
-import seedrandom from "seedrandom";
 import type { ArgvReply } from "./argv-reply.js";
 
 const { lua, lauxlib, lualib, to_luastring } = fengari;
@@ -180,7 +179,7 @@ class LuaEngine {
     this.call = call;
     this.hooks = 0;
     const hostRandom = Math.random;
-    Math.random = seedrandom(`lua:${sha}`);
+    Math.random = pivotRandom(sha);
     let status: number;
     try {
       status = lua.lua_pcall(L, 0, 1, 0);
@@ -199,6 +198,18 @@ class LuaEngine {
     lua.lua_settop(L, 0);
     return reply;
   }
+}
+
+/** A cheap seeded stream (mulberry32) for fengari's sort pivots: same script, same pivots. */
+function pivotRandom(sha: string): () => number {
+  let a = parseInt(sha.slice(0, 8), 16) >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 let engine: LuaEngine | undefined;

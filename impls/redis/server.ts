@@ -128,6 +128,7 @@ export class RedisServer {
       }
       case CONN_REQUEST:
         this.connections.onMessage(
+          from,
           msg as unknown as ConnRequest,
           (r) => this.executeArgvRequest(r),
           (reply: ConnReply) => this.ctx.send(from, reply as unknown as Message),
@@ -167,6 +168,11 @@ export class RedisServer {
       if (!sameEffect(before, after)) this.logged(after);
     }
     return result;
+  }
+
+  /** The process dies: its kernel resets the real clients' connections. */
+  onCrash(): void {
+    this.connections.resetAll((to, r) => this.ctx.send(to, r as unknown as Message));
   }
 
   /** A real client's command (or MULTI batch): changed keys are logged as typed commands' are. */
