@@ -14,8 +14,12 @@ import { pickBase, shapeBase } from "../../sim/explore/base.js";
 import { runSeed } from "../sweep/run-seed.js";
 import { writeCounterexample, formatCounterexample } from "../sweep/counterexample.js";
 import type { Scenario } from "../../scenarios/schema.js";
+import { LOCK_FLAG } from "../lock-flag.js";
+import { withLibrary } from "../../impls/library/override.js";
+import { basename } from "node:path";
 
 export interface ExploreFlags {
+  lock?: string;
   design: string;
   base?: string;
   runs: string;
@@ -64,6 +68,7 @@ export function registerExplore(program: Command): void {
     .option("--fencing", "make the protected resource check fencing tokens")
     .option("--checkers <list>", "the property: these checkers pass (default: the composed safety verdict of every safety checker)")
     .option("--out <dir>", "where to write the counterexample (default: runs/explore-<design>-seed<N>)")
+    .option(...LOCK_FLAG)
     .action((opts: ExploreFlags) => {
       const r = exploreCommand(opts);
       process.stdout.write(r.text);
@@ -84,9 +89,11 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
   const checkers = parseCheckerList(opts.checkers, "--checkers");
   const raw = opts.base ? loadScenario(opts.base) : pickBase(opts.design, allScenarios());
   if (raw.design !== opts.design) throw new InputError("<arg>", "--base", `scenario ${raw.name} is for design ${raw.design}, not ${opts.design}`);
-  // Named as the counterexample will be from the start: a run's random streams are seeded by name and seed.
-  const name = `explore-${opts.design}-seed${seed}`;
-  const base = { ...shapeBase(raw, { durationMsMax, fencing: opts.fencing }), name };
+  const subject = opts.lock === undefined ? opts.design : `${opts.design}-${basename(opts.lock).replace(/\.c?js$/, "")}`;
+  const name = `explore-${subject}-seed${seed}`;
+  // --lock: the same schedules, run on the real library in the design's place.
+  const onLibrary = opts.lock === undefined ? raw : withLibrary(raw, opts.lock);
+  const base = { ...shapeBase(onLibrary, { durationMsMax, fencing: opts.fencing }), name };
   // One run of the base names the design's server processes, the targets faults may pick.
   const probe = runScenario(base, base.seed);
   const space = {
@@ -99,7 +106,7 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
   };
   const violates = violation(checkers);
   const result = explore({ base, space, runs, shrinkRunsMax, seed, violates });
-  const how = `fast-check seed ${seed}, ${runs} runs of ${base.durationMs} ms on base ${raw.name}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${checkers ? checkers.join(" + ") : "safety"}`;
+  const how = `fast-check seed ${seed}, ${runs} runs of ${base.durationMs} ms on base ${raw.name}${opts.lock ? ` run on ${opts.lock}` : ""}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${checkers ? checkers.join(" + ") : "safety"}`;
   if (!result.found || !result.counterexample) {
     return { text: `lockstep explore ${opts.design}: no safety violation in ${result.runs} runs (${how})\n`, code: EXIT.ok, result };
   }

@@ -9,6 +9,7 @@ import { setExitCode } from "../exit-state.js";
 import { parseSeed } from "../args.js";
 import { checkContextFor } from "../check-context.js";
 import type { RunRecord } from "../../reports/types.js";
+import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 
 export function registerRun(program: Command): void {
   program
@@ -19,8 +20,9 @@ export function registerRun(program: Command): void {
     .option("--out <dir>", "directory for this run's files (default: runs/<scenario>-seed<N>)")
     .option("--ok-if-expected", "exit 0 when the outcome is the scenario's expected verdict, even if unsafe")
     .option("--json", "print results.json instead of the summary")
-    .action((name: string, opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean }) => {
-      const scenario = loadScenario(name);
+    .option(...LOCK_FLAG)
+    .action((name: string, opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean; lock?: string }) => {
+      const scenario = loadScenario(withLockFlag(name, opts.lock));
       const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
       const run = runScenario(scenario, seed);
       const verdicts = runCheckers(run.history, checkContextFor(scenario));

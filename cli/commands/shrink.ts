@@ -10,8 +10,10 @@ import { runSeed } from "../sweep/run-seed.js";
 import { writeCounterexample, formatCounterexample } from "../sweep/counterexample.js";
 import { violation, parseCheckerList } from "./explore.js";
 import type { Scenario } from "../../scenarios/schema.js";
+import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 
 export interface ShrinkFlags {
+  lock?: string;
   seed?: string;
   runs: string;
   checkers?: string;
@@ -27,6 +29,7 @@ export function registerShrink(program: Command): void {
     .option("--runs <n>", "runs spent shrinking at most", "300")
     .option("--checkers <list>", "what must keep failing (default: the composed safety verdict)")
     .option("--out <dir>", "where to write the shrunk scenario (default: runs/shrink-<scenario>-seed<N>)")
+    .option(...LOCK_FLAG)
     .action((name: string, opts: ShrinkFlags) => {
       const r = shrinkCommand(name, opts);
       process.stdout.write(r.text);
@@ -35,7 +38,7 @@ export function registerShrink(program: Command): void {
 }
 
 export function shrinkCommand(name: string, opts: ShrinkFlags): { text: string; code: number; result: ShrinkResult; file: string } {
-  const scenario = loadScenario(name);
+  const scenario = loadScenario(withLockFlag(name, opts.lock));
   const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
   const runsMax = parsePositiveInt(opts.runs, "--runs");
   const checkers = parseCheckerList(opts.checkers, "--checkers");

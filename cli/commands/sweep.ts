@@ -9,8 +9,10 @@ import { runSweep } from "../sweep/sweep.js";
 import { formatSweepSummary } from "../sweep/format.js";
 import { sweepExitCode } from "../sweep/exit.js";
 import { writeJsonAtomic } from "../sweep/write.js";
+import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 
 interface SweepFlags {
+  lock?: string;
   seeds: string;
   workers?: string;
   shard?: string;
@@ -34,13 +36,14 @@ export function registerSweep(program: Command): void {
     .option("--reports <k>", "failing seeds whose run reports are written", "10")
     .option("--ok-if-expected", "exit 0 when every run's outcome is the scenario's expected verdict")
     .option("--json", "print summary.json instead of the table")
+    .option(...LOCK_FLAG)
     .action(async (name: string, opts: SweepFlags) => {
       const range = parseSeedRange(opts.seeds, "--seeds");
       const shard = opts.shard !== undefined ? parseShard(opts.shard, "--shard") : undefined;
       const workers = opts.workers !== undefined ? parseWorkers(opts.workers, "--workers") : defaultWorkers();
       const limit = parsePositiveInt(opts.failingMax, "--failing-max");
       const reportsMax = /^\d+$/.test(opts.reports) ? Number(opts.reports) : parsePositiveInt(opts.reports, "--reports");
-      const scenario = loadScenario(name);
+      const scenario = loadScenario(withLockFlag(name, opts.lock));
       const suffix = shard && shard.count > 1 ? `-shard-${shard.index}-of-${shard.count}` : "";
       const dir = opts.out ?? join("runs", `sweep-${scenario.name}-${range.from}-${range.to}${suffix}`);
       const { summary } = await runSweep(scenario, { range, shard, workers, limit, outDir: dir, reportsMax });
