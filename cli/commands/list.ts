@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { DESIGNS } from "../../impls/index.js";
 import { allScenarios } from "../../scenarios/index.js";
 import { CHECKERS } from "../../checkers/index.js";
+import { BUILTIN_ADAPTERS } from "../../impls/library/adapter.js";
 
 export function registerList(program: Command): void {
   program
@@ -10,6 +11,8 @@ export function registerList(program: Command): void {
     .action(() => {
       const out: string[] = ["designs:"];
       for (const d of DESIGNS) out.push(`  ${d.name.padEnd(22)} ${d.description}`);
+      out.push("lock libraries (run any Redis scenario on one: <scenario>@<library> or --lock <library>):");
+      for (const [name, a] of Object.entries(BUILTIN_ADAPTERS)) out.push(`  ${name.padEnd(22)} ${a.description}`);
       out.push("scenarios:");
       const scenarios = allScenarios();
       const nameWidth = Math.max(...scenarios.map((s) => s.name.length));

@@ -19,7 +19,7 @@ import { captureStdio } from "../../helpers/capture-stdio.js";
 const io = captureStdio();
 /** Seeds per library scenario in the suite (docs/libraries.md has the 200-seed figures). */
 const SEEDS = 10;
-const LIBRARIES = ["redlock-v4", "redlock-v5", "redis-semaphore", "redis-lock"];
+const LIBRARIES = ["redlock-v4", "redlock-v5", "redis-semaphore", "redis-semaphore-redlock", "redis-lock", "redlock-universal", "node-redis-warlock"];
 
 describe.each(LIBRARIES)("%s in the simulator", (lib) => {
   const base = `library-${lib}`;
