@@ -20,7 +20,7 @@
  * works the same way.
  */
 import { existsSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { InputError } from "../../sim/errors.js";
 import { packageRoot } from "../../sim/paths.js";
 import { LibraryError } from "../../sim/sandbox/errors.js";
@@ -50,10 +50,12 @@ export const BUILTIN_ADAPTERS: Record<string, { file: string; description: strin
 export function adapterPath(name: string, file: string, field: string): string {
   const builtin = BUILTIN_ADAPTERS[name];
   if (builtin) return join(packageRoot(), "impls", "library", "adapters", builtin.file);
-  if (!/[/\\]|\.c?js$/.test(name)) {
-    throw new InputError(file, field, `a built-in adapter (${Object.keys(BUILTIN_ADAPTERS).join(", ")}) or a path to an adapter module (.cjs/.js); got "${name}"`);
+  if (!/[/\\]|\.[cm]?[jt]s$/.test(name)) {
+    throw new InputError(file, field, `a built-in adapter (${Object.keys(BUILTIN_ADAPTERS).join(", ")}) or a path to an adapter module (.js, .cjs, .mjs or .ts); got "${name}"`);
   }
-  const p = isAbsolute(name) ? name : resolve(name);
+  // Relative to the scenario file that names it, or to the working directory for a flag.
+  const base = existsSync(file) ? dirname(resolve(file)) : process.cwd();
+  const p = isAbsolute(name) ? name : resolve(base, name);
   if (!existsSync(p)) throw new InputError(file, field, `an adapter module that exists (no file at ${p})`);
   return p;
 }

@@ -104,7 +104,9 @@ export const library: DesignEntry<LibraryDesignOptions> = {
           ]),
         );
         const instance = realm.enter(`loading adapter ${o.adapter}`, () => {
-          const mod = loader.load(o.adapterFile) as AdapterModule;
+          const loaded = loader.load(o.adapterFile) as AdapterModule & { default?: AdapterModule };
+          // An ES module's `export default { create }` arrives as exports.default.
+          const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
           if (!mod || typeof mod.create !== "function") throw new InputError(o.adapterFile, "module.exports.create", "a function create({ addresses, options, processId })");
           return mod.create({ addresses: realm.fromJson(addresses) as string[], options: realm.fromJson(o.options) as Record<string, unknown>, processId: ctx.id });
         });

@@ -6,6 +6,7 @@
  * both sides share carried over: node persistence and expiry cycle, and node-redlock's
  * driftFactor/retryCount/retryDelay/retryJitter where the scenario set them.
  */
+import { isAbsolute, resolve } from "node:path";
 import { InputError } from "../../sim/errors.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import { BUILTIN_ADAPTERS } from "./adapter.js";
@@ -35,7 +36,9 @@ export function withLibrary(s: Scenario, adapter: string, field = "--lock"): Sce
   if (builtin && builtin.nodesDefault === 1 && nodes > 1) {
     throw new InputError("<arg>", field, `a single-node scenario for ${adapter} (it talks to one Redis node); "${s.name}" runs ${nodes} nodes`);
   }
-  const designOptions: Record<string, unknown> = { adapter, nodes };
+  // A path given on the command line is the user's, relative to where they stand.
+  const adapterRef = builtin || isAbsolute(adapter) ? adapter : resolve(adapter);
+  const designOptions: Record<string, unknown> = { adapter: adapterRef, nodes };
   for (const k of SHARED_NODE_OPTIONS) if (k in original) designOptions[k] = original[k];
   if (s.design === "redlock") {
     const redlock: Record<string, unknown> = {};
@@ -46,6 +49,6 @@ export function withLibrary(s: Scenario, adapter: string, field = "--lock"): Sce
     const ioredis = { commandTimeout: typeof original.requestTimeoutMs === "number" ? original.requestTimeoutMs : REDLOCK_MODEL_REQUEST_TIMEOUT_MS };
     designOptions.options = { redlock, ioredis };
   }
-  if (s.design === "library") Object.assign(designOptions, { ...original, adapter });
+  if (s.design === "library") Object.assign(designOptions, { ...original, adapter: adapterRef });
   return { ...s, name: `${s.name}@${adapter}`, title: `${s.title} [${adapter}]`, design: "library", designOptions };
 }

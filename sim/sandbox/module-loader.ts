@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, extname } from "node:path";
 import vm from "node:vm";
+import { transformSync } from "esbuild";
 import { InputError } from "../errors.js";
 import { builtinModule, isBuiltin } from "./builtins.js";
 import type { Realm } from "./realm.js";
@@ -22,17 +23,40 @@ interface Module {
 
 const scriptCache = new Map<string, vm.Script>();
 
+/** ES modules and TypeScript are turned into CommonJS by esbuild (a user's own lock may be either). */
+const TRANSFORM: Record<string, "ts" | "js"> = { ".mjs": "js", ".ts": "ts", ".mts": "ts", ".cts": "ts" };
+
 function compiled(file: string): vm.Script {
   let s = scriptCache.get(file);
   if (!s) {
-    const src = readFileSync(file, "utf8").replace(/^#!.*/, "");
-    if (/^\s*(import|export)\s[^(]/m.test(src) && !/\brequire\s*\(/.test(src)) {
-      throw new InputError(file, "(module)", "a CommonJS module (the sandbox cannot load ES modules; load the package's CommonJS build)");
+    let src = readFileSync(file, "utf8").replace(/^#!.*/, "");
+    const loader = TRANSFORM[extname(file)] ?? (/^\s*(import|export)\s/m.test(src) ? "js" : undefined);
+    if (loader) {
+      try {
+        src = transformSync(src, { format: "cjs", loader, sourcefile: file, target: "node20" }).code;
+      } catch (e) {
+        throw new InputError(file, "(module)", `a module esbuild can compile (${(e as Error).message.split("\n")[0]})`);
+      }
     }
     s = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${src}\n})`, { filename: file });
     scriptCache.set(file, s);
   }
   return s;
+}
+
+/** Node's resolution, plus TypeScript's convention that "./x.js" names ./x.ts in source. */
+function resolveFrom(fromFile: string, spec: string): string | undefined {
+  const req = createRequire(fromFile);
+  const candidates = [spec];
+  if (/^\.\.?\//.test(spec) && /\.[cm]?js$/.test(spec)) candidates.push(spec.replace(/\.([cm]?)js$/, ".$1ts"));
+  for (const c of candidates) {
+    try {
+      return req.resolve(c);
+    } catch {
+      // try the next spelling
+    }
+  }
+  return undefined;
 }
 
 export class ModuleLoader {
@@ -67,12 +91,8 @@ export class ModuleLoader {
       m.loaded = true;
       return m.exports;
     }
-    let file: string;
-    try {
-      file = createRequire(fromFile).resolve(spec);
-    } catch {
-      throw new InputError(fromFile, `require("${spec}")`, "a module that can be found from this file (is the package installed?)");
-    }
+    const file = resolveFrom(fromFile, spec);
+    if (!file) throw new InputError(fromFile, `require("${spec}")`, "a module that can be found from this file (is the package installed?)");
     return this.load(file);
   }
 

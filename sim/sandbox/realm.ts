@@ -16,6 +16,7 @@
  */
 import vm from "node:vm";
 import { LibraryError, SimulationEscapeError } from "./errors.js";
+import { InputError } from "../errors.js";
 import { PRELUDE_SOURCE } from "./prelude.js";
 
 export interface RealmHost {
@@ -166,7 +167,8 @@ export class Realm {
     try {
       return fn();
     } catch (e) {
-      if (e instanceof SimulationEscapeError) this.fail(e);
+      // An escape, or a user's input error (an adapter that cannot be found): kept as it is.
+      if (e instanceof SimulationEscapeError || e instanceof InputError) this.fail(e as Error);
       else if (this.failure === undefined) this.fail(e instanceof LibraryError ? e : new LibraryError(this.host.processId, where, e));
       return undefined;
     }

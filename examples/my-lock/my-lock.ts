@@ -1,0 +1,44 @@
+/**
+ * A user's own Redis lock, the kind a team writes and ships: SET NX PX with a random
+ * token, retry until a deadline, release by compare-and-delete (a Lua script, loaded
+ * with ioredis's defineCommand). It is correct as far as Redis goes — and still not safe
+ * against a pause of its own process, which is what lockstep shows.
+ *
+ * Nothing in this file knows about lockstep: it takes an ioredis client.
+ */
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+
+const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
+
+export interface Held {
+  key: string;
+  token: string;
+  /** Date.now() before which this process believes it holds the lock. */
+  validUntilMs: number;
+}
+
+export class MyLock {
+  constructor(
+    private readonly redis: Redis,
+    private readonly retryMs = 25,
+  ) {
+    redis.defineCommand("myLockRelease", { numberOfKeys: 1, lua: RELEASE });
+  }
+
+  async acquire(key: string, ttlMs: number, waitMs: number): Promise<Held | null> {
+    const token = randomBytes(16).toString("hex");
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const started = Date.now();
+      if ((await this.redis.set(key, token, "PX", ttlMs, "NX")) === "OK") return { key, token, validUntilMs: started + ttlMs };
+      if (Date.now() + this.retryMs > deadline) return null;
+      await new Promise((r) => setTimeout(r, this.retryMs));
+    }
+  }
+
+  async release(h: Held): Promise<boolean> {
+    const n = await (this.redis as unknown as { myLockRelease(k: string, t: string): Promise<number> }).myLockRelease(h.key, h.token);
+    return n === 1;
+  }
+}
