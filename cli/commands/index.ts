@@ -23,6 +23,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: async () => (await import("./run.js")).registerRun,
   },
   {
+    name: "real",
+    args: "<scenario>",
+    summary:
+      "run a scenario against real servers and real npm clients on 127.0.0.1; write history.jsonl, results.json and report.html, judged by the same checkers (not replayable)",
+    load: async () => (await import("./real.js")).registerReal,
+  },
+  {
     name: "list",
     args: "",
     summary: "name the designs, scenarios and checkers lockstep knows",

@@ -1,0 +1,112 @@
+import type { Command } from "commander";
+import { join } from "node:path";
+import { loadScenario } from "../../scenarios/index.js";
+import { InputError } from "../../sim/errors.js";
+import { EXIT } from "../exit-codes.js";
+import { setExitCode } from "../exit-state.js";
+import { parsePositiveInt } from "../args.js";
+import { printable } from "../printable.js";
+import { writeJsonAtomic } from "../sweep/write.js";
+import { planReal } from "../../real/plan.js";
+import { runRealOnce } from "../../real/run.js";
+import { recordRealRun, writeRealArtifacts, type RealRunRecord } from "../../real/record.js";
+import { parseTimeScale } from "../../real/time-scale.js";
+import { RealRunError } from "../../real/errors.js";
+import { checksHold, summarize } from "../../real/summary.js";
+import { formatRealRun, formatRealRunLine, formatRealSummary } from "../../real/format.js";
+import { MissingServerBinaryError, ServerExitedError, ServerStartTimeoutError, ServerStopTimeoutError } from "../../real/servers/index.js";
+
+interface RealFlags {
+  runs: string;
+  out?: string;
+  timeScale: string;
+  okIfExpected?: boolean;
+  json?: boolean;
+}
+
+/** More real runs than this in one command is a sweep's job (each run starts real processes). */
+const RUNS_MAX = 1000;
+
+export function registerReal(program: Command): void {
+  program
+    .command("real")
+    .description("run a scenario against real servers and real npm clients on 127.0.0.1; write history.jsonl, results.json and report.html, judged by the same checkers (not replayable)")
+    .argument("<scenario>", "a scenario name (see `lockstep list`) or a path to a scenario JSON file")
+    .option("--runs <n>", "real runs, one after another (with more than 1: run-<i>/ per run and summary.json)", "1")
+    .option("--out <dir>", "directory for the run's files (default: runs/<scenario>-real)")
+    .option("--time-scale <x>", "multiply the scenario's times (TTLs, pauses, durations) by x, e.g. 0.2 for quick runs", "1")
+    .option("--ok-if-expected", "exit 0 when every run's outcome is the scenario's expected verdict, even if unsafe")
+    .option("--json", "print results.json (summary.json with --runs > 1) instead of the summary")
+    .action(async (name: string, opts: RealFlags) => {
+      const runs = parsePositiveInt(opts.runs, "--runs");
+      if (runs > RUNS_MAX) throw new InputError("<arg>", "--runs", `expected at most ${RUNS_MAX}, got ${runs}`);
+      const factor = parseTimeScale(opts.timeScale);
+      const scenario = loadScenario(name);
+      const plan = planReal(scenario, factor);
+      const dir = opts.out ?? join("runs", `${scenario.name}-real`);
+      const records: RealRunRecord[] = [];
+      const dirs: string[] = [];
+      const width = String(runs).length;
+      for (let i = 1; i <= runs; i++) {
+        let out;
+        try {
+          out = await runRealOnce(plan, { run: i, runs, seed: scenario.seed + i - 1, progress: (l) => process.stderr.write(`lockstep real: ${printable(l)}\n`) });
+        } catch (err) {
+          const code = realFailureCode(err);
+          if (code === undefined) throw err;
+          setExitCode(code);
+          return;
+        }
+        const record = recordRealRun(plan, out);
+        const runDir = runs === 1 ? dir : join(dir, `run-${String(i).padStart(width, "0")}`);
+        writeRealArtifacts(runDir, record, out.history);
+        records.push(record);
+        dirs.push(runDir);
+        if (opts.json) continue;
+        process.stdout.write(runs === 1 ? formatRealRun(record, runDir) : formatRealRunLine(record, runDir));
+      }
+      if (runs > 1) {
+        const summary = summarize(records, dirs);
+        const path = join(dir, "summary.json");
+        writeJsonAtomic(path, summary);
+        if (opts.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+        else process.stdout.write(formatRealSummary(summary, records[0]!, path));
+      } else if (opts.json) process.stdout.write(JSON.stringify(records[0], null, 2) + "\n");
+      setExitCode(realExitCode(records, opts.okIfExpected ?? false));
+    });
+}
+
+/** Over every run: a run whose real-run checks failed is no evidence (exit 1); then as `lockstep run`/`sweep`. */
+export function realExitCode(records: readonly RealRunRecord[], okIfExpected: boolean): number {
+  if (records.some((r) => !checksHold(r))) {
+    for (const r of records.filter((x) => !checksHold(x))) {
+      for (const c of r.real.checks.filter((x) => !x.ok)) process.stderr.write(printable(`lockstep real: run ${r.real.run} is invalid: ${c.name}: ${c.detail}`) + "\n");
+    }
+    return EXIT.internal;
+  }
+  if (okIfExpected) return records.every((r) => r.expectationMet) ? EXIT.ok : EXIT.unexpected;
+  if (records.some((r) => r.verdicts.safety === false)) return EXIT.safetyViolation;
+  if (records.some((r) => r.verdicts.liveness === false)) return EXIT.livenessViolation;
+  if (records.some((r) => r.verdicts.valid === "unknown")) return EXIT.unknown;
+  return EXIT.ok;
+}
+
+/**
+ * A failure of the real environment, said plainly (no stack): a missing server binary is
+ * the user's to install (exit 2); a server or client that would not start or died, exit 1
+ * with its last log lines.
+ */
+function realFailureCode(err: unknown): number | undefined {
+  if (err instanceof MissingServerBinaryError) {
+    process.stderr.write(`lockstep real: ${printable(err.message)}\n`);
+    return EXIT.badInput;
+  }
+  if (err instanceof RealRunError || err instanceof ServerStartTimeoutError || err instanceof ServerExitedError || err instanceof ServerStopTimeoutError) {
+    const [first, ...rest] = err.message.split("\n");
+    process.stderr.write(`lockstep real: ${printable(first ?? "")}\n`);
+    const tail = [...rest, ...(err instanceof RealRunError && err.logTail ? ["last log lines:", ...err.logTail.split("\n")] : [])];
+    for (const l of tail.slice(-20)) process.stderr.write(`  ${printable(l)}\n`);
+    return EXIT.internal;
+  }
+  return undefined;
+}

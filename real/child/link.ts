@@ -1,0 +1,171 @@
+// The client process's side of the control connection: it stamps and sends this client's
+// history events, calls the in-driver storage, reports grant expiries, and holds at gates.
+//
+// Timeouts here never race a stop: after SIGCONT, libuv runs timers whose deadline passed
+// during the stop *before* it reads input that arrived meanwhile (measured: a 200 ms timer
+// beat a reply buffered during a 500 ms stop 10 times in 10). The simulator delivers what
+// queued during a pause in arrival order, so a reply that arrived first wins there. Every
+// timeout below therefore gives its verdict one setImmediate later, after the poll phase
+// has read what is buffered.
+import { connect, type Socket } from "node:net";
+import type { EventType } from "../../sim/history.js";
+import { hrNowNs, RunClock } from "../clock.js";
+import { LineSplitter, type ClientConfig, type FromClient, type GateSpec, type StorageRequest, type ToClient } from "../protocol.js";
+
+export type StorageResult = { ok: true; reply: Record<string, unknown> } | { ok: false };
+
+/** setTimeout whose callback runs only after input buffered by then has been handled. */
+export function deferredTimeout(ms: number, fn: () => void): NodeJS.Timeout {
+  return setTimeout(() => setImmediate(fn), Math.max(0, ms));
+}
+
+export class DriverLink {
+  private readonly sock: Socket;
+  private clock: RunClock | undefined;
+  private config: ClientConfig | undefined;
+  private readonly oneShot = new Map<string, (msg: ToClient) => void>();
+  /** config/start messages that arrived before anyone waited for them. */
+  private readonly early = new Map<string, ToClient>();
+  private readonly calls = new Map<number, (r: StorageResult) => void>();
+  private readonly gateWaits = new Map<number, () => void>();
+  private readonly counts = new Map<string, number>();
+  private nextRpcId = 1;
+  private closed = false;
+
+  constructor(
+    host: string,
+    port: number,
+    private readonly onClose: () => void,
+  ) {
+    this.sock = connect({ host, port });
+    this.sock.setNoDelay(true);
+    this.sock.setEncoding("utf8");
+    const lines = new LineSplitter((line) => this.onMessage(JSON.parse(line) as ToClient));
+    this.sock.on("data", (chunk: string) => lines.push(chunk));
+    this.sock.on("error", () => {});
+    this.sock.on("close", () => {
+      this.closed = true;
+      this.onClose();
+    });
+  }
+
+  connected(timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no connection to the driver within ${timeoutMs} ms`)), timeoutMs);
+      this.sock.once("connect", () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  send(msg: FromClient): void {
+    if (!this.closed) this.sock.write(JSON.stringify(msg) + "\n");
+  }
+
+  /** The next message of kind `t` (config, start), bounded. */
+  next<K extends ToClient["t"]>(t: K, timeoutMs: number): Promise<Extract<ToClient, { t: K }>> {
+    const got = this.early.get(t);
+    if (got) {
+      this.early.delete(t);
+      return Promise.resolve(got as Extract<ToClient, { t: K }>);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.oneShot.delete(t);
+        reject(new Error(`no ${t} from the driver within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.oneShot.set(t, (m) => {
+        clearTimeout(timer);
+        resolve(m as Extract<ToClient, { t: K }>);
+      });
+    });
+  }
+
+  private onMessage(m: ToClient): void {
+    switch (m.t) {
+      case "ping":
+        this.send({ t: "pong", hrNs: hrNowNs().toString() });
+        return;
+      case "config":
+        this.config = m.config;
+        break;
+      case "start":
+        this.clock = new RunClock(BigInt(m.t0Ns));
+        break;
+      case "storage-reply": {
+        const id = m.body.inReplyTo as number;
+        const done = this.calls.get(id);
+        this.calls.delete(id);
+        done?.({ ok: true, reply: m.body });
+        return;
+      }
+      case "go": {
+        const go = this.gateWaits.get(m.gateId);
+        this.gateWaits.delete(m.gateId);
+        go?.();
+        return;
+      }
+    }
+    const waiter = this.oneShot.get(m.t);
+    this.oneShot.delete(m.t);
+    if (waiter) waiter(m);
+    else this.early.set(m.t, m);
+  }
+
+  nowUs(): number {
+    if (!this.clock) throw new Error("the run has not started");
+    return this.clock.nowUs();
+  }
+
+  /**
+   * Record one of this client's history events, stamped now. If the event is a fault's
+   * trigger (a gate), wait here until the driver has applied the fault: the driver stops
+   * this process, then sends `go`, which is read only once the process runs again.
+   */
+  async record(type: EventType, f: string, lock?: string, value?: unknown): Promise<void> {
+    const timeUs = this.nowUs();
+    this.send({ t: "event", ev: { timeUs, type, f, ...(lock !== undefined ? { lock } : {}), ...(value !== undefined ? { value } : {}) } });
+    const key = `${f}\u0000${type}`;
+    const n = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, n);
+    const gate = this.config?.gates.find((g: GateSpec) => g.f === f && g.type === type && g.nth === n);
+    if (gate) await this.waitAtGate(gate.gateId);
+  }
+
+  private waitAtGate(gateId: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = deferredTimeout(this.config!.gateTimeoutMs, () => {
+        if (!this.gateWaits.has(gateId)) return;
+        this.gateWaits.delete(gateId);
+        reject(new Error(`no go from the driver at gate ${gateId} within ${this.config!.gateTimeoutMs} ms`));
+      });
+      this.gateWaits.set(gateId, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.send({ t: "gate", gateId });
+    });
+  }
+
+  reportGrant(grantId: string, expiresAtUs: number): void {
+    this.send({ t: "grant", grantId, expiresAtUs: Math.round(expiresAtUs), atUs: this.nowUs() });
+  }
+
+  /** One call to the in-driver storage; { ok: false } after timeoutMs (a late reply is dropped, as in the simulator). */
+  storage(msg: Omit<StorageRequest, "rpcId">, timeoutMs: number): Promise<StorageResult> {
+    const rpcId = this.nextRpcId++;
+    return new Promise((resolve) => {
+      const timer = deferredTimeout(timeoutMs, () => {
+        if (!this.calls.has(rpcId)) return;
+        this.calls.delete(rpcId);
+        resolve({ ok: false });
+      });
+      this.calls.set(rpcId, (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
+      this.send({ t: "storage", msg: { ...msg, rpcId } });
+    });
+  }
+}

@@ -1,0 +1,44 @@
+// What a client recipe offers the workload loop: the real counterpart of impls/types.ts's
+// LockClient, async and timed on the run clock (µs since the run's t0).
+
+export interface RealGrant {
+  lock: string;
+  /** The random value identifying this holder at the servers. */
+  secret: string;
+  token?: number;
+  ttlMs: number;
+  validityMs: number;
+  /** Run time (µs) from which the library no longer believes it holds the lock. */
+  expiresAtUs: number;
+  /** The library's own lock object, where it has one. */
+  data?: unknown;
+}
+
+export type RealAcquireResult =
+  | { outcome: "ok"; grant: RealGrant }
+  | { outcome: "fail"; reason: string }
+  | { outcome: "unknown"; reason: string };
+
+export type RealReleaseResult = { outcome: "ok"; released: boolean } | { outcome: "unknown"; reason: string };
+
+export type RealExtendResult = { outcome: "ok"; validityMs: number } | { outcome: "fail"; reason: string } | { outcome: "unknown"; reason: string };
+
+export interface RealLockClient {
+  /** Connect to the servers; resolves when every connection is ready (bounded by the caller). */
+  connect(): Promise<void>;
+  acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult>;
+  release(grant: RealGrant): Promise<RealReleaseResult>;
+  /** On ok, updates grant.validityMs and grant.expiresAtUs. */
+  extend(grant: RealGrant, ttlMs: number): Promise<RealExtendResult>;
+  /** Whether the library still believes it holds the grant, by its own clock. */
+  holds(grant: RealGrant): boolean;
+  /** The npm packages (name → version) this recipe runs on, as loaded by this process. */
+  packages(): Record<string, string>;
+  close(): void;
+}
+
+export const sleepMs = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,69 @@
+// Entry of a client process in a real run (started by the driver, real/clients.ts):
+//   node main.js <control-port> <client-id> <secret>
+// It connects to the driver on 127.0.0.1, takes its config, connects its npm client(s) to
+// the redis-servers, reports ready, waits for the start (the run's t0 on CLOCK_MONOTONIC),
+// runs the workload, reports done and idles until the driver ends it. If the driver goes
+// away (the control connection closes) it exits at once; a stopped (SIGSTOPped) client
+// that outlives its driver is SIGKILLed by the watchdog it runs under.
+import { DriverLink } from "./link.js";
+import type { RealLockClient } from "./lock-client.js";
+import { RedlockRecipe } from "./redlock.js";
+import { SetnxRecipe } from "./setnx.js";
+import { clientLoop } from "./workload.js";
+import type { RecipeConfig } from "../protocol.js";
+
+const CONNECT_TIMEOUT_MS = 10_000;
+const CONFIG_TIMEOUT_MS = 30_000;
+const REDIS_CONNECT_TIMEOUT_MS = 10_000;
+const START_TIMEOUT_MS = 60_000;
+
+function recipeFor(cfg: RecipeConfig, nowUs: () => number): RealLockClient {
+  switch (cfg.kind) {
+    case "setnx":
+      return new SetnxRecipe(cfg, nowUs);
+    case "redlock-v4":
+      return new RedlockRecipe(cfg, nowUs);
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+async function main(): Promise<void> {
+  const [portText, clientId, secret] = process.argv.slice(2);
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port <= 0 || !clientId || !secret) throw new Error("usage: main.js <control-port> <client-id> <secret>");
+  let finished = false;
+  const link = new DriverLink("127.0.0.1", port, () => process.exit(finished ? 0 : 1));
+  await link.connected(CONNECT_TIMEOUT_MS);
+  link.send({ t: "hello", clientId, secret, pid: process.pid });
+  const { config } = await link.next("config", CONFIG_TIMEOUT_MS);
+  const locks = recipeFor(config.recipe, () => link.nowUs());
+  try {
+    await withTimeout(locks.connect(), REDIS_CONNECT_TIMEOUT_MS, "connecting to redis");
+  } catch (err) {
+    link.send({ t: "fatal", message: `${clientId}: ${(err as Error).message}` });
+    throw err;
+  }
+  link.send({ t: "ready", packages: { node: process.version, ...locks.packages() } });
+  await link.next("start", START_TIMEOUT_MS);
+  try {
+    const ops = await clientLoop({ link, locks, clientId, spec: config.workload, client: config.client, endUs: config.endUs, seed: config.seed });
+    finished = true;
+    link.send({ t: "done", ops });
+  } catch (err) {
+    link.send({ t: "fatal", message: `${clientId}: ${(err as Error).stack ?? err}` });
+    throw err;
+  }
+  // Idle until the driver closes the connection (then onClose exits) or kills us.
+  locks.close();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`lockstep client: ${(err as Error).stack ?? err}\n`);
+  // Give the fatal message a moment to leave, then go.
+  setTimeout(() => process.exit(1), 50);
+});

@@ -1,0 +1,196 @@
+// The driver's fault engine for a real run: fires the plan's pause steps at their triggers
+// (plan.ts says which trigger is made race-free how) and records each fault's start and end
+// in the history as the `nemesis` process, as sim/faults.ts does.
+//
+// A pause is SIGSTOP of the target's process (a Node client: timers, sockets and reply
+// handling all freeze; a redis-server: it serves nothing, its keys expire meanwhile by
+// their TTLs), confirmed by the kernel's process state ('T' in /proc/<pid>/stat), and
+// SIGCONT when its duration has passed on the run clock. The start is stamped just before
+// SIGSTOP is sent, the end just before SIGCONT is, so nothing the target does after waking
+// can carry an earlier stamp than the pause's end.
+import { readFileSync } from "node:fs";
+import type { EventType } from "../sim/history.js";
+import type { ServerProcess } from "./servers/index.js";
+import type { RunClock } from "./clock.js";
+import type { RunHistory } from "./history.js";
+import type { PlannedFault } from "./plan.js";
+
+/** What results.json says about each fault step that fired. */
+export interface FaultLog {
+  step: number;
+  kind: string;
+  target: string;
+  trigger: string;
+  durationMs: number;
+  startUs: number;
+  /** When the kernel first showed the target stopped; undefined if it never did within the bound. */
+  stoppedUs?: number;
+  resumedUs?: number;
+  /** For request and gate triggers: when the held reply or go was released (after the stop). */
+  releasedUs?: number;
+}
+
+const STOP_CONFIRM_TRIES_MAX = 200;
+const RESUME_REARM_MAX = 8;
+
+function isStopped(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const s = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return s === "T" || s === "t";
+  } catch {
+    return false;
+  }
+}
+
+interface Paused {
+  proc: ServerProcess;
+  untilUs: number;
+  timer?: NodeJS.Timeout;
+  /** The pause steps in force on this target, and whether their end is noted. */
+  steps: Array<{ step: number; untilUs: number; noted: boolean; log: FaultLog }>;
+}
+
+export class RealFaults {
+  private readonly counts = new Map<number, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly paused = new Map<string, Paused>();
+  private readonly inFlight = new Set<Promise<void>>();
+  readonly log: FaultLog[] = [];
+  private stopped = false;
+
+  constructor(
+    private readonly faults: readonly PlannedFault[],
+    private readonly clock: RunClock,
+    private readonly history: RunHistory,
+    private readonly processOf: (id: string) => ServerProcess | undefined,
+  ) {}
+
+  /** Arm the time triggers (relative to the run's t0). */
+  install(): void {
+    for (const pf of this.faults) {
+      if (pf.trigger.kind === "time") this.after((pf.trigger.atMs + pf.step.delayMs) * 1000, () => void this.fire(pf));
+    }
+  }
+
+  /** A client's storage request reached the driver. Resolves once every step it triggers with no delay is applied. */
+  onStorageRequest(clientId: string, f: "read" | "write"): Promise<FaultLog[]> {
+    return this.onTrigger((t) => t.kind === "storage-request" && t.process === clientId && t.f === f);
+  }
+
+  /** A client waits at gate `gateId` (the trigger of that step). */
+  onGate(clientId: string, gateId: number): Promise<FaultLog[]> {
+    return this.onTrigger((t) => t.kind === "gate" && t.process === clientId && t.gateId === gateId, true);
+  }
+
+  /** The in-driver storage recorded an event; the caller holds its reply until this resolves. */
+  onStorageEvent(f: string, type: EventType): Promise<FaultLog[]> {
+    return this.onTrigger((t) => t.kind === "storage-event" && t.f === f && t.type === type);
+  }
+
+  private async onTrigger(match: (t: PlannedFault["trigger"]) => boolean, counted = false): Promise<FaultLog[]> {
+    const now: Array<Promise<FaultLog | undefined>> = [];
+    for (const pf of this.faults) {
+      if (!match(pf.trigger)) continue;
+      // A gate is sent only at its nth event (the client counts); other triggers count here.
+      const n = (this.counts.get(pf.index) ?? 0) + 1;
+      this.counts.set(pf.index, n);
+      const nth = pf.trigger.kind === "time" ? 1 : pf.trigger.nth;
+      if (!counted && n !== nth) continue;
+      if (pf.step.delayMs > 0) this.after(this.clock.nowUs() + pf.step.delayMs * 1000, () => void this.fire(pf));
+      else now.push(this.fire(pf));
+    }
+    const logs = await Promise.all(now);
+    return logs.filter((l): l is FaultLog => l !== undefined);
+  }
+
+  /** A timer at run time `atUs`. */
+  private after(atUs: number, fn: () => void): void {
+    if (this.stopped) return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (!this.stopped) fn();
+    }, Math.max(0, (atUs - this.clock.nowUs()) / 1000));
+    this.timers.add(t);
+  }
+
+  private fire(pf: PlannedFault): Promise<FaultLog | undefined> {
+    const p = this.pause(pf);
+    const tracked = p.then(() => undefined, () => undefined);
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+    return p;
+  }
+
+  private async pause(pf: PlannedFault): Promise<FaultLog | undefined> {
+    if (this.stopped) return undefined;
+    const proc = this.processOf(pf.target);
+    const durationMs = pf.step.durationMs ?? 0;
+    const startUs = this.clock.nowUs();
+    const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs, startUs };
+    this.log.push(log);
+    this.history.nemesis(startUs, "pause", { phase: "start", step: pf.index, targets: [pf.target], durationMs, ...(pf.step.note ? { note: pf.step.note } : {}) });
+    if (!proc || !proc.isLive()) throw new Error(`fault step ${pf.index}: ${pf.target} is not running`);
+    await proc.pause();
+    // ServerProcess.pause gives up silently after its bound; look for ourselves (bounded).
+    for (let i = 0; i < STOP_CONFIRM_TRIES_MAX && !isStopped(proc.pid); i++) await new Promise((r) => setTimeout(r, 1));
+    if (isStopped(proc.pid)) log.stoppedUs = this.clock.nowUs();
+    const untilUs = startUs + durationMs * 1000;
+    // SIGCONT when the last overlapping pause of this target ends (sim: pausedUntil = max);
+    // each step's end note at its own end, the last one's as SIGCONT is sent.
+    let entry = this.paused.get(pf.target);
+    if (!entry) {
+      entry = { proc, untilUs, steps: [] };
+      this.paused.set(pf.target, entry);
+    }
+    const mine = { step: pf.index, untilUs, noted: false, log };
+    entry.steps.push(mine);
+    const e = entry;
+    this.after(untilUs, () => {
+      if (!mine.noted && this.paused.get(pf.target) === e && untilUs < e.untilUs) this.noteEnd(pf.target, mine);
+    });
+    if (untilUs >= entry.untilUs || !entry.timer) {
+      if (entry.timer) clearTimeout(entry.timer);
+      entry.untilUs = Math.max(entry.untilUs, untilUs);
+      this.armResume(pf.target, entry, 0);
+    }
+    return log;
+  }
+
+  private noteEnd(target: string, s: { step: number; noted: boolean }, atUs = this.clock.nowUs()): void {
+    s.noted = true;
+    this.history.nemesis(atUs, "pause", { phase: "end", step: s.step, targets: [target] });
+  }
+
+  /** SIGCONT at entry.untilUs; a timer that fires a little early (libuv's ms clock) is re-armed. */
+  private armResume(target: string, entry: Paused, rearms: number): void {
+    const waitMs = Math.max(0, (entry.untilUs - this.clock.nowUs()) / 1000);
+    entry.timer = setTimeout(() => {
+      if (this.stopped || this.paused.get(target) !== entry) return;
+      if (this.clock.nowUs() < entry.untilUs && rearms < RESUME_REARM_MAX) return this.armResume(target, entry, rearms + 1);
+      this.paused.delete(target);
+      // Stamped before SIGCONT leaves: the target may run (and stamp its next event) at once.
+      const now = this.clock.nowUs();
+      for (const s of entry.steps) {
+        s.log.resumedUs = now;
+        if (!s.noted) this.noteEnd(target, s, now);
+      }
+      if (entry.proc.isLive()) entry.proc.resume();
+    }, Math.ceil(waitMs));
+  }
+
+  /** Is anything still to happen: a timer armed, a pause in force or being applied? */
+  busy(): boolean {
+    return this.timers.size > 0 || this.paused.size > 0 || this.inFlight.size > 0;
+  }
+
+  /** The run is over: no more faults. Stopped targets stay stopped (they are killed next). */
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const p of this.paused.values()) if (p.timer) clearTimeout(p.timer);
+    this.paused.clear();
+  }
+}

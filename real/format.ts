@@ -1,0 +1,57 @@
+// Terminal output of `lockstep real`: every run marked as a real run that cannot be replayed,
+// with the versions of what it ran on.
+import { join } from "node:path";
+import type { RealRunRecord } from "./record.js";
+import type { RealSummary } from "./summary.js";
+import { checksHold } from "./summary.js";
+
+const mark = (v: boolean | string): string => (v === true ? "ok  " : v === false ? "FAIL" : "??  ");
+
+export function versionsLine(r: RealRunRecord): string {
+  const servers = [...new Set(r.real.servers.map((s) => `redis-server ${s.version}`))].join(", ");
+  const pkgs = new Map<string, string>();
+  for (const c of r.real.clients) for (const [k, v] of Object.entries(c.packages)) pkgs.set(k, v);
+  return `${servers}; ${[...pkgs].map(([k, v]) => `${k} ${v}`).join(", ")}`;
+}
+
+export function formatRealRun(r: RealRunRecord, dir: string): string {
+  const lines: string[] = [];
+  lines.push(`lockstep real ${r.scenario.name} — design ${r.scenario.design}, run ${r.real.run}/${r.real.runs} — ${r.real.note}`);
+  lines.push(`  servers: ${r.real.servers.map((s) => `${s.id} (redis-server ${s.version}, 127.0.0.1:${s.port}, AOF ${s.aof})`).join(", ")}`);
+  lines.push(`  clients: ${r.real.clients.map((c) => c.id).join(", ")} — one node process each: ${r.real.clientRecipe}`);
+  lines.push(`  versions: ${versionsLine(r)}`);
+  const ts = r.real.timeScale;
+  lines.push(`  time scale: ${ts.factor === 1 ? "1 (the scenario's times)" : `${ts.factor} (scaled: ${ts.scaled.join(", ")}; not scaled: ${ts.unscaled.join(", ")})`}`);
+  for (const n of r.real.notApplied) lines.push(`  not applied: ${n}`);
+  for (const f of r.real.faults) {
+    const stop = f.stoppedUs !== undefined ? `stopped ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGSTOP` : "NOT shown stopped";
+    const held = f.releasedUs !== undefined && f.stoppedUs !== undefined ? `, held reply released ${((f.releasedUs - f.stoppedUs) / 1000).toFixed(1)} ms after the stop` : "";
+    const cont = f.resumedUs !== undefined ? `, SIGCONT after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", still stopped at the run's end";
+    lines.push(`  fault step ${f.step}: ${f.kind} of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${stop}${held}${cont}`);
+  }
+  for (const c of r.verdicts.results) lines.push(`  ${mark(c.valid)} ${c.checker.padEnd(18)} ${c.summary}`);
+  const bad = r.real.checks.filter((c) => !c.ok);
+  if (bad.length === 0) lines.push(`  run checks: all ${r.real.checks.length} hold (${r.real.checks.find((c) => c.name === "fault steps fired")?.detail ?? ""})`);
+  for (const c of bad) lines.push(`  run check FAILED: ${c.name}: ${c.detail}`);
+  lines.push(`outcome: ${r.verdicts.outcome} (expected: ${r.scenario.expect}${r.expectationMet ? ", as expected" : ", NOT as expected"}); wall ${(r.real.wallMs / 1000).toFixed(1)} s, ${r.meta.eventsRun} events, ended: ${r.real.endedBy}`);
+  lines.push(`${r.real.note}; run it again (a new history): ${r.real.rerun ?? ""}`);
+  lines.push(`wrote ${join(dir, "history.jsonl")}, ${join(dir, "results.json")}, ${join(dir, "report.html")}`);
+  return lines.join("\n") + "\n";
+}
+
+/** One line per run when there are several. */
+export function formatRealRunLine(r: RealRunRecord, dir: string): string {
+  return `run ${r.real.run}/${r.real.runs}: ${r.verdicts.outcome}${r.expectationMet ? " (as expected)" : ` (expected ${r.scenario.expect})`}, wall ${(r.real.wallMs / 1000).toFixed(1)} s, ${r.meta.eventsRun} events${checksHold(r) ? "" : ", RUN CHECKS FAILED"} → ${dir}\n`;
+}
+
+export function formatRealSummary(s: RealSummary, first: RealRunRecord, summaryPath: string): string {
+  const lines: string[] = [];
+  lines.push(`lockstep real ${s.scenario} — design ${s.design}, ${s.runs} real runs — ${s.note}`);
+  lines.push(`  versions: ${versionsLine(first)}; time scale ${s.timeScale}`);
+  const order = Object.entries(s.outcomes).sort((a, b) => b[1] - a[1]);
+  lines.push(`  outcomes: ${order.map(([o, n]) => `${o} ${n}/${s.runs} (${((100 * n) / s.runs).toFixed(0)}%)`).join(", ")}`);
+  lines.push(`  expected ${s.expect}: ${s.expected.matched}/${s.runs}; safety violations in ${s.safetyViolations}/${s.runs}${s.invalidRuns > 0 ? `; INVALID runs (run checks failed): ${s.invalidRuns}` : ""}`);
+  lines.push(`  wall time: ${(s.wallMs.total / 1000).toFixed(1)} s in all, at most ${(s.wallMs.max / 1000).toFixed(1)} s per run`);
+  lines.push(`wrote ${summaryPath} and ${s.runs} run directories`);
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,144 @@
+// Scenario → real-mode plan. Everything real mode cannot do as the scenario says is refused
+// here, before any process starts, naming the field or fault step; what it runs without
+// (the simulator's network latency model, a wait bound the library lacks) is listed in
+// `notApplied`, printed with the run and kept in results.json — never dropped silently.
+//
+// Fault steps, and how each trigger is made race-free (docs/real-mode.md):
+//   pause of a client or a redis-server, triggered
+//     at a time (atMs)                      → a driver timer; SIGSTOP whatever the target is doing
+//     on a client's read/write invoke       → when that request reaches the in-driver storage:
+//                                             the request has left by then; the driver applies
+//                                             it, SIGSTOPs the target, waits until the kernel
+//                                             shows it stopped, and only then sends the reply
+//     on a client's ok/fail/info event      → a gate: the client sends the event and waits for
+//                                             the driver's go; the driver stops the target and
+//                                             then sends go, which is read after SIGCONT
+//     on a storage-write event              → in the driver, as the write is recorded
+//   every other kind or trigger             → refused (crash/restart, clock faults, partitions,
+//                                             delays, loss; a trigger on an acquire/release/
+//                                             extend invoke, whose request leaves inside the
+//                                             client library — a per-link proxy would be needed)
+import { InputError } from "../sim/errors.js";
+import type { EventType } from "../sim/history.js";
+import type { FaultStep, Scenario } from "../scenarios/schema.js";
+import { planDesign, type RealDesignPlan } from "./designs.js";
+import { RESOURCE_ID } from "./storage.js";
+import { scaleScenario, timeScaleInfo, type TimeScale } from "./time-scale.js";
+
+export type FaultTrigger =
+  | { kind: "time"; atMs: number }
+  /** A client's storage request of this kind reaching the driver, the nth time. */
+  | { kind: "storage-request"; process: string; f: "read" | "write"; nth: number }
+  /** A client's own ok/fail/info event: it waits at a gate until the fault is applied. */
+  | { kind: "gate"; process: string; f: string; type: EventType; nth: number; gateId: number }
+  /** The in-driver storage's own event (storage-write ok/fail). */
+  | { kind: "storage-event"; f: string; type: EventType; nth: number };
+
+export interface PlannedFault {
+  index: number;
+  step: FaultStep;
+  target: string;
+  targetKind: "client" | "server";
+  trigger: FaultTrigger;
+}
+
+export interface RealPlan {
+  /** The scenario with --time-scale applied (what the run and the checkers use). */
+  scenario: Scenario;
+  /** The scenario as written. */
+  original: Scenario;
+  design: RealDesignPlan;
+  faults: PlannedFault[];
+  notApplied: string[];
+  timeScale: TimeScale;
+}
+
+/** Why each fault kind other than pause is refused, and what it would take. */
+const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
+  crash: "SIGKILL + restart would lose nothing (the page cache outlives the process), so a host crash needs the AOF cut back to its last fsync: not in real mode yet",
+  restart: "restart follows crash, which is not in real mode yet",
+  "clock-jump": "redis-server deadlocks under libfaketime; a jump needs the PTTL-shifting emulation, not in real mode yet",
+  "clock-drift": "redis-server deadlocks under libfaketime; drift is not in real mode yet",
+  partition: "a partition needs a per-link TCP proxy (or nftables on per-client addresses), not in real mode yet",
+  cut: "cutting links needs a per-link TCP proxy, not in real mode yet",
+  isolate: "isolating a process needs a per-link TCP proxy, not in real mode yet",
+  heal: "heal undoes partitions, which are not in real mode yet",
+  delay: "delaying links needs a per-link TCP proxy, not in real mode yet",
+  loss: "losing messages needs a per-link TCP proxy, not in real mode yet",
+};
+
+const SIM_NETWORK_DEFAULTS = { latencyUsBase: 500, latencyUsJitter: 200 };
+
+function describeStep(st: FaultStep): string {
+  const trig = st.atMs !== undefined ? `at ${st.atMs} ms` : `on ${st.on!.process}'s ${st.on!.f} ${st.on!.type}${st.on!.nth > 1 ? ` #${st.on!.nth}` : ""}`;
+  return `${st.kind}${st.target ? ` of ${st.target}` : ""} ${trig}`;
+}
+
+export function planReal(original: Scenario, timeScale = 1): RealPlan {
+  const s = scaleScenario(original, timeScale);
+  const notApplied: string[] = [];
+  const field = (f: string, why: string): never => {
+    throw new InputError(s.file, f, `real mode cannot run this: ${why}`);
+  };
+
+  if (s.nemesis) field("nemesis", "a random nemesis is not in real mode yet; give the fault steps in `faults`");
+  for (const [id, c] of Object.entries(s.clocks)) {
+    if (c.offsetMs !== 0 || c.driftPpm !== 0) field(`clocks.${id}`, "clock offsets and drift are not in real mode yet (redis-server's clock cannot be faked: libfaketime deadlocks it)");
+  }
+  const n = s.network;
+  if (n.lossRate > 0) field("network.lossRate", "message loss needs a per-link proxy, not in real mode yet");
+  if (n.duplicateRate > 0) field("network.duplicateRate", "TCP does not duplicate, and no proxy adds duplicates yet");
+  if (n.links.length > 0) field("network.links[0]", "per-link conditions need a per-link proxy, not in real mode yet");
+  if (n.latencyUsBase !== SIM_NETWORK_DEFAULTS.latencyUsBase || n.latencyUsJitter !== SIM_NETWORK_DEFAULTS.latencyUsJitter) {
+    notApplied.push(`network.latencyUsBase ${n.latencyUsBase} µs / latencyUsJitter ${n.latencyUsJitter} µs: the simulator's latency model; real runs have loopback's own latency`);
+  }
+
+  const design = planDesign(s, notApplied);
+  if (s.workload.fencing && !design.fencing) field("workload.fencing", `design "${s.design}" issues no fencing token; expected false, or a design with tokens`);
+
+  const clientIds = new Set(s.clients.map((c) => c.id));
+  const serverIds = new Set(design.redis.map((r) => r.id));
+  for (const id of clientIds) if (serverIds.has(id) || id === RESOURCE_ID) field("clients", `client id "${id}" clashes with a server process`);
+
+  const faults = s.faults.map((step, index): PlannedFault => {
+    const at = `faults[${index}]`;
+    const what = describeStep(step);
+    if (step.kind !== "pause") field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pause steps only so far`);
+    const target = step.target!;
+    const targetKind = clientIds.has(target)
+      ? "client"
+      : serverIds.has(target)
+        ? "server"
+        : field(`${at}.target`, `unknown process "${target}"; expected one of: ${[...clientIds, ...serverIds].join(", ")}`);
+    return { index, step, target, targetKind, trigger: triggerOf(step, index, at, what, clientIds, serverIds, field) };
+  });
+
+  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale) };
+}
+
+function triggerOf(
+  step: FaultStep,
+  index: number,
+  at: string,
+  what: string,
+  clients: ReadonlySet<string>,
+  servers: ReadonlySet<string>,
+  field: (f: string, why: string) => never,
+): FaultTrigger {
+  if (step.atMs !== undefined) return { kind: "time", atMs: step.atMs };
+  const on = step.on!;
+  if (clients.has(on.process)) {
+    if (on.type === "invoke") {
+      if (on.f === "read" || on.f === "write") return { kind: "storage-request", process: on.process, f: on.f, nth: on.nth };
+      return field(
+        `${at}.on`,
+        `${what}: the ${on.f} request leaves inside the client library, and only a per-link proxy (not in real mode yet) could act right after it left; real mode triggers on a read/write invoke, on a client's ok/fail/info event, or at a time`,
+      );
+    }
+    if (on.f === "lapse") return field(`${at}.on`, `${what}: lapse notes are placed by the driver after the run (a stopped client notes nothing), so they cannot trigger a fault`);
+    return { kind: "gate", process: on.process, f: on.f, type: on.type, nth: on.nth, gateId: index };
+  }
+  if (on.process === RESOURCE_ID) return { kind: "storage-event", f: on.f, type: on.type, nth: on.nth };
+  if (servers.has(on.process)) return field(`${at}.on.process`, `${what}: ${on.process} records no history events, so it can trigger nothing`);
+  return field(`${at}.on.process`, `${what}: real mode triggers on a client's or the storage's events; expected one of: ${[...clients, RESOURCE_ID].join(", ")}`);
+}

@@ -1,0 +1,333 @@
+// One real run of a planned scenario: start the design's redis-servers and one Node process
+// per client (all members of one ServerGroup, so every exit path stops them), check that
+// every client reads the driver's clock, start the clients at a common t0, drive the fault
+// steps, serve the in-driver storage, and collect the history until every client is done
+// (and no fault is pending) or the scenario's end plus the simulator's drain has passed.
+import { randomBytes } from "node:crypto";
+import type { HistoryEvent } from "../sim/history.js";
+import type { RunMeta } from "../sim/runner.js";
+import { ServerGroup, startRedis, type RedisServer, type ServerProcess } from "./servers/index.js";
+import { hrNowNs, RunClock } from "./clock.js";
+import { addClientProcess } from "./clients.js";
+import { ControlServer } from "./control.js";
+import { RealRunError } from "./errors.js";
+import { RealFaults, type FaultLog } from "./faults.js";
+import { RunHistory } from "./history.js";
+import type { RealPlan } from "./plan.js";
+import type { ClientConfig, FromClient, StorageRequest, WireEvent } from "./protocol.js";
+import { DriverStorage, RESOURCE_ID } from "./storage.js";
+import { checkRun, type RunCheck } from "./run-checks.js";
+import { serverVersion } from "./versions.js";
+import type { TimeScale } from "./time-scale.js";
+
+/** After the scenario's end, as sim/runner.ts: time for outstanding operations to complete (scaled with the run). */
+export const DRAIN_MS = 2_000;
+/** t0 lies this far after the start message leaves, so every client has it before time zero. */
+const START_LEAD_MS = 50;
+const PING_TIMEOUT_MS = 2_000;
+const POLL_MS = 10;
+const EVENT_TYPES = new Set(["invoke", "ok", "fail", "info"]);
+
+export const REAL_NOTE = "real run: not replayable";
+
+export interface RealServerInfo {
+  id: string;
+  pid?: number;
+  binary: string;
+  version: string;
+  versionLine: string;
+  port: number;
+  aof: string;
+}
+
+export interface RealClientInfo {
+  id: string;
+  pid?: number;
+  /** Packages as the client process loaded them (node, ioredis, redlock). */
+  packages: Record<string, string>;
+  ops?: number;
+}
+
+/** results.json's `real` block. */
+export interface RealRunInfo {
+  replayable: false;
+  note: typeof REAL_NOTE;
+  run: number;
+  runs: number;
+  timeScale: TimeScale;
+  clock: string;
+  wallMs: number;
+  endedBy: string;
+  servers: RealServerInfo[];
+  clients: RealClientInfo[];
+  clientRecipe: string;
+  faults: FaultLog[];
+  notApplied: string[];
+  checks: RunCheck[];
+  /** The command that runs the scenario for real again (set with the record). */
+  rerun?: string;
+}
+
+export interface RealRunOutput {
+  history: HistoryEvent[];
+  meta: RunMeta;
+  real: RealRunInfo;
+  /** Every pid the run's group spawned (servers, clients, watchdogs) and its temp dir: for leak checks. */
+  pidsEver: number[];
+  dir: string;
+}
+
+export interface RealRunOptions {
+  run: number;
+  runs: number;
+  /** Seeds the clients' think-time jitter (nothing else: real runs are not replayable). */
+  seed: number;
+  progress?: (line: string) => void;
+  /** Parent of the run's temp dir (tests). */
+  parentDir?: string;
+}
+
+interface ClientState {
+  id: string;
+  index: number;
+  proc?: ServerProcess;
+  pid?: number;
+  ready: boolean;
+  packages: Record<string, string>;
+  done: boolean;
+  ops?: number;
+  fatal?: string;
+  closed: boolean;
+  pong?: (ns: bigint) => void;
+  /** Stamp of this client's last event in arrival order: a client's own events must arrive in stamp order. */
+  lastUs: number;
+  misordered: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function isWireEvent(ev: unknown): ev is WireEvent {
+  const e = ev as WireEvent;
+  return typeof e === "object" && e !== null && Number.isFinite(e.timeUs) && EVENT_TYPES.has(e.type) && typeof e.f === "string";
+}
+
+export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise<RealRunOutput> {
+  const s = plan.scenario;
+  const wallStart = performance.now();
+  const group = new ServerGroup(opts.parentDir ? { parentDir: opts.parentDir } : {});
+  let control: ControlServer | undefined;
+  let faults: RealFaults | undefined;
+  try {
+    const secret = randomBytes(16).toString("hex");
+    const clients = new Map<string, ClientState>(
+      s.clients.map((c, index) => [c.id, { id: c.id, index, ready: false, packages: {}, done: false, closed: false, lastUs: -Infinity, misordered: 0 }]),
+    );
+    const history = new RunHistory();
+    let clock: RunClock | undefined;
+    let runError: Error | undefined;
+    let storageRequests = 0;
+    let messages = 0;
+    /** Fault applications the reply being prepared must wait for (storage.handle is synchronous). */
+    let heldBy: Array<Promise<FaultLog[]>> = [];
+    const storage = new DriverStorage({ fencing: s.workload.fencing, ownerCheck: s.workload.ownerCheck }, (type, f, lock, value) => {
+      history.add(RESOURCE_ID, clock!.nowUs(), type, f, lock, value);
+      if (faults) heldBy.push(faults.onStorageEvent(f, type));
+    });
+
+    // Servers start while the client processes boot; a client gets its config once they are up.
+    const serversReady: Promise<RedisServer[]> = Promise.all(plan.design.redis.map((r) => startRedis(group, { name: r.id, aof: r.aof })));
+    serversReady.catch(() => {});
+    const configFor = (c: ClientState, redis: RedisServer[]): ClientConfig => ({
+      clientId: c.id,
+      seed: `lockstep-real:${opts.seed}:${c.id}`,
+      client: s.clients[c.index]!,
+      workload: s.workload,
+      recipe: plan.design.recipe(redis.map((r) => ({ id: r.name, host: r.host, port: r.port }))),
+      gates: plan.faults.flatMap((pf) => (pf.trigger.kind === "gate" && pf.trigger.process === c.id ? [{ gateId: pf.trigger.gateId, f: pf.trigger.f, type: pf.trigger.type, nth: pf.trigger.nth }] : [])),
+      gateTimeoutMs: 5_000 + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),
+      endUs: Math.round(s.durationMs * 1000),
+    });
+    const fail = (err: unknown) => {
+      runError ??= err instanceof Error ? err : new Error(String(err));
+    };
+
+    const handleStorage = async (id: string, req: StorageRequest): Promise<void> => {
+      if (!clock || !faults) return;
+      storageRequests++;
+      heldBy = [];
+      const reply = storage.handle(id, req);
+      const held = heldBy;
+      heldBy = [];
+      const logs = (await Promise.all([faults.onStorageRequest(id, req.type === "resource-read" ? "read" : "write"), ...held])).flat();
+      const now = clock.nowUs();
+      for (const l of logs) l.releasedUs ??= now;
+      control!.send(id, { t: "storage-reply", body: reply });
+    };
+    const handleGate = async (id: string, gateId: number): Promise<void> => {
+      if (!clock || !faults) return;
+      const logs = await faults.onGate(id, gateId);
+      const now = clock.nowUs();
+      for (const l of logs) l.releasedUs ??= now;
+      control!.send(id, { t: "go", gateId });
+    };
+    const onMessage = (id: string, msg: FromClient): void => {
+      const c = clients.get(id)!;
+      messages++;
+      switch (msg.t) {
+        case "hello":
+          c.pid = msg.pid;
+          void serversReady.then((redis) => control!.send(id, { t: "config", config: configFor(c, redis) })).catch(() => {});
+          return;
+        case "ready":
+          c.ready = true;
+          c.packages = msg.packages;
+          return;
+        case "pong":
+          c.pong?.(BigInt(msg.hrNs));
+          return;
+        case "event":
+          if (!clock) return;
+          if (!isWireEvent(msg.ev)) return fail(new RealRunError(`client ${id} sent a malformed event`));
+          if (msg.ev.timeUs < c.lastUs) c.misordered++;
+          c.lastUs = msg.ev.timeUs;
+          history.add(id, msg.ev.timeUs, msg.ev.type, msg.ev.f, msg.ev.lock, msg.ev.value);
+          return;
+        case "grant":
+          history.grant(id, msg.grantId, msg.atUs, msg.expiresAtUs);
+          return;
+        case "storage":
+          void handleStorage(id, msg.msg).catch(fail);
+          return;
+        case "gate":
+          void handleGate(id, msg.gateId).catch(fail);
+          return;
+        case "done":
+          c.done = true;
+          c.ops = msg.ops;
+          return;
+        case "fatal":
+          c.fatal = msg.message;
+          return;
+      }
+    };
+    control = await ControlServer.listen(secret, new Set(clients.keys()), {
+      onMessage,
+      onClose: (id) => {
+        clients.get(id)!.closed = true;
+      },
+    });
+
+    for (const c of clients.values()) {
+      c.proc = addClientProcess(group, c.index, c.id, { port: control.port, secret }, () => c.ready);
+    }
+    await Promise.all([...clients.values()].map((c) => c.proc!.spawnProcess()));
+    const redis = await serversReady;
+    await Promise.all([...clients.values()].map((c) => c.proc!.waitReady()));
+
+    // Every client must read the same CLOCK_MONOTONIC as the driver: its reading in reply to
+    // a ping lies between the driver's readings before the ping and after the pong.
+    const clockSpreadUs: number[] = [];
+    for (const c of clients.values()) {
+      const before = hrNowNs();
+      const theirs = await new Promise<bigint>((resolve, reject) => {
+        const t = setTimeout(() => reject(new RealRunError(`client ${c.id} did not answer a clock ping within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+        c.pong = (ns) => {
+          clearTimeout(t);
+          resolve(ns);
+        };
+        control!.send(c.id, { t: "ping" });
+      });
+      const after = hrNowNs();
+      if (theirs < before || theirs > after) {
+        throw new RealRunError(`client ${c.id}'s CLOCK_MONOTONIC is not the driver's (read ${theirs}, driver ${before}..${after}); real mode needs one clock for every process`);
+      }
+      clockSpreadUs.push(Number(after - before) / 1000);
+    }
+
+    const t0 = hrNowNs() + BigInt(START_LEAD_MS) * 1_000_000n;
+    clock = new RunClock(t0);
+    faults = new RealFaults(plan.faults, clock, history, (id) => clients.get(id)?.proc ?? group.servers.find((p) => p.name === id));
+    faults.install();
+    for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
+    opts.progress?.(
+      `run ${opts.run}/${opts.runs} started: ${redis.map((r) => `${r.name} pid ${r.process.pid}`).join(", ")}; clients ${[...clients.values()].map((c) => `${c.id} pid ${c.proc!.pid}`).join(", ")}`,
+    );
+
+    const endUs = s.durationMs * 1000;
+    const deadlineUs = endUs + DRAIN_MS * plan.timeScale.factor * 1000;
+    let endedBy = "";
+    // Bounded by the deadline: each turn sleeps POLL_MS of real time.
+    for (;;) {
+      if (runError) throw runError;
+      for (const c of clients.values()) {
+        if (c.fatal) throw new RealRunError(`client ${c.id} failed: ${c.fatal.split("\n")[0]}`, c.proc!.logTail());
+        if (c.closed || !c.proc!.isLive()) throw new RealRunError(`client ${c.id} exited during the run`, c.proc!.logTail());
+      }
+      for (const r of redis) if (!r.process.isLive()) throw new RealRunError(`${r.name} (redis-server) exited during the run`, r.process.logTail());
+      const now = clock.nowUs();
+      if ([...clients.values()].every((c) => c.done) && !faults.busy()) {
+        endedBy = "every client finished";
+        break;
+      }
+      if (now >= deadlineUs) {
+        endedBy = "the scenario's end plus the drain";
+        break;
+      }
+      await sleep(Math.min(POLL_MS, Math.max(1, (deadlineUs - now) / 1000)));
+    }
+    const stopUs = Math.min(clock.nowUs(), Math.round(deadlineUs));
+    faults.stop();
+    const finals = storage.finalCells(s.workload.locks).map((c) => ({
+      process: RESOURCE_ID,
+      f: "final-read",
+      lock: c.lock,
+      value: { counter: c.counter, ...(c.maxToken !== undefined ? { maxToken: c.maxToken } : {}) },
+    }));
+    const events = history.finish(stopUs, finals);
+
+    const version = serverVersion("redis-server");
+    const real: RealRunInfo = {
+      replayable: false,
+      note: REAL_NOTE,
+      run: opts.run,
+      runs: opts.runs,
+      timeScale: plan.timeScale,
+      clock: `CLOCK_MONOTONIC (process.hrtime.bigint), read by the driver and by each client process at the instant of its event; µs from the run's t0; ping spread ${Math.max(...clockSpreadUs).toFixed(0)} µs`,
+      wallMs: Math.round(performance.now() - wallStart),
+      endedBy,
+      servers: redis.map((r, i) => ({
+        id: r.name,
+        ...(r.process.pid !== undefined ? { pid: r.process.pid } : {}),
+        binary: version.path,
+        version: version.version,
+        versionLine: version.line,
+        port: r.port,
+        aof: String(plan.design.redis[i]!.aof || "off"),
+      })),
+      clients: [...clients.values()].map((c) => ({ id: c.id, ...(c.pid !== undefined ? { pid: c.pid } : {}), packages: c.packages, ...(c.ops !== undefined ? { ops: c.ops } : {}) })),
+      clientRecipe: plan.design.clients,
+      faults: faults.log,
+      notApplied: plan.notApplied,
+      checks: checkRun(plan, events, faults.log, [...clients.values()].map((c) => ({ id: c.id, misordered: c.misordered }))),
+    };
+    const meta: RunMeta = {
+      scenario: s.name,
+      design: s.design,
+      seed: opts.seed,
+      durationMs: s.durationMs,
+      endUs: stopUs,
+      serverIds: plan.design.redis.map((r) => r.id),
+      clientIds: s.clients.map((c) => c.id),
+      fencingTokens: plan.design.fencing,
+      faults: s.faults,
+      eventsRun: history.size,
+      network: { controlMessages: messages, storageRequests },
+      clockSamples: [],
+    };
+    return { history: events, meta, real, pidsEver: group.pidsEver(), dir: group.dir };
+  } finally {
+    faults?.stop();
+    control?.close();
+    await group.stop();
+  }
+}
