@@ -13,6 +13,7 @@ import { runScenario, type RunOutput } from "../sim/runner.js";
 import { runCheckers, type Verdicts } from "../checkers/run-all.js";
 import { checkContextFor } from "../cli/check-context.js";
 import { withLibrary } from "../impls/library/override.js";
+import { replayCommand } from "../cli/artifacts.js";
 import type { Scenario } from "../scenarios/schema.js";
 import type { HistoryEvent } from "../sim/history.js";
 
@@ -41,6 +42,5 @@ export function check(scenario: string | Scenario, seed: number, options: { lock
   if (options.lock !== undefined) s = withLibrary(s, options.lock);
   const run = runScenario(s, seed);
   const verdicts = runCheckers(run.history, checkContextFor(s));
-  const arg = s.file.startsWith("scenarios/") ? s.name : s.file;
-  return { scenario: s, seed, outcome: verdicts.outcome, verdicts, history: run.history, replay: `npx lockstep run ${arg}${options.lock !== undefined ? ` --lock ${options.lock}` : ""} --seed ${seed}` };
+  return { scenario: s, seed, outcome: verdicts.outcome, verdicts, history: run.history, replay: replayCommand(s, seed) };
 }
