@@ -189,10 +189,12 @@ export class RedlockClient implements LockClient {
     grant.expiresAtMonoUs = this.ctx.monoUs();
     const cad: RedisCommand = { cmd: "CAD", key: grant.lock, value: grant.secret };
     const results = this.opts.variant === "seed-000" ? yield* this.onEachInTurn(cad) : yield* this.onAll(cad);
-    const answered = results.filter((r) => r.ok && typeof r.reply === "number");
-    // node-redlock v4 counts a 0 or 1 answer as a vote: success needs a quorum of answers.
-    if (answered.length < this.opts.quorum) return { outcome: "unknown", reason: `${answered.length} node(s) answered, quorum ${this.opts.quorum}` };
-    return { outcome: "ok", released: answered.some((r) => r.ok && r.reply === 1) };
+    // node-redlock 4.2.0 counts only a node that deleted the key (reply 1) as a vote and
+    // rejects with LockError below a quorum, whatever the reason (keys already expired,
+    // taken over, nodes unreachable): the caller cannot tell, so that is unknown.
+    const votes = results.filter((r) => r.ok && r.reply === 1).length;
+    if (votes < this.opts.quorum) return { outcome: "unknown", reason: `released on ${votes} node(s), quorum ${this.opts.quorum}` };
+    return { outcome: "ok", released: true };
   }
 
   *extend(grant: Grant, ttlMs: number): Fiber<ExtendResult> {
