@@ -19,7 +19,8 @@ import { quorumOf } from "./validity.js";
  *   retryCount 10          — node-redlock v4/v5 (redlock-rb: 3)
  *   retryDelayMs 200       — node-redlock (seed-000: 10, its sleep(0.01))
  *   retryJitterMs 100      — node-redlock (seed-000: 0)
- *   requestTimeoutMs 50    — Redis docs: per-node timeout 5–50 ms for a 10 s TTL
+ *   requestTimeoutMs 50    — Redis docs: per-node timeout 5–50 ms for a 10 s TTL (node-redlock
+ *                            has none; an ioredis commandTimeout plays it, docs/libraries.md)
  *   clock "wall"           — node-redlock measures with Date.now()
  *   persistence "none"     — Redis's default config has the AOF off
  *   fsyncIntervalMs 1000   — appendfsync everysec
