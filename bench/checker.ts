@@ -1,14 +1,26 @@
 /**
- * Benchmark of the linearizability checker on generated lock histories: 1k, 10k and
- * 100k ops, 5 to 50 clients, 0 to 20% info ops. Prints time, ops/s and heap per size
- * and the time-per-op ratio of 100k vs 1k (near 1 means near-linear). Wall-clock
- * figures are reported, never judged.
+ * Benchmark of the linearizability checker on generated lock histories.
  *
- * Run: npx tsx bench/checker.ts
+ * 1. 1k, 10k and 100k ops; 5 and 50 clients; 0% and 20% of ops with unknown outcome
+ *    (info); under mutex and lease-lock; in two styles: lockstep's own (acquire-oks
+ *    name their grant, later ops carry its id) and the JSONL/EDN style with no grant
+ *    ids, where the process stands for its grant, so every info acquire's grant is
+ *    later acted under and the search has to keep it. Prints verdict, time, ops/s,
+ *    heap, the search's memory estimate and states, and the time-per-op ratio of 100k
+ *    vs 1k (near 1 means near-linear).
+ * 2. A 1M-op adversarial history (no grant ids, 50 clients, 20% info, a double grant
+ *    planted near the end, so the search backtracks over a long history full of info
+ *    acquires it must keep): it must end, with a verdict or `unknown`, within the
+ *    default budget. Prints verdict, time, states, heap.
+ * Wall-clock figures are reported, never judged.
+ *
+ * Run: npx tsx bench/checker.ts, or npm run build && node --expose-gc dist/bench/checker.js
+ * (BENCH_CHECKER_1M=0 skips part 2).
  */
 import { pathToFileURL } from "node:url";
 import seedrandom from "seedrandom";
 import { linearizability } from "../checkers/linearizability/index.js";
+import type { CheckResult } from "../checkers/types.js";
 import type { HistoryEvent } from "../sim/history.js";
 
 export interface LockHistoryOptions {
@@ -21,6 +33,8 @@ export interface LockHistoryOptions {
   lock?: string;
   ttlMs?: number;
   waitMs?: number;
+  /** Record grant ids (lockstep's style, the default); false: none, the process stands for its grant. */
+  grantIds?: boolean;
 }
 
 /**
@@ -43,8 +57,13 @@ export function generateLockHistory(o: LockHistoryOptions): HistoryEvent[] {
   const out: Ev[] = [];
   let seq = 0;
   let invokes = 0;
+  const withIds = o.grantIds ?? true;
   const emit = (timeUs: number, process: string, type: HistoryEvent["type"], f: string, value?: unknown): void => {
     if (type === "invoke") invokes++;
+    if (!withIds && value !== null && typeof value === "object" && "grantId" in value) {
+      const { grantId: _g, ...rest } = value as Record<string, unknown>;
+      value = rest;
+    }
     out.push({ timeUs, process, type, f, lock, ...(value !== undefined ? { value } : {}), seq: seq++ });
   };
 
@@ -165,6 +184,7 @@ interface Row {
   clients: number;
   infoPct: number;
   model: string;
+  style: "ids" | "no-ids";
   verdict: string;
   ms: number;
   opsPerS: number;
@@ -174,60 +194,113 @@ interface Row {
   states: number;
 }
 
+const TTL_MS = 10_000;
+
+function measure(history: HistoryEvent[], model: string, reps: number): { r: CheckResult; ms: number; heapMb: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const t0 = process.hrtime.bigint();
+  let r = linearizability(history, { model, ttlMs: TTL_MS });
+  for (let i = 1; i < reps; i++) r = linearizability(history, { model, ttlMs: TTL_MS });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6 / reps;
+  const heapMb = Math.max(0, process.memoryUsage().heapUsed - heapBefore) / (1024 * 1024);
+  return { r, ms, heapMb };
+}
+
+/** Plant a grant to an outsider right after the last acquire-ok in the final tenth: a double grant. */
+export function plantDoubleGrant(h: readonly HistoryEvent[]): HistoryEvent[] {
+  let at = -1;
+  for (let i = h.length - 1; i > (h.length * 9) / 10; i--) {
+    if (h[i].f === "acquire" && h[i].type === "ok") {
+      at = i;
+      break;
+    }
+  }
+  if (at < 0) throw new Error("no acquire-ok to plant after");
+  const t = h[at].timeUs;
+  const lock = h[at].lock;
+  const intruder: HistoryEvent[] = [
+    { index: 0, timeUs: t, process: "intruder", type: "invoke", f: "acquire", lock },
+    { index: 0, timeUs: t, process: "intruder", type: "ok", f: "acquire", lock },
+  ];
+  return [...h.slice(0, at + 1), ...intruder, ...h.slice(at + 1)].map((e, index) => ({ ...e, index }));
+}
+
 export async function main(): Promise<Row[]> {
   const sizes = [1_000, 10_000, 100_000];
   const configs = [
     { clients: 5, infoFraction: 0 },
+    { clients: 5, infoFraction: 0.2 },
+    { clients: 50, infoFraction: 0 },
     { clients: 50, infoFraction: 0.2 },
   ];
   const models = ["mutex", "lease-lock"];
+  const styles = ["ids", "no-ids"] as const;
   const rows: Row[] = [];
-  for (const model of models) {
-    for (const cfg of configs) {
-      for (const ops of sizes) {
-        const history = generateLockHistory({ ops, ...cfg, seed: `bench-${ops}-${cfg.clients}` });
-        (globalThis as { gc?: () => void }).gc?.();
-        const heapBefore = process.memoryUsage().heapUsed;
-        // Small sizes are repeated so their per-op time is not timer noise.
-        const reps = Math.max(1, Math.round(20_000 / ops));
-        const t0 = process.hrtime.bigint();
-        let r = linearizability(history, { model, ttlMs: 10_000 });
-        for (let i = 1; i < reps; i++) r = linearizability(history, { model, ttlMs: 10_000 });
-        const ms = Number(process.hrtime.bigint() - t0) / 1e6 / reps;
-        const heapMb = Math.max(0, process.memoryUsage().heapUsed - heapBefore) / (1024 * 1024);
-        rows.push({
-          ops,
-          clients: cfg.clients,
-          infoPct: Math.round(cfg.infoFraction * 100),
-          model,
-          verdict: String(r.valid),
-          ms: Math.round(ms * 10) / 10,
-          opsPerS: Math.round(ops / (ms / 1000)),
-          heapMb: Math.round(heapMb),
-          estMb: r.stats?.memoryMbEstimate ?? 0,
-          states: r.stats?.statesExplored ?? 0,
-        });
+  for (const style of styles) {
+    for (const model of models) {
+      for (const cfg of configs) {
+        for (const ops of sizes) {
+          const history = generateLockHistory({ ops, ...cfg, grantIds: style === "ids", seed: `bench-${ops}-${cfg.clients}-${cfg.infoFraction}` });
+          // Small sizes are repeated so their per-op time is not timer noise.
+          const { r, ms, heapMb } = measure(history, model, Math.max(1, Math.round(20_000 / ops)));
+          rows.push({
+            ops,
+            clients: cfg.clients,
+            infoPct: Math.round(cfg.infoFraction * 100),
+            model,
+            style,
+            verdict: String(r.valid),
+            ms: Math.round(ms * 10) / 10,
+            opsPerS: Math.round(ops / (ms / 1000)),
+            heapMb: Math.round(heapMb),
+            estMb: r.stats?.memoryMbEstimate ?? 0,
+            states: r.stats?.statesExplored ?? 0,
+          });
+        }
       }
     }
   }
   // heapMB is the heap still in use after the check (GC-dependent, noisy); estMB is the search's own estimate.
-  const header = "model       clients info%      ops  verdict     ms      ops/s  heapMB  estMB    states";
-  console.log(header);
+  console.log("style  model       clients info%      ops  verdict        ms      ops/s  heapMB  estMB    states");
   for (const r of rows) {
     console.log(
-      `${r.model.padEnd(11)} ${String(r.clients).padStart(7)} ${String(r.infoPct).padStart(5)} ${String(r.ops).padStart(8)}  ` +
-        `${r.verdict.padEnd(7)} ${String(r.ms).padStart(6)} ${String(r.opsPerS).padStart(10)} ${String(r.heapMb).padStart(7)} ${String(r.estMb).padStart(6)} ${String(r.states).padStart(9)}`,
+      `${r.style.padEnd(6)} ${r.model.padEnd(11)} ${String(r.clients).padStart(7)} ${String(r.infoPct).padStart(5)} ${String(r.ops).padStart(8)}  ` +
+        `${r.verdict.padEnd(7)} ${String(r.ms).padStart(9)} ${String(r.opsPerS).padStart(10)} ${String(r.heapMb).padStart(7)} ${String(r.estMb).padStart(6)} ${String(r.states).padStart(9)}`,
     );
   }
-  for (const model of models) {
-    for (const cfg of configs) {
-      const small = rows.find((r) => r.model === model && r.clients === cfg.clients && r.ops === 1_000)!;
-      const big = rows.find((r) => r.model === model && r.clients === cfg.clients && r.ops === 100_000)!;
-      const ratio = big.ms / big.ops / (Math.max(small.ms, 0.1) / small.ops);
-      console.log(`${model}, ${cfg.clients} clients, ${Math.round(cfg.infoFraction * 100)}% info: time per op 100k vs 1k = ${ratio.toFixed(2)}`);
+  for (const style of styles) {
+    for (const model of models) {
+      for (const cfg of configs) {
+        const pick = (ops: number): Row =>
+          rows.find((r) => r.style === style && r.model === model && r.clients === cfg.clients && r.infoPct === Math.round(cfg.infoFraction * 100) && r.ops === ops)!;
+        const small = pick(1_000);
+        const big = pick(100_000);
+        const ratio = big.ms / big.ops / (Math.max(small.ms, 0.1) / small.ops);
+        console.log(`${style}, ${model}, ${cfg.clients} clients, ${Math.round(cfg.infoFraction * 100)}% info: time per op 100k vs 1k = ${ratio.toFixed(2)}`);
+      }
     }
   }
+  if (process.env.BENCH_CHECKER_1M !== "0") adversarial();
   return rows;
+}
+
+/** Part 2: the 1M-op adversarial history, once per lock model. */
+function adversarial(): void {
+  const ops = 1_000_000;
+  const g0 = process.hrtime.bigint();
+  const history = plantDoubleGrant(generateLockHistory({ ops, clients: 50, infoFraction: 0.2, grantIds: false, seed: "bench-adversarial" }));
+  const genS = Number(process.hrtime.bigint() - g0) / 1e9;
+  console.log(`\nadversarial: ${ops} ops, 50 clients, 20% info, no grant ids, double grant planted near the end (generated in ${genS.toFixed(1)} s)`);
+  for (const model of ["mutex", "lease-lock"]) {
+    const { r, ms, heapMb } = measure(history, model, 1);
+    const rss = process.memoryUsage().rss / (1024 * 1024);
+    console.log(
+      `  ${model.padEnd(11)} verdict ${String(r.valid).padEnd(7)} ${(ms / 1000).toFixed(1)} s, ${r.stats?.statesExplored} states, ` +
+        `${r.stats?.steps} steps, est ${r.stats?.memoryMbEstimate} MB, heap +${Math.round(heapMb)} MB, rss ${Math.round(rss)} MB`,
+    );
+    console.log(`    ${r.summary}`);
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

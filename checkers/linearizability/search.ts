@@ -78,13 +78,17 @@ interface Frame<S> {
   firstRank: number;
   /** Position of the first return entry still in the list (Infinity if none). */
   firstReturnPos: number;
-  infoCands: number[] | null;
-  infoIdx: number;
+  /** Info candidates, read lazily: the lists of the state's relevant keys, a cursor. */
+  infoLists: (readonly number[])[] | null;
+  listIdx: number;
+  posIdx: number;
 }
 
 // Rough sizes for the memory estimate, bytes: a memo entry object, its bucket slot and
 // state; a stack frame. They only need to be the right order of magnitude.
 const MEMO_ENTRY_BYTES = 240;
+/** At most this many info ops are listed among a witness's stuck ops. */
+const STUCK_INFO_MAX = 20;
 const FRAME_BYTES = 120;
 
 /** Check one sub-history. `ops` must all belong to one partition. */
@@ -162,15 +166,19 @@ export function searchLinearization<S>(
   // Info ops indexed by relevance key, each list in call order.
   const infoByKey = new Map<string, number[]>();
   const infoAlways: number[] = [];
+  const batchKeys = model.infoKeys ? model.infoKeys(ops) : undefined;
+  if (batchKeys && batchKeys.length !== n) throw new Error(`${model.name}.infoKeys returned ${batchKeys.length} keys for ${n} ops`);
+  const addTo = (key: string, op: number): void => {
+    const list = infoByKey.get(key);
+    if (list) list.push(op);
+    else infoByKey.set(key, [op]);
+  };
   for (const op of infoOps) {
-    const key = model.infoKey ? model.infoKey(ops[op]) : undefined;
+    const key = batchKeys ? batchKeys[op] : model.infoKey ? model.infoKey(ops[op]) : undefined;
     if (key === null) continue;
     if (key === undefined) infoAlways.push(op);
-    else {
-      const list = infoByKey.get(key);
-      if (list) list.push(op);
-      else infoByKey.set(key, [op]);
-    }
+    else if (typeof key === "string") addTo(key, op);
+    else for (const k of key) addTo(k, op);
   }
 
   // ---- The linearized set, kept three ways: flags, prefix+window for exact memo
@@ -281,23 +289,48 @@ export function searchLinearization<S>(
       cursor: next[HEAD],
       firstRank,
       firstReturnPos: firstRank >= 0 ? retPos[completed[firstRank]] : Infinity,
-      infoCands: null,
-      infoIdx: 0,
+      infoLists: null,
+      listIdx: 0,
+      posIdx: 0,
     };
   };
 
-  const collectInfo = (f: Frame<S>): number[] => {
-    const out: number[] = [];
-    const push = (list: readonly number[] | undefined): void => {
-      if (!list) return;
-      for (const op of list) {
-        if (callPos[op] >= f.firstReturnPos) break;
-        if (!linFlag[op]) out.push(op);
+  const infoListsOf = (f: Frame<S>): (readonly number[])[] => {
+    const lists: (readonly number[])[] = [];
+    if (model.relevantKeys && infoByKey.size > 0) {
+      // The completed ops that may go next: the first-return op, then the other calls before it.
+      const nextOps: Operation[] = [];
+      if (f.firstRank >= 0) nextOps.push(ops[completed[f.firstRank]]);
+      for (let node = next[HEAD]; node >= 0 && (node & 1) === 0; node = next[node]) {
+        if (node >>> 1 !== f.firstRank) nextOps.push(ops[completed[node >>> 1]]);
       }
-    };
-    if (model.relevantKeys) for (const k of model.relevantKeys(f.state)) push(infoByKey.get(k));
-    push(infoAlways);
-    return out;
+      for (const k of model.relevantKeys(f.state, nextOps)) {
+        const list = infoByKey.get(k);
+        if (list) lists.push(list);
+      }
+    }
+    if (infoAlways.length > 0) lists.push(infoAlways);
+    return lists;
+  };
+
+  /**
+   * The frame's next info candidate: an info op of a relevant key, not yet linearized,
+   * called before the first pending return (after it, it cannot go next). Read lazily,
+   * so a state with many relevant info ops costs only the ones actually tried.
+   */
+  const nextInfo = (f: Frame<S>): number => {
+    if (!f.infoLists) f.infoLists = infoListsOf(f);
+    while (f.listIdx < f.infoLists.length) {
+      const list: readonly number[] = f.infoLists[f.listIdx];
+      while (f.posIdx < list.length) {
+        const op = list[f.posIdx++];
+        if (callPos[op] >= f.firstReturnPos) break;
+        if (!linFlag[op]) return op;
+      }
+      f.listIdx++;
+      f.posIdx = 0;
+    }
+    return -1;
   };
 
   /** Next candidate op of a frame, or -1 when it has none left. */
@@ -315,8 +348,8 @@ export function searchLinearization<S>(
       f.phase = 2;
     }
     if (f.phase === 2) {
-      if (!f.infoCands) f.infoCands = collectInfo(f);
-      if (f.infoIdx < f.infoCands.length) return f.infoCands[f.infoIdx++];
+      const op = nextInfo(f);
+      if (op >= 0) return op;
       f.phase = 3;
     }
     return -1;
@@ -328,7 +361,9 @@ export function searchLinearization<S>(
     for (let node = next[HEAD]; node >= 0 && (node & 1) === 0; node = next[node]) {
       if (node >>> 1 !== f.firstRank) out.push(completed[node >>> 1]);
     }
-    for (const op of collectInfo(f)) out.push(op);
+    // Relevant info ops too, but only a few: there may be thousands.
+    const g: Frame<S> = { ...f, infoLists: null, listIdx: 0, posIdx: 0 };
+    for (let k = 0, op = nextInfo(g); op >= 0 && k < STUCK_INFO_MAX; k++, op = nextInfo(g)) out.push(op);
     return out;
   };
 

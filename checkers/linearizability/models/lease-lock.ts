@@ -12,13 +12,27 @@
  * clockUs: the earliest true time at which the last linearized op could have taken
  * effect. Each op must take effect in [max(clockUs, startUs, threshold), endUs].
  *
- * Info pruning as for mutex: only info releases are tried (an info acquire only adds a
- * hold that blocks others until it lapses; info read/write/extend only push clockUs or
- * the lapse later, which never helps).
+ * Info pruning (Model.infoKeys; the brute-force oracle has none and the property tests
+ * compare the two). Every step is monotone: from a state with the same holder, an
+ * earlier-or-equal lapseFromUs and clockUs, any op legal before is legal and leads to
+ * such a state again. So an info op whose only effect is to push clockUs or
+ * lapseFromUs later is dominated. Hence:
+ * - an info release of g is tried only while g holds: it may have freed the lock;
+ * - an info acquire of g is tried only where an acquire can take effect (free, or a
+ *   holder whose lease may lapse), and only if some op other than an acquire acts
+ *   under g and may follow it (else it is dominated: see lockInfoKeys; here the hold
+ *   it adds ends no earlier than the lapse it had to wait for, so later acquires are
+ *   legal no earlier than without it);
+ * - an info extend of g is tried only while g holds, and only if its lapse point
+ *   (invoke + ttl) is earlier than that of some acquire or extend of g: then it may
+ *   have shortened the lease (a delayed extend with a short TTL arriving after a
+ *   longer one), which can make another client's acquire legal. Otherwise it only
+ *   pushes the lapse later, and is dominated;
+ * - an info read or write only pushes clockUs later, so it is never tried.
  */
 import type { Operation } from "../../../sim/history.js";
-import { combineHash, hashNumber, hashString, type Model } from "../model.js";
-import { admitsLockOp, grantOf, releasedOk, ttlMsOf } from "./lock-ops.js";
+import { combineHash, hashNumber, hashString, type InfoKey, type Model } from "../model.js";
+import { acquireKeys, admitsLockOp, grantOf, heldBy, lockInfoKeys, releasedOk, ttlMsOf } from "./lock-ops.js";
 
 export interface LeaseState {
   readonly holder: string | null;
@@ -56,7 +70,8 @@ export function leaseLockModel(options: LeaseLockOptions = {}): Model<LeaseState
       switch (op.f) {
         case "acquire": {
           if (s.holder === null) return { holder: g, lapseFromUs: lapseFrom(op), clockUs: t0 };
-          if (tLapse > op.endUs) return undefined;
+          // A lease that never lapses is never taken over (tLapse = Infinity even for info).
+          if (tLapse > op.endUs || tLapse === Infinity) return undefined;
           return { holder: g, lapseFromUs: lapseFrom(op), clockUs: tLapse };
         }
         case "release": {
@@ -78,8 +93,30 @@ export function leaseLockModel(options: LeaseLockOptions = {}): Model<LeaseState
     equal: (a, b) => a.holder === b.holder && a.lapseFromUs === b.lapseFromUs && a.clockUs === b.clockUs,
     hash: (s) =>
       combineHash(combineHash(s.holder === null ? 0 : hashString(s.holder), hashNumber(s.lapseFromUs)), hashNumber(s.clockUs)),
-    infoKey: (op) => (op.f === "release" ? grantOf(op) : null),
-    relevantKeys: (s) => (s.holder === null ? [] : [s.holder]),
+    infoKeys(ops: readonly Operation[]): InfoKey[] {
+      // Latest lapse point per grant among its acquires and TTL-setting extends: the
+      // lapseFromUs a state held by that grant can have is one of these.
+      const latestLapse = new Map<string, number>();
+      for (const op of ops) {
+        if (op.f !== "acquire" && op.f !== "extend") continue;
+        const l = lapseFrom(op);
+        if (op.f === "extend" && !Number.isFinite(l)) continue; // keeps the lapse as it was
+        const g = grantOf(op);
+        if (l > (latestLapse.get(g) ?? -Infinity)) latestLapse.set(g, l);
+      }
+      return lockInfoKeys(ops, (op) => {
+        if (op.f !== "extend") return null; // read, write
+        const l = lapseFrom(op);
+        const g = grantOf(op);
+        return Number.isFinite(l) && l < (latestLapse.get(g) ?? -Infinity) ? heldBy(g) : null;
+      });
+    },
+    relevantKeys: (s, next) =>
+      s.holder === null
+        ? acquireKeys(next, null)
+        : Number.isFinite(s.lapseFromUs)
+          ? [heldBy(s.holder), ...acquireKeys(next, s.holder)]
+          : [heldBy(s.holder)],
     describeState: (s) =>
       s.holder === null
         ? "free"

@@ -4,13 +4,19 @@
  * - release {released: true} only by the holder (frees it); {released: false} only by
  *   a non-holder (nothing changes).
  * - read / write / extend under a grant only while that grant holds.
- * Info pruning: only an info release can help a later op (it may have freed the lock);
- * an info acquire only blocks others and an info read/write/extend changes nothing,
- * so those are never tried (see Model.infoKey).
+ *
+ * Info pruning (Model.infoKeys; the brute-force oracle has none and the property tests
+ * compare the two):
+ * - an info release of g is tried only while g holds: it may have freed the lock;
+ * - an info acquire of g is tried only while the lock is free, and only if some op
+ *   other than an acquire acts under g and may follow it (else it is dominated: see
+ *   lockInfoKeys). With no grant ids this is the repro `c1 acquire (no reply), c1
+ *   release -> released:true`, which is linearizable;
+ * - an info read, write or extend never changes the state, so it is never tried.
  */
 import type { Operation } from "../../../sim/history.js";
 import { hashString, type Model } from "../model.js";
-import { admitsLockOp, grantOf, releasedOk } from "./lock-ops.js";
+import { acquireKeys, admitsLockOp, grantOf, heldBy, lockInfoKeys, releasedOk } from "./lock-ops.js";
 
 export type MutexState = string | null;
 
@@ -34,7 +40,7 @@ export const mutexModel: Model<MutexState> = {
   },
   equal: (a, b) => a === b,
   hash: (s) => (s === null ? 0 : hashString(s)),
-  infoKey: (op) => (op.f === "release" ? grantOf(op) : null),
-  relevantKeys: (holder) => (holder === null ? [] : [holder]),
+  infoKeys: (ops) => lockInfoKeys(ops, () => null),
+  relevantKeys: (holder, next) => (holder === null ? acquireKeys(next, null) : [heldBy(holder)]),
   describeState: (holder) => (holder === null ? "free" : `held by ${holder}`),
 };
