@@ -258,7 +258,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     design: f.string("design"),
     designOptions: f.obj.designOptions ?? {},
     expect: f.oneOf("expect", EXPECTATIONS),
-    seed: f.number("seed", { integer: true, min: 0, dflt: 1 }),
+    seed: f.number("seed", { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER, dflt: 1 }),
     durationMs,
     network,
     clocks,

@@ -1,6 +1,12 @@
 import { InputError } from "./errors.js";
 
 /**
+ * The largest magnitude any number in an input file may have: 1e12 ms is about 31
+ * years, and 1e12 ms in µs (1e15) is still an exact integer in a double (< 2^53).
+ */
+export const NUMBER_MAGNITUDE_MAX = 1e12;
+
+/**
  * Small validators for data files. Each takes the file name and the field path so
  * that an error reads `scenarios/x.json: faults[2].durationMs: expected a number >= 0, got "ten"`.
  */
@@ -68,6 +74,9 @@ export class Fields {
     if (o.integer && !Number.isInteger(v)) this.fail(name, want);
     if (o.min !== undefined && v < o.min) this.fail(name, want);
     if (o.max !== undefined && v > o.max) this.fail(name, want);
+    // A side with no stated bound still gets one: times become µs in the event queue,
+    // and 1e308 ms there is Infinity (a stack trace, not a message).
+    if ((o.max === undefined && v > NUMBER_MAGNITUDE_MAX) || (o.min === undefined && v < -NUMBER_MAGNITUDE_MAX)) this.fail(name, `${want}, at most ${NUMBER_MAGNITUDE_MAX} in size`);
     return v;
   }
 

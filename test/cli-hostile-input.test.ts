@@ -39,4 +39,23 @@ describe("messages from data print as one plain line", () => {
     expect(await main(["run", file])).toBe(EXIT.badInput);
     expect(io.err).toMatch(/deep\.json: \(file\): expected JSON nested at most 64 deep/);
   });
+  // Each of these reached the event queue as time Infinity (exit 1, a stack trace).
+  const base = { name: "huge", design: "redis-setnx", durationMs: 1000, clients: 1, workload: { locks: ["L"], ttlMs: 100 } };
+  const huge: [string, Record<string, unknown>, RegExp][] = [
+    ["a fault's atMs", { ...base, faults: [{ kind: "pause", target: "c1", atMs: 1e308, durationMs: 10 }] }, /faults\[0\]\.atMs: expected a number >= 0, at most 1000000000000 in size/],
+    ["a fault's durationMs", { ...base, faults: [{ kind: "pause", target: "c1", atMs: 1, durationMs: 1e308 }] }, /faults\[0\]\.durationMs: expected a number >= 0, at most/],
+    ["workload.ttlMs", { ...base, workload: { locks: ["L"], ttlMs: 1e308 } }, /workload\.ttlMs: expected an integer >= 1, at most/],
+    ["workload.thinkMs", { ...base, workload: { locks: ["L"], ttlMs: 100, thinkMs: 1e308 } }, /workload\.thinkMs: expected a number >= 0, at most/],
+    ["a clock's offsetMs", { ...base, clocks: { c1: { offsetMs: -1e308 } } }, /clocks\.c1\.offsetMs: expected a number, at most/],
+  ];
+  for (const [what, scenario, message] of huge) {
+    it(`${what} of 1e308 is refused by the validator: exit 2, one line naming the field`, async () => {
+      const file = join(tmp(), "huge.json");
+      writeFileSync(file, JSON.stringify(scenario));
+      expect(await main(["run", file, "--out", join(tmp(), "out")])).toBe(EXIT.badInput);
+      expect(io.err).toMatch(message);
+      expect(io.err.trimEnd().split("\n")).toHaveLength(1);
+      expect(io.err).not.toMatch(/\n\s+at /);
+    });
+  }
 });
