@@ -36,27 +36,22 @@ export interface Model<S> {
   /** 32-bit hash consistent with `equal`, for the memo table. */
   hash(s: S): number;
   /**
-   * Pruning of info ops (which may be left out of a linearization). Return:
+   * Pruning of info ops (which may be left out of a linearization). Called once per
+   * sub-history with all its admitted ops (completed and info), in the order the search
+   * got them, since a claim may depend on the rest of the sub-history (e.g. "an info
+   * acquire matters only if some op acts under the grant it would create"). Returns one
+   * entry per op (entries for completed ops are ignored):
    * - null: the op is dominated: whatever linearization places it, the same order
    *   without it (and without other info ops it makes pointless) is also legal, so
    *   the search never tries it;
    * - a key, or several: placing the op can help only in states whose `relevantKeys`
    *   include one of them (elsewhere its step is illegal, or it is dominated there);
    * - undefined: try it in every state.
-   * Default: undefined for all. Ignored when `infoKeys` is given.
-   */
-  infoKey?(op: Operation): InfoKey;
-  /**
-   * Batch form of `infoKey`, for claims that depend on the rest of the sub-history
-   * (e.g. "an info acquire matters only if some op acts under the grant it would
-   * create"). Called once per sub-history with all its admitted ops (completed and
-   * info), in the order the search got them; returns one entry per op, with the
-   * meaning of infoKey's result. Entries for completed ops are ignored. When present
-   * it is used instead of `infoKey`.
+   * Default: undefined for all.
    */
   infoKeys?(ops: readonly Operation[]): readonly InfoKey[];
   /**
-   * Keys of info ops that can matter in this state (see infoKey). `next` holds the
+   * Keys of info ops that can matter in this state (see infoKeys). `next` holds the
    * completed ops that may go next (those called before the first pending return),
    * the one whose return comes first at index 0: before it is placed, nothing called
    * later can be. Computed only when the search asks for info candidates.
@@ -66,7 +61,7 @@ export interface Model<S> {
   describeState?(s: S): string;
 }
 
-/** What infoKey says about one info op: see Model.infoKey. */
+/** What infoKeys says about one info op: see Model.infoKeys. */
 export type InfoKey = string | readonly string[] | null | undefined;
 
 /** Erased model type for registries. */

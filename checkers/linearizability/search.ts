@@ -9,7 +9,7 @@
  * - Info ops (endUs = Infinity) are kept out of the list. They may be linearized at any
  *   point after their call or never, so the search succeeds once every completed op is
  *   placed. Keeping them out means dead info ops are not rescanned at every step, which
- *   is what made many-info histories quadratic; the model's `infoKey`/`relevantKeys`
+ *   is what made many-info histories quadratic; the model's `infoKeys`/`relevantKeys`
  *   say which ones are worth trying in a state.
  * - The set of linearized ops is stored as (prefix length, small window bitset, list of
  *   info ops) and hashed incrementally (Zobrist), not as an n-bit bitset per memo entry:
@@ -174,7 +174,7 @@ export function searchLinearization<S>(
     else infoByKey.set(key, [op]);
   };
   for (const op of infoOps) {
-    const key = batchKeys ? batchKeys[op] : model.infoKey ? model.infoKey(ops[op]) : undefined;
+    const key = batchKeys?.[op];
     if (key === null) continue;
     if (key === undefined) infoAlways.push(op);
     else if (typeof key === "string") addTo(key, op);

@@ -5,6 +5,7 @@
  * Jepsen lock client's process holds at most one lock at a time.
  */
 import type { Operation } from "../../../sim/history.js";
+import type { InfoKey } from "../model.js";
 
 export const LOCK_OPS: ReadonlySet<string> = new Set(["acquire", "release", "read", "write", "extend"]);
 
@@ -103,7 +104,7 @@ function lastUseByGrant(ops: readonly Operation[]): Map<string, number> {
 export function lockInfoKeys(
   ops: readonly Operation[],
   other: (op: Operation) => string | null,
-): (string | readonly string[] | null)[] {
+): InfoKey[] {
   const lastUse = lastUseByGrant(ops);
   return ops.map((op) => {
     if (op.outcome !== "info") return null;
