@@ -46,6 +46,8 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
       Promise.resolve().then(() => fn.apply(this, args)).then((v) => cb(null, v), (e) => cb(e || new Error(String(e))));
     };
   }
+  // globalThis is the realm's: its setTimeout/setImmediate are the virtual timers
+  // realm.ts installs, so these resolve on the simulated process's clock.
   const timersPromises = {
     setTimeout: (ms, value) => new Promise((resolve) => globalThis.setTimeout(() => resolve(value), ms)),
     setImmediate: (value) => new Promise((resolve) => globalThis.setImmediate(() => resolve(value))),

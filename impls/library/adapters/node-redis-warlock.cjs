@@ -1,6 +1,8 @@
 // Adapter for node-redis-warlock@1.0.2 over ioredis: SET <key>:lock <uuid v1> PX NX,
 // optimistic() retries every `wait` ms up to maxAttempts (here: as many as fit in waitMs),
 // release by a Lua compare-and-delete ("parity del").
+// Loaded only inside a client process's sandbox realm (sim/sandbox/realm.ts): Date and
+// setTimeout here are that simulated process's virtual clock and timers, not the host's.
 "use strict";
 const Redis = require("ioredis");
 const Warlock = require("node-redis-warlock");

@@ -3,6 +3,8 @@
 // client's own clock says the lock has not expired. The library has no try-lock, so the
 // adapter gives up after waitMs (the library's retry loop keeps going, as it would in an
 // application that raced it against a timer).
+// Loaded only inside a client process's sandbox realm (sim/sandbox/realm.ts): Date and
+// setTimeout here are that simulated process's virtual clock and timers, not the host's.
 "use strict";
 const { createClient } = require("redis");
 const redisLock = require("redis-lock");

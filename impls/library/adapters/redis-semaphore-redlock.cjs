@@ -1,5 +1,7 @@
 // Adapter for redis-semaphore@5.8.0's RedlockMutex: the same Mutex, acquired on a quorum
 // of N ioredis clients, refreshed automatically every 0.8 × lockTimeout while held.
+// Loaded only inside a client process's sandbox realm (sim/sandbox/realm.ts): Date and
+// setTimeout here are that simulated process's virtual clock and timers, not the host's.
 "use strict";
 const Redis = require("ioredis");
 const { RedlockMutex } = require("redis-semaphore");

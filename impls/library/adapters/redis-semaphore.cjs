@@ -1,6 +1,8 @@
 // Adapter for redis-semaphore@5.8.0's Mutex over one ioredis client: SET NX PX with a
 // random identifier, Lua compare-and-delete release, and the library's own automatic
 // refresh (every 0.8 × lockTimeout) while held, unless options.mutex overrides it.
+// Loaded only inside a client process's sandbox realm (sim/sandbox/realm.ts): Date and
+// setTimeout here are that simulated process's virtual clock and timers, not the host's.
 "use strict";
 const Redis = require("ioredis");
 const { Mutex } = require("redis-semaphore");

@@ -2,6 +2,8 @@
 // per node: its retries (200 ms apart, drift factor 0.01) are counted to cover the
 // workload's waitMs (the library's own default, 3 retries, gives up after ~600 ms),
 // unless options.redlock overrides them. Its handle carries the acquire time and TTL.
+// Loaded only inside a client process's sandbox realm (sim/sandbox/realm.ts): Date and
+// setTimeout here are that simulated process's virtual clock and timers, not the host's.
 "use strict";
 const Redis = require("ioredis");
 const { createRedlock, IoredisAdapter } = require("redlock-universal");

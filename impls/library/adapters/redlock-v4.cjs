@@ -3,6 +3,8 @@
 // retryJitter 100 ms) unless designOptions.options.redlock overrides them. The library
 // decides how long to retry (waitMs is not its concept). It believes it holds the lock
 // while lock.expiration > Date.now(): that is holds().
+// Loaded only inside a client process's sandbox realm (sim/sandbox/realm.ts): Date and
+// setTimeout here are that simulated process's virtual clock and timers, not the host's.
 "use strict";
 const Redis = require("ioredis");
 const Redlock = require("redlock");

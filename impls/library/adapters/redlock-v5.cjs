@@ -1,6 +1,8 @@
 // Adapter for @sesamecare-oss/redlock@1.4.0, the maintained node-redlock v5 line: one
 // ioredis client per node; an attempt resolves as soon as a quorum votes; acquire()
 // does not reject a lock that is already expired when it returns (node-redlock #296).
+// Loaded only inside a client process's sandbox realm (sim/sandbox/realm.ts): Date and
+// setTimeout here are that simulated process's virtual clock and timers, not the host's.
 "use strict";
 const Redis = require("ioredis");
 const { Redlock, ExecutionError } = require("@sesamecare-oss/redlock");
