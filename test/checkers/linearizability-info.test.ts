@@ -298,7 +298,9 @@ function sequentialProperty(modelName: ModelName, lease: boolean, numRuns: numbe
         }
         return true;
       }),
-      { numRuns },
+      // A fixed seed: the population counts asserted below vary from seed to seed (the
+      // brute-forced count hovers near its bound), and a test must not flake.
+      { numRuns, seed: 1 },
     );
     console.log(
       `${modelName} from real executions: ${seen.valid} valid, ${seen.invalid} invalid with a double grant ` +
