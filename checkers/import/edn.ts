@@ -2,9 +2,17 @@
  * Jepsen EDN histories → HistoryEvent[]. Accepts one op map per line (Jepsen's
  * history.edn) or one vector of maps (Knossos' examples), e.g.
  *   {:process 0, :type :invoke, :f :acquire, :value nil, :time 123456789}
- * - :time is nanoseconds → timeUs (rounded down). A history with no :time at all (as
- *   Knossos' hand-written ones) gets timeUs = position, which keeps only their order.
- * - :process becomes a string ("0", "nemesis").
+ * Jepsen's conventions (jepsen-io/history README), as Jepsen emits them:
+ * - File order is the history order. `:time` (ns since the test began) is informational:
+ *   each process stamps its own, so it may go backwards between processes. timeUs is
+ *   :time in µs, raised where needed to 1 µs after the previous op's, so the times keep
+ *   file order (a history with no :time at all, as Knossos' hand-written ones, gets
+ *   timeUs = position). `:index`, where given, must ascend (it may be sparse).
+ * - `:process` becomes a string ("0", "nemesis"). Every process but the nemesis is
+ *   single-threaded: completions pair with its open invoke, which checkPairing enforces,
+ *   naming the line. The nemesis' ops (:info on both ends) are annotations.
+ * - `:value nil` is left out, so a read that returned nil reads nothing, as Knossos'
+ *   register models take it (see docs/checkers.md).
  * - the lock is :lock of the op, else :lock or :key of a map value, else "lock".
  * - keywords become strings; unknown keys are kept under `extra`.
  * edn-data's parser is lenient (malformed input can come back as null), so the text is
@@ -13,13 +21,16 @@
  */
 import { parseEDNString } from "edn-data";
 import { InputError } from "../../sim/errors.js";
-import type { EventType, HistoryEvent } from "../../sim/history.js";
+import { NEMESIS, type EventType, type HistoryEvent } from "../../sim/history.js";
+import { checkPairing } from "./pairing.js";
 
 export type ImportedEvent = HistoryEvent & { extra?: Record<string, unknown> };
 
 const TYPES: ReadonlySet<string> = new Set<EventType>(["invoke", "ok", "fail", "info"]);
 const KNOWN = new Set(["process", "type", "f", "value", "time", "index", "lock"]);
 const CLOSE: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
+/** :time bound: about 31 years in ns, so timeUs (≤ 1e15) stays an exact integer. */
+const TIME_NS_MAX = 1e18;
 
 interface Form {
   text: string;
@@ -141,6 +152,13 @@ function lockOf(op: Record<string, unknown>): string {
 }
 
 export function parseEdnHistory(text: string, file: string): ImportedEvent[] {
+  return parseEdnHistoryWithLines(text, file).events;
+}
+
+const UNPAIRED: ReadonlySet<string> = new Set([NEMESIS]);
+
+/** As parseEdnHistory, with the source line of each event (for errors found later, e.g. an op the model lacks). */
+export function parseEdnHistoryWithLines(text: string, file: string): { events: ImportedEvent[]; lines: number[] } {
   const forms = splitForms(text, file);
   const maps: { op: Record<string, unknown>; line: number }[] = [];
   for (const form of forms) {
@@ -160,7 +178,9 @@ export function parseEdnHistory(text: string, file: string): ImportedEvent[] {
     throw new InputError(file, `line ${missing.line}: :time`, "a :time in nanoseconds, as the other ops have");
   }
   const events: ImportedEvent[] = [];
-  let lastNs = -Infinity;
+  const lines: number[] = [];
+  let lastTimeUs = -1;
+  let lastIndex: { index: number; line: number } | undefined;
   for (const { op, line } of maps) {
     const where = `line ${line}`;
     const process = asString(op.process);
@@ -169,15 +189,23 @@ export function parseEdnHistory(text: string, file: string): ImportedEvent[] {
       throw new InputError(file, `${where}: :type`, `one of :invoke, :ok, :fail, :info, got ${JSON.stringify(op.type)}`);
     const f = asString(op.f);
     if (f === undefined) throw new InputError(file, `${where}: :f`, `a keyword such as :acquire, got ${JSON.stringify(op.f)}`);
+    if (op.index !== undefined) {
+      const index = typeof op.index === "bigint" ? Number(op.index) : op.index;
+      if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0)
+        throw new InputError(file, `${where}: :index`, `a non-negative integer, got ${JSON.stringify(op.index)}`);
+      if (lastIndex !== undefined && index <= lastIndex.index)
+        throw new InputError(file, `${where}: :index`, `greater than ${lastIndex.index} (line ${lastIndex.line}): indices ascend in file order, got ${index}`);
+      lastIndex = { index, line };
+    }
     let timeUs = events.length;
     if (timed > 0) {
       const ns = typeof op.time === "bigint" ? Number(op.time) : op.time;
-      if (typeof ns !== "number" || !Number.isFinite(ns) || ns < 0)
-        throw new InputError(file, `${where}: :time`, `a non-negative number of nanoseconds, got ${JSON.stringify(op.time)}`);
-      if (ns < lastNs) throw new InputError(file, `${where}: :time`, `no earlier than the previous op's ${lastNs} ns, got ${ns}`);
-      lastNs = ns;
-      timeUs = Math.floor(ns / 1000);
+      if (typeof ns !== "number" || !Number.isFinite(ns) || ns < 0 || ns > TIME_NS_MAX)
+        throw new InputError(file, `${where}: :time`, `a number of nanoseconds from 0 to ${TIME_NS_MAX}, got ${JSON.stringify(op.time)}`);
+      // File order is the order; :time only spaces the events out (it may go backwards).
+      timeUs = Math.max(Math.floor(ns / 1000), lastTimeUs + 1);
     }
+    lastTimeUs = timeUs;
     const extra: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(op)) if (!KNOWN.has(k)) extra[k] = v;
     events.push({
@@ -190,6 +218,14 @@ export function parseEdnHistory(text: string, file: string): ImportedEvent[] {
       ...(op.value !== undefined && op.value !== null ? { value: op.value } : {}),
       ...(Object.keys(extra).length > 0 ? { extra } : {}),
     });
+    lines.push(line);
   }
-  return events;
+  checkPairing(events, lines, file, {
+    fieldPrefix: ":",
+    unpairedProcesses: UNPAIRED,
+    isAnnotation: () => false,
+    crashReopens: false,
+    show: (name) => `:${name}`,
+  });
+  return { events, lines };
 }

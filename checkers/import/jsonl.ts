@@ -1,15 +1,27 @@
 /**
  * Our JSONL history format (sim/history.ts historyToJsonl): one event per line. Strict:
- * a line that is not a well-formed event is an InputError naming the line, so a
- * checker never judges a history it half understood. Blank lines are skipped.
+ * a line that is not a well-formed event, or a client op whose invoke and completion do
+ * not pair (checkPairing), is an InputError naming the line, so a checker never judges
+ * a history it half understood. Blank lines are skipped.
  */
 import { InputError } from "../../sim/errors.js";
-import type { EventType, HistoryEvent } from "../../sim/history.js";
+import { NEMESIS, type EventType, type HistoryEvent } from "../../sim/history.js";
+import { checkPairing } from "./pairing.js";
 
 const TYPES: ReadonlySet<string> = new Set<EventType>(["invoke", "ok", "fail", "info"]);
 
+/** Ops a client invokes; a completion of any other f with no invoke is an annotation (lapse, failover, ...). */
+const CLIENT_OPS: ReadonlySet<string> = new Set(["acquire", "release", "extend", "read", "write", "cas"]);
+const UNPAIRED: ReadonlySet<string> = new Set([NEMESIS, "storage"]);
+
 export function parseJsonlHistory(text: string, file: string): HistoryEvent[] {
+  return parseJsonlHistoryWithLines(text, file).events;
+}
+
+/** As parseJsonlHistory, with the source line of each event (blank lines are skipped, so index is not line). */
+export function parseJsonlHistoryWithLines(text: string, file: string): { events: HistoryEvent[]; lines: number[] } {
   const events: HistoryEvent[] = [];
+  const lineOf: number[] = [];
   const lines = text.split(/\r?\n/);
   let lastTimeUs = -Infinity;
   for (let i = 0; i < lines.length; i++) {
@@ -52,6 +64,15 @@ export function parseJsonlHistory(text: string, file: string): HistoryEvent[] {
       ...(o.lock !== undefined ? { lock: o.lock } : {}),
       ...(o.value !== undefined ? { value: o.value } : {}),
     });
+    lineOf.push(i + 1);
   }
-  return events;
+  // A restarted client (nemesis crash/kill/restart) may invoke with its old op unanswered.
+  checkPairing(events, lineOf, file, {
+    fieldPrefix: "",
+    unpairedProcesses: UNPAIRED,
+    isAnnotation: (f) => !CLIENT_OPS.has(f),
+    crashReopens: true,
+    show: (f) => JSON.stringify(f),
+  });
+  return { events, lines: lineOf };
 }

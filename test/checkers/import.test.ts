@@ -35,6 +35,28 @@ describe("import: JSONL", () => {
   });
 });
 
+describe("import: JSONL pairing", () => {
+  const ev = (o: Record<string, unknown>): string => JSON.stringify({ timeUs: 0, ...o });
+  it.each([
+    [[ev({ process: "c1", type: "ok", f: "acquire" })], "line 1: type"],
+    [[ev({ process: "c1", type: "invoke", f: "read" }), ev({ process: "c1", type: "invoke", f: "write" })], "line 2: type"],
+    [[ev({ process: "c1", type: "invoke", f: "read" }), "", ev({ process: "c1", type: "ok", f: "write" })], "line 3: f"],
+  ])("refuses %j at %s", (lines, where) => {
+    expect(inputError(() => parseJsonlHistory(lines.join("\n"), "h.jsonl")).field).toBe(where);
+  });
+
+  it("accepts annotations with no invoke, and a restarted client invoking with its old op unanswered", () => {
+    const h = [
+      ev({ process: "c1", type: "invoke", f: "acquire" }),
+      ev({ process: "c1", type: "info", f: "lapse", value: { grantId: "c1#1" } }),
+      ev({ process: "nemesis", type: "info", f: "crash", value: { phase: "start", targets: ["c1"] } }),
+      ev({ process: "c1", type: "invoke", f: "acquire" }),
+      ev({ process: "storage", type: "ok", f: "storage-write" }),
+    ].join("\n");
+    expect(parseJsonlHistory(h, "h.jsonl")).toHaveLength(5);
+  });
+});
+
 describe("import: Jepsen EDN", () => {
   it("reads one map per line: ns to µs, process as string, default lock, unknown keys kept", () => {
     const h = parseEdnHistory(text("jepsen-lock-ok.edn"), "jepsen-lock-ok.edn");
@@ -67,7 +89,7 @@ describe("import: Jepsen EDN", () => {
 
   it.each([
     ["{:process 0 :type :invoke :f :acquire :time 5}\n{:process 0 :type :ok :f :acquire}", "line 2: :time"],
-    ["{:process 0 :type :invoke :f :acquire :time 5}\n{:process 0 :type :ok :f :acquire :time 1}", "line 2: :time"],
+    ["{:process 0 :type :invoke :f :acquire :time 5}\n{:process 0 :type :ok :f :acquire :time -1}", "line 2: :time"],
     ["{:process 0 :type :invoke :f :acquire}\n42", "line 2"],
     ["{:process 0 :type :invoke :f :acquire}\n{:process 0 :type :ok :f :acquire]}", "line 2"],
     ['{:process 0 :type :invoke :f "acquire}', "line 1"],

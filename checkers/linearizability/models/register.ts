@@ -3,7 +3,10 @@
  * `cas-register`; Porcupine's kv tests), so the search can be checked against other
  * checkers' known-answer histories.
  * - write v sets the value; an info write may have set it.
- * - read returns the value; an info read observed nothing and is left out.
+ * - read returns the value; an info read observed nothing and is left out, and so is
+ *   an ok read with no value at all: Jepsen EDN's `:value nil`, which the importer
+ *   leaves out, as Knossos' register models accept a nil read in any state. (Lockstep
+ *   JSONL can say `"value": null`, a read of the initial nil, which is judged.)
  * - cas [from, to] (cas-register only): ok only when the value is `from`, then `to`;
  *   a failed cas did not happen and is left out; an info cas may have happened.
  * The register starts as null (Jepsen's nil). Values may be bare (Jepsen) or wrapped
@@ -41,7 +44,7 @@ function registerModelOf(withCas: boolean): Model<string> {
     description: withCas ? "a register with read, write and compare-and-set" : "a register with read and write",
     admits: (op) =>
       op.outcome !== "fail" &&
-      ((op.f === "read" && op.outcome === "ok") || op.f === "write" || (withCas && op.f === "cas" && casArgs(op) !== undefined)),
+      ((op.f === "read" && op.outcome === "ok" && op.complete?.value !== undefined) || op.f === "write" || (withCas && op.f === "cas" && casArgs(op) !== undefined)),
     init: () => keyOf(null),
     step(value: string, op: Operation): string | undefined {
       switch (op.f) {
