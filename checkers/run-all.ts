@@ -24,9 +24,19 @@ export interface Verdicts {
 /** Checkers whose failure means the lock itself was not exclusive (the data may still be fenced). */
 const EXCLUSION = new Set(["mutual-exclusion", "linearizability"]);
 
-export function runCheckers(history: readonly HistoryEvent[], ctx: CheckContext): Verdicts {
+export interface RunCheckersOptions {
+  /** Why a checker does not apply to this history (it is then not run and does not count), or undefined. */
+  notApplicable?: (checker: string) => string | undefined;
+}
+
+export function runCheckers(history: readonly HistoryEvent[], ctx: CheckContext, opts: RunCheckersOptions = {}): Verdicts {
   const results: CheckResult[] = [];
   for (const c of CHECKERS) {
+    const reason = opts.notApplicable?.(c.name);
+    if (reason !== undefined) {
+      results.push({ checker: c.name, valid: true, summary: `not applicable: ${reason}`, skipped: reason });
+      continue;
+    }
     let r: CheckResult;
     try {
       r = c.check(history, ctx);

@@ -7,6 +7,7 @@ import { takeExitCode } from "../cli/exit-state.js";
 import { InputError } from "../sim/errors.js";
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/histories/${name}`, import.meta.url));
+const jepsen = (name: string): string => fileURLToPath(new URL(`./fixtures/jepsen/${name}`, import.meta.url));
 
 /** Run `lockstep check ...args` in-process; returns stdout and the exit code the action set. */
 async function check(...args: string[]): Promise<{ out: string; code: number }> {
@@ -49,6 +50,48 @@ describe("lockstep check", () => {
   it("reads Jepsen EDN by extension", async () => {
     expect((await check(fixture("jepsen-lock-bad.edn"))).code).toBe(EXIT.safetyViolation);
     expect((await check(fixture("register-6824-ok.edn"), "--model", "register")).code).not.toBe(EXIT.safetyViolation);
+  });
+
+  it("a valid cas-register history exits 0 with linearizability alone; the lock checkers do not apply", async () => {
+    for (const args of [[jepsen("cas-register-ok.edn")], [jepsen("cas-register-ok.edn"), "--model", "cas-register"]]) {
+      const { out, code } = await check(...args);
+      expect(code).toBe(EXIT.ok);
+      expect(out).toContain("model cas-register");
+      expect(out).toMatch(/ok\s+linearizability\s+linearizable under the cas-register model/);
+      for (const name of ["mutual-exclusion", "lost-updates", "fencing", "liveness"])
+        expect(out).toMatch(new RegExp(`n/a\\s+${name}\\s+not applicable: a lock checker`));
+    }
+    const six = await check(fixture("register-6824-ok.edn"));
+    expect(six.code).toBe(EXIT.ok);
+    expect(six.out).toContain("model register");
+  });
+
+  it("an invalid cas-register history exits 3", async () => {
+    const { out, code } = await check(jepsen("cas-register-bad.edn"));
+    expect(code).toBe(EXIT.safetyViolation);
+    expect(out).toContain("FAIL linearizability");
+  });
+
+  it("a Jepsen lock history with no TTL: liveness does not apply (it cannot judge waits), the rest judge it", async () => {
+    const ok = await check(jepsen("lock-ok.edn"));
+    expect(ok.code).toBe(EXIT.ok);
+    expect(ok.out).toContain("model mutex");
+    expect(ok.out).toMatch(/n\/a\s+liveness\s+not applicable: no TTL known \(pass --ttl-ms/);
+    expect(ok.out).toMatch(/ok\s+mutual-exclusion/);
+    const bad = await check(jepsen("lock-double-grant.edn"));
+    expect(bad.code).toBe(EXIT.safetyViolation);
+    expect(bad.out).toMatch(/FAIL mutual-exclusion/);
+  });
+
+  it.each([
+    [[jepsen("list-append.edn")], /list-append\.edn: line 1: :f: an op the register model has \(read, write\), got :append$/],
+    [[jepsen("lock-ok.edn"), "--model", "cas-register"], /lock-ok\.edn: line 1: :f: an op the cas-register model has \(read, write, cas\), got :acquire$/],
+    [[fixture("mutex-ok.jsonl"), "--model", "register"], /mutex-ok\.jsonl: line 1: f: an op the register model has \(read, write\), got "acquire"$/],
+    [[jepsen("double-invoke.edn")], /double-invoke\.edn: line 3: :type: a completion of the :write/],
+  ])("an op the model lacks, or a malformed history, is refused by name: %j", async (args, message) => {
+    const err = await check(...args).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).message).toMatch(message);
   });
 
   it("--ttl-ms selects lease-lock, and --drift-ppm widens when a lease may lapse", async () => {

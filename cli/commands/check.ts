@@ -1,17 +1,20 @@
 /**
- * `lockstep check <history>`: run every registered checker on a history recorded
+ * `lockstep check <history>`: run the checkers that apply to a history recorded
  * elsewhere (our JSONL, or a Jepsen EDN history) and print each verdict with its
- * witness. Exit codes as for `run`: 3 safety violation, 4 liveness, 5 undecided,
- * 2 bad input (an InputError, printed by main without a stack).
+ * witness. The model (--model, else inferred from the ops) decides which apply: a
+ * register history gets linearizability alone; an op the model has no rule for is
+ * refused by name. Exit codes as for `run`: 3 safety violation, 4 liveness, 5
+ * undecided, 2 bad input (an InputError, printed by main without a stack).
  */
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
 import type { CheckContext, CheckResult } from "../../checkers/types.js";
-import { parseEdnHistory } from "../../checkers/import/edn.js";
-import { parseJsonlHistory } from "../../checkers/import/jsonl.js";
-import { MODEL_NAMES, isModelName } from "../../checkers/linearizability/models/index.js";
+import { parseEdnHistoryWithLines } from "../../checkers/import/edn.js";
+import { parseJsonlHistoryWithLines } from "../../checkers/import/jsonl.js";
+import { MODEL_NAMES, isModelName, type ModelName } from "../../checkers/linearizability/models/index.js";
+import { familyOf, modelForHistory, notApplicable, unsupportedOp } from "../../checkers/applicable.js";
 import { InputError } from "../../sim/errors.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { EXIT } from "../exit-codes.js";
@@ -38,15 +41,37 @@ export function registerCheck(program: Command): void {
     .option("--states-max <n>", "search budget of the linearizability checker, in states")
     .option("--json", "print the verdicts as JSON")
     .action((file: string, opts: CheckOptions) => {
-      const { text, format } = readHistory(file, opts.format);
-      const history: HistoryEvent[] = format === "edn" ? parseEdnHistory(text, file) : parseJsonlHistory(text, file);
-      const ctx = contextFrom(opts);
-      const verdicts = runCheckers(history, ctx);
+      const c = checkHistoryFile(file, opts);
       if (opts.json) {
-        process.stdout.write(JSON.stringify({ file, format, context: ctx, events: history.length, ...verdicts }, null, 2) + "\n");
-      } else process.stdout.write(formatCheck(file, history.length, verdicts));
-      setExitCode(exitCodeForVerdicts(verdicts));
+        process.stdout.write(JSON.stringify({ file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...c.verdicts }, null, 2) + "\n");
+      } else process.stdout.write(formatCheck(file, c.history.length, c.verdicts, c.model));
+      setExitCode(exitCodeForVerdicts(c.verdicts));
     });
+}
+
+export interface CheckedHistory {
+  format: "jsonl" | "edn";
+  history: HistoryEvent[];
+  model: ModelName;
+  ctx: CheckContext;
+  verdicts: Verdicts;
+}
+
+/** Read, validate and judge one history file with the checkers that apply to it. */
+export function checkHistoryFile(file: string, opts: CheckOptions): CheckedHistory {
+  const { text, format } = readHistory(file, opts.format);
+  const { events: history, lines } = format === "edn" ? parseEdnHistoryWithLines(text, file) : parseJsonlHistoryWithLines(text, file);
+  const ctx = contextFrom(opts);
+  const model = modelForHistory(history, ctx);
+  ctx.model = model;
+  const bad = unsupportedOp(history, model);
+  if (bad !== undefined) {
+    const show = format === "edn" ? `:${bad.f}` : JSON.stringify(bad.f);
+    throw new InputError(file, `line ${lines[bad.index]}: ${format === "edn" ? ":f" : "f"}`, `${bad.expected}, got ${show}`);
+  }
+  const family = familyOf(model);
+  const verdicts = runCheckers(history, ctx, { notApplicable: (name) => notApplicable(name, family, history, ctx) });
+  return { format, history, model, ctx, verdicts };
 }
 
 function readHistory(file: string, formatFlag: string | undefined): { text: string; format: "jsonl" | "edn" } {
@@ -94,12 +119,12 @@ export function exitCodeForVerdicts(v: Verdicts): number {
   return EXIT.ok;
 }
 
-const mark = (v: CheckResult["valid"]): string => (v === true ? "ok  " : v === false ? "FAIL" : "??  ");
+const mark = (r: CheckResult): string => (r.skipped !== undefined ? "n/a " : r.valid === true ? "ok  " : r.valid === false ? "FAIL" : "??  ");
 
-export function formatCheck(file: string, events: number, v: Verdicts): string {
-  const lines = [`lockstep check ${file} — ${events} events`];
+export function formatCheck(file: string, events: number, v: Verdicts, model?: string): string {
+  const lines = [`lockstep check ${file} — ${events} events${model !== undefined ? `, model ${model}` : ""}`];
   for (const r of v.results) {
-    lines.push(`  ${mark(r.valid)} ${r.checker.padEnd(18)} ${r.summary}`);
+    lines.push(`  ${mark(r)} ${r.checker.padEnd(18)} ${r.summary}`);
     if (r.valid !== true && r.witness !== undefined) lines.push(...formatWitness(r.witness).map((l) => `         ${l}`));
   }
   lines.push(`outcome: ${v.outcome} (safety ${String(v.safety)}, liveness ${String(v.liveness)})`);

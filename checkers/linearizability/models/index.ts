@@ -9,6 +9,28 @@ import { casRegisterModel, registerModel } from "./register.js";
 export const MODEL_NAMES = ["mutex", "lease-lock", "fencing-lock", "register", "cas-register"] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
 
+/** Whether a model speaks about locks (so the lock checkers apply) or about a register. */
+export type ModelFamily = "lock" | "register";
+
+const LOCK_MODEL_OPS = ["acquire", "release", "extend", "read", "write"] as const;
+
+/** The client ops each model knows; a history with any other op cannot be judged by it. */
+export const MODEL_OPS: Readonly<Record<ModelName, readonly string[]>> = {
+  mutex: LOCK_MODEL_OPS,
+  "lease-lock": LOCK_MODEL_OPS,
+  "fencing-lock": LOCK_MODEL_OPS,
+  register: ["read", "write"],
+  "cas-register": ["read", "write", "cas"],
+};
+
+export const MODEL_FAMILY: Readonly<Record<ModelName, ModelFamily>> = {
+  mutex: "lock",
+  "lease-lock": "lock",
+  "fencing-lock": "lock",
+  register: "register",
+  "cas-register": "register",
+};
+
 export function isModelName(name: string): name is ModelName {
   return (MODEL_NAMES as readonly string[]).includes(name);
 }
