@@ -10,6 +10,7 @@
  */
 import { pairOperations, type HistoryEvent } from "../sim/history.js";
 import type { CheckContext, CheckResult } from "./types.js";
+import { metered, type WorkMeter } from "./budget.js";
 
 export const FENCING = "fencing";
 
@@ -39,9 +40,10 @@ interface StorageWrite {
 
 const WITNESS_MAX = 20;
 
-function readStorageWrites(history: readonly HistoryEvent[]): StorageWrite[] {
+function readStorageWrites(history: readonly HistoryEvent[], meter: WorkMeter): StorageWrite[] {
   const out: StorageWrite[] = [];
   for (const e of history) {
+    meter.tick();
     if (e.process !== "storage" || e.f !== "storage-write" || (e.type !== "ok" && e.type !== "fail")) continue;
     const v = (e.value ?? {}) as Record<string, unknown>;
     out.push({
@@ -58,8 +60,9 @@ function readStorageWrites(history: readonly HistoryEvent[]): StorageWrite[] {
 }
 
 /** When each grant's acquire-ok happened (history order), for the no-token rule. */
-function grantOrder(history: readonly HistoryEvent[]): Map<string, number> {
+function grantOrder(history: readonly HistoryEvent[], meter: WorkMeter): Map<string, number> {
   const order = new Map<string, number>();
+  meter.tick(history.length);
   for (const op of pairOperations(history).ops) {
     if (op.f !== "acquire" || op.outcome !== "ok") continue;
     const g = (op.complete?.value as { grantId?: unknown } | undefined)?.grantId;
@@ -68,11 +71,19 @@ function grantOrder(history: readonly HistoryEvent[]): Map<string, number> {
   return order;
 }
 
-export function fencing(history: readonly HistoryEvent[], _ctx: CheckContext): CheckResult {
-  const writes = readStorageWrites(history);
+/** One step per event read and per storage write judged. */
+export function fencing(history: readonly HistoryEvent[], ctx: CheckContext): CheckResult {
+  let judged = 0;
+  return metered(FENCING, ctx, () => `judging storage writes (${judged} judged) in ${history.length} events`, (meter) =>
+    fencingMetered(history, meter, () => judged++),
+  );
+}
+
+function fencingMetered(history: readonly HistoryEvent[], meter: WorkMeter, judgedOne: () => void): CheckResult {
+  const writes = readStorageWrites(history, meter);
   const withToken = writes.filter((w) => w.token !== undefined).length;
   const byToken = withToken > 0;
-  const order = byToken ? new Map<string, number>() : grantOrder(history);
+  const order = byToken ? new Map<string, number>() : grantOrder(history, meter);
   const stale: StaleWrite[] = [];
   let staleRejected = 0;
   let rejected = 0;
@@ -80,6 +91,8 @@ export function fencing(history: readonly HistoryEvent[], _ctx: CheckContext): C
   // Per resource: the newest accepted token (or grant, by acquire-ok position).
   const newest = new Map<string, { rank: number; token?: number; grantId?: string }>();
   for (const w of writes) {
+    meter.tick();
+    judgedOne();
     if (!w.accepted) rejected++;
     let rank: number | undefined;
     if (byToken) rank = w.token;

@@ -17,6 +17,7 @@
  */
 import { NEMESIS, pairOperations, type HistoryEvent, type Operation } from "../sim/history.js";
 import type { CheckContext, CheckResult } from "./types.js";
+import { metered, type WorkMeter } from "./budget.js";
 
 export const LIVENESS = "liveness";
 
@@ -61,9 +62,10 @@ interface Fault {
   timeUs: number;
 }
 
-function faultsOf(history: readonly HistoryEvent[]): Fault[] {
+function faultsOf(history: readonly HistoryEvent[], meter: WorkMeter): Fault[] {
   const out: Fault[] = [];
   for (const e of history) {
+    meter.tick();
     if (e.process !== NEMESIS) continue;
     const v = (e.value ?? {}) as { phase?: unknown; targets?: unknown };
     out.push({
@@ -87,7 +89,14 @@ function ttlMsOf(op: Operation): number | undefined {
   return typeof t === "number" ? t : undefined;
 }
 
+/** Steps: one per event read, per attempt grouped, per grant scanned for a gap, per op compared for a crashed holder. */
 export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): CheckResult {
+  let phase = "reading the history";
+  return metered(LIVENESS, ctx, () => `${phase} (${history.length} events)`, (meter) => livenessMetered(history, ctx, meter, (p) => (phase = p)));
+}
+
+function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, meter: WorkMeter, phase: (p: string) => void): CheckResult {
+  meter.tick(history.length);
   const { ops } = pairOperations(history);
   const clients = new Set(ops.map((op) => op.process));
   const acquires = ops.filter((op) => op.f === "acquire");
@@ -106,7 +115,7 @@ export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): C
     };
 
   // Faults other than client crashes heal; track when each kind is active.
-  const faults = faultsOf(history);
+  const faults = faultsOf(history, meter);
   const isClientCrash = (f: Fault): boolean =>
     CRASH_KINDS.has(f.kind) && f.targets.length > 0 && f.targets.every((t) => clients.has(t));
   const active = new Map<string, number>();
@@ -155,7 +164,9 @@ export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): C
   let waitsJudged = 0;
   let waitsUnjudged = 0;
   const attempts = new Map<string, Operation[]>();
+  phase("judging waits");
   for (const op of acquires) {
+    meter.tick();
     const key = `${op.lock ?? "lock"}\u0000${op.process}`;
     const list = attempts.get(key) ?? [];
     list.push(op);
@@ -165,7 +176,7 @@ export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): C
     const first = run[0];
     const last = run[run.length - 1];
     const lock = first.lock ?? "lock";
-    const crashAt = crashes.find((c) => c.client === first.process && c.timeUs >= first.startUs)?.timeUs;
+    const crashAt = crashes.find((c) => (meter.tick(), true) && c.client === first.process && c.timeUs >= first.startUs)?.timeUs;
     let untilUs: number;
     let outcome: SlowWait["outcome"];
     if (last.outcome === "ok") [untilUs, outcome] = [last.endUs, "granted"];
@@ -183,6 +194,7 @@ export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): C
     let gapUs = 0;
     let prev = fromUs;
     for (const g of grantsByLock.get(lock) ?? []) {
+      meter.tick();
       if (g <= fromUs) continue;
       if (g > untilUs) break;
       gapUs = Math.max(gapUs, g - prev);
@@ -207,13 +219,18 @@ export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): C
   // 2. Crashed holders.
   const stuck: CrashedHolder[] = [];
   let crashesJudged = 0;
+  phase("judging crashed holders");
+  // Every op compared below is a step: crashes × acquires × ops can be large.
+  const step = (): true => (meter.tick(), true);
   for (const crash of crashes) {
     for (const acq of acquires) {
+      meter.tick();
       if (acq.process !== crash.client || acq.outcome !== "ok" || acq.endUs > crash.timeUs) continue;
       const grantId = grantIdOf(acq);
       const lock = acq.lock ?? "lock";
       const released = ops.some(
         (op) =>
+          step() &&
           op.process === crash.client &&
           op.f === "release" &&
           op.startUs >= acq.endUs &&
@@ -221,24 +238,24 @@ export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): C
           (grantId === undefined || (op.invoke.value as { grantId?: unknown } | undefined)?.grantId === grantId),
       );
       // A later acquire-ok by the same client means the earlier grant had ended.
-      const superseded = acquires.some((o) => o.process === crash.client && o.outcome === "ok" && o.endUs > acq.endUs && o.endUs <= crash.timeUs && (o.lock ?? "lock") === lock);
+      const superseded = acquires.some((o) => step() && o.process === crash.client && o.outcome === "ok" && o.endUs > acq.endUs && o.endUs <= crash.timeUs && (o.lock ?? "lock") === lock);
       if (released || superseded) continue;
       const grantTtlMs = ctx.sessionTimeoutMs ?? ttlMsOf(acq) ?? ttlMs;
       const drift = 1 + (ctx.clockDriftPpmMax ?? 0) / 1e6;
       const deadlineUs = crash.timeUs + grantTtlMs * 1000 * (drift + RETRY_SLACK_FRACTION);
-      if (activeSpans.some(([s, e]) => s < deadlineUs && e > crash.timeUs)) continue;
+      if (activeSpans.some(([s, e]) => step() && s < deadlineUs && e > crash.timeUs)) continue;
       if (deadlineUs > endUs) continue; // the history ended first: nothing to judge
       const waiters = [
         ...new Set(
           acquires
-            .filter((o) => o.process !== crash.client && (o.lock ?? "lock") === lock && o.startUs <= deadlineUs && o.endUs >= crash.timeUs)
+            .filter((o) => step() && o.process !== crash.client && (o.lock ?? "lock") === lock && o.startUs <= deadlineUs && o.endUs >= crash.timeUs)
             .map((o) => o.process),
         ),
       ];
       if (waiters.length === 0) continue;
       crashesJudged++;
       const regranted = acquires.some(
-        (o) => o.process !== crash.client && o.outcome === "ok" && (o.lock ?? "lock") === lock && o.endUs > crash.timeUs && o.endUs <= deadlineUs,
+        (o) => step() && o.process !== crash.client && o.outcome === "ok" && (o.lock ?? "lock") === lock && o.endUs > crash.timeUs && o.endUs <= deadlineUs,
       );
       if (!regranted) stuck.push({ lock, client: crash.client, ...(grantId ? { grantId } : {}), crashUs: crash.timeUs, deadlineUs, waiters });
     }

@@ -1,4 +1,5 @@
-import type { Checker } from "./types.js";
+import type { Checker, CheckResult } from "./types.js";
+import { metered, type WorkMeter } from "./budget.js";
 import { pairOperations } from "../sim/history.js";
 
 /**
@@ -26,9 +27,16 @@ export interface Overwrite {
 
 const OVERWRITES_MAX = 20;
 
-export const lostUpdates: Checker = (history) => {
+/** One step per event scanned (three linear passes at most). */
+export const lostUpdates: Checker = (history, ctx) => {
+  let phase = "looking for final reads";
+  return metered("lost-updates", ctx, () => `${phase} in ${history.length} events`, (meter) => lostUpdatesMetered(history, meter, (p) => (phase = p)));
+};
+
+function lostUpdatesMetered(history: Parameters<Checker>[0], meter: WorkMeter, phase: (p: string) => void): CheckResult {
   const finals = new Map<string, number>();
   for (const e of history) {
+    meter.tick();
     if (e.f === "final-read" && e.type === "ok" && e.lock !== undefined) {
       finals.set(e.lock, (e.value as { counter: number }).counter);
     }
@@ -38,6 +46,8 @@ export const lostUpdates: Checker = (history) => {
   }
   const acked = new Map<string, number>();
   let unknownWrites = 0;
+  phase("counting acknowledged writes");
+  meter.tick(history.length);
   for (const op of pairOperations(history).ops) {
     if (op.f !== "write" || op.lock === undefined) continue;
     if (op.outcome === "ok") acked.set(op.lock, (acked.get(op.lock) ?? 0) + 1);
@@ -57,7 +67,8 @@ export const lostUpdates: Checker = (history) => {
     return { checker: "lost-updates", valid: true, summary: `${ackedTotal} acknowledged writes, none lost`, stats };
   }
   const l = lost[0]!;
-  const overwrites = findOverwrites(history, new Set(lost.map((x) => x.lock)));
+  phase("finding the writes that undid others");
+  const overwrites = findOverwrites(history, new Set(lost.map((x) => x.lock)), meter);
   return {
     checker: "lost-updates",
     valid: false,
@@ -67,14 +78,15 @@ export const lostUpdates: Checker = (history) => {
     witness: { counters: lost, overwrites },
     stats,
   };
-};
+}
 
 /** Accepted writes, in the storage's order, that set a counter no higher than it already was. */
-function findOverwrites(history: Parameters<Checker>[0], locks: Set<string>): Overwrite[] {
+function findOverwrites(history: Parameters<Checker>[0], locks: Set<string>, meter: WorkMeter): Overwrite[] {
   type Accepted = { index: number; client: string; grantId?: string; counter: number };
   const last = new Map<string, Accepted>();
   const out: Overwrite[] = [];
   for (const e of history) {
+    meter.tick();
     if (e.f !== "storage-write" || e.type !== "ok" || e.lock === undefined || !locks.has(e.lock)) continue;
     const v = e.value as { client?: string; grantId?: string; counter?: number } | undefined;
     if (typeof v?.counter !== "number") continue;

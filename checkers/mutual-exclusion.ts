@@ -1,5 +1,6 @@
 import type { Checker, CheckResult } from "./types.js";
 import { computeHolds, type Hold } from "./holds.js";
+import { STEPS_FLAG, STEPS_MAX_DEFAULT } from "./budget.js";
 
 /**
  * Mutual exclusion: two clients' holds of one lock overlapping in true time is a
@@ -27,16 +28,16 @@ export interface Overlap {
 }
 
 const WITNESSES_MAX = 20;
-export const MUTUAL_EXCLUSION_STEPS_MAX = 50_000_000;
+export const MUTUAL_EXCLUSION_STEPS_MAX = STEPS_MAX_DEFAULT;
 
 export interface MutualExclusionOptions {
-  /** Work bound: heap operations plus holds scanned for witnesses. */
+  /** Work bound: heap operations plus holds scanned for witnesses (ctx.stepsMax wins). */
   stepsMax?: number;
 }
 
 export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker {
-  const stepsMax = opts.stepsMax ?? MUTUAL_EXCLUSION_STEPS_MAX;
-  return (history) => {
+  return (history, ctx) => {
+    const stepsMax = ctx.stepsMax ?? opts.stepsMax ?? MUTUAL_EXCLUSION_STEPS_MAX;
     const holds = computeHolds(history);
     const byLock = new Map<string, Hold[]>();
     for (const h of holds) {
@@ -83,7 +84,7 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
     const involved = new Set(overlaps.flatMap((o) => [o.first, o.second]));
     const stats: Record<string, number> = { holds: holds.length, locks: byLock.size, overlaps: count, steps: Math.min(steps, stepsMax) };
     if (exhausted) Object.assign(stats, { stepsMax, locksSwept, holdsSwept });
-    const explored = `swept ${holdsSwept} of ${holds.length} holds (${locksSwept} of ${byLock.size} lock(s) complete) before the work bound of ${stepsMax} steps`;
+    const explored = `swept ${holdsSwept} of ${holds.length} holds (${locksSwept} of ${byLock.size} lock(s) complete) before the work bound of ${stepsMax} steps; raise it with ${STEPS_FLAG} N`;
     if (count === 0) {
       if (exhausted) {
         return { checker: "mutual-exclusion", valid: "unknown", summary: `no overlapping holds found, but ${explored}`, stats };
@@ -97,7 +98,9 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
       summary:
         count === 1 && !exhausted
           ? `2 holds overlap: ${overlaps[0]!.sentence}`
-          : `${count}${exhausted ? " or more" : ""} pairs of overlapping holds${count <= WITNESSES_MAX && !exhausted ? ` among ${involved.size} holds` : ""}; first: ${overlaps[0]!.sentence}` +
+          : `${count}${exhausted ? " or more" : ""} pairs of overlapping holds${count <= WITNESSES_MAX && !exhausted ? ` among ${involved.size} holds` : ""}` +
+            // The budget can run out between counting an overlap and listing its pair.
+            (overlaps.length > 0 ? `; first: ${overlaps[0]!.sentence}` : "; the budget ran out before the pair was listed") +
             (exhausted ? ` (${explored})` : ""),
       witness: overlaps,
       stats,

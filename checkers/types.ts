@@ -32,6 +32,8 @@ export interface CheckContext {
   fencing?: boolean;
   /** Liveness: how long after healing (plus one TTL) a waiter may wait, ms. */
   livenessBoundMs?: number;
+  /** Work budget of every checker, in counted steps (checkers/budget.ts; default STEPS_MAX_DEFAULT). */
+  stepsMax?: number;
   /** Search budget for the linearizability checker. */
   searchBudget?: { statesMax?: number; memoryMbMax?: number };
   /** Model name for the linearizability checker. */

@@ -111,6 +111,17 @@ describe("lockstep check", () => {
     expect(code).toBe(EXIT.unknown);
   });
 
+  it("--steps-max: a tiny work budget turns a passing history into unknown (exit 5), naming the flag", async () => {
+    expect((await check(jepsen("lock-ok.edn"))).code).toBe(EXIT.ok);
+    const { code, out } = await check(jepsen("lock-ok.edn"), "--steps-max", "2");
+    expect(code).toBe(EXIT.unknown);
+    expect(out).toMatch(/\?\?\s+mutual-exclusion .*raise it with --steps-max N/);
+    expect(out).toMatch(/\?\?\s+linearizability .*raise stepsMax with --steps-max N/);
+    expect(out).toContain("outcome: unknown");
+    const err = await check(jepsen("lock-ok.edn"), "--steps-max", "1" + "0".repeat(20)).catch((e: unknown) => e);
+    expect((err as InputError).message).toMatch(/--steps-max: a number no greater than 1000000000000/);
+  });
+
   it("a liveness loss exits 4", async () => {
     expect((await check(fixture("liveness-stuck.jsonl"), "--ttl-ms", "1000")).code).toBe(EXIT.livenessViolation);
   });

@@ -10,6 +10,10 @@ import { viewOp, type OpView } from "./describe.js";
 import type { AnyModel } from "./model.js";
 import { MODEL_NAMES, isModelName, makeModel, type ModelName } from "./models/index.js";
 import { searchLinearization, type SearchBudget } from "./search.js";
+import { stepsMaxOf } from "../budget.js";
+
+/** The CLI flag that raises each search budget, named in every "unknown" it causes. */
+const BUDGET_FLAGS: Record<string, string> = { statesMax: "--states-max", memoryMbMax: "--memory-mb-max", stepsMax: "--steps-max" };
 
 export const CHECKER_NAME = "linearizability";
 
@@ -59,6 +63,7 @@ export function linearizability(history: readonly HistoryEvent[], ctx: CheckCont
   const budget: SearchBudget = {
     statesMax: ctx.searchBudget?.statesMax ?? DEFAULT_BUDGET.statesMax,
     memoryMbMax: ctx.searchBudget?.memoryMbMax ?? DEFAULT_BUDGET.memoryMbMax,
+    stepsMax: stepsMaxOf(ctx),
   };
   const infoOps = admitted.filter((op) => op.outcome === "info").length;
   const stats: Record<string, number> = {
@@ -76,6 +81,7 @@ export function linearizability(history: readonly HistoryEvent[], ctx: CheckCont
     const remaining: SearchBudget = {
       statesMax: Math.max(1, budget.statesMax - stats.statesExplored),
       memoryMbMax: Math.max(1, budget.memoryMbMax - stats.memoryMbEstimate),
+      stepsMax: Math.max(1, budget.stepsMax! - stats.steps),
     };
     const r = searchLinearization(model, lockOps, remaining);
     stats.statesExplored += r.statesExplored;
@@ -113,7 +119,7 @@ export function linearizability(history: readonly HistoryEvent[], ctx: CheckCont
       summary:
         `search budget hit (${unknown.stoppedBy}) on lock "${unknown.lock}" after ${stats.statesExplored} states ` +
         `(~${stats.memoryMbEstimate} MB): linearized ${unknown.prefixLength} of ${unknown.opsInLock} ops at best; ` +
-        `no violation found so far`,
+        `no violation found so far; raise ${unknown.stoppedBy} with ${BUDGET_FLAGS[unknown.stoppedBy] ?? "--steps-max"} N`,
       witness: { model: modelName, ...unknown, budget },
       stats,
     };

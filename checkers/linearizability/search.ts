@@ -25,6 +25,8 @@ export interface SearchBudget {
   statesMax: number;
   /** Estimated memo + stack memory to use before giving up, MB. */
   memoryMbMax: number;
+  /** Model steps (legal or not, memo hits included) before giving up; default unbounded. */
+  stepsMax?: number;
 }
 
 export interface SearchResult<S> {
@@ -46,7 +48,7 @@ export interface SearchResult<S> {
    */
   stuck: number[];
   /** Why the search stopped early, when valid is "unknown". */
-  stoppedBy?: "statesMax" | "memoryMbMax";
+  stoppedBy?: "statesMax" | "memoryMbMax" | "stepsMax";
 }
 
 /** Persistent list node: shares tails so a memo entry can keep its path in O(1). */
@@ -242,6 +244,7 @@ export function searchLinearization<S>(
   const memo = new Map<number, MemoEntry<S>[]>();
   let statesExplored = 0;
   let steps = 0;
+  const stepsMax = budget.stepsMax ?? Infinity;
   let windowWords = 0;
   let maxDepth = 0;
   const memoryMb = (): number =>
@@ -397,7 +400,12 @@ export function searchLinearization<S>(
       if (top.via >= 0) clearLin(top.via);
       continue;
     }
-    steps++;
+    if (++steps > stepsMax) {
+      steps = stepsMax;
+      const depth = top.path ? top.path.length : 0;
+      const deepest = depth >= (best.path?.length ?? 0) ? { path: top.path, state: top.state, stuck: [] as number[] } : best;
+      return finish("unknown", deepest.path, deepest.state, deepest.stuck, "stepsMax");
+    }
     const nextState = model.step(top.state, ops[op]);
     if (nextState === undefined) continue;
     const isInfo = rankOf[op] < 0;

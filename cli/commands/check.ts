@@ -15,7 +15,10 @@ import { parseEdnHistoryWithLines } from "../../checkers/import/edn.js";
 import { parseJsonlHistoryWithLines } from "../../checkers/import/jsonl.js";
 import { MODEL_NAMES, isModelName, type ModelName } from "../../checkers/linearizability/models/index.js";
 import { familyOf, modelForHistory, notApplicable, unsupportedOp } from "../../checkers/applicable.js";
+import { DEFAULT_BUDGET } from "../../checkers/linearizability/index.js";
+import { STEPS_MAX_DEFAULT } from "../../checkers/budget.js";
 import { InputError } from "../../sim/errors.js";
+import { NUMBER_MAGNITUDE_MAX } from "../../sim/validate.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { EXIT } from "../exit-codes.js";
 import { setExitCode } from "../exit-state.js";
@@ -26,6 +29,8 @@ export interface CheckOptions {
   ttlMs?: string;
   driftPpm?: string;
   statesMax?: string;
+  memoryMbMax?: string;
+  stepsMax?: string;
   json?: boolean;
 }
 
@@ -38,7 +43,9 @@ export function registerCheck(program: Command): void {
     .option("--format <fmt>", "jsonl | edn (default: by the file's extension)")
     .option("--ttl-ms <n>", "the lease TTL the clients asked for, ms")
     .option("--drift-ppm <n>", "bound on clock rate error the lease-lock model allows, ppm (default 0)")
-    .option("--states-max <n>", "search budget of the linearizability checker, in states")
+    .option("--states-max <n>", `search budget of the linearizability checker, in states (default ${DEFAULT_BUDGET.statesMax})`)
+    .option("--memory-mb-max <n>", `memory budget of the linearizability search, estimated MB (default ${DEFAULT_BUDGET.memoryMbMax})`)
+    .option("--steps-max <n>", `work budget of every checker, in counted steps; past it a checker says unknown (default ${STEPS_MAX_DEFAULT})`)
     .option("--json", "print the verdicts as JSON")
     .action((file: string, opts: CheckOptions) => {
       const c = checkHistoryFile(file, opts);
@@ -95,7 +102,9 @@ function readHistory(file: string, formatFlag: string | undefined): { text: stri
 function nonNegative(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+(\.\d+)?$/.test(text)) throw new InputError("<arg>", flag, `a non-negative number, got "${text}"`);
-  return Number(text);
+  const n = Number(text);
+  if (n > NUMBER_MAGNITUDE_MAX) throw new InputError("<arg>", flag, `a number no greater than ${NUMBER_MAGNITUDE_MAX}, got "${text.slice(0, 40)}"`);
+  return n;
 }
 
 function contextFrom(opts: CheckOptions): CheckContext {
@@ -108,7 +117,14 @@ function contextFrom(opts: CheckOptions): CheckContext {
   if (ttlMs !== undefined) ctx.ttlMs = ttlMs;
   const drift = nonNegative(opts.driftPpm, "--drift-ppm");
   if (drift !== undefined) ctx.clockDriftPpmMax = drift;
-  if (statesMax !== undefined) ctx.searchBudget = { statesMax: Math.max(1, Math.floor(statesMax)) };
+  const memoryMbMax = nonNegative(opts.memoryMbMax, "--memory-mb-max");
+  if (statesMax !== undefined || memoryMbMax !== undefined)
+    ctx.searchBudget = {
+      ...(statesMax !== undefined ? { statesMax: Math.max(1, Math.floor(statesMax)) } : {}),
+      ...(memoryMbMax !== undefined ? { memoryMbMax: Math.max(1, memoryMbMax) } : {}),
+    };
+  const stepsMax = nonNegative(opts.stepsMax, "--steps-max");
+  if (stepsMax !== undefined) ctx.stepsMax = Math.max(1, Math.floor(stepsMax));
   return ctx;
 }
 

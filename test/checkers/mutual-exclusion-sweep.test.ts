@@ -120,7 +120,7 @@ describe("mutual-exclusion sweep", () => {
     for (let i = 0; i < 20; i++) b.section("c3", `c3#${i}`, "L", 100 + 20 * i, 10, 0);
     const early = mutualExclusionWith({ stepsMax: 5 })(b.events, {});
     expect(early.valid).toBe(false);
-    expect(early.summary).toMatch(/^1 or more pairs of overlapping holds; first: c1 held L .*before the work bound of 5 steps\)$/);
+    expect(early.summary).toMatch(/^1 or more pairs of overlapping holds; first: c1 held L .*before the work bound of 5 steps; raise it with --steps-max N\)$/);
     // A bound that is not reached changes nothing.
     const whole = mutualExclusionWith({ stepsMax: 1000 })(b.events, {});
     expect(whole).toEqual(mutualExclusion(b.events, {}));

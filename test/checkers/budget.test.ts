@@ -1,0 +1,51 @@
+/**
+ * Every checker runs under a deterministic work budget (ctx.stepsMax): a tiny budget
+ * turns a history that passes with the default into "unknown" that names the flag
+ * raising it, never into "pass"; the same budget gives the same answer every time.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { CHECKERS } from "../../checkers/index.js";
+import { parseJsonlHistory } from "../../checkers/import/jsonl.js";
+import { loadScenario } from "../../scenarios/index.js";
+import { runScenario } from "../../sim/runner.js";
+import { checkContextFor } from "../../cli/check-context.js";
+
+const fixture = (name: string) =>
+  parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);
+
+describe("work budget on every checker", () => {
+  const s = loadScenario("naive-baseline");
+  const run = runScenario(s, s.seed);
+  const ctx = checkContextFor(s);
+
+  it.each(CHECKERS.map((c) => [c.name, c] as const))("%s: passes with the default, unknown naming --steps-max with 3 steps", (_name, c) => {
+    const full = c.check(run.history, ctx);
+    expect(full.valid).toBe(true);
+    expect(full.skipped).toBeUndefined();
+    const cut = c.check(run.history, { ...ctx, stepsMax: 3 });
+    expect(cut.valid).toBe("unknown");
+    expect(cut.summary).toMatch(/work budget of 3 steps|work bound of 3 steps|budget hit/);
+    expect(cut.summary).toContain("--steps-max");
+    // Deterministic: the same budget, the same words.
+    expect(c.check(run.history, { ...ctx, stepsMax: 3 }).summary).toBe(cut.summary);
+  });
+
+  it("a budget just big enough gives the full verdict", () => {
+    for (const c of CHECKERS) {
+      const steps = c.check(run.history, ctx).stats?.steps;
+      if (steps === undefined) continue;
+      expect(c.check(run.history, { ...ctx, stepsMax: Math.max(1, steps) }).valid).toBe(true);
+    }
+  });
+
+  it("a violated history under a tiny budget is never a pass", () => {
+    const h = fixture("mutex-double-grant.jsonl");
+    for (const stepsMax of [1, 2, 3, 5, 8]) {
+      for (const name of ["mutual-exclusion", "linearizability"]) {
+        const c = CHECKERS.find((x) => x.name === name)!;
+        expect([false, "unknown"]).toContain(c.check(h, { model: "mutex", stepsMax }).valid);
+      }
+    }
+  });
+});
