@@ -1,5 +1,8 @@
 import { Command } from "commander";
 import { fileURLToPath } from "node:url";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { registerCheck } from "../cli/commands/check.js";
 import { EXIT } from "../cli/exit-codes.js";
@@ -120,6 +123,31 @@ describe("lockstep check", () => {
     expect(out).toContain("outcome: unknown");
     const err = await check(jepsen("lock-ok.edn"), "--steps-max", "1" + "0".repeat(20)).catch((e: unknown) => e);
     expect((err as InputError).message).toMatch(/--steps-max: a number no greater than 1000000000000/);
+  });
+
+  it("--out DIR writes the run report of the imported history, the violation marked, marked as imported", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lockstep-check-"));
+    try {
+      const out = join(dir, "r");
+      const { code, out: text } = await check(jepsen("lock-double-grant.edn"), "--out", out);
+      expect(code).toBe(EXIT.safetyViolation);
+      expect(text).toContain(`wrote ${join(out, "report.html")}`);
+      const html = readFileSync(join(out, "report.html"), "utf8");
+      expect(html).toContain("imported history: not a lockstep run, nothing to replay");
+      expect(html).toContain(`<code id="replay-command">npx lockstep check ${jepsen("lock-double-grant.edn")}</code>`);
+      expect(html).not.toContain("replay this run");
+      expect(html).not.toContain("true time, as only a simulator knows it");
+      expect(html).toContain("imported: no expected verdict");
+      expect(html).toContain("What went wrong");
+      expect(html).toMatch(/<span class="ck">mutual-exclusion<\/span> 0 held lock/);
+      expect(existsSync(join(out, ".report.html.tmp"))).toBe(false);
+      // Bad input writes nothing.
+      const bad = join(dir, "bad");
+      await check(jepsen("double-invoke.edn"), "--out", bad).catch(() => undefined);
+      expect(existsSync(bad)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a liveness loss exits 4", async () => {

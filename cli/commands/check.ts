@@ -21,6 +21,7 @@ import { InputError } from "../../sim/errors.js";
 import { NUMBER_MAGNITUDE_MAX } from "../../sim/validate.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { EXIT } from "../exit-codes.js";
+import { recordForImported, renderImportedReport, writeImportedReport } from "../check-report.js";
 import { setExitCode } from "../exit-state.js";
 
 export interface CheckOptions {
@@ -32,6 +33,7 @@ export interface CheckOptions {
   memoryMbMax?: string;
   stepsMax?: string;
   json?: boolean;
+  out?: string;
 }
 
 export function registerCheck(program: Command): void {
@@ -47,11 +49,15 @@ export function registerCheck(program: Command): void {
     .option("--memory-mb-max <n>", `memory budget of the linearizability search, estimated MB (default ${DEFAULT_BUDGET.memoryMbMax})`)
     .option("--steps-max <n>", `work budget of every checker, in counted steps; past it a checker says unknown (default ${STEPS_MAX_DEFAULT})`)
     .option("--json", "print the verdicts as JSON")
+    .option("--out <dir>", "also write DIR/report.html: the run report's timeline of this history, violations marked")
     .action((file: string, opts: CheckOptions) => {
       const c = checkHistoryFile(file, opts);
+      // Rendered before anything is printed or written: a failure leaves no half-written file.
+      const html = opts.out !== undefined ? renderImportedReport(recordForImported(file, c.format, c.model, c.history, c.ctx, c.verdicts, recheckCommand(file, opts)), c.history) : undefined;
+      const wrote = opts.out !== undefined && html !== undefined ? writeImportedReport(opts.out, html) : undefined;
       if (opts.json) {
-        process.stdout.write(JSON.stringify({ file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...c.verdicts }, null, 2) + "\n");
-      } else process.stdout.write(formatCheck(file, c.history.length, c.verdicts, c.model));
+        process.stdout.write(JSON.stringify({ file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...(wrote ? { report: wrote } : {}), ...c.verdicts }, null, 2) + "\n");
+      } else process.stdout.write(formatCheck(file, c.history.length, c.verdicts, c.model) + (wrote ? `wrote ${wrote}\n` : ""));
       setExitCode(exitCodeForVerdicts(c.verdicts));
     });
 }
@@ -79,6 +85,22 @@ export function checkHistoryFile(file: string, opts: CheckOptions): CheckedHisto
   const family = familyOf(model);
   const verdicts = runCheckers(history, ctx, { notApplicable: (name) => notApplicable(name, family, history, ctx) });
   return { format, history, model, ctx, verdicts };
+}
+
+const shellWord = (w: string): string => (/^[\w./:=@-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
+
+/** The command that checks this history again with the same flags (for the report's box). */
+export function recheckCommand(file: string, opts: CheckOptions): string {
+  const flags: Array<[string, string | undefined]> = [
+    ["--model", opts.model],
+    ["--format", opts.format],
+    ["--ttl-ms", opts.ttlMs],
+    ["--drift-ppm", opts.driftPpm],
+    ["--states-max", opts.statesMax],
+    ["--memory-mb-max", opts.memoryMbMax],
+    ["--steps-max", opts.stepsMax],
+  ];
+  return ["npx lockstep check", shellWord(file), ...flags.filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${shellWord(v!)}`)].join(" ");
 }
 
 function readHistory(file: string, formatFlag: string | undefined): { text: string; format: "jsonl" | "edn" } {
