@@ -21,7 +21,6 @@ import { InputError } from "../../sim/errors.js";
 import { NUMBER_MAGNITUDE_MAX } from "../../sim/validate.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { EXIT } from "../exit-codes.js";
-import { recordForImported, renderImportedReport, writeImportedReport } from "../check-report.js";
 import { setExitCode } from "../exit-state.js";
 
 export interface CheckOptions {
@@ -39,7 +38,7 @@ export interface CheckOptions {
 export function registerCheck(program: Command): void {
   program
     .command("check")
-    .description("check a history recorded elsewhere (lockstep JSONL or Jepsen EDN) with every checker")
+    .description("check a history recorded elsewhere (lockstep JSONL or Jepsen EDN) with the checkers that apply to it")
     .argument("<history>", "path to a .jsonl or .edn history")
     .option("--model <name>", `linearizability model: ${MODEL_NAMES.join(" | ")} (default: lease-lock with --ttl-ms, else mutex)`)
     .option("--format <fmt>", "jsonl | edn (default: by the file's extension)")
@@ -50,11 +49,16 @@ export function registerCheck(program: Command): void {
     .option("--steps-max <n>", `work budget of every checker, in counted steps; past it a checker says unknown (default ${STEPS_MAX_DEFAULT})`)
     .option("--json", "print the verdicts as JSON")
     .option("--out <dir>", "also write DIR/report.html: the run report's timeline of this history, violations marked")
-    .action((file: string, opts: CheckOptions) => {
+    .action(async (file: string, opts: CheckOptions) => {
       const c = checkHistoryFile(file, opts);
-      // Rendered before anything is printed or written: a failure leaves no half-written file.
-      const html = opts.out !== undefined ? renderImportedReport(recordForImported(file, c.format, c.model, c.history, c.ctx, c.verdicts, recheckCommand(file, opts)), c.history) : undefined;
-      const wrote = opts.out !== undefined && html !== undefined ? writeImportedReport(opts.out, html) : undefined;
+      let wrote: string | undefined;
+      if (opts.out !== undefined) {
+        // Loaded only for --out, so a plain check does not pay for the report code and d3.
+        const { recordForImported, renderImportedReport, writeImportedReport } = await import("../check-report.js");
+        // Rendered whole before anything is written: a failure leaves no half-written file.
+        const html = renderImportedReport(recordForImported(file, c.format, c.model, c.history, c.ctx, c.verdicts, recheckCommand(file, opts)), c.history);
+        wrote = writeImportedReport(opts.out, html);
+      }
       if (opts.json) {
         process.stdout.write(JSON.stringify({ file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...(wrote ? { report: wrote } : {}), ...c.verdicts }, null, 2) + "\n");
       } else process.stdout.write(formatCheck(file, c.history.length, c.verdicts, c.model) + (wrote ? `wrote ${wrote}\n` : ""));

@@ -38,7 +38,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "check",
     args: "<history>",
-    summary: "check a history recorded elsewhere (lockstep JSONL or Jepsen EDN) with every checker",
+    summary: "check a history recorded elsewhere (lockstep JSONL or Jepsen EDN) with the checkers that apply to it",
     load: async () => (await import("./check.js")).registerCheck,
   },
   {
