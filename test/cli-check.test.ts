@@ -97,6 +97,14 @@ describe("lockstep check", () => {
     expect((err as InputError).message).toMatch(message);
   });
 
+  it("a jepsen.independent history is refused without --independent (judged whole, every key would be one register), judged per key with it", async () => {
+    const err = await check(jepsen("independent-ok.edn")).catch((e: unknown) => e);
+    expect((err as InputError).message).toMatch(/independent-ok\.edn: line 5: :value: nil for a read's invoke; .* pass --independent/);
+    const { code, out } = await check(jepsen("independent-ok.edn"), "--independent");
+    expect(code).toBe(EXIT.ok);
+    expect(out).toMatch(/ok\s+linearizability\s+linearizable under the cas-register model: \d+ ops on 2 lock\(s\)/);
+  });
+
   it("--ttl-ms selects lease-lock, and --drift-ppm widens when a lease may lapse", async () => {
     const strict = await check(fixture("lease-drift.jsonl"), "--ttl-ms", "100", "--json");
     const j = JSON.parse(strict.out) as { results: { checker: string; valid: unknown; summary: string }[] };

@@ -151,14 +151,33 @@ function lockOf(op: Record<string, unknown>): string {
   return "lock";
 }
 
-export function parseEdnHistory(text: string, file: string): ImportedEvent[] {
-  return parseEdnHistoryWithLines(text, file).events;
+export interface EdnOptions {
+  /**
+   * jepsen.independent histories: every client op's :value is a [key value] tuple, and
+   * each key is its own register (or lock). The key becomes the event's lock and the
+   * value its value, so the checkers split the history by key.
+   */
+  independent?: boolean;
+}
+
+export function parseEdnHistory(text: string, file: string, opts: EdnOptions = {}): ImportedEvent[] {
+  return parseEdnHistoryWithLines(text, file, opts).events;
+}
+
+/** The key of an independent tuple as a lock name: strings and keywords as they are, others as EDN-ish text. */
+function keyName(k: unknown): string {
+  return asString(k) ?? showEdn(k);
+}
+
+/** JSON text of a parsed EDN value for messages (EDN integers may be bigints). */
+function showEdn(v: unknown): string {
+  return JSON.stringify(v ?? null, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)) ?? String(v);
 }
 
 const UNPAIRED: ReadonlySet<string> = new Set([NEMESIS]);
 
 /** As parseEdnHistory, with the source line of each event (for errors found later, e.g. an op the model lacks). */
-export function parseEdnHistoryWithLines(text: string, file: string): { events: ImportedEvent[]; lines: number[] } {
+export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOptions = {}): { events: ImportedEvent[]; lines: number[] } {
   const forms = splitForms(text, file);
   const maps: { op: Record<string, unknown>; line: number }[] = [];
   for (const form of forms) {
@@ -208,14 +227,22 @@ export function parseEdnHistoryWithLines(text: string, file: string): { events: 
     lastTimeUs = timeUs;
     const extra: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(op)) if (!KNOWN.has(k)) extra[k] = v;
+    let lock = lockOf(op);
+    let value = op.value;
+    if (opts.independent && process !== NEMESIS) {
+      if (!Array.isArray(value) || value.length !== 2)
+        throw new InputError(file, `${where}: :value`, `a [key value] tuple (--independent), got ${showEdn(value).slice(0, 40)}`);
+      lock = keyName(value[0]);
+      value = value[1];
+    }
     events.push({
       index: events.length,
       timeUs,
       process,
       type: op.type as EventType,
       f,
-      lock: lockOf(op),
-      ...(op.value !== undefined && op.value !== null ? { value: op.value } : {}),
+      lock,
+      ...(value !== undefined && value !== null ? { value } : {}),
       ...(Object.keys(extra).length > 0 ? { extra } : {}),
     });
     lines.push(line);

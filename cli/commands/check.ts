@@ -33,6 +33,7 @@ export interface CheckOptions {
   stepsMax?: string;
   json?: boolean;
   out?: string;
+  independent?: boolean;
 }
 
 export function registerCheck(program: Command): void {
@@ -47,6 +48,7 @@ export function registerCheck(program: Command): void {
     .option("--states-max <n>", `search budget of the linearizability checker, in states (default ${DEFAULT_BUDGET.statesMax})`)
     .option("--memory-mb-max <n>", `memory budget of the linearizability search, estimated MB (default ${DEFAULT_BUDGET.memoryMbMax})`)
     .option("--steps-max <n>", `work budget of every checker, in counted steps; past it a checker says unknown (default ${STEPS_MAX_DEFAULT})`)
+    .option("--independent", "EDN from jepsen.independent: each :value is a [key value] tuple and each key is checked on its own")
     .option("--json", "print the verdicts as JSON")
     .option("--out <dir>", "also write DIR/report.html: the run report's timeline of this history, violations marked")
     .action(async (file: string, opts: CheckOptions) => {
@@ -77,7 +79,15 @@ export interface CheckedHistory {
 /** Read, validate and judge one history file with the checkers that apply to it. */
 export function checkHistoryFile(file: string, opts: CheckOptions): CheckedHistory {
   const { text, format } = readHistory(file, opts.format);
-  const { events: history, lines } = format === "edn" ? parseEdnHistoryWithLines(text, file) : parseJsonlHistoryWithLines(text, file);
+  if (opts.independent && format !== "edn") throw new InputError("<arg>", "--independent", "an EDN history (jepsen.independent tuples), got a JSONL one");
+  const { events: history, lines } =
+    format === "edn" ? parseEdnHistoryWithLines(text, file, { independent: opts.independent ?? false }) : parseJsonlHistoryWithLines(text, file);
+  if (format === "edn" && !opts.independent) {
+    // A read invoked with [k nil] is jepsen.independent's: judged whole, every key would be one register.
+    const tupleRead = history.find((e) => e.type === "invoke" && e.f === "read" && e.process !== "nemesis" && Array.isArray(e.value) && e.value.length === 2);
+    if (tupleRead !== undefined)
+      throw new InputError(file, `line ${lines[tupleRead.index]}: :value`, "nil for a read's invoke; a [key nil] tuple is jepsen.independent's: pass --independent to check each key on its own");
+  }
   const ctx = contextFrom(opts);
   const model = modelForHistory(history, ctx);
   ctx.model = model;
@@ -104,7 +114,7 @@ export function recheckCommand(file: string, opts: CheckOptions): string {
     ["--memory-mb-max", opts.memoryMbMax],
     ["--steps-max", opts.stepsMax],
   ];
-  return ["npx lockstep check", shellWord(file), ...flags.filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${shellWord(v!)}`)].join(" ");
+  return ["npx lockstep check", shellWord(file), ...flags.filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${shellWord(v!)}`), ...(opts.independent ? ["--independent"] : [])].join(" ");
 }
 
 function readHistory(file: string, formatFlag: string | undefined): { text: string; format: "jsonl" | "edn" } {

@@ -81,6 +81,30 @@ describe("Jepsen EDN: file order is the history order, :time informational", () 
   });
 });
 
+describe("Jepsen EDN: jepsen.independent ([key value] tuples)", () => {
+  it("--independent splits by key: each key is its own register, valid where each is", () => {
+    const h = parseEdnHistory(text("independent-ok.edn"), "independent-ok.edn", { independent: true });
+    expect(h[0]).toMatchObject({ lock: "0", value: 1 });
+    expect(h[4]).toMatchObject({ lock: "0", f: "read" });
+    expect(h[4].value).toBeUndefined();
+    expect(h[8]).toMatchObject({ lock: "0", f: "cas", value: [1, 2] });
+    const r = linearizability(h, { model: "cas-register" });
+    expect(r.valid).toBe(true);
+    expect(r.stats?.locks).toBe(2);
+    // Key 1 reading 7, a value never written to it: invalid, and named by key.
+    const bad = text("independent-ok.edn").replace(":ok, :f :read, :value [1 5]", ":ok, :f :read, :value [1 7]");
+    const rb = linearizability(parseEdnHistory(bad, "bad.edn", { independent: true }), { model: "cas-register" });
+    expect(rb.valid).toBe(false);
+    expect(rb.summary).toMatch(/^lock "1" is not linearizable/);
+  });
+
+  it("--independent refuses an op whose value is not a tuple, naming the line", () => {
+    const e = inputErrorOf(() => parseEdnHistory("{:type :invoke, :f :write, :value 3, :process 0}", "h.edn", { independent: true }));
+    expect(e.field).toBe("line 1: :value");
+    expect(e.message).toMatch(/a \[key value\] tuple \(--independent\), got 3/);
+  });
+});
+
 describe("Jepsen EDN: malformed histories are refused, naming file, line and field", () => {
   it.each([
     ["ok-without-invoke.edn", "line 3: :type", /an invoke of :read by process 1 before this ok/],
