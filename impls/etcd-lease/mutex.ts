@@ -17,7 +17,7 @@ export type MutexVersion = (typeof MUTEX_VERSIONS)[number];
  * What the application checks before its critical section: "session" (lockstep's
  * careful client) stops trusting once its lease's keepalives have lapsed; "none" trusts
  * Lock()'s nil until Unlock, as code that never selects on Session.Done() does (etcd's
- * own Mutex example; Jepsen's etcd lock client).
+ * own ExampleMutex_Lock).
  */
 export const HOLDER_CHECKS = ["session", "none"] as const;
 export type HolderCheck = (typeof HOLDER_CHECKS)[number];
