@@ -14,11 +14,13 @@ export const RAFT_ZK_BUGS = ["followerSessionExpiry"] as const;
 /** raft-zk's options: the Raft service's, plus the lock recipe's client-side switches (recipe.ts). */
 export interface RaftZkOptions extends RaftServiceOptions {
   recipe: ZkRecipeOptions;
+  /** Chubby-style lock-delay after a session expiry, ms (server side; 0: off). */
+  lockDelayMs: number;
 }
 
 export function parseRaftZkOptions(raw: unknown, file: string, prefix: string): RaftZkOptions {
-  const f = Fields.root(file, raw ?? {}, prefix).only([...RAFT_SERVICE_FIELDS, ...ZK_RECIPE_FIELDS]);
-  return { ...parseRaftServiceFields(f, RAFT_ZK_BUGS, "zk"), recipe: parseZkRecipe(f) };
+  const f = Fields.root(file, raw ?? {}, prefix).only([...RAFT_SERVICE_FIELDS, ...ZK_RECIPE_FIELDS, "lockDelayMs"]);
+  return { ...parseRaftServiceFields(f, RAFT_ZK_BUGS, "zk"), recipe: parseZkRecipe(f), lockDelayMs: f.number("lockDelayMs", { min: 0, dflt: 0 }) };
 }
 
 /** The design, with the Raft core injectable (tests may run it on another core). */
@@ -30,7 +32,7 @@ export function raftZkDesign(createRaft: CreateRaftNode): DesignEntry<RaftZkOpti
     parseOptions: parseRaftZkOptions,
     setup({ sim, processOptions }, o) {
       const peers = serverIds("zk", o.nodes);
-      for (const id of peers) sim.addProcess(id, "server", processOptions(id), zkServer({ peers, options: o, createRaft }));
+      for (const id of peers) sim.addProcess(id, "server", processOptions(id), zkServer({ peers, options: o, createRaft, lockDelayMs: o.lockDelayMs }));
       return {
         serverIds: peers,
         fencing: true,

@@ -3,6 +3,7 @@ import { loadScenario } from "../../scenarios/index.js";
 import { parseRaftZkOptions } from "../../impls/raft-zk/design.js";
 import { etcdLease } from "../../impls/etcd-lease/design.js";
 import { suspendedAfterMs } from "../../impls/raft-zk/recipe.js";
+import { ZkTree, type ZkCmd } from "../../impls/raft-zk/tree.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { outcomeOf } from "../helpers/scenario-sweep.js";
@@ -38,6 +39,12 @@ describe("raft-zk recipe options", () => {
     // The shared Raft-service fields are still checked, and typos still refused.
     expect(inputErrorOf(() => parse({ nodes: 4 })).field).toBe("designOptions.nodes");
     expect(inputErrorOf(() => parse({ waitRecip: "predecessor" })).message).toMatch(/designOptions.waitRecip: unknown field/);
+  });
+
+  it("lockDelayMs: 0 (off) by default, a number >= 0", () => {
+    expect(parse({}).lockDelayMs).toBe(0);
+    expect(parse({ lockDelayMs: 8000 }).lockDelayMs).toBe(8000);
+    expect(inputErrorOf(() => parse({ lockDelayMs: -1 })).message).toBe("s.json: designOptions.lockDelayMs: expected a number >= 0, got -1");
   });
 
   it("etcd-lease, which shares the Raft-service fields, does not take them", () => {
@@ -125,5 +132,47 @@ describe("waitRecipe: a waiter ahead of c3 dies", () => {
   it("the shortcut is right when every predecessor goes by releasing: the baseline is safe with it", () => {
     const s = withOptions(loadScenario("raft-zk-baseline"), { waitRecipe: "watch-fired-shortcut" });
     for (let seed = 1; seed <= 10; seed++) expect(outcomeOf(s, seed).outcome, `seed ${seed}`).toBe("safe");
+  });
+});
+
+describe("lockDelayMs: Chubby's lock-delay after a session expiry", () => {
+  const apply = (t: ZkTree, cmds: ZkCmd[]) => cmds.map((c) => t.apply(c, t.lastZxid + 1));
+  const lockNode = (sessionId: number): ZkCmd => ({ kind: "create", sessionId, path: "/locks/a/n-", data: "", ephemeral: true, sequential: true, parents: true });
+
+  it("the tree keeps an expired session's nodes until endLockDelay; a close frees at once", () => {
+    const t = new ZkTree();
+    apply(t, [{ kind: "createSession", timeoutMs: 4000, owner: "c1" }, { kind: "createSession", timeoutMs: 4000, owner: "c2" }, lockNode(1), lockNode(2)]);
+    const [exp] = apply(t, [{ kind: "expireSession", sessionId: 1, lingerEphemerals: true }]);
+    expect(exp).toMatchObject({ ok: true, events: [] });
+    expect(t.getChildren("/locks/a")).toEqual(["n-0000000000", "n-0000000001"]);
+    expect(t.sessions.has(1)).toBe(false);
+    const [close] = apply(t, [{ kind: "closeSession", sessionId: 2 }]);
+    expect(close!.events).toEqual([{ type: "deleted", path: "/locks/a/n-0000000001" }]);
+    const [end] = apply(t, [{ kind: "endLockDelay", sessionId: 1 }]);
+    expect(end!.events).toEqual([{ type: "deleted", path: "/locks/a/n-0000000000" }]);
+    expect(t.getChildren("/locks/a")).toEqual([]);
+    // Ending it twice (a retried proposal) changes nothing.
+    expect(apply(t, [{ kind: "endLockDelay", sessionId: 1 }])[0]).toMatchObject({ ok: false });
+  });
+
+  it("8 s: c2 gets the lock only after the paused c1 woke and wrote; 2 s: c2 gets it while c1 is still frozen", () => {
+    for (const [name, after] of [["raft-zk-client-gc-pause-lock-delay", true], ["raft-zk-client-gc-pause-lock-delay-short", false]] as const) {
+      const h = outcomeOf(loadScenario(name), 1).history;
+      const c1write = find(h, { process: "c1", f: "write", type: "ok" })[0]!;
+      const c2ok = find(h, { process: "c2", f: "acquire", type: "ok" })[0]!;
+      if (after) expect(c2ok.timeUs, name).toBeGreaterThan(c1write.timeUs);
+      else expect(c2ok.timeUs, name).toBeLessThan(c1write.timeUs);
+      // The lock-delay is counted from the expiry: c2 waits at least that long past c1's session timeout.
+      const delayMs = (loadScenario(name).designOptions as { lockDelayMs: number }).lockDelayMs;
+      expect(c2ok.timeUs, name).toBeGreaterThan((500 + 4000 + delayMs) * 1000);
+    }
+  });
+
+  it("normal releases are not delayed: the baseline with an 8 s lock-delay is as live as without", () => {
+    const base = loadScenario("raft-zk-baseline");
+    const grants = (s: Scenario) => find(outcomeOf(s, 1).history, { f: "acquire", type: "ok" }).length;
+    const delayed = withOptions(base, { lockDelayMs: 8000 });
+    expect(outcomeOf(delayed, 1).outcome).toBe("safe");
+    expect(grants(delayed)).toBe(grants(base));
   });
 });
