@@ -8,7 +8,7 @@
 import { InputError } from "../sim/errors.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { designByName } from "../impls/index.js";
-import type { SetnxDesignOptions } from "../impls/redis-setnx/design.js";
+import type { SingleNodeSetnxOptions } from "../impls/redis-setnx/design.js";
 import { redlockNodeId, type RedlockDesignOptions } from "../impls/redlock/design.js";
 import { quorumOf } from "../impls/redlock/validity.js";
 import type { PersistenceMode } from "../impls/redis/aof.js";
@@ -56,7 +56,9 @@ function noteSweep(s: Scenario, notApplied: string[]): void {
   }
 }
 
-function setnxPlan(s: Scenario, o: SetnxDesignOptions, fencing: boolean, notApplied: string[]): RealDesignPlan {
+function setnxPlan(s: Scenario, o: SingleNodeSetnxOptions, fencing: boolean, notApplied: string[]): RealDesignPlan {
+  // The real child runs only the Lua compare-and-delete release; running a del scenario with it would test the wrong recipe.
+  if (o.release !== "compare-and-delete") refuse(s, "designOptions.release", `the real client releases by Lua compare-and-delete only; got "${o.release}"`);
   noteSweep(s, notApplied);
   const aof = aofFor(s, o.persistence, o.fsyncIntervalMs);
   return {
@@ -105,9 +107,9 @@ export function planDesign(s: Scenario, notApplied: string[]): RealDesignPlan {
   const options = entry.parseOptions(s.designOptions, s.file, "designOptions");
   switch (s.design) {
     case "redis-setnx":
-      return setnxPlan(s, options as SetnxDesignOptions, false, notApplied);
+      return setnxPlan(s, options as SingleNodeSetnxOptions, false, notApplied);
     case "redis-fenced":
-      return setnxPlan(s, options as SetnxDesignOptions, true, notApplied);
+      return setnxPlan(s, options as SingleNodeSetnxOptions, true, notApplied);
     default:
       return redlockPlan(s, options as RedlockDesignOptions, notApplied);
   }

@@ -1,17 +1,33 @@
 import type { DesignEntry } from "../types.js";
 import type { CreateRaftNode } from "../raft/api.js";
 import { createRaftNode } from "../raft/node.js";
-import { parseRaftServiceOptions, serverIds, type RaftServiceOptions } from "../raft-zk/options.js";
+import { Fields } from "../../sim/validate.js";
+import { RAFT_SERVICE_FIELDS, parseRaftServiceFields, serverIds, type RaftServiceOptions } from "../raft-zk/options.js";
 import { etcdServer } from "./server.js";
 import { EtcdClient } from "./client.js";
-import { EtcdMutexClient } from "./mutex.js";
+import { EtcdMutexClient, HOLDER_CHECKS, MUTEX_VERSIONS, type HolderCheck, type MutexVersion } from "./mutex.js";
+
+/** etcd-lease's options: the Raft service's, plus which Mutex.Lock code line the client runs. */
+export interface EtcdLeaseOptions extends RaftServiceOptions {
+  mutexVersion: MutexVersion;
+  holderCheck: HolderCheck;
+}
+
+export function parseEtcdLeaseOptions(raw: unknown, file: string, prefix: string): EtcdLeaseOptions {
+  const f = Fields.root(file, raw ?? {}, prefix).only([...RAFT_SERVICE_FIELDS, "mutexVersion", "holderCheck"]);
+  return {
+    ...parseRaftServiceFields(f, [], "etcd"),
+    mutexVersion: f.oneOf("mutexVersion", MUTEX_VERSIONS, "3.5"),
+    holderCheck: f.oneOf("holderCheck", HOLDER_CHECKS, "session"),
+  };
+}
 
 /** The design, with the Raft core injectable. `sessionTimeoutMs` is the lease TTL. */
-export function etcdLeaseDesign(createRaft: CreateRaftNode): DesignEntry<RaftServiceOptions> {
+export function etcdLeaseDesign(createRaft: CreateRaftNode): DesignEntry<EtcdLeaseOptions> {
   return {
     name: "etcd-lease",
     description: "etcd-like KV on Raft: leases with TTL and keepalive, revisions, Txn on create revision; concurrency.Mutex; token = create revision",
-    parseOptions: (raw, file, prefix) => parseRaftServiceOptions(raw, file, prefix, [], "etcd"),
+    parseOptions: parseEtcdLeaseOptions,
     setup({ sim, processOptions }, o) {
       const peers = serverIds("etcd", o.nodes);
       for (const id of peers) sim.addProcess(id, "server", processOptions(id), etcdServer({ peers, options: o, createRaft }));
@@ -28,6 +44,8 @@ export function etcdLeaseDesign(createRaft: CreateRaftNode): DesignEntry<RaftSer
               requestTimeoutMs: o.requestTimeoutMs,
             }),
             o.watchPollMs,
+            o.mutexVersion,
+            o.holderCheck,
           ),
       };
     },

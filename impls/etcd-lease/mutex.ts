@@ -6,6 +6,26 @@ import type { KvOp } from "./kv.js";
 import type { EtcdOp } from "./protocol.js";
 
 /**
+ * The Mutex.Lock code line this client follows: "3.5" has the #11456 fix (a Get of
+ * myKey after the wait; commit b14c7cd44, first released in v3.5.0), "3.4" returns as
+ * soon as waitDeletes does (clientv3/concurrency/mutex.go through v3.4.30).
+ */
+export const MUTEX_VERSIONS = ["3.5", "3.4"] as const;
+export type MutexVersion = (typeof MUTEX_VERSIONS)[number];
+
+/**
+ * What the application checks before its critical section: "session" (lockstep's
+ * careful client) stops trusting once its lease's keepalives have lapsed; "none" trusts
+ * Lock()'s nil until Unlock, as code that never selects on Session.Done() does (etcd's
+ * own ExampleMutex_Lock).
+ */
+export const HOLDER_CHECKS = ["session", "none"] as const;
+export type HolderCheck = (typeof HOLDER_CHECKS)[number];
+
+/** "none": a belief with no end of its own, pushed this far ahead each time it is asked, µs. */
+const UNCHECKED_TRUST_US = 1e12;
+
+/**
  * etcd's concurrency.Mutex (client/v3/concurrency/mutex.go), as of the #11456 fix:
  *  - myKey = `<pfx><leaseID in hex>`; one Txn: If(CreateRevision(myKey) = 0)
  *    Then(Put(myKey, "", lease), Get(pfx, FirstCreate)) Else(Get(myKey), Get(pfx, FirstCreate));
@@ -13,7 +33,10 @@ import type { EtcdOp } from "./protocol.js";
  *  - the owner is the key with the lowest create revision; if it is not ours,
  *    waitDeletes: repeatedly take the key with the highest create revision <= myRev-1
  *    (LastCreate + MaxCreateRev) and wait for its deletion;
- *  - then Get(myKey): empty means the lease expired meanwhile (ErrSessionExpired).
+ *  - then Get(myKey): empty means the lease expired meanwhile (ErrSessionExpired);
+ *    version "3.4" skips this and reports the lock held.
+ * Like etcd's waitDeletes, the wait does not look at the session: a waiter whose lease
+ * expired keeps waiting for the keys ahead of it (docs/etcd-lease.md, line by line).
  * The Txn is idempotent (the key is unique to the lease), so a lost reply is retried.
  * The fencing token is myRev, the key's create revision (etcd's docs: use the revision).
  */
@@ -30,6 +53,8 @@ export class EtcdMutexClient implements LockClient {
     readonly etcd: EtcdClient,
     /** A waiter re-checks at least this often (watches die with their server), ms. */
     private readonly pollMs = 1000,
+    private readonly version: MutexVersion = "3.5",
+    private readonly holderCheck: HolderCheck = "session",
   ) {
     this.grants = new SessionGrants(etcd);
   }
@@ -67,7 +92,7 @@ export class EtcdMutexClient implements LockClient {
     if (owner.length > 0 && owner[0]!.createRevision !== myRev) {
       // waitDeletes(pfx, myRev-1)
       for (;;) {
-        if (!s.alive) return { outcome: "fail", reason: "lease expired while waiting" };
+        // Lock(ctx)'s ctx: the wait is bounded by waitMs, and by nothing else.
         if (ctx.monoUs() >= deadlineUs) return yield* this.unlockAfterTimeout(s, myKey);
         const g = yield* etcd.request({ kind: "range", key: pfx, prefix: true, sort: "createDesc", limit: 1, maxCreateRevision: myRev - 1 }, opDeadline(), true);
         if (g.status !== "ok") return this.giveUp(s, "service unreachable while waiting");
@@ -75,10 +100,12 @@ export class EtcdMutexClient implements LockClient {
         if (last.length === 0) break;
         yield* etcd.waitDelete(etcd.currentServer, last[0]!.key, g.revision, Math.min(deadlineUs, ctx.monoUs() + this.pollMs * 1000));
       }
-      // The #11456 fix: make sure our key (and so our lease) still exists.
-      const mine = yield* etcd.request({ kind: "range", key: myKey }, opDeadline(), true);
-      if (mine.status !== "ok") return this.giveUp(s, "service unreachable after waiting");
-      if (mine.kvs!.length === 0) return { outcome: "fail", reason: "ErrSessionExpired: our key is gone" };
+      if (this.version === "3.5") {
+        // The #11456 fix: make sure our key (and so our lease) still exists.
+        const mine = yield* etcd.request({ kind: "range", key: myKey }, opDeadline(), true);
+        if (mine.status !== "ok") return this.giveUp(s, "service unreachable after waiting");
+        if (mine.kvs!.length === 0) return { outcome: "fail", reason: "ErrSessionExpired: our key is gone" };
+      }
     }
     const grant: Grant = {
       lock,
@@ -148,6 +175,12 @@ export class EtcdMutexClient implements LockClient {
   }
 
   holds(grant: Grant): boolean {
+    if (this.holderCheck === "none") {
+      // Until release, whatever the session says; far enough ahead that the workload's
+      // lapse watch (which re-arms at this deadline) is not woken every millisecond.
+      grant.expiresAtMonoUs = this.etcd.ctx.monoUs() + UNCHECKED_TRUST_US;
+      return true;
+    }
     return this.grants.holds(grant);
   }
 }

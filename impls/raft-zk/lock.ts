@@ -3,6 +3,7 @@ import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, Re
 import type { ZkClient, ZkSession } from "./client.js";
 import { requestBudgetMs, SessionGrants } from "../raft-service/session-grants.js";
 import { sequenceOf } from "./tree.js";
+import { DEFAULT_ZK_RECIPE, suspendedAfterMs, type ZkRecipeOptions } from "./recipe.js";
 
 /**
  * The ZooKeeper lock recipe (seed 002; recipes.md "Locks"; Curator's LockInternals):
@@ -12,6 +13,7 @@ import { sequenceOf } from "./tree.js";
  *  3. otherwise exists(next-lower node, watch) and, when it is gone or the watch fires,
  *     go back to 2. Each waiter watches only its predecessor: no herd.
  * The fencing token is the lock node's creation zxid (its Raft log index).
+ * `recipe` switches parts of this to the ways real clients get it wrong (recipe.ts).
  *
  * Leader election is the same recipe under `/election/<name>` (ZkLeaderElection).
  */
@@ -22,14 +24,23 @@ interface ZkGrantData {
 
 export class ZkLockClient implements LockClient {
   private readonly grants: SessionGrants<ZkSession>;
+  /** Grants not yet released, for the Curator policies' own refresh on contact. */
+  private readonly held = new Set<Grant>();
 
   constructor(
     readonly zk: ZkClient,
     private readonly root = "/locks",
     /** How often a waiter re-reads the children without a watch event, ms. */
     private readonly pollMs = 1000,
+    private readonly recipe: ZkRecipeOptions = DEFAULT_ZK_RECIPE,
   ) {
     this.grants = new SessionGrants(zk);
+    // Runs after SessionGrants' own listener (registered first), so the policy's deadline wins.
+    if (recipe.connectionStatePolicy !== "lease") {
+      zk.contactListeners.push((s) => {
+        for (const g of this.held) if ((g.data as ZkGrantData).session === s) this.refresh(g);
+      });
+    }
   }
 
   *acquire(lock: string, o: AcquireOptions): Fiber<AcquireResult> {
@@ -41,7 +52,7 @@ export class ZkLockClient implements LockClient {
     if (!s) return { outcome: "fail", reason: "could not open a session" };
     const dir = `${this.root}/${lock}`;
     const guid = ctx.rng.token(64);
-    const prefix = `_c_${guid}-lock-`;
+    const prefix = this.recipe.lockNodeProtection ? `_c_${guid}-lock-` : "lock-";
 
     // 1. Create our node (protection mode: after a lost reply, look for the GUID).
     let myName: string | undefined;
@@ -60,6 +71,9 @@ export class ZkLockClient implements LockClient {
         break;
       }
       if (r.status === "error") return { outcome: "fail", reason: `create failed: ${r.error}` };
+      // Without protection there is no name to look for: create again, as a plain retry
+      // loop does, and leave the first node (if it was made) in the queue ahead of ours.
+      if (!this.recipe.lockNodeProtection) continue;
       const found = yield* this.findProtected(s, dir, prefix, opDeadline());
       if (found === "unreachable") return this.giveUp(s, "create's outcome unknown and the service unreachable");
       // A dead session's ephemeral nodes are gone: whatever the create did, we hold nothing.
@@ -81,28 +95,58 @@ export class ZkLockClient implements LockClient {
       const sorted = kids.children!.filter((c) => !Number.isNaN(sequenceOf(c))).sort((a, b) => sequenceOf(a) - sequenceOf(b));
       const i = sorted.indexOf(myName);
       if (i < 0) return { outcome: "fail", reason: "our lock node is gone (session expired)" };
-      if (i === 0) {
-        const grant: Grant = {
-          lock,
-          secret: `${dir}/${myName}`,
-          token: myZxid,
-          ttlMs: zk.o.sessionTimeoutMs,
-          validityMs: 0,
-          expiresAtMonoUs: 0,
-          data: { session: s, path: `${dir}/${myName}` } satisfies ZkGrantData,
-        };
-        this.grants.add(grant);
-        return { outcome: "ok", grant };
-      }
+      if (i === 0) return { outcome: "ok", grant: this.grantOf(lock, s, `${dir}/${myName}`, myZxid) };
       if (ctx.monoUs() >= deadlineUs) return yield* this.abandonWait(s, `${dir}/${myName}`);
       const pred = `${dir}/${sorted[i - 1]!}`;
       const ex = yield* zk.request({ kind: "exists", sessionId: s.id, path: pred, watch: true }, opDeadline(), true);
       if (ex.status === "ok" && ex.stat) {
         // The watch lives on the server that answered (the leader) and dies with it:
         // re-check at least every pollMs even without an event.
-        yield* zk.waitForWatch(zk.currentServer, s.id, pred, Math.min(deadlineUs, ctx.monoUs() + this.pollMs * 1000));
+        const w = yield* zk.waitForWatch(zk.currentServer, s.id, pred, Math.min(deadlineUs, ctx.monoUs() + this.pollMs * 1000));
+        // The shortcut: "my predecessor's node is gone, so the lock is mine" — skipping step 2.
+        if (w === "event" && this.recipe.waitRecipe === "watch-fired-shortcut" && s.alive) {
+          return { outcome: "ok", grant: this.grantOf(lock, s, `${dir}/${myName}`, myZxid) };
+        }
       }
     }
+  }
+
+  private grantOf(lock: string, s: ZkSession, path: string, zxid: number): Grant {
+    const grant: Grant = {
+      lock,
+      secret: path,
+      token: zxid,
+      ttlMs: this.zk.o.sessionTimeoutMs,
+      validityMs: 0,
+      expiresAtMonoUs: 0,
+      data: { session: s, path } satisfies ZkGrantData,
+    };
+    this.grants.add(grant);
+    this.held.add(grant);
+    this.refresh(grant);
+    return grant;
+  }
+
+  /** The session's locks are trusted under the connection-state policy (lease: SessionGrants decides). */
+  private trusts(s: ZkSession): boolean {
+    // Under Curator's session policy only LOST counts; the session client's own give-up
+    // after a silent timeout (s.closed) is not an event that policy reacts to.
+    return this.recipe.connectionStatePolicy === "session" ? !s.expired : s.alive;
+  }
+
+  /** Monotonic µs until which the policy trusts `s`, counted from its last answered request. */
+  private trustedUntilUs(s: ZkSession): number {
+    const t = this.zk.o.sessionTimeoutMs;
+    const suspendedMs = suspendedAfterMs(t);
+    return s.lastHeardUs + (this.recipe.connectionStatePolicy === "standard" ? suspendedMs : suspendedMs + t) * 1000;
+  }
+
+  private refresh(g: Grant): void {
+    if (this.recipe.connectionStatePolicy === "lease") return this.grants.refresh(g);
+    const s = (g.data as ZkGrantData).session;
+    const now = this.zk.ctx.monoUs();
+    g.expiresAtMonoUs = this.trusts(s) ? this.trustedUntilUs(s) : Math.min(g.expiresAtMonoUs, now);
+    g.validityMs = Math.max(0, (g.expiresAtMonoUs - now) / 1000);
   }
 
   /** Look for our protected node after a create with unknown outcome. */
@@ -137,6 +181,7 @@ export class ZkLockClient implements LockClient {
 
   *release(grant: Grant): Fiber<ReleaseResult> {
     this.grants.delete(grant);
+    this.held.delete(grant);
     const d = grant.data as ZkGrantData;
     if (d.session.expired) return { outcome: "ok", released: false };
     const op = { kind: "delete", sessionId: d.session.id, path: d.path, version: -1 } as const;
@@ -156,6 +201,11 @@ export class ZkLockClient implements LockClient {
   /** ZooKeeper locks have no TTL: extending is a round trip that proves the session alive and the node ours. */
   *extend(grant: Grant, _ttlMs: number): Fiber<ExtendResult> {
     const d = grant.data as ZkGrantData;
+    if (this.recipe.connectionStatePolicy !== "lease") {
+      // A Curator application checks its connection-state listener's verdict, not the server.
+      if (this.holds(grant)) return { outcome: "ok", validityMs: grant.validityMs };
+      return { outcome: "fail", reason: this.recipe.connectionStatePolicy === "standard" ? "connection SUSPENDED" : "session LOST" };
+    }
     if (!d.session.alive) return { outcome: "fail", reason: "session expired" };
     const r = yield* this.zk.request(
       { kind: "exists", sessionId: d.session.id, path: d.path, watch: false },
@@ -171,7 +221,9 @@ export class ZkLockClient implements LockClient {
   }
 
   holds(grant: Grant): boolean {
-    return this.grants.holds(grant);
+    if (this.recipe.connectionStatePolicy === "lease") return this.grants.holds(grant);
+    this.refresh(grant);
+    return this.trusts((grant.data as ZkGrantData).session) && this.zk.ctx.monoUs() < grant.expiresAtMonoUs;
   }
 }
 

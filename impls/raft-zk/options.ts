@@ -33,7 +33,7 @@ export interface RaftServiceOptions {
   bugs: Record<string, boolean>;
 }
 
-const FIELDS = [
+export const RAFT_SERVICE_FIELDS = [
   "nodes",
   "sessionTimeoutMs",
   "heartbeatIntervalMs",
@@ -59,7 +59,11 @@ export function parseRaftServiceOptions(
   bugNames: readonly string[],
   idPrefix: string,
 ): RaftServiceOptions {
-  const f = Fields.root(file, raw ?? {}, prefix).only(FIELDS);
+  return parseRaftServiceFields(Fields.root(file, raw ?? {}, prefix).only(RAFT_SERVICE_FIELDS), bugNames, idPrefix);
+}
+
+/** The shared fields of an options object whose unknown keys the caller has already refused (a design with fields of its own). */
+export function parseRaftServiceFields(f: Fields, bugNames: readonly string[], idPrefix: string): RaftServiceOptions {
   const nodes = f.number("nodes", { integer: true, min: 1, max: 99, dflt: 5 });
   if (nodes % 2 === 0) f.fail("nodes", "expected an odd number of servers (a majority must be well defined)");
   const sessionTimeoutMs = f.number("sessionTimeoutMs", { min: 10, dflt: 4000 });

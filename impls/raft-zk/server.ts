@@ -21,7 +21,14 @@ import { parentOf, ZkTree, type ZkCmd, type ZkEvent, type ZkResult } from "./tre
  * complies without checking its own timers. A follower's clock step thus expires live
  * sessions and hands their locks to others.
  */
-export type ZkServerConfig = RaftServiceConfig;
+export interface ZkServerConfig extends RaftServiceConfig {
+  /**
+   * Chubby's lock-delay: after a session *expires*, its ephemeral nodes stay this long
+   * (timed by the leader, proposed as `endLockDelay`), so no waiter takes a lock the
+   * silent holder may still act on. A close frees at once. 0: off, as in ZooKeeper.
+   */
+  lockDelayMs?: number;
+}
 
 interface Watch {
   client: string;
@@ -45,6 +52,11 @@ export class ZkServer implements ProcessBehavior {
   private readonly touchWallMs = new Map<number, number>();
   private readonly touchedSinceRelay = new Set<number>();
   private readonly expiryAskedWallMs = new Map<number, number>();
+  /** Leader only: monotonic µs from which each lingering session's lock-delay is counted. */
+  private readonly lingerFromUs = new Map<number, number>();
+  /** Leader only: lock-delay ends proposed and not yet applied. */
+  private readonly lockDelayEnding = new Set<number>();
+  private readonly lockDelayMs: number;
 
   constructor(
     private readonly ctx: ProcessContext,
@@ -52,12 +64,16 @@ export class ZkServer implements ProcessBehavior {
     restarted: boolean,
   ) {
     this.bugFollowerExpiry = cfg.options.bugs.followerSessionExpiry === true;
+    this.lockDelayMs = cfg.lockDelayMs ?? 0;
     this.host = new RaftServiceHost<ZkCmd>(ctx, cfg, restarted, (cmd, zxid) => this.applyEntry(cmd, zxid), {
       followerTick: () => {
         if (this.bugFollowerExpiry) this.followerExpiryBug();
       },
       promote: (nowUs) => {
         for (const id of this.tree.sessions.keys()) this.lastHeardUs.set(id, nowUs);
+        // A new leader counts every lock-delay again from its election (never shorter).
+        this.lockDelayEnding.clear();
+        for (const id of this.tree.lingering.keys()) this.lingerFromUs.set(id, nowUs);
       },
       leaderTick: (nowUs) => this.leaderTick(nowUs),
     });
@@ -93,6 +109,10 @@ export class ZkServer implements ProcessBehavior {
       this.expiring.delete(cmd.sessionId);
       this.touchWallMs.delete(cmd.sessionId);
       this.expiryAskedWallMs.delete(cmd.sessionId);
+      if (this.tree.lingering.has(cmd.sessionId)) this.lingerFromUs.set(cmd.sessionId, this.ctx.monoUs());
+    } else if (cmd.kind === "endLockDelay") {
+      this.lingerFromUs.delete(cmd.sessionId);
+      this.lockDelayEnding.delete(cmd.sessionId);
     }
     this.fireWatches(r.events);
     return r;
@@ -204,7 +224,7 @@ export class ZkServer implements ProcessBehavior {
   }
 
   private expire(sessionId: number): void {
-    this.host.expire(sessionId, { kind: "expireSession", sessionId });
+    this.host.expire(sessionId, { kind: "expireSession", sessionId, ...(this.lockDelayMs > 0 ? { lingerEphemerals: true } : {}) });
   }
 
   private leaderTick(nowUs: number): void {
@@ -216,6 +236,18 @@ export class ZkServer implements ProcessBehavior {
         continue;
       }
       if (nowUs - last > s.timeoutMs * 1000) this.expire(id);
+    }
+    for (const id of this.tree.lingering.keys()) {
+      if (this.lockDelayEnding.has(id)) continue;
+      const from = this.lingerFromUs.get(id);
+      if (from === undefined) {
+        this.lingerFromUs.set(id, nowUs);
+        continue;
+      }
+      if (nowUs - from < this.lockDelayMs * 1000) continue;
+      this.lockDelayEnding.add(id);
+      // Not committed (deposed, say): the next leader times it again.
+      this.host.propose<ZkResult>({ kind: "endLockDelay", sessionId: id }, () => this.lockDelayEnding.delete(id), () => {});
     }
     if (this.bugFollowerExpiry && this.touchedSinceRelay.size > 0) {
       const sessions = [...this.touchedSinceRelay];

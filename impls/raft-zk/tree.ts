@@ -11,7 +11,9 @@
 export type ZkCmd =
   | { kind: "createSession"; timeoutMs: number; owner: string }
   | { kind: "closeSession"; sessionId: number }
-  | { kind: "expireSession"; sessionId: number }
+  /** `lingerEphemerals`: a Chubby-style lock-delay, the session's ephemerals stay until `endLockDelay`. */
+  | { kind: "expireSession"; sessionId: number; lingerEphemerals?: boolean }
+  | { kind: "endLockDelay"; sessionId: number }
   | { kind: "create"; sessionId: number; path: string; data: string; ephemeral: boolean; sequential: boolean; parents: boolean }
   | { kind: "delete"; sessionId: number; path: string; /** -1: any version */ version: number }
   | { kind: "set"; sessionId: number; path: string; data: string; version: number };
@@ -81,6 +83,8 @@ export class ZkTree {
   readonly sessions = new Map<number, SessionInfo>();
   /** Sessions that existed and are gone (closed or expired): a ping for one is told so. */
   readonly deadSessions = new Set<number>();
+  /** Expired sessions whose ephemeral nodes are held back by a lock-delay, until `endLockDelay`. */
+  readonly lingering = new Map<number, Set<string>>();
   /** zxid of the last applied entry. */
   lastZxid = 0;
 
@@ -100,10 +104,18 @@ export class ZkTree {
       case "expireSession": {
         const s = this.sessions.get(cmd.sessionId);
         if (!s) return { ok: false, error: "session-expired", events };
-        // Delete ephemerals deepest first so a parent is never deleted before its children.
-        for (const p of [...s.ephemerals].sort((a, b) => b.length - a.length || (a < b ? 1 : -1))) this.remove(p, events);
+        // A normal close frees at once; an expiry under lock-delay keeps the nodes (owned by a dead session) for now.
+        if (cmd.kind === "expireSession" && cmd.lingerEphemerals) this.lingering.set(cmd.sessionId, s.ephemerals);
+        else this.removeAll(s.ephemerals, events);
         this.sessions.delete(cmd.sessionId);
         this.deadSessions.add(cmd.sessionId);
+        return { ok: true, events };
+      }
+      case "endLockDelay": {
+        const paths = this.lingering.get(cmd.sessionId);
+        if (!paths) return { ok: false, error: "no-node", events };
+        this.removeAll(paths, events);
+        this.lingering.delete(cmd.sessionId);
         return { ok: true, events };
       }
       case "create":
@@ -151,6 +163,11 @@ export class ZkTree {
     const n = this.insert(path, { data: cmd.data, ephemeralOwner: owner }, zxid, events);
     if (owner !== 0) this.sessions.get(owner)!.ephemerals.add(path);
     return { ok: true, path, stat: this.statOf(n), events };
+  }
+
+  /** Delete ephemerals deepest first so a parent is never deleted before its children. */
+  private removeAll(paths: Set<string>, events: ZkEvent[]): void {
+    for (const p of [...paths].sort((a, b) => b.length - a.length || (a < b ? 1 : -1))) this.remove(p, events);
   }
 
   private insert(path: string, o: { data: string; ephemeralOwner: number }, zxid: number, events: ZkEvent[]): ZNode {

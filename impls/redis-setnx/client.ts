@@ -13,13 +13,27 @@ import type { RedisConnection } from "../redis/client.js";
  * Timing: the wait loop runs on the wall clock (`time.time()` in the seed). The client
  * believes it holds the lock for ttlMs from the moment it *sent* the winning SET, on
  * its monotonic clock — the most generous reading a careful client can make.
+ *
+ * `release` picks the release recipe (docs/redlock.md, "Release recipes"): the seed's
+ * compare-and-delete, a plain `DEL` (which can remove a later holder's key), or
+ * redis-lock 1.0.0's `DEL` guarded only by the client's own wall clock.
  */
+export const RELEASE_RECIPES = ["compare-and-delete", "del", "del-if-unexpired"] as const;
+export type ReleaseRecipe = (typeof RELEASE_RECIPES)[number];
+
 export interface SetnxClientOptions {
   /** The connection to Redis (one node, or Sentinel's current primary); it owns the socket timeout. */
   conn: RedisConnection;
   /** Pause between SET NX attempts, ms (the seed's `time.sleep(0.01)`). */
   retryDelayMs: number;
   fencing: boolean;
+  /** How release removes the key; compare-and-delete unless a design says otherwise. */
+  release?: ReleaseRecipe;
+}
+
+/** What del-if-unexpired keeps per grant: redis-lock's `lockTimeoutValue`, a wall-clock ms deadline. */
+interface WallDeadline {
+  expiresAtWallMs: number;
 }
 
 export class SetnxLockClient implements LockClient {
@@ -35,6 +49,8 @@ export class SetnxLockClient implements LockClient {
     let timedOut = false;
     for (let attempt = 0; ; attempt++) {
       const sentMonoUs = this.ctx.monoUs();
+      // redis-lock 1.0.0: lockTimeoutValue = Date.now() + timeout + 1, read before the SET.
+      const deadline: WallDeadline = { expiresAtWallMs: this.ctx.wallMs() + o.ttlMs + 1 };
       const r = yield* this.opts.conn.call({ cmd: "SET", key, value: secret, nx: true, pxMs: o.ttlMs });
       if (r.ok && r.reply === "OK") {
         const grant: Grant = {
@@ -43,6 +59,7 @@ export class SetnxLockClient implements LockClient {
           ttlMs: o.ttlMs,
           validityMs: 0,
           expiresAtMonoUs: sentMonoUs + o.ttlMs * 1000,
+          data: deadline,
         };
         if (this.opts.fencing) {
           const t = yield* this.opts.conn.call({ cmd: "INCR", key: `fence:${lock}` });
@@ -67,17 +84,25 @@ export class SetnxLockClient implements LockClient {
   }
 
   *release(grant: Grant): Fiber<ReleaseResult> {
-    const r = yield* this.opts.conn.call({ cmd: "CAD", key: `lock:${grant.lock}`, value: grant.secret });
+    const key = `lock:${grant.lock}`;
+    const recipe = this.opts.release ?? "compare-and-delete";
+    if (recipe === "del-if-unexpired" && (grant.data as WallDeadline).expiresAtWallMs <= this.ctx.wallMs()) {
+      // redis-lock: `if (lockTimeoutValue > Date.now()) del` — past it, release sends nothing.
+      return { outcome: "ok", released: false };
+    }
+    const r = yield* this.opts.conn.call(recipe === "compare-and-delete" ? { cmd: "CAD", key, value: grant.secret } : { cmd: "DEL", key });
     if (!r.ok) return { outcome: "unknown", reason: "timeout" };
     return { outcome: "ok", released: r.reply === 1 };
   }
 
   *extend(grant: Grant, ttlMs: number): Fiber<ExtendResult> {
     const sentMonoUs = this.ctx.monoUs();
+    const expiresAtWallMs = this.ctx.wallMs() + ttlMs + 1;
     const r = yield* this.opts.conn.call({ cmd: "CAPEXPIRE", key: `lock:${grant.lock}`, value: grant.secret, ms: ttlMs });
     if (!r.ok) return { outcome: "unknown", reason: "timeout" };
     if (r.reply !== 1) return { outcome: "fail", reason: "the key is no longer ours" };
     grant.ttlMs = ttlMs;
+    (grant.data as WallDeadline).expiresAtWallMs = expiresAtWallMs;
     grant.expiresAtMonoUs = sentMonoUs + ttlMs * 1000;
     grant.validityMs = Math.max(0, (grant.expiresAtMonoUs - this.ctx.monoUs()) / 1000);
     return { outcome: "ok", validityMs: grant.validityMs };

@@ -3,7 +3,7 @@ import { Fields } from "../../sim/validate.js";
 import { redisServer } from "../redis/server.js";
 import { directConnection } from "../redis/client.js";
 import { PERSISTENCE_MODES, type PersistenceMode } from "../redis/aof.js";
-import { SetnxLockClient } from "./client.js";
+import { RELEASE_RECIPES, SetnxLockClient, type ReleaseRecipe } from "./client.js";
 
 /** Options of the single-node SET NX PX designs (`redis-setnx`, `redis-fenced`). */
 export interface SetnxDesignOptions {
@@ -28,12 +28,22 @@ export function parseSetnxFields(f: Fields): SetnxDesignOptions {
   };
 }
 
-export function parseSetnxOptions(raw: unknown, file: string, prefix: string): SetnxDesignOptions {
-  return parseSetnxFields(Fields.root(file, raw ?? {}, prefix).only(SETNX_OPTION_FIELDS));
+/** The single-node designs' own options, beside the shared ones (redis-failover does not take these). */
+export interface SingleNodeSetnxOptions extends SetnxDesignOptions {
+  release: ReleaseRecipe;
+}
+
+/**
+ * Options of redis-setnx and redis-fenced. `release` is parsed here rather than in
+ * parseSetnxFields so that redis-failover, which shares those fields, refuses it.
+ */
+export function parseSetnxOptions(raw: unknown, file: string, prefix: string): SingleNodeSetnxOptions {
+  const f = Fields.root(file, raw ?? {}, prefix).only([...SETNX_OPTION_FIELDS, "release"]);
+  return { ...parseSetnxFields(f), release: f.oneOf("release", RELEASE_RECIPES, "compare-and-delete") };
 }
 
 /** A single-node SET NX PX design; `fencing` adds the INCR token (redis-fenced). */
-export function setnxDesign(name: string, fencing: boolean, description: string): DesignEntry<SetnxDesignOptions> {
+export function setnxDesign(name: string, fencing: boolean, description: string): DesignEntry<SingleNodeSetnxOptions> {
   return {
     name,
     description,
@@ -50,7 +60,7 @@ export function setnxDesign(name: string, fencing: boolean, description: string)
         serverIds: [node],
         fencing,
         createClient: (ctx) =>
-          new SetnxLockClient(ctx, { conn: directConnection(ctx, node, o.requestTimeoutMs), retryDelayMs: o.retryDelayMs, fencing }),
+          new SetnxLockClient(ctx, { conn: directConnection(ctx, node, o.requestTimeoutMs), retryDelayMs: o.retryDelayMs, fencing, release: o.release }),
       };
     },
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Simulation, type Message, type ProcessContext } from "../../sim/simulation.js";
 import type { Fiber } from "../../sim/fiber.js";
 import { raftZk } from "../../impls/raft-zk/design.js";
-import type { RaftServiceOptions } from "../../impls/raft-zk/options.js";
+import type { RaftZkOptions } from "../../impls/raft-zk/design.js";
 import type { ZkServer } from "../../impls/raft-zk/server.js";
 import { ZkClient } from "../../impls/raft-zk/client.js";
 import { ZkLeaderElection } from "../../impls/raft-zk/lock.js";
@@ -44,7 +44,7 @@ interface CandidatePlan {
 
 function cluster(plans: Record<string, CandidatePlan>, options: Record<string, unknown> = {}, seed = "election") {
   const sim = new Simulation({ seed, network: { latencyUsBase: 500, latencyUsJitter: 200 } });
-  const o = raftZk.parseOptions({ nodes: 3, preferredLeader: "zk-1", sessionTimeoutMs: 1000, watchPollMs: 10_000, ...options }, "test", "designOptions") as RaftServiceOptions;
+  const o = raftZk.parseOptions({ nodes: 3, preferredLeader: "zk-1", sessionTimeoutMs: 1000, watchPollMs: 10_000, ...options }, "test", "designOptions") as RaftZkOptions;
   const inst = raftZk.setup({ sim, processOptions: () => ({}) }, o);
   const server = (id: string) => sim.context(id).behavior as unknown as ZkServer;
   const leader = (): ZkServer | undefined => inst.serverIds.map(server).find((s) => s.raft.isLeader());
