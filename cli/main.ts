@@ -64,7 +64,7 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.stopped;
     }
     if (err instanceof SimLimitError) {
-      process.stderr.write(`lockstep: ${printable(err.message)}; raise the bound or shorten the scenario\n`);
+      process.stderr.write(`lockstep: ${printable(err.message)}; shorten the scenario, or raise the bound with its "limits" field (docs/scenarios.md#limits)\n`);
       return EXIT.badInput;
     }
     process.stderr.write(`lockstep: internal error (a bug in lockstep, please report it):\n${(err as Error).stack ?? err}\n`);
