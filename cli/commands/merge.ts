@@ -1,26 +1,10 @@
 import type { Command } from "commander";
 import { setExitCode } from "../exit-state.js";
-import { readFileSync } from "node:fs";
-import { InputError } from "../../sim/errors.js";
 import { mergeSummaries } from "../sweep/merge.js";
 import { formatSweepSummary } from "../sweep/format.js";
 import { sweepExitCode } from "../sweep/exit.js";
 import { writeJsonAtomic } from "../sweep/write.js";
-import type { SweepSummary } from "../sweep/summary.js";
-
-function readSummary(file: string): SweepSummary {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new InputError(file, "(file)", `expected a readable summary.json written by \`lockstep sweep\` (${(e as Error).message})`);
-  }
-  const s = raw as Partial<SweepSummary>;
-  if (typeof s !== "object" || s === null || s.format !== "lockstep-sweep-summary/1") {
-    throw new InputError(file, "format", 'expected "lockstep-sweep-summary/1" (a summary.json written by `lockstep sweep`)');
-  }
-  return s as SweepSummary;
-}
+import { readSummaryFile } from "../sweep/summary-read.js";
 
 export function registerMerge(program: Command): void {
   program
@@ -31,7 +15,7 @@ export function registerMerge(program: Command): void {
     .option("--ok-if-expected", "exit 0 when every run's outcome is the scenario's expected verdict")
     .option("--json", "print the merged summary.json instead of the table")
     .action((files: string[], opts: { out?: string; okIfExpected?: boolean; json?: boolean }) => {
-      const merged = mergeSummaries(files.map((file) => ({ file, summary: readSummary(file) })));
+      const merged = mergeSummaries(files.map((file) => ({ file, summary: readSummaryFile(file) })));
       const wrote: string[] = [];
       if (opts.out) {
         writeJsonAtomic(opts.out, merged);
