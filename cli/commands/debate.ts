@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { writeTextAtomic } from "../sweep/write.js";
 import { join } from "node:path";
 import { loadScenario, scenarioFiles } from "../../scenarios/index.js";
 import { runScenario } from "../../sim/runner.js";
@@ -49,10 +49,8 @@ export function registerDebate(program: Command): void {
         const outcome = record ? `${record.verdicts.outcome}${record.expectationMet ? "" : ` (expected ${record.scenario.expect})`}` : "no such scenario";
         lines.push(`  ${claim.id.padEnd(18)} ${name.padEnd(34)} ${outcome.padEnd(20)} ${bearingOf(entry).replace(/-/g, " ")}`);
       }
-      mkdirSync(out, { recursive: true });
       const page = join(out, "debate.html");
-      writeFileSync(page + ".tmp", renderDebatePage(entries));
-      renameSync(page + ".tmp", page);
+      writeTextAtomic(page, renderDebatePage(entries));
       process.stdout.write(
         `lockstep debate — ${records.size} scenarios run\n  ${"claim".padEnd(18)} ${"scenario".padEnd(34)} ${"outcome".padEnd(20)} the claim is\n` +
           lines.join("\n") +

@@ -4,6 +4,7 @@ import { mergeSummaries } from "../sweep/merge.js";
 import { formatSweepSummary } from "../sweep/format.js";
 import { sweepExitCode } from "../sweep/exit.js";
 import { writeJsonAtomic } from "../sweep/write.js";
+import { checkReplaceable } from "../safe-write.js";
 import { readSummaryFile } from "../sweep/summary-read.js";
 
 export function registerMerge(program: Command): void {
@@ -14,11 +15,14 @@ export function registerMerge(program: Command): void {
     .option("--out <file>", "where to write the merged summary (default: print only)")
     .option("--ok-if-expected", "exit 0 when every run's outcome is the scenario's expected verdict")
     .option("--json", "print the merged summary.json instead of the table")
-    .action((files: string[], opts: { out?: string; okIfExpected?: boolean; json?: boolean }) => {
+    .option("--force", "replace an --out file that lockstep did not write")
+    .action((files: string[], opts: { out?: string; okIfExpected?: boolean; json?: boolean; force?: boolean }) => {
+      const write = { force: opts.force ?? false };
+      if (opts.out) checkReplaceable(opts.out, write);
       const merged = mergeSummaries(files.map((file) => ({ file, summary: readSummaryFile(file) })));
       const wrote: string[] = [];
       if (opts.out) {
-        writeJsonAtomic(opts.out, merged);
+        writeJsonAtomic(opts.out, merged, write);
         wrote.push(opts.out);
       }
       if (opts.json) process.stdout.write(JSON.stringify(merged, null, 2) + "\n");
