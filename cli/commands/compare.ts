@@ -15,6 +15,7 @@ import { writeJsonAtomic, writeTextAtomic } from "../sweep/write.js";
 import { cellAt } from "../../reports/compare-cells.js";
 import { renderComparePage } from "../../reports/compare-page.js";
 import { formatCompareTable } from "../../reports/compare-table.js";
+import { printableLines } from "../printable.js";
 
 interface CompareFlags {
   designs?: string;
@@ -60,7 +61,7 @@ export function registerCompare(program: Command): void {
       const workers = opts.workers !== undefined ? parseWorkers(opts.workers, "--workers") : defaultWorkers();
       const limit = parsePositiveInt(opts.failingMax, "--failing-max");
       const result = await runCompare({ designs, scenarios, range, workers, outDir: opts.out, limit });
-      process.stdout.write(writeCompareOutputs(opts.out, result));
+      process.stdout.write(printableLines(writeCompareOutputs(opts.out, result)));
       setExitCode(EXIT.ok);
     });
 }

@@ -11,6 +11,8 @@ import { EXIT } from "../exit-codes.js";
 import { debateTests } from "../../reports/debate-claims.js";
 import { bearingOf, renderDebatePage, type DebateEntry } from "../../reports/debate.js";
 import type { RunRecord } from "../../reports/types.js";
+import { setExitCode } from "../exit-state.js";
+import { printableLines } from "../printable.js";
 
 /**
  * `lockstep debate`: run the scenario behind each claim of the Redlock debate
@@ -51,12 +53,13 @@ export function registerDebate(program: Command): void {
       }
       const page = join(out, "debate.html");
       writeTextAtomic(page, renderDebatePage(entries));
-      process.stdout.write(
+      process.stdout.write(printableLines(
         `lockstep debate — ${records.size} scenarios run\n  ${"claim".padEnd(18)} ${"scenario".padEnd(34)} ${"outcome".padEnd(20)} the claim is\n` +
           lines.join("\n") +
           `\nwrote ${page}\n` +
           (unexpected ? `${unexpected} run(s) did not give their scenario's expected outcome\n` : ""),
-      );
-      process.exitCode = unexpected ? EXIT.unexpected : EXIT.ok;
+      ));
+      // Through main's exit state: bin/lockstep.js sets process.exitCode from main's return.
+      setExitCode(unexpected ? EXIT.unexpected : EXIT.ok);
     });
 }

@@ -17,6 +17,7 @@ import type { Scenario } from "../../scenarios/schema.js";
 import { LOCK_FLAG } from "../lock-flag.js";
 import { withLibrary } from "../../impls/library/override.js";
 import { basename } from "node:path";
+import { printableLines } from "../printable.js";
 
 export interface ExploreFlags {
   lock?: string;
@@ -71,7 +72,7 @@ export function registerExplore(program: Command): void {
     .option(...LOCK_FLAG)
     .action((opts: ExploreFlags) => {
       const r = exploreCommand(opts);
-      process.stdout.write(r.text);
+      process.stdout.write(printableLines(r.text));
       setExitCode(r.code);
     });
 }

@@ -6,6 +6,7 @@ import { sweepExitCode } from "../sweep/exit.js";
 import { writeJsonAtomic } from "../sweep/write.js";
 import { checkReplaceable } from "../safe-write.js";
 import { readSummaryFile } from "../sweep/summary-read.js";
+import { terminalJson } from "../printable.js";
 
 export function registerMerge(program: Command): void {
   program
@@ -25,7 +26,7 @@ export function registerMerge(program: Command): void {
         writeJsonAtomic(opts.out, merged, write);
         wrote.push(opts.out);
       }
-      if (opts.json) process.stdout.write(JSON.stringify(merged, null, 2) + "\n");
+      if (opts.json) process.stdout.write(terminalJson(merged));
       else {
         const missing = merged.complete ? "" : `warning: the shards cover ${merged.runs} of the range's seeds; a shard is missing\n`;
         process.stdout.write(formatSweepSummary(merged, wrote) + missing);

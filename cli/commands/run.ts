@@ -10,6 +10,7 @@ import { parseSeed } from "../args.js";
 import { checkContextFor } from "../check-context.js";
 import type { RunRecord } from "../../reports/types.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
+import { printableLines, terminalJson } from "../printable.js";
 
 export function registerRun(program: Command): void {
   program
@@ -33,8 +34,8 @@ export function registerRun(program: Command): void {
       const verdicts = runCheckers(run.history, checkContextFor(scenario));
       const record = buildRecord(scenario, seed, run, verdicts);
       writeRunArtifacts(dir, record, run.history, write);
-      if (opts.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
-      else process.stdout.write(formatRunSummary(record, dir));
+      if (opts.json) process.stdout.write(terminalJson(record));
+      else process.stdout.write(printableLines(formatRunSummary(record, dir)));
       setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
     });
 }

@@ -11,6 +11,7 @@ import { writeCounterexample, formatCounterexample } from "../sweep/counterexamp
 import { violation, parseCheckerList } from "./explore.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
+import { printableLines } from "../printable.js";
 
 export interface ShrinkFlags {
   lock?: string;
@@ -32,7 +33,7 @@ export function registerShrink(program: Command): void {
     .option(...LOCK_FLAG)
     .action((name: string, opts: ShrinkFlags) => {
       const r = shrinkCommand(name, opts);
-      process.stdout.write(r.text);
+      process.stdout.write(printableLines(r.text));
       setExitCode(r.code);
     });
 }

@@ -13,7 +13,7 @@ import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { checkOutputDir, checkReplaceable, removeLiveTemps } from "../safe-write.js";
 import { removeProgress } from "../sweep/checkpoint.js";
 import { EXIT } from "../exit-codes.js";
-import { printable } from "../printable.js";
+import { printable, terminalJson } from "../printable.js";
 
 interface SweepFlags {
   lock?: string;
@@ -123,7 +123,7 @@ export function registerSweep(program: Command): void {
       const wrote = [summaryPath];
       if (summary.execution.reports.length > 0) wrote.push(`${summary.execution.reports.length} failing-seed report(s) under ${join(dir, "failing")}/`);
       if (result.resumed > 0) wrote.push(`(${result.resumed} seed(s) read back from the interrupted run's progress)`);
-      if (opts.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+      if (opts.json) process.stdout.write(terminalJson(summary));
       else process.stdout.write(formatSweepSummary(summary, wrote));
       setExitCode(sweepExitCode(summary, opts.okIfExpected ?? false));
     });
