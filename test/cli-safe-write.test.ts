@@ -94,4 +94,22 @@ describe("writes never replace what lockstep did not write", () => {
     expect(readdirSync(dir)).toEqual([".report.html.lockstep-tmp"]);
     expect(existsSync(join(dir, "history.jsonl"))).toBe(false);
   });
+
+  it("compare, explore, shrink and debate refuse an --out that is a file before any work", async () => {
+    const file = join(tmp(), "plain");
+    writeFileSync(file, "x");
+    for (const args of [
+      ["compare", "--designs", "redis-setnx", "--scenarios", "naive-baseline", "--seeds", "2"],
+      ["explore", "--design", "redis-setnx"],
+      ["shrink", "naive-gc-pause", "--seed", "1"],
+      ["debate"],
+    ]) {
+      io.err = "";
+      expect(await main([...args, "--out", file])).toBe(EXIT.badInput);
+      expect(io.err).toBe(`lockstep: ${file}: --out: expected a directory (or nothing there yet); this is a file\n`);
+      expect(io.out).toBe("");
+    }
+    expect(readFileSync(file, "utf8")).toBe("x");
+  });
 });
+

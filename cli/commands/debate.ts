@@ -13,6 +13,7 @@ import { bearingOf, renderDebatePage, type DebateEntry } from "../../reports/deb
 import type { RunRecord } from "../../reports/types.js";
 import { setExitCode } from "../exit-state.js";
 import { printableLines } from "../printable.js";
+import { checkOutputDir } from "../safe-write.js";
 
 /**
  * `lockstep debate`: run the scenario behind each claim of the Redlock debate
@@ -28,6 +29,7 @@ export function registerDebate(program: Command): void {
     .option("--seed <n>", "run every scenario with this seed (default: each scenario's own)")
     .action((opts: { out?: string; seed?: string }) => {
       const out = opts.out ?? join("runs", "debate");
+      checkOutputDir(out);
       const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : undefined;
       const known = scenarioFiles();
       const records = new Map<string, RunRecord>();
