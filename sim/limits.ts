@@ -18,8 +18,14 @@ export interface SimLimits {
   projectAfterEvents: number;
 }
 
-/** At roughly 150k–300k events per second, 50M events is a few minutes of wall time. */
-export const EVENTS_MAX_DEFAULT = 50_000_000;
+/**
+ * Memory, not time, sets this: a run keeps its history, about 115 bytes of heap per
+ * event (1 client × 1000 s: 616,293 events, 70 MB), so 10M events is ~1.2 GB, within
+ * Node's default heap (~4 GB) with room for the checkers; 50M would pass it and die
+ * of out-of-memory instead of stopping with a message. At 150k–600k events per wall
+ * second it is well under a minute.
+ */
+export const EVENTS_MAX_DEFAULT = 10_000_000;
 export const SIM_TIME_MS_MAX_DEFAULT = 24 * 3600 * 1000;
 /** How far a scenario's `limits` may raise them (memory, not patience, is the bound past these). */
 export const EVENTS_MAX_CEILING = 2_000_000_000;

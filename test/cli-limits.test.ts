@@ -86,6 +86,13 @@ describe("run bounds: the validator refuses what the simulator cannot finish", (
     expect((await run(scenarioFile("under", { durationMs: 2000, clients: 2, limits: { eventsMax: events } }))).code).toBe(EXIT.ok);
   });
 
+  it("a 1-client day that fits the time bound is stopped early by the event bound, exit 2, naming it and the way to raise it", async () => {
+    const r = await run(scenarioFile("one-day", { durationMs: 86_398_000, clients: 1 }));
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.err).toMatch(/^lockstep: simulation bound hit: eventsMax = 10000000 \(stopped early: 262144 events in the first [\d.]+ s project to ~\d+ over the run's 86398 s, more than twice the bound\); shorten the scenario, or raise the bound with its "limits" field \(docs\/scenarios\.md#limits\)$/);
+    expect(existsSync(r.out)).toBe(false);
+  });
+
   it("a 1000-client day is stopped within its first 2^18 events by the projection, not after minutes of work", async () => {
     const file = scenarioFile("huge", { durationMs: 86_398_000, clients: 1000 });
     let err: unknown;
@@ -95,7 +102,7 @@ describe("run bounds: the validator refuses what the simulator cannot finish", (
       err = e;
     }
     expect(err).toBeInstanceOf(SimLimitError);
-    expect((err as Error).message).toMatch(/^simulation bound hit: eventsMax = 50000000 \(stopped early: 262144 events in the first [\d.]+ s project to ~\d+ over the run's 86398 s, more than twice the bound\)$/);
+    expect((err as Error).message).toMatch(/^simulation bound hit: eventsMax = 10000000 \(stopped early: 262144 events in the first [\d.]+ s project to ~\d+ over the run's 86398 s, more than twice the bound\)$/);
   });
 });
 
