@@ -46,8 +46,9 @@ const HEAD_BYTES = 4096;
 /**
  * Whether a regular file is one lockstep writes: JSON, JSONL and HTML output that names
  * lockstep in its first 4 KiB (summaries, results.json, reports, pages), a history
- * (first line `{"index":0,"timeUs":`), a scenario or matrix file as lockstep writes
- * them (pretty JSON whose first key is "name" or "designs"), or an empty file.
+ * (first line `{"index":0,"timeUs":`), a scenario, matrix or real-mode summary as
+ * lockstep writes them (pretty JSON whose first key is "name", "designs" or
+ * "scenario"), or an empty file.
  */
 export function writtenByLockstep(path: string): boolean {
   let head: string;
@@ -58,7 +59,7 @@ export function writtenByLockstep(path: string): boolean {
   } finally {
     closeSync(fd);
   }
-  return head.length === 0 || head.includes("lockstep") || head.startsWith('{"index":0,"timeUs":') || /^\{\n {2}"(name|designs)": /.test(head);
+  return head.length === 0 || head.includes("lockstep") || head.startsWith('{"index":0,"timeUs":') || /^\{\n {2}"(name|designs|scenario)": /.test(head);
 }
 
 function kindOf(st: Stats): string {

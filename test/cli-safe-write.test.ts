@@ -6,6 +6,9 @@ import { join } from "node:path";
 import { main } from "../cli/main.js";
 import { EXIT } from "../cli/exit-codes.js";
 import { captureStdio } from "./helpers/capture-stdio.js";
+import { writtenByLockstep } from "../cli/safe-write.js";
+import { scenarioToJson } from "../sim/explore/scenario-file.js";
+import { loadScenario } from "../scenarios/index.js";
 
 const io = captureStdio();
 const tmp = () => mkdtempSync(join(tmpdir(), "lockstep-write-"));
@@ -110,6 +113,28 @@ describe("writes never replace what lockstep did not write", () => {
       expect(io.out).toBe("");
     }
     expect(readFileSync(file, "utf8")).toBe("x");
+  });
+
+  it("no false alarm: every kind of file lockstep writes is recognised as its own, and compare writes twice into one directory", async () => {
+    const dir = tmp();
+    expect(await main(["compare", "--designs", "redis-setnx", "--scenarios", "naive-gc-pause", "--seeds", "2", "--workers", "1", "--out", dir])).toBe(EXIT.ok);
+    expect(await main(["compare", "--designs", "redis-setnx", "--scenarios", "naive-gc-pause", "--seeds", "2", "--workers", "1", "--out", dir])).toBe(EXIT.ok);
+    expect(io.err).not.toMatch(/lockstep: /);
+    const written = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name));
+    const kinds = new Set(written.map((f) => f.replace(/^.*\//, "").replace(/^seed-\d+$/, "")));
+    expect([...kinds].sort()).toEqual(expect.arrayContaining(["compare.html", "history.jsonl", "matrix.json", "report.html", "results.json", "summary.json"]));
+    for (const f of written) expect(writtenByLockstep(f), f).toBe(true);
+    const scenario = join(dir, "scenario.json");
+    writeFileSync(scenario, JSON.stringify(scenarioToJson(loadScenario("naive-baseline")), null, 2) + "\n");
+    // A real-mode summary (real/summary.ts) begins with its scenario's name.
+    const real = join(dir, "real-summary.json");
+    writeFileSync(real, JSON.stringify({ scenario: "naive-baseline", design: "redis-setnx", note: "real run: not replayable" }, null, 2) + "\n");
+    for (const f of [scenario, real]) expect(writtenByLockstep(f), f).toBe(true);
+    // And what it did not write is not its own.
+    for (const [name, text] of [["a.json", '{"name": "x"}'], ["b.txt", "hello"], ["c.json", '{\n  "scenarios": []\n}\n']] as const) {
+      writeFileSync(join(dir, name), text);
+      expect(writtenByLockstep(join(dir, name)), name).toBe(false);
+    }
   });
 });
 

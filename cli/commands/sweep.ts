@@ -109,8 +109,9 @@ export function registerSweep(program: Command): void {
           `--out ${shellWord(dir)}`,
           "--resume",
         ].join(" ");
-        writeJsonAtomic(summaryPath, { ...summary, partial: true, resume }, write);
-        process.stdout.write(formatSweepSummary(summary, [summaryPath]));
+        const partial = { ...summary, partial: true as const, resume };
+        writeJsonAtomic(summaryPath, partial, write);
+        process.stdout.write(opts.json ? terminalJson(partial) : formatSweepSummary(summary, [summaryPath]));
         process.stderr.write(
           printable(`lockstep: interrupted after ${summary.runs} of the shard's seeds; ${summaryPath} is partial (merge refuses it), progress is kept in ${join(dir, "progress.jsonl")}`) +
             `\nresume: ${printable(resume)}\n`,
