@@ -7,6 +7,8 @@ import { main } from "../cli/main.js";
 import { EXIT } from "../cli/exit-codes.js";
 import { captureStdio } from "./helpers/capture-stdio.js";
 import { resultFields, type SweepSummary } from "../cli/sweep/summary.js";
+import { runSweep } from "../cli/sweep/sweep.js";
+import { loadScenario } from "../scenarios/index.js";
 
 const io = captureStdio();
 const tmp = () => mkdtempSync(join(tmpdir(), "lockstep-interrupt-"));
@@ -174,4 +176,28 @@ describe("a sweep survives interruption", () => {
     expect(io.err).toBe(`lockstep: ${join(dir, "summary.json")}: --out: expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)\n`);
     expect(readdirSync(dir)).toEqual(["summary.json"]);
   });
+
+  it("interrupted while writing the failing seeds' reports: marked interrupted, no report listed, nothing half-written; resumed, every report is written", async () => {
+    const out = tmp();
+    const scenario = loadScenario("naive-gc-pause");
+    const controller = new AbortController();
+    // Abort at the first turn of the event loop after the last seed: that is, inside the report phase.
+    const stream = { isTTY: true, write: (t: string) => void (t.includes("12/12") && setTimeout(() => controller.abort(), 0)) };
+    const options = { range: { from: 1, to: 12 }, workers: 1, limit: 20, outDir: out, reportsMax: 3, checkpoint: { resume: false }, signal: controller.signal, progress: stream };
+    const r = await runSweep(scenario, options);
+    expect(r.interrupted).toBe(true);
+    expect(r.summary.runs).toBe(12);
+    expect(r.summary.execution.reports).toEqual([]);
+    expect(filesUnder(out).filter((f) => f.includes("lockstep-tmp"))).toEqual([]);
+    // At least the first report was written whole before the interrupt was seen, not all three.
+    expect(filesUnder(join(out, "failing")).length % 3).toBe(0);
+    expect(filesUnder(join(out, "failing")).length).toBeGreaterThan(0);
+    expect(filesUnder(join(out, "failing")).length).toBeLessThan(9);
+    const again = await runSweep(scenario, { ...options, checkpoint: { resume: true }, signal: undefined, progress: false });
+    expect(again.interrupted).toBe(false);
+    expect(again.resumed).toBe(12);
+    expect(again.summary.execution.reports.map((x) => x.seed)).toEqual([1, 2, 3]);
+    expect(filesUnder(join(out, "failing"))).toHaveLength(9);
+  });
 });
+
