@@ -1,4 +1,3 @@
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { historyToJsonl, type HistoryEvent } from "../sim/history.js";
 import type { Scenario } from "../scenarios/schema.js";
@@ -6,6 +5,7 @@ import type { RunOutput } from "../sim/runner.js";
 import type { Verdicts } from "../checkers/run-all.js";
 import type { RunRecord } from "../reports/types.js";
 import { renderRunReport } from "../reports/run-report.js";
+import { checkOutputDir, checkReplaceable, writeFilesSafe, type SafeWriteOptions } from "./safe-write.js";
 
 import { lockstepVersion } from "./version.js";
 export { lockstepVersion };
@@ -41,19 +41,26 @@ export function buildRecord(scenario: Scenario, seed: number, run: RunOutput, ve
 
 /**
  * Write history.jsonl, results.json and report.html into `dir`. Everything is
- * rendered in memory first and each file is written to a temporary name and
- * renamed, so a failure never leaves a half-written report.
+ * rendered in memory first and written as one step (cli/safe-write.ts): each to a
+ * temporary name, renamed only once all three are written, never over a file lockstep
+ * did not write; a failure leaves no temporary file and names the path.
  */
-export function writeRunArtifacts(dir: string, record: RunRecord, history: readonly HistoryEvent[]): void {
-  const files: Array<[string, string]> = [
-    ["history.jsonl", historyToJsonl(history)],
-    ["results.json", JSON.stringify(record, null, 2) + "\n"],
-    ["report.html", renderRunReport(record, history)],
-  ];
-  mkdirSync(dir, { recursive: true });
-  for (const [name, text] of files) {
-    const tmp = join(dir, `.${name}.tmp`);
-    writeFileSync(tmp, text);
-    renameSync(tmp, join(dir, name));
-  }
+export const RUN_FILES = ["history.jsonl", "results.json", "report.html"] as const;
+
+/** Refuse, before a run, a directory its files could not be written into. */
+export function checkRunDir(dir: string, o: SafeWriteOptions = {}): void {
+  checkOutputDir(dir, o.flag);
+  for (const name of RUN_FILES) checkReplaceable(join(dir, name), o);
+}
+
+export function writeRunArtifacts(dir: string, record: RunRecord, history: readonly HistoryEvent[], o: SafeWriteOptions = {}): void {
+  checkOutputDir(dir, o.flag);
+  writeFilesSafe(
+    [
+      { path: join(dir, "history.jsonl"), text: historyToJsonl(history) },
+      { path: join(dir, "results.json"), text: JSON.stringify(record, null, 2) + "\n" },
+      { path: join(dir, "report.html"), text: renderRunReport(record, history) },
+    ],
+    o,
+  );
 }

@@ -4,7 +4,7 @@ import { EXIT } from "./exit-codes.js";
 import { takeExitCode } from "./exit-state.js";
 import { lockstepVersion } from "./version.js";
 import { COMMANDS } from "./commands/index.js";
-import { printable } from "./printable.js";
+import { printable, printableLines } from "./printable.js";
 
 /**
  * The `lockstep` command. Each subcommand lives in cli/commands/<name>.ts, listed in
@@ -64,10 +64,10 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.stopped;
     }
     if (err instanceof SimLimitError) {
-      process.stderr.write(`lockstep: ${printable(err.message)}; raise the bound or shorten the scenario\n`);
+      process.stderr.write(`lockstep: ${printable(err.message)}; shorten the scenario, or raise the bound with its "limits" field (docs/scenarios.md#limits)\n`);
       return EXIT.badInput;
     }
-    process.stderr.write(`lockstep: internal error (a bug in lockstep, please report it):\n${(err as Error).stack ?? err}\n`);
+    process.stderr.write(`lockstep: internal error (a bug in lockstep, please report it):\n${printableLines(String((err as Error)?.stack ?? err))}\n`);
     return EXIT.internal;
   }
 }

@@ -1,5 +1,9 @@
 import { Fields } from "../sim/validate.js";
 import { InputError } from "../sim/errors.js";
+import { DRAIN_MS, EVENTS_MAX_CEILING, SIM_TIME_MS_MAX_CEILING, SIM_TIME_MS_MAX_DEFAULT } from "../sim/limits.js";
+
+/** A scenario's clients, by count or by list (each is a simulated process and its history). */
+export const CLIENTS_MAX = 1000;
 import type { EventType } from "../sim/history.js";
 
 /**
@@ -151,6 +155,8 @@ export interface Scenario {
   faults: FaultStep[];
   nemesis?: NemesisSpec;
   checks: { livenessBoundMs?: number; clockDriftPpmMax: number };
+  /** Raised run bounds (sim/limits.ts); absent: the defaults. */
+  limits?: { eventsMax?: number; simTimeMsMax?: number };
 }
 
 const TOP = [
@@ -170,13 +176,25 @@ const TOP = [
   "faults",
   "nemesis",
   "checks",
+  "limits",
 ] as const;
 
 export function parseScenario(raw: unknown, file: string): Scenario {
   const f = Fields.root(file, raw).only(TOP);
   const name = f.string("name");
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) f.fail("name", "expected lower-case letters, digits and dashes");
-  const durationMs = f.number("durationMs", { min: 1, max: 24 * 3600 * 1000 });
+  const limits = parseLimits(f);
+  // The run covers durationMs plus the drain: refuse here what the simulator could not finish.
+  const simTimeMsMax = limits?.simTimeMsMax ?? SIM_TIME_MS_MAX_DEFAULT;
+  const durationMsMax = simTimeMsMax - DRAIN_MS;
+  const rawDurationMs = f.obj.durationMs;
+  if (typeof rawDurationMs === "number" && rawDurationMs > durationMsMax) {
+    f.fail(
+      "durationMs",
+      `expected at most ${durationMsMax} (the simulated-time bound ${limits?.simTimeMsMax !== undefined ? "limits.simTimeMsMax" : "of 24 h"} = ${simTimeMsMax} ms, less the ${DRAIN_MS} ms drain; raise it with "limits": {"simTimeMsMax": N})`,
+    );
+  }
+  const durationMs = f.number("durationMs", { min: 1, max: durationMsMax });
 
   const n = f.object("network", {});
   n.only(["latencyUsBase", "latencyUsJitter", "lossRate", "duplicateRate", "fifo", "links"]);
@@ -267,17 +285,31 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     faults,
     ...(nemesis ? { nemesis } : {}),
     checks,
+    ...(limits ? { limits } : {}),
   };
+}
+
+/** `limits`: the one way to raise the run bounds (sim/limits.ts), up to their ceilings. */
+function parseLimits(f: Fields): Scenario["limits"] {
+  if (!f.has("limits")) return undefined;
+  const lf = f.object("limits").only(["eventsMax", "simTimeMsMax"]);
+  const out: NonNullable<Scenario["limits"]> = {};
+  const eventsMax = lf.optNumber("eventsMax", { integer: true, min: 1, max: EVENTS_MAX_CEILING });
+  const simTimeMsMax = lf.optNumber("simTimeMsMax", { integer: true, min: DRAIN_MS + 1, max: SIM_TIME_MS_MAX_CEILING });
+  if (eventsMax !== undefined) out.eventsMax = eventsMax;
+  if (simTimeMsMax !== undefined) out.simTimeMsMax = simTimeMsMax;
+  return out;
 }
 
 function parseClients(f: Fields): ClientSpec[] {
   const raw = f.obj.clients;
   if (typeof raw === "number") {
-    const count = f.number("clients", { integer: true, min: 1, max: 1000 });
+    const count = f.number("clients", { integer: true, min: 1, max: CLIENTS_MAX });
     return Array.from({ length: count }, (_, i) => ({ id: `c${i + 1}`, startMs: 0 }));
   }
   const list = f.array("clients");
   if (list.length === 0) f.fail("clients", "expected a client count or a non-empty list of clients");
+  if (list.length > CLIENTS_MAX) throw new InputError(f.file, f.field("clients"), `expected at most ${CLIENTS_MAX} clients, got a list of ${list.length}`);
   const seen = new Set<string>();
   return list.map((x, i) => {
     const cf = f.item("clients", i, x).only(["id", "startMs", "opsMax"]);

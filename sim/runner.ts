@@ -1,4 +1,5 @@
-import { Simulation, type SimLimits } from "./simulation.js";
+import { Simulation } from "./simulation.js";
+import { DRAIN_MS, PROJECT_AFTER_EVENTS, type SimLimits } from "./limits.js";
 import { FaultSchedule } from "./faults.js";
 import { clientLoop } from "./workload.js";
 import type { HistoryEvent } from "./history.js";
@@ -41,8 +42,6 @@ export interface RunOutput {
   meta: RunMeta;
 }
 
-/** Time after the scenario's end for outstanding operations to complete, ms. */
-const DRAIN_MS = 2_000;
 const CLOCK_SAMPLES = 200;
 
 export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits> = {}): RunOutput {
@@ -55,6 +54,13 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
   }
 }
 
+function scenarioLimits(s: Scenario): Partial<SimLimits> {
+  const out: Partial<SimLimits> = {};
+  if (s.limits?.eventsMax !== undefined) out.eventsMax = s.limits.eventsMax;
+  if (s.limits?.simTimeMsMax !== undefined) out.timeUsMax = s.limits.simTimeMsMax * 1000;
+  return out;
+}
+
 function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>): RunOutput {
   const design = designByName(s.design);
   if (!design) {
@@ -63,7 +69,8 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>)
   const options = design.parseOptions(s.designOptions, s.file, "designOptions");
   // The seed alone picks the dice: a scenario copied under another name replays the same.
   const { links: conditions, ...network } = s.network;
-  const sim = new Simulation({ seed: `lockstep:${seed}`, network, limits });
+  // The scenario's own limits (validated against its duration), then the caller's.
+  const sim = new Simulation({ seed: `lockstep:${seed}`, network, limits: { projectAfterEvents: PROJECT_AFTER_EVENTS, ...scenarioLimits(s), ...limits } });
   // Standing conditions: set before any process exists (a client's first request
   // leaves as it is added), never recorded as nemesis events (they are how the network is, not
   // faults), so liveness judges the run under them. Their ids are checked below.
@@ -116,7 +123,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>)
   };
   sim.schedule(0, sample);
 
-  sim.run(endUs + DRAIN_MS * 1000);
+  sim.run(endUs + DRAIN_MS * 1000, endUs);
   // Keep only the clocks that ever left true time: the rest would be rows of zeros.
   const skewed = new Set<string>();
   for (const smp of clockSamples) for (const [id, off] of Object.entries(smp.offsetsUs)) if (off !== 0) skewed.add(id);

@@ -5,6 +5,7 @@ import { SimProcess, type ProcessOptions } from "./process.js";
 import { runFiber, suspend, type Fiber } from "./fiber.js";
 import type { EventType, HistoryEvent } from "./history.js";
 import { SimLimitError } from "./errors.js";
+import { DEFAULT_LIMITS, PROJECTION_MARGIN, type SimLimits } from "./limits.js";
 
 /** A message between processes. `rpcId` marks a request; `inReplyTo` its reply. */
 export interface Message {
@@ -34,17 +35,7 @@ export interface TimerHandle {
   cancelled: boolean;
 }
 
-export interface SimLimits {
-  eventsMax: number;
-  timeUsMax: number;
-  queueLengthMax: number;
-}
-
-export const DEFAULT_LIMITS: SimLimits = {
-  eventsMax: 50_000_000,
-  timeUsMax: 24 * 3600 * 1_000_000,
-  queueLengthMax: 2_000_000,
-};
+export { DEFAULT_LIMITS, type SimLimits } from "./limits.js";
 
 /**
  * What a process's code may touch: its own clocks, its own random stream, the
@@ -288,23 +279,42 @@ export class Simulation {
     ctx.behavior = this.factories.get(id)!(ctx, true);
   }
 
-  /** Run events until the queue is empty or true time would pass `untilUs`. */
-  run(untilUs: number): void {
-    const limitUs = Math.min(untilUs, this.limits.timeUsMax);
+  /**
+   * Run events until the queue is empty or true time would pass `untilUs`.
+   * `busyUntilUs`: where the steady work ends (the runner's drain after it is quiet), the
+   * span the event projection (limits.projectAfterEvents) extrapolates over.
+   */
+  run(untilUs: number, busyUntilUs = untilUs): void {
+    if (untilUs > this.limits.timeUsMax) {
+      // Refused before any work: running to the bound first would only fail there.
+      throw new SimLimitError("timeUsMax", this.limits.timeUsMax, `asked to run to ${untilUs}µs`);
+    }
+    let projectAt = this.limits.projectAfterEvents > 0 ? Math.max(this.limits.projectAfterEvents, this.eventsRun + 1) : Infinity;
     for (;;) {
       const next = this.queue.peek();
-      if (!next || next.timeUs > limitUs) break;
+      if (!next || next.timeUs > untilUs) break;
       this.queue.pop();
       this.nowUs = next.timeUs;
       if (++this.eventsRun > this.limits.eventsMax) {
         throw new SimLimitError("eventsMax", this.limits.eventsMax, `at t=${this.nowUs}µs`);
       }
+      if (this.eventsRun === projectAt) {
+        projectAt *= 2;
+        // Linear in true time: every workload here is a steady loop of operations. Only a
+        // projection past twice the bound stops the run, so a busier start than average
+        // is no false alarm; a run between the two still stops at eventsMax itself.
+        const projected = this.nowUs > 0 ? Math.round((this.eventsRun * Math.max(busyUntilUs, this.nowUs)) / this.nowUs) : Infinity;
+        if (projected > PROJECTION_MARGIN * this.limits.eventsMax) {
+          throw new SimLimitError(
+            "eventsMax",
+            this.limits.eventsMax,
+            `stopped early: ${this.eventsRun} events in the first ${(this.nowUs / 1e6).toFixed(1)} s project to ~${projected} over the run's ${(busyUntilUs / 1e6).toFixed(0)} s, more than twice the bound`,
+          );
+        }
+      }
       next.run();
     }
-    if (untilUs > this.limits.timeUsMax) {
-      throw new SimLimitError("timeUsMax", this.limits.timeUsMax, `asked to run to ${untilUs}µs`);
-    }
-    this.nowUs = Math.max(this.nowUs, Math.min(untilUs, limitUs));
+    this.nowUs = Math.max(this.nowUs, untilUs);
   }
 
   get queueLength(): number {

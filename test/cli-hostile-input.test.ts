@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
@@ -58,4 +58,51 @@ describe("messages from data print as one plain line", () => {
       expect(io.err).not.toMatch(/\n\s+at /);
     });
   }
+
+  it("lock names, client ids and paths with terminal escapes print escaped, in the summary and in --json (C1 controls too)", async () => {
+    const dir = tmp();
+    const file = join(dir, "escapes.json");
+    const lock = "L\u001b]0;owned\u0007\u009b2J";
+    writeFileSync(file, JSON.stringify({ ...base, name: "escapes", story: "s", expect: "safe", clients: [{ id: "c\u001b[31m1" }], workload: { locks: [lock], ttlMs: 100 } }));
+    // A safe run's summary names no lock; its --out path (from the command line) carries the escapes here.
+    expect(await main(["run", file, "--out", join(dir, "out\u001b[2J\u009b")])).toBe(EXIT.ok);
+    expect(io.out).toContain("out\\x1b[2J\\x9b/history.jsonl");
+    expect(io.out).not.toMatch(CONTROL);
+    io.out = "";
+    expect(await main(["run", file, "--out", join(dir, "out"), "--json"])).toBe(EXIT.ok);
+    expect(io.out).not.toMatch(CONTROL);
+    const record = JSON.parse(io.out) as { scenario: { workload: { locks: string[] } } };
+    expect(record.scenario.workload.locks).toEqual([lock]);
+    // An unsafe run names the lock in its FAIL lines.
+    const gc = JSON.parse(readFileSync(join(import.meta.dirname, "..", "scenarios", "naive-gc-pause.json"), "utf8"));
+    writeFileSync(file, JSON.stringify({ ...gc, name: "escapes", workload: { ...gc.workload, locks: [lock] } }));
+    io.out = "";
+    expect(await main(["run", file, "--out", join(dir, "gc")])).toBe(EXIT.safetyViolation);
+    expect(io.out).toContain('lock "L\\x1b]0;owned\\x07\\x9b2J" is not linearizable');
+    expect(io.out).not.toMatch(CONTROL);
+  });
+
+  it("a summary whose scenario name and replay line hold escapes merges with them printed escaped", async () => {
+    const dir = tmp();
+    const summary = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "summaries", "shard-1-of-2.json"), "utf8"));
+    summary.scenario.name = "x\u001b[2J\u009b";
+    summary.replay = "npx lockstep run x\u001b]0;t\u0007";
+    summary.shards = [{ index: 1, count: 1, from: 1, to: 40 }];
+    summary.seeds = { from: 1, to: 40 };
+    writeFileSync(join(dir, "s.json"), JSON.stringify(summary));
+    // 20 runs over 1..40 in one shard: refused (runs must be the shard's 40), naming the field.
+    expect(await main(["merge", join(dir, "s.json")])).toBe(EXIT.badInput);
+    expect(io.err).toBe(`lockstep: ${join(dir, "s.json")}: runs: expected 40 (the seeds of its shards), got 20\n`);
+    summary.seeds = { from: 1, to: 20 };
+    summary.shards = [{ index: 1, count: 1, from: 1, to: 20 }];
+    summary.complete = true;
+    writeFileSync(join(dir, "s.json"), JSON.stringify(summary));
+    io.err = "";
+    expect(await main(["merge", join(dir, "s.json")])).toBe(EXIT.safetyViolation);
+    expect(io.err).toBe("");
+    expect(io.out).toContain("lockstep sweep x\\x1b[2J\\x9b — design redis-setnx");
+    expect(io.out).toContain("replay: npx lockstep run x\\x1b]0;t\\x07");
+    expect(io.out).not.toMatch(CONTROL);
+  });
 });
+

@@ -50,7 +50,7 @@ describe("lockstep run", () => {
     writeFileSync(file, "not a directory");
     io.err = "";
     expect(await main(["run", "naive-gc-pause", "--out", join(file, "run")])).toBe(EXIT.badInput);
-    expect(io.err).toBe(`lockstep: cannot mkdir ${join(file, "run")}: ENOTDIR; check --out and the disk\n`);
+    expect(io.err).toBe(`lockstep: ${join(file, "run")}: --out: expected a directory (or nothing there yet); a file is in the way of its path (ENOTDIR)\n`);
   });
 
   it("rejects unknown commands and options with exit 2", async () => {

@@ -15,6 +15,8 @@ import { writeJsonAtomic, writeTextAtomic } from "../sweep/write.js";
 import { cellAt } from "../../reports/compare-cells.js";
 import { renderComparePage } from "../../reports/compare-page.js";
 import { formatCompareTable } from "../../reports/compare-table.js";
+import { printableLines } from "../printable.js";
+import { checkOutputDir } from "../safe-write.js";
 
 interface CompareFlags {
   designs?: string;
@@ -44,6 +46,7 @@ export function registerCompare(program: Command): void {
     .option("--out <dir>", "output directory", join("runs", "compare"))
     .option("--failing-max <k>", "failing seeds listed per cell summary", "20")
     .action(async (opts: CompareFlags) => {
+      checkOutputDir(opts.out);
       const designs = opts.designs ? list(opts.designs) : DESIGNS.map((d) => d.name);
       for (const d of designs) {
         if (d.startsWith(LIBRARY_PREFIX)) {
@@ -60,7 +63,7 @@ export function registerCompare(program: Command): void {
       const workers = opts.workers !== undefined ? parseWorkers(opts.workers, "--workers") : defaultWorkers();
       const limit = parsePositiveInt(opts.failingMax, "--failing-max");
       const result = await runCompare({ designs, scenarios, range, workers, outDir: opts.out, limit });
-      process.stdout.write(writeCompareOutputs(opts.out, result));
+      process.stdout.write(printableLines(writeCompareOutputs(opts.out, result)));
       setExitCode(EXIT.ok);
     });
 }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { writeTextAtomic } from "../sweep/write.js";
 import { join } from "node:path";
 import { loadScenario, scenarioFiles } from "../../scenarios/index.js";
 import { runScenario } from "../../sim/runner.js";
@@ -11,6 +11,9 @@ import { EXIT } from "../exit-codes.js";
 import { debateTests } from "../../reports/debate-claims.js";
 import { bearingOf, renderDebatePage, type DebateEntry } from "../../reports/debate.js";
 import type { RunRecord } from "../../reports/types.js";
+import { setExitCode } from "../exit-state.js";
+import { printableLines } from "../printable.js";
+import { checkOutputDir } from "../safe-write.js";
 
 /**
  * `lockstep debate`: run the scenario behind each claim of the Redlock debate
@@ -26,6 +29,7 @@ export function registerDebate(program: Command): void {
     .option("--seed <n>", "run every scenario with this seed (default: each scenario's own)")
     .action((opts: { out?: string; seed?: string }) => {
       const out = opts.out ?? join("runs", "debate");
+      checkOutputDir(out);
       const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : undefined;
       const known = scenarioFiles();
       const records = new Map<string, RunRecord>();
@@ -49,16 +53,15 @@ export function registerDebate(program: Command): void {
         const outcome = record ? `${record.verdicts.outcome}${record.expectationMet ? "" : ` (expected ${record.scenario.expect})`}` : "no such scenario";
         lines.push(`  ${claim.id.padEnd(18)} ${name.padEnd(34)} ${outcome.padEnd(20)} ${bearingOf(entry).replace(/-/g, " ")}`);
       }
-      mkdirSync(out, { recursive: true });
       const page = join(out, "debate.html");
-      writeFileSync(page + ".tmp", renderDebatePage(entries));
-      renameSync(page + ".tmp", page);
-      process.stdout.write(
+      writeTextAtomic(page, renderDebatePage(entries));
+      process.stdout.write(printableLines(
         `lockstep debate — ${records.size} scenarios run\n  ${"claim".padEnd(18)} ${"scenario".padEnd(34)} ${"outcome".padEnd(20)} the claim is\n` +
           lines.join("\n") +
           `\nwrote ${page}\n` +
           (unexpected ? `${unexpected} run(s) did not give their scenario's expected outcome\n` : ""),
-      );
-      process.exitCode = unexpected ? EXIT.unexpected : EXIT.ok;
+      ));
+      // Through main's exit state: bin/lockstep.js sets process.exitCode from main's return.
+      setExitCode(unexpected ? EXIT.unexpected : EXIT.ok);
     });
 }

@@ -17,6 +17,8 @@ import type { Scenario } from "../../scenarios/schema.js";
 import { LOCK_FLAG } from "../lock-flag.js";
 import { withLibrary } from "../../impls/library/override.js";
 import { basename } from "node:path";
+import { printableLines } from "../printable.js";
+import { checkOutputDir } from "../safe-write.js";
 
 export interface ExploreFlags {
   lock?: string;
@@ -70,8 +72,10 @@ export function registerExplore(program: Command): void {
     .option("--out <dir>", "where to write the counterexample (default: runs/explore-<design>-seed<N>)")
     .option(...LOCK_FLAG)
     .action((opts: ExploreFlags) => {
+      // Before the search: a bad --out should cost nothing.
+      if (opts.out) checkOutputDir(opts.out);
       const r = exploreCommand(opts);
-      process.stdout.write(r.text);
+      process.stdout.write(printableLines(r.text));
       setExitCode(r.code);
     });
 }

@@ -3,6 +3,7 @@ import { DESIGNS } from "../../impls/index.js";
 import { allScenarios } from "../../scenarios/index.js";
 import { CHECKERS } from "../../checkers/index.js";
 import { BUILTIN_ADAPTERS } from "../../impls/library/adapter.js";
+import { printable } from "../printable.js";
 
 export function registerList(program: Command): void {
   program
@@ -19,6 +20,6 @@ export function registerList(program: Command): void {
       for (const s of scenarios) out.push(`  ${s.name.padEnd(nameWidth)} ${s.design.padEnd(15)} expect ${s.expect.padEnd(18)} ${s.title}`);
       out.push("checkers:");
       for (const c of CHECKERS) out.push(`  ${c.name.padEnd(22)} ${c.kind.padEnd(9)} ${c.description}`);
-      process.stdout.write(out.join("\n") + "\n");
+      process.stdout.write(out.map(printable).join("\n") + "\n");
     });
 }

@@ -1,26 +1,12 @@
 import type { Command } from "commander";
 import { setExitCode } from "../exit-state.js";
-import { readFileSync } from "node:fs";
-import { InputError } from "../../sim/errors.js";
 import { mergeSummaries } from "../sweep/merge.js";
 import { formatSweepSummary } from "../sweep/format.js";
 import { sweepExitCode } from "../sweep/exit.js";
 import { writeJsonAtomic } from "../sweep/write.js";
-import type { SweepSummary } from "../sweep/summary.js";
-
-function readSummary(file: string): SweepSummary {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new InputError(file, "(file)", `expected a readable summary.json written by \`lockstep sweep\` (${(e as Error).message})`);
-  }
-  const s = raw as Partial<SweepSummary>;
-  if (typeof s !== "object" || s === null || s.format !== "lockstep-sweep-summary/1") {
-    throw new InputError(file, "format", 'expected "lockstep-sweep-summary/1" (a summary.json written by `lockstep sweep`)');
-  }
-  return s as SweepSummary;
-}
+import { checkReplaceable } from "../safe-write.js";
+import { readSummaryFile } from "../sweep/summary-read.js";
+import { terminalJson } from "../printable.js";
 
 export function registerMerge(program: Command): void {
   program
@@ -30,14 +16,17 @@ export function registerMerge(program: Command): void {
     .option("--out <file>", "where to write the merged summary (default: print only)")
     .option("--ok-if-expected", "exit 0 when every run's outcome is the scenario's expected verdict")
     .option("--json", "print the merged summary.json instead of the table")
-    .action((files: string[], opts: { out?: string; okIfExpected?: boolean; json?: boolean }) => {
-      const merged = mergeSummaries(files.map((file) => ({ file, summary: readSummary(file) })));
+    .option("--force", "replace an --out file that lockstep did not write")
+    .action((files: string[], opts: { out?: string; okIfExpected?: boolean; json?: boolean; force?: boolean }) => {
+      const write = { force: opts.force ?? false };
+      if (opts.out) checkReplaceable(opts.out, write);
+      const merged = mergeSummaries(files.map((file) => ({ file, summary: readSummaryFile(file) })));
       const wrote: string[] = [];
       if (opts.out) {
-        writeJsonAtomic(opts.out, merged);
+        writeJsonAtomic(opts.out, merged, write);
         wrote.push(opts.out);
       }
-      if (opts.json) process.stdout.write(JSON.stringify(merged, null, 2) + "\n");
+      if (opts.json) process.stdout.write(terminalJson(merged));
       else {
         const missing = merged.complete ? "" : `warning: the shards cover ${merged.runs} of the range's seeds; a shard is missing\n`;
         process.stdout.write(formatSweepSummary(merged, wrote) + missing);

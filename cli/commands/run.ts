@@ -3,13 +3,14 @@ import { join } from "node:path";
 import { loadScenario } from "../../scenarios/index.js";
 import { runScenario } from "../../sim/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { buildRecord, writeRunArtifacts } from "../artifacts.js";
+import { buildRecord, checkRunDir, writeRunArtifacts } from "../artifacts.js";
 import { EXIT } from "../exit-codes.js";
 import { setExitCode } from "../exit-state.js";
 import { parseSeed } from "../args.js";
 import { checkContextFor } from "../check-context.js";
 import type { RunRecord } from "../../reports/types.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
+import { printableLines, terminalJson } from "../printable.js";
 
 export function registerRun(program: Command): void {
   program
@@ -20,17 +21,21 @@ export function registerRun(program: Command): void {
     .option("--out <dir>", "directory for this run's files (default: runs/<scenario>-seed<N>)")
     .option("--ok-if-expected", "exit 0 when the outcome is the scenario's expected verdict, even if unsafe")
     .option("--json", "print results.json instead of the summary")
+    .option("--force", "replace files in --out that lockstep did not write")
     .option(...LOCK_FLAG)
-    .action((name: string, opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean; lock?: string }) => {
+    .action((name: string, opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean; lock?: string; force?: boolean }) => {
       const scenario = loadScenario(withLockFlag(name, opts.lock));
       const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
+      const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}`);
+      const write = { force: opts.force ?? false };
+      // Before the run: a bad --out should cost nothing.
+      checkRunDir(dir, write);
       const run = runScenario(scenario, seed);
       const verdicts = runCheckers(run.history, checkContextFor(scenario));
       const record = buildRecord(scenario, seed, run, verdicts);
-      const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}`);
-      writeRunArtifacts(dir, record, run.history);
-      if (opts.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
-      else process.stdout.write(formatRunSummary(record, dir));
+      writeRunArtifacts(dir, record, run.history, write);
+      if (opts.json) process.stdout.write(terminalJson(record));
+      else process.stdout.write(printableLines(formatRunSummary(record, dir)));
       setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
     });
 }

@@ -11,6 +11,8 @@ import { writeCounterexample, formatCounterexample } from "../sweep/counterexamp
 import { violation, parseCheckerList } from "./explore.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
+import { printableLines } from "../printable.js";
+import { checkOutputDir } from "../safe-write.js";
 
 export interface ShrinkFlags {
   lock?: string;
@@ -31,8 +33,9 @@ export function registerShrink(program: Command): void {
     .option("--out <dir>", "where to write the shrunk scenario (default: runs/shrink-<scenario>-seed<N>)")
     .option(...LOCK_FLAG)
     .action((name: string, opts: ShrinkFlags) => {
+      if (opts.out) checkOutputDir(opts.out);
       const r = shrinkCommand(name, opts);
-      process.stdout.write(r.text);
+      process.stdout.write(printableLines(r.text));
       setExitCode(r.code);
     });
 }

@@ -10,6 +10,10 @@ import { formatSweepSummary } from "../sweep/format.js";
 import { sweepExitCode } from "../sweep/exit.js";
 import { writeJsonAtomic } from "../sweep/write.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
+import { checkOutputDir, checkReplaceable, removeLiveTemps } from "../safe-write.js";
+import { removeProgress } from "../sweep/checkpoint.js";
+import { EXIT } from "../exit-codes.js";
+import { printable, terminalJson } from "../printable.js";
 
 interface SweepFlags {
   lock?: string;
@@ -21,6 +25,35 @@ interface SweepFlags {
   reports: string;
   okIfExpected?: boolean;
   json?: boolean;
+  resume?: boolean;
+  force?: boolean;
+}
+
+/** A word for a shell command line, quoted only when it needs to be. */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Ctrl-C (or SIGTERM) during a sweep aborts `controller`: the sweep stops handing out
+ * seeds, stops its threads, and returns what finished. A second Ctrl-C exits at once,
+ * removing any temporary file still open.
+ */
+function interruptOnSignals(controller: AbortController): () => void {
+  const onSignal = (): void => {
+    if (controller.signal.aborted) {
+      removeLiveTemps();
+      process.exit(EXIT.interrupted);
+    }
+    process.stderr.write("\nlockstep: interrupted; stopping the sweep and writing a partial summary (Ctrl-C again to quit at once)\n");
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return () => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
 }
 
 export function registerSweep(program: Command): void {
@@ -31,11 +64,13 @@ export function registerSweep(program: Command): void {
     .requiredOption("--seeds <A..B>", "the seeds to run, inclusive (e.g. 1..1000)")
     .option("--workers <n>", "worker threads (default: the machine's cores); the result does not depend on it")
     .option("--shard <i/n>", "run only the i-th of n slices of the seed range (combine with `lockstep merge`)")
-    .option("--out <dir>", "directory for summary.json and failing/seed-<N>/ (default: runs/sweep-<scenario>-<A>-<B>[-shard-i-of-n])")
+    .option("--out <dir>", "directory for summary.json, progress.jsonl and failing/seed-<N>/ (default: runs/sweep-<scenario>-<A>-<B>[-shard-i-of-n])")
     .option("--failing-max <k>", "failing seeds listed in the summary", "20")
     .option("--reports <k>", "failing seeds whose run reports are written", "10")
     .option("--ok-if-expected", "exit 0 when every run's outcome is the scenario's expected verdict")
     .option("--json", "print summary.json instead of the table")
+    .option("--resume", "continue an interrupted sweep from --out's progress.jsonl (same scenario, --seeds and --shard)")
+    .option("--force", "replace a summary.json in --out that lockstep did not write")
     .option(...LOCK_FLAG)
     .action(async (name: string, opts: SweepFlags) => {
       const range = parseSeedRange(opts.seeds, "--seeds");
@@ -46,12 +81,50 @@ export function registerSweep(program: Command): void {
       const scenario = loadScenario(withLockFlag(name, opts.lock));
       const suffix = shard && shard.count > 1 ? `-shard-${shard.index}-of-${shard.count}` : "";
       const dir = opts.out ?? join("runs", `sweep-${scenario.name}-${range.from}-${range.to}${suffix}`);
-      const { summary } = await runSweep(scenario, { range, shard, workers, limit, outDir: dir, reportsMax });
       const summaryPath = join(dir, "summary.json");
-      writeJsonAtomic(summaryPath, summary);
+      const write = { force: opts.force ?? false };
+      // Before any seed runs: an --out that cannot take the results fails now.
+      checkOutputDir(dir);
+      checkReplaceable(summaryPath, write);
+      checkOutputDir(join(dir, "failing"), "--out");
+
+      const controller = new AbortController();
+      const release = interruptOnSignals(controller);
+      let result;
+      try {
+        result = await runSweep(scenario, { range, shard, workers, limit, outDir: dir, reportsMax, checkpoint: { resume: opts.resume ?? false }, signal: controller.signal });
+      } finally {
+        release();
+      }
+      const { summary } = result;
+      if (result.interrupted) {
+        const resume = [
+          "npx lockstep sweep",
+          shellWord(name),
+          `--seeds ${range.from}..${range.to}`,
+          ...(shard ? [`--shard ${shard.index}/${shard.count}`] : []),
+          ...(opts.lock ? [`--lock ${shellWord(opts.lock)}`] : []),
+          `--failing-max ${limit}`,
+          `--reports ${reportsMax}`,
+          `--out ${shellWord(dir)}`,
+          "--resume",
+        ].join(" ");
+        const partial = { ...summary, partial: true as const, resume };
+        writeJsonAtomic(summaryPath, partial, write);
+        process.stdout.write(opts.json ? terminalJson(partial) : formatSweepSummary(summary, [summaryPath]));
+        process.stderr.write(
+          printable(`lockstep: interrupted after ${summary.runs} of the shard's seeds; ${summaryPath} is partial (merge refuses it), progress is kept in ${join(dir, "progress.jsonl")}`) +
+            `\nresume: ${printable(resume)}\n`,
+        );
+        setExitCode(EXIT.interrupted);
+        return;
+      }
+      writeJsonAtomic(summaryPath, summary, write);
+      removeProgress(dir);
       const wrote = [summaryPath];
       if (summary.execution.reports.length > 0) wrote.push(`${summary.execution.reports.length} failing-seed report(s) under ${join(dir, "failing")}/`);
-      if (opts.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+      if (result.resumed > 0) wrote.push(`(${result.resumed} seed(s) read back from the interrupted run's progress)`);
+      if (opts.json) process.stdout.write(terminalJson(summary));
       else process.stdout.write(formatSweepSummary(summary, wrote));
       setExitCode(sweepExitCode(summary, opts.okIfExpected ?? false));
     });

@@ -1,4 +1,5 @@
 import type { RateCi, SweepSummary } from "./summary.js";
+import { printable } from "../printable.js";
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
@@ -33,5 +34,6 @@ export function formatSweepSummary(s: SweepSummary, wrote: string[] = []): strin
     out.push(`replay: ${s.replay}`);
   }
   if (wrote.length > 0) out.push(`wrote ${wrote.join(", ")}`);
-  return out.join("\n") + "\n";
+  // Names, paths and the replay line come from data (a summary file for merge): one plain line each.
+  return out.map(printable).join("\n") + "\n";
 }

@@ -26,6 +26,14 @@ function startWorker(workerData: unknown): Worker {
   return new Worker(boot, { eval: true, workerData });
 }
 
+/** The sweep was interrupted (SIGINT): not a failure of any seed. */
+export class SweepCancelled extends Error {
+  constructor() {
+    super("the sweep was interrupted");
+    this.name = "SweepCancelled";
+  }
+}
+
 type Job = ToWorker & { resolve: (r: SeedResult[]) => void; reject: (e: Error) => void };
 
 /**
@@ -62,43 +70,67 @@ export class SweepPool {
   private closed = false;
 
   /**
-   * Run `seeds`; `onResults` is called as chunks finish (for progress). Resolves with
-   * one result per seed, in the order of `seeds`.
+   * Run `seeds`; `onResults` is called as chunks finish (for progress and the
+   * checkpoint). Resolves with one result per seed, in the order of `seeds`; after
+   * `cancel()`, with the results of the chunks that finished (the rest are dropped, to
+   * be run again on resume).
    */
   async runSeeds(seeds: readonly number[], onResults?: (chunk: readonly SeedResult[]) => void): Promise<SeedResult[]> {
     const chunkSize = Math.max(1, Math.min(8, Math.ceil(seeds.length / (Math.max(1, this.workers) * 16))));
     const chunks: number[][] = [];
     for (let i = 0; i < seeds.length; i += chunkSize) chunks.push(seeds.slice(i, i + chunkSize));
+    const done: Array<SeedResult[] | undefined> = new Array(chunks.length);
     if (this.workers <= 1) {
-      const out: SeedResult[] = [];
-      for (const c of chunks) {
-        const rs = c.map((s) => runSeed(this.scenario, s));
-        out.push(...rs);
+      for (let i = 0; i < chunks.length && !this.cancelled; i++) {
+        const rs = chunks[i]!.map((s) => runSeed(this.scenario, s));
+        done[i] = rs;
         onResults?.(rs);
+        // Let a signal handler run between chunks: this thread is the only one.
+        if (i + 1 < chunks.length) await new Promise((r) => setImmediate(r));
       }
-      return out;
+      return done.flatMap((x) => x ?? []);
     }
-    const parts = await Promise.all(
-      chunks.map((c) =>
+    await Promise.allSettled(
+      chunks.map((c, i) =>
         this.submit({ type: "run", jobId: 0, seeds: c }).then((rs) => {
+          done[i] = rs;
           onResults?.(rs);
-          return rs;
         }),
       ),
     );
-    return parts.flat();
+    if (this.failure && !this.cancelled) throw this.failure;
+    return done.flatMap((x) => x ?? []);
+  }
+
+  private cancelled = false;
+
+  /** Stop: nothing more is handed out, and the threads are stopped now (an interrupt). */
+  async cancel(): Promise<void> {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.fail(new SweepCancelled());
+    await this.close();
+  }
+
+  get wasCancelled(): boolean {
+    return this.cancelled;
   }
 
   /** Run each seed again and write its run directory. */
   async writeReports(list: ReadonlyArray<{ seed: number; dir: string }>): Promise<void> {
     if (this.workers <= 1) {
-      for (const r of list) await writeSeedReport(this.scenario, r.seed, r.dir);
+      for (const r of list) {
+        if (this.cancelled) throw new SweepCancelled();
+        await writeSeedReport(this.scenario, r.seed, r.dir);
+        await new Promise((res) => setImmediate(res));
+      }
       return;
     }
     await Promise.all(list.map((r) => this.submit({ type: "report", jobId: 0, seed: r.seed, dir: r.dir })));
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     await Promise.all(this.threads.map((w) => w.terminate()));
   }
@@ -127,7 +159,11 @@ export class SweepPool {
     this.running.delete(w);
     this.idle.push(w);
     if (m.type === "done") job.resolve(m.results);
-    else this.fail(fromWire(m.error));
+    else {
+      const e = fromWire(m.error);
+      job.reject(e);
+      this.fail(e);
+    }
     this.pump();
   }
 

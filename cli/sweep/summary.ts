@@ -28,6 +28,9 @@ export interface SweepSummary {
   runs: number;
   /** Whether `runs` covers every seed of the range (false: a merge of some shards only). */
   complete: boolean;
+  /** Present when the sweep was interrupted part-way: `merge` refuses it; `resume` finishes it. */
+  partial?: true;
+  resume?: string;
   /** Composed safety / liveness verdicts. */
   safety: RateCi;
   liveness: RateCi;

@@ -1,13 +1,15 @@
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Scenario } from "../../scenarios/schema.js";
 import { designByName, DESIGNS } from "../../impls/index.js";
 import { InputError } from "../../sim/errors.js";
 import { lockstepVersion, replayCommand } from "../artifacts.js";
-import { SweepPool } from "./pool.js";
+import { SweepCancelled, SweepPool } from "./pool.js";
+import { Checkpoint, PROGRESS_FORMAT, type ProgressHeader } from "./checkpoint.js";
 import { Progress, type ProgressStream } from "./progress.js";
 import { isFailing, type SeedResult } from "./run-seed.js";
-import { seedsOf, shardOf, type SeedRange, type Shard } from "./range.js";
-import { summarize, type SweepSummary } from "./summary.js";
+import { rangeSize, seedsOf, shardOf, type SeedRange, type Shard } from "./range.js";
+import { scenarioDigest, summarize, type SweepSummary } from "./summary.js";
 
 export interface SweepOptions {
   range: SeedRange;
@@ -21,6 +23,10 @@ export interface SweepOptions {
   /** Progress bar stream (default: stderr); false for none at all. */
   progress?: ProgressStream | false;
   label?: string;
+  /** Keep progress in `<outDir>/progress.jsonl`; `resume`: continue from it. */
+  checkpoint?: { resume: boolean };
+  /** Aborted (Ctrl-C): stop, and return what finished, `interrupted` set. */
+  signal?: AbortSignal;
 }
 
 export interface SweepResult {
@@ -28,6 +34,10 @@ export interface SweepResult {
   /** One per seed of the shard, in seed order. */
   results: SeedResult[];
   shard: Shard;
+  /** Stopped by `signal` before every seed ran (or before its reports were written). */
+  interrupted: boolean;
+  /** Seeds read back from the checkpoint rather than run now. */
+  resumed: number;
 }
 
 /** Fail fast, on this thread, for what every seed would fail on. */
@@ -45,19 +55,49 @@ export async function runSweep(scenario: Scenario, o: SweepOptions): Promise<Swe
   precheck(scenario);
   const { index, count } = o.shard ?? { index: 1, count: 1 };
   const shard = shardOf(o.range, index, count);
-  const seeds = seedsOf(shard);
+  const header: ProgressHeader = {
+    format: PROGRESS_FORMAT,
+    lockstep: lockstepVersion(),
+    scenario: { name: scenario.name, digest: scenarioDigest(scenario) },
+    seeds: { from: o.range.from, to: o.range.to },
+    shard: { index, count },
+  };
+  // Opened before any seed runs: an --out that cannot be written fails now, not after the work.
+  const checkpoint = o.checkpoint && o.outDir ? (o.checkpoint.resume ? Checkpoint.resume(o.outDir, header, shard) : Checkpoint.start(o.outDir, header)) : undefined;
+  const done = checkpoint?.done ?? [];
+  const doneSeeds = new Set(done.map((r) => r.seed));
+  const seeds = seedsOf(shard).filter((s) => !doneSeeds.has(s));
   const label = o.label ?? `sweep ${scenario.name}${count > 1 ? ` shard ${index}/${count}` : ""}`;
-  const progress = o.progress === false ? undefined : new Progress(label, seeds.length, o.progress ?? process.stderr);
+  const progress = o.progress === false ? undefined : new Progress(label, rangeSize(shard), o.progress ?? process.stderr);
+  progress?.add(done.length, done.filter(isFailing).length);
   const started = Date.now();
   const pool = new SweepPool(scenario, Math.min(o.workers, Math.max(1, seeds.length)));
+  const onAbort = (): void => void pool.cancel();
+  o.signal?.addEventListener("abort", onAbort);
+  let interrupted = false;
   try {
-    const results = await pool.runSeeds(seeds, (chunk) => progress?.add(chunk.length, chunk.filter(isFailing).length));
-    progress?.finish(pool.workers > 1 ? ` (${pool.workers} workers)` : " (1 worker)");
+    if (o.signal?.aborted) await pool.cancel();
+    const fresh = await pool.runSeeds(seeds, (chunk) => {
+      checkpoint?.append(chunk);
+      progress?.add(chunk.length, chunk.filter(isFailing).length);
+    });
+    const results = [...done, ...fresh].sort((a, b) => a.seed - b.seed);
+    interrupted = pool.wasCancelled;
     const failing = results.filter(isFailing).map((r) => r.seed);
-    const reports = o.outDir
+    const reports = o.outDir && !interrupted
       ? failing.slice(0, o.reportsMax ?? o.limit).map((seed) => ({ seed, dir: join(o.outDir!, "failing", `seed-${seed}`) }))
       : [];
-    await pool.writeReports(reports);
+    if (!interrupted) {
+      try {
+        await pool.writeReports(reports);
+      } catch (e) {
+        if (!(e instanceof SweepCancelled)) throw e;
+        interrupted = true;
+        // A worker stopped mid-write leaves its temporary files: they are ours to remove.
+        for (const r of reports) removeTempsIn(r.dir);
+      }
+    }
+    progress?.finish(`${pool.workers > 1 ? ` (${pool.workers} workers)` : " (1 worker)"}${interrupted ? ", interrupted" : ""}`);
     const summary = summarize({
       version: lockstepVersion(),
       scenario,
@@ -68,10 +108,22 @@ export async function runSweep(scenario: Scenario, o: SweepOptions): Promise<Swe
       replay: (seed) => replayCommand(scenario, seed),
       workers: pool.workers,
       wallMs: Date.now() - started,
-      reports,
+      reports: interrupted ? [] : reports,
     });
-    return { summary, results, shard };
+    return { summary, results, shard, interrupted, resumed: done.length };
   } finally {
+    o.signal?.removeEventListener("abort", onAbort);
     await pool.close();
   }
+}
+
+/** Remove the temporary files (cli/safe-write.ts names) an interrupted write left in `dir`. */
+function removeTempsIn(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) if (n.endsWith(".lockstep-tmp")) rmSync(join(dir, n), { force: true });
 }

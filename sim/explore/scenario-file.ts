@@ -23,6 +23,7 @@ export function scenarioToJson(s: Scenario): Record<string, unknown> {
     workload: s.workload,
     faults,
     checks: s.checks,
+    ...(s.limits ? { limits: s.limits } : {}),
   };
 }
 

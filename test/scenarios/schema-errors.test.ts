@@ -29,7 +29,7 @@ describe("scenario validation", () => {
   });
 
   it.each([
-    [{ ...good, durationMs: "ten" }, "durationMs", /expected a number from 1 to 86400000, got "ten"/],
+    [{ ...good, durationMs: "ten" }, "durationMs", /expected a number from 1 to 86398000, got "ten"/],
     [{ ...good, expect: "fine" }, "expect", /expected one of "safe", "unsafe"/],
     [{ ...good, story: undefined }, "story", /expected a non-empty string/],
     [{ ...good, workload: { ttlMs: -5 } }, "workload.ttlMs", /expected an integer >= 1/],
