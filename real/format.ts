@@ -8,7 +8,7 @@ import { checksHold } from "./summary.js";
 const mark = (v: boolean | string): string => (v === true ? "ok  " : v === false ? "FAIL" : "??  ");
 
 export function versionsLine(r: RealRunRecord): string {
-  const servers = [...new Set(r.real.servers.map((s) => `redis-server ${s.version}`))].join(", ");
+  const servers = [...new Set(r.real.servers.map((s) => `${s.software ?? "redis-server"} ${s.version}`))].join(", ");
   const pkgs = new Map<string, string>();
   for (const c of r.real.clients) for (const [k, v] of Object.entries(c.packages)) pkgs.set(k, v);
   return `${servers}; ${[...pkgs].map(([k, v]) => `${k} ${v}`).join(", ")}`;
@@ -17,9 +17,10 @@ export function versionsLine(r: RealRunRecord): string {
 export function formatRealRun(r: RealRunRecord, dir: string): string {
   const lines: string[] = [];
   lines.push(`lockstep real ${r.scenario.name} — design ${r.scenario.design}, run ${r.real.run}/${r.real.runs} — ${r.real.note}`);
-  lines.push(`  servers: ${r.real.servers.map((s) => `${s.id} (redis-server ${s.version}, 127.0.0.1:${s.port}, AOF ${s.aof})`).join(", ")}`);
+  lines.push(`  servers: ${r.real.servers.map((s) => `${s.id} (${s.software ?? "redis-server"} ${s.version}, 127.0.0.1:${s.port}${s.aof === "n/a" ? "" : `, AOF ${s.aof}`})`).join(", ")}`);
   lines.push(`  clients: ${r.real.clients.map((c) => c.id).join(", ")} — one node process each: ${r.real.clientRecipe}`);
   lines.push(`  versions: ${versionsLine(r)}`);
+  for (const n of [...new Set(r.real.clients.flatMap((c) => c.notes ?? []))]) lines.push(`  clients saw: ${n}`);
   const ts = r.real.timeScale;
   lines.push(`  time scale: ${ts.factor === 1 ? "1 (the scenario's times)" : `${ts.factor} (scaled: ${ts.scaled.join(", ")}; not scaled: ${ts.unscaled.join(", ")})`}`);
   for (const n of r.real.notApplied) lines.push(`  not applied: ${n}`);

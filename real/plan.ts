@@ -21,7 +21,7 @@
 import { InputError } from "../sim/errors.js";
 import type { EventType } from "../sim/history.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
-import { planDesign, type RealDesignPlan } from "./designs.js";
+import { designServerIds, planDesign, type RealDesignPlan } from "./designs.js";
 import { RESOURCE_ID } from "./storage.js";
 import { scaleScenario, timeScaleInfo, type TimeScale } from "./time-scale.js";
 
@@ -97,7 +97,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   if (s.workload.fencing && !design.fencing) field("workload.fencing", `design "${s.design}" issues no fencing token; expected false, or a design with tokens`);
 
   const clientIds = new Set(s.clients.map((c) => c.id));
-  const serverIds = new Set(design.redis.map((r) => r.id));
+  const serverIds = new Set(designServerIds(design));
   for (const id of clientIds) if (serverIds.has(id) || id === RESOURCE_ID) field("clients", `client id "${id}" clashes with a server process`);
 
   const faults = s.faults.map((step, index): PlannedFault => {

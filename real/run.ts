@@ -1,4 +1,4 @@
-// One real run of a planned scenario: start the design's redis-servers and one Node process
+// One real run of a planned scenario: start the design's servers and one Node process
 // per client (all members of one ServerGroup, so every exit path stops them), check that
 // every client reads the driver's clock, start the clients at a common t0, drive the fault
 // steps, serve the in-driver storage, and collect the history until every client is done
@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { HistoryEvent } from "../sim/history.js";
 import type { RunMeta } from "../sim/runner.js";
-import { ServerGroup, startRedis, type RedisServer, type ServerProcess } from "./servers/index.js";
+import { ServerGroup, type ServerProcess } from "./servers/index.js";
 import { hrNowNs, RunClock } from "./clock.js";
 import { addClientProcess } from "./clients.js";
 import { ControlServer } from "./control.js";
@@ -17,7 +17,8 @@ import type { RealPlan } from "./plan.js";
 import type { ClientConfig, FromClient, StorageRequest, WireEvent } from "./protocol.js";
 import { DriverStorage, RESOURCE_ID } from "./storage.js";
 import { checkRun, type RunCheck } from "./run-checks.js";
-import { serverVersion } from "./versions.js";
+import { startDesignServers, type StartedServer } from "./start-servers.js";
+import { designServerIds } from "./designs.js";
 import type { TimeScale } from "./time-scale.js";
 
 /** After the scenario's end, as sim/runner.ts: time for outstanding operations to complete (scaled with the run). */
@@ -28,11 +29,14 @@ const PING_TIMEOUT_MS = 2_000;
 const POLL_MS = 10;
 const EVENT_TYPES = new Set(["invoke", "ok", "fail", "info"]);
 
-export const REAL_NOTE = "real run: not replayable";
+/** On every terminal line, results.json and report of a real run. */
+export const REAL_NOTE = "real run: not replayable (REAL MODE: real servers and clients, non-deterministic)";
 
 export interface RealServerInfo {
   id: string;
   pid?: number;
+  /** What runs: redis-server, etcd or zookeeper. */
+  software?: string;
   binary: string;
   version: string;
   versionLine: string;
@@ -46,6 +50,8 @@ export interface RealClientInfo {
   /** Packages as the client process loaded them (node, ioredis, redlock). */
   packages: Record<string, string>;
   ops?: number;
+  /** What the client found out about its sessions (e.g. ZooKeeper's negotiated timeout). */
+  notes?: string[];
 }
 
 /** results.json's `real` block. */
@@ -94,6 +100,7 @@ interface ClientState {
   pid?: number;
   ready: boolean;
   packages: Record<string, string>;
+  notes?: string[];
   done: boolean;
   ops?: number;
   fatal?: string;
@@ -135,14 +142,14 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     });
 
     // Servers start while the client processes boot; a client gets its config once they are up.
-    const serversReady: Promise<RedisServer[]> = Promise.all(plan.design.redis.map((r) => startRedis(group, { name: r.id, aof: r.aof })));
+    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design);
     serversReady.catch(() => {});
-    const configFor = (c: ClientState, redis: RedisServer[]): ClientConfig => ({
+    const configFor = (c: ClientState, redis: StartedServer[]): ClientConfig => ({
       clientId: c.id,
       seed: `lockstep-real:${opts.seed}:${c.id}`,
       client: s.clients[c.index]!,
       workload: s.workload,
-      recipe: plan.design.recipe(redis.map((r) => ({ id: r.name, host: r.host, port: r.port }))),
+      recipe: plan.design.recipe(redis.map((r) => r.endpoint)),
       gates: plan.faults.flatMap((pf) => (pf.trigger.kind === "gate" && pf.trigger.process === c.id ? [{ gateId: pf.trigger.gateId, f: pf.trigger.f, type: pf.trigger.type, nth: pf.trigger.nth }] : [])),
       gateTimeoutMs: 5_000 + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),
       endUs: Math.round(s.durationMs * 1000),
@@ -181,6 +188,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
         case "ready":
           c.ready = true;
           c.packages = msg.packages;
+          if (msg.notes?.length) c.notes = msg.notes;
           return;
         case "pong":
           c.pong?.(BigInt(msg.hrNs));
@@ -250,7 +258,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     faults.install();
     for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
     opts.progress?.(
-      `run ${opts.run}/${opts.runs} started: ${redis.map((r) => `${r.name} pid ${r.process.pid}`).join(", ")}; clients ${[...clients.values()].map((c) => `${c.id} pid ${c.proc!.pid}`).join(", ")}`,
+      `run ${opts.run}/${opts.runs} started: ${redis.map((r) => `${r.id} pid ${r.process.pid}`).join(", ")}; clients ${[...clients.values()].map((c) => `${c.id} pid ${c.proc!.pid}`).join(", ")}`,
     );
 
     const endUs = s.durationMs * 1000;
@@ -263,7 +271,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
         if (c.fatal) throw new RealRunError(`client ${c.id} failed: ${c.fatal.split("\n")[0]}`, c.proc!.logTail());
         if (c.closed || !c.proc!.isLive()) throw new RealRunError(`client ${c.id} exited during the run`, c.proc!.logTail());
       }
-      for (const r of redis) if (!r.process.isLive()) throw new RealRunError(`${r.name} (redis-server) exited during the run`, r.process.logTail());
+      for (const r of redis) if (!r.process.isLive()) throw new RealRunError(`${r.id} (${r.kind}) exited during the run`, r.process.logTail());
       const now = clock.nowUs();
       if ([...clients.values()].every((c) => c.done) && !faults.busy()) {
         endedBy = "every client finished";
@@ -285,7 +293,6 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     }));
     const events = history.finish(stopUs, finals);
 
-    const version = serverVersion("redis-server");
     const real: RealRunInfo = {
       replayable: false,
       note: REAL_NOTE,
@@ -295,16 +302,23 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       clock: `CLOCK_MONOTONIC (process.hrtime.bigint), read by the driver and by each client process at the instant of its event; µs from the run's t0; ping spread ${Math.max(...clockSpreadUs).toFixed(0)} µs`,
       wallMs: Math.round(performance.now() - wallStart),
       endedBy,
-      servers: redis.map((r, i) => ({
-        id: r.name,
+      servers: redis.map((r) => ({
+        id: r.id,
         ...(r.process.pid !== undefined ? { pid: r.process.pid } : {}),
-        binary: version.path,
-        version: version.version,
-        versionLine: version.line,
-        port: r.port,
-        aof: String(plan.design.redis[i]!.aof || "off"),
+        software: r.kind,
+        binary: r.binary,
+        version: r.version,
+        versionLine: r.versionLine,
+        port: r.endpoint.port,
+        aof: r.aof,
       })),
-      clients: [...clients.values()].map((c) => ({ id: c.id, ...(c.pid !== undefined ? { pid: c.pid } : {}), packages: c.packages, ...(c.ops !== undefined ? { ops: c.ops } : {}) })),
+      clients: [...clients.values()].map((c) => ({
+        id: c.id,
+        ...(c.pid !== undefined ? { pid: c.pid } : {}),
+        packages: c.packages,
+        ...(c.ops !== undefined ? { ops: c.ops } : {}),
+        ...(c.notes ? { notes: c.notes } : {}),
+      })),
       clientRecipe: plan.design.clients,
       faults: faults.log,
       notApplied: plan.notApplied,
@@ -316,7 +330,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       seed: opts.seed,
       durationMs: s.durationMs,
       endUs: stopUs,
-      serverIds: plan.design.redis.map((r) => r.id),
+      serverIds: designServerIds(plan.design),
       clientIds: s.clients.map((c) => c.id),
       fencingTokens: plan.design.fencing,
       faults: s.faults,
