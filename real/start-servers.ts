@@ -1,10 +1,8 @@
 // Start the servers a real run's design needs, as members of the run's ServerGroup (so every
 // exit path stops them), and describe each the same way whatever it is: id (the simulator's
 // name for it), the process, its client endpoint, and the software and version it runs.
-import { readlinkSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { basename } from "node:path";
-import { findBinary, startEtcdCluster, startRedis, startZooKeeperEnsemble, ZOOKEEPER_JAR, LOOPBACK, type ServerGroup, type ServerProcess } from "./servers/index.js";
+import { findBinary, startEtcdCluster, startRedis, startZooKeeperEnsemble, zkSrvr, ZOOKEEPER_JAR, LOOPBACK, type ServerGroup, type ServerProcess } from "./servers/index.js";
 import { ZK_TICK_MS, type RealDesignPlan } from "./designs.js";
 import { serverVersion } from "./versions.js";
 import type { RedisEndpoint } from "./protocol.js";
@@ -22,22 +20,17 @@ export interface StartedServer {
 }
 
 const VERSION_TIMEOUT_MS = 5_000;
-let zkVersionCache: { version: string; line: string } | undefined;
+let javaLineCache: string | undefined;
 
-/** ZooKeeper's version from the jar Debian links zookeeper.jar to, and the JVM's from `java -version`. */
-function zookeeperVersion(): { version: string; line: string } {
-  if (zkVersionCache) return zkVersionCache;
-  let jar = ZOOKEEPER_JAR;
-  try {
-    jar = readlinkSync(ZOOKEEPER_JAR);
-  } catch {
-    /* not a link: keep the name */
+/** ZooKeeper's version as the running server reports it (`srvr`), and the JVM's from `java -version`. */
+async function zookeeperVersion(clientPort: number): Promise<{ version: string; line: string }> {
+  const srvr = await zkSrvr(clientPort);
+  const m = /^Zookeeper version: (\d+\.\d+\.\d+)\S*/m.exec(srvr);
+  if (javaLineCache === undefined) {
+    const java = spawnSync(findBinary("java"), ["-version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS });
+    javaLineCache = (`${java.stderr ?? ""}`.split("\n").find((l) => l.includes("version")) ?? "java (version unknown)").trim();
   }
-  const m = /zookeeper-(\d+\.\d+\.\d+)/.exec(basename(jar));
-  const java = spawnSync(findBinary("java"), ["-version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS });
-  const javaLine = `${java.stderr ?? ""}`.split("\n").find((l) => l.includes("version")) ?? "java (version unknown)";
-  zkVersionCache = { version: m ? m[1]! : "unknown", line: `${basename(jar)} on ${javaLine.trim()}` };
-  return zkVersionCache;
+  return { version: m ? m[1]! : "unknown", line: `${m ? m[0] : "Zookeeper version unknown"} on ${javaLineCache}` };
 }
 
 export async function startDesignServers(group: ServerGroup, design: RealDesignPlan): Promise<StartedServer[]> {
@@ -70,13 +63,13 @@ export async function startDesignServers(group: ServerGroup, design: RealDesignP
       aof: "n/a",
     }));
   }
-  const v = zookeeperVersion();
   const ensemble = await startZooKeeperEnsemble(group, {
     size: c.ids.length,
     namePrefix: "zk-",
     tickTimeMs: ZK_TICK_MS,
     ...(c.sessionTimeoutMsMax !== undefined ? { maxSessionTimeoutMs: c.sessionTimeoutMsMax } : {}),
   });
+  const v = await zookeeperVersion(ensemble.peers[0]!.clientPort);
   return ensemble.peers.map((p) => ({
     id: p.name,
     kind: "zookeeper",
