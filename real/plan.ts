@@ -67,6 +67,13 @@ const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
   loss: "losing messages needs a per-link TCP proxy, not in real mode yet",
 };
 
+/** Why a design's clocks cannot be faked yet (REAL-SYSTEMS.md). */
+const CLOCK_WHY: Record<string, string> = {
+  default: "redis-server's clock cannot be faked: libfaketime deadlocks it",
+  "etcd-lease": "etcd is a Go binary, which ignores libfaketime",
+  "raft-zk": "ZooKeeper's JVM would need libfaketime and its clients' Node processes too; not wired up",
+};
+
 const SIM_NETWORK_DEFAULTS = { latencyUsBase: 500, latencyUsJitter: 200 };
 
 function describeStep(st: FaultStep): string {
@@ -83,7 +90,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
 
   if (s.nemesis) field("nemesis", "a random nemesis is not in real mode yet; give the fault steps in `faults`");
   for (const [id, c] of Object.entries(s.clocks)) {
-    if (c.offsetMs !== 0 || c.driftPpm !== 0) field(`clocks.${id}`, "clock offsets and drift are not in real mode yet (redis-server's clock cannot be faked: libfaketime deadlocks it)");
+    if (c.offsetMs !== 0 || c.driftPpm !== 0) field(`clocks.${id}`, `clock offsets and drift are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default})`);
   }
   const n = s.network;
   if (n.lossRate > 0) field("network.lossRate", "message loss needs a per-link proxy, not in real mode yet");
