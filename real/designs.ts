@@ -27,6 +27,8 @@ export interface RealCluster {
   ids: string[];
   /** ZooKeeper: the largest session timeout the ensemble grants (maxSessionTimeout), ms. */
   sessionTimeoutMsMax?: number;
+  /** The scenario's designOptions.preferredLeader: fault steps naming it act on the current leader. */
+  preferredLeader?: string;
 }
 
 export interface RealDesignPlan {
@@ -132,7 +134,6 @@ function redlockPlan(s: Scenario, o: RedlockDesignOptions, notApplied: string[])
 function raftServiceCommon(s: Scenario, o: RaftServiceOptions, prefix: "etcd" | "zk", notApplied: string[]): string[] {
   const g = given(s);
   for (const [bug, on] of Object.entries(o.bugs)) if (on) refuse(s, `designOptions.bugs.${bug}`, "a switchable bug of the simulated service; the real server has only its own bugs");
-  if (o.preferredLeader !== undefined) refuse(s, "designOptions.preferredLeader", "the real servers elect their own leader; a named leader is not in real mode yet");
   const raftTiming = ["electionTimeoutMsMin", "electionTimeoutMsMax", "raftHeartbeatIntervalMs"].filter((k) => g[k] !== undefined);
   notApplied.push(
     `designOptions.${raftTiming.length ? raftTiming.join("/") : "electionTimeoutMsMin/Max, raftHeartbeatIntervalMs"} (the simulator's Raft timing, ${o.electionTimeoutMsMin}–${o.electionTimeoutMsMax} ms / ${o.raftHeartbeatIntervalMs} ms): ` +
@@ -140,8 +141,13 @@ function raftServiceCommon(s: Scenario, o: RaftServiceOptions, prefix: "etcd" | 
   );
   const size = g.nodes !== undefined ? o.nodes : REAL_CLUSTER_SIZE_DEFAULT;
   if (g.nodes === undefined) notApplied.push(`designOptions.nodes (the simulator's default, ${o.nodes}): real mode starts ${size} members; set nodes to run another size`);
+  if (o.preferredLeader !== undefined) {
+    notApplied.push(`designOptions.preferredLeader (${o.preferredLeader}): the real servers elect their own leader; a fault step that names ${o.preferredLeader} acts on whichever member is the leader when it fires`);
+  }
   return serverIds(prefix, size);
 }
+
+const leaderOpt = (o: RaftServiceOptions): { preferredLeader?: string } => (o.preferredLeader !== undefined ? { preferredLeader: o.preferredLeader } : {});
 
 function etcdPlan(s: Scenario, o: RaftServiceOptions, notApplied: string[]): RealDesignPlan {
   const ttlS = o.sessionTimeoutMs / 1000;
@@ -153,7 +159,7 @@ function etcdPlan(s: Scenario, o: RaftServiceOptions, notApplied: string[]): Rea
   return {
     name: s.design,
     redis: [],
-    cluster: { kind: "etcd", ids },
+    cluster: { kind: "etcd", ids, ...leaderOpt(o) },
     fencing: true,
     packages: ["etcd3"],
     clients: `etcd's concurrency.Mutex on the etcd3 client (lease + keepalive, Txn on create revision, watch of the next-lower key; token = create revision) against ${ids.length} etcd members`,
@@ -178,7 +184,7 @@ function zkPlan(s: Scenario, o: RaftServiceOptions, notApplied: string[]): RealD
   return {
     name: s.design,
     redis: [],
-    cluster: { kind: "zookeeper", ids, sessionTimeoutMsMax: Math.max(20 * ZK_TICK_MS, o.sessionTimeoutMs) },
+    cluster: { kind: "zookeeper", ids, sessionTimeoutMsMax: Math.max(20 * ZK_TICK_MS, o.sessionTimeoutMs), ...leaderOpt(o) },
     fencing: true,
     packages: ["node-zookeeper-client"],
     clients: `the ZooKeeper lock recipe on node-zookeeper-client (ephemeral sequential node with a GUID, predecessor watch; token = creation zxid; session heartbeat every ${o.heartbeatIntervalMs} ms) against ${ids.length} ZooKeeper servers`,

@@ -14,7 +14,14 @@
 //                                             the driver's go; the driver stops the target and
 //                                             then sends go, which is read after SIGCONT
 //     on a storage-write event              → in the driver, as the write is recorded
-//   every other kind or trigger             → refused (crash/restart, clock faults, partitions,
+//   pause, crash or restart of a server (etcd, ZooKeeper; crash/restart not for Redis), also
+//     on a client's acquire/release/extend invoke → when that event reaches the driver, nothing
+//                                             held: the request may or may not have reached
+//                                             the server first. Both orders are instances of
+//                                             the scenario ("the leader crashes during the
+//                                             acquisition"), and a safe design is safe in both
+//   a step naming designOptions.preferredLeader → whichever member leads when it fires
+//   every other kind or trigger             → refused (crash/restart of Redis, clock faults, partitions,
 //                                             delays, loss; a trigger on an acquire/release/
 //                                             extend invoke, whose request leaves inside the
 //                                             client library — a per-link proxy would be needed)
@@ -32,7 +39,9 @@ export type FaultTrigger =
   /** A client's own ok/fail/info event: it waits at a gate until the fault is applied. */
   | { kind: "gate"; process: string; f: string; type: EventType; nth: number; gateId: number }
   /** The in-driver storage's own event (storage-write ok/fail). */
-  | { kind: "storage-event"; f: string; type: EventType; nth: number };
+  | { kind: "storage-event"; f: string; type: EventType; nth: number }
+  /** A client's event reaching the driver, held nowhere (server faults on acquire/release/extend invokes). */
+  | { kind: "client-event"; process: string; f: string; type: EventType; nth: number };
 
 export interface PlannedFault {
   index: number;
@@ -40,6 +49,8 @@ export interface PlannedFault {
   target: string;
   targetKind: "client" | "server";
   trigger: FaultTrigger;
+  /** The target is the design's preferredLeader: act on the member leading when the step fires. */
+  leader?: boolean;
 }
 
 export interface RealPlan {
@@ -110,14 +121,21 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   const faults = s.faults.map((step, index): PlannedFault => {
     const at = `faults[${index}]`;
     const what = describeStep(step);
-    if (step.kind !== "pause") field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pause steps only so far`);
+    const cluster = design.cluster;
+    const serverCrash = (step.kind === "crash" || step.kind === "restart") && cluster !== undefined;
+    if (step.kind !== "pause" && !serverCrash) {
+      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pause steps${cluster ? ", and crash/restart of a server," : ""} only so far`);
+    }
     const target = step.target!;
     const targetKind = clientIds.has(target)
       ? "client"
       : serverIds.has(target)
         ? "server"
         : field(`${at}.target`, `unknown process "${target}"; expected one of: ${[...clientIds, ...serverIds].join(", ")}`);
-    return { index, step, target, targetKind, trigger: triggerOf(step, index, at, what, clientIds, serverIds, field) };
+    if (serverCrash && targetKind !== "server") field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
+    const trigger = triggerOf(step, index, at, what, clientIds, serverIds, field, targetKind);
+    const leader = targetKind === "server" && cluster?.preferredLeader === target;
+    return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
   });
 
   return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale) };
@@ -131,12 +149,14 @@ function triggerOf(
   clients: ReadonlySet<string>,
   servers: ReadonlySet<string>,
   field: (f: string, why: string) => never,
+  targetKind: "client" | "server",
 ): FaultTrigger {
   if (step.atMs !== undefined) return { kind: "time", atMs: step.atMs };
   const on = step.on!;
   if (clients.has(on.process)) {
     if (on.type === "invoke") {
       if (on.f === "read" || on.f === "write") return { kind: "storage-request", process: on.process, f: on.f, nth: on.nth };
+      if (targetKind === "server" && on.f !== "lapse") return { kind: "client-event", process: on.process, f: on.f, type: on.type, nth: on.nth };
       return field(
         `${at}.on`,
         `${what}: the ${on.f} request leaves inside the client library, and only a per-link proxy (not in real mode yet) could act right after it left; real mode triggers on a read/write invoke, on a client's ok/fail/info event, or at a time`,

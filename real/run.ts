@@ -19,6 +19,7 @@ import { DriverStorage, RESOURCE_ID } from "./storage.js";
 import { checkRun, type RunCheck } from "./run-checks.js";
 import { startDesignServers, type StartedServer } from "./start-servers.js";
 import { designServerIds } from "./designs.js";
+import { currentLeader } from "./leader.js";
 import type { TimeScale } from "./time-scale.js";
 
 /** After the scenario's end, as sim/runner.ts: time for outstanding operations to complete (scaled with the run). */
@@ -199,6 +200,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
           if (msg.ev.timeUs < c.lastUs) c.misordered++;
           c.lastUs = msg.ev.timeUs;
           history.add(id, msg.ev.timeUs, msg.ev.type, msg.ev.f, msg.ev.lock, msg.ev.value);
+          faults?.onClientEvent(id, msg.ev.f, msg.ev.type);
           return;
         case "grant":
           history.grant(id, msg.grantId, msg.atUs, msg.expiresAtUs);
@@ -254,7 +256,13 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
 
     const t0 = hrNowNs() + BigInt(START_LEAD_MS) * 1_000_000n;
     clock = new RunClock(t0);
-    faults = new RealFaults(plan.faults, clock, history, (id) => clients.get(id)?.proc ?? group.servers.find((p) => p.name === id));
+    faults = new RealFaults(
+      plan.faults,
+      clock,
+      history,
+      (id) => clients.get(id)?.proc ?? group.servers.find((p) => p.name === id),
+      () => currentLeader(redis),
+    );
     faults.install();
     for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
     opts.progress?.(
@@ -271,7 +279,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
         if (c.fatal) throw new RealRunError(`client ${c.id} failed: ${c.fatal.split("\n")[0]}`, c.proc!.logTail());
         if (c.closed || !c.proc!.isLive()) throw new RealRunError(`client ${c.id} exited during the run`, c.proc!.logTail());
       }
-      for (const r of redis) if (!r.process.isLive()) throw new RealRunError(`${r.id} (${r.kind}) exited during the run`, r.process.logTail());
+      for (const r of redis) if (!r.process.isLive() && !faults.down.has(r.id)) throw new RealRunError(`${r.id} (${r.kind}) exited during the run`, r.process.logTail());
       const now = clock.nowUs();
       if ([...clients.values()].every((c) => c.done) && !faults.busy()) {
         endedBy = "every client finished";
