@@ -126,13 +126,15 @@ export class RealFaults {
     return logs.filter((l): l is FaultLog => l !== undefined);
   }
 
-  /** A timer at run time `atUs`. */
-  private after(atUs: number, fn: () => void): void {
+  /** A timer at run time `atUs`; one that fires a little early (libuv's ms clock) is re-armed, so nothing happens before atUs. */
+  private after(atUs: number, fn: () => void, rearms = 0): void {
     if (this.stopped) return;
     const t = setTimeout(() => {
       this.timers.delete(t);
-      if (!this.stopped) fn();
-    }, Math.max(0, (atUs - this.clock.nowUs()) / 1000));
+      if (this.stopped) return;
+      if (this.clock.nowUs() < atUs && rearms < RESUME_REARM_MAX) return this.after(atUs, fn, rearms + 1);
+      fn();
+    }, Math.max(0, Math.ceil((atUs - this.clock.nowUs()) / 1000)));
     this.timers.add(t);
   }
 
