@@ -21,6 +21,7 @@ import type { ServerProcess } from "./servers/index.js";
 import type { RunClock } from "./clock.js";
 import type { RunHistory } from "./history.js";
 import type { PlannedFault } from "./plan.js";
+import type { ProxySet } from "./proxy.js";
 
 /** What results.json says about each fault step that fired. */
 export interface FaultLog {
@@ -82,6 +83,8 @@ export class RealFaults {
 
   /** Servers a crash step has taken down (the run must not take their exit for a failure). */
   readonly down = new Set<string>();
+  /** The per-link proxies, when the plan cuts links. */
+  proxies?: ProxySet;
 
   /** Arm the time triggers (relative to the run's t0). */
   install(): void {
@@ -139,7 +142,8 @@ export class RealFaults {
   }
 
   private fire(pf: PlannedFault): Promise<FaultLog | undefined> {
-    const p = pf.step.kind === "pause" ? this.pause(pf) : pf.step.kind === "crash" ? this.crash(pf) : this.restart(pf);
+    const k = pf.step.kind;
+    const p = k === "pause" ? this.pause(pf) : k === "crash" ? this.crash(pf) : k === "restart" ? this.restart(pf) : this.network(pf);
     const tracked = p.then(() => undefined, () => undefined);
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
@@ -171,6 +175,41 @@ export class RealFaults {
       this.after(startUs + durationMs * 1000, () => {
         const p = this.bringBack(t.id, proc, log, { phase: "end", step: pf.index, targets: [t.id], restarted: true });
         this.track(p);
+      });
+    }
+    return log;
+  }
+
+  /**
+   * partition/cut/isolate: the proxies of its links hold bytes from now on; with a duration,
+   * those links heal when it has passed. heal: every link heals. Noted as sim/faults.ts notes them.
+   */
+  private async network(pf: PlannedFault): Promise<FaultLog | undefined> {
+    if (this.stopped || !this.proxies) return undefined;
+    const proxies = this.proxies;
+    const startUs = this.clock.nowUs();
+    const durationMs = pf.step.durationMs ?? 0;
+    const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs, startUs };
+    this.log.push(log);
+    const note = pf.step.note ? { note: pf.step.note } : {};
+    if (pf.step.kind === "heal") {
+      proxies.healAll();
+      log.stoppedUs = startUs;
+      this.history.nemesis(startUs, "heal", { phase: "start", step: pf.index, targets: [], ...note });
+      return log;
+    }
+    const links = pf.links ?? [];
+    for (const [a, b] of links) proxies.cutLink(a, b);
+    log.stoppedUs = this.clock.nowUs();
+    const targets = [...new Set(links.flat())];
+    const shape = pf.step.kind === "partition" ? { groups: pf.step.groups, oneWay: pf.step.oneWay } : {};
+    this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets, ...shape, links, ...note });
+    if (pf.step.durationMs !== undefined) {
+      this.after(startUs + durationMs * 1000, () => {
+        const now = this.clock.nowUs();
+        log.resumedUs = now;
+        this.history.nemesis(now, pf.step.kind, { phase: "end", step: pf.index, targets });
+        for (const [a, b] of links) proxies.healLink(a, b);
       });
     }
     return log;

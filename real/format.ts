@@ -25,6 +25,11 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
   lines.push(`  time scale: ${ts.factor === 1 ? "1 (the scenario's times)" : `${ts.factor} (scaled: ${ts.scaled.join(", ")}; not scaled: ${ts.unscaled.join(", ")})`}`);
   for (const n of r.real.notApplied) lines.push(`  not applied: ${n}`);
   for (const f of r.real.faults) {
+    if (f.kind === "partition" || f.kind === "cut" || f.kind === "isolate" || f.kind === "heal") {
+      const healed = f.kind === "heal" ? "" : f.resumedUs !== undefined ? `, healed after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", not healed within the run";
+      lines.push(`  fault step ${f.step}: ${f.kind}${f.target !== "network" ? ` of ${f.target}` : ""} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies hold every byte${healed}`);
+      continue;
+    }
     if (f.kind !== "pause") {
       const killed = f.stoppedUs !== undefined ? `killed ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGKILL` : "NOT seen dead";
       const back = f.resumedUs === undefined ? ", not restarted within the run" : `, restarted after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms${f.readyUs !== undefined ? `, ready ${((f.readyUs - f.resumedUs) / 1000).toFixed(0)} ms later` : ", NOT ready again"}`;

@@ -51,6 +51,47 @@ export interface PlannedFault {
   trigger: FaultTrigger;
   /** The target is the design's preferredLeader: act on the member leading when the step fires. */
   leader?: boolean;
+  /** partition/cut/isolate: the directed client↔server links it cuts (through the per-link proxies). */
+  links?: Array<[string, string]>;
+}
+
+const NETWORK_KINDS = new Set<FaultStep["kind"]>(["partition", "cut", "isolate", "heal"]);
+
+/**
+ * The directed links a network step cuts, each between a client and a server (the per-link
+ * proxies sit there). Server ids the simulator has but the real cluster lacks (etcd-4 of a
+ * 5-member model run on 3) are dropped, and said so; any other link is refused.
+ */
+function linksOf(
+  step: FaultStep,
+  at: string,
+  clients: ReadonlySet<string>,
+  servers: ReadonlySet<string>,
+  simOnly: (id: string) => boolean,
+  notApplied: string[],
+  field: (f: string, why: string) => never,
+): Array<[string, string]> {
+  const raw: Array<[string, string]> = [];
+  if (step.kind === "partition") {
+    const g = step.groups!;
+    for (let a = 0; a < g.length; a++) for (let b = 0; b < g.length; b++) if (a !== b && !(step.oneWay && b < a)) for (const x of g[a]!) for (const y of g[b]!) raw.push([x, y]);
+  } else if (step.kind === "cut") raw.push(...step.links!);
+  else if (step.kind === "isolate") for (const o of [...clients, ...servers]) if (o !== step.target) raw.push([step.target!, o], [o, step.target!]);
+  const dropped = new Set<string>();
+  const out: Array<[string, string]> = [];
+  for (const [a, b] of raw) {
+    if (simOnly(a) || simOnly(b)) {
+      dropped.add(simOnly(a) ? a : b);
+      continue;
+    }
+    const clientServer = (clients.has(a) && servers.has(b)) || (servers.has(a) && clients.has(b));
+    if (clientServer) out.push([a, b]);
+    else if (clients.has(a) && clients.has(b)) continue; // clients never talk to each other: nothing to cut
+    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server only (its per-link TCP proxies sit there); server↔server and storage links are not in real mode yet`);
+  }
+  if (dropped.size > 0) notApplied.push(`${at}: ${[...dropped].join(", ")} exist only in the simulator's larger cluster; their links are not cut`);
+  if (out.length === 0 && step.kind !== "heal") field(at, "no client↔server link left to cut");
+  return out;
 }
 
 export interface RealPlan {
@@ -62,6 +103,8 @@ export interface RealPlan {
   faults: PlannedFault[];
   notApplied: string[];
   timeScale: TimeScale;
+  /** Clients reach the servers through per-link TCP proxies (the scenario cuts links). */
+  proxied: boolean;
 }
 
 /** Why each fault kind other than pause is refused, and what it would take. */
@@ -122,6 +165,12 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     const at = `faults[${index}]`;
     const what = describeStep(step);
     const cluster = design.cluster;
+    if (NETWORK_KINDS.has(step.kind)) {
+      const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && /^(etcd|zk)-\d+$/.test(id);
+      const links = linksOf(step, at, clientIds, serverIds, simOnly, notApplied, field);
+      const target = step.target ?? "network";
+      return { index, step, target, targetKind: "server", trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server"), links };
+    }
     const serverCrash = (step.kind === "crash" || step.kind === "restart") && cluster !== undefined;
     if (step.kind !== "pause" && !serverCrash) {
       field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pause steps${cluster ? ", and crash/restart of a server," : ""} only so far`);
@@ -138,7 +187,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
   });
 
-  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale) };
+  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied: faults.some((f) => f.links !== undefined) };
 }
 
 function triggerOf(

@@ -24,7 +24,7 @@ export interface RunCheck {
 export function checkRun(plan: RealPlan, history: readonly HistoryEvent[], allFaults: readonly FaultLog[], clients: ReadonlyArray<{ id: string; misordered: number }>): RunCheck[] {
   const checks: RunCheck[] = [];
   const faults = allFaults.filter((f) => f.kind === "pause");
-  const crashes = allFaults.filter((f) => f.kind !== "pause");
+  const crashes = allFaults.filter((f) => f.kind === "crash" || f.kind === "restart");
   if (crashes.length > 0) {
     // A crashed server was killed (its exit seen), and one due back answered its ready check again.
     // Not back by the run's end is said, not a failure: the run still is the scenario up to there.

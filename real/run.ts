@@ -20,6 +20,7 @@ import { checkRun, type RunCheck } from "./run-checks.js";
 import { startDesignServers, type StartedServer } from "./start-servers.js";
 import { designServerIds } from "./designs.js";
 import { currentLeader } from "./leader.js";
+import { ProxySet } from "./proxy.js";
 import type { TimeScale } from "./time-scale.js";
 
 /** After the scenario's end, as sim/runner.ts: time for outstanding operations to complete (scaled with the run). */
@@ -125,6 +126,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
   const group = new ServerGroup(opts.parentDir ? { parentDir: opts.parentDir } : {});
   let control: ControlServer | undefined;
   let faults: RealFaults | undefined;
+  let proxies: ProxySet | undefined;
   try {
     const secret = randomBytes(16).toString("hex");
     const clients = new Map<string, ClientState>(
@@ -143,14 +145,22 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     });
 
     // Servers start while the client processes boot; a client gets its config once they are up.
-    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design);
+    // With link faults, each client reaches each server through its own proxy in the driver.
+    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design).then(async (started) => {
+      if (plan.proxied) proxies = await ProxySet.open(s.clients.map((c) => c.id), started.map((r) => r.endpoint));
+      return started;
+    });
     serversReady.catch(() => {});
+    const endpointFor = (clientId: string, r: StartedServer) => {
+      const p = proxies?.get(clientId, r.id);
+      return p ? { ...r.endpoint, port: p.port } : r.endpoint;
+    };
     const configFor = (c: ClientState, redis: StartedServer[]): ClientConfig => ({
       clientId: c.id,
       seed: `lockstep-real:${opts.seed}:${c.id}`,
       client: s.clients[c.index]!,
       workload: s.workload,
-      recipe: plan.design.recipe(redis.map((r) => r.endpoint)),
+      recipe: plan.design.recipe(redis.map((r) => endpointFor(c.id, r))),
       gates: plan.faults.flatMap((pf) => (pf.trigger.kind === "gate" && pf.trigger.process === c.id ? [{ gateId: pf.trigger.gateId, f: pf.trigger.f, type: pf.trigger.type, nth: pf.trigger.nth }] : [])),
       gateTimeoutMs: 5_000 + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),
       endUs: Math.round(s.durationMs * 1000),
@@ -263,6 +273,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       (id) => clients.get(id)?.proc ?? group.servers.find((p) => p.name === id),
       () => currentLeader(redis),
     );
+    if (proxies) faults.proxies = proxies;
     faults.install();
     for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
     opts.progress?.(
@@ -350,6 +361,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
   } finally {
     faults?.stop();
     control?.close();
+    proxies?.close();
     await group.stop();
   }
 }

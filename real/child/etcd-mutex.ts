@@ -253,11 +253,16 @@ export class EtcdMutexRecipe implements RealLockClient {
     const d = grant.data as { session: Session; key: string; createRevision: number };
     if (!d.session.alive) return { outcome: "fail", reason: "lease expired" };
     const sentUs = this.nowUs();
+    // keepaliveOnce is a stream call (no deadline of its own): bound it by the request budget, as the model's extend.
+    let timer: NodeJS.Timeout | undefined;
+    const budget = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("keepalive unanswered within the request budget")), this.cfg.callTimeoutMs)));
     try {
-      await d.session.lease.keepaliveOnce();
+      await Promise.race([d.session.lease.keepaliveOnce(), budget]);
     } catch (err) {
       if (/lease/i.test(errorText(err)) && !d.session.alive) return { outcome: "fail", reason: "lease not found" };
       return { outcome: "unknown", reason: errorText(err) };
+    } finally {
+      clearTimeout(timer);
     }
     if (sentUs > d.session.lastHeardUs) d.session.lastHeardUs = sentUs;
     let r;
