@@ -113,10 +113,6 @@ const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
   restart: "restart follows crash, which is not in real mode yet",
   "clock-jump": "redis-server deadlocks under libfaketime; a jump needs the PTTL-shifting emulation, not in real mode yet",
   "clock-drift": "redis-server deadlocks under libfaketime; drift is not in real mode yet",
-  partition: "a partition needs a per-link TCP proxy (or nftables on per-client addresses), not in real mode yet",
-  cut: "cutting links needs a per-link TCP proxy, not in real mode yet",
-  isolate: "isolating a process needs a per-link TCP proxy, not in real mode yet",
-  heal: "heal undoes partitions, which are not in real mode yet",
   delay: "delaying links needs a per-link TCP proxy, not in real mode yet",
   loss: "losing messages needs a per-link TCP proxy, not in real mode yet",
 };
@@ -173,7 +169,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     }
     const serverCrash = (step.kind === "crash" || step.kind === "restart") && cluster !== undefined;
     if (step.kind !== "pause" && !serverCrash) {
-      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pause steps${cluster ? ", and crash/restart of a server," : ""} only so far`);
+      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of client↔server links${cluster ? " and crash/restart of a server" : ""} only so far`);
     }
     const target = step.target!;
     const targetKind = clientIds.has(target)
