@@ -163,6 +163,8 @@ export class ZkLockRecipe implements RealLockClient {
 
   private async ensureSession(deadlineUs: number): Promise<Session | undefined> {
     const cur = this.session;
+    // The eager first session was opened before t0 (not heard on the run clock yet): hear from it now.
+    if (cur && cur.alive && cur.lastHeardUs === Number.NEGATIVE_INFINITY) await this.touching<Stat | null>(cur, (done) => cur.client.exists("/", done));
     if (cur && cur.alive && this.nowUs() < cur.lastHeardUs + cur.timeoutMs * 1000) return cur;
     if (cur) this.expire(cur);
     return this.openSession(Math.max(this.cfg.callTimeoutMs, (deadlineUs - this.nowUs()) / 1000));
