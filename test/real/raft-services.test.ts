@@ -14,15 +14,18 @@
 // wall time down; each has its own servers, ports and temp dir, and the margins above are
 // seconds, not milliseconds. Six clusters at once (both designs together) starved the
 // baseline on the loaded 2-core machine (3 grants in 1.2 s, 22 s to start): not done.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { planReal, recordRealRun, runRealOnce, type RealRunRecord } from "../../real/index.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const suiteStart = Date.now();
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-real-raft-test-"));
 
@@ -63,6 +66,63 @@ async function realRun(name: string, timeScale: number): Promise<Run> {
   const record = recordRealRun(plan, run);
   for (const c of record.real.checks) expect(c.ok, `${name}: ${c.name}: ${c.detail}`).toBe(true);
   return { record, history: run.history };
+}
+
+/** Every live descendant of `pid` (the watchdogs run in their own sessions but stay its children). */
+function descendants(pid: number): number[] {
+  const rows = execFileSync("ps", ["-eo", "pid=,ppid="], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
+  const out: number[] = [];
+  const queue = [pid];
+  for (let i = 0; i < queue.length && i < 10_000; i++) {
+    for (const [p, pp] of rows) {
+      if (pp === queue[i] && !queue.includes(p)) {
+        queue.push(p);
+        out.push(p);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * A driver running `lockstep real <name>` in its own process, SIGINTed mid-run (c1 stopped in
+ * its pause by then): it must exit 130 with every etcd member, client and watchdog gone, no
+ * temp dir and no results left.
+ */
+async function sigintMidRun(name: string, timeScale: number): Promise<void> {
+  const dir = join(scratch, `sigint-${name}`);
+  mkdirSync(join(dir, "tmp"), { recursive: true });
+  const driver = join(dir, "driver.mts");
+  const out = join(dir, "out");
+  writeFileSync(driver, `import { main } from ${JSON.stringify(join(root, "cli/main.ts"))};\nprocess.exitCode = await main(["real", ${JSON.stringify(name)}, "--time-scale", "${timeScale}", "--out", ${JSON.stringify(out)}]);\n`);
+  const child = spawn(process.execPath, ["--import", "tsx", driver], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: join(dir, "tmp") } });
+  let stderr = "";
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  await new Promise<void>((started, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 30 s; stderr: ${stderr}`)), 30_000);
+    child.stderr!.on("data", (c: Buffer) => {
+      stderr += c.toString();
+      if (/run 1\/1 started/.test(stderr)) {
+        clearTimeout(timer);
+        started();
+      }
+    });
+    void exited.then((code) => reject(new Error(`driver exited early (${code}): ${stderr}`)));
+  });
+  await new Promise((r) => setTimeout(r, 1500));
+  const tree = descendants(child.pid!);
+  expect(tree.length, "watchdogs, 3 etcd members and 2 clients").toBeGreaterThanOrEqual(10);
+  child.kill("SIGINT");
+  const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("timeout"), 10_000))]);
+  expect(code, stderr).toBe(130);
+  const deadline = Date.now() + 3_000;
+  while (!tree.every(isGone) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  expect(tree.filter((p) => !isGone(p)), "descendants still running").toEqual([]);
+  expect(existsSync(join(out, "results.json"))).toBe(false);
+  expect(readdirSync(join(dir, "tmp")).filter((d) => d.startsWith("lockstep-real-"))).toEqual([]);
 }
 
 const find = (h: readonly HistoryEvent[], p: string, f: string, type: string): HistoryEvent | undefined =>
@@ -110,13 +170,14 @@ function assertBaseline(name: string, { record, history }: Run): void {
 }
 
 describe("real mode: etcd-lease on a real etcd cluster with the etcd3 client, raft-zk on a real ZooKeeper ensemble with node-zookeeper-client", () => {
-  it("etcd-lease: baseline safe; client GC pause unsafe; fenced by the revision unsafe-but-fenced; leader crash and client partition safe", async () => {
+  it("etcd-lease: baseline safe; client GC pause unsafe; fenced by the revision unsafe-but-fenced; leader crash and client partition safe; SIGINT mid-run leaves nothing", async () => {
     const [base, pause, fenced, crash, part] = await Promise.all([
       realRun("etcd-lease-baseline", 0.5),
       realRun("etcd-lease-client-gc-pause", 0.6),
       realRun("etcd-lease-client-gc-pause-fenced", 0.6),
       realRun("etcd-lease-leader-crash-acquire", 0.5),
       realRun("etcd-lease-client-partitioned", 0.6),
+      sigintMidRun("etcd-lease-client-gc-pause", 0.6),
     ]);
     assertBaseline("etcd-lease-baseline", base);
     expect(base.record.real.servers.map((s) => [s.id, s.software])).toEqual([
