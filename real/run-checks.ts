@@ -7,7 +7,9 @@
 //   - every pause that ended lasted at least its duration on the run clock;
 //   - a paused client recorded nothing between its stop and its SIGCONT (it was frozen whole);
 //   - each client's events arrived in the order it stamped them (one clock, no reordering);
-//   - no client had two operations outstanding at once (the workload's own rule).
+//   - no client had two operations outstanding at once (the workload's own rule);
+//   - (with crash/restart steps) every crashed server was seen dead; whether it was back and
+//     ready by the run's end is said, not required.
 // Informational: fault steps whose trigger never happened (the simulator would not fire them either).
 import type { HistoryEvent } from "../sim/history.js";
 import { NEMESIS } from "../sim/history.js";
