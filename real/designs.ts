@@ -5,6 +5,8 @@
 //   redis-setnx   one redis-server; the SET NX PX recipe (real/child/setnx.ts) on ioredis
 //   redis-fenced  the same, plus INCR fence:<lock> as the fencing token
 //   redlock       N redis-servers (default 5); the real `redlock` package (4.2.0) on ioredis
+//   etcd-lease    an etcd 3.4 cluster; concurrency.Mutex on the etcd3 client (real/child/etcd-mutex.ts)
+//   raft-zk       a ZooKeeper 3.8 ensemble; the lock recipe on node-zookeeper-client (real/child/zk-lock.ts)
 import { InputError } from "../sim/errors.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { designByName } from "../impls/index.js";
@@ -12,16 +14,34 @@ import type { SingleNodeSetnxOptions } from "../impls/redis-setnx/design.js";
 import { redlockNodeId, type RedlockDesignOptions } from "../impls/redlock/design.js";
 import { quorumOf } from "../impls/redlock/validity.js";
 import type { PersistenceMode } from "../impls/redis/aof.js";
+import { requestBudgetMs } from "../impls/raft-service/session-grants.js";
+import { serverIds, type RaftServiceOptions } from "../impls/raft-zk/options.js";
+import type { RaftZkOptions } from "../impls/raft-zk/design.js";
+import { DEFAULT_ZK_RECIPE } from "../impls/raft-zk/recipe.js";
+import type { EtcdLeaseOptions } from "../impls/etcd-lease/design.js";
 import type { RecipeConfig, RedisEndpoint } from "./protocol.js";
 
 export type AofMode = "always" | "everysec" | false;
+
+/** A Raft-backed service real mode starts as one cluster. */
+export interface RealCluster {
+  kind: "etcd" | "zookeeper";
+  /** Member ids, named as the simulator names the design's servers (etcd-1…, zk-1…). */
+  ids: string[];
+  /** ZooKeeper: the largest session timeout the ensemble grants (maxSessionTimeout), ms. */
+  sessionTimeoutMsMax?: number;
+  /** The scenario's designOptions.preferredLeader: fault steps naming it act on the current leader. */
+  preferredLeader?: string;
+}
 
 export interface RealDesignPlan {
   name: string;
   /** The redis-servers to start, named as the simulator names the design's servers. */
   redis: Array<{ id: string; aof: AofMode }>;
+  /** Or the cluster to start (etcd-lease, raft-zk). */
+  cluster?: RealCluster;
   fencing: boolean;
-  /** The client recipe, given the started servers (in the order of `redis`). */
+  /** The client recipe, given the started servers (in the order of `redis`, or of `cluster.ids`). */
   recipe(endpoints: RedisEndpoint[]): RecipeConfig;
   /** npm packages the clients load (their versions are reported by the clients themselves). */
   packages: string[];
@@ -29,7 +49,24 @@ export interface RealDesignPlan {
   clients: string;
 }
 
-export const REAL_DESIGN_NAMES = ["redis-setnx", "redis-fenced", "redlock"] as const;
+export const REAL_DESIGN_NAMES = ["redis-setnx", "redis-fenced", "redlock", "etcd-lease", "raft-zk"] as const;
+
+/** Every server id of the plan, in start order. */
+export function designServerIds(d: RealDesignPlan): string[] {
+  return d.cluster ? d.cluster.ids : d.redis.map((r) => r.id);
+}
+
+/**
+ * Real clusters run 3 members unless the scenario names a size: the simulator's default of 5
+ * matters for scenarios that cut the cluster, and those set `nodes` or are refused anyway.
+ */
+const REAL_CLUSTER_SIZE_DEFAULT = 3;
+/** The real servers' Raft timing (REAL-SYSTEMS.md: tried on this machine); the simulator's is 150–300 ms / 50 ms. */
+const ETCD_HEARTBEAT_MS = 100;
+const ETCD_ELECTION_MS = 1000;
+/** etcd's minimum lease TTL: ceil(1.5 × election timeout) in seconds (lessor minLeaseTTL). */
+const ETCD_LEASE_TTL_S_MIN = Math.ceil((1.5 * ETCD_ELECTION_MS) / 1000);
+export const ZK_TICK_MS = 200;
 
 function refuse(s: Scenario, field: string, why: string): never {
   throw new InputError(s.file, field, `real mode cannot run this: ${why}`);
@@ -98,6 +135,85 @@ function redlockPlan(s: Scenario, o: RedlockDesignOptions, notApplied: string[])
   };
 }
 
+/** What both Raft-backed services refuse or run without, and the cluster size. */
+function raftServiceCommon(s: Scenario, o: RaftServiceOptions, prefix: "etcd" | "zk", notApplied: string[]): string[] {
+  const g = given(s);
+  for (const [bug, on] of Object.entries(o.bugs)) if (on) refuse(s, `designOptions.bugs.${bug}`, "a switchable bug of the simulated service; the real server has only its own bugs");
+  const raftTiming = ["electionTimeoutMsMin", "electionTimeoutMsMax", "raftHeartbeatIntervalMs"].filter((k) => g[k] !== undefined);
+  notApplied.push(
+    `designOptions.${raftTiming.length ? raftTiming.join("/") : "electionTimeoutMsMin/Max, raftHeartbeatIntervalMs"} (the simulator's Raft timing, ${o.electionTimeoutMsMin}–${o.electionTimeoutMsMax} ms / ${o.raftHeartbeatIntervalMs} ms): ` +
+      (prefix === "etcd" ? `etcd runs with --heartbeat-interval ${ETCD_HEARTBEAT_MS} --election-timeout ${ETCD_ELECTION_MS}` : `ZooKeeper runs its own election (Zab, FastLeaderElection) with tickTime ${ZK_TICK_MS} ms`),
+  );
+  const size = g.nodes !== undefined ? o.nodes : REAL_CLUSTER_SIZE_DEFAULT;
+  if (g.nodes === undefined) notApplied.push(`designOptions.nodes (the simulator's default, ${o.nodes}): real mode starts ${size} members; set nodes to run another size`);
+  if (o.preferredLeader !== undefined) {
+    notApplied.push(`designOptions.preferredLeader (${o.preferredLeader}): the real servers elect their own leader; a fault step that names ${o.preferredLeader} acts on whichever member is the leader when it fires`);
+  }
+  return serverIds(prefix, size);
+}
+
+const leaderOpt = (o: RaftServiceOptions): { preferredLeader?: string } => (o.preferredLeader !== undefined ? { preferredLeader: o.preferredLeader } : {});
+
+function etcdPlan(s: Scenario, o: EtcdLeaseOptions, notApplied: string[]): RealDesignPlan {
+  // The real child runs etcd v3.5's Mutex with the session check; another variant would test the wrong recipe.
+  if (o.mutexVersion !== "3.5") refuse(s, "designOptions.mutexVersion", `the real client runs etcd v3.5's Mutex (the #11456 check after waiting) only; got "${o.mutexVersion}"`);
+  if (o.holderCheck !== "session") refuse(s, "designOptions.holderCheck", `the real client stops trusting its lock when its lease may have expired ("session") only; got "${o.holderCheck}"`);
+  const ttlS = o.sessionTimeoutMs / 1000;
+  if (!Number.isInteger(ttlS) || ttlS < ETCD_LEASE_TTL_S_MIN) {
+    refuse(s, "designOptions.sessionTimeoutMs", `etcd lease TTLs are whole seconds, at least ${ETCD_LEASE_TTL_S_MIN} s with a ${ETCD_ELECTION_MS} ms election timeout; expected a multiple of 1000 from ${ETCD_LEASE_TTL_S_MIN * 1000}, got ${o.sessionTimeoutMs}`);
+  }
+  const ids = raftServiceCommon(s, o, "etcd", notApplied);
+  notApplied.push(`designOptions.heartbeatIntervalMs (${o.heartbeatIntervalMs} ms): etcd3 1.1.2 sends a lease keepalive every TTL/3 (${Math.round((o.sessionTimeoutMs / 3) * 10) / 10} ms)`);
+  return {
+    name: s.design,
+    redis: [],
+    cluster: { kind: "etcd", ids, ...leaderOpt(o) },
+    fencing: true,
+    packages: ["etcd3"],
+    clients: `etcd's concurrency.Mutex on the etcd3 client (lease + keepalive, Txn on create revision, watch of the next-lower key; token = create revision) against ${ids.length} etcd members`,
+    recipe: (eps) => ({
+      kind: "etcd-mutex",
+      endpoints: eps.map((e) => `http://${e.host}:${e.port}`),
+      leaseTtlS: ttlS,
+      clockDriftMarginMs: o.clockDriftMarginMs,
+      callTimeoutMs: requestBudgetMs({ o }),
+      watchPollMs: o.watchPollMs,
+    }),
+  };
+}
+
+function zkPlan(s: Scenario, o: RaftZkOptions, notApplied: string[]): RealDesignPlan {
+  // The real child runs one recipe (lease-style trust, GUID names, predecessor watch with a re-list); real ZooKeeper has no lock delay.
+  const r = o.recipe;
+  if (r.connectionStatePolicy !== DEFAULT_ZK_RECIPE.connectionStatePolicy) refuse(s, "designOptions.connectionStatePolicy", `the real client runs the "${DEFAULT_ZK_RECIPE.connectionStatePolicy}" policy only; got "${r.connectionStatePolicy}"`);
+  if (r.lockNodeProtection !== DEFAULT_ZK_RECIPE.lockNodeProtection) refuse(s, "designOptions.lockNodeProtection", "the real client always puts a GUID in its lock node's name; got false");
+  if (r.waitRecipe !== DEFAULT_ZK_RECIPE.waitRecipe) refuse(s, "designOptions.waitRecipe", `the real client re-lists the children after a watch fires ("${DEFAULT_ZK_RECIPE.waitRecipe}") only; got "${r.waitRecipe}"`);
+  if (o.lockDelayMs !== 0) refuse(s, "designOptions.lockDelayMs", `real ZooKeeper has no lock delay (a Chubby feature); expected 0, got ${o.lockDelayMs}`);
+  // ZooKeeper grants 2–20 ticks unless the ensemble says otherwise; the ensemble is told the
+  // scenario's timeout as its maximum, so the negotiated one is the scenario's (if ≥ 2 ticks).
+  if (o.sessionTimeoutMs < 2 * ZK_TICK_MS || o.sessionTimeoutMs % ZK_TICK_MS !== 0) {
+    refuse(s, "designOptions.sessionTimeoutMs", `ZooKeeper expires sessions in ticks of ${ZK_TICK_MS} ms, at least 2 ticks; expected a multiple of ${ZK_TICK_MS} from ${2 * ZK_TICK_MS}, got ${o.sessionTimeoutMs}`);
+  }
+  const ids = raftServiceCommon(s, o, "zk", notApplied);
+  return {
+    name: s.design,
+    redis: [],
+    cluster: { kind: "zookeeper", ids, sessionTimeoutMsMax: Math.max(20 * ZK_TICK_MS, o.sessionTimeoutMs), ...leaderOpt(o) },
+    fencing: true,
+    packages: ["node-zookeeper-client"],
+    clients: `the ZooKeeper lock recipe on node-zookeeper-client (ephemeral sequential node with a GUID, predecessor watch; token = creation zxid; session heartbeat every ${o.heartbeatIntervalMs} ms) against ${ids.length} ZooKeeper servers`,
+    recipe: (eps) => ({
+      kind: "zk-lock",
+      connectString: eps.map((e) => `${e.host}:${e.port}`).join(","),
+      sessionTimeoutMs: o.sessionTimeoutMs,
+      heartbeatIntervalMs: o.heartbeatIntervalMs,
+      clockDriftMarginMs: o.clockDriftMarginMs,
+      callTimeoutMs: requestBudgetMs({ o }),
+      watchPollMs: o.watchPollMs,
+    }),
+  };
+}
+
 /** The real-mode plan of the scenario's design; InputError if real mode cannot run it as written. */
 export function planDesign(s: Scenario, notApplied: string[]): RealDesignPlan {
   const entry = designByName(s.design);
@@ -110,6 +226,10 @@ export function planDesign(s: Scenario, notApplied: string[]): RealDesignPlan {
       return setnxPlan(s, options as SingleNodeSetnxOptions, false, notApplied);
     case "redis-fenced":
       return setnxPlan(s, options as SingleNodeSetnxOptions, true, notApplied);
+    case "etcd-lease":
+      return etcdPlan(s, options as EtcdLeaseOptions, notApplied);
+    case "raft-zk":
+      return zkPlan(s, options as RaftZkOptions, notApplied);
     default:
       return redlockPlan(s, options as RedlockDesignOptions, notApplied);
   }

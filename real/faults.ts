@@ -8,12 +8,20 @@
 // SIGCONT when its duration has passed on the run clock. The start is stamped just before
 // SIGSTOP is sent, the end just before SIGCONT is, so nothing the target does after waking
 // can carry an earlier stamp than the pause's end.
+//
+// A crash of a server (etcd, ZooKeeper) is SIGKILL; with a duration, the server is started
+// again on the same ports and data dir once it has passed (a `restart` step does the same at
+// its own time). Both services fsync their log before they acknowledge a write, so a killed
+// process loses nothing it acknowledged — as a host crash would not either (unlike Redis with
+// everysec, whose crash stays refused). A step that names the design's preferredLeader acts
+// on whichever member is the leader when it fires (`leaderOf`), as the scenario means it.
 import { readFileSync } from "node:fs";
 import type { EventType } from "../sim/history.js";
 import type { ServerProcess } from "./servers/index.js";
 import type { RunClock } from "./clock.js";
 import type { RunHistory } from "./history.js";
 import type { PlannedFault } from "./plan.js";
+import type { ProxySet } from "./proxy.js";
 
 /** What results.json says about each fault step that fired. */
 export interface FaultLog {
@@ -28,6 +36,10 @@ export interface FaultLog {
   resumedUs?: number;
   /** For request and gate triggers: when the held reply or go was released (after the stop). */
   releasedUs?: number;
+  /** The step named the preferred leader: the member that was the leader when it fired. */
+  resolvedTarget?: string;
+  /** crash/restart: when the server answered its ready check again. */
+  readyUs?: number;
 }
 
 const STOP_CONFIRM_TRIES_MAX = 200;
@@ -65,7 +77,14 @@ export class RealFaults {
     private readonly clock: RunClock,
     private readonly history: RunHistory,
     private readonly processOf: (id: string) => ServerProcess | undefined,
+    /** The current leader of the cluster, for steps that name the preferred leader. */
+    private readonly leaderOf: () => Promise<string | undefined> = () => Promise.resolve(undefined),
   ) {}
+
+  /** Servers a crash step has taken down (the run must not take their exit for a failure). */
+  readonly down = new Set<string>();
+  /** The per-link proxies, when the plan cuts links. */
+  proxies?: ProxySet;
 
   /** Arm the time triggers (relative to the run's t0). */
   install(): void {
@@ -82,6 +101,11 @@ export class RealFaults {
   /** A client waits at gate `gateId` (the trigger of that step). */
   onGate(clientId: string, gateId: number): Promise<FaultLog[]> {
     return this.onTrigger((t) => t.kind === "gate" && t.process === clientId && t.gateId === gateId, true);
+  }
+
+  /** A client's event reached the driver: triggers server faults on it (nothing is held; see plan.ts). */
+  onClientEvent(clientId: string, f: string, type: EventType): void {
+    void this.onTrigger((t) => t.kind === "client-event" && t.process === clientId && t.f === f && t.type === type);
   }
 
   /** The in-driver storage recorded an event; the caller holds its reply until this resolves. */
@@ -105,26 +129,130 @@ export class RealFaults {
     return logs.filter((l): l is FaultLog => l !== undefined);
   }
 
-  /** A timer at run time `atUs`. */
-  private after(atUs: number, fn: () => void): void {
+  /** A timer at run time `atUs`; one that fires a little early (libuv's ms clock) is re-armed, so nothing happens before atUs. */
+  private after(atUs: number, fn: () => void, rearms = 0): void {
     if (this.stopped) return;
     const t = setTimeout(() => {
       this.timers.delete(t);
-      if (!this.stopped) fn();
-    }, Math.max(0, (atUs - this.clock.nowUs()) / 1000));
+      if (this.stopped) return;
+      if (this.clock.nowUs() < atUs && rearms < RESUME_REARM_MAX) return this.after(atUs, fn, rearms + 1);
+      fn();
+    }, Math.max(0, Math.ceil((atUs - this.clock.nowUs()) / 1000)));
     this.timers.add(t);
   }
 
   private fire(pf: PlannedFault): Promise<FaultLog | undefined> {
-    const p = this.pause(pf);
+    const k = pf.step.kind;
+    const p = k === "pause" ? this.pause(pf) : k === "crash" ? this.crash(pf) : k === "restart" ? this.restart(pf) : this.network(pf);
     const tracked = p.then(() => undefined, () => undefined);
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
     return p;
   }
 
+  /** The process a step acts on: its target, or the current leader for a step naming the preferred leader. */
+  private async targetOf(pf: PlannedFault): Promise<{ id: string; resolved: boolean }> {
+    if (!pf.leader) return { id: pf.target, resolved: false };
+    const id = await this.leaderOf();
+    return id ? { id, resolved: true } : { id: pf.target, resolved: false };
+  }
+
+  private async crash(pf: PlannedFault): Promise<FaultLog | undefined> {
+    if (this.stopped) return undefined;
+    const t = await this.targetOf(pf);
+    const proc = this.processOf(t.id);
+    const durationMs = pf.step.durationMs ?? 0;
+    const startUs = this.clock.nowUs();
+    const log: FaultLog = { step: pf.index, kind: "crash", target: t.id, trigger: pf.trigger.kind, durationMs, startUs, ...(t.resolved ? { resolvedTarget: t.id } : {}) };
+    this.log.push(log);
+    const named = t.resolved && t.id !== pf.target ? { named: pf.target, as: "the leader when the step fired" } : {};
+    this.history.nemesis(startUs, "crash", { phase: "start", step: pf.index, targets: [t.id], ...named, ...(pf.step.note ? { note: pf.step.note } : {}) });
+    if (!proc || !proc.isLive()) throw new Error(`fault step ${pf.index}: ${t.id} is not running`);
+    this.down.add(t.id);
+    await proc.kill("SIGKILL");
+    log.stoppedUs = this.clock.nowUs();
+    if (pf.step.durationMs !== undefined) {
+      this.after(startUs + durationMs * 1000, () => {
+        const p = this.bringBack(t.id, proc, log, { phase: "end", step: pf.index, targets: [t.id], restarted: true });
+        this.track(p);
+      });
+    }
+    return log;
+  }
+
+  /**
+   * partition/cut/isolate: the proxies of its links hold bytes from now on; with a duration,
+   * those links heal when it has passed. heal: every link heals. Noted as sim/faults.ts notes them.
+   */
+  private async network(pf: PlannedFault): Promise<FaultLog | undefined> {
+    if (this.stopped || !this.proxies) return undefined;
+    const proxies = this.proxies;
+    const startUs = this.clock.nowUs();
+    const durationMs = pf.step.durationMs ?? 0;
+    const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs, startUs };
+    this.log.push(log);
+    const note = pf.step.note ? { note: pf.step.note } : {};
+    if (pf.step.kind === "heal") {
+      proxies.healAll();
+      log.stoppedUs = startUs;
+      this.history.nemesis(startUs, "heal", { phase: "start", step: pf.index, targets: [], ...note });
+      return log;
+    }
+    const links = pf.links ?? [];
+    for (const [a, b] of links) proxies.cutLink(a, b);
+    log.stoppedUs = this.clock.nowUs();
+    const targets = [...new Set(links.flat())];
+    const shape = pf.step.kind === "partition" ? { groups: pf.step.groups, oneWay: pf.step.oneWay } : {};
+    this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets, ...shape, links, ...note });
+    if (pf.step.durationMs !== undefined) {
+      this.after(startUs + durationMs * 1000, () => {
+        const now = this.clock.nowUs();
+        log.resumedUs = now;
+        this.history.nemesis(now, pf.step.kind, { phase: "end", step: pf.index, targets });
+        for (const [a, b] of links) proxies.healLink(a, b);
+      });
+    }
+    return log;
+  }
+
+  private async restart(pf: PlannedFault): Promise<FaultLog | undefined> {
+    if (this.stopped) return undefined;
+    const t = await this.targetOf(pf);
+    const proc = this.processOf(t.id);
+    const startUs = this.clock.nowUs();
+    const log: FaultLog = { step: pf.index, kind: "restart", target: t.id, trigger: pf.trigger.kind, durationMs: 0, startUs };
+    this.log.push(log);
+    if (!proc) throw new Error(`fault step ${pf.index}: no process ${t.id}`);
+    if (proc.isLive()) {
+      this.down.add(t.id);
+      await proc.kill("SIGKILL");
+    }
+    log.stoppedUs = this.clock.nowUs();
+    await this.bringBack(t.id, proc, log, { phase: "start", step: pf.index, targets: [t.id] });
+    return log;
+  }
+
+  /** Start a killed server again on its data dir; noted as it is spawned, ready when its check answers. */
+  private async bringBack(id: string, proc: ServerProcess, log: FaultLog, note: Record<string, unknown>): Promise<void> {
+    if (this.stopped) return;
+    log.resumedUs = this.clock.nowUs();
+    this.history.nemesis(log.resumedUs, log.kind, note);
+    await proc.spawnProcess();
+    this.down.delete(id);
+    await proc.waitReady();
+    log.readyUs = this.clock.nowUs();
+  }
+
+  private track(p: Promise<unknown>): void {
+    const tracked = p.then(() => undefined, () => undefined);
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+  }
+
   private async pause(pf: PlannedFault): Promise<FaultLog | undefined> {
     if (this.stopped) return undefined;
+    const t = await this.targetOf(pf);
+    if (t.resolved) pf = { ...pf, target: t.id };
     const proc = this.processOf(pf.target);
     const durationMs = pf.step.durationMs ?? 0;
     const startUs = this.clock.nowUs();

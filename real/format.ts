@@ -8,7 +8,7 @@ import { checksHold } from "./summary.js";
 const mark = (v: boolean | string): string => (v === true ? "ok  " : v === false ? "FAIL" : "??  ");
 
 export function versionsLine(r: RealRunRecord): string {
-  const servers = [...new Set(r.real.servers.map((s) => `redis-server ${s.version}`))].join(", ");
+  const servers = [...new Set(r.real.servers.map((s) => `${s.software ?? "redis-server"} ${s.version}`))].join(", ");
   const pkgs = new Map<string, string>();
   for (const c of r.real.clients) for (const [k, v] of Object.entries(c.packages)) pkgs.set(k, v);
   return `${servers}; ${[...pkgs].map(([k, v]) => `${k} ${v}`).join(", ")}`;
@@ -17,13 +17,26 @@ export function versionsLine(r: RealRunRecord): string {
 export function formatRealRun(r: RealRunRecord, dir: string): string {
   const lines: string[] = [];
   lines.push(`lockstep real ${r.scenario.name} — design ${r.scenario.design}, run ${r.real.run}/${r.real.runs} — ${r.real.note}`);
-  lines.push(`  servers: ${r.real.servers.map((s) => `${s.id} (redis-server ${s.version}, 127.0.0.1:${s.port}, AOF ${s.aof})`).join(", ")}`);
+  lines.push(`  servers: ${r.real.servers.map((s) => `${s.id} (${s.software ?? "redis-server"} ${s.version}, 127.0.0.1:${s.port}${s.aof === "n/a" ? "" : `, AOF ${s.aof}`})`).join(", ")}`);
   lines.push(`  clients: ${r.real.clients.map((c) => c.id).join(", ")} — one node process each: ${r.real.clientRecipe}`);
   lines.push(`  versions: ${versionsLine(r)}`);
+  for (const n of [...new Set(r.real.clients.flatMap((c) => c.notes ?? []))]) lines.push(`  clients saw: ${n}`);
   const ts = r.real.timeScale;
   lines.push(`  time scale: ${ts.factor === 1 ? "1 (the scenario's times)" : `${ts.factor} (scaled: ${ts.scaled.join(", ")}; not scaled: ${ts.unscaled.join(", ")})`}`);
   for (const n of r.real.notApplied) lines.push(`  not applied: ${n}`);
   for (const f of r.real.faults) {
+    if (f.kind === "partition" || f.kind === "cut" || f.kind === "isolate" || f.kind === "heal") {
+      const healed = f.kind === "heal" ? "" : f.resumedUs !== undefined ? `, healed after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", not healed within the run";
+      lines.push(`  fault step ${f.step}: ${f.kind}${f.target !== "network" ? ` of ${f.target}` : ""} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies hold every byte${healed}`);
+      continue;
+    }
+    if (f.kind !== "pause") {
+      const killed = f.stoppedUs !== undefined ? `killed ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGKILL` : "NOT seen dead";
+      const back = f.resumedUs === undefined ? ", not restarted within the run" : `, restarted after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms${f.readyUs !== undefined ? `, ready ${((f.readyUs - f.resumedUs) / 1000).toFixed(0)} ms later` : ", NOT ready again"}`;
+      const leader = f.resolvedTarget !== undefined ? " (the leader when the step fired)" : "";
+      lines.push(`  fault step ${f.step}: ${f.kind} of ${f.target}${leader} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${killed}${back}`);
+      continue;
+    }
     const stop = f.stoppedUs !== undefined ? `stopped ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGSTOP` : "NOT shown stopped";
     const held = f.releasedUs !== undefined && f.stoppedUs !== undefined ? `, held reply released ${((f.releasedUs - f.stoppedUs) / 1000).toFixed(1)} ms after the stop` : "";
     const cont = f.resumedUs !== undefined ? `, SIGCONT after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", still stopped at the run's end";

@@ -14,14 +14,21 @@
 //                                             the driver's go; the driver stops the target and
 //                                             then sends go, which is read after SIGCONT
 //     on a storage-write event              → in the driver, as the write is recorded
-//   every other kind or trigger             → refused (crash/restart, clock faults, partitions,
+//   pause, crash or restart of a server (etcd, ZooKeeper; crash/restart not for Redis), also
+//     on a client's acquire/release/extend invoke → when that event reaches the driver, nothing
+//                                             held: the request may or may not have reached
+//                                             the server first. Both orders are instances of
+//                                             the scenario ("the leader crashes during the
+//                                             acquisition"), and a safe design is safe in both
+//   a step naming designOptions.preferredLeader → whichever member leads when it fires
+//   every other kind or trigger             → refused (crash/restart of Redis, clock faults, partitions,
 //                                             delays, loss; a trigger on an acquire/release/
 //                                             extend invoke, whose request leaves inside the
 //                                             client library — a per-link proxy would be needed)
 import { InputError } from "../sim/errors.js";
 import type { EventType } from "../sim/history.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
-import { planDesign, type RealDesignPlan } from "./designs.js";
+import { designServerIds, planDesign, type RealDesignPlan } from "./designs.js";
 import { RESOURCE_ID } from "./storage.js";
 import { scaleScenario, timeScaleInfo, type TimeScale } from "./time-scale.js";
 
@@ -32,7 +39,9 @@ export type FaultTrigger =
   /** A client's own ok/fail/info event: it waits at a gate until the fault is applied. */
   | { kind: "gate"; process: string; f: string; type: EventType; nth: number; gateId: number }
   /** The in-driver storage's own event (storage-write ok/fail). */
-  | { kind: "storage-event"; f: string; type: EventType; nth: number };
+  | { kind: "storage-event"; f: string; type: EventType; nth: number }
+  /** A client's event reaching the driver, held nowhere (server faults on acquire/release/extend invokes). */
+  | { kind: "client-event"; process: string; f: string; type: EventType; nth: number };
 
 export interface PlannedFault {
   index: number;
@@ -40,6 +49,49 @@ export interface PlannedFault {
   target: string;
   targetKind: "client" | "server";
   trigger: FaultTrigger;
+  /** The target is the design's preferredLeader: act on the member leading when the step fires. */
+  leader?: boolean;
+  /** partition/cut/isolate: the directed client↔server links it cuts (through the per-link proxies). */
+  links?: Array<[string, string]>;
+}
+
+const NETWORK_KINDS = new Set<FaultStep["kind"]>(["partition", "cut", "isolate", "heal"]);
+
+/**
+ * The directed links a network step cuts, each between a client and a server (the per-link
+ * proxies sit there). Server ids the simulator has but the real cluster lacks (etcd-4 of a
+ * 5-member model run on 3) are dropped, and said so; any other link is refused.
+ */
+function linksOf(
+  step: FaultStep,
+  at: string,
+  clients: ReadonlySet<string>,
+  servers: ReadonlySet<string>,
+  simOnly: (id: string) => boolean,
+  notApplied: string[],
+  field: (f: string, why: string) => never,
+): Array<[string, string]> {
+  const raw: Array<[string, string]> = [];
+  if (step.kind === "partition") {
+    const g = step.groups!;
+    for (let a = 0; a < g.length; a++) for (let b = 0; b < g.length; b++) if (a !== b && !(step.oneWay && b < a)) for (const x of g[a]!) for (const y of g[b]!) raw.push([x, y]);
+  } else if (step.kind === "cut") raw.push(...step.links!);
+  else if (step.kind === "isolate") for (const o of [...clients, ...servers]) if (o !== step.target) raw.push([step.target!, o], [o, step.target!]);
+  const dropped = new Set<string>();
+  const out: Array<[string, string]> = [];
+  for (const [a, b] of raw) {
+    if (simOnly(a) || simOnly(b)) {
+      dropped.add(simOnly(a) ? a : b);
+      continue;
+    }
+    const clientServer = (clients.has(a) && servers.has(b)) || (servers.has(a) && clients.has(b));
+    if (clientServer) out.push([a, b]);
+    else if (clients.has(a) && clients.has(b)) continue; // clients never talk to each other: nothing to cut
+    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server only (its per-link TCP proxies sit there); server↔server and storage links are not in real mode yet`);
+  }
+  if (dropped.size > 0) notApplied.push(`${at}: ${[...dropped].join(", ")} exist only in the simulator's larger cluster; their links are not cut`);
+  if (out.length === 0 && step.kind !== "heal") field(at, "no client↔server link left to cut");
+  return out;
 }
 
 export interface RealPlan {
@@ -51,6 +103,8 @@ export interface RealPlan {
   faults: PlannedFault[];
   notApplied: string[];
   timeScale: TimeScale;
+  /** Clients reach the servers through per-link TCP proxies (the scenario cuts links). */
+  proxied: boolean;
 }
 
 /** Why each fault kind other than pause is refused, and what it would take. */
@@ -59,12 +113,15 @@ const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
   restart: "restart follows crash, which is not in real mode yet",
   "clock-jump": "redis-server deadlocks under libfaketime; a jump needs the PTTL-shifting emulation, not in real mode yet",
   "clock-drift": "redis-server deadlocks under libfaketime; drift is not in real mode yet",
-  partition: "a partition needs a per-link TCP proxy (or nftables on per-client addresses), not in real mode yet",
-  cut: "cutting links needs a per-link TCP proxy, not in real mode yet",
-  isolate: "isolating a process needs a per-link TCP proxy, not in real mode yet",
-  heal: "heal undoes partitions, which are not in real mode yet",
   delay: "delaying links needs a per-link TCP proxy, not in real mode yet",
   loss: "losing messages needs a per-link TCP proxy, not in real mode yet",
+};
+
+/** Why a design's clocks cannot be faked yet (REAL-SYSTEMS.md). */
+const CLOCK_WHY: Record<string, string> = {
+  default: "redis-server's clock cannot be faked: libfaketime deadlocks it",
+  "etcd-lease": "etcd is a Go binary, which ignores libfaketime",
+  "raft-zk": "ZooKeeper's JVM would need libfaketime and its clients' Node processes too; not wired up",
 };
 
 const SIM_NETWORK_DEFAULTS = { latencyUsBase: 500, latencyUsJitter: 200 };
@@ -83,7 +140,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
 
   if (s.nemesis) field("nemesis", "a random nemesis is not in real mode yet; give the fault steps in `faults`");
   for (const [id, c] of Object.entries(s.clocks)) {
-    if (c.offsetMs !== 0 || c.driftPpm !== 0) field(`clocks.${id}`, "clock offsets and drift are not in real mode yet (redis-server's clock cannot be faked: libfaketime deadlocks it)");
+    if (c.offsetMs !== 0 || c.driftPpm !== 0) field(`clocks.${id}`, `clock offsets and drift are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default})`);
   }
   const n = s.network;
   if (n.lossRate > 0) field("network.lossRate", "message loss needs a per-link proxy, not in real mode yet");
@@ -97,23 +154,36 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   if (s.workload.fencing && !design.fencing) field("workload.fencing", `design "${s.design}" issues no fencing token; expected false, or a design with tokens`);
 
   const clientIds = new Set(s.clients.map((c) => c.id));
-  const serverIds = new Set(design.redis.map((r) => r.id));
+  const serverIds = new Set(designServerIds(design));
   for (const id of clientIds) if (serverIds.has(id) || id === RESOURCE_ID) field("clients", `client id "${id}" clashes with a server process`);
 
   const faults = s.faults.map((step, index): PlannedFault => {
     const at = `faults[${index}]`;
     const what = describeStep(step);
-    if (step.kind !== "pause") field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pause steps only so far`);
+    const cluster = design.cluster;
+    if (NETWORK_KINDS.has(step.kind)) {
+      const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && /^(etcd|zk)-\d+$/.test(id);
+      const links = linksOf(step, at, clientIds, serverIds, simOnly, notApplied, field);
+      const target = step.target ?? "network";
+      return { index, step, target, targetKind: "server", trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server"), links };
+    }
+    const serverCrash = (step.kind === "crash" || step.kind === "restart") && cluster !== undefined;
+    if (step.kind !== "pause" && !serverCrash) {
+      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of client↔server links${cluster ? " and crash/restart of a server" : ""} only so far`);
+    }
     const target = step.target!;
     const targetKind = clientIds.has(target)
       ? "client"
       : serverIds.has(target)
         ? "server"
         : field(`${at}.target`, `unknown process "${target}"; expected one of: ${[...clientIds, ...serverIds].join(", ")}`);
-    return { index, step, target, targetKind, trigger: triggerOf(step, index, at, what, clientIds, serverIds, field) };
+    if (serverCrash && targetKind !== "server") field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
+    const trigger = triggerOf(step, index, at, what, clientIds, serverIds, field, targetKind);
+    const leader = targetKind === "server" && cluster?.preferredLeader === target;
+    return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
   });
 
-  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale) };
+  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied: faults.some((f) => f.links !== undefined) };
 }
 
 function triggerOf(
@@ -124,12 +194,14 @@ function triggerOf(
   clients: ReadonlySet<string>,
   servers: ReadonlySet<string>,
   field: (f: string, why: string) => never,
+  targetKind: "client" | "server",
 ): FaultTrigger {
   if (step.atMs !== undefined) return { kind: "time", atMs: step.atMs };
   const on = step.on!;
   if (clients.has(on.process)) {
     if (on.type === "invoke") {
       if (on.f === "read" || on.f === "write") return { kind: "storage-request", process: on.process, f: on.f, nth: on.nth };
+      if (targetKind === "server" && on.f !== "lapse") return { kind: "client-event", process: on.process, f: on.f, type: on.type, nth: on.nth };
       return field(
         `${at}.on`,
         `${what}: the ${on.f} request leaves inside the client library, and only a per-link proxy (not in real mode yet) could act right after it left; real mode triggers on a read/write invoke, on a client's ok/fail/info event, or at a time`,

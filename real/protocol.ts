@@ -27,6 +27,30 @@ export type RecipeConfig =
       retryCount: number;
       retryDelayMs: number;
       retryJitterMs: number;
+    }
+  | {
+      /** etcd's concurrency.Mutex on the etcd3 client (real/child/etcd-mutex.ts). */
+      kind: "etcd-mutex";
+      /** Client URLs of the cluster's members (http://127.0.0.1:port). */
+      endpoints: string[];
+      /** The session lease's TTL, whole seconds (etcd's unit). */
+      leaseTtlS: number;
+      clockDriftMarginMs: number;
+      /** Deadline of one gRPC call, ms (the design's requestTimeoutMs × 4, as its request budget). */
+      callTimeoutMs: number;
+      watchPollMs: number;
+    }
+  | {
+      /** The ZooKeeper lock recipe on node-zookeeper-client (real/child/zk-lock.ts). */
+      kind: "zk-lock";
+      /** host:port,host:port,… */
+      connectString: string;
+      sessionTimeoutMs: number;
+      /** The recipe's own session heartbeat (an exists("/") call), ms. */
+      heartbeatIntervalMs: number;
+      clockDriftMarginMs: number;
+      callTimeoutMs: number;
+      watchPollMs: number;
     };
 
 /** A history event of this client that must hold the client until the driver says go (a fault's trigger). */
@@ -63,7 +87,7 @@ export interface WireEvent {
 
 export type FromClient =
   | { t: "hello"; clientId: string; secret: string; pid: number }
-  | { t: "ready"; packages: Record<string, string> }
+  | { t: "ready"; packages: Record<string, string>; notes?: string[] }
   | { t: "pong"; hrNs: string }
   | { t: "event"; ev: WireEvent }
   /** Where this client's library will stop believing it holds `grantId` (run µs), as of `atUs`. */

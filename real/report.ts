@@ -9,7 +9,7 @@ import type { RealRunRecord } from "./record.js";
 
 export function realBanner(r: RealRunRecord): string {
   const e = escapeHtml;
-  const servers = [...new Set(r.real.servers.map((s) => `redis-server ${s.version}`))].join(", ");
+  const servers = [...new Set(r.real.servers.map((s) => `${s.software ?? "redis-server"} ${s.version}`))].join(", ");
   const pkgs = new Map<string, string>();
   for (const c of r.real.clients) for (const [k, v] of Object.entries(c.packages)) pkgs.set(k, v);
   const clients = [...pkgs].map(([k, v]) => (k === "node" ? `node ${v}` : `${k} ${v}`)).join(", ");

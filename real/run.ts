@@ -1,4 +1,4 @@
-// One real run of a planned scenario: start the design's redis-servers and one Node process
+// One real run of a planned scenario: start the design's servers and one Node process
 // per client (all members of one ServerGroup, so every exit path stops them), check that
 // every client reads the driver's clock, start the clients at a common t0, drive the fault
 // steps, serve the in-driver storage, and collect the history until every client is done
@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { HistoryEvent } from "../sim/history.js";
 import type { RunMeta } from "../sim/runner.js";
-import { ServerGroup, startRedis, type RedisServer, type ServerProcess } from "./servers/index.js";
+import { ServerGroup, type ServerProcess } from "./servers/index.js";
 import { hrNowNs, RunClock } from "./clock.js";
 import { addClientProcess } from "./clients.js";
 import { ControlServer } from "./control.js";
@@ -17,7 +17,10 @@ import type { RealPlan } from "./plan.js";
 import type { ClientConfig, FromClient, StorageRequest, WireEvent } from "./protocol.js";
 import { DriverStorage, RESOURCE_ID } from "./storage.js";
 import { checkRun, type RunCheck } from "./run-checks.js";
-import { serverVersion } from "./versions.js";
+import { startDesignServers, type StartedServer } from "./start-servers.js";
+import { designServerIds } from "./designs.js";
+import { currentLeader } from "./leader.js";
+import { ProxySet } from "./proxy.js";
 import type { TimeScale } from "./time-scale.js";
 
 /** After the scenario's end, as sim/runner.ts: time for outstanding operations to complete (scaled with the run). */
@@ -28,11 +31,14 @@ const PING_TIMEOUT_MS = 2_000;
 const POLL_MS = 10;
 const EVENT_TYPES = new Set(["invoke", "ok", "fail", "info"]);
 
-export const REAL_NOTE = "real run: not replayable";
+/** On every terminal line, results.json and report of a real run. */
+export const REAL_NOTE = "real run: not replayable (REAL MODE: real servers and clients, non-deterministic)";
 
 export interface RealServerInfo {
   id: string;
   pid?: number;
+  /** What runs: redis-server, etcd or zookeeper. */
+  software?: string;
   binary: string;
   version: string;
   versionLine: string;
@@ -46,6 +52,8 @@ export interface RealClientInfo {
   /** Packages as the client process loaded them (node, ioredis, redlock). */
   packages: Record<string, string>;
   ops?: number;
+  /** What the client found out about its sessions (e.g. ZooKeeper's negotiated timeout). */
+  notes?: string[];
 }
 
 /** results.json's `real` block. */
@@ -94,6 +102,7 @@ interface ClientState {
   pid?: number;
   ready: boolean;
   packages: Record<string, string>;
+  notes?: string[];
   done: boolean;
   ops?: number;
   fatal?: string;
@@ -117,6 +126,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
   const group = new ServerGroup(opts.parentDir ? { parentDir: opts.parentDir } : {});
   let control: ControlServer | undefined;
   let faults: RealFaults | undefined;
+  let proxies: ProxySet | undefined;
   try {
     const secret = randomBytes(16).toString("hex");
     const clients = new Map<string, ClientState>(
@@ -135,14 +145,22 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     });
 
     // Servers start while the client processes boot; a client gets its config once they are up.
-    const serversReady: Promise<RedisServer[]> = Promise.all(plan.design.redis.map((r) => startRedis(group, { name: r.id, aof: r.aof })));
+    // With link faults, each client reaches each server through its own proxy in the driver.
+    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design).then(async (started) => {
+      if (plan.proxied) proxies = await ProxySet.open(s.clients.map((c) => c.id), started.map((r) => r.endpoint));
+      return started;
+    });
     serversReady.catch(() => {});
-    const configFor = (c: ClientState, redis: RedisServer[]): ClientConfig => ({
+    const endpointFor = (clientId: string, r: StartedServer) => {
+      const p = proxies?.get(clientId, r.id);
+      return p ? { ...r.endpoint, port: p.port } : r.endpoint;
+    };
+    const configFor = (c: ClientState, redis: StartedServer[]): ClientConfig => ({
       clientId: c.id,
       seed: `lockstep-real:${opts.seed}:${c.id}`,
       client: s.clients[c.index]!,
       workload: s.workload,
-      recipe: plan.design.recipe(redis.map((r) => ({ id: r.name, host: r.host, port: r.port }))),
+      recipe: plan.design.recipe(redis.map((r) => endpointFor(c.id, r))),
       gates: plan.faults.flatMap((pf) => (pf.trigger.kind === "gate" && pf.trigger.process === c.id ? [{ gateId: pf.trigger.gateId, f: pf.trigger.f, type: pf.trigger.type, nth: pf.trigger.nth }] : [])),
       gateTimeoutMs: 5_000 + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),
       endUs: Math.round(s.durationMs * 1000),
@@ -181,6 +199,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
         case "ready":
           c.ready = true;
           c.packages = msg.packages;
+          if (msg.notes?.length) c.notes = msg.notes;
           return;
         case "pong":
           c.pong?.(BigInt(msg.hrNs));
@@ -191,6 +210,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
           if (msg.ev.timeUs < c.lastUs) c.misordered++;
           c.lastUs = msg.ev.timeUs;
           history.add(id, msg.ev.timeUs, msg.ev.type, msg.ev.f, msg.ev.lock, msg.ev.value);
+          faults?.onClientEvent(id, msg.ev.f, msg.ev.type);
           return;
         case "grant":
           history.grant(id, msg.grantId, msg.atUs, msg.expiresAtUs);
@@ -246,11 +266,18 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
 
     const t0 = hrNowNs() + BigInt(START_LEAD_MS) * 1_000_000n;
     clock = new RunClock(t0);
-    faults = new RealFaults(plan.faults, clock, history, (id) => clients.get(id)?.proc ?? group.servers.find((p) => p.name === id));
+    faults = new RealFaults(
+      plan.faults,
+      clock,
+      history,
+      (id) => clients.get(id)?.proc ?? group.servers.find((p) => p.name === id),
+      () => currentLeader(redis),
+    );
+    if (proxies) faults.proxies = proxies;
     faults.install();
     for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
     opts.progress?.(
-      `run ${opts.run}/${opts.runs} started: ${redis.map((r) => `${r.name} pid ${r.process.pid}`).join(", ")}; clients ${[...clients.values()].map((c) => `${c.id} pid ${c.proc!.pid}`).join(", ")}`,
+      `run ${opts.run}/${opts.runs} started: ${redis.map((r) => `${r.id} pid ${r.process.pid}`).join(", ")}; clients ${[...clients.values()].map((c) => `${c.id} pid ${c.proc!.pid}`).join(", ")}`,
     );
 
     const endUs = s.durationMs * 1000;
@@ -263,7 +290,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
         if (c.fatal) throw new RealRunError(`client ${c.id} failed: ${c.fatal.split("\n")[0]}`, c.proc!.logTail());
         if (c.closed || !c.proc!.isLive()) throw new RealRunError(`client ${c.id} exited during the run`, c.proc!.logTail());
       }
-      for (const r of redis) if (!r.process.isLive()) throw new RealRunError(`${r.name} (redis-server) exited during the run`, r.process.logTail());
+      for (const r of redis) if (!r.process.isLive() && !faults.down.has(r.id)) throw new RealRunError(`${r.id} (${r.kind}) exited during the run`, r.process.logTail());
       const now = clock.nowUs();
       if ([...clients.values()].every((c) => c.done) && !faults.busy()) {
         endedBy = "every client finished";
@@ -285,7 +312,6 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     }));
     const events = history.finish(stopUs, finals);
 
-    const version = serverVersion("redis-server");
     const real: RealRunInfo = {
       replayable: false,
       note: REAL_NOTE,
@@ -295,16 +321,23 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       clock: `CLOCK_MONOTONIC (process.hrtime.bigint), read by the driver and by each client process at the instant of its event; µs from the run's t0; ping spread ${Math.max(...clockSpreadUs).toFixed(0)} µs`,
       wallMs: Math.round(performance.now() - wallStart),
       endedBy,
-      servers: redis.map((r, i) => ({
-        id: r.name,
+      servers: redis.map((r) => ({
+        id: r.id,
         ...(r.process.pid !== undefined ? { pid: r.process.pid } : {}),
-        binary: version.path,
-        version: version.version,
-        versionLine: version.line,
-        port: r.port,
-        aof: String(plan.design.redis[i]!.aof || "off"),
+        software: r.kind,
+        binary: r.binary,
+        version: r.version,
+        versionLine: r.versionLine,
+        port: r.endpoint.port,
+        aof: r.aof,
       })),
-      clients: [...clients.values()].map((c) => ({ id: c.id, ...(c.pid !== undefined ? { pid: c.pid } : {}), packages: c.packages, ...(c.ops !== undefined ? { ops: c.ops } : {}) })),
+      clients: [...clients.values()].map((c) => ({
+        id: c.id,
+        ...(c.pid !== undefined ? { pid: c.pid } : {}),
+        packages: c.packages,
+        ...(c.ops !== undefined ? { ops: c.ops } : {}),
+        ...(c.notes ? { notes: c.notes } : {}),
+      })),
       clientRecipe: plan.design.clients,
       faults: faults.log,
       notApplied: plan.notApplied,
@@ -316,7 +349,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       seed: opts.seed,
       durationMs: s.durationMs,
       endUs: stopUs,
-      serverIds: plan.design.redis.map((r) => r.id),
+      serverIds: designServerIds(plan.design),
       clientIds: s.clients.map((c) => c.id),
       fencingTokens: plan.design.fencing,
       faults: s.faults,
@@ -328,6 +361,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
   } finally {
     faults?.stop();
     control?.close();
+    proxies?.close();
     await group.stop();
   }
 }

@@ -28,7 +28,7 @@ export function summarize(records: readonly RealRunRecord[], dirs: readonly stri
   const servers: Record<string, string> = {};
   const packages: Record<string, string> = {};
   for (const r of records) {
-    for (const s of r.real.servers) servers["redis-server"] = s.version;
+    for (const s of r.real.servers) servers[s.software ?? "redis-server"] = s.version;
     for (const c of r.real.clients) Object.assign(packages, c.packages);
   }
   const walls = records.map((r) => r.real.wallMs);

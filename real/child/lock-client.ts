@@ -12,6 +12,8 @@ export interface RealGrant {
   expiresAtUs: number;
   /** The library's own lock object, where it has one. */
   data?: unknown;
+  /** The workload's grant id (set once the acquire is recorded), for expiry reports. */
+  id?: string;
 }
 
 export type RealAcquireResult =
@@ -34,6 +36,13 @@ export interface RealLockClient {
   holds(grant: RealGrant): boolean;
   /** The npm packages (name → version) this recipe runs on, as loaded by this process. */
   packages(): Record<string, string>;
+  /**
+   * Set by the client's main: called whenever the recipe moves a held grant's expiry by
+   * itself (a session keepalive answered, a session lost), so the driver can place the lapse.
+   */
+  onRefresh?: (g: RealGrant) => void;
+  /** Facts about this client's sessions worth recording with the run (e.g. a negotiated timeout). */
+  notes?(): string[];
   close(): void;
 }
 

@@ -7,14 +7,16 @@
 // that outlives its driver is SIGKILLed by the watchdog it runs under.
 import { DriverLink } from "./link.js";
 import type { RealLockClient } from "./lock-client.js";
+import { EtcdMutexRecipe } from "./etcd-mutex.js";
 import { RedlockRecipe } from "./redlock.js";
 import { SetnxRecipe } from "./setnx.js";
+import { ZkLockRecipe } from "./zk-lock.js";
 import { clientLoop } from "./workload.js";
 import type { RecipeConfig } from "../protocol.js";
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const CONFIG_TIMEOUT_MS = 30_000;
-const REDIS_CONNECT_TIMEOUT_MS = 10_000;
+const SERVICE_CONNECT_TIMEOUT_MS = 10_000;
 const START_TIMEOUT_MS = 60_000;
 
 function recipeFor(cfg: RecipeConfig, nowUs: () => number): RealLockClient {
@@ -23,6 +25,10 @@ function recipeFor(cfg: RecipeConfig, nowUs: () => number): RealLockClient {
       return new SetnxRecipe(cfg, nowUs);
     case "redlock-v4":
       return new RedlockRecipe(cfg, nowUs);
+    case "etcd-mutex":
+      return new EtcdMutexRecipe(cfg, nowUs);
+    case "zk-lock":
+      return new ZkLockRecipe(cfg, nowUs);
   }
 }
 
@@ -43,12 +49,16 @@ async function main(): Promise<void> {
   const { config } = await link.next("config", CONFIG_TIMEOUT_MS);
   const locks = recipeFor(config.recipe, () => link.nowUs());
   try {
-    await withTimeout(locks.connect(), REDIS_CONNECT_TIMEOUT_MS, "connecting to redis");
+    await withTimeout(locks.connect(), SERVICE_CONNECT_TIMEOUT_MS, `connecting to the servers (${config.recipe.kind})`);
   } catch (err) {
     link.send({ t: "fatal", message: `${clientId}: ${(err as Error).message}` });
     throw err;
   }
-  link.send({ t: "ready", packages: { node: process.version, ...locks.packages() } });
+  // Expiries the recipe moves by itself (session keepalives) go to the driver like the workload's own.
+  locks.onRefresh = (g) => {
+    if (g.id !== undefined) link.reportGrant(g.id, g.expiresAtUs);
+  };
+  link.send({ t: "ready", packages: { node: process.version, ...locks.packages() }, ...(locks.notes ? { notes: locks.notes() } : {}) });
   await link.next("start", START_TIMEOUT_MS);
   try {
     const ops = await clientLoop({ link, locks, clientId, spec: config.workload, client: config.client, endUs: config.endUs, seed: config.seed });

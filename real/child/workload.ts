@@ -38,6 +38,7 @@ export async function clientLoop(env: LoopEnv): Promise<number> {
     if (r.outcome === "ok") {
       const grantId = `${env.clientId}#${n}`;
       const g = r.grant;
+      g.id = grantId;
       link.reportGrant(grantId, g.expiresAtUs);
       await link.record("ok", "acquire", lock, {
         grantId,

@@ -15,6 +15,8 @@ export interface ZooKeeperOptions {
   tickTimeMs?: number;
   heapMb?: number;
   readyTimeoutMs?: number;
+  /** maxSessionTimeout (default: ZooKeeper's 20 ticks), ms. */
+  maxSessionTimeoutMs?: number;
 }
 
 export interface ZooKeeperPeer {
@@ -66,6 +68,7 @@ export async function startZooKeeperEnsemble(group: ServerGroup, opts: ZooKeeper
         "4lw.commands.whitelist=ruok,srvr,stat,mntr",
         "preAllocSize=1024",
         "autopurge.purgeInterval=0",
+        ...(opts.maxSessionTimeoutMs !== undefined ? [`maxSessionTimeout=${opts.maxSessionTimeoutMs}`] : []),
         ...serverLines,
         "",
       ].join("\n"),

@@ -1,0 +1,174 @@
+// A TCP proxy per (client, server) link, inside the driver, on 127.0.0.1: the client's npm
+// library connects to the proxy's port instead of the server's, so the driver can cut the
+// link in either direction without root (no nftables) and the partition is real TCP
+// behaviour, not an emulation in the client.
+//
+// A cut direction holds bytes instead of passing them — a blackhole, as a partition is for
+// TCP: nothing arrives, nothing is refused, the sender's kernel buffers and its library's
+// own timers decide what happens (a reset would be a different fault: a crash). When the link
+// heals the held bytes are delivered in order, as TCP's retransmission would, if both ends
+// are still there. A connection opened during a cut waits (accepted locally, not yet
+// connected upstream) until the heal. Held bytes are bounded: past HELD_BYTES_MAX per
+// connection both sides are destroyed (a connection that could not have survived anyway).
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { LOOPBACK } from "./servers/index.js";
+
+const HELD_BYTES_MAX = 16 << 20;
+const CONNECTIONS_MAX = 1024;
+
+interface Pipe {
+  client: Socket;
+  server?: Socket;
+  /** Bytes held per direction while it is cut (up: client → server). */
+  heldUp: Buffer[];
+  heldDown: Buffer[];
+  heldBytes: number;
+}
+
+export class LinkProxy {
+  private server?: Server;
+  private readonly pipes = new Set<Pipe>();
+  private cutUp = false;
+  private cutDown = false;
+  port = 0;
+
+  constructor(
+    readonly clientId: string,
+    readonly serverId: string,
+    private readonly target: { host: string; port: number },
+  ) {}
+
+  async listen(): Promise<void> {
+    this.server = createServer((sock) => this.accept(sock));
+    this.server.maxConnections = CONNECTIONS_MAX;
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once("error", reject);
+      this.server!.listen(0, LOOPBACK, () => resolve());
+    });
+    this.port = (this.server.address() as { port: number }).port;
+  }
+
+  /** Cut one or both directions (up = client → server). */
+  cut(up: boolean, down: boolean): void {
+    this.cutUp ||= up;
+    this.cutDown ||= down;
+  }
+
+  /** Heal one or both directions; held bytes go on in order, waiting connections connect. */
+  heal(up = true, down = true): void {
+    if (up) this.cutUp = false;
+    if (down) this.cutDown = false;
+    for (const p of this.pipes) {
+      if (!p.server && !this.isCut) this.connectUpstream(p);
+      this.flush(p);
+    }
+  }
+
+  get isCut(): boolean {
+    return this.cutUp || this.cutDown;
+  }
+
+  private accept(client: Socket): void {
+    client.setNoDelay(true);
+    const p: Pipe = { client, heldUp: [], heldDown: [], heldBytes: 0 };
+    this.pipes.add(p);
+    client.on("data", (b: Buffer) => this.carry(p, "up", b));
+    client.on("error", () => this.drop(p));
+    client.on("close", () => this.drop(p));
+    // A SYN into a partition gets no answer; here the connection waits until the heal.
+    if (!this.isCut) this.connectUpstream(p);
+  }
+
+  private connectUpstream(p: Pipe): void {
+    const s = connect({ host: this.target.host, port: this.target.port });
+    s.setNoDelay(true);
+    p.server = s;
+    s.on("data", (b: Buffer) => this.carry(p, "down", b));
+    s.on("error", () => this.drop(p));
+    s.on("close", () => this.drop(p));
+    this.flush(p);
+  }
+
+  private carry(p: Pipe, dir: "up" | "down", b: Buffer): void {
+    const cut = dir === "up" ? this.cutUp || !p.server : this.cutDown;
+    if (!cut) {
+      (dir === "up" ? p.server! : p.client).write(b);
+      return;
+    }
+    (dir === "up" ? p.heldUp : p.heldDown).push(b);
+    p.heldBytes += b.length;
+    if (p.heldBytes > HELD_BYTES_MAX) this.drop(p);
+  }
+
+  private flush(p: Pipe): void {
+    if (p.server && !this.cutUp) for (const b of p.heldUp.splice(0)) p.server.write(b);
+    if (!this.cutDown) for (const b of p.heldDown.splice(0)) p.client.write(b);
+    p.heldBytes = p.heldUp.reduce((n, b) => n + b.length, 0) + p.heldDown.reduce((n, b) => n + b.length, 0);
+  }
+
+  private drop(p: Pipe): void {
+    if (!this.pipes.delete(p)) return;
+    p.client.destroy();
+    p.server?.destroy();
+  }
+
+  close(): void {
+    for (const p of [...this.pipes]) this.drop(p);
+    this.server?.close();
+  }
+}
+
+/** The proxies of a run: one per (client, server) pair. */
+export class ProxySet {
+  private readonly byLink = new Map<string, LinkProxy>();
+
+  static async open(clientIds: readonly string[], servers: ReadonlyArray<{ id: string; host: string; port: number }>): Promise<ProxySet> {
+    const set = new ProxySet();
+    try {
+      for (const c of clientIds) {
+        for (const s of servers) {
+          const p = new LinkProxy(c, s.id, s);
+          set.byLink.set(`${c}\u0000${s.id}`, p);
+          await p.listen();
+        }
+      }
+    } catch (err) {
+      set.close();
+      throw err;
+    }
+    return set;
+  }
+
+  get(clientId: string, serverId: string): LinkProxy | undefined {
+    return this.byLink.get(`${clientId}\u0000${serverId}`);
+  }
+
+  /** Cut the directed link from → to (one of them a client, the other a server). */
+  cutLink(from: string, to: string): boolean {
+    const up = this.get(from, to);
+    if (up) {
+      up.cut(true, false);
+      return true;
+    }
+    const down = this.get(to, from);
+    if (down) {
+      down.cut(false, true);
+      return true;
+    }
+    return false;
+  }
+
+  /** Heal the directed link from → to. */
+  healLink(from: string, to: string): void {
+    this.get(from, to)?.heal(true, false);
+    this.get(to, from)?.heal(false, true);
+  }
+
+  healAll(): void {
+    for (const p of this.byLink.values()) p.heal();
+  }
+
+  close(): void {
+    for (const p of this.byLink.values()) p.close();
+  }
+}

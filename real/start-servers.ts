@@ -1,0 +1,83 @@
+// Start the servers a real run's design needs, as members of the run's ServerGroup (so every
+// exit path stops them), and describe each the same way whatever it is: id (the simulator's
+// name for it), the process, its client endpoint, and the software and version it runs.
+import { spawnSync } from "node:child_process";
+import { findBinary, startEtcdCluster, startRedis, startZooKeeperEnsemble, zkSrvr, ZOOKEEPER_JAR, LOOPBACK, type ServerGroup, type ServerProcess } from "./servers/index.js";
+import { ZK_TICK_MS, type RealDesignPlan } from "./designs.js";
+import { serverVersion } from "./versions.js";
+import type { RedisEndpoint } from "./protocol.js";
+
+export interface StartedServer {
+  id: string;
+  kind: "redis-server" | "etcd" | "zookeeper";
+  process: ServerProcess;
+  endpoint: RedisEndpoint;
+  binary: string;
+  version: string;
+  versionLine: string;
+  /** Redis: the AOF mode; other servers: "n/a". */
+  aof: string;
+}
+
+const VERSION_TIMEOUT_MS = 5_000;
+let javaLineCache: string | undefined;
+
+/** ZooKeeper's version as the running server reports it (`srvr`), and the JVM's from `java -version`. */
+async function zookeeperVersion(clientPort: number): Promise<{ version: string; line: string }> {
+  const srvr = await zkSrvr(clientPort);
+  const m = /^Zookeeper version: (\d+\.\d+\.\d+)\S*/m.exec(srvr);
+  if (javaLineCache === undefined) {
+    const java = spawnSync(findBinary("java"), ["-version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS });
+    javaLineCache = (`${java.stderr ?? ""}`.split("\n").find((l) => l.includes("version")) ?? "java (version unknown)").trim();
+  }
+  return { version: m ? m[1]! : "unknown", line: `${m ? m[0] : "Zookeeper version unknown"} on ${javaLineCache}` };
+}
+
+export async function startDesignServers(group: ServerGroup, design: RealDesignPlan): Promise<StartedServer[]> {
+  const c = design.cluster;
+  if (!c) {
+    const v = serverVersion("redis-server");
+    const redis = await Promise.all(design.redis.map((r) => startRedis(group, { name: r.id, aof: r.aof })));
+    return redis.map((r, i) => ({
+      id: r.name,
+      kind: "redis-server",
+      process: r.process,
+      endpoint: { id: r.name, host: r.host, port: r.port },
+      binary: v.path,
+      version: v.version,
+      versionLine: v.line,
+      aof: String(design.redis[i]!.aof || "off"),
+    }));
+  }
+  if (c.kind === "etcd") {
+    const v = serverVersion("etcd");
+    const cluster = await startEtcdCluster(group, { size: c.ids.length, namePrefix: "etcd-" });
+    return cluster.members.map((m) => ({
+      id: m.name,
+      kind: "etcd",
+      process: m.process,
+      endpoint: { id: m.name, host: LOOPBACK, port: m.clientPort },
+      binary: v.path,
+      version: v.version,
+      versionLine: v.line,
+      aof: "n/a",
+    }));
+  }
+  const ensemble = await startZooKeeperEnsemble(group, {
+    size: c.ids.length,
+    namePrefix: "zk-",
+    tickTimeMs: ZK_TICK_MS,
+    ...(c.sessionTimeoutMsMax !== undefined ? { maxSessionTimeoutMs: c.sessionTimeoutMsMax } : {}),
+  });
+  const v = await zookeeperVersion(ensemble.peers[0]!.clientPort);
+  return ensemble.peers.map((p) => ({
+    id: p.name,
+    kind: "zookeeper",
+    process: p.process,
+    endpoint: { id: p.name, host: LOOPBACK, port: p.clientPort },
+    binary: ZOOKEEPER_JAR,
+    version: v.version,
+    versionLine: v.line,
+    aof: "n/a",
+  }));
+}
