@@ -369,7 +369,7 @@ function drawSvg() {
     return g;
   }).each(function (d) {
     var g = d3.select(this), nx = X(d.n.t), ny = laneY(d.n.lane);
-    d.tip = function () { return { title: laneId(d.n.lane) + ": " + d.n.f + " (" + d.n.type + ")", rows: [["at", fmtT(d.n.t)], ["value", d.n.detail]] }; };
+    d.tip = function () { return { title: d.n.title, rows: [["at", fmtT(d.n.t)]].concat(d.n.rows) }; };
     g.attr("data-ref", "note:" + d.i);
     g.select("path").attr("d", "M" + nx + "," + (ny + 4) + "l5,9l-10,0z");
     g.select("text").attr("x", nx + 7).attr("y", ny + 14).text(d.n.f);

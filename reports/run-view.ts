@@ -1,6 +1,7 @@
 import { NEMESIS, pairOperations, type HistoryEvent } from "../sim/history.js";
 import { computeHolds, type Hold } from "../checkers/holds.js";
 import type { RunRecord } from "./types.js";
+import { describeNote, type NoteText } from "./notes.js";
 
 /**
  * What the run report's page draws, and nothing more: a long run has hundreds of
@@ -25,8 +26,10 @@ export interface RunView {
   /** Writes as the resource saw them: accepted or rejected. */
   writes: WriteColumns;
   faults: FaultMark[];
-  /** Annotations of server processes (e.g. a failover), drawn as markers on their lane. */
+  /** Annotations of server processes (a key set or expired, a failover, a session expired), drawn as marks on their lane. */
   notes: NoteMark[];
+  /** Kinds of note with more than NOTES_PER_KIND_MAX in the history: the first ones are drawn, and the page says how many were not. */
+  notesOmitted: Array<{ f: string; drawn: number; total: number }>;
   violations: ViolationMark[];
   /** Failing (or undecided) checkers' sentences, for the red box above the timeline. */
   findings: Array<{ checker: string; valid: boolean | "unknown"; summary: string }>;
@@ -121,12 +124,10 @@ export interface FaultMark {
   lossRate?: number;
 }
 
-export interface NoteMark {
+export interface NoteMark extends NoteText {
   lane: number;
   t: number;
   f: string;
-  type: string;
-  detail: string;
 }
 
 export interface ViolationMark {
@@ -146,12 +147,17 @@ export interface StoryStep {
   text: string;
   /** What to highlight when the step is clicked. */
   ref: { kind: "hold" | "write" | "fault" | "violation" | "attempt" | "note"; i: number };
-  tone: "normal" | "fault" | "bad";
+  /** "server": a lock server's own decision (an expiry, a failover); kept like faults when the story is cut. */
+  tone: "normal" | "fault" | "bad" | "server";
 }
 
 /** The seeds' acquire latency target. */
 export const ACQUIRE_TARGET_MS = 10;
 const STEPS_MAX = 40;
+/** Server notes drawn per kind: a long run sets a key per grant, and the page must stay a few megabytes. */
+export const NOTES_PER_KIND_MAX = 400;
+/** Server notes the story tells, at most. */
+const NOTE_STEPS_MAX = 24;
 
 export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]): RunView {
   const meta = record.meta;
@@ -275,6 +281,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   const writes: WriteColumns = { cl: [], lock: [], t: [], ok: [], counter: [], tok: [], hold: [], why: [], bad: [] };
   const writeByIndex = new Map<number, number>();
   const notes: NoteMark[] = [];
+  const noteCount = new Map<string, number>();
   for (const e of history) {
     if (e.f === "storage-write" && (e.type === "ok" || e.type === "fail")) {
       const v = (e.value ?? {}) as { client?: unknown; grantId?: unknown; counter?: unknown; token?: unknown; reason?: unknown };
@@ -289,9 +296,12 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
       writes.why.push(typeof v.reason === "string" ? str(v.reason) : -1);
       writes.bad.push(0);
     } else if (e.process !== NEMESIS && lanes[laneOf.get(e.process)!]!.kind !== "client" && e.f !== "final-read" && e.f !== "storage-write") {
-      notes.push({ lane: laneOf.get(e.process)!, t: e.timeUs, f: e.f, type: e.type, detail: e.value === undefined ? "" : short(e.value) });
+      const n = (noteCount.get(e.f) ?? 0) + 1;
+      noteCount.set(e.f, n);
+      if (n <= NOTES_PER_KIND_MAX) notes.push({ lane: laneOf.get(e.process)!, t: e.timeUs, f: e.f, ...describeNote(e.process, e.f, e.value) });
     }
   }
+  const notesOmitted = [...noteCount].filter(([, n]) => n > NOTES_PER_KIND_MAX).map(([f, total]) => ({ f, drawn: NOTES_PER_KIND_MAX, total }));
 
   const faults = buildFaults(history, laneOf, endUs);
   const violations = buildViolations(record, holdByGrant, holdByAcquire, writeByIndex, holds, writes);
@@ -324,7 +334,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     targetMs: ACQUIRE_TARGET_MS,
   };
 
-  const view: RunView = { endUs, lanes, locks, strings, holds, attempts, errors, writes, faults, notes, violations, findings, clocks, latency, steps: [] };
+  const view: RunView = { endUs, lanes, locks, strings, holds, attempts, errors, writes, faults, notes, notesOmitted, violations, findings, clocks, latency, steps: [] };
   view.steps = buildSteps(view);
   return view;
 }
@@ -520,7 +530,13 @@ function buildSteps(v: RunView): StoryStep[] {
       tone: "fault",
     });
   }
-  v.notes.slice(0, 10).forEach((n, i) => steps.push({ t: n.t, text: `${lane(n.lane)}: ${n.f}${n.detail ? ` ${n.detail}` : ""}`, ref: { kind: "note", i }, tone: "normal" }));
+  // The servers' side: every expiry and decision (up to a budget); in a short run, every key set too.
+  let noteSteps = 0;
+  v.notes.forEach((n, i) => {
+    if (noteSteps >= NOTE_STEPS_MAX || !(n.key || small)) return;
+    noteSteps++;
+    steps.push({ t: n.t, text: n.sentence, ref: { kind: "note", i }, tone: n.key ? "server" : "normal" });
+  });
   steps.sort((a, b) => a.t - b.t);
   // Keep every fault and violation; cut the rest to the budget.
   if (steps.length > STEPS_MAX) {
@@ -588,9 +604,5 @@ function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-function short(value: unknown): string {
-  const s = JSON.stringify(value);
-  return s.length > 160 ? s.slice(0, 157) + "..." : s;
-}
 
 export type { Hold };
