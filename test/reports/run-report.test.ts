@@ -3,11 +3,12 @@ import { loadScenario } from "../../scenarios/index.js";
 import { computeHolds } from "../../checkers/holds.js";
 import { buildRunView } from "../../reports/run-view.js";
 import { renderRunReport } from "../../reports/run-report.js";
-import { packView, packColumn, UNPACK_JS } from "../../reports/pack.js";
+import { packView, packColumn } from "../../reports/pack.js";
+import { unpackView } from "../../reports/browser/unpack.js";
 import { CSP, escapeHtml, jsonForScript } from "../../reports/html.js";
 import { HOSTILE, hostileScenario, runFixture } from "./fixtures.js";
 
-const unpack = new Function(`${UNPACK_JS}; return unpackView;`)() as (v: unknown) => unknown;
+const unpack = (v: unknown): unknown => unpackView(v);
 
 function embedded(html: string): unknown {
   const m = /<script type="application\/json" id="run-data">([\s\S]*?)<\/script>/.exec(html);
