@@ -5,6 +5,7 @@ import { buildRunView, fmtMs, type RunView } from "./run-view.js";
 import { browserScript } from "./bundle.js";
 import { RUN_STYLE } from "./run-style.js";
 import { packView } from "./pack.js";
+import { LINEARIZATION_STYLE, linearizationOf, linearizationSentence, renderLinearization, type LinearizationView } from "./linearization.js";
 
 /**
  * The run report: one self-contained HTML file (d3 inlined, no network) that explains
@@ -20,6 +21,7 @@ export function renderRunReport(record: RunRecord, history: readonly HistoryEven
 export function renderRunReportFromView(record: RunRecord, view: RunView): string {
   const r = record;
   const e = escapeHtml;
+  const lin = linearizationOf(record);
   const outcome = r.verdicts.outcome;
   const verdictRows = r.verdicts.results
     .map((c) => {
@@ -38,9 +40,9 @@ export function renderRunReportFromView(record: RunRecord, view: RunView): strin
           ({ v, i }) =>
             `<li><span class="ck">${e(v.checker)}</span> ${e(v.sentence)} <button type="button" class="linklike" data-violation="${i}">show on the timeline</button></li>`,
         )
-        .join("")}</ol>${hidden > 0 ? `<p class="more">…and ${hidden} more like these: every one is a red band on the timeline.</p>` : ""}${otherFindings(view)}</section>`
+        .join("")}</ol>${hidden > 0 ? `<p class="more">…and ${hidden} more like these: every one is a red band on the timeline.</p>` : ""}${otherFindings(view, lin)}</section>`
     : view.findings.length
-      ? `<section class="findings" id="findings"><h2>What went wrong</h2><ul>${view.findings.map((f) => `<li><span class="ck">${e(f.checker)}</span> ${e(f.summary)}</li>`).join("")}</ul></section>`
+      ? `<section class="findings" id="findings"><h2>What went wrong</h2>${otherFindings(view, lin)}</section>`
       : "";
 
   const steps = view.steps
@@ -133,6 +135,7 @@ ${omittedNotes(view)}
 <ol id="steps">${steps || "<li>Nothing of note: no faults, no violations.</li>"}</ol>
 </aside>
 </main>
+${lin ? renderLinearization(lin) : ""}
 <section class="checkers" id="checkers">
 <table class="verdicts"><caption>Checkers</caption>${verdictRows}</table>
 </section>
@@ -141,7 +144,7 @@ ${omittedNotes(view)}
 ${dataBlock("run-data", packView(view))}`;
   return page({
     title: `lockstep: ${r.scenario.name} seed ${r.seed} — ${outcome}`,
-    style: RUN_STYLE,
+    style: RUN_STYLE + LINEARIZATION_STYLE,
     body,
     scripts: [browserScript("run")],
   });
@@ -156,11 +159,15 @@ function omittedNotes(view: RunView): string {
   return `<p class="explain notes-omitted">Server notes drawn, of the kinds too many to draw each: ${parts.join("; ")}. Every expiry, failover and decision up to that budget is drawn.</p>`;
 }
 
-function otherFindings(view: RunView): string {
+function otherFindings(view: RunView, lin: LinearizationView | undefined): string {
   const drawn = new Set(view.violations.map((v) => v.checker));
   const rest = view.findings.filter((f) => !drawn.has(f.checker));
   if (rest.length === 0) return "";
-  return `<ul>${rest.map((f) => `<li><span class="ck">${escapeHtml(f.checker)}</span> ${escapeHtml(f.summary)}</li>`).join("")}</ul>`;
+  const item = (f: RunView["findings"][number]): string =>
+    f.checker === "linearizability" && lin
+      ? `<li><span class="ck">${escapeHtml(f.checker)}</span> ${escapeHtml(linearizationSentence(lin))} <button type="button" class="linklike" data-show="span:${lin.spanUs[0]}-${lin.spanUs[1]}">show on the timeline</button> <a href="#linearization">the linearization, drawn</a></li>`
+      : `<li><span class="ck">${escapeHtml(f.checker)}</span> ${escapeHtml(f.summary)}</li>`;
+  return `<ul>${rest.map(item).join("")}</ul>`;
 }
 
 function fmtSeconds(us: number): string {

@@ -194,6 +194,25 @@ describe("run report in Chromium", () => {
     await page.close();
   });
 
+  it("naive-gc-pause: the linearizability witness is drawn, and its link zooms the timeline to it", async () => {
+    const { page, problems } = await open(file);
+    const sec = page.locator("#linearization");
+    const w = gc.record.verdicts.results.find((x) => x.checker === "linearizability")!.witness as { prefixTail: unknown[]; cannotFollow: Array<{ startUs: number; endUs: number }> };
+    expect(await sec.locator("g.lin-op").count()).toBe(w.prefixTail.length + w.cannotFollow.length);
+    expect(await sec.locator("g.lin-op.stuck").count()).toBe(1);
+    expect(await sec.locator("g.lin-op.stuck rect").boundingBox()).not.toBeNull();
+    await sec.screenshot({ path: join(OUT, "linearizability-witness.png") });
+    await sec.locator("button[data-show]").click();
+    const stuck = w.cannotFollow[0]!;
+    await expect.poll(async () => {
+      const r = await reportOf(page);
+      return r.domainUs[0] <= stuck.startUs && r.domainUs[1] >= stuck.endUs && r.domainUs[1] - r.domainUs[0] < 8_000_000;
+    }).toBe(true);
+    expect(await page.locator("#timeline rect.hi").count()).toBe(1);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("at 1280x720 the timeline starts above the fold", async () => {
     const page = await ctx.newPage();
     await page.setViewportSize({ width: 1280, height: 720 });

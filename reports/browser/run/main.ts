@@ -202,7 +202,9 @@ function showOnTimeline(ref: string): void {
   const sp = refSpan(ref);
   if (!sp) return;
   const span = Math.max(sp.e - sp.s, 2000);
-  zoomTo(sp.s - span * 2 - 500, sp.e + span * 2 + 500);
+  // A violation is short: show it with context. A checker's window is already the context.
+  const pad = ref.startsWith("span:") ? 0.15 : 2;
+  zoomTo(sp.s - span * pad - 500, sp.e + span * pad + 500);
   document.getElementById("timeline-section")!.scrollIntoView({ block: "start", behavior: "smooth" });
 }
 d3.selectAll<HTMLElement, unknown>("[data-violation]").on("click", function () {
