@@ -36,6 +36,7 @@ interface Report {
     holdsDrawn: number;
     violationsDrawn: number;
     notesDrawn: number;
+    denseLanes: number;
     notesByKind: Record<string, number>;
     drawMs: number;
     domainUs: [number, number];
@@ -261,6 +262,8 @@ describe("run report in Chromium", () => {
     const { page, problems, ms } = await open(file);
     const r = await reportOf(page);
     expect(r.holdsDrawn).toBe(holds);
+    // 53,000 holds at whole-run zoom: every client lane is a density strip, not one solid bar.
+    expect(r.denseLanes).toBe(f.record.meta.clientIds.length);
     expect(problems).toEqual([]);
     const sizeMb = statSync(file).size / 1e6;
     console.log(
@@ -277,6 +280,7 @@ describe("run report in Chromium", () => {
     const z = await reportOf(page);
     expect(z.holdsDrawn).toBeLessThan(holds / 20);
     expect(z.holdsDrawn).toBeGreaterThan(0);
+    expect(z.denseLanes).toBe(0); // zoomed in, each hold is its own bar again
     await page.locator("#timeline-section").screenshot({ path: join(OUT, "run-report-long-zoomed.png") });
     await page.close();
   });

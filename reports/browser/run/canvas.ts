@@ -7,6 +7,12 @@ import { A, BAD, E, H, LANE_H, LAPSED, ML, S, WR, attemptsBy, dpr, errorsBy, gra
 
 /** A hold narrower than this is drawn this wide, so a short hold never vanishes at whole-run zoom. */
 const HOLD_PX_MIN = 2;
+/**
+ * Above this many visible holds per pixel of width on one lane, the lane is drawn as a
+ * density strip (each pixel column shaded by the share of its time the client held
+ * the lock) instead of bars that would merge into one solid hold.
+ */
+const DENSITY_HOLDS_PER_PX = 0.25;
 
 export function drawCanvas(ctx: CanvasRenderingContext2D): void {
   const W = S.W;
@@ -24,12 +30,19 @@ export function drawCanvas(ctx: CanvasRenderingContext2D): void {
   let nH = 0;
   let nW = 0;
   let nWr = 0;
+  let nDense = 0;
   for (let l = 0; l < lanes.length; l++) {
     const idx = holdsBy[l]!;
     if (!idx.length) continue;
     const y = laneY(l);
     const mid = y + LANE_H / 2;
     const lo = lowerBoundPlain(holdMaxE[l]!, a); // holds before it (and their waits) end before the view
+    const dense = densityStrip(ctx, l, lo, a, b, k);
+    if (dense >= 0) {
+      nH += dense;
+      nDense++;
+      continue;
+    }
     let lastHoldPx = -1;
     let lastWaitPx = -1;
     for (let p = lo; p < idx.length; p++) {
@@ -136,9 +149,61 @@ export function drawCanvas(ctx: CanvasRenderingContext2D): void {
   }
   ctx.restore();
   stats.holdsDrawn = nH;
+  stats.denseLanes = nDense;
   stats.waitsDrawn = nW;
   stats.attemptsDrawn = nA;
   stats.writesDrawn = nWr;
+}
+
+/**
+ * Draws lane l as a density strip if it has too many visible holds for bars; returns
+ * how many holds it covered, or -1 (not dense: draw bars).
+ */
+function densityStrip(ctx: CanvasRenderingContext2D, l: number, lo: number, a: number, b: number, k: number): number {
+  const idx = holdsBy[l]!;
+  const W = S.W;
+  let n = 0;
+  const limit = W * DENSITY_HOLDS_PER_PX;
+  for (let p = lo; p < idx.length && n <= limit; p++) {
+    const i = idx[p]!;
+    if (H.s[i]! > b) break;
+    if (H.e[i]! >= a) n++;
+  }
+  if (n <= limit) return -1;
+  // Share of each pixel column's time under a hold, and whether a violating hold touches it.
+  const cover = new Float64Array(W + 1);
+  const badPx = new Uint8Array(W + 1);
+  let count = 0;
+  for (let p = lo; p < idx.length; p++) {
+    const i = idx[p]!;
+    if (H.s[i]! > b) break;
+    if (H.e[i]! < a) continue;
+    count++;
+    const x0 = Math.max(0, (H.s[i]! - a) * k);
+    const x1 = Math.min(W, (H.e[i]! - a) * k);
+    for (let px = Math.floor(x0); px <= Math.min(W, Math.floor(x1)); px++) {
+      const from = Math.max(x0, px);
+      const to = Math.min(x1, px + 1);
+      if (to > from) cover[px]! += to - from;
+      if (H.bad[i] === 1) badPx[px] = 1;
+    }
+  }
+  const y = laneY(l);
+  const color = lockColor(H.lock[idx[lo] ?? 0] ?? 0);
+  for (let px = 0; px <= W; px++) {
+    const c = Math.min(1, cover[px]!);
+    if (c <= 0) continue;
+    ctx.globalAlpha = 0.15 + 0.85 * c;
+    ctx.fillStyle = badPx[px] ? BAD : color;
+    ctx.fillRect(ML + px, y + 5, 1, LANE_H - 10);
+  }
+  ctx.globalAlpha = 1;
+  // Say so on the lane: this is a density, not one hold.
+  ctx.fillStyle = "#1d2430";
+  ctx.font = "10px system-ui, sans-serif";
+  ctx.fillText(`${count} holds: shade = share of time held (zoom in for each)`, ML + 4, y + LANE_H - 3);
+  ctx.font = "11px system-ui, sans-serif";
+  return count;
 }
 
 function cross(ctx: CanvasRenderingContext2D, cx: number, cy: number, r: number, color: string): void {
