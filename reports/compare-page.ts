@@ -114,7 +114,7 @@ td.cell.empty { color: var(--muted); text-align: center; background: transparent
 td.cell.empty .why { display: block; font-size: 11.5px; text-align: left; max-width: 24ch; margin-top: 2px; }
 td.cell.unchallenged { background: #f1f2f4; }
 td.cell.unchallenged .rate { color: var(--muted); }
-td.cell .challenge { display: block; font-size: 12px; font-weight: 600; }
+td.cell .challenge { display: block; font-size: 12px; font-weight: 600; max-width: 30ch; }
 td.cell .challenge.none { color: #5d6d7e; }
 td.cell .challenge.part { color: #a15c00; }
 td.cell .avail { display: block; color: var(--muted); font-size: 11.5px; max-width: 30ch; }
