@@ -5,6 +5,7 @@ import { buildRunView } from "../../reports/run-view.js";
 import { renderRunReport } from "../../reports/run-report.js";
 import { packView, packColumn } from "../../reports/pack.js";
 import { unpackView } from "../../reports/browser/unpack.js";
+import { buildBrowserScript } from "../../reports/bundle.js";
 import { CSP, escapeHtml, jsonForScript } from "../../reports/html.js";
 import { HOSTILE, hostileScenario, runFixture } from "./fixtures.js";
 
@@ -95,6 +96,14 @@ describe("run report HTML", () => {
     expect(/\bimport\s*[({"']|\brequire\(/.test(scripts[0]!)).toBe(false);
     expect(/<script[^>]+src=/.test(html)).toBe(false);
     expect(/<link[^>]+href=/.test(html)).toBe(false);
+  });
+
+  it("is the same bytes for the same run: the bundled script too (a report is a pure function of its run)", () => {
+    const again = runFixture(loadScenario("naive-gc-pause"));
+    expect(renderRunReport(again.record, again.history)).toBe(html);
+    // And esbuild gives the same script on every build.
+    expect(buildBrowserScript("run")).toBe(buildBrowserScript("run"));
+    expect(html).toContain(buildBrowserScript("run"));
   });
 
   it("shows every checker's verdict, the design, seed and the replay command", () => {
