@@ -108,6 +108,23 @@ export function describeNote(server: string, f: string, value: unknown): NoteTex
         sentence: `${server} restarts with persistence ${s("persistence")} and loads ${s("keysLoaded")} key(s)`,
         key: true,
       };
+    case "crash-lost": {
+      const none = v.keysLost !== undefined;
+      const n = none ? s("keysLost") : s("unsyncedWrites");
+      return {
+        label: none ? `crash: ${n} key(s) lost` : `crash: ${n} unsynced write(s) lost`,
+        mark: "expiry",
+        title: `${server} crashes and loses ${none ? `every key (${n})` : `${n} write(s) not yet fsynced`}`,
+        rows: [
+          ["persistence", s("persistence")],
+          [none ? "keys lost" : "writes not fsynced", n],
+        ],
+        sentence: none
+          ? `${server} crashes with persistence none: its ${n} live key(s) are gone, and a restart comes back empty`
+          : `${server} crashes with AOF ${s("persistence")}: ${n} write(s) not yet fsynced are lost`,
+        key: true,
+      };
+    }
     case "leader":
       return {
         label: `leader, term ${s("term")}`,

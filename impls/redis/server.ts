@@ -193,6 +193,13 @@ export class RedisServer {
 
   /** The process dies: its kernel resets the real clients' connections. */
   onCrash(): void {
+    // What this crash loses, by persistence mode: noted for the report's server lane.
+    const nowMs = this.ctx.wallMs();
+    this.ctx.record("info", "crash-lost", undefined, {
+      persistence: this.aof.mode,
+      // Counted without touching the keys (a lazy expiry here would note expiries that never happened).
+      ...(this.aof.mode === "none" ? { keysLost: this.store.snapshot().filter(([, e]) => e.expireAtMs === undefined || e.expireAtMs > nowMs).length } : { unsyncedWrites: this.aof.unsynced }),
+    });
     this.connections.resetAll((to, r) => this.ctx.send(to, r as unknown as Message));
   }
 

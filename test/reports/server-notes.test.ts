@@ -92,9 +92,20 @@ describe("server notes in the history", () => {
     expect(sets.some((e) => e.process === promoted[0]!.process && e.timeUs > promoted[0]!.timeUs)).toBe(true);
   });
 
+  it("redlock-crash-restart: the crashed node notes what it lost; with AOF always it loses nothing", () => {
+    const h = runScenario(loadScenario("redlock-crash-restart"), 1).history;
+    const lost = notesOf(h, "crash-lost");
+    expect(lost.length).toBeGreaterThan(0);
+    expect(lost[0]!.value).toMatchObject({ persistence: "none" });
+    expect((lost[0]!.value as { keysLost: number }).keysLost).toBeGreaterThan(0);
+    const always = notesOf(runScenario(loadScenario("redlock-crash-restart-aof-always"), 1).history, "crash-lost");
+    expect(always.length).toBeGreaterThan(0);
+    for (const e of always) expect(e.value).toEqual({ persistence: "always", unsyncedWrites: 0 });
+  });
+
   it("the checkers do not read notes as operations: verdicts are the same with the notes taken out", () => {
-    const names = ["naive-gc-pause", "naive-baseline", "raft-zk-client-gc-pause", "raft-zk-follower-clock-bug", "etcd-lease-client-gc-pause", "redis-failover-lost-lock", "redlock-clock-jump", "naive-gc-pause-fenced"];
-    const NOTE_KINDS = new Set(["key-set", "key-expired", "promoted", "replica-of", "leader", "session-expiry", "session-expiry-asked", "session-expired", "watch-fired", "lease-expiry", "lease-revoked"]);
+    const names = ["naive-gc-pause", "naive-baseline", "raft-zk-client-gc-pause", "raft-zk-follower-clock-bug", "etcd-lease-client-gc-pause", "redis-failover-lost-lock", "redlock-clock-jump", "naive-gc-pause-fenced", "redlock-crash-restart"];
+    const NOTE_KINDS = new Set(["crash-lost", "key-set", "key-expired", "promoted", "replica-of", "leader", "session-expiry", "session-expiry-asked", "session-expired", "watch-fired", "lease-expiry", "lease-revoked"]);
     for (const name of names) {
       const s = loadScenario(name);
       for (const seed of [1, 2]) {
