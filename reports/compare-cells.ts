@@ -29,3 +29,36 @@ export function ciText(c: CompareCell): string {
 export function seedCount(m: CompareMatrix): number {
   return m.seeds.to - m.seeds.from + 1;
 }
+
+/**
+ * Whether a cell's safety figure was put to the test: "unchallenged" when no run had a
+ * second client granted the lock near another's hold (0% then says nothing about
+ * safety), "partly" when only some runs did, "challenged" when all did, "unknown" for
+ * cells from before availability was recorded.
+ */
+export type Challenge = "challenged" | "partly" | "unchallenged" | "unknown";
+
+export function challengeOf(c: CompareCell): Challenge {
+  const a = c.availability;
+  if (!a) return "unknown";
+  if (a.challengedRuns === 0) return "unchallenged";
+  return a.challengedRuns < c.runs ? "partly" : "challenged";
+}
+
+/** "412 grants · 37 failed acquires · 1.2 s idle while waiting per run" */
+export function availabilityText(c: CompareCell): string {
+  const a = c.availability;
+  if (!a) return "";
+  const idleMsPerRun = c.runs > 0 ? a.idleWhileWaitingUs / 1000 / c.runs : 0;
+  return `${a.grants} grant${a.grants === 1 ? "" : "s"} · ${a.failedAcquires} failed acquire${a.failedAcquires === 1 ? "" : "s"} · ${fmtMsShort(idleMsPerRun)} per run without a holder while someone waited`;
+}
+
+/** The reason a cell was not run, if the matrix says. */
+export function skipReason(m: CompareMatrix, design: string, scenario: string): string | undefined {
+  return m.skipped?.find((s) => s.design === design && s.scenario === scenario)?.reason;
+}
+
+function fmtMsShort(ms: number): string {
+  if (ms >= 1000) return `${+(ms / 1000).toFixed(ms >= 10_000 ? 1 : 2)} s`;
+  return `${+ms.toFixed(ms >= 10 ? 0 : 1)} ms`;
+}

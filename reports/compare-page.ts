@@ -1,7 +1,7 @@
 import type { CompareCell, CompareMatrix } from "./types.js";
 import { escapeHtml as e, page } from "./html.js";
 import { BASE_STYLE } from "./run-style.js";
-import { cellAt, ciText, designsWithCells, pct, seedCount } from "./compare-cells.js";
+import { availabilityText, cellAt, challengeOf, ciText, designsWithCells, pct, seedCount, skipReason } from "./compare-cells.js";
 
 /**
  * The comparison page: scenarios down, designs across; each cell the violation rate
@@ -13,7 +13,7 @@ export function renderComparePage(matrix: CompareMatrix): string {
   const n = seedCount(matrix);
   const head = `<tr><th class="corner">scenario \\ design</th>${designs.map((d) => `<th scope="col">${e(d)}</th>`).join("")}</tr>`;
   const rows = matrix.scenarios
-    .map((s) => `<tr><th scope="row">${e(s)}</th>${designs.map((d) => cellHtml(cellAt(matrix, d, s))).join("")}</tr>`)
+    .map((s) => `<tr><th scope="row">${e(s)}</th>${designs.map((d) => cellHtml(cellAt(matrix, d, s), skipReason(matrix, d, s))).join("")}</tr>`)
     .join("\n");
   const body = `<header class="top">
 <h1>Designs against scenarios</h1>
@@ -31,6 +31,8 @@ ${rows}
 <ul>
 <li><b>0%</b> is not a proof of safety: with ${n} seeds and no failure the interval still reaches <b>${pct(wilsonUpper0(n))}</b>. Only a design that is safe by construction stays at 0% under every scenario that attacks it.</li>
 <li><b>A small rate is a real bug.</b> A lock that fails one run in fifty fails every day in production.</li>
+<li><b>Not challenged</b> (grey): no run had a second client granted the lock while, or shortly after (within one lease), another held it; say the second client gave up after its retries. Nothing could overlap, so the 0% says nothing about safety. Under each rate: grants, failed acquires, and the time per run in which someone waited while nobody held the lock, which is what a safe design pays.</li>
+<li><b>—</b>: the cell was not run; the reason is written in it (a scenario whose faults name servers the design does not have, or fencing checks on a design without tokens).</li>
 <li><b>Amber</b> cells are mostly <i>unsafe but fenced</i>: the lock let two clients hold it, but fencing tokens kept the data safe.</li>
 <li><b>Outcome</b> under the rate is the most frequent verdict: <i>unsafe</i> (the data was harmed), <i>unsafe but fenced</i> (two holders, but the resource rejected the stale one), <i>liveness loss</i> (safe, but someone waited too long), <i>safe</i>.</li>
 </ul>
@@ -40,16 +42,30 @@ ${rows}
   return page({ title: "lockstep: designs against scenarios", style: BASE_STYLE + COMPARE_STYLE, body });
 }
 
-function cellHtml(c: CompareCell | undefined): string {
-  if (!c || c.runs === 0) return `<td class="cell empty" title="not run">—</td>`;
+function cellHtml(c: CompareCell | undefined, skipped: string | undefined): string {
+  if (!c || c.runs === 0) {
+    const why = skipped ? `not run: ${skipped}` : c ? "no seeds were run" : "not asked for: this design × scenario was not in the comparison";
+    return `<td class="cell empty" title="${e(why)}">—<span class="why">${e(why)}</span></td>`;
+  }
   const rate = c.violationRate;
+  const challenge = challengeOf(c);
   // Two holders whose stale writes the resource rejected is a violation of the lock, not of the data: amber, not red.
-  const tone = c.violations === 0 ? "zero" : c.outcome === "unsafe-but-fenced" ? "fenced" : rate < 0.05 ? "low" : rate < 0.5 ? "mid" : "high";
+  // 0% where no second client ever got the lock near a hold is not "safe": nothing could overlap.
+  const tone =
+    c.violations === 0 ? (challenge === "unchallenged" ? "unchallenged" : "zero") : c.outcome === "unsafe-but-fenced" ? "fenced" : rate < 0.05 ? "low" : rate < 0.5 ? "mid" : "high";
+  const a = c.availability;
+  const challengeLine =
+    challenge === "unchallenged"
+      ? `<span class="challenge none">not challenged: no second client got the lock near another's hold in any run</span>`
+      : challenge === "partly" && a
+        ? `<span class="challenge part">challenged in ${a.challengedRuns} of ${c.runs} runs</span>`
+        : "";
+  const avail = a ? `<span class="avail">${e(availabilityText(c))}</span>` : "";
   const checkers = Object.entries(c.byChecker)
     .filter(([, v]) => v > 0)
     .map(([k, v]) => `${k}: ${v}`)
     .join(", ");
-  const tip = `${c.violations} of ${c.runs} runs violated safety${checkers ? ` (${checkers})` : ""}; 95% CI ${ciText(c)}`;
+  const tip = `${c.violations} of ${c.runs} runs violated safety${checkers ? ` (${checkers})` : ""}; 95% CI ${ciText(c)}${a ? `; ${availabilityText(c)}; a second client got the lock near another's hold in ${a.challengedRuns} of ${c.runs} runs` : ""}`;
   const bar = `<span class="bar" aria-hidden="true"><span class="fill" style="width:${(rate * 100).toFixed(1)}%"></span><span class="ci" style="left:${(c.ci95[0] * 100).toFixed(1)}%;width:${((c.ci95[1] - c.ci95[0]) * 100).toFixed(1)}%"></span></span>`;
   const link =
     c.failingSeed !== undefined
@@ -61,6 +77,7 @@ function cellHtml(c: CompareCell | undefined): string {
 <span class="rate">${pct(rate)}</span> <span class="ci-text">[${ciText(c)}]</span>
 ${bar}
 <span class="meta">${c.violations}/${c.runs}${c.outcome ? ` · ${e(c.outcome.replace(/-/g, " "))}` : ""}</span>
+${challengeLine}${avail}
 ${link}</td>`;
 }
 
@@ -94,6 +111,13 @@ td.cell.fenced { background: #fff6e0; }
 td.cell.fenced .rate { color: #a15c00; }
 td.cell.fenced .bar .fill { background: var(--warn); }
 td.cell.empty { color: var(--muted); text-align: center; background: transparent; border-style: dashed; }
+td.cell.empty .why { display: block; font-size: 11.5px; text-align: left; max-width: 24ch; margin-top: 2px; }
+td.cell.unchallenged { background: #f1f2f4; }
+td.cell.unchallenged .rate { color: var(--muted); }
+td.cell .challenge { display: block; font-size: 12px; font-weight: 600; max-width: 30ch; }
+td.cell .challenge.none { color: #5d6d7e; }
+td.cell .challenge.part { color: #a15c00; }
+td.cell .avail { display: block; color: var(--muted); font-size: 11.5px; max-width: 30ch; }
 .bar { position: relative; display: block; height: 8px; background: #e9edf1; border-radius: 4px; margin: 5px 0 3px; }
 .bar .fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--bad); border-radius: 4px; min-width: 0; }
 td.cell.zero .bar .fill { background: var(--ok); }

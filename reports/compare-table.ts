@@ -1,5 +1,5 @@
 import type { CompareMatrix } from "./types.js";
-import { cellAt, ciText, designsWithCells, pct } from "./compare-cells.js";
+import { cellAt, challengeOf, ciText, designsWithCells, pct } from "./compare-cells.js";
 
 /**
  * The comparison as a terminal table: a row per scenario, a column per design; each
@@ -14,14 +14,16 @@ export function formatCompareTable(matrix: CompareMatrix): string {
     ...designs.map((d) => {
       const c = cellAt(matrix, d, s);
       if (!c || c.runs === 0) return "—";
-      const base = `${c.violations}/${c.runs} ${pct(c.violationRate)} [${ciText(c)}]`;
+      const challenge = challengeOf(c);
+      const tag = challenge === "unchallenged" ? " not challenged" : challenge === "partly" ? ` challenged ${c.availability!.challengedRuns}/${c.runs}` : "";
+      const base = `${c.violations}/${c.runs} ${pct(c.violationRate)} [${ciText(c)}]${tag}`;
       return c.failingSeed !== undefined ? `${base} seed ${c.failingSeed}` : base;
     }),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   const out = [
-    `violation rate over seeds ${matrix.seeds.from}..${matrix.seeds.to} (violations/runs, rate, 95% Wilson interval; a failing seed to replay)`,
+    `violation rate over seeds ${matrix.seeds.from}..${matrix.seeds.to} (violations/runs, rate, 95% Wilson interval; "not challenged": no second client got the lock near another's hold, so 0% proves nothing; a failing seed to replay)`,
     line(header),
     widths.map((w) => "-".repeat(w)).join("  "),
     ...rows.map(line),

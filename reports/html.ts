@@ -1,10 +1,7 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { packageRoot } from "../sim/paths.js";
-
 /**
- * Building blocks every lockstep page shares: escaping, embedding data, the bundled
- * d3 and the Content-Security-Policy that keeps a report offline and inert.
+ * Building blocks every lockstep page shares: escaping, embedding data and the
+ * Content-Security-Policy that keeps a report offline and inert. The pages' scripts
+ * (with the parts of d3 they use) are bundled from reports/browser/ (bundle.ts).
  */
 
 const ESC: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -27,18 +24,6 @@ export function jsonForScript(value: unknown): string {
 
 /** No network at all: only inline scripts and styles, images as data: URIs. */
 export const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
-
-let d3Cache: string | undefined;
-
-/** d3's UMD bundle, read once from node_modules and inlined into every page that draws. */
-export function d3Source(): string {
-  if (d3Cache === undefined) {
-    const src = readFileSync(join(packageRoot(), "node_modules", "d3", "dist", "d3.min.js"), "utf8");
-    // Inline code must not contain "</script"; d3.min.js does not, but make sure.
-    d3Cache = src.replace(/<\/script/gi, "<\\/script");
-  }
-  return d3Cache;
-}
 
 /** The document shell: CSP, title, style, body, scripts. `body` and `scripts` are trusted markup built by the caller. */
 export function page(opts: { title: string; style: string; body: string; scripts?: string[] }): string {

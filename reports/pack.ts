@@ -4,7 +4,7 @@
  * shorter than the plain list; anything else passes through. Holds' end and wait
  * times travel as durations (end - start, start - wait), which are short numbers.
  *
- * UNPACK_JS is the decoder the page runs; the unit tests run the same source.
+ * reports/browser/unpack.ts is the decoder the page runs; the unit tests import it.
  */
 import type { RunView } from "./run-view.js";
 
@@ -21,7 +21,7 @@ export function packColumn(col: readonly number[]): Packed {
 
 const COLUMN_GROUPS = ["holds", "attempts", "errors", "writes"] as const;
 
-/** The RunView as embedded in the page (see UNPACK_JS for the inverse). */
+/** The RunView as embedded in the page (reports/browser/unpack.ts is the inverse). */
 export function packView(view: RunView): unknown {
   const out: Record<string, unknown> = { ...view };
   for (const g of COLUMN_GROUPS) {
@@ -37,22 +37,3 @@ export function packView(view: RunView): unknown {
   out.packed = 1;
   return out;
 }
-
-/** Browser-side inverse of packView: `unpackView(data)` restores the RunView in place. */
-export const UNPACK_JS = String.raw`function unpackColumn(p) {
-  if (Array.isArray(p)) return p;
-  if (p && typeof p.c === "number") { var a = new Array(p.n); for (var i = 0; i < p.n; i++) a[i] = p.c; return a; }
-  var d = p.d, out = new Array(d.length), acc = 0;
-  for (var j = 0; j < d.length; j++) { acc += d[j]; out[j] = acc; }
-  return out;
-}
-function unpackView(v) {
-  if (!v.packed) return v;
-  ["holds", "attempts", "errors", "writes"].forEach(function (g) {
-    Object.keys(v[g]).forEach(function (k) { v[g][k] = unpackColumn(v[g][k]); });
-  });
-  var H = v.holds;
-  for (var i = 0; i < H.s.length; i++) { H.e[i] = H.s[i] + H.e[i]; H.w[i] = H.s[i] - H.w[i]; }
-  delete v.packed;
-  return v;
-}`;

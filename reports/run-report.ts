@@ -1,10 +1,11 @@
 import type { HistoryEvent } from "../sim/history.js";
 import type { RunRecord } from "./types.js";
-import { d3Source, dataBlock, escapeHtml, page } from "./html.js";
+import { dataBlock, escapeHtml, page } from "./html.js";
 import { buildRunView, fmtMs, type RunView } from "./run-view.js";
-import { RUN_CLIENT_JS } from "./run-client.js";
+import { browserScript } from "./bundle.js";
 import { RUN_STYLE } from "./run-style.js";
 import { packView } from "./pack.js";
+import { LINEARIZATION_STYLE, linearizationOf, linearizationSentence, renderLinearization, type LinearizationView } from "./linearization.js";
 
 /**
  * The run report: one self-contained HTML file (d3 inlined, no network) that explains
@@ -20,6 +21,7 @@ export function renderRunReport(record: RunRecord, history: readonly HistoryEven
 export function renderRunReportFromView(record: RunRecord, view: RunView): string {
   const r = record;
   const e = escapeHtml;
+  const lin = linearizationOf(record);
   const outcome = r.verdicts.outcome;
   const verdictRows = r.verdicts.results
     .map((c) => {
@@ -38,9 +40,9 @@ export function renderRunReportFromView(record: RunRecord, view: RunView): strin
           ({ v, i }) =>
             `<li><span class="ck">${e(v.checker)}</span> ${e(v.sentence)} <button type="button" class="linklike" data-violation="${i}">show on the timeline</button></li>`,
         )
-        .join("")}</ol>${hidden > 0 ? `<p class="more">…and ${hidden} more like these: every one is a red band on the timeline.</p>` : ""}${otherFindings(view)}</section>`
+        .join("")}</ol>${hidden > 0 ? `<p class="more">…and ${hidden} more like these: every one is a red band on the timeline.</p>` : ""}${otherFindings(view, lin)}</section>`
     : view.findings.length
-      ? `<section class="findings" id="findings"><h2>What went wrong</h2><ul>${view.findings.map((f) => `<li><span class="ck">${e(f.checker)}</span> ${e(f.summary)}</li>`).join("")}</ul></section>`
+      ? `<section class="findings" id="findings"><h2>What went wrong</h2>${otherFindings(view, lin)}</section>`
       : "";
 
   const steps = view.steps
@@ -75,7 +77,13 @@ export function renderRunReportFromView(record: RunRecord, view: RunView): strin
 </div>
 <dl class="facts">${facts.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join("")}</dl>
 <div class="replay"><span>replay this run:</span> <code id="replay-command">${e(r.replay)}</code> <button type="button" id="copy-replay">copy</button></div>
-<table class="verdicts"><caption>Checkers</caption>${verdictRows}</table>
+<p class="verdict-line">checkers: ${r.verdicts.results
+    .map((c) => {
+      const cls = c.valid === true ? (c.skipped ? "skip" : "ok") : c.valid === false ? "fail" : "unknown";
+      const word = c.valid === true ? (c.skipped ? "not checked" : "passed") : c.valid === false ? "FAILED" : "undecided";
+      return `<span class="v-${cls}"><b>${e(c.checker)}</b> <span class="v-mark">${word}</span></span>`;
+    })
+    .join(" · ")} <a href="#checkers">(each checker's sentence)</a></p>
 </header>
 ${findings}
 <main class="grid">
@@ -97,8 +105,16 @@ ${findings}
 <span><i class="sw jump"></i>clock jump</span>
 <span><i class="sw bad"></i>violation</span>
 </div>
+<div class="legend servers">
+<span>lock servers:</span>
+<span><i class="sw n-set"></i>key set (expiry by the node's clock)</span>
+<span><i class="sw n-expiry"></i>key / session / lease expired</span>
+<span><i class="sw n-decision"></i>expiry decided (by whom, which clock)</span>
+<span><i class="sw n-role"></i>leader, failover, promotion</span>
+</div>
+${omittedNotes(view)}
 </section>
-<section>
+<section id="clocks-section">
 <h2>Clocks <small>each process's wall-clock offset from true time</small></h2>
 <div id="clocks"></div>
 <div id="clocks-legend" class="legend"></div>
@@ -119,24 +135,39 @@ ${findings}
 <ol id="steps">${steps || "<li>Nothing of note: no faults, no violations.</li>"}</ol>
 </aside>
 </main>
+${lin ? renderLinearization(lin) : ""}
+<section class="checkers" id="checkers">
+<table class="verdicts"><caption>Checkers</caption>${verdictRows}</table>
+</section>
 <footer>lockstep ${e(r.lockstep.version)} · ${view.holds.s.length} holds, ${view.writes.t.length} writes, ${view.faults.length} faults · every time is simulated true time from the start of the run</footer>
 <div id="tooltip" role="tooltip"></div>
 ${dataBlock("run-data", packView(view))}`;
   return page({
     title: `lockstep: ${r.scenario.name} seed ${r.seed} — ${outcome}`,
-    style: RUN_STYLE,
+    style: RUN_STYLE + LINEARIZATION_STYLE,
     body,
-    scripts: [d3Source(), RUN_CLIENT_JS],
+    scripts: [browserScript("run")],
   });
 }
 
 const FINDINGS_PER_CHECKER = 4;
 
-function otherFindings(view: RunView): string {
+/** Kinds of server note too many to draw every one of (a key set per grant in a long run). */
+function omittedNotes(view: RunView): string {
+  if (view.notesOmitted.length === 0) return "";
+  const parts = view.notesOmitted.map((o) => `${escapeHtml(o.f)}: the first ${o.drawn} of ${o.total}`);
+  return `<p class="explain notes-omitted">Server notes drawn, of the kinds too many to draw each: ${parts.join("; ")}. Every expiry, failover and decision up to that budget is drawn.</p>`;
+}
+
+function otherFindings(view: RunView, lin: LinearizationView | undefined): string {
   const drawn = new Set(view.violations.map((v) => v.checker));
   const rest = view.findings.filter((f) => !drawn.has(f.checker));
   if (rest.length === 0) return "";
-  return `<ul>${rest.map((f) => `<li><span class="ck">${escapeHtml(f.checker)}</span> ${escapeHtml(f.summary)}</li>`).join("")}</ul>`;
+  const item = (f: RunView["findings"][number]): string =>
+    f.checker === "linearizability" && lin
+      ? `<li><span class="ck">${escapeHtml(f.checker)}</span> ${escapeHtml(linearizationSentence(lin))} <button type="button" class="linklike" data-show="span:${lin.spanUs[0]}-${lin.spanUs[1]}">show on the timeline</button> <a href="#linearization">the linearization, drawn</a></li>`
+      : `<li><span class="ck">${escapeHtml(f.checker)}</span> ${escapeHtml(f.summary)}</li>`;
+  return `<ul>${rest.map(item).join("")}</ul>`;
 }
 
 function fmtSeconds(us: number): string {

@@ -24,15 +24,15 @@ footer { color: var(--muted); font-size: 12px; padding: 12px 24px 24px; }
 export const RUN_STYLE =
   BASE_STYLE +
   String.raw`
-header.top { padding: 18px 24px 10px; background: #fff; border-bottom: 1px solid var(--line); }
+header.top { padding: 12px 24px 8px; background: #fff; border-bottom: 1px solid var(--line); }
 .title-row { display: flex; align-items: center; gap: 12px; flex-wrap: wrap; }
 .expect { color: var(--muted); }
 .expect.unmet { color: var(--bad); font-weight: 600; }
-dl.facts { display: flex; flex-wrap: wrap; gap: 4px 22px; margin: 10px 0; }
+dl.facts { display: flex; flex-wrap: wrap; gap: 2px 22px; margin: 6px 0; }
 dl.facts div { display: flex; gap: 6px; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; font-weight: 600; }
-.replay { margin: 6px 0 10px; }
+.replay { margin: 4px 0 4px; }
 .replay span { color: var(--muted); }
 table.verdicts { border-collapse: collapse; margin-top: 6px; }
 table.verdicts caption { text-align: left; color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .05em; }
@@ -42,7 +42,7 @@ table.verdicts th { white-space: nowrap; }
 .v-ok .v-mark { color: var(--ok); }
 .v-fail .v-mark { color: var(--bad); }
 .v-unknown .v-mark, .v-skip .v-mark { color: var(--muted); }
-.findings { margin: 14px 24px 0; padding: 10px 16px; border: 2px solid var(--bad); border-radius: 6px; background: #fff5f5; }
+.findings { margin: 10px 24px 0; padding: 6px 16px; border: 2px solid var(--bad); border-radius: 6px; background: #fff5f5; }
 .findings h2 { color: var(--bad); }
 .findings ol, .findings ul { margin: 0; padding-left: 20px; }
 .findings li { margin: 3px 0; }
@@ -86,7 +86,20 @@ rect.hi { fill: none; stroke: #111; stroke-width: 2; stroke-dasharray: 5,3; poin
 .sw.hold { background: #3b6fb6; }
 .sw.lease { background: linear-gradient(#3b6fb6 0 70%, #1d2430 70%); }
 .sw.wait { height: 2px; background: #9aa3ad; vertical-align: 3px; }
-.sw.lapsed { background: linear-gradient(#f2c200 0 25%, #3b6fb6 25%); }
+.sw.lapsed { background: linear-gradient(#d81b8c 0 30%, #3b6fb6 30%); }
+.sw.n-set { width: 8px; height: 8px; background: #2e7d32; transform: rotate(45deg) scale(.8); }
+.sw.n-expiry { width: 12px; height: 10px; background: #c0392b; clip-path: polygon(0 0, 100% 0, 50% 100%); }
+.sw.n-decision { width: 10px; height: 10px; background: #8e44ad; transform: rotate(45deg) scale(.8); }
+.sw.n-role { width: 12px; height: 10px; background: #1f5fa8; clip-path: polygon(50% 0, 100% 100%, 0 100%); }
+.legend.servers { margin-top: 0; }
+.verdict-line { margin: 4px 0 0; font-size: 13px; }
+.verdict-line .v-fail .v-mark { color: var(--bad); }
+.verdict-line .v-ok .v-mark { color: var(--ok); }
+.verdict-line .v-unknown .v-mark, .verdict-line .v-skip .v-mark { color: var(--muted); }
+section.checkers { margin: 0 24px 8px; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; }
+#clocks.collapsed { color: var(--muted); font-size: 13px; }
+#steps li.tone-server { border-left-color: #8e44ad; }
+.note-label { font-size: 10.5px; font-weight: 600; }
 .sw.attempt { height: 2px; background: var(--warn); vertical-align: 3px; }
 .sw.write-ok { width: 3px; background: var(--ok); }
 .sw.write-no { width: 12px; color: var(--warn); }

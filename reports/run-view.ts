@@ -1,6 +1,10 @@
 import { NEMESIS, pairOperations, type HistoryEvent } from "../sim/history.js";
 import { computeHolds, type Hold } from "../checkers/holds.js";
 import type { RunRecord } from "./types.js";
+import { describeNote } from "./notes.js";
+import { HOLD_END, type AttemptColumns, type ErrorColumns, type FaultMark, type HoldColumns, type Lane, type NoteMark, type RunView, type StoryStep, type ViolationMark, type WriteColumns } from "./run-view-types.js";
+
+export * from "./run-view-types.js";
 
 /**
  * What the run report's page draws, and nothing more: a long run has hundreds of
@@ -9,149 +13,17 @@ import type { RunRecord } from "./types.js";
  * clocks. Marks are stored column-wise with small integer codes (lane, lock and
  * reason indexes) so a 10-minute run with 10 clients stays a few megabytes.
  *
- * Times are integer microseconds of true time, as in the history.
+ * Times are integer microseconds of true time, as in the history. The shapes are in
+ * run-view-types.ts.
  */
-export interface RunView {
-  endUs: number;
-  lanes: Lane[];
-  locks: string[];
-  /** Strings the columns below refer to by index (reasons, grant ids that do not follow `<client>#<n>`). */
-  strings: string[];
-  holds: HoldColumns;
-  /** Acquire attempts that did not end in a grant (failed or unknown). Granted ones are holds.w..holds.s. */
-  attempts: AttemptColumns;
-  /** Client operations other than acquire that failed or whose outcome is unknown (timeouts, rejected writes). */
-  errors: ErrorColumns;
-  /** Writes as the resource saw them: accepted or rejected. */
-  writes: WriteColumns;
-  faults: FaultMark[];
-  /** Annotations of server processes (e.g. a failover), drawn as markers on their lane. */
-  notes: NoteMark[];
-  violations: ViolationMark[];
-  /** Failing (or undecided) checkers' sentences, for the red box above the timeline. */
-  findings: Array<{ checker: string; valid: boolean | "unknown"; summary: string }>;
-  clocks: { t: number[]; lanes: number[]; offsetsUs: number[][] };
-  latency: { count: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null; targetMs: number };
-  steps: StoryStep[];
-}
-
-export interface Lane {
-  id: string;
-  kind: "client" | "server" | "resource" | "other";
-}
-
-/** Hold i: lane[i], lock[i], start s[i], end e[i], wait start w[i] (the acquire's invoke). */
-export interface HoldColumns {
-  lane: number[];
-  lock: number[];
-  s: number[];
-  e: number[];
-  w: number[];
-  /** Fencing token or -1 when the design issues none. */
-  tok: number[];
-  /** Grant: n when the id is `<client>#<n>`, else -(1 + string index). */
-  g: number[];
-  /** How it ended: index into HOLD_END. */
-  by: number[];
-  /** 1 when the client acted after its lease had lapsed by its own clock. */
-  st: number[];
-  /** Release result: index into RELEASE_RESULT. */
-  rel: number[];
-  /** Validity the client believed it had at acquire-ok, ms (rounded), or -1. */
-  val: number[];
-  /** When the client's own clock said the lease had lapsed (its `lapse` note), µs, or -1. */
-  lap: number[];
-  /** 1 when the hold is part of a violation. */
-  bad: number[];
-}
-
-export const HOLD_END = ["release", "lapse", "crash", "end-of-history"] as const;
-export const RELEASE_RESULT = ["released", "key already gone", "release failed or unknown", "no release"] as const;
-
-export interface AttemptColumns {
-  lane: number[];
-  lock: number[];
-  s: number[];
-  e: number[];
-  /** 0 fail, 1 unknown (info). */
-  out: number[];
-  /** String index of the reason, or -1. */
-  why: number[];
-}
-
-export interface ErrorColumns {
-  lane: number[];
-  lock: number[];
-  t: number[];
-  /** String index of the operation name (read, write, extend, release). */
-  f: number[];
-  out: number[];
-  why: number[];
-}
-
-export interface WriteColumns {
-  /** Client lane of the writer, or -1. */
-  cl: number[];
-  lock: number[];
-  t: number[];
-  /** 1 accepted, 0 rejected. */
-  ok: number[];
-  counter: number[];
-  tok: number[];
-  /** Hold index of the grant it was written under, or -1. */
-  hold: number[];
-  why: number[];
-  /** 1 when a checker names this write as a violation (a stale write accepted). */
-  bad: number[];
-}
-
-export interface FaultMark {
-  kind: string;
-  step: number;
-  s: number;
-  /** End, µs; null for instant faults (clock jump, heal) and faults never undone. */
-  e: number | null;
-  lanes: number[];
-  groups?: string[][];
-  oneWay?: boolean;
-  note?: string;
-  deltaMs?: number;
-  driftPpm?: number;
-  extraMs?: number;
-  lossRate?: number;
-}
-
-export interface NoteMark {
-  lane: number;
-  t: number;
-  f: string;
-  type: string;
-  detail: string;
-}
-
-export interface ViolationMark {
-  checker: string;
-  lock: string;
-  s: number;
-  e: number;
-  /** Hold indexes involved. */
-  holds: number[];
-  /** Write indexes involved. */
-  writes: number[];
-  sentence: string;
-}
-
-export interface StoryStep {
-  t: number;
-  text: string;
-  /** What to highlight when the step is clicked. */
-  ref: { kind: "hold" | "write" | "fault" | "violation" | "attempt" | "note"; i: number };
-  tone: "normal" | "fault" | "bad";
-}
 
 /** The seeds' acquire latency target. */
 export const ACQUIRE_TARGET_MS = 10;
 const STEPS_MAX = 40;
+/** Server notes drawn per kind: a long run sets a key per grant, and the page must stay a few megabytes. */
+export const NOTES_PER_KIND_MAX = 400;
+/** Server notes the story tells, at most. */
+const NOTE_STEPS_MAX = 24;
 
 export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]): RunView {
   const meta = record.meta;
@@ -275,6 +147,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   const writes: WriteColumns = { cl: [], lock: [], t: [], ok: [], counter: [], tok: [], hold: [], why: [], bad: [] };
   const writeByIndex = new Map<number, number>();
   const notes: NoteMark[] = [];
+  const noteCount = new Map<string, number>();
   for (const e of history) {
     if (e.f === "storage-write" && (e.type === "ok" || e.type === "fail")) {
       const v = (e.value ?? {}) as { client?: unknown; grantId?: unknown; counter?: unknown; token?: unknown; reason?: unknown };
@@ -289,9 +162,12 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
       writes.why.push(typeof v.reason === "string" ? str(v.reason) : -1);
       writes.bad.push(0);
     } else if (e.process !== NEMESIS && lanes[laneOf.get(e.process)!]!.kind !== "client" && e.f !== "final-read" && e.f !== "storage-write") {
-      notes.push({ lane: laneOf.get(e.process)!, t: e.timeUs, f: e.f, type: e.type, detail: e.value === undefined ? "" : short(e.value) });
+      const n = (noteCount.get(e.f) ?? 0) + 1;
+      noteCount.set(e.f, n);
+      if (n <= NOTES_PER_KIND_MAX) notes.push({ lane: laneOf.get(e.process)!, t: e.timeUs, f: e.f, ...describeNote(e.process, e.f, e.value) });
     }
   }
+  const notesOmitted = [...noteCount].filter(([, n]) => n > NOTES_PER_KIND_MAX).map(([f, total]) => ({ f, drawn: NOTES_PER_KIND_MAX, total }));
 
   const faults = buildFaults(history, laneOf, endUs);
   const violations = buildViolations(record, holdByGrant, holdByAcquire, writeByIndex, holds, writes);
@@ -324,7 +200,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     targetMs: ACQUIRE_TARGET_MS,
   };
 
-  const view: RunView = { endUs, lanes, locks, strings, holds, attempts, errors, writes, faults, notes, violations, findings, clocks, latency, steps: [] };
+  const view: RunView = { endUs, lanes, locks, strings, holds, attempts, errors, writes, faults, notes, notesOmitted, violations, findings, clocks, latency, steps: [] };
   view.steps = buildSteps(view);
   return view;
 }
@@ -520,7 +396,13 @@ function buildSteps(v: RunView): StoryStep[] {
       tone: "fault",
     });
   }
-  v.notes.slice(0, 10).forEach((n, i) => steps.push({ t: n.t, text: `${lane(n.lane)}: ${n.f}${n.detail ? ` ${n.detail}` : ""}`, ref: { kind: "note", i }, tone: "normal" }));
+  // The servers' side: every expiry and decision (up to a budget); in a short run, every key set too.
+  let noteSteps = 0;
+  v.notes.forEach((n, i) => {
+    if (noteSteps >= NOTE_STEPS_MAX || !(n.key || small)) return;
+    noteSteps++;
+    steps.push({ t: n.t, text: n.sentence, ref: { kind: "note", i }, tone: n.key ? "server" : "normal" });
+  });
   steps.sort((a, b) => a.t - b.t);
   // Keep every fault and violation; cut the rest to the budget.
   if (steps.length > STEPS_MAX) {
@@ -588,9 +470,5 @@ function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-function short(value: unknown): string {
-  const s = JSON.stringify(value);
-  return s.length > 160 ? s.slice(0, 157) + "..." : s;
-}
 
 export type { Hold };

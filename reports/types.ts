@@ -1,5 +1,6 @@
 import type { RunMeta } from "../sim/runner.js";
 import type { Verdicts } from "../checkers/run-all.js";
+import type { SweepAvailability } from "./availability.js";
 import type { ClientSpec, Expectation, FaultStep, WorkloadSpec } from "../scenarios/schema.js";
 
 /**
@@ -45,6 +46,8 @@ export interface CompareCell {
   failingReport?: string;
   /** The most frequent outcome over the seeds. */
   outcome?: string;
+  /** Grants, failed acquires, idle time while someone waited, runs in which a second client got near a hold. */
+  availability?: SweepAvailability;
 }
 
 export interface CompareMatrix {
@@ -52,4 +55,6 @@ export interface CompareMatrix {
   scenarios: string[];
   seeds: { from: number; to: number };
   cells: CompareCell[];
+  /** Cells not run, and why (a scenario's faults name servers the design lacks, ...). */
+  skipped?: Array<{ design: string; scenario: string; reason: string }>;
 }

@@ -86,7 +86,7 @@ export async function runCompare(o: CompareOptions): Promise<CompareResult> {
       cells.push(cellOf(summary, design, base.name, o.outDir));
     }
   }
-  const matrix: CompareMatrix = { designs: o.designs, scenarios: o.scenarios.map((s) => s.name), seeds: { from: o.range.from, to: o.range.to }, cells };
+  const matrix: CompareMatrix = { designs: o.designs, scenarios: o.scenarios.map((s) => s.name), seeds: { from: o.range.from, to: o.range.to }, cells, skipped };
   return { matrix, skipped, summaries };
 }
 
@@ -106,5 +106,6 @@ function cellOf(s: SweepSummary, design: string, scenario: string, outDir: strin
     ...(s.failingSeeds.first[0] !== undefined ? { failingSeed: s.failingSeeds.first[0] } : {}),
     ...(report ? { failingReport: relative(outDir, join(report.dir, "report.html")) } : {}),
     ...(outcome ? { outcome } : {}),
+    ...(s.availability ? { availability: s.availability } : {}),
   };
 }

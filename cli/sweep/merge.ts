@@ -2,6 +2,7 @@ import { InputError } from "../../sim/errors.js";
 import type { Outcome } from "../../checkers/run-all.js";
 import { OUTCOMES, rateCi, type RateCi, type SweepSummary } from "./summary.js";
 import { rangeSize, type Shard } from "./range.js";
+import { addSweepAvailability, emptySweepAvailability } from "../../reports/availability.js";
 
 /**
  * Combine the summaries of disjoint shards of one sweep. Refuses summaries of
@@ -89,6 +90,8 @@ export function mergeSummaries(parts: ReadonlyArray<{ file: string; summary: Swe
     liveness: addRates((s) => s.liveness),
     checkers,
     outcomes,
+    // Summed only when every shard has it (older summaries do not).
+    ...(summaries.every((s) => s.availability) ? { availability: summaries.reduce((acc, s) => addSweepAvailability(acc, s.availability!), emptySweepAvailability()) } : {}),
     expected: { verdict: a.expected.verdict, matched, rate: runs === 0 ? 0 : matched / runs },
     failingSeeds: { count: summaries.reduce((n, s) => n + s.failingSeeds.count, 0), first: failingFirst, limit },
     unexpectedSeeds: { count: summaries.reduce((n, s) => n + s.unexpectedSeeds.count, 0), first: unexpectedFirst, limit },

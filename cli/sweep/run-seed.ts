@@ -3,6 +3,7 @@ import { runScenario } from "../../sim/runner.js";
 import { runCheckers, type Outcome } from "../../checkers/run-all.js";
 import type { Verdict } from "../../checkers/types.js";
 import { checkContextFor } from "../check-context.js";
+import { runAvailability, type RunAvailability } from "../../reports/availability.js";
 
 /**
  * What a sweep keeps of one run: a pure function of (scenario, seed), small enough to
@@ -21,6 +22,8 @@ export interface SeedResult {
   eventsRun: number;
   /** True time the run covered, µs (for simulated-seconds-per-second figures). */
   endUs: number;
+  /** Grants, failed acquires, idle time while waiting, whether a second client got near (reports/availability.ts). */
+  availability: RunAvailability;
 }
 
 export function runSeed(scenario: Scenario, seed: number): SeedResult {
@@ -38,6 +41,8 @@ export function runSeed(scenario: Scenario, seed: number): SeedResult {
     expectationMet: v.outcome === scenario.expect,
     eventsRun: run.meta.eventsRun,
     endUs: run.meta.endUs,
+    // "Near" a hold: within one lease of it, the span in which a double grant could happen.
+    availability: runAvailability(run.history, scenario.workload.ttlMs),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Scenario, Expectation } from "../../scenarios/schema.js";
 import type { Outcome } from "../../checkers/run-all.js";
 import { isFailing, type SeedResult } from "./run-seed.js";
 import { wilson95 } from "./wilson.js";
+import { addRunAvailability, emptySweepAvailability, type SweepAvailability } from "../../reports/availability.js";
 import type { SeedRange, Shard } from "./range.js";
 
 /** A count of runs out of `runs`, with its rate and 95% Wilson interval. */
@@ -37,6 +38,8 @@ export interface SweepSummary {
   /** Per checker, in registry order. */
   checkers: Record<string, RateCi>;
   outcomes: Partial<Record<Outcome, number>>;
+  /** Availability summed over the runs (absent in summaries written before it existed). */
+  availability?: SweepAvailability;
   expected: { verdict: Expectation; matched: number; rate: number };
   /** Seeds where some checker found a violation: how many, and the first `limit` in seed order. */
   failingSeeds: { count: number; first: number[]; limit: number };
@@ -119,6 +122,7 @@ export function summarize(i: SummaryInput): SweepSummary {
     liveness: rateCi(count((r) => r.liveness === false), count((r) => r.liveness === "unknown"), runs),
     checkers,
     outcomes,
+    availability: results.reduce((acc, r) => addRunAvailability(acc, r.availability), emptySweepAvailability()),
     expected: { verdict: i.scenario.expect, matched, rate: runs === 0 ? 0 : matched / runs },
     failingSeeds: { count: failing.length, first: failing.slice(0, i.limit), limit: i.limit },
     unexpectedSeeds: { count: unexpected.length, first: unexpected.slice(0, i.limit), limit: i.limit },

@@ -49,6 +49,11 @@ export class EtcdServer implements ProcessBehavior {
     const r = this.kv.apply(cmd, index);
     if (cmd.kind === "leaseGrant") this.expiresAtUs.set(index, this.ctx.monoUs() + cmd.ttlMs * 1000);
     else if (cmd.kind === "leaseRevoke") {
+      // Revoked because this leader's lessor expired it (a client's own revoke is its release, drawn on its lane).
+      if (r.ok && this.host.expiring.has(cmd.leaseId)) {
+        const deleted = r.events.filter((e) => e.type === "delete").map((e) => e.key);
+        this.ctx.record("info", "lease-revoked", undefined, { leaseId: cmd.leaseId, revision: r.revision, keysDeleted: deleted });
+      }
       this.expiresAtUs.delete(cmd.leaseId);
       this.host.expiring.delete(cmd.leaseId);
     }
@@ -116,6 +121,7 @@ export class EtcdServer implements ProcessBehavior {
   private promote(nowUs: number): void {
     const extendUs = this.cfg.options.electionTimeoutMsMax * 1000;
     for (const [id, l] of this.kv.leases) this.expiresAtUs.set(id, nowUs + l.ttlMs * 1000 + extendUs);
+    this.ctx.record("info", "leader", undefined, { term: this.raft.currentTerm(), leases: this.kv.leases.size, note: `extends every lease by its TTL + ${extendUs / 1000} ms` });
   }
 
   private expireLeases(nowUs: number): void {
@@ -126,7 +132,10 @@ export class EtcdServer implements ProcessBehavior {
         this.expiresAtUs.set(id, nowUs + l.ttlMs * 1000);
         continue;
       }
-      if (nowUs > at) this.host.expire(id, { kind: "leaseRevoke", leaseId: id });
+      if (nowUs > at) {
+        this.ctx.record("info", "lease-expiry", undefined, { leaseId: id, owner: l.owner, decidedBy: this.ctx.id, clock: "the leader's monotonic clock", ttlMs: l.ttlMs, overdueMs: (nowUs - at) / 1000 });
+        this.host.expire(id, { kind: "leaseRevoke", leaseId: id });
+      }
     }
   }
 }

@@ -74,6 +74,7 @@ export class ZkServer implements ProcessBehavior {
         // A new leader counts every lock-delay again from its election (never shorter).
         this.lockDelayEnding.clear();
         for (const id of this.tree.lingering.keys()) this.lingerFromUs.set(id, nowUs);
+        ctx.record("info", "leader", undefined, { term: this.raft.currentTerm(), sessions: this.tree.sessions.size, note: "restarts every session's timer" });
       },
       leaderTick: (nowUs) => this.leaderTick(nowUs),
     });
@@ -94,7 +95,11 @@ export class ZkServer implements ProcessBehavior {
       for (const id of msg.sessions as number[]) this.touchWallMs.set(id, this.ctx.wallMs());
     } else if (msg.type === ZK_EXPIRE_REQUEST && this.bugFollowerExpiry) {
       const id = msg.sessionId as number;
-      if (this.raft.isLeader() && this.tree.sessions.has(id) && !this.expiring.has(id)) this.expire(id);
+      if (this.raft.isLeader() && this.tree.sessions.has(id) && !this.expiring.has(id)) {
+        // The bug: the leader complies without asking its own timers.
+        this.ctx.record("info", "session-expiry", undefined, { sessionId: id, owner: this.tree.sessions.get(id)!.owner, decidedBy: from, clock: `${from}'s wall clock (the follower-expiry bug)` });
+        this.expire(id);
+      }
     }
   }
 
@@ -105,6 +110,10 @@ export class ZkServer implements ProcessBehavior {
       this.lastHeardUs.set(zxid, this.ctx.monoUs());
       this.touchWallMs.set(zxid, this.ctx.wallMs());
     } else if ((cmd.kind === "expireSession" || cmd.kind === "closeSession") && r.ok) {
+      if (cmd.kind === "expireSession" && this.raft.isLeader()) {
+        const deleted = r.events.filter((e) => e.type === "deleted").map((e) => e.path);
+        this.ctx.record("info", "session-expired", undefined, { sessionId: cmd.sessionId, zxid, ephemeralsDeleted: deleted });
+      }
       this.lastHeardUs.delete(cmd.sessionId);
       this.expiring.delete(cmd.sessionId);
       this.touchWallMs.delete(cmd.sessionId);
@@ -136,7 +145,10 @@ export class ZkServer implements ProcessBehavior {
         keep.push(w);
         continue;
       }
-      if (w.waiting) this.ctx.reply(w.client, w.waiting.msg, { type: ZK_REPLY, status: "ok", event });
+      if (w.waiting) {
+        this.ctx.record("info", "watch-fired", undefined, { path, client: w.client, event });
+        this.ctx.reply(w.client, w.waiting.msg, { type: ZK_REPLY, status: "ok", event });
+      }
       else keep.push({ ...w, fired: event }); // one-shot: kept only until delivered
     }
     if (keep.length > 0) this.watches.set(path, keep);
@@ -235,7 +247,17 @@ export class ZkServer implements ProcessBehavior {
         this.lastHeardUs.set(id, nowUs);
         continue;
       }
-      if (nowUs - last > s.timeoutMs * 1000) this.expire(id);
+      if (nowUs - last > s.timeoutMs * 1000) {
+        this.ctx.record("info", "session-expiry", undefined, {
+          sessionId: id,
+          owner: s.owner,
+          decidedBy: this.ctx.id,
+          clock: "the leader's monotonic clock",
+          silentMs: (nowUs - last) / 1000,
+          timeoutMs: s.timeoutMs,
+        });
+        this.expire(id);
+      }
     }
     for (const id of this.tree.lingering.keys()) {
       if (this.lockDelayEnding.has(id)) continue;
@@ -266,6 +288,7 @@ export class ZkServer implements ProcessBehavior {
       const asked = this.expiryAskedWallMs.get(id);
       if (nowMs - last > s.timeoutMs && (asked === undefined || nowMs - asked > s.timeoutMs)) {
         this.expiryAskedWallMs.set(id, nowMs);
+        this.ctx.record("info", "session-expiry-asked", undefined, { sessionId: id, owner: s.owner, leader, silentMsByMyWallClock: nowMs - last, timeoutMs: s.timeoutMs });
         this.ctx.send(leader, { type: ZK_EXPIRE_REQUEST, sessionId: id });
       }
     }

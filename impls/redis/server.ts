@@ -78,6 +78,9 @@ export class RedisServer {
     restarted = false,
   ) {
     this.aof = new AppendOnlyFile(ctx, opts.persistence ?? "none", opts.fsyncIntervalMs ?? 1000);
+    // Expiry by this node's wall clock, noted for the report's server lane.
+    this.store.onExpire = (key, expireAtMs, nowMs, how) =>
+      ctx.record("info", "key-expired", undefined, { key, how: how === "lazy" ? "lazy expiry (on access)" : "active expiry (sweep)", expireAtWallMs: expireAtMs, wallMs: nowMs });
     const saved = ctx.disk.get(CONFIG_KEY) as NodeConfig | undefined;
     this.role = saved?.role ?? opts.role ?? "primary";
     this.primaryId = saved ? saved.primaryId : opts.primaryId;
@@ -122,7 +125,7 @@ export class RedisServer {
   onMessage(from: string, msg: Message): void {
     switch (msg.type) {
       case REDIS_REQUEST: {
-        const result = this.execute(msg.command as RedisCommand);
+        const result = this.execute(msg.command as RedisCommand, from);
         this.ctx.reply(from, msg, { type: REDIS_REPLY, result });
         return;
       }
@@ -130,7 +133,7 @@ export class RedisServer {
         this.connections.onMessage(
           from,
           msg as unknown as ConnRequest,
-          (r) => this.executeArgvRequest(r),
+          (r) => this.executeArgvRequest(r, from),
           (reply: ConnReply) => this.ctx.send(from, reply as unknown as Message),
         );
         return;
@@ -156,31 +159,57 @@ export class RedisServer {
   }
 
   /** Execute a client command; a write is logged to the AOF and streamed before the reply. */
-  protected execute(command: RedisCommand): RedisReply {
+  protected execute(command: RedisCommand, from?: string): RedisReply {
     if (this.role === "replica" && isWrite(command)) {
       return { error: "READONLY You can't write against a read only replica." };
     }
     const before = this.store.effectOf(command.key);
-    const result = this.store.execute(command, this.ctx.wallMs());
-    if (isWrite(command)) {
-      const after = this.store.effectOf(command.key);
-      // Redis propagates only commands that changed the data set (a refused SET NX is not).
-      if (!sameEffect(before, after)) this.logged(after);
-    }
+    const nowMs = this.ctx.wallMs();
+    const result = this.store.execute(command, nowMs);
+    const after = this.store.effectOf(command.key);
+    this.noteKeyChange(before, after, nowMs, from);
+    // Redis propagates only commands that changed the data set (a refused SET NX is not).
+    if (isWrite(command) && !sameEffect(before, after)) this.logged(after);
     return result;
+  }
+
+  /**
+   * Server notes for the report's lock-server lanes: a key that lapsed (found expired
+   * on access, as Redis's lazy expiry does) and a key given a new expiry, both by this
+   * node's wall clock. Keys without an expiry (fencing counters) are not noted.
+   */
+  private noteKeyChange(before: Effect, after: Effect, nowMs: number, from: string | undefined): void {
+    const now = after.entry;
+    if (now?.expireAtMs !== undefined && !sameEffect(before, after)) {
+      this.ctx.record("info", "key-set", undefined, {
+        key: after.key,
+        ...(from !== undefined ? { by: from } : {}),
+        expireAtWallMs: now.expireAtMs,
+        wallMs: nowMs,
+        ttlMs: now.expireAtMs - nowMs,
+      });
+    }
   }
 
   /** The process dies: its kernel resets the real clients' connections. */
   onCrash(): void {
+    // What this crash loses, by persistence mode: noted for the report's server lane.
+    const nowMs = this.ctx.wallMs();
+    this.ctx.record("info", "crash-lost", undefined, {
+      persistence: this.aof.mode,
+      // Counted without touching the keys (a lazy expiry here would note expiries that never happened).
+      ...(this.aof.mode === "none" ? { keysLost: this.store.snapshot().filter(([, e]) => e.expireAtMs === undefined || e.expireAtMs > nowMs).length } : { unsyncedWrites: this.aof.unsynced }),
+    });
     this.connections.resetAll((to, r) => this.ctx.send(to, r as unknown as Message));
   }
 
   /** A real client's command (or MULTI batch): changed keys are logged as typed commands' are. */
-  private executeArgvRequest(r: ConnRequest): ArgvReply {
+  private executeArgvRequest(r: ConnRequest, from: string): ArgvReply {
     const before = new Map<string, Effect>();
+    const nowMs = this.ctx.wallMs();
     const env: ArgvEnv = {
       store: this.store,
-      nowMs: this.ctx.wallMs(),
+      nowMs,
       scripts: (this.lua ??= new LuaScripting()),
       readonly: this.role === "replica",
       touch: (key) => {
@@ -190,6 +219,7 @@ export class RedisServer {
     const reply = r.batch ? executeBatch(r.batch, env) : executeArgv(r.argv ?? [], env);
     for (const [key, was] of before) {
       const after = this.store.effectOf(key);
+      this.noteKeyChange(was, after, nowMs, from);
       if (!sameEffect(was, after)) this.logged(after);
     }
     return reply;
@@ -220,6 +250,7 @@ export class RedisServer {
       this.primaryId = undefined;
       this.promotions++;
       this.replId = this.newReplId();
+      this.ctx.record("info", "promoted", undefined, { to: "primary", offset: this.offset, keys: this.store.size });
       this.backlog = [];
       this.backlogBase = this.offset;
       this.replicas.clear();
@@ -230,6 +261,7 @@ export class RedisServer {
       this.primaryId = m.primaryId;
       this.replicas.clear();
       // Our history differs from the new primary's: the next ACK asks for a full resync.
+      this.ctx.record("info", "replica-of", undefined, { primary: m.primaryId, wasOffset: this.offset });
       this.replId = "";
       this.offset = 0;
       this.sendAck();

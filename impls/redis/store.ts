@@ -25,6 +25,9 @@ export class RedisStore {
   /** Number of keys expired so far (lazy + active). */
   expiredCount = 0;
 
+  /** Told of every key expired, on access ("lazy") or by the sweep ("active"): the server notes it in the history. */
+  onExpire: ((key: string, expireAtMs: number, nowMs: number, how: "lazy" | "active") => void) | undefined;
+
   get size(): number {
     return this.data.size;
   }
@@ -35,6 +38,7 @@ export class RedisStore {
     if (e.expireAtMs !== undefined && e.expireAtMs <= nowMs) {
       this.data.delete(key);
       this.expiredCount++;
+      this.onExpire?.(key, e.expireAtMs, nowMs, "lazy");
       return undefined;
     }
     return e;
@@ -150,7 +154,12 @@ export class RedisStore {
   /** Active expiry, returning the keys removed (the primary propagates them as DELs). */
   sweepKeys(nowMs: number): string[] {
     const keys: string[] = [];
-    for (const [k, e] of this.data) if (e.expireAtMs !== undefined && e.expireAtMs <= nowMs) keys.push(k);
+    for (const [k, e] of this.data) {
+      if (e.expireAtMs !== undefined && e.expireAtMs <= nowMs) {
+        keys.push(k);
+        this.onExpire?.(k, e.expireAtMs, nowMs, "active");
+      }
+    }
     for (const k of keys) this.data.delete(k);
     this.expiredCount += keys.length;
     return keys;

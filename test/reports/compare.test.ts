@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { renderComparePage } from "../../reports/compare-page.js";
 import { formatCompareTable } from "../../reports/compare-table.js";
 import type { CompareMatrix } from "../../reports/types.js";
-import { HOSTILE, wilson } from "./fixtures.js";
+import { HOSTILE, smallMatrix, wilson } from "./fixtures.js";
 
 function matrix(): CompareMatrix {
   return {
@@ -65,6 +65,52 @@ describe("comparison page", () => {
     expect(/<td class="cell fenced"/.test(renderComparePage(m))).toBe(true);
     m.cells[0]!.outcome = "unsafe";
     expect(/<td class="cell high"/.test(renderComparePage(m))).toBe(true);
+  });
+
+  it("a 0% cell in which no second client ever got near a hold says 'not challenged', not safe", () => {
+    const zero = { design: "redlock", scenario: "naive-gc-pause", runs: 20, violations: 0, violationRate: 0, ci95: wilson(0, 20), byChecker: {}, outcome: "safe" };
+    const m: CompareMatrix = {
+      designs: ["redlock"],
+      scenarios: ["naive-gc-pause"],
+      seeds: { from: 1, to: 20 },
+      cells: [{ ...zero, availability: { grants: 20, failedAcquires: 20, idleWhileWaitingUs: 25_000, challengedRuns: 0 } }],
+    };
+    const page = renderComparePage(m);
+    expect(/<td class="cell unchallenged"/.test(page)).toBe(true);
+    expect(/<td class="cell zero"/.test(page)).toBe(false);
+    expect(page).toContain("not challenged");
+    expect(page).toContain("20 grants · 20 failed acquires · 1.3 ms per run without a holder while someone waited");
+    expect(formatCompareTable(m)).toMatch(/0\/20 0% \[0%–16%\] not challenged/);
+    // Challenged in some runs: a zero cell, with the count said.
+    m.cells[0]!.availability!.challengedRuns = 5;
+    const partly = renderComparePage(m);
+    expect(/<td class="cell zero"/.test(partly)).toBe(true);
+    expect(partly).toContain("challenged in 5 of 20 runs");
+    expect(formatCompareTable(m)).toContain("challenged 5/20");
+    // Challenged in every run: no caveat.
+    m.cells[0]!.availability!.challengedRuns = 20;
+    expect(renderComparePage(m)).not.toMatch(/not challenged:|challenged in/);
+  });
+
+  it("real runs: naive-gc-pause on redlock is not challenged (c2 gives up), on redis-setnx it is and fails", () => {
+    const m = smallMatrix([["naive-gc-pause", "redlock"], "naive-gc-pause"], 2, (s, seed) => `${s}-${seed}.html`);
+    const redlock = m.cells.find((c) => c.design === "redlock")!;
+    expect(redlock.violations).toBe(0);
+    expect(redlock.availability!.challengedRuns).toBe(0);
+    expect(redlock.availability!.failedAcquires).toBeGreaterThan(0);
+    const naive = m.cells.find((c) => c.design === "redis-setnx")!;
+    expect(naive.violations).toBe(2);
+    expect(naive.availability!.challengedRuns).toBe(2);
+    const cells = [...renderComparePage(m).matchAll(/<td class="cell (\w+)"/g)].map((x) => x[1]);
+    expect(cells).toEqual(["unchallenged", "high"]);
+  });
+
+  it("a '—' cell says why it was not run", () => {
+    const m = matrix();
+    m.skipped = [{ design: "redlock", scenario: "naive-gc-pause", reason: "workload.fencing: design \"redlock\" issues no tokens" }];
+    const page = renderComparePage(m);
+    expect(page).toContain('<span class="why">not run: workload.fencing: design &quot;redlock&quot; issues no tokens</span>');
+    expect(page).toContain('<span class="why">not asked for');
   });
 
   it("escapes names and needs no script", () => {

@@ -6,6 +6,8 @@ import { checkContextFor } from "../../cli/check-context.js";
 import { buildRecord } from "../../cli/artifacts.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import type { CompareCell, CompareMatrix, RunRecord } from "../../reports/types.js";
+import { addRunAvailability, emptySweepAvailability, runAvailability } from "../../reports/availability.js";
+import { scenarioOnDesign } from "../../cli/sweep/compare.js";
 
 /** What the report renderers take, from a real run. */
 export interface RunFixture {
@@ -59,19 +61,34 @@ export function wilson(k: number, n: number): [number, number] {
   return [Math.max(0, c - h), Math.min(1, c + h)];
 }
 
-/** A small real comparison: each scenario over `seeds` seeds, its failing seed's report path named by `reportPath`. */
-export function smallMatrix(names: string[], seeds: number, reportPath: (scenario: string, seed: number) => string, onFailing?: (f: RunFixture) => void): CompareMatrix {
+/**
+ * A small real comparison: each scenario over `seeds` seeds (on its own design, or on
+ * the design given as `[scenario, design]`, as \`lockstep compare\` runs it), its
+ * failing seed's report path named by `reportPath`.
+ */
+export function smallMatrix(
+  entries: Array<string | [string, string]>,
+  seeds: number,
+  reportPath: (scenario: string, seed: number) => string,
+  onFailing?: (f: RunFixture) => void,
+): CompareMatrix {
   const cells: CompareCell[] = [];
   const designs: string[] = [];
-  for (const name of names) {
-    const s = loadScenario(name);
+  const names: string[] = [];
+  for (const entry of entries) {
+    const [name, design] = typeof entry === "string" ? [entry, undefined] : entry;
+    const base = loadScenario(name);
+    const s = design ? scenarioOnDesign(base, design) : base;
     if (!designs.includes(s.design)) designs.push(s.design);
+    if (!names.includes(name)) names.push(name);
+    let availability = emptySweepAvailability();
     let violations = 0;
     let failingSeed: number | undefined;
     const byChecker: Record<string, number> = {};
     const outcomes = new Map<string, number>();
     for (let seed = 1; seed <= seeds; seed++) {
       const f = runFixture(s, seed);
+      availability = addRunAvailability(availability, runAvailability(f.history, s.workload.ttlMs));
       const v = f.record.verdicts;
       outcomes.set(v.outcome, (outcomes.get(v.outcome) ?? 0) + 1);
       for (const r of v.results) if (r.valid === false) byChecker[r.checker] = (byChecker[r.checker] ?? 0) + 1;
@@ -93,6 +110,7 @@ export function smallMatrix(names: string[], seeds: number, reportPath: (scenari
       byChecker,
       ...(failingSeed !== undefined ? { failingSeed, failingReport: reportPath(name, failingSeed) } : {}),
       outcome: [...outcomes].sort((a, b) => b[1] - a[1])[0]![0],
+      availability,
     });
   }
   return { designs, scenarios: names, seeds: { from: 1, to: seeds }, cells };

@@ -3,11 +3,13 @@ import { loadScenario } from "../../scenarios/index.js";
 import { computeHolds } from "../../checkers/holds.js";
 import { buildRunView } from "../../reports/run-view.js";
 import { renderRunReport } from "../../reports/run-report.js";
-import { packView, packColumn, UNPACK_JS } from "../../reports/pack.js";
+import { packView, packColumn } from "../../reports/pack.js";
+import { unpackView } from "../../reports/browser/unpack.js";
+import { buildBrowserScript } from "../../reports/bundle.js";
 import { CSP, escapeHtml, jsonForScript } from "../../reports/html.js";
 import { HOSTILE, hostileScenario, runFixture } from "./fixtures.js";
 
-const unpack = new Function(`${UNPACK_JS}; return unpackView;`)() as (v: unknown) => unknown;
+const unpack = (v: unknown): unknown => unpackView(v);
 
 function embedded(html: string): unknown {
   const m = /<script type="application\/json" id="run-data">([\s\S]*?)<\/script>/.exec(html);
@@ -82,12 +84,26 @@ describe("run report HTML", () => {
   const gc = runFixture(loadScenario("naive-gc-pause"));
   const html = renderRunReport(gc.record, gc.history);
 
-  it("is self-contained: d3 inlined, a no-network CSP, no external references", () => {
+  it("is self-contained: the page's script bundled with the d3 it uses, a no-network CSP, no external references", () => {
     expect(html.includes(`http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}"`)).toBe(true);
     expect(CSP).toMatch(/^default-src 'none';/);
-    expect(/d3js\.org|forceSimulation/.test(html)).toBe(true);
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    expect(scripts).toHaveLength(1);
+    // d3-selection's namespace table and d3-zoom's wheel handling are in it: d3 is bundled, not fetched.
+    expect(scripts[0]).toContain("http://www.w3.org/2000/svg");
+    expect(scripts[0]).toContain("wheel");
+    // Nothing left to load: no module syntax, no require.
+    expect(/\bimport\s*[({"']|\brequire\(/.test(scripts[0]!)).toBe(false);
     expect(/<script[^>]+src=/.test(html)).toBe(false);
     expect(/<link[^>]+href=/.test(html)).toBe(false);
+  });
+
+  it("is the same bytes for the same run: the bundled script too (a report is a pure function of its run)", () => {
+    const again = runFixture(loadScenario("naive-gc-pause"));
+    expect(renderRunReport(again.record, again.history)).toBe(html);
+    // And esbuild gives the same script on every build.
+    expect(buildBrowserScript("run")).toBe(buildBrowserScript("run"));
+    expect(html).toContain(buildBrowserScript("run"));
   });
 
   it("shows every checker's verdict, the design, seed and the replay command", () => {
@@ -119,8 +135,8 @@ describe("escaping", () => {
     expect(html.includes("<b onmouseover")).toBe(false);
     expect(html.includes("window.__pwned = 1</script>")).toBe(false);
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
-    // Exactly the page's own script elements: the JSON block, d3, the report's script.
-    expect(html.match(/<script/g)).toHaveLength(3);
+    // Exactly the page's own script elements: the JSON block and the bundled script.
+    expect(html.match(/<script/g)).toHaveLength(2);
     const data = unpack(embedded(html)) as ReturnType<typeof buildRunView>;
     expect(data.locks).toContain(HOSTILE);
     expect(data.faults[0]!.note).toBe(`${HOSTILE} note`);

@@ -1,0 +1,218 @@
+/**
+ * The timeline's dense marks on a canvas, culled to the visible window and merged per
+ * pixel: holds (with the believed lease under them and the lapsed part on top),
+ * waits, failed acquires, failed operations and the writes at the resource.
+ */
+import { A, BAD, E, H, LANE_H, LAPSED, ML, S, WR, attemptsBy, dpr, errorsBy, grantName, holdMaxE, holdMaxWait, holdsBy, laneY, lanes, lockColor, lowerBound, lowerBoundPlain, plotH, MR, MT, resourceLane, stats, totalH, writeOrder } from "./model.js";
+
+/** A hold narrower than this is drawn this wide, so a short hold never vanishes at whole-run zoom. */
+const HOLD_PX_MIN = 2;
+/**
+ * Above this many visible holds per pixel of width on one lane, the lane is drawn as a
+ * density strip (each pixel column shaded by the share of its time the client held
+ * the lock) instead of bars that would merge into one solid hold.
+ */
+const DENSITY_HOLDS_PER_PX = 0.25;
+
+export function drawCanvas(ctx: CanvasRenderingContext2D): void {
+  const W = S.W;
+  const [a, b] = S.xz.domain() as [number, number];
+  const k = W / (b - a);
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, W + ML + MR, totalH);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(ML, MT, W, plotH);
+  ctx.clip();
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  const X = (t: number) => ML + (t - a) * k;
+  let nH = 0;
+  let nW = 0;
+  let nWr = 0;
+  let nDense = 0;
+  for (let l = 0; l < lanes.length; l++) {
+    const idx = holdsBy[l]!;
+    if (!idx.length) continue;
+    const y = laneY(l);
+    const mid = y + LANE_H / 2;
+    const lo = lowerBoundPlain(holdMaxE[l]!, a); // holds before it (and their waits) end before the view
+    const dense = densityStrip(ctx, l, lo, a, b, k);
+    if (dense >= 0) {
+      nH += dense;
+      nDense++;
+      continue;
+    }
+    let lastHoldPx = -1;
+    let lastWaitPx = -1;
+    for (let p = lo; p < idx.length; p++) {
+      const i = idx[p]!;
+      if (H.w[i]! > b && H.s[i]! > b + holdMaxWait[l]!) break;
+      if (H.w[i]! > b) continue;
+      // wait: from the acquire's invoke to the grant
+      if (H.s[i]! > H.w[i]! && H.s[i]! >= a && H.w[i]! <= b) {
+        const wx0 = Math.max(ML, X(H.w[i]!));
+        const wx1 = Math.min(ML + W, X(H.s[i]!));
+        if (wx1 - wx0 >= 1 || Math.floor(wx0) !== lastWaitPx) {
+          ctx.fillStyle = "#9aa3ad";
+          ctx.fillRect(wx0, mid - 1, Math.max(1, wx1 - wx0), 2);
+          lastWaitPx = Math.floor(wx0);
+        }
+        nW++;
+      }
+      if (H.e[i]! < a || H.s[i]! > b) continue;
+      nH++;
+      const x0 = X(H.s[i]!);
+      const x1 = X(H.e[i]!);
+      const cx0 = Math.max(ML - 1, x0);
+      const cx1 = Math.min(ML + W + 1, x1);
+      const bad = H.bad[i] === 1;
+      if (cx1 - cx0 < HOLD_PX_MIN) {
+        // Sub-pixel holds: one whole-pixel bar per pixel column, never thinner than HOLD_PX_MIN.
+        const px = Math.floor(cx0);
+        if (px <= lastHoldPx && !bad) continue;
+        ctx.fillStyle = bad ? BAD : lockColor(H.lock[i]!);
+        ctx.fillRect(px, y + 5, HOLD_PX_MIN, LANE_H - 10);
+        lastHoldPx = px + HOLD_PX_MIN - 1;
+        continue;
+      }
+      lastHoldPx = Math.floor(cx1);
+      ctx.fillStyle = lockColor(H.lock[i]!);
+      ctx.fillRect(cx0, y + 5, cx1 - cx0, LANE_H - 10);
+      // the lease the client believed it had: a dark rule under the bar from the grant to grant + validity
+      if (H.val[i]! >= 0) {
+        const vx1 = Math.min(ML + W + 1, X(H.s[i]! + H.val[i]! * 1000), cx1);
+        ctx.fillStyle = "#1d2430";
+        if (vx1 > cx0) ctx.fillRect(cx0, y + LANE_H - 5, vx1 - cx0, 2);
+      }
+      // acting after its lease had lapsed by its own clock: a magenta top edge from the lapse on
+      if (H.st[i] === 1) {
+        const lx0 = H.lap[i]! >= 0 ? Math.max(cx0, X(H.lap[i]!)) : cx0;
+        ctx.fillStyle = LAPSED;
+        ctx.fillRect(lx0, y + 5, Math.max(2, cx1 - lx0), 3);
+      }
+      const label = H.tok[i]! >= 0 ? "token " + H.tok[i] : grantName(i);
+      if (cx1 - cx0 > label.length * 6.2 + 8) {
+        ctx.fillStyle = "#fff";
+        ctx.fillText(label, Math.max(cx0, ML) + 4, LANE_H >= 30 ? y + 13 : mid); // upper half: a pause's label may take the lower
+      }
+    }
+  }
+  // failed or unknown acquire attempts: an orange line ending in a cross
+  let nA = 0;
+  for (let l = 0; l < lanes.length; l++) {
+    for (const i of attemptsBy[l]!) {
+      if (A.e[i]! < a || A.s[i]! > b) continue;
+      nA++;
+      const y = laneY(l) + LANE_H / 2;
+      const ax0 = Math.max(ML, X(A.s[i]!));
+      const ax1 = Math.min(ML + W, X(A.e[i]!));
+      ctx.fillStyle = "#e07b00";
+      ctx.fillRect(ax0, y - 1, Math.max(1, ax1 - ax0), 2);
+      if (A.e[i]! <= b) cross(ctx, X(A.e[i]!), y, 4, A.out[i] === 0 ? "#e07b00" : "#8a8a8a");
+    }
+    for (const i of errorsBy[l]!) {
+      if (E.t[i]! < a || E.t[i]! > b) continue;
+      const ex = X(E.t[i]!);
+      const y = laneY(l);
+      ctx.fillStyle = E.out[i] === 0 ? "#e07b00" : "#8a8a8a";
+      ctx.beginPath();
+      ctx.moveTo(ex, y + 3);
+      ctx.lineTo(ex - 4, y + 10);
+      ctx.lineTo(ex + 4, y + 10);
+      ctx.closePath();
+      ctx.fill();
+    }
+  }
+  // writes at the resource: a tick up for accepted, a cross for rejected
+  if (resourceLane >= 0) {
+    const y = laneY(resourceLane);
+    let lastPx = -1;
+    let lastOk = -1;
+    for (let p = lowerBound(WR.t, writeOrder, a); p < writeOrder.length; p++) {
+      const i = writeOrder[p]!;
+      if (WR.t[i]! > b) break;
+      nWr++;
+      const wx = X(WR.t[i]!);
+      const wpx = Math.floor(wx);
+      const isBad = WR.bad[i] === 1;
+      if (wpx === lastPx && WR.ok[i] === lastOk && !isBad) continue;
+      lastPx = wpx;
+      lastOk = WR.ok[i]!;
+      if (WR.ok[i] === 1) {
+        ctx.fillStyle = isBad ? BAD : "#2e7d32";
+        ctx.fillRect(wx - (isBad ? 1.5 : 0.75), y + 5, isBad ? 3 : 1.5, LANE_H - 10);
+      } else {
+        cross(ctx, wx, y + LANE_H / 2, 5, isBad ? BAD : "#e07b00");
+      }
+    }
+  }
+  ctx.restore();
+  stats.holdsDrawn = nH;
+  stats.denseLanes = nDense;
+  stats.waitsDrawn = nW;
+  stats.attemptsDrawn = nA;
+  stats.writesDrawn = nWr;
+}
+
+/**
+ * Draws lane l as a density strip if it has too many visible holds for bars; returns
+ * how many holds it covered, or -1 (not dense: draw bars).
+ */
+function densityStrip(ctx: CanvasRenderingContext2D, l: number, lo: number, a: number, b: number, k: number): number {
+  const idx = holdsBy[l]!;
+  const W = S.W;
+  let n = 0;
+  const limit = W * DENSITY_HOLDS_PER_PX;
+  for (let p = lo; p < idx.length && n <= limit; p++) {
+    const i = idx[p]!;
+    if (H.s[i]! > b) break;
+    if (H.e[i]! >= a) n++;
+  }
+  if (n <= limit) return -1;
+  // Share of each pixel column's time under a hold, and whether a violating hold touches it.
+  const cover = new Float64Array(W + 1);
+  const badPx = new Uint8Array(W + 1);
+  let count = 0;
+  for (let p = lo; p < idx.length; p++) {
+    const i = idx[p]!;
+    if (H.s[i]! > b) break;
+    if (H.e[i]! < a) continue;
+    count++;
+    const x0 = Math.max(0, (H.s[i]! - a) * k);
+    const x1 = Math.min(W, (H.e[i]! - a) * k);
+    for (let px = Math.floor(x0); px <= Math.min(W, Math.floor(x1)); px++) {
+      const from = Math.max(x0, px);
+      const to = Math.min(x1, px + 1);
+      if (to > from) cover[px]! += to - from;
+      if (H.bad[i] === 1) badPx[px] = 1;
+    }
+  }
+  const y = laneY(l);
+  const color = lockColor(H.lock[idx[lo] ?? 0] ?? 0);
+  for (let px = 0; px <= W; px++) {
+    const c = Math.min(1, cover[px]!);
+    if (c <= 0) continue;
+    ctx.globalAlpha = 0.15 + 0.85 * c;
+    ctx.fillStyle = badPx[px] ? BAD : color;
+    ctx.fillRect(ML + px, y + 5, 1, LANE_H - 10);
+  }
+  ctx.globalAlpha = 1;
+  // Say so on the lane: this is a density, not one hold.
+  ctx.fillStyle = "#1d2430";
+  ctx.font = "10px system-ui, sans-serif";
+  ctx.fillText(`${count} holds: shade = share of time held (zoom in for each)`, ML + 4, y + LANE_H - 3);
+  ctx.font = "11px system-ui, sans-serif";
+  return count;
+}
+
+function cross(ctx: CanvasRenderingContext2D, cx: number, cy: number, r: number, color: string): void {
+  ctx.strokeStyle = color;
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(cx - r, cy - r);
+  ctx.lineTo(cx + r, cy + r);
+  ctx.moveTo(cx + r, cy - r);
+  ctx.lineTo(cx - r, cy + r);
+  ctx.stroke();
+}

@@ -1,0 +1,254 @@
+/**
+ * Server notes in words: what a lock server recorded about itself (a key set with
+ * its expiry by the node's own clock, a key expired, a failover, a session or lease
+ * expired and by whose decision), turned into the short label drawn on its lane, the
+ * tooltip's rows and the story's sentence. Never raw JSON: an unknown kind is shown
+ * as its fields, one row each.
+ */
+export interface NoteText {
+  /** A few words beside the mark on the lane. */
+  label: string;
+  /** The mark's class, which picks its shape and colour on the page. */
+  mark: "expiry" | "set" | "decision" | "role" | "other";
+  /** The tooltip's title and rows. */
+  title: string;
+  rows: Array<[string, string]>;
+  /** One sentence for the story (starts with the server's name). */
+  sentence: string;
+  /** Whether the story should always tell it (expiries, decisions, role changes), as it does faults. */
+  key: boolean;
+}
+
+type V = Record<string, unknown>;
+
+export function describeNote(server: string, f: string, value: unknown): NoteText {
+  const v: V = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as V) : { value };
+  const s = (k: string): string => (v[k] === undefined ? "" : String(v[k]));
+  const ms = (k: string): string => (typeof v[k] === "number" ? fmtMs(v[k] as number) : s(k));
+  const clockMs = (k: string): string => (typeof v[k] === "number" ? fmtClock(v[k] as number) : s(k));
+  const list = (k: string): string => (Array.isArray(v[k]) ? (v[k] as unknown[]).map(String).join(", ") || "none" : s(k));
+  switch (f) {
+    case "key-set":
+      return {
+        label: `set${v.by ? ` for ${s("by")}` : ""}`,
+        mark: "set",
+        title: `${server} sets ${s("key")}${v.by ? ` for ${s("by")}` : ""}`,
+        rows: [
+          ["key", s("key")],
+          ["by", s("by") || "—"],
+          ["expires at", `${clockMs("expireAtWallMs")} by ${server}'s wall clock`],
+          ["its clock read", clockMs("wallMs")],
+          ["time to live", ms("ttlMs")],
+        ],
+        sentence: `${server} sets ${s("key")}${v.by ? ` for ${s("by")}` : ""}, to expire in ${ms("ttlMs")} by its own wall clock (at ${clockMs("expireAtWallMs")})`,
+        key: false,
+      };
+    case "key-expired":
+      return {
+        label: "key expired",
+        mark: "expiry",
+        title: `${server} expires ${s("key")}`,
+        rows: [
+          ["key", s("key")],
+          ["how", s("how")],
+          ...(v.expireAtWallMs !== undefined ? ([["was to expire at", `${clockMs("expireAtWallMs")} by ${server}'s clock`]] as Array<[string, string]>) : []),
+          ["its clock read", clockMs("wallMs")],
+        ],
+        sentence: `${server} expires ${s("key")} (${s("how")}): its own wall clock reads ${clockMs("wallMs")}, past the key's expiry${v.expireAtWallMs !== undefined ? ` at ${clockMs("expireAtWallMs")}` : ""}; the lock is free there`,
+        key: true,
+      };
+    case "failover":
+      return {
+        label: `failover → ${s("to")}`,
+        mark: "role",
+        title: `${server} fails over from ${s("from")} to ${s("to")}`,
+        rows: [
+          ["old primary", s("from")],
+          ["new primary", s("to")],
+          ["epoch", s("epoch")],
+          ["replication offset promoted", s("promotedOffset")],
+        ],
+        sentence: `${server} declares ${s("from")} down and promotes ${s("to")} (epoch ${s("epoch")}); writes ${s("from")} had not replicated are lost`,
+        key: true,
+      };
+    case "promoted":
+      return {
+        label: "promoted to primary",
+        mark: "role",
+        title: `${server} becomes the primary`,
+        rows: [
+          ["replication offset", s("offset")],
+          ["keys it holds", s("keys")],
+        ],
+        sentence: `${server} becomes the primary with ${s("keys")} key(s) at replication offset ${s("offset")}`,
+        key: true,
+      };
+    case "replica-of":
+      return {
+        label: `replica of ${s("primary")}`,
+        mark: "role",
+        title: `${server} follows ${s("primary")}`,
+        rows: [
+          ["new primary", s("primary")],
+          ["its offset before", s("wasOffset")],
+        ],
+        sentence: `${server} becomes a replica of ${s("primary")} and resyncs from it`,
+        key: true,
+      };
+    case "redis-restart":
+      return {
+        label: "restarted",
+        mark: "role",
+        title: `${server} restarts`,
+        rows: [
+          ["persistence", s("persistence")],
+          ["keys loaded", s("keysLoaded")],
+          ["role", s("role")],
+        ],
+        sentence: `${server} restarts with persistence ${s("persistence")} and loads ${s("keysLoaded")} key(s)`,
+        key: true,
+      };
+    case "crash-lost": {
+      const none = v.keysLost !== undefined;
+      const n = none ? s("keysLost") : s("unsyncedWrites");
+      return {
+        label: none ? `crash: ${n} key(s) lost` : `crash: ${n} unsynced write(s) lost`,
+        mark: "expiry",
+        title: `${server} crashes and loses ${none ? `every key (${n})` : `${n} write(s) not yet fsynced`}`,
+        rows: [
+          ["persistence", s("persistence")],
+          [none ? "keys lost" : "writes not fsynced", n],
+        ],
+        sentence: none
+          ? `${server} crashes with persistence none: its ${n} live key(s) are gone, and a restart comes back empty`
+          : `${server} crashes with AOF ${s("persistence")}: ${n} write(s) not yet fsynced are lost`,
+        key: true,
+      };
+    }
+    case "leader":
+      return {
+        label: `leader, term ${s("term")}`,
+        mark: "role",
+        title: `${server} becomes leader (term ${s("term")})`,
+        rows: [["term", s("term")], ...(v.sessions !== undefined ? ([["sessions", s("sessions")]] as Array<[string, string]>) : []), ...(v.leases !== undefined ? ([["leases", s("leases")]] as Array<[string, string]>) : []), ["on becoming leader", s("note")]],
+        sentence: `${server} becomes leader in term ${s("term")} and ${s("note")}`,
+        key: true,
+      };
+    case "session-expiry":
+      return {
+        label: `expires ${s("owner")}'s session`,
+        mark: "decision",
+        title: `${server} decides ${s("owner")}'s session ${s("sessionId")} has expired`,
+        rows: [
+          ["session", `${s("sessionId")} (owner ${s("owner")})`],
+          ["decided by", s("decidedBy")],
+          ["timed by", s("clock")],
+          ...(v.silentMs !== undefined ? ([["silent for", ms("silentMs")]] as Array<[string, string]>) : []),
+          ...(v.timeoutMs !== undefined ? ([["session timeout", ms("timeoutMs")]] as Array<[string, string]>) : []),
+        ],
+        sentence: `${server} proposes expiring ${s("owner")}'s session ${s("sessionId")}: decided by ${s("decidedBy")}, timed by ${s("clock")}${v.silentMs !== undefined ? `, silent for ${ms("silentMs")}` : ""}`,
+        key: true,
+      };
+    case "session-expiry-asked":
+      return {
+        label: `asks to expire ${s("owner")}`,
+        mark: "decision",
+        title: `${server} asks ${s("leader")} to expire ${s("owner")}'s session`,
+        rows: [
+          ["session", `${s("sessionId")} (owner ${s("owner")})`],
+          ["silent by its own wall clock", ms("silentMsByMyWallClock")],
+          ["session timeout", ms("timeoutMs")],
+        ],
+        sentence: `${server} (a follower) times ${s("owner")}'s session on its own wall clock, finds it silent for ${ms("silentMsByMyWallClock")} and asks ${s("leader")} to expire it`,
+        key: true,
+      };
+    case "session-expired":
+      return {
+        label: "session expired",
+        mark: "expiry",
+        title: `session ${s("sessionId")} expired (zxid ${s("zxid")})`,
+        rows: [
+          ["session", s("sessionId")],
+          ["zxid", s("zxid")],
+          ["ephemeral nodes deleted", list("ephemeralsDeleted")],
+        ],
+        sentence: `session ${s("sessionId")}'s expiry is committed (zxid ${s("zxid")}); its ephemeral nodes are deleted: ${list("ephemeralsDeleted")}`,
+        key: true,
+      };
+    case "watch-fired":
+      return {
+        label: `watch → ${s("client")}`,
+        mark: "other",
+        title: `${server} fires ${s("client")}'s watch`,
+        rows: [
+          ["path", s("path")],
+          ["event", s("event")],
+          ["to", s("client")],
+        ],
+        sentence: `${server} tells ${s("client")} that ${s("path")} was ${s("event")}`,
+        key: false,
+      };
+    case "lease-expiry":
+      return {
+        label: `expires ${s("owner")}'s lease`,
+        mark: "decision",
+        title: `${server} decides ${s("owner")}'s lease ${s("leaseId")} has expired`,
+        rows: [
+          ["lease", `${s("leaseId")} (owner ${s("owner")})`],
+          ["decided by", s("decidedBy")],
+          ["timed by", s("clock")],
+          ["TTL", ms("ttlMs")],
+          ["overdue by", ms("overdueMs")],
+        ],
+        sentence: `${server} finds ${s("owner")}'s lease ${s("leaseId")} expired by ${s("clock")} and proposes its revocation`,
+        key: true,
+      };
+    case "lease-revoked":
+      return {
+        label: "lease revoked",
+        mark: "expiry",
+        title: `lease ${s("leaseId")} revoked (revision ${s("revision")})`,
+        rows: [
+          ["lease", s("leaseId")],
+          ["revision", s("revision")],
+          ["keys deleted", list("keysDeleted")],
+        ],
+        sentence: `lease ${s("leaseId")}'s revocation is committed (revision ${s("revision")}); its keys are deleted: ${list("keysDeleted")}`,
+        key: true,
+      };
+    default: {
+      const rows = Object.entries(v).map(([k, x]): [string, string] => [k, plain(x)]);
+      return {
+        label: f,
+        mark: "other",
+        title: `${server}: ${f}`,
+        rows,
+        sentence: `${server}: ${f}${rows.length ? ` (${rows.map(([k, x]) => `${k} ${x}`).join(", ")})` : ""}`,
+        key: false,
+      };
+    }
+  }
+}
+
+/** A value as text, without JSON punctuation where it is simple. */
+function plain(x: unknown): string {
+  if (x === null || x === undefined) return "—";
+  if (typeof x !== "object") return String(x);
+  if (Array.isArray(x)) return x.map(plain).join(", ");
+  const s = Object.entries(x as V)
+    .map(([k, y]) => `${k} ${plain(y)}`)
+    .join(", ");
+  return s.length > 160 ? s.slice(0, 157) + "..." : s;
+}
+
+function fmtMs(ms: number): string {
+  const a = Math.abs(ms);
+  if (a >= 1000) return `${+(ms / 1000).toFixed(3)} s`;
+  if (a >= 1) return `${+ms.toFixed(3)} ms`;
+  return `${+(ms * 1000).toFixed(0)} µs`;
+}
+
+/** A wall-clock reading in ms since the run's epoch, as seconds (the unit of the timeline's axis). */
+function fmtClock(ms: number): string {
+  return `${(ms / 1000).toFixed(3)} s`;
+}
