@@ -1,3 +1,4 @@
+import type { RunAvailability } from "../../reports/availability.js";
 import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../../sim/errors.js";
@@ -115,7 +116,7 @@ const VERDICT = (f: Fields, name: string): Verdict => {
 };
 
 function parseSeedLine(path: string, n: number, line: string, h: ProgressHeader): SeedResult {
-  const f = Fields.root(path, parseJsonLine(path, n, line), `line ${n}`).only(["seed", "outcome", "safety", "liveness", "valid", "checkers", "expectationMet", "eventsRun", "endUs"]);
+  const f = Fields.root(path, parseJsonLine(path, n, line), `line ${n}`).only(["seed", "outcome", "safety", "liveness", "valid", "checkers", "expectationMet", "eventsRun", "endUs", "availability"]);
   const seed = f.number("seed", { integer: true, min: h.seeds.from, max: h.seeds.to });
   const cf = f.object("checkers");
   const checkers: Record<string, Verdict> = {};
@@ -130,6 +131,18 @@ function parseSeedLine(path: string, n: number, line: string, h: ProgressHeader)
     expectationMet: f.boolean("expectationMet"),
     eventsRun: f.number("eventsRun", { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER }),
     endUs: f.number("endUs", { min: 0, max: Number.MAX_SAFE_INTEGER }),
+    availability: parseRunAvailability(f.object("availability")),
+  };
+}
+
+function parseRunAvailability(f: Fields): RunAvailability {
+  f.only(["grants", "failedAcquires", "idleWhileWaitingUs", "challenged"]);
+  const count = { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER };
+  return {
+    grants: f.number("grants", count),
+    failedAcquires: f.number("failedAcquires", count),
+    idleWhileWaitingUs: f.number("idleWhileWaitingUs", { min: 0, max: Number.MAX_SAFE_INTEGER }),
+    challenged: f.boolean("challenged"),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { SweepAvailability } from "../../reports/availability.js";
 import { readFileSync } from "node:fs";
 import { InputError } from "../../sim/errors.js";
 import { Fields } from "../../sim/validate.js";
@@ -38,7 +39,7 @@ export function readSummaryFile(file: string): SweepSummary {
 export function parseSummary(raw: unknown, file: string): SweepSummary {
   const f = Fields.root(file, raw);
   if (f.obj.format !== SUMMARY_FORMAT) f.fail("format", `expected "${SUMMARY_FORMAT}" (a summary.json written by \`lockstep sweep\`)`);
-  f.only(["format", "lockstep", "scenario", "seeds", "runs", "complete", "partial", "resume", "safety", "liveness", "checkers", "outcomes", "expected", "failingSeeds", "unexpectedSeeds", "replay", "shards", "execution"]);
+  f.only(["format", "lockstep", "scenario", "seeds", "runs", "complete", "partial", "resume", "safety", "liveness", "checkers", "outcomes", "expected", "failingSeeds", "unexpectedSeeds", "replay", "shards", "execution", "availability"]);
   if (f.has("partial")) {
     const resume = typeof f.obj.resume === "string" ? `; finish it first: ${f.obj.resume}` : "";
     throw new InputError(file, "partial", `expected a finished sweep, not one interrupted part-way${resume}`);
@@ -126,6 +127,8 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
     return { seed: pf.number("seed", SEED), dir: pf.string("dir") };
   });
 
+  const availability = f.has("availability") ? parseAvailability(f.object("availability"), runs) : undefined;
+
   return {
     format: SUMMARY_FORMAT,
     lockstep,
@@ -143,6 +146,19 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
     ...(replay !== undefined ? { replay } : {}),
     shards,
     execution: { workers, wallMs, reports },
+    ...(availability !== undefined ? { availability } : {}),
+  };
+}
+
+/** Sums over the sweep's runs (reports/availability.ts); challenged runs are some of the runs. */
+function parseAvailability(f: Fields, runs: number): SweepAvailability {
+  f.only(["grants", "failedAcquires", "idleWhileWaitingUs", "challengedRuns"]);
+  const count = { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER };
+  return {
+    grants: f.number("grants", count),
+    failedAcquires: f.number("failedAcquires", count),
+    idleWhileWaitingUs: f.number("idleWhileWaitingUs", { min: 0, max: Number.MAX_SAFE_INTEGER }),
+    challengedRuns: f.number("challengedRuns", { integer: true, min: 0, max: runs }),
   };
 }
 
