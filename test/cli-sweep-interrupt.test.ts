@@ -134,7 +134,7 @@ describe("a sweep survives interruption", () => {
     expect(io.err).toBe(`lockstep: ${join(out, "x", "progress.jsonl")}: --resume: expected the progress.jsonl of an interrupted sweep in --out; there is none (run without --resume to start)\n`);
     // A progress file as a kill leaves it: the header and one seed.
     expect(await main(["sweep", "naive-gc-pause", "--seeds", "1..4", "--workers", "1", "--reports", "0", "--out", out])).toBe(EXIT.safetyViolation);
-    const seedLine = JSON.stringify({ seed: 1, outcome: "unsafe", safety: false, liveness: true, valid: false, checkers: { "mutual-exclusion": false }, expectationMet: true, eventsRun: 10, endUs: 10 });
+    const seedLine = JSON.stringify({ seed: 1, outcome: "unsafe", safety: false, liveness: true, valid: false, checkers: { "mutual-exclusion": false }, expectationMet: true, eventsRun: 10, endUs: 10, availability: { grants: 2, failedAcquires: 0, idleWhileWaitingUs: 0, challenged: true } });
     writeFileSync(progress, `${JSON.stringify({ format: "lockstep-sweep-progress/1", lockstep: readSummary(out).lockstep.version, scenario: { name: "naive-gc-pause", digest: readSummary(out).scenario.digest }, seeds: { from: 1, to: 4 }, shard: { index: 1, count: 1 } })}\n${seedLine}\n`);
     const cases: Array<[string[], string]> = [
       [["--seeds", "1..4"], `lockstep: ${progress}: --out: expected no unfinished sweep here; this directory holds one: add --resume to continue it, or choose another --out\n`],
