@@ -60,6 +60,7 @@ export class ZkServer implements ProcessBehavior {
         for (const id of this.tree.sessions.keys()) this.lastHeardUs.set(id, nowUs);
       },
       leaderTick: (nowUs) => this.leaderTick(nowUs),
+      state: () => this.tree,
     });
   }
 
