@@ -78,6 +78,23 @@ describe("fresh state and election", () => {
   });
 });
 
+describe("candidates", () => {
+  it("a candidate that stepped down on its term's AppendEntries does not count late votes", () => {
+    const s = boot(cfg());
+    feed(s, { type: "election-timeout" });
+    msg(s, "n2", { type: "raft-append", term: 1, prevLogIndex: 0, prevLogTerm: 0, entries: [], leaderCommit: 0, seq: 1 });
+    expect(s.role).toBe("follower");
+    expect(msg(s, "n3", { type: "raft-vote-resp", term: 1, granted: true })).toEqual([]);
+    expect(s.role).toBe("follower");
+  });
+
+  it("a candidate answers a rival of its own term with a refusal", () => {
+    const s = boot(cfg());
+    feed(s, { type: "election-timeout" });
+    expect(msg(s, "n2", { type: "raft-vote", term: 1, lastLogIndex: 9, lastLogTerm: 1 })).toEqual([{ kind: "send", to: "n2", msg: { type: "raft-vote-resp", term: 1, granted: false } }]);
+  });
+});
+
 describe("leaders and stale messages", () => {
   it("a leader refuses a same-term vote request with an answer, and drops a late vote response", () => {
     const { s } = leaderOf(cfg(), [], 1);
@@ -131,8 +148,16 @@ describe("leader bookkeeping on responses", () => {
   it("a success above nextIndex (after a backup) raises nextIndex past the match", () => {
     const { s } = leaderOf(cfg(), entries(1, 1, 1, 1, 1), 2);
     s.nextIndex.set("n2", 2);
-    msg(s, "n2", resp(2, { matchIndex: 5, seq: 1 }));
+    // The follower holds everything: nothing is (re)sent.
+    expect(appendsTo(msg(s, "n2", resp(2, { matchIndex: 5, seq: 1 })), "n2")).toEqual([]);
     expect(s.nextIndex.get("n2")).toBe(6);
+  });
+
+  it("a success below an optimistic nextIndex (entries in flight) neither lowers it nor resends", () => {
+    const { s } = leaderOf(cfg(), entries(1, 1, 1, 1, 1, 1, 1, 1), 2);
+    expect(s.nextIndex.get("n2")).toBe(9);
+    expect(appendsTo(msg(s, "n2", resp(2, { matchIndex: 5, seq: 1 })), "n2")).toEqual([]);
+    expect(s.nextIndex.get("n2")).toBe(9);
   });
 
   it("fast backup to the end of the conflicting term when the leader has it", () => {
