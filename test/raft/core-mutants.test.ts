@@ -85,7 +85,8 @@ describe("candidates", () => {
     msg(s, "n2", { type: "raft-append", term: 1, prevLogIndex: 0, prevLogTerm: 0, entries: [], leaderCommit: 0, seq: 1 });
     expect(s.role).toBe("follower");
     expect(msg(s, "n3", { type: "raft-vote-resp", term: 1, granted: true })).toEqual([]);
-    expect(s.role).toBe("follower");
+    expect(msg(s, "n2", { type: "raft-vote-resp", term: 1, granted: true })).toEqual([]);
+    expect(s.role).toBe("follower"); // two late grants are a majority: counting them would make a second leader of term 1
   });
 
   it("a candidate answers a rival of its own term with a refusal", () => {
