@@ -8,6 +8,7 @@ import { lostUpdates } from "./lost-updates.js";
 import { linearizability } from "./linearizability/index.js";
 import { fencing } from "./fencing.js";
 import { liveness } from "./liveness.js";
+import { replicaAgreement } from "./replica-agreement.js";
 
 export interface CheckerEntry {
   name: string;
@@ -34,6 +35,7 @@ export const CHECKERS: CheckerEntry[] = [
   { name: "linearizability", kind: "safety", description: "the lock ops are linearizable under ctx.model (default lease-lock with a TTL, else mutex)", check: linearizability },
   { name: "fencing", kind: "safety", description: "no resource accepts a write with a token lower than one it already accepted", check: fencing },
   { name: "liveness", kind: "liveness", description: "after faults heal, waiters are granted within the bound; crashed holders' locks are freed", check: liveness },
+  { name: "replica-agreement", kind: "safety", description: "every replica's state machine holds the same state at each index it applied (Raft-backed designs)", check: replicaAgreement },
 ];
 
 export function checkerByName(name: string): CheckerEntry | undefined {

@@ -124,6 +124,8 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>)
   sim.schedule(0, sample);
 
   sim.run(endUs + DRAIN_MS * 1000, endUs);
+  // Replica states (replica-agreement checker) go in before the final read.
+  sim.endRun();
   // Keep only the clocks that ever left true time: the rest would be rows of zeros.
   const skewed = new Set<string>();
   for (const smp of clockSamples) for (const [id, off] of Object.entries(smp.offsetsUs)) if (off !== 0) skewed.add(id);

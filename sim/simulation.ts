@@ -253,6 +253,17 @@ export class Simulation {
     this.listeners.push(listener);
   }
 
+  private readonly runEndHooks: Array<() => void> = [];
+
+  /** Run `fn` once the run is over (the runner calls `endRun`): a design records what its servers hold. */
+  onRunEnd(fn: () => void): void {
+    this.runEndHooks.push(fn);
+  }
+
+  endRun(): void {
+    for (const fn of this.runEndHooks.splice(0)) fn();
+  }
+
   // --- lifecycle faults (the fault schedule records them in the history) ---
 
   pause(id: string, durationUs: number): void {

@@ -33,6 +33,7 @@ export class EtcdServer implements ProcessBehavior {
     this.host = new RaftServiceHost<EtcdCmd>(ctx, cfg, restarted, (cmd, index) => this.applyEntry(cmd, index), {
       promote: (nowUs) => this.promote(nowUs),
       leaderTick: (nowUs) => this.expireLeases(nowUs),
+      state: () => this.kv,
     });
   }
 

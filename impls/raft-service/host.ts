@@ -1,6 +1,7 @@
 import type { Message, ProcessContext } from "../../sim/simulation.js";
 import type { CreateRaftNode, RaftHost } from "../raft/api.js";
 import type { RaftServiceOptions } from "../raft-zk/options.js";
+import { replicaStatesOf, type ReplicaStateLog } from "./replica-states.js";
 
 /**
  * How a service server on the Raft core (raft-zk, etcd-lease) hosts its Raft node:
@@ -23,6 +24,8 @@ export interface RaftServiceTick {
   promote(nowUs: number): void;
   /** Every tick while leader (after `promote`, if any): propose what has expired. */
   leaderTick(nowUs: number): void;
+  /** The replicated state machine, read after each apply for the replica-agreement checker. */
+  state?(): unknown;
 }
 
 export interface NotLeaderReply {
@@ -46,6 +49,8 @@ export class RaftServiceHost<Cmd> {
     private readonly service: RaftServiceTick,
   ) {
     const o = cfg.options;
+    const state = service.state?.bind(service);
+    const replica: ReplicaStateLog | undefined = state ? replicaStatesOf(ctx.sim).open(ctx.id) : undefined;
     // Expiry is checked on a tick: late by up to one tick, never early.
     this.tickMs = Math.max(5, Math.min(100, Math.floor(o.sessionTimeoutMs / 20)));
     this.raft = cfg.createRaft<Cmd>(
@@ -54,7 +59,11 @@ export class RaftServiceHost<Cmd> {
         peers: cfg.peers,
         ...electionTimeoutsFor(ctx.id, o),
         heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
-        apply: (cmd, at) => apply(cmd, at.index),
+        apply: (cmd, at) => {
+          const r = apply(cmd, at.index);
+          replica?.applied(at.index, state!());
+          return r;
+        },
       },
       restarted,
     );

@@ -77,6 +77,7 @@ export class ZkServer implements ProcessBehavior {
         ctx.record("info", "leader", undefined, { term: this.raft.currentTerm(), sessions: this.tree.sessions.size, note: "restarts every session's timer" });
       },
       leaderTick: (nowUs) => this.leaderTick(nowUs),
+      state: () => this.tree,
     });
   }
 

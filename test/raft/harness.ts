@@ -37,12 +37,17 @@ export interface ClusterOptions {
   unreliable?: boolean;
   /** Now and then give a random link 200–1000 ms of extra delay (6.824's long reordering). */
   longReordering?: boolean;
-  raft?: Partial<Pick<RaftNodeOptions<Cmd>, "electionTimeoutMsMin" | "electionTimeoutMsMax" | "heartbeatIntervalMs" | "bugs">>;
+  raft?: Partial<Pick<RaftNodeOptions<Cmd>, "electionTimeoutMsMin" | "electionTimeoutMsMax" | "heartbeatIntervalMs" | "bugs" | "entriesPerAppendMax">>;
 }
 
 /** Wraps an implementation so every node it builds has `bugs` switched on. */
 export function withBugs(create: CreateRaftNode, bugs: RaftNodeOptions<unknown>["bugs"]): CreateRaftNode {
   return (ctx, opts, restarted) => create(ctx, { ...opts, bugs: { ...opts.bugs, ...bugs } }, restarted);
+}
+
+/** Wraps an implementation so every node it builds sends at most `entriesPerAppendMax` entries per AppendEntries. */
+export function withBatch(create: CreateRaftNode, entriesPerAppendMax: number): CreateRaftNode {
+  return (ctx, opts, restarted) => create(ctx, { ...opts, entriesPerAppendMax }, restarted);
 }
 
 const RELIABLE_LINK = { lossRate: 0, duplicateRate: 0, latencyUsBase: 500, latencyUsJitter: 200 };

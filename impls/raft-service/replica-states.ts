@@ -1,0 +1,116 @@
+import { createHash } from "node:crypto";
+import type { Simulation } from "../../sim/simulation.js";
+
+/**
+ * What each replica's state machine (the ZooKeeper tree, the etcd KV and leases) held
+ * after every index it applied, for the replica-agreement checker
+ * (checkers/replica-agreement.ts). A RaftServiceHost notes a digest of its service's
+ * state after each apply; when the run ends, one `replica-state` annotation per server
+ * incarnation goes into the history:
+ *
+ *   { process: "zk2", type: "info", f: "replica-state",
+ *     value: { incarnation: 1, states: [[1, "3f9a…"], [2, "c01d…"], ...] } }
+ *
+ * Digests are of a canonical form (map and set entries sorted, object keys sorted), so
+ * two replicas that hold the same state give the same digest whatever order they
+ * built it in. A restarted server rebuilds its state machine from index 1: it is a new
+ * incarnation, with its own list.
+ */
+export const REPLICA_STATE = "replica-state";
+
+export interface ReplicaStateValue {
+  /** 1 for a server's first state machine, 2 after its first restart, ... */
+  incarnation: number;
+  /** [applied index, state digest] in apply order. */
+  states: Array<[number, string]>;
+}
+
+/** Bound on nesting: state machines are shallow trees; a deeper value is a bug, not data. */
+const DEPTH_MAX = 64;
+
+/** A canonical JSON form: maps, sets and object keys in sorted order; functions left out. */
+export function canonicalForm(value: unknown, depth = 0): string {
+  if (depth > DEPTH_MAX) throw new Error(`canonicalForm: nesting deeper than ${DEPTH_MAX}`);
+  if (value === null || value === undefined) return "null";
+  switch (typeof value) {
+    case "number":
+    case "boolean":
+    case "string":
+      return JSON.stringify(value);
+    case "bigint":
+      return JSON.stringify(`${value}n`);
+    case "function":
+    case "symbol":
+      return "null";
+  }
+  const next = depth + 1;
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalForm(v, next)).join(",")}]`;
+  if (value instanceof Map) {
+    const entries = [...value].map(([k, v]) => `[${canonicalForm(k, next)},${canonicalForm(v, next)}]`).sort();
+    return `{"$map":[${entries.join(",")}]}`;
+  }
+  if (value instanceof Set) {
+    const members = [...value].map((v) => canonicalForm(v, next)).sort();
+    return `{"$set":[${members.join(",")}]}`;
+  }
+  const o = value as Record<string, unknown>;
+  const keys = Object.keys(o)
+    .filter((k) => typeof o[k] !== "function")
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalForm(o[k], next)}`).join(",")}}`;
+}
+
+/** 16 hex digits of SHA-256 over the canonical form: short, and a collision is not a worry at these sizes. */
+export function stateDigest(value: unknown): string {
+  return createHash("sha256").update(canonicalForm(value)).digest("hex").slice(0, 16);
+}
+
+/** One server incarnation's applied states. */
+export class ReplicaStateLog {
+  readonly states: Array<[number, string]> = [];
+  constructor(
+    readonly replica: string,
+    readonly incarnation: number,
+  ) {}
+
+  applied(index: number, state: unknown): void {
+    this.states.push([index, stateDigest(state)]);
+  }
+}
+
+/** Every replica's logs of one simulation; written to its history when the run ends. */
+export class ReplicaStates {
+  private readonly logs: ReplicaStateLog[] = [];
+  private readonly incarnations = new Map<string, number>();
+
+  constructor(private readonly sim: Simulation) {
+    sim.onRunEnd(() => this.record());
+  }
+
+  /** A server's new state machine (first boot or restart). */
+  open(replica: string): ReplicaStateLog {
+    const incarnation = (this.incarnations.get(replica) ?? 0) + 1;
+    this.incarnations.set(replica, incarnation);
+    const log = new ReplicaStateLog(replica, incarnation);
+    this.logs.push(log);
+    return log;
+  }
+
+  private record(): void {
+    // By server, then incarnation: the order servers were built in is not the point.
+    const sorted = [...this.logs].sort((a, b) => (a.replica < b.replica ? -1 : a.replica > b.replica ? 1 : a.incarnation - b.incarnation));
+    for (const l of sorted) {
+      const value: ReplicaStateValue = { incarnation: l.incarnation, states: l.states };
+      this.sim.record({ process: l.replica, type: "info", f: REPLICA_STATE, value });
+    }
+  }
+}
+
+const bySim = new WeakMap<Simulation, ReplicaStates>();
+
+/** The replica states of `sim`, created on first use. */
+export function replicaStatesOf(sim: Simulation): ReplicaStates {
+  let r = bySim.get(sim);
+  if (!r) bySim.set(sim, (r = new ReplicaStates(sim)));
+  return r;
+}
