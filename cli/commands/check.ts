@@ -7,6 +7,7 @@
  * undecided, 2 bad input (an InputError, printed by main without a stack).
  */
 import type { Command } from "commander";
+import { verdictMark } from "../verdict-mark.js";
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
@@ -171,12 +172,11 @@ export function exitCodeForVerdicts(v: Verdicts): number {
   return EXIT.ok;
 }
 
-const mark = (r: CheckResult): string => (r.skipped !== undefined ? "n/a " : r.valid === true ? "ok  " : r.valid === false ? "FAIL" : "??  ");
 
 export function formatCheck(file: string, events: number, v: Verdicts, model?: string): string {
   const lines = [`lockstep check ${file} — ${events} events${model !== undefined ? `, model ${model}` : ""}`];
   for (const r of v.results) {
-    lines.push(`  ${mark(r)} ${r.checker.padEnd(18)} ${r.summary}`);
+    lines.push(`  ${verdictMark(r)} ${r.checker.padEnd(18)} ${r.summary}`);
     if (r.valid !== true && r.witness !== undefined) lines.push(...formatWitness(r.witness).map((l) => `         ${l}`));
   }
   lines.push(`outcome: ${v.outcome} (safety ${String(v.safety)}, liveness ${String(v.liveness)})`);

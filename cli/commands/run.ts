@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { verdictMark } from "../verdict-mark.js";
 import { join } from "node:path";
 import { loadScenario } from "../../scenarios/index.js";
 import { runScenario } from "../../sim/runner.js";
@@ -49,12 +50,11 @@ export function exitCodeFor(record: RunRecord, okIfExpected: boolean): number {
   return EXIT.ok;
 }
 
-const mark = (v: boolean | string): string => (v === true ? "ok  " : v === false ? "FAIL" : "??  ");
 
 export function formatRunSummary(r: RunRecord, dir: string): string {
   const lines: string[] = [];
   lines.push(`lockstep run ${r.scenario.name} — design ${r.scenario.design}, seed ${r.seed}`);
-  for (const c of r.verdicts.results) lines.push(`  ${mark(c.valid)} ${c.checker.padEnd(18)} ${c.summary}`);
+  for (const c of r.verdicts.results) lines.push(`  ${verdictMark(c)} ${c.checker.padEnd(18)} ${c.summary}`);
   lines.push(`outcome: ${r.verdicts.outcome} (expected: ${r.scenario.expect}${r.expectationMet ? ", as expected" : ", NOT as expected"})`);
   lines.push(`seed: ${r.seed}`);
   lines.push(`replay: ${r.replay}`);
