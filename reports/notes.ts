@@ -216,6 +216,24 @@ export function describeNote(server: string, f: string, value: unknown): NoteTex
         sentence: `lease ${s("leaseId")}'s revocation is committed (revision ${s("revision")}); its keys are deleted: ${list("keysDeleted")}`,
         key: true,
       };
+    case "replica-state": {
+      // The replica-agreement checker's input: a digest per applied index, far too long to show.
+      const states = Array.isArray(v.states) ? (v.states as unknown[]) : [];
+      const last = states.length ? (states[states.length - 1] as unknown[]) : undefined;
+      const lastIndex = Array.isArray(last) ? String(last[0]) : "none";
+      return {
+        label: "state digests",
+        mark: "other",
+        title: `${server}: its state machine's digests (replica agreement)`,
+        rows: [
+          ["incarnation", s("incarnation")],
+          ["indexes applied", String(states.length)],
+          ["last applied index", lastIndex],
+        ],
+        sentence: `${server} (incarnation ${s("incarnation")}) applied ${states.length} index(es), up to ${lastIndex}; the replica-agreement checker compares their digests`,
+        key: false,
+      };
+    }
     default: {
       const rows = Object.entries(v).map(([k, x]): [string, string] => [k, plain(x)]);
       return {

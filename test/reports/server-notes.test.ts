@@ -148,6 +148,17 @@ describe("server notes in the report's view", () => {
     expect(d.sentence).not.toMatch(/[{}"]/);
   });
 
+  it("a replica-state note is summed up (its count and last index), not listed digest by digest", () => {
+    const d = describeNote("zk-2", "replica-state", { incarnation: 1, states: [[1, "ab12"], [2, "cd34"], [5, "ef56"]] });
+    expect(d.rows).toEqual([
+      ["incarnation", "1"],
+      ["indexes applied", "3"],
+      ["last applied index", "5"],
+    ]);
+    expect(d.sentence).toBe("zk-2 (incarnation 1) applied 3 index(es), up to 5; the replica-agreement checker compares their digests");
+    expect(d.sentence).not.toMatch(/ab12|cd34|ef56/);
+  });
+
   it("a long run draws at most NOTES_PER_KIND_MAX notes of a kind and says how many it left out", () => {
     const s = loadScenario("naive-baseline");
     const f = runFixture(s, 1);
