@@ -1,3 +1,4 @@
+import { metered, type WorkMeter } from "./budget.js";
 import type { HistoryEvent } from "../sim/history.js";
 import type { CheckResult, Checker } from "./types.js";
 
@@ -37,7 +38,12 @@ function parse(e: HistoryEvent): Incarnation | string {
   return { name: `${e.process}#${v.incarnation}`, states: v.states as Array<[number, string]> };
 }
 
-export const replicaAgreement: Checker = (history) => {
+export const replicaAgreement: Checker = (history, ctx) => {
+  let phase = "reading the replica states";
+  return metered("replica-agreement", ctx, () => phase, (meter) => agreement(history, meter, (p) => (phase = p)));
+};
+
+function agreement(history: Parameters<Checker>[0], meter: WorkMeter, setPhase: (p: string) => void): CheckResult {
   const events = history.filter((e) => e.f === F);
   if (events.length === 0) {
     return { checker: "replica-agreement", valid: true, summary: "no replica states in the history", skipped: "no replica-state events (not a replicated design)" };
@@ -47,7 +53,9 @@ export const replicaAgreement: Checker = (history) => {
     const p = parse(e);
     if (typeof p === "string") return { checker: "replica-agreement", valid: "unknown", summary: `cannot read the replica states: ${p}` };
     incarnations.push(p);
+    meter.tick(1 + p.states.length);
   }
+  setPhase("comparing the replica states by applied index");
   // index -> digest -> incarnations that held it there
   const byIndex = new Map<number, Map<string, string[]>>();
   for (const inc of incarnations) {
@@ -64,6 +72,7 @@ export const replicaAgreement: Checker = (history) => {
   const disagreements: Array<{ index: number; states: Record<string, string[]> }> = [];
   for (const index of [...byIndex.keys()].sort((a, b) => a - b)) {
     const d = byIndex.get(index)!;
+    meter.tick();
     const holders = [...d.values()].reduce((n, names) => n + names.length, 0);
     if (holders < 2) continue;
     compared++;
@@ -89,4 +98,4 @@ export const replicaAgreement: Checker = (history) => {
     stats,
   };
   return r;
-};
+}

@@ -61,7 +61,7 @@ export class RaftServiceHost<Cmd> {
         heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
         apply: (cmd, at) => {
           const r = apply(cmd, at.index);
-          replica?.applied(at.index, state!());
+          replica?.applied(at.index, state!);
           return r;
         },
       },

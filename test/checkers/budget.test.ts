@@ -19,7 +19,14 @@ describe("work budget on every checker", () => {
   const run = runScenario(s, s.seed);
   const ctx = checkContextFor(s);
 
-  it.each(CHECKERS.map((c) => [c.name, c] as const))("%s: passes with the default, unknown naming --steps-max with 3 steps", (_name, c) => {
+  // replica-agreement judges only replicated designs; it gets a Raft-backed run.
+  const zk = loadScenario("raft-zk-baseline");
+  const zkRun = runScenario(zk, zk.seed);
+  const zkCtx = checkContextFor(zk);
+  const subject = (name: string) => (name === "replica-agreement" ? { run: zkRun, ctx: zkCtx } : { run, ctx });
+
+  it.each(CHECKERS.map((c) => [c.name, c] as const))("%s: passes with the default, unknown naming --steps-max with 3 steps", (name, c) => {
+    const { run, ctx } = subject(name);
     const full = c.check(run.history, ctx);
     expect(full.valid).toBe(true);
     expect(full.skipped).toBeUndefined();
@@ -33,6 +40,7 @@ describe("work budget on every checker", () => {
 
   it("a budget just big enough gives the full verdict", () => {
     for (const c of CHECKERS) {
+      const { run, ctx } = subject(c.name);
       const steps = c.check(run.history, ctx).stats?.steps;
       if (steps === undefined) continue;
       expect(c.check(run.history, { ...ctx, stepsMax: Math.max(1, steps) }).valid).toBe(true);
