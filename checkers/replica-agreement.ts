@@ -94,7 +94,7 @@ function agreement(history: Parameters<Checker>[0], meter: WorkMeter, setPhase: 
   const r: CheckResult = {
     checker: "replica-agreement",
     valid: true,
-    summary: `${incarnations.length} replica state machine(s) agree at every applied index (${compared} index(es) held by two or more)`,
+    summary: `${incarnations.length} replica state machine(s) agree at every index compared (${compared} applied index(es) held by two or more)`,
     stats,
   };
   return r;

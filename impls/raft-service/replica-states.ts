@@ -5,7 +5,7 @@ import type { Simulation } from "../../sim/simulation.js";
  * What each replica's state machine (the ZooKeeper tree, the etcd KV and leases) held
  * after every index it applied, for the replica-agreement checker
  * (checkers/replica-agreement.ts). A RaftServiceHost notes a digest of its service's
- * state after each apply; when the run ends, one `replica-state` annotation per server
+ * state after applied indexes (all up to DIGEST_EVERY_FROM, then a sample); when the run ends, one `replica-state` annotation per server
  * incarnation goes into the history:
  *
  *   { process: "zk2", type: "info", f: "replica-state",
