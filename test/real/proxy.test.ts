@@ -5,6 +5,7 @@
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { LinkProxy, ProxySet } from "../../real/proxy.js";
+import { until } from "../helpers/processes.js";
 
 const open: Array<{ close(): void }> = [];
 afterEach(() => {
@@ -29,14 +30,6 @@ function client(port: number): Promise<{ sock: Socket; got: () => string }> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(cond: () => boolean, what: string, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(5);
-  }
-}
-
 describe("real mode: LinkProxy", () => {
   it("passes bytes both ways; a cut holds them; the heal delivers them in order", async () => {
     const echo = await echoServer();
@@ -45,7 +38,7 @@ describe("real mode: LinkProxy", () => {
     open.push(p);
     const c = await client(p.port);
     c.sock.write("a");
-    await until(() => c.got() === "a", "echo through the proxy");
+    await until("echo through the proxy", () => c.got() === "a", 2000, 5);
     p.cut(true, true);
     c.sock.write("b");
     c.sock.write("c");
@@ -53,7 +46,7 @@ describe("real mode: LinkProxy", () => {
     expect(echo.received(), "nothing reaches the server during the cut").toBe("a");
     expect(c.got()).toBe("a");
     p.heal();
-    await until(() => c.got() === "abc", "held bytes delivered after the heal");
+    await until("held bytes delivered after the heal", () => c.got() === "abc", 2000, 5);
     expect(echo.received()).toBe("abc");
   });
 
@@ -65,11 +58,11 @@ describe("real mode: LinkProxy", () => {
     expect(set.cutLink("s1", "c1")).toBe(true);
     expect(set.cutLink("c1", "s9")).toBe(false);
     c.sock.write("x");
-    await until(() => echo.received() === "x", "the request arrived");
+    await until("the request arrived", () => echo.received() === "x", 2000, 5);
     await sleep(100);
     expect(c.got(), "the reply is held").toBe("");
     set.healLink("s1", "c1");
-    await until(() => c.got() === "x", "the reply after the heal");
+    await until("the reply after the heal", () => c.got() === "x", 2000, 5);
   });
 
   it("a connection opened during a cut reaches the server only after the heal", async () => {
@@ -85,7 +78,7 @@ describe("real mode: LinkProxy", () => {
     await sleep(100);
     expect(accepted, "no upstream connection during the cut").toBe(0);
     p.heal();
-    await until(() => c.got() === "q", "the held request and its reply after the heal");
+    await until("the held request and its reply after the heal", () => c.got() === "q", 2000, 5);
     expect(accepted).toBe(1);
   });
 });

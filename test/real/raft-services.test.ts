@@ -14,8 +14,7 @@
 // wall time down; each has its own servers, ports and temp dir, and the margins above are
 // seconds, not milliseconds. Six clusters at once (both designs together) starved the
 // baseline on the loaded 2-core machine (3 grants in 1.2 s, 22 s to start): not done.
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +23,7 @@ import { loadScenario } from "../../scenarios/index.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { planReal, recordRealRun, runRealOnce, type RealRunRecord } from "../../real/index.js";
 import { inputErrorOf } from "../helpers/input-error.js";
+import { descendants, isGone, startDriver, until } from "../helpers/processes.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const suiteStart = Date.now();
@@ -33,21 +33,6 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
   console.log(`real mode (etcd, ZooKeeper): suite wall time ${((Date.now() - suiteStart) / 1000).toFixed(1)} s`);
 });
-
-/** Not running: ESRCH, or a zombie no one of ours will reap. */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
-  } catch {
-    return true;
-  }
-}
 
 interface Run {
   record: RealRunRecord;
@@ -68,25 +53,6 @@ async function realRun(name: string, timeScale: number): Promise<Run> {
   return { record, history: run.history };
 }
 
-/** Every live descendant of `pid` (the watchdogs run in their own sessions but stay its children). */
-function descendants(pid: number): number[] {
-  const rows = execFileSync("ps", ["-eo", "pid=,ppid="], { encoding: "utf8" })
-    .trim()
-    .split("\n")
-    .map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
-  const out: number[] = [];
-  const queue = [pid];
-  for (let i = 0; i < queue.length && i < 10_000; i++) {
-    for (const [p, pp] of rows) {
-      if (pp === queue[i] && !queue.includes(p)) {
-        queue.push(p);
-        out.push(p);
-      }
-    }
-  }
-  return out;
-}
-
 /**
  * A driver running `lockstep real <name>` in its own process, SIGINTed mid-run (c1 stopped in
  * its pause by then): it must exit 130 with every etcd member, client and watchdog gone, no
@@ -98,28 +64,15 @@ async function sigintMidRun(name: string, timeScale: number): Promise<void> {
   const driver = join(dir, "driver.mts");
   const out = join(dir, "out");
   writeFileSync(driver, `import { main } from ${JSON.stringify(join(root, "cli/main.ts"))};\nprocess.exitCode = await main(["real", ${JSON.stringify(name)}, "--time-scale", "${timeScale}", "--out", ${JSON.stringify(out)}]);\n`);
-  const child = spawn(process.execPath, ["--import", "tsx", driver], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: join(dir, "tmp") } });
-  let stderr = "";
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  await new Promise<void>((started, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 30 s; stderr: ${stderr}`)), 30_000);
-    child.stderr!.on("data", (c: Buffer) => {
-      stderr += c.toString();
-      if (/run 1\/1 started/.test(stderr)) {
-        clearTimeout(timer);
-        started();
-      }
-    });
-    void exited.then((code) => reject(new Error(`driver exited early (${code}): ${stderr}`)));
-  });
+  const { child, exited, stderr } = await startDriver(driver, root, join(dir, "tmp"), 30_000);
   await new Promise((r) => setTimeout(r, 1500));
   const tree = descendants(child.pid!);
   expect(tree.length, "watchdogs, 3 etcd members and 2 clients").toBeGreaterThanOrEqual(10);
   child.kill("SIGINT");
   const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("timeout"), 10_000))]);
-  expect(code, stderr).toBe(130);
-  const deadline = Date.now() + 3_000;
-  while (!tree.every(isGone) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  expect(code, stderr()).toBe(130);
+  // Not thrown: the expect below names the survivors.
+  await until("every descendant gone", () => tree.every(isGone), 3_000).catch(() => undefined);
   expect(tree.filter((p) => !isGone(p)), "descendants still running").toEqual([]);
   expect(existsSync(join(out, "results.json"))).toBe(false);
   expect(readdirSync(join(dir, "tmp")).filter((d) => d.startsWith("lockstep-real-"))).toEqual([]);

@@ -10,7 +10,6 @@
 // c1 starts 200 ms before c2 (so c1 holds first), and c2 has ~1 s between the key's expiry
 // (2 s) and c1's wake-up (3 s) to take the lock and write. Each test asserts those margins
 // from the history, so a failure says which one a loaded machine ate.
-import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -25,6 +24,7 @@ import { lapseTime } from "../../real/history.js";
 import { scaleScenario } from "../../real/time-scale.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 import { captureStdio } from "../helpers/capture-stdio.js";
+import { descendants, isGone, startDriver, until } from "../helpers/processes.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -45,29 +45,6 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
     const ms = Date.now() - t0;
     timings.push(`${label} ${(ms / 1000).toFixed(1)} s`);
     console.log(`real mode test: ${label}: wall ${(ms / 1000).toFixed(1)} s`);
-  }
-}
-
-/** Not running: ESRCH, or a zombie no one of ours will reap. */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
-  } catch {
-    return true;
-  }
-}
-
-async function until(what: string, cond: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
 
@@ -209,52 +186,20 @@ describe("real mode: SIGINT of the driver mid-run", () => {
       // Its own TMPDIR, so the run's temp dir can be looked for without seeing other runs'.
       const tmp = join(scratch, "sigint-tmp");
       mkdirSync(tmp);
-      const child = spawn(process.execPath, ["--import", "tsx", driver], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: tmp } });
-      let stderr = "";
-      const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-      await new Promise<void>((resolveStarted, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no start within 20 s; stderr: ${stderr}`)), 20_000);
-        child.stderr!.on("data", (c: Buffer) => {
-          stderr += c.toString();
-          if (/run 1\/1 started/.test(stderr)) {
-            clearTimeout(timer);
-            resolveStarted();
-          }
-        });
-        void exited.then((code) => reject(new Error(`driver exited early (${code}): ${stderr}`)));
-      });
+      const { child, exited, stderr: stderrOf } = await startDriver(driver, root, tmp, 20_000);
       // Mid-run: c1 is stopped in its pause by now (it stops ~5 ms after the start).
       await new Promise((r) => setTimeout(r, 300));
       const tree = descendants(child.pid!);
       expect(tree.length, "watchdogs, redis-server and two clients").toBeGreaterThanOrEqual(6);
       child.kill("SIGINT");
       const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("timeout"), 10_000))]);
-      expect(code, stderr).toBe(130);
+      expect(code, stderrOf()).toBe(130);
       await until("every descendant gone", () => tree.every(isGone), 3_000);
       expect(existsSync(join(out, "results.json"))).toBe(false);
       expect(readdirSync(tmp).filter((d) => d.startsWith("lockstep-real-"))).toEqual([]);
     });
   });
 });
-
-/** Every live descendant of `pid` (the watchdogs run in their own sessions but stay its children). */
-function descendants(pid: number): number[] {
-  const rows = execFileSync("ps", ["-eo", "pid=,ppid="], { encoding: "utf8" })
-    .trim()
-    .split("\n")
-    .map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
-  const out: number[] = [];
-  const queue = [pid];
-  for (let i = 0; i < queue.length && i < 10_000; i++) {
-    for (const [p, pp] of rows) {
-      if (pp === queue[i] && !queue.includes(p)) {
-        queue.push(p);
-        out.push(p);
-      }
-    }
-  }
-  return out;
-}
 
 describe("real mode: pieces without processes", () => {
   it("a lapse falls at the expiry in force; an extension counts only if it came before that expiry", () => {

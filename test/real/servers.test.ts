@@ -1,7 +1,7 @@
 // Real servers from the Debian packages: start, ready, use over raw sockets/HTTP, and — the
 // point of this file — nothing left running afterwards on any exit path of the driver.
 import { spawn, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,6 +20,7 @@ import {
   tcpExchange,
   zkSrvr,
 } from "../../real/servers/index.js";
+import { isGone, until } from "../helpers/processes.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const serversIndex = resolve(here, "../../real/servers/index.ts");
@@ -29,21 +30,6 @@ const timings: string[] = [];
 afterAll(() => {
   console.log(`real servers: ${timings.join(", ")}; wall time ${Date.now() - suiteStart} ms`);
 });
-
-/** ESRCH, or a zombie waiting for a reaper that is not ours: either way not running. */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
-  } catch {
-    return true;
-  }
-}
 
 function strictlyGone(pid: number): boolean {
   try {
@@ -61,14 +47,6 @@ function leftovers(dir: string, redisPorts: number[] = []): string[] {
     .split("\n")
     .filter((l) => !/^\s*\d+\s+Z/.test(l))
     .filter((l) => l.includes(dir) || redisPorts.some((p) => l.includes(`redis-server ${"127.0.0.1"}:${p}`) || l.includes(`redis-sentinel ${"127.0.0.1"}:${p}`)));
-}
-
-async function until(what: string, cond: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 const resp = (port: number, cmd: string) => tcpExchange(port, cmd, (r) => r.endsWith("\r\n"), 2000);
