@@ -1,4 +1,5 @@
 import type { RunAvailability } from "../../reports/availability.js";
+import { parseAvailabilityCounts } from "./summary-read.js";
 import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../../sim/errors.js";
@@ -137,13 +138,7 @@ function parseSeedLine(path: string, n: number, line: string, h: ProgressHeader)
 
 function parseRunAvailability(f: Fields): RunAvailability {
   f.only(["grants", "failedAcquires", "idleWhileWaitingUs", "challenged"]);
-  const count = { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER };
-  return {
-    grants: f.number("grants", count),
-    failedAcquires: f.number("failedAcquires", count),
-    idleWhileWaitingUs: f.number("idleWhileWaitingUs", { min: 0, max: Number.MAX_SAFE_INTEGER }),
-    challenged: f.boolean("challenged"),
-  };
+  return { ...parseAvailabilityCounts(f), challenged: f.boolean("challenged") };
 }
 
 /** Whether a seed belongs to the shard (a checkpoint line from elsewhere is refused). */

@@ -153,12 +153,16 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
 /** Sums over the sweep's runs (reports/availability.ts); challenged runs are some of the runs. */
 function parseAvailability(f: Fields, runs: number): SweepAvailability {
   f.only(["grants", "failedAcquires", "idleWhileWaitingUs", "challengedRuns"]);
+  return { ...parseAvailabilityCounts(f), challengedRuns: f.number("challengedRuns", { integer: true, min: 0, max: runs }) };
+}
+
+/** The counts a run's and a sweep's availability share (the caller checks which other fields are allowed). */
+export function parseAvailabilityCounts(f: Fields): Pick<SweepAvailability, "grants" | "failedAcquires" | "idleWhileWaitingUs"> {
   const count = { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER };
   return {
     grants: f.number("grants", count),
     failedAcquires: f.number("failedAcquires", count),
     idleWhileWaitingUs: f.number("idleWhileWaitingUs", { min: 0, max: Number.MAX_SAFE_INTEGER }),
-    challengedRuns: f.number("challengedRuns", { integer: true, min: 0, max: runs }),
   };
 }
 
