@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { initialState, quorum, step } from "../../impls/raft/core/step.js";
 import { lastIndexOfTerm } from "../../impls/raft/core/log.js";
 import type { AppendRequest, AppendResponse, Entry, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../impls/raft/core/types.js";
+import { boot as bootCore, cfg, type Cmd } from "./core-fixture.js";
 
 /**
  * Tests written against the survivors of the first StrykerJS run on impls/raft/core
@@ -9,22 +10,7 @@ import type { AppendRequest, AppendResponse, Entry, RaftConfig, RaftEffect, Raft
  * without any other test noticing. Through the core API only.
  */
 
-type Cmd = string;
-const cfg = (over: Partial<RaftConfig> = {}): RaftConfig => ({
-  id: "n1",
-  peers: ["n1", "n2", "n3"],
-  electionTimeoutMsMin: 150,
-  electionTimeoutMsMax: 300,
-  heartbeatIntervalMs: 50,
-  entriesPerAppendMax: 64,
-  noopOnElection: false,
-  bugs: {},
-  random: () => 0.5,
-  ...over,
-});
-function boot(c: RaftConfig, p: { term?: number; votedFor?: string | null; log?: Entry<Cmd>[] } = {}): RaftState<Cmd> {
-  return step(initialState<Cmd>(c), { type: "restart", persisted: { term: p.term ?? 0, votedFor: p.votedFor ?? null, log: p.log ?? [] } }).state;
-}
+const boot = (c: RaftConfig, p?: Parameters<typeof bootCore>[1]): RaftState<Cmd> => bootCore(c, p).s;
 const feed = (s: RaftState<Cmd>, i: RaftInput<Cmd>): RaftEffect<Cmd>[] => step(s, i).effects;
 const msg = (s: RaftState<Cmd>, from: string, m: RaftMessage<Cmd>) => feed(s, { type: "message", from, msg: m });
 const entries = (...terms: number[]): Entry<Cmd>[] => terms.map((term, i) => ({ term, cmd: `c${i + 1}` }));

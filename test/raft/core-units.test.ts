@@ -1,35 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { cloneState, initialState, quorum, step } from "../../impls/raft/core/step.js";
+import { cloneState, quorum, step } from "../../impls/raft/core/step.js";
 import { firstIndexOfTerm, isUpToDate, lastIndexOfTerm, termAt } from "../../impls/raft/core/log.js";
 import type { Entry, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../impls/raft/core/types.js";
+import { boot, cfg, type Cmd } from "./core-fixture.js";
 
 /**
  * Unit checks of the core's smaller promises, each written to kill mutants StrykerJS
  * left alive (docs/raft-bugs.md, "Mutation testing"): exact timer bounds, quorum sizes,
  * who counts as a peer, which messages get answered, what is persisted when.
  */
-
-type Cmd = string;
-
-function cfg(over: Partial<RaftConfig> = {}): RaftConfig {
-  return {
-    id: "n1",
-    peers: ["n1", "n2", "n3"],
-    electionTimeoutMsMin: 150,
-    electionTimeoutMsMax: 300,
-    heartbeatIntervalMs: 50,
-    entriesPerAppendMax: 64,
-    noopOnElection: false,
-    bugs: {},
-    random: () => 0.5,
-    ...over,
-  };
-}
-
-function boot(c: RaftConfig, p: { term?: number; votedFor?: string | null; log?: Entry<Cmd>[] } = {}): { s: RaftState<Cmd>; fx: RaftEffect<Cmd>[] } {
-  const r = step(initialState<Cmd>(c), { type: "restart", persisted: { term: p.term ?? 0, votedFor: p.votedFor ?? null, log: p.log ?? [] } });
-  return { s: r.state, fx: r.effects };
-}
 
 function feed(s: RaftState<Cmd>, input: RaftInput<Cmd>): RaftEffect<Cmd>[] {
   return step(s, input).effects;
