@@ -44,6 +44,16 @@ interface AtRole {
   staleTerm: number;
 }
 
+/** n1 is elected and replicates "a" and "b" to every server; a heartbeat then tells them the commit. */
+function commitAB(net: CoreNet): void {
+  net.elect("n1");
+  net.propose("n1", "a");
+  net.propose("n1", "b");
+  net.deliverAll();
+  net.heartbeat("n1");
+  net.deliverAll();
+}
+
 /**
  * n1 leads term 1 and replicates a, b; then n1 is cut off (a stale leader that still
  * believes it leads term 1) and n2 leads term 2 with n3 and replicates c. Then
@@ -54,12 +64,7 @@ interface AtRole {
  */
 function crashAt(role: Role, label: string): AtRole {
   const net = new CoreNet({ n: 3, label });
-  net.elect("n1");
-  net.propose("n1", "a");
-  net.propose("n1", "b");
-  net.deliverAll();
-  net.heartbeat("n1");
-  net.deliverAll();
+  commitAB(net);
   net.partition([["n1"], ["n2", "n3"]]);
   net.elect("n2");
   net.propose("n2", "c");
@@ -167,12 +172,7 @@ describe("crash and restart at every role keeps every persisted field", () => {
 function truncatedThenCrash(role: Role, label: string): { net: CoreNet; x: string; oldTerm: number } {
   const net = new CoreNet({ n: 5, label });
   const x = "n3";
-  net.elect("n1");
-  net.propose("n1", "a");
-  net.propose("n1", "b");
-  net.deliverAll();
-  net.heartbeat("n1");
-  net.deliverAll();
+  commitAB(net);
   net.partition([["n1", "n3"], ["n2", "n4", "n5"]]);
   net.propose("n1", "old1");
   net.propose("n1", "old2");
