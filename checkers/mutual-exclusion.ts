@@ -57,6 +57,13 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
       const activeByProcess = new Map<string, number>();
       for (let i = 0; i < hs.length; i++) {
         const h = hs[i]!;
+        // Holds are half-open, [start, end): one whose lapse came with its acquire-ok (a
+        // library that returned an already-expired lock, and a client that did nothing
+        // with it) was held at no instant, so it overlaps nothing.
+        if (h.endUs <= h.startUs) {
+          holdsSwept++;
+          continue;
+        }
         // Holds that ended by the time this one starts are over for every later one too.
         while (active.size > 0 && active.peek()!.endUs <= h.startUs) {
           if (++steps > stepsMax) break sweep;

@@ -55,6 +55,7 @@ export function recordForImported(file: string, format: string, model: string, h
         ownerCheck: false,
         resourceTimeoutMs: 0,
         extendTtlMs: 0,
+        validityCheck: "before-read",
       },
       faults: [],
     },

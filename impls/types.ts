@@ -1,6 +1,7 @@
 import type { Fiber } from "../sim/fiber.js";
 import type { ProcessOptions } from "../sim/process.js";
 import type { Message, ProcessContext, Simulation } from "../sim/simulation.js";
+import type { WorkloadSpec } from "../scenarios/schema.js";
 
 /**
  * The interface every lock design implements, so a workload reads like the seeds'
@@ -83,5 +84,7 @@ export interface DesignEntry<O = unknown> {
    * `file` and the field (prefix fields with `fieldPrefix`).
    */
   parseOptions(raw: unknown, file: string, fieldPrefix: string): O;
+  /** Optional: refuse options that do not fit the scenario's workload (InputError naming the field). */
+  checkWorkload?(options: O, workload: WorkloadSpec, file: string): void;
   setup(ctx: DesignSetupContext, options: O): DesignInstance;
 }

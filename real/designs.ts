@@ -109,7 +109,7 @@ function setnxPlan(s: Scenario, o: SingleNodeSetnxOptions, fencing: boolean, not
 }
 
 function redlockPlan(s: Scenario, o: RedlockDesignOptions, notApplied: string[]): RealDesignPlan {
-  if (o.variant !== "node-redlock") refuse(s, "designOptions.variant", `"${o.variant}" is the simulator's model of the seed's loop; real mode runs the redlock package (variant "node-redlock")`);
+  if (o.variant !== "node-redlock") refuse(s, "designOptions.variant", `"${o.variant}" is a simulator model; real mode runs the redlock package 4.2.0 (variant "node-redlock")`);
   if (o.quorum !== quorumOf(o.nodes)) refuse(s, "designOptions.quorum", `the redlock package always uses floor(N/2)+1 = ${quorumOf(o.nodes)}; got ${o.quorum}`);
   if (o.driftConstantMs !== 2) refuse(s, "designOptions.driftConstantMs", `the redlock package adds a fixed 2 ms; got ${o.driftConstantMs}`);
   if (o.clock !== "wall") refuse(s, "designOptions.clock", `the redlock package times with Date.now() (the wall clock); got "${o.clock}"`);
@@ -221,6 +221,8 @@ export function planDesign(s: Scenario, notApplied: string[]): RealDesignPlan {
     refuse(s, "design", `design "${s.design}" has no real-mode mapping yet; real mode runs ${REAL_DESIGN_NAMES.join(", ")}`);
   }
   const options = entry.parseOptions(s.designOptions, s.file, "designOptions");
+  // The real child's workload checks its lock once, before the critical section.
+  if (s.workload.validityCheck !== "before-read") refuse(s, "workload.validityCheck", `the real workload checks the lock before the read only; got "${s.workload.validityCheck}"`);
   switch (s.design) {
     case "redis-setnx":
       return setnxPlan(s, options as SingleNodeSetnxOptions, false, notApplied);

@@ -86,7 +86,17 @@ export interface WorkloadSpec {
   resourceTimeoutMs: number;
   /** Extend the lease once in each critical section by this TTL (0: never). */
   extendTtlMs: number;
+  /**
+   * When the client asks its library whether it still holds the lock before acting:
+   * "before-read" (default) once, before the critical section; "before-read-and-write"
+   * again before the write (the using() example's `if (signal.aborted) throw`); "none":
+   * never — it acts on whatever acquire returned (node-redlock v5 may return an expired lock).
+   */
+  validityCheck: ValidityCheck;
 }
+
+export const VALIDITY_CHECKS = ["before-read", "before-read-and-write", "none"] as const;
+export type ValidityCheck = (typeof VALIDITY_CHECKS)[number];
 
 /**
  * A random nemesis: fault steps drawn from the run's seed (with the same fast-check
@@ -230,6 +240,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     "ownerCheck",
     "resourceTimeoutMs",
     "extendTtlMs",
+    "validityCheck",
   ]);
   const workload: WorkloadSpec = {
     locks: w.stringArray("locks", ["order:123"]),
@@ -242,6 +253,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     ownerCheck: w.boolean("ownerCheck", false),
     resourceTimeoutMs: w.number("resourceTimeoutMs", { min: 1, dflt: 1000 }),
     extendTtlMs: w.number("extendTtlMs", { min: 0, integer: true, dflt: 0 }),
+    validityCheck: w.oneOf("validityCheck", VALIDITY_CHECKS, "before-read"),
   };
   if (workload.locks.length === 0) w.fail("locks", "expected at least one lock name");
 

@@ -67,6 +67,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>)
     throw new InputError(s.file, "design", `unknown design "${s.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
   }
   const options = design.parseOptions(s.designOptions, s.file, "designOptions");
+  design.checkWorkload?.(options, s.workload, s.file);
   // The seed alone picks the dice: a scenario copied under another name replays the same.
   const { links: conditions, ...network } = s.network;
   // The scenario's own limits (validated against its duration), then the caller's.

@@ -13,7 +13,8 @@ import { RESOURCE_ID } from "../impls/storage/resource.js";
  * annotation at the true time its monotonic clock passes grant.expiresAtMonoUs, even
  * while it is paused — see watchLapse). It checks
  * its belief once, before the critical section — as real code does — so a pause
- * between that check and the write is exactly Kleppmann's unsafe window.
+ * between that check and the write is exactly Kleppmann's unsafe window
+ * (`validityCheck` moves or drops the check).
  */
 export interface WorkloadRun {
   spec: WorkloadSpec;
@@ -43,7 +44,7 @@ export function* clientLoop(ctx: ProcessContext, locks: LockClient, run: Workloa
       });
       const held = { released: false };
       watchLapse(ctx, locks, g, grantId, held);
-      if (locks.holds(g)) {
+      if (spec.validityCheck === "none" || locks.holds(g)) {
         yield* criticalSection(ctx, locks, spec, g, grantId);
       }
       ctx.record("invoke", "release", lock, { grantId });
@@ -83,6 +84,10 @@ function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: Workload
       ctx.record(ex.outcome === "fail" ? "fail" : "info", "extend", lock, { reason: ex.reason });
       return;
     }
+  }
+  if (spec.validityCheck === "before-read-and-write" && !locks.holds(g)) {
+    ctx.record("info", "write-skipped", lock, { grantId, reason: "the library no longer holds the lock" });
+    return;
   }
   ctx.record("invoke", "write", lock, { grantId, ...tok, counter: counter + 1 });
   const wr = yield* ctx.call(RESOURCE_ID, { type: "resource-write", lock, grantId, ...tok, ...owner, counter: counter + 1 }, spec.resourceTimeoutMs);

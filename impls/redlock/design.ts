@@ -3,7 +3,7 @@ import { Fields } from "../../sim/validate.js";
 import { InputError } from "../../sim/errors.js";
 import { redisServer } from "../redis/server.js";
 import { PERSISTENCE_MODES, type PersistenceMode } from "../redis/aof.js";
-import { RedlockClient, type RedlockClientOptions } from "./client.js";
+import { REDLOCK_VARIANTS, RedlockClient, USING_CHECKS, type RedlockClientOptions } from "./client.js";
 import { quorumOf } from "./validity.js";
 
 /**
@@ -13,7 +13,12 @@ import { quorumOf } from "./validity.js";
  * Options and defaults, with where each comes from (docs/redlock.md has the table):
  *   nodes 5                — Redis docs: "N=5 ... a reasonable value"
  *   quorum N/2+1           — Redis docs, node-redlock `Math.floor(n/2)+1`
- *   variant "node-redlock" — or "seed-000" (the seed's loop: sequential, no drift)
+ *   variant "node-redlock" — node-redlock v4.2.0; "node-redlock-v5" (v5.0.0-beta.2: an
+ *                            attempt resolves on a quorum, no clock check after it);
+ *                            "seed-000" (the seed's loop: sequential, no drift)
+ *   using false            — v5 only: hold every lock inside using() (auto-extension)
+ *   automaticExtensionThresholdMs 500 — v5's automaticExtensionThreshold
+ *   usingCheck "signal"    — what the using() routine checks before acting (client.ts)
  *   driftFactor 0.01       — node-redlock, redlock-rb ClockDriftFactor
  *   driftConstantMs 2      — node-redlock / redlock-rb: 1 ms expire precision + 1 ms
  *   retryCount 10          — node-redlock v4/v5 (redlock-rb: 3)
@@ -48,6 +53,9 @@ const FIELDS = [
   "retryJitterMs",
   "requestTimeoutMs",
   "clock",
+  "using",
+  "automaticExtensionThresholdMs",
+  "usingCheck",
   "persistence",
   "fsyncIntervalMs",
   "sweepIntervalMs",
@@ -58,8 +66,13 @@ export function parseRedlockOptions(raw: unknown, file: string, prefix: string):
   const nodes = f.number("nodes", { integer: true, min: 1, max: 15, dflt: 5 });
   const quorum = f.number("quorum", { integer: true, min: 1, dflt: quorumOf(nodes) });
   if (quorum > nodes) throw new InputError(file, f.field("quorum"), `expected at most the number of nodes (${nodes}), got ${quorum}`);
-  const variant = f.oneOf("variant", ["node-redlock", "seed-000"] as const, "node-redlock");
+  const variant = f.oneOf("variant", REDLOCK_VARIANTS, "node-redlock");
   const seed = variant === "seed-000";
+  const using = f.boolean("using", false);
+  if (using && variant !== "node-redlock-v5") f.fail("using", `expected false unless variant is "node-redlock-v5" (using() auto-extension is v5's; variant is "${variant}")`);
+  for (const k of ["automaticExtensionThresholdMs", "usingCheck"]) {
+    if (f.has(k) && !using) f.fail(k, "expected only with \"using\": true");
+  }
   return {
     nodes,
     quorum,
@@ -71,6 +84,9 @@ export function parseRedlockOptions(raw: unknown, file: string, prefix: string):
     retryJitterMs: f.number("retryJitterMs", { min: 0, dflt: seed ? 0 : 100 }),
     requestTimeoutMs: f.number("requestTimeoutMs", { min: 1, dflt: 50 }),
     clock: f.oneOf("clock", ["wall", "monotonic"] as const, "wall"),
+    using,
+    automaticExtensionThresholdMs: f.number("automaticExtensionThresholdMs", { min: 0, dflt: 500 }),
+    usingCheck: f.oneOf("usingCheck", USING_CHECKS, "signal"),
     persistence: f.oneOf("persistence", PERSISTENCE_MODES, "none"),
     fsyncIntervalMs: f.number("fsyncIntervalMs", { min: 1, dflt: 1000 }),
     sweepIntervalMs: f.number("sweepIntervalMs", { min: 1, dflt: 100 }),
@@ -82,6 +98,17 @@ export const redlock: DesignEntry<RedlockDesignOptions> = {
   description:
     "Redlock over N independent Redis nodes (default 5), as node-redlock builds it: same token everywhere, quorum N/2+1, validity = TTL − elapsed − drift; variant seed-000 for the seed's simpler loop",
   parseOptions: parseRedlockOptions,
+  checkWorkload(o, workload, file) {
+    // using() throws this itself before acquiring: "A lock `duration` must be at least
+    // 100ms greater than the `automaticExtensionThreshold` setting."
+    if (o.using && o.automaticExtensionThresholdMs > workload.ttlMs - 100) {
+      throw new InputError(
+        file,
+        "designOptions.automaticExtensionThresholdMs",
+        `expected at most workload.ttlMs − 100 = ${workload.ttlMs - 100} (node-redlock v5's using() refuses a duration less than 100 ms above the threshold), got ${o.automaticExtensionThresholdMs}`,
+      );
+    }
+  },
   setup({ sim, processOptions }, o) {
     const { nodes: count, persistence, fsyncIntervalMs, sweepIntervalMs, ...clientOptions } = o;
     const nodes = Array.from({ length: count }, (_, i) => redlockNodeId(i + 1));

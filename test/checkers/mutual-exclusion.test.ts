@@ -47,6 +47,25 @@ describe("mutual-exclusion checker", () => {
     expect(w.first.endUs).toBe(15_001_000);
   });
 
+  it("an acquire-ok whose lapse comes at the same instant is held at no instant, unless the client then acts (node-redlock v5's expired lock)", () => {
+    const b = new HistoryBuilder();
+    b.section("c2", "g2", "L", 0, 100, 0);
+    b.at(50).ev("c1", "invoke", "acquire", "L").at(60).ev("c1", "ok", "acquire", "L", { grantId: "g1", validityMs: -500, ttlMs: 1000 });
+    b.ev("c1", "info", "lapse", "L", { grantId: "g1" }).ev("c1", "invoke", "release", "L", { grantId: "g1" });
+    const quiet = mutualExclusion(b.events, {});
+    expect(quiet.valid).toBe(true);
+    expect(quiet.stats).toMatchObject({ holds: 2, overlaps: 0 });
+    // The same lock acted on: the read stretches the empty hold into c2's, and it fails.
+    const acted = new HistoryBuilder();
+    acted.section("c2", "g2", "L", 0, 100, 0);
+    acted.at(50).ev("c1", "invoke", "acquire", "L").at(60).ev("c1", "ok", "acquire", "L", { grantId: "g1", validityMs: -500, ttlMs: 1000 });
+    acted.ev("c1", "info", "lapse", "L", { grantId: "g1" }).ev("c1", "invoke", "read", "L", { grantId: "g1" });
+    acted.at(61).ev("c1", "ok", "read", "L", { counter: 0 });
+    const r = mutualExclusion(acted.events, {});
+    expect(r.valid).toBe(false);
+    expect((r.witness as Overlap[])[0]!.second.grantId).toBe("g1");
+  });
+
   it("ends a crashed client's hold at its crash", () => {
     const b = new HistoryBuilder();
     b.at(0).ev("c1", "invoke", "acquire", "L").at(1).ev("c1", "ok", "acquire", "L", { grantId: "g1", validityMs: 10_000, ttlMs: 10_000 });
