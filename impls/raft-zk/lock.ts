@@ -11,7 +11,8 @@ import { DEFAULT_ZK_RECIPE, suspendedAfterMs, type ZkRecipeOptions } from "./rec
  *     if the create's reply is lost: Curator's protection mode);
  *  2. getChildren(dir) without a watch; the lowest sequence number holds the lock;
  *  3. otherwise exists(next-lower node, watch) and, when it is gone or the watch fires,
- *     go back to 2. Each waiter watches only its predecessor: no herd.
+ *     go back to 2. Each waiter watches only its predecessor: no herd (waitRecipe
+ *     "watch-all-children" is the herd: every waiter watches the parent's children).
  * The fencing token is the lock node's creation zxid (its Raft log index).
  * `recipe` switches parts of this to the ways real clients get it wrong (recipe.ts).
  *
@@ -85,9 +86,11 @@ export class ZkLockClient implements LockClient {
     }
 
     // 2-3. Wait for our turn.
+    const herd = this.recipe.waitRecipe === "watch-all-children";
     for (;;) {
       if (!s.alive) return { outcome: "fail", reason: "session expired while waiting" };
-      const kids = yield* zk.request({ kind: "getChildren", sessionId: s.id, path: dir, watch: false }, opDeadline(), true);
+      // The herd recipe watches the parent itself: any child created or deleted wakes us.
+      const kids = yield* zk.request({ kind: "getChildren", sessionId: s.id, path: dir, watch: herd }, opDeadline(), true);
       if (kids.status !== "ok") {
         if (kids.status === "error" && kids.error === "session-expired") return { outcome: "fail", reason: "session expired while waiting" };
         return this.giveUp(s, "service unreachable while waiting");
@@ -97,6 +100,11 @@ export class ZkLockClient implements LockClient {
       if (i < 0) return { outcome: "fail", reason: "our lock node is gone (session expired)" };
       if (i === 0) return { outcome: "ok", grant: this.grantOf(lock, s, `${dir}/${myName}`, myZxid) };
       if (ctx.monoUs() >= deadlineUs) return yield* this.abandonWait(s, `${dir}/${myName}`);
+      if (herd) {
+        // Re-list on any change of the children (or every pollMs: the watch dies with its server).
+        yield* zk.waitForWatch(zk.currentServer, s.id, dir, Math.min(deadlineUs, ctx.monoUs() + this.pollMs * 1000));
+        continue;
+      }
       const pred = `${dir}/${sorted[i - 1]!}`;
       const ex = yield* zk.request({ kind: "exists", sessionId: s.id, path: pred, watch: true }, opDeadline(), true);
       if (ex.status === "ok" && ex.stat) {

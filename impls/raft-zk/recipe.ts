@@ -19,11 +19,15 @@ import type { Fields } from "../../sim/validate.js";
  *   simply retried and the first node, if it was made, is left behind, ahead of ours.
  * waitRecipe — "predecessor" (default): when the watched predecessor goes, list the
  *   children again (recipes.md); "watch-fired-shortcut": a fired watch is taken to mean
- *   "I hold the lock now", which is wrong when the predecessor was a waiter that gave up.
+ *   "I hold the lock now", which is wrong when the predecessor was a waiter that gave up;
+ *   "watch-all-children": every waiter lists the children *with a watch* on the parent
+ *   and re-lists whenever any child comes or goes — safe, but the herd effect recipes.md
+ *   warns of ("all clients would be woken up ... even though only one client can acquire
+ *   the lock"): each create or delete wakes every waiter.
  */
 export const CONNECTION_STATE_POLICIES = ["lease", "standard", "session"] as const;
 export type ConnectionStatePolicy = (typeof CONNECTION_STATE_POLICIES)[number];
-export const WAIT_RECIPES = ["predecessor", "watch-fired-shortcut"] as const;
+export const WAIT_RECIPES = ["predecessor", "watch-fired-shortcut", "watch-all-children"] as const;
 export type WaitRecipe = (typeof WAIT_RECIPES)[number];
 
 export interface ZkRecipeOptions {
