@@ -9,6 +9,7 @@
 import { pathToFileURL } from "node:url";
 import { loadScenario } from "../scenarios/index.js";
 import { runScenario } from "../sim/runner.js";
+import { Simulation } from "../sim/simulation.js";
 import type { Scenario } from "../scenarios/schema.js";
 
 export interface KernelRow {
@@ -91,22 +92,76 @@ export function measureScenario(s: Scenario, wallMsMin: number, runsMin: number)
   return { runs, wallMs: Math.round(wallMs), events, eventsPerS: Math.round((events * 1000) / wallMs), simSPerWallS: Math.round(simUs / 1000 / wallMs) };
 }
 
+/**
+ * The kernel alone: four processes, each sending a message to the next every 10 ms of
+ * its clock and answering every message with one, so every event is a timer or a
+ * delivery through the full kernel path (queue, network, lifecycle, RPC-free handlers)
+ * with next to no design code. This is the figure the "one event ≤ 3 bare heap
+ * operations" target (issue 17) is about; the scenario rows add the designs' own work.
+ */
+export function kernelOnlyRun(simS: number): { events: number; simUs: number } {
+  const sim = new Simulation({ seed: "bench-kernel" });
+  const ids = ["p1", "p2", "p3", "p4"];
+  ids.forEach((id, i) => {
+    const next = ids[(i + 1) % ids.length]!;
+    sim.addProcess(id, "server", {}, (ctx) => {
+      const tick = (): void => {
+        ctx.send(next, { type: "ping" });
+        ctx.setTimer(10, tick);
+      };
+      ctx.setTimer(1, tick);
+      return { onMessage: (from, msg) => (msg.type === "ping" ? ctx.send(from, { type: "pong" }) : undefined) };
+    });
+  });
+  sim.run(simS * 1e6);
+  return { events: sim.eventsRun, simUs: simS * 1e6 };
+}
+
+export function kernelOnlyRow(wallMsMin = 1500): KernelRow {
+  kernelOnlyRun(20); // warm-up (JIT)
+  let runs = 0;
+  let events = 0;
+  let simUs = 0;
+  const start = performance.now();
+  while (performance.now() - start < wallMsMin || runs < 3) {
+    const r = kernelOnlyRun(100);
+    runs++;
+    events += r.events;
+    simUs += r.simUs;
+  }
+  const wallMs = performance.now() - start;
+  return { scenario: "kernel only", runs, wallMs: Math.round(wallMs), events, eventsPerS: Math.round((events * 1000) / wallMs), simSPerWallS: Math.round(simUs / 1000 / wallMs) };
+}
+
+/** Issue 17's target: one event costs at most three bare heap operations. */
+export const KERNEL_HEAP_TARGET = 1 / 3;
+
 export function kernelRow(name: string, wallMsMin = 1500): KernelRow {
   return { scenario: name, ...measureScenario(loadScenario(name), wallMsMin, 3) };
 }
 
 export async function main(): Promise<{ rows: KernelRow[]; heapOpsPerS: number }> {
   console.log("== kernel: simulator events/s against a bare binary-heap loop (same process, same run) ==");
-  const rows = ["naive-gc-pause", "naive-baseline"].map((n) => kernelRow(n));
   bareHeapOpsPerS(200_000); // warm-up
-  const heapOpsPerS = Math.round(bareHeapOpsPerS(5_000_000));
+  // The heap is measured between the rows too and the best taken: on a shared machine
+  // one sample alone can land in a busy moment and flatter the ratio.
+  const heapSamples = [bareHeapOpsPerS(5_000_000)];
+  const rows = [kernelOnlyRow()];
+  heapSamples.push(bareHeapOpsPerS(5_000_000));
+  for (const n of ["naive-gc-pause", "naive-baseline"]) rows.push(kernelRow(n));
+  heapSamples.push(bareHeapOpsPerS(5_000_000));
+  const heapOpsPerS = Math.round(Math.max(...heapSamples));
   console.log("scenario          runs   wall ms      events    events/s  sim s/wall s  kernel/heap");
   for (const r of rows) {
     console.log(
       `${r.scenario.padEnd(16)} ${String(r.runs).padStart(5)} ${String(r.wallMs).padStart(9)} ${String(r.events).padStart(11)} ${String(r.eventsPerS).padStart(11)} ${String(r.simSPerWallS).padStart(13)} ${(r.eventsPerS / heapOpsPerS).toFixed(3).padStart(12)}`,
     );
   }
-  console.log(`bare heap (64 queued, pop+push): ${heapOpsPerS} ops/s`);
+  console.log(`bare heap (64 queued, pop+push): ${heapOpsPerS} ops/s (best of ${heapSamples.length}, taken between the rows)`);
+  const k = rows[0]!.eventsPerS / heapOpsPerS;
+  console.log(
+    `target (issue 17): kernel only, one event ≤ 3 heap ops, kernel/heap ≥ ${KERNEL_HEAP_TARGET.toFixed(3)}: ${k.toFixed(3)} = one event per ${(1 / k).toFixed(1)} heap ops (${k >= KERNEL_HEAP_TARGET ? "met" : "not met"})`,
+  );
   return { rows, heapOpsPerS };
 }
 

@@ -50,7 +50,8 @@ export class Network {
   ) {}
 
   isCut(from: string, to: string): boolean {
-    return this.cut.has(linkKey(from, to));
+    // No partition (the common case): no key string built per delivery.
+    return this.cut.size > 0 && this.cut.has(linkKey(from, to));
   }
 
   cutLink(from: string, to: string): void {
@@ -98,31 +99,44 @@ export class Network {
    * arrive (empty: lost). Whether the link is cut is checked again on arrival.
    */
   route(from: string, to: string, nowUs: number): number[] {
+    const copies = this.routeCopies(from, to, nowUs);
+    return Array.from(this.arrivalUs.subarray(0, copies));
+  }
+
+  /** Arrival times of the copies of the last routed message (routeCopies fills them). */
+  readonly arrivalUs = new Float64Array(2);
+
+  /**
+   * `route` without an array per message (the kernel's path): returns how many copies
+   * arrive (0, 1 or 2) and leaves their times in `arrivalUs`. Draws the same dice in
+   * the same order as `route`.
+   */
+  routeCopies(from: string, to: string, nowUs: number): number {
     this.stats.sent++;
     const key = linkKey(from, to);
-    if (this.cut.has(key)) {
+    if (this.cut.size > 0 && this.cut.has(key)) {
       this.stats.cutDropped++;
-      return [];
+      return 0;
     }
     // Most links have no override: skip the merge (this runs for every message).
-    const override = this.overrides.get(key);
-    const condition = this.conditions.get(key);
+    const override = this.overrides.size > 0 ? this.overrides.get(key) : undefined;
+    const condition = this.conditions.size > 0 ? this.conditions.get(key) : undefined;
     const o = override || condition ? { ...this.opts, ...condition, ...override } : this.opts;
     if (this.rng.chance(o.lossRate)) {
       this.stats.dropped++;
-      return [];
+      return 0;
     }
     const copies = this.rng.chance(o.duplicateRate) ? 2 : 1;
     if (copies === 2) this.stats.duplicated++;
-    const out: number[] = [];
+    const extraUs = this.extraDelayUs.size > 0 ? (this.extraDelayUs.get(key) ?? 0) : 0;
     for (let i = 0; i < copies; i++) {
-      let at = nowUs + o.latencyUsBase + this.rng.int(0, Math.max(0, o.latencyUsJitter)) + (this.extraDelayUs.get(key) ?? 0);
+      let at = nowUs + o.latencyUsBase + this.rng.int(0, Math.max(0, o.latencyUsJitter)) + extraUs;
       if (this.opts.fifo) {
         at = Math.max(at, this.lastDeliveryUs.get(key) ?? 0);
         this.lastDeliveryUs.set(key, at);
       }
-      out.push(at);
+      this.arrivalUs[i] = at;
     }
-    return out;
+    return copies;
   }
 }

@@ -1,8 +1,8 @@
-import { EventQueue } from "./event-queue.js";
+import { EventQueue, type EventHandler } from "./event-queue.js";
 import { Rng } from "./rng.js";
 import { Network, DEFAULT_NETWORK, type NetworkOptions } from "./network.js";
 import { SimProcess, type ProcessOptions } from "./process.js";
-import { runFiber, suspend, type Fiber } from "./fiber.js";
+import { runFiber, type Fiber } from "./fiber.js";
 import type { EventType, HistoryEvent } from "./history.js";
 import { SimLimitError } from "./errors.js";
 import { DEFAULT_LIMITS, PROJECTION_MARGIN, type SimLimits } from "./limits.js";
@@ -35,6 +35,73 @@ export interface TimerHandle {
   cancelled: boolean;
 }
 
+/**
+ * A timer is its own event record: one object per timer, no closure (issue 17). It
+ * calls `fn(arg)`, so the kernel's own timers (a call's timeout, a sleep) pass a shared
+ * function and their state instead of a closure.
+ */
+class Timer implements TimerHandle {
+  cancelled = false;
+  constructor(
+    readonly fn: (arg: any) => void,
+    readonly arg: unknown,
+    readonly incarnation: number,
+  ) {}
+}
+
+/** Run a timer's function once, unless cancelled (checked when it runs: after a pause, too). */
+function fireTimerNow(t: Timer): void {
+  if (!t.cancelled) {
+    t.cancelled = true;
+    t.fn(t.arg);
+  }
+}
+
+/** An outstanding ctx.call: what its reply or its timeout resumes. */
+class PendingCall {
+  timer: TimerHandle | undefined;
+  constructor(
+    readonly ctx: ProcessContext,
+    readonly rpcId: number,
+    readonly resume: (r: RpcResult) => void,
+  ) {}
+}
+
+const TIMED_OUT: RpcResult = Object.freeze({ ok: false, error: "timeout" }) as RpcResult;
+
+function callTimedOut(pc: PendingCall): void {
+  pc.ctx.forgetCall(pc.rpcId);
+  pc.resume(TIMED_OUT);
+}
+
+/** The event of a timer coming due: through the process's lifecycle, like a message. */
+function fireTimer(ctx: ProcessContext, t: Timer): void {
+  const proc = ctx.proc;
+  if (t.incarnation !== proc.incarnation || proc.state === "crashed") return;
+  if (proc.state === "paused") proc.deliver(() => fireTimerNow(t), t.incarnation);
+  else fireTimerNow(t);
+}
+
+/** The event of a message arriving: checked against partitions and the lifecycle, then handled. */
+function deliverMessage(ctx: ProcessContext, from: string, msg: Message, incarnation: number): void {
+  const sim = ctx.sim;
+  // A partition that began while the message was in flight stops it too.
+  if (sim.network.isCut(from, ctx.id)) {
+    sim.network.stats.cutDropped++;
+    return;
+  }
+  sim.network.stats.delivered++;
+  const proc = ctx.proc;
+  if (incarnation !== proc.incarnation || proc.state === "crashed") return;
+  if (proc.state === "paused") proc.deliver(() => ctx.handle(from, msg), incarnation);
+  else ctx.handle(from, msg);
+}
+
+/** A plain scheduled function (Simulation.schedule): the one event kind that is a closure. */
+function runThunk(run: () => void): void {
+  run();
+}
+
 export { DEFAULT_LIMITS, type SimLimits } from "./limits.js";
 
 /**
@@ -47,7 +114,7 @@ export class ProcessContext {
   readonly disk = new Map<string, unknown>();
   readonly rng: Rng;
   private nextRpcId = 1;
-  private pending = new Map<number, (r: RpcResult) => void>();
+  private pending = new Map<number, PendingCall>();
   behavior: ProcessBehavior = {};
 
   constructor(
@@ -81,9 +148,16 @@ export class ProcessContext {
     this.sim.send(this.id, to, msg);
   }
 
-  /** Reply to a request, echoing its rpcId. */
+  /**
+   * Reply to a request, echoing its rpcId. `body` is sent as it is, with `inReplyTo`
+   * added (a copy per reply was a megamorphic spread on every message); a body that
+   * already carries one (an object replied with twice) is copied, so a message in
+   * flight never changes.
+   */
   reply(to: string, request: Message, body: Message): void {
-    this.send(to, { ...body, inReplyTo: request.rpcId });
+    const out = body.inReplyTo === undefined && !("inReplyTo" in body) ? body : { ...body };
+    out.inReplyTo = request.rpcId;
+    this.send(to, out);
   }
 
   /** A timer on this process's monotonic clock; fires through the process lifecycle. */
@@ -92,18 +166,15 @@ export class ProcessContext {
   }
 
   setTimerUs(delayUs: number, fn: () => void): TimerHandle {
-    const h: TimerHandle = { cancelled: false };
+    return this.setTimerUsWith(delayUs, fn, undefined);
+  }
+
+  /** A timer that calls `fn(arg)`: no closure for the kernel's own timers. */
+  private setTimerUsWith<A>(delayUs: number, fn: (arg: A) => void, arg: A): TimerHandle {
+    const t = new Timer(fn, arg, this.proc.incarnation);
     const trueDelayUs = this.proc.mono.trueDurationFor(Math.max(0, delayUs));
-    const inc = this.proc.incarnation;
-    this.sim.schedule(this.sim.nowUs + trueDelayUs, () => {
-      this.proc.deliver(() => {
-        if (!h.cancelled) {
-          h.cancelled = true;
-          fn();
-        }
-      }, inc);
-    });
-    return h;
+    this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, fireTimer, this, t);
+    return t;
   }
 
   cancelTimer(h: TimerHandle | undefined): void {
@@ -112,7 +183,7 @@ export class ProcessContext {
 
   /** Record a history event at the current true time. */
   record(type: EventType, f: string, lock?: string, value?: unknown): HistoryEvent {
-    return this.sim.record({ process: this.id, type, f, lock, value });
+    return this.sim.recordEvent(this.proc.id, type, f, lock, value);
   }
 
   /** Start a concurrent fiber on this process; it dies with the process. */
@@ -123,34 +194,44 @@ export class ProcessContext {
 
   /** Sleep on the monotonic clock. */
   *sleep(ms: number): Fiber<void> {
-    yield* suspend<void>((resume) => {
-      this.setTimer(ms, () => resume());
-    });
+    // Yields its Suspend directly (no inner `suspend` generator per sleep).
+    yield (resume) => {
+      this.setTimerUsWith(Math.round(ms * 1000), resume, undefined);
+    };
   }
 
-  /** Send a request and wait for its reply or `timeoutMs` on this process's clock. */
+  /**
+   * Send a request and wait for its reply or `timeoutMs` on this process's clock.
+   * `msg` gets its `rpcId` in place (no copy per call); a message that already has one
+   * (a retry of the same object) is copied, so the copy in flight keeps its own id.
+   */
   *call<T extends Message = Message>(to: string, msg: Message, timeoutMs: number): Fiber<RpcResult<T>> {
     const rpcId = this.nextRpcId++;
-    return yield* suspend<RpcResult<T>>((resume) => {
-      const timer = this.setTimer(timeoutMs, () => {
-        this.pending.delete(rpcId);
-        resume({ ok: false, error: "timeout" });
-      });
-      this.pending.set(rpcId, (r) => {
-        this.cancelTimer(timer);
-        resume(r as RpcResult<T>);
-      });
-      this.send(to, { ...msg, rpcId });
-    });
+    const r = yield (resume) => {
+      // Timer first, then the message: the order their events were always scheduled in.
+      const pc = new PendingCall(this, rpcId, resume as (r: RpcResult) => void);
+      pc.timer = this.setTimerUsWith(Math.round(timeoutMs * 1000), callTimedOut, pc);
+      this.pending.set(rpcId, pc);
+      const out = msg.rpcId === undefined && !("rpcId" in msg) ? msg : { ...msg };
+      out.rpcId = rpcId;
+      this.send(to, out);
+    };
+    return r as RpcResult<T>;
+  }
+
+  /** A call's timeout fired: its reply, if it comes, is a late one. */
+  forgetCall(rpcId: number): void {
+    this.pending.delete(rpcId);
   }
 
   /** Called by the simulation when a message arrives (process is running). */
   handle(from: string, msg: Message): void {
     if (msg.inReplyTo !== undefined) {
-      const waiter = this.pending.get(msg.inReplyTo);
-      if (waiter) {
+      const pc = this.pending.get(msg.inReplyTo);
+      if (pc) {
         this.pending.delete(msg.inReplyTo);
-        waiter({ ok: true, reply: msg });
+        pc.timer!.cancelled = true;
+        pc.resume({ ok: true, reply: msg });
         return;
       }
       // A late or duplicate reply: the caller has timed out already.
@@ -192,12 +273,20 @@ export class Simulation {
   }
 
   schedule(atUs: number, run: () => void): void {
+    this.scheduleEvent(atUs, runThunk, run);
+  }
+
+  /**
+   * Schedule `fn(a, b, c, d)` at `atUs`: the kernel's own events (messages, timers) pass a
+   * module function and its arguments, so no closure is built per event.
+   */
+  scheduleEvent<A, B, C>(atUs: number, fn: (a: A, b: B, c: C, d: number) => void, a: A, b?: B, c?: C, d = 0): void {
     if (!Number.isFinite(atUs)) throw new Error(`schedule: time ${atUs} is not finite`);
     const t = Math.max(Math.round(atUs), this.nowUs);
     if (this.queue.length >= this.limits.queueLengthMax) {
       throw new SimLimitError("queueLengthMax", this.limits.queueLengthMax, `at t=${this.nowUs}µs`);
     }
-    this.queue.push(t, run);
+    this.queue.push(t, fn as EventHandler, a, b, c, d);
   }
 
   addProcess(id: string, role: SimProcess["role"], opts: ProcessOptions, factory: BehaviorFactory): ProcessContext {
@@ -224,28 +313,30 @@ export class Simulation {
   }
 
   send(from: string, to: string, msg: Message): void {
-    const dest = this.processes.get(to);
+    const dest = this.contexts.get(to);
     if (!dest) throw new Error(`send from ${from} to unknown process ${to}`);
-    for (const atUs of this.network.route(from, to, this.nowUs)) {
-      const inc = dest.incarnation;
-      this.schedule(atUs, () => {
-        // A partition that began while the message was in flight stops it too.
-        if (this.network.isCut(from, to)) {
-          this.network.stats.cutDropped++;
-          return;
-        }
-        this.network.stats.delivered++;
-        dest.deliver(() => this.context(to).handle(from, msg), inc);
-      });
-    }
+    const net = this.network;
+    const copies = net.routeCopies(from, to, this.nowUs);
+    const inc = dest.proc.incarnation;
+    for (let i = 0; i < copies; i++) this.scheduleEvent(net.arrivalUs[i]!, deliverMessage, dest, from, msg, inc);
   }
 
   record(e: Omit<HistoryEvent, "index" | "timeUs">): HistoryEvent {
-    const ev: HistoryEvent = { index: this.history.length, timeUs: this.nowUs, ...e };
-    if (ev.lock === undefined) delete ev.lock;
-    if (ev.value === undefined) delete ev.value;
+    return this.recordEvent(e.process, e.type, e.f, e.lock, e.value);
+  }
+
+  /**
+   * Append one history event, built in its final key order (index, timeUs, process,
+   * type, f, lock?, value?): no intermediate object, no deleted keys (a `delete` would
+   * leave every event in V8's slow dictionary mode).
+   */
+  recordEvent(process: string, type: EventType, f: string, lock: string | undefined, value: unknown): HistoryEvent {
+    const ev: HistoryEvent = { index: this.history.length, timeUs: this.nowUs, process, type, f };
+    if (lock !== undefined) ev.lock = lock;
+    if (value !== undefined) ev.value = value;
     this.history.push(ev);
-    for (const l of this.listeners) l(ev);
+    const ls = this.listeners;
+    for (let i = 0; i < ls.length; i++) ls[i]!(ev);
     return ev;
   }
 
@@ -301,11 +392,11 @@ export class Simulation {
       throw new SimLimitError("timeUsMax", this.limits.timeUsMax, `asked to run to ${untilUs}µs`);
     }
     let projectAt = this.limits.projectAfterEvents > 0 ? Math.max(this.limits.projectAfterEvents, this.eventsRun + 1) : Infinity;
+    const queue = this.queue;
     for (;;) {
-      const next = this.queue.peek();
-      if (!next || next.timeUs > untilUs) break;
-      this.queue.pop();
-      this.nowUs = next.timeUs;
+      const nextUs = queue.peekTimeUs();
+      if (nextUs > untilUs) break;
+      this.nowUs = nextUs;
       if (++this.eventsRun > this.limits.eventsMax) {
         throw new SimLimitError("eventsMax", this.limits.eventsMax, `at t=${this.nowUs}µs`);
       }
@@ -323,7 +414,7 @@ export class Simulation {
           );
         }
       }
-      next.run();
+      queue.runNext();
     }
     this.nowUs = Math.max(this.nowUs, untilUs);
   }

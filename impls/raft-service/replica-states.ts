@@ -28,13 +28,19 @@ export interface ReplicaStateValue {
 /** Bound on nesting: state machines are shallow trees; a deeper value is a bug, not data. */
 const DEPTH_MAX = 64;
 
-/** A canonical JSON form: maps, sets and object keys in sorted order; functions left out. */
+/**
+ * A canonical JSON form: maps, sets and object keys in sorted order; functions left out.
+ * Built by string concatenation, without an array per level (a digest walks the whole
+ * state machine, and this was a Raft-backed run's largest cost; issue 17). Sorting
+ * compares the same strings the array version joined, so the bytes are the same.
+ */
 export function canonicalForm(value: unknown, depth = 0): string {
   if (depth > DEPTH_MAX) throw new Error(`canonicalForm: nesting deeper than ${DEPTH_MAX}`);
   if (value === null || value === undefined) return "null";
   switch (typeof value) {
     case "number":
     case "boolean":
+      return JSON.stringify(value);
     case "string":
       return JSON.stringify(value);
     case "bigint":
@@ -44,20 +50,32 @@ export function canonicalForm(value: unknown, depth = 0): string {
       return "null";
   }
   const next = depth + 1;
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalForm(v, next)).join(",")}]`;
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? "," : "") + canonicalForm(value[i], next);
+    return out + "]";
+  }
   if (value instanceof Map) {
-    const entries = [...value].map(([k, v]) => `[${canonicalForm(k, next)},${canonicalForm(v, next)}]`).sort();
-    return `{"$map":[${entries.join(",")}]}`;
+    const entries: string[] = [];
+    for (const [k, v] of value) entries.push(`[${canonicalForm(k, next)},${canonicalForm(v, next)}]`);
+    return `{"$map":[${entries.sort().join(",")}]}`;
   }
   if (value instanceof Set) {
-    const members = [...value].map((v) => canonicalForm(v, next)).sort();
-    return `{"$set":[${members.join(",")}]}`;
+    const members: string[] = [];
+    for (const v of value) members.push(canonicalForm(v, next));
+    return `{"$set":[${members.sort().join(",")}]}`;
   }
   const o = value as Record<string, unknown>;
-  const keys = Object.keys(o)
-    .filter((k) => typeof o[k] !== "function")
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalForm(o[k], next)}`).join(",")}}`;
+  const keys = Object.keys(o).sort();
+  let out = "{";
+  let first = true;
+  for (const k of keys) {
+    const v = o[k];
+    if (typeof v === "function") continue;
+    out += (first ? "" : ",") + JSON.stringify(k) + ":" + canonicalForm(v, next);
+    first = false;
+  }
+  return out + "}";
 }
 
 /** 16 hex digits of SHA-256 over the canonical form: short, and a collision is not a worry at these sizes. */

@@ -55,18 +55,35 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
   let nextId = 1;
   const queue: RaftInput<Cmd>[] = [];
   let busy = false;
+  // Timer inputs and callbacks are the same every time: built once, not per (re)arm
+  // (a follower re-arms its election timer on every AppendEntries; issue 17).
+  const timerInputs: Record<TimerName, RaftInput<Cmd>> = { election: { type: "election-timeout" }, heartbeat: { type: "heartbeat-timeout" } };
+  const timerFires: Record<TimerName, () => void> = { election: () => feed(timerInputs.election), heartbeat: () => feed(timerInputs.heartbeat) };
 
   function feed(input: RaftInput<Cmd>): void {
-    queue.push(input);
-    if (busy) return;
+    if (busy) {
+      queue.push(input);
+      return;
+    }
     busy = true;
+    let head = 0;
     try {
-      while (queue.length > 0) {
-        const r = step(state, queue.shift()!);
+      let next: RaftInput<Cmd> | undefined = input;
+      // Leftovers of a step that threw go first, as they arrived first.
+      if (queue.length > 0) {
+        queue.push(input);
+        next = queue[head++];
+      }
+      // Then whatever the effects queue, in arrival order (an index, not shift()).
+      while (next !== undefined) {
+        const r = step(state, next);
         state = r.state;
-        for (const e of r.effects) execute(e);
+        const effects = r.effects;
+        for (let i = 0; i < effects.length; i++) execute(effects[i]!);
+        next = head < queue.length ? queue[head++] : undefined;
       }
     } finally {
+      queue.splice(0, head);
       busy = false;
     }
   }
@@ -89,9 +106,7 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
         return;
       case "set-timer": {
         ctx.cancelTimer(timers.get(e.timer));
-        const name = e.timer;
-        const input: RaftInput<Cmd> = name === "election" ? { type: "election-timeout" } : { type: "heartbeat-timeout" };
-        timers.set(name, ctx.setTimer(e.delayMs, () => feed(input)));
+        timers.set(e.timer, ctx.setTimer(e.delayMs, timerFires[e.timer]));
         return;
       }
       case "cancel-timer":

@@ -3,29 +3,60 @@ import fc from "fast-check";
 import { EventQueue } from "../../sim/event-queue.js";
 
 describe("EventQueue", () => {
+  const drain = (q: EventQueue): void => {
+    while (q.length) q.runNext();
+  };
+
   it("pops by time, then by insertion order at equal times", () => {
     const q = new EventQueue();
     const out: string[] = [];
-    q.push(5, () => out.push("b5"));
-    q.push(1, () => out.push("a1"));
-    q.push(5, () => out.push("c5"));
-    q.push(3, () => out.push("x3"));
-    q.push(5, () => out.push("d5"));
-    while (q.length) q.pop()!.run();
+    const rec = (s: string): void => void out.push(s);
+    q.push(5, rec, "b5");
+    q.push(1, rec, "a1");
+    q.push(5, rec, "c5");
+    q.push(3, rec, "x3");
+    q.push(5, rec, "d5");
+    expect(q.peekTimeUs()).toBe(1);
+    drain(q);
     expect(out).toEqual(["a1", "x3", "b5", "c5", "d5"]);
+    expect(q.peekTimeUs()).toBe(Infinity);
   });
 
-  it("matches a stable sort of (time, seq) on random inputs", () => {
+  it("hands a handler its four arguments", () => {
+    const q = new EventQueue();
+    const got: unknown[] = [];
+    q.push(7, (a, b, c, d) => got.push(a, b, c, d), "a", { b: 1 }, undefined, 42);
+    drain(q);
+    expect(got).toEqual(["a", { b: 1 }, undefined, 42]);
+  });
+
+  it("matches a stable sort of (time, seq) on random inputs, past its initial capacity, with pushes from handlers", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 200 }), (times) => {
+      fc.property(fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 700 }), fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 50 }), (times, later) => {
         const q = new EventQueue();
-        times.forEach((t, i) => q.push(t, () => i));
         const popped: Array<[number, number]> = [];
-        while (q.length) {
-          const e = q.pop()!;
-          popped.push([e.timeUs, e.seq]);
+        let nextId = 0;
+        const expected: Array<[number, number]> = [];
+        let nowUs = 0;
+        const rec = (t: number, id: number): void => {
+          nowUs = t;
+          popped.push([t, id]);
+          // The first events schedule more, at or after their own time (as handlers do).
+          if (id < later.length) {
+            const at = t + later[id]!;
+            const nid = nextId++;
+            expected.push([at, nid]);
+            q.push(at, rec, at, nid);
+          }
+        };
+        for (const t of times) {
+          const id = nextId++;
+          expected.push([t, id]);
+          q.push(t, rec, t, id);
         }
-        const expected = times.map((t, i) => [t, i] as [number, number]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        drain(q);
+        expect(nowUs).toBeGreaterThanOrEqual(0);
+        expected.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
         expect(popped).toEqual(expected);
       }),
     );

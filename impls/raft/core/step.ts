@@ -367,9 +367,12 @@ function handleAppendResponse<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: strin
 
 // --- leader replication ---
 
+/** The entries of every empty AppendEntries (a heartbeat): shared, never written. */
+const NO_ENTRIES: readonly Entry<never>[] = Object.freeze([]);
+
 function sendAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, peer: string): void {
   const prev = s.nextIndex.get(peer)! - 1;
-  const entries = s.log.slice(prev, prev + s.cfg.entriesPerAppendMax);
+  const entries = prev >= s.log.length ? NO_ENTRIES : s.log.slice(prev, prev + s.cfg.entriesPerAppendMax);
   const msg: AppendRequest<Cmd> = {
     type: "raft-append",
     term: s.term,
@@ -400,11 +403,25 @@ function appendNoop<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   s.noopAppended = true;
 }
 
+/**
+ * Scratch for maybeCommit: one per module, reused on every call (the core is
+ * synchronous, so no two calls overlap). Sorting a fresh array per acknowledgement was
+ * the leader's main allocation (issue 17).
+ */
+let matchScratch = new Float64Array(8);
+
 function maybeCommit<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   // The largest index stored on a majority (the leader counts with its whole log).
-  const matches = s.cfg.peers.map((p) => (p === s.cfg.id ? lastIndex(s.log) : (s.matchIndex.get(p) ?? 0)));
-  matches.sort((a, b) => b - a);
-  const n = matches[quorum(s.cfg) - 1]!;
+  const peers = s.cfg.peers;
+  if (matchScratch.length < peers.length) matchScratch = new Float64Array(peers.length * 2);
+  const matches = matchScratch.subarray(0, peers.length);
+  for (let i = 0; i < peers.length; i++) {
+    const p = peers[i]!;
+    matches[i] = p === s.cfg.id ? lastIndex(s.log) : (s.matchIndex.get(p) ?? 0);
+  }
+  // Ascending; the quorum-th largest is at length - quorum.
+  matches.sort();
+  const n = matches[peers.length - quorum(s.cfg)]!;
   // §5.4.2 / Figure 8: "Raft never commits log entries from previous terms by counting
   // replicas. Only log entries from the leader's current term are committed by counting".
   const countable = s.cfg.bugs.commitPreviousTermByCounting === true || termAt(s.log, n) === s.term;
@@ -471,7 +488,7 @@ function checkReads<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   for (const r of s.reads) {
     if (r.index === undefined && committedInTerm) r.index = s.commitIndex;
     let acks = 1; // the leader itself
-    for (const [, seq] of s.ackedSeq) if (seq >= r.seq) acks++;
+    for (const seq of s.ackedSeq.values()) if (seq >= r.seq) acks++;
     if (acks >= q && r.index !== undefined && s.lastApplied >= r.index) {
       out.push({ kind: "reply", id: r.id, result: { ok: true } });
     } else waiting.push(r);

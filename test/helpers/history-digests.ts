@@ -1,0 +1,58 @@
+/**
+ * SHA-256 of every shipped scenario's history (JSONL bytes, as `lockstep run` writes
+ * history.jsonl) for seeds 1–5: the byte-identical-history guard for speed work
+ * (issue 17). test/sim/histories-golden.test.ts compares them with the committed
+ * fixture; `npm run golden:update` rewrites it (only for a deliberate, named change).
+ */
+import { createHash } from "node:crypto";
+import { writeFileSync, renameSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { loadScenario, scenarioFiles } from "../../scenarios/index.js";
+import { runScenario } from "../../sim/runner.js";
+import { historyToJsonl } from "../../sim/history.js";
+import { packageRoot } from "../../sim/paths.js";
+
+export const GOLDEN_SEEDS = [1, 2, 3, 4, 5] as const;
+
+/** scenario name → seed (as a string key) → hex digest. */
+export type DigestFixture = Record<string, Record<string, string>>;
+
+export function fixturePath(): string {
+  return join(packageRoot(), "test", "fixtures", "history-digests.json");
+}
+
+/** Every scenario of the registry, sorted by name (the registry's own order). */
+export function shippedScenarioNames(): string[] {
+  return [...scenarioFiles().keys()].sort();
+}
+
+export function historyDigest(name: string, seed: number): string {
+  const jsonl = historyToJsonl(runScenario(loadScenario(name), seed).history);
+  return createHash("sha256").update(jsonl).digest("hex");
+}
+
+export function scenarioDigests(name: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const seed of GOLDEN_SEEDS) out[String(seed)] = historyDigest(name, seed);
+  return out;
+}
+
+function writeFixture(): void {
+  const fixture: DigestFixture = {};
+  const started = performance.now();
+  for (const name of shippedScenarioNames()) {
+    const t0 = performance.now();
+    fixture[name] = scenarioDigests(name);
+    console.log(`${name.padEnd(48)} ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  }
+  // Whole file or nothing: a temporary file renamed over the old one.
+  const path = fixturePath();
+  writeFileSync(`${path}.tmp`, JSON.stringify(fixture, null, 2) + "\n");
+  renameSync(`${path}.tmp`, path);
+  console.log(`wrote ${path}: ${Object.keys(fixture).length} scenarios × seeds ${GOLDEN_SEEDS.join(",")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  writeFixture();
+}
