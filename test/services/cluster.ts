@@ -86,9 +86,10 @@ export class Cluster<Op, Reply> {
     return box;
   }
 
-  /** The server that is leader now (undefined: none). */
-  leader(isLeader: (id: string) => boolean): string | undefined {
-    return this.peers.find((p) => this.sim.process(p).state === "running" && isLeader(p));
+  /** The running leader of the highest term (an isolated old leader may still think it leads); undefined: none. */
+  leader(isLeader: (id: string) => boolean, termOf: (id: string) => number): string | undefined {
+    const leaders = this.peers.filter((p) => this.sim.process(p).state === "running" && isLeader(p));
+    return leaders.sort((a, b) => termOf(b) - termOf(a))[0];
   }
 
   events(p: Partial<HistoryEvent>): HistoryEvent[] {
@@ -128,12 +129,12 @@ export class ZkCluster extends Cluster<ZkOp, ZkReply> {
 
   /** Run until a leader is elected (within 2 s); its id. */
   elect(): string {
-    if (!this.runUntil(() => this.leader((p) => this.server(p).raft.isLeader()) !== undefined, 2000)) throw new Error("no leader within 2 s");
-    return this.leader((p) => this.server(p).raft.isLeader())!;
+    if (!this.runUntil(() => this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm()) !== undefined, 2000)) throw new Error("no leader within 2 s");
+    return this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm())!;
   }
 
   currentLeader(): string | undefined {
-    return this.leader((p) => this.server(p).raft.isLeader());
+    return this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm());
   }
 }
 
@@ -150,11 +151,11 @@ export class EtcdCluster extends Cluster<EtcdOp, EtcdReply> {
   }
 
   elect(): string {
-    if (!this.runUntil(() => this.leader((p) => this.server(p).raft.isLeader()) !== undefined, 2000)) throw new Error("no leader within 2 s");
-    return this.leader((p) => this.server(p).raft.isLeader())!;
+    if (!this.runUntil(() => this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm()) !== undefined, 2000)) throw new Error("no leader within 2 s");
+    return this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm())!;
   }
 
   currentLeader(): string | undefined {
-    return this.leader((p) => this.server(p).raft.isLeader());
+    return this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm());
   }
 }
