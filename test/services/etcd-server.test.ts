@@ -35,7 +35,7 @@ describe("etcd-lease server: requests", () => {
     const leader = c.elect();
     const id = grant(c, leader);
     expect(c.ask(leader, put("/a", id))).toMatchObject({ status: "ok", revision: 1, succeeded: true, responses: [{ op: "put" }] });
-    const cas: EtcdOp = { kind: "txn", compare: [{ key: "/a", target: "createRevision", cmp: "=", value: 0 }], success: [put("/a").success[0]!], failure: [{ op: "range", key: "/a" }] };
+    const cas: EtcdOp = { kind: "txn", compare: [{ key: "/a", target: "createRevision", cmp: "=", value: 0 }], success: [{ op: "put", key: "/a", value: "v" }], failure: [{ op: "range", key: "/a" }] };
     const r = c.ask(leader, cas)!;
     expect(r).toMatchObject({ status: "ok", revision: 1, succeeded: false, responses: [{ op: "range", kvs: [{ key: "/a", lease: id, createRevision: 1 }] }] });
     expect("leaseId" in r).toBe(false);
