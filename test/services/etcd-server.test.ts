@@ -177,3 +177,74 @@ describe("etcd-lease server: the lessor on the leader", () => {
     expect(c.events({ f: "lease-expiry" })).toEqual([]);
   });
 });
+
+describe("etcd-lease server: what it records and edge cases", () => {
+  it("records the promote, the lessor's decision and the revocation in full, once each", () => {
+    const c = new EtcdCluster();
+    const leader = c.elect();
+    c.runMs(60);
+    const id = grant(c, leader);
+    const grantedUs = c.sim.nowUs;
+    c.ask(leader, put("/k", id));
+    const kv = c.server(leader).kv;
+    expect(c.runUntil(() => !kv.leases.has(id), 2000)).toBe(true);
+    c.runMs(100);
+    expect(c.events({ f: "leader" }).map((e) => ({ process: e.process, type: e.type, value: e.value }))).toEqual([
+      { process: leader, type: "info", value: { term: 1, leases: 0, note: "extends every lease by its TTL + 300 ms" } },
+    ]);
+    const decided = c.events({ f: "lease-expiry" });
+    expect(decided).toHaveLength(1);
+    expect(decided[0]).toMatchObject({ process: leader, type: "info" });
+    const v = decided[0]!.value as { overdueMs: number };
+    expect(v).toEqual({ leaseId: id, owner: "c1", decidedBy: leader, clock: "the leader's monotonic clock", ttlMs: 1000, overdueMs: v.overdueMs });
+    expect(v.overdueMs).toBeGreaterThan(0);
+    expect(v.overdueMs).toBeLessThanOrEqual(50);
+    // Decided on the first tick after the TTL from the grant's apply (a millisecond before its reply).
+    expect(decided[0]!.timeUs - (grantedUs - 1000)).toBeLessThanOrEqual((1000 + 50) * 1000);
+    const revoked = c.events({ f: "lease-revoked" });
+    expect(revoked.map((e) => [e.process, e.type])).toEqual([[leader, "info"]]);
+  });
+
+  it("a lease grant's answer carries its id and TTL and nothing of a transaction", () => {
+    const c = new EtcdCluster();
+    const leader = c.elect();
+    const r = c.ask(leader, { kind: "leaseGrant", ttlMs: 700 });
+    expect(r).toEqual({ type: "etcd-reply", status: "ok", revision: 0, leaseId: expect.any(Number), ttlMs: 700, inReplyTo: expect.any(Number) });
+  });
+
+  it("a follower answers not-leader even for a lease it does not know (not retry)", () => {
+    const c = new EtcdCluster();
+    c.elect();
+    c.runMs(200);
+    expect(c.ask("etcd-2", { kind: "keepAlive", leaseId: 4242 })).toMatchObject({ status: "not-leader", leader: "etcd-1" });
+  });
+
+  it("waitDelete is not woken by a put to its key, only by the delete", () => {
+    const c = new EtcdCluster();
+    const leader = c.elect();
+    c.ask(leader, put("/k"));
+    const w = c.send(leader, { kind: "waitDelete", key: "/k", revision: 1 }, 3000);
+    c.ask(leader, put("/k"));
+    c.runMs(50);
+    expect(w.done).toBe(false);
+    c.ask(leader, { kind: "txn", compare: [], success: [{ op: "delete", key: "/k" }], failure: [] });
+    c.runMs(10);
+    expect(w.reply).toMatchObject({ status: "ok", revision: 3 });
+  });
+
+  it("ignores messages of other types, and records each replica's KV digests at the run's end", () => {
+    const c = new EtcdCluster();
+    const leader = c.elect();
+    c.sim.context("c1").send(leader, { type: "etcd-unknown" });
+    c.sim.context("c1").send(leader, { type: "zk-request", op: { kind: "ping", sessionId: 1 } });
+    c.ask(leader, put("/a"));
+    c.ask(leader, put("/b"));
+    c.runMs(200);
+    c.sim.endRun();
+    const rs = c.events({ f: "replica-state" });
+    expect(rs.map((e) => e.process).sort()).toEqual(c.peers);
+    const states = (rs[0]!.value as { states: Array<[number, string]> }).states;
+    expect(states.map(([i]) => i)).toEqual([1, 2]);
+    expect(states[0]![1]).not.toBe(states[1]![1]);
+  });
+});

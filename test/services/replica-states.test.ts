@@ -69,21 +69,30 @@ describe("ReplicaStates", () => {
     const states = replicaStatesOf(sim);
     expect(replicaStatesOf(sim)).toBe(states);
     const b1 = states.open("zk-2");
+    const c1 = states.open("zk-3");
     const a1 = states.open("zk-1");
     const b2 = states.open("zk-2");
-    expect([a1.incarnation, b1.incarnation, b2.incarnation]).toEqual([1, 1, 2]);
+    const c2 = states.open("zk-3");
+    const b3 = states.open("zk-2");
+    const a2 = states.open("zk-1");
+    expect([a1, a2, b1, b2, b3, c1, c2].map((l) => l.incarnation)).toEqual([1, 2, 1, 2, 3, 1, 2]);
     b1.applied(1, () => "x");
     a1.applied(1, () => "x");
     b2.applied(1, () => "y");
     expect(sim.history).toEqual([]);
     sim.endRun();
     const recorded = sim.history.map((e) => [e.process, e.type, e.f, (e.value as { incarnation: number }).incarnation]);
+    expect(REPLICA_STATE).toBe("replica-state");
     expect(recorded).toEqual([
-      ["zk-1", "info", REPLICA_STATE, 1],
-      ["zk-2", "info", REPLICA_STATE, 1],
-      ["zk-2", "info", REPLICA_STATE, 2],
+      ["zk-1", "info", "replica-state", 1],
+      ["zk-1", "info", "replica-state", 2],
+      ["zk-2", "info", "replica-state", 1],
+      ["zk-2", "info", "replica-state", 2],
+      ["zk-2", "info", "replica-state", 3],
+      ["zk-3", "info", "replica-state", 1],
+      ["zk-3", "info", "replica-state", 2],
     ]);
-    expect(sim.history[2]!.value).toEqual({ incarnation: 2, states: [[1, stateDigest("y")]] });
+    expect(sim.history[3]!.value).toEqual({ incarnation: 2, states: [[1, stateDigest("y")]] });
     // Another simulation has its own.
     expect(replicaStatesOf(new Simulation({ seed: "r" }))).not.toBe(states);
   });

@@ -308,8 +308,138 @@ describe("Raft-ZK server: bug followerSessionExpiry", () => {
       expect(c.server(leader).tree.sessions.has(sid), `bug ${on}`).toBe(!on);
       if (on) {
         expect(c.events({ f: "session-expiry-asked" })[0]).toMatchObject({ process: "zk-3", value: { sessionId: sid, leader } });
-        expect(c.events({ f: "session-expiry" })[0]!.value).toMatchObject({ sessionId: sid, decidedBy: "zk-3" });
+        expect(c.events({ f: "session-expiry-asked" })[0]).toMatchObject({ type: "info" });
+        const silent = (c.events({ f: "session-expiry-asked" })[0]!.value as { silentMsByMyWallClock: number }).silentMsByMyWallClock;
+        expect(silent).toBeGreaterThan(5000);
+        expect(silent).toBeLessThan(5000 + 1000);
+        expect(c.events({ f: "session-expiry" })[0]).toMatchObject({ type: "info", value: { sessionId: sid, decidedBy: "zk-3", clock: "zk-3's wall clock (the follower-expiry bug)" } });
       } else expect(c.events({ f: "session-expiry-asked" })).toEqual([]);
+    }
+  });
+});
+
+describe("Raft-ZK server: what it records and edge cases", () => {
+  it("records the leader's promote, the expiry decision and the applied expiry in full, the last only on the leader", () => {
+    const c = new ZkCluster();
+    const leader = c.elect();
+    c.runMs(60);
+    const sid = openSession(c, leader);
+    c.ask(leader, { kind: "closeSession", sessionId: openSession(c, leader, "c2") }, 1000, "c2");
+    expect(c.runUntil(() => !c.server(leader).tree.sessions.has(sid), 2000)).toBe(true);
+    c.runMs(100);
+    expect(c.events({ f: "leader" }).map((e) => ({ process: e.process, type: e.type, value: e.value }))).toEqual([
+      { process: leader, type: "info", value: { term: 1, sessions: 0, note: "restarts every session's timer" } },
+    ]);
+    const decided = c.events({ f: "session-expiry" });
+    expect(decided).toHaveLength(1);
+    expect(decided[0]).toMatchObject({ process: leader, type: "info" });
+    const v = decided[0]!.value as { silentMs: number };
+    expect(v).toEqual({ sessionId: sid, owner: "c1", decidedBy: leader, clock: "the leader's monotonic clock", silentMs: v.silentMs, timeoutMs: 1000 });
+    expect(v.silentMs).toBeGreaterThan(1000);
+    expect(v.silentMs).toBeLessThanOrEqual(1000 + 50 + 1);
+    // The close is no expiry; the expiry is recorded once, by the leader.
+    const applied = c.events({ f: "session-expired" });
+    expect(applied.map((e) => [e.process, e.type, (e.value as { sessionId: number }).sessionId])).toEqual([[leader, "info", sid]]);
+  });
+
+  it("a follower answers not-leader even for a session it does not know (not retry)", () => {
+    const c = new ZkCluster();
+    c.elect();
+    c.runMs(200);
+    expect(c.ask("zk-2", { kind: "ping", sessionId: 12345 })).toMatchObject({ status: "not-leader", leader: "zk-1" });
+    expect(c.ask("zk-3", { kind: "get", sessionId: 12345, path: "/", watch: false })).toMatchObject({ status: "not-leader", leader: "zk-1" });
+  });
+
+  it("each replica's state machine digests are recorded at the run's end, and they change as the tree does", () => {
+    const c = new ZkCluster();
+    const leader = c.elect();
+    const sid = openSession(c, leader);
+    c.ask(leader, create(sid, "/a"));
+    c.runMs(200);
+    c.sim.endRun();
+    const rs = c.events({ f: "replica-state" });
+    expect(rs.map((e) => e.process).sort()).toEqual(c.peers);
+    const states = (rs[0]!.value as { states: Array<[number, string]> }).states;
+    expect(states.map(([i]) => i)).toEqual([1, 2]);
+    expect(states[0]![1]).not.toBe(states[1]![1]);
+    for (const e of rs) expect((e.value as { states: unknown }).states).toEqual(states);
+  });
+
+  it("watches: a get without watch sets none; the same watch set twice fires once; another client's watch is not ours", () => {
+    const c = new ZkCluster();
+    const leader = c.elect();
+    const s1 = openSession(c, leader, "c1");
+    const s2 = openSession(c, leader, "c2");
+    c.ask(leader, create(s1, "/n"));
+    c.ask(leader, { kind: "get", sessionId: s2, path: "/n", watch: false }, 1000, "c2");
+    c.ask(leader, { kind: "set", sessionId: s1, path: "/n", data: "x", version: -1 });
+    expect(c.ask(leader, { kind: "awaitWatch", sessionId: s2, path: "/n" }, 1000, "c2")).toMatchObject({ event: "none" });
+    c.ask(leader, { kind: "get", sessionId: s2, path: "/n", watch: true }, 1000, "c2");
+    c.ask(leader, { kind: "get", sessionId: s2, path: "/n", watch: true }, 1000, "c2");
+    c.ask(leader, { kind: "set", sessionId: s1, path: "/n", data: "y", version: -1 });
+    expect(c.ask(leader, { kind: "awaitWatch", sessionId: s1, path: "/n" }, 1000, "c1")).toMatchObject({ event: "none" });
+    expect(c.ask(leader, { kind: "awaitWatch", sessionId: s2, path: "/n" }, 1000, "c2")).toMatchObject({ event: "changed" });
+    expect(c.ask(leader, { kind: "awaitWatch", sessionId: s2, path: "/n" }, 1000, "c2")).toMatchObject({ event: "none" });
+    expect(c.events({ f: "watch-fired" })).toEqual([]);
+  });
+
+  it("a data watch is not fired by a child event, and a fired, undelivered watch keeps its first event", () => {
+    const c = new ZkCluster();
+    const leader = c.elect();
+    const s1 = openSession(c, leader, "c1");
+    const s2 = openSession(c, leader, "c2");
+    c.ask(leader, create(s1, "/p"));
+    c.ask(leader, { kind: "get", sessionId: s2, path: "/p", watch: true }, 1000, "c2");
+    c.ask(leader, create(s1, "/p/child"));
+    const waiting = c.send(leader, { kind: "awaitWatch", sessionId: s2, path: "/p" }, 3000, "c2");
+    c.runMs(50);
+    expect(waiting.done, "a child's creation fired the parent's data watch").toBe(false);
+    c.ask(leader, { kind: "set", sessionId: s1, path: "/p", data: "x", version: -1 });
+    c.runMs(10);
+    expect(waiting.reply).toMatchObject({ status: "ok", event: "changed" });
+    expect(c.events({ f: "watch-fired" })[0]).toMatchObject({ process: leader, type: "info" });
+    // Fired before it is awaited, twice: the first event is the one delivered.
+    c.ask(leader, { kind: "get", sessionId: s2, path: "/p/child", watch: true }, 1000, "c2");
+    c.ask(leader, { kind: "set", sessionId: s1, path: "/p/child", data: "x", version: -1 });
+    c.ask(leader, { kind: "delete", sessionId: s1, path: "/p/child", version: -1 });
+    expect(c.ask(leader, { kind: "awaitWatch", sessionId: s2, path: "/p/child" }, 1000, "c2")).toMatchObject({ event: "changed" });
+  });
+
+  it("a waiting watch of a session that closes is dropped silently: its awaitWatch is never answered", () => {
+    const c = new ZkCluster();
+    const leader = c.elect();
+    const s1 = openSession(c, leader, "c1");
+    const s2 = openSession(c, leader, "c2");
+    c.ask(leader, create(s1, "/n"));
+    c.ask(leader, { kind: "get", sessionId: s2, path: "/n", watch: true }, 1000, "c2");
+    const waiting = c.send(leader, { kind: "awaitWatch", sessionId: s2, path: "/n" }, 1000, "c2");
+    c.ask(leader, { kind: "closeSession", sessionId: s2 }, 1000, "c2");
+    c.ask(leader, { kind: "set", sessionId: s1, path: "/n", data: "x", version: -1 });
+    c.runMs(1100);
+    expect(waiting.done).toBe(true);
+    expect(waiting.reply).toBeUndefined();
+  });
+
+  it("with the bug off, expiry requests and touch relays from anyone are ignored; with it on but no clock step, a pinged session lives", () => {
+    for (const on of [false, true]) {
+      const c = new ZkCluster({ bugs: { followerSessionExpiry: on } });
+      const leader = c.elect();
+      const sid = openSession(c, leader);
+      if (!on) {
+        c.sim.context("zk-2").send(leader, { type: "zk-expire-request", sessionId: sid });
+        c.sim.context("zk-2").send("zk-3", { type: "zk-touch", sessions: [sid] });
+      } else {
+        // A request for an unknown session, and one sent to a follower, change nothing.
+        c.sim.context("zk-2").send(leader, { type: "zk-expire-request", sessionId: 999 });
+        c.sim.context("zk-3").send("zk-2", { type: "zk-expire-request", sessionId: sid });
+      }
+      for (let i = 0; i < 10; i++) {
+        c.ask(leader, { kind: "ping", sessionId: sid });
+        c.runMs(300);
+      }
+      expect(c.server(leader).tree.sessions.has(sid), `bug ${on}`).toBe(true);
+      expect(c.events({ f: "session-expiry-asked" }), `bug ${on}`).toEqual([]);
+      expect(c.events({ f: "session-expiry" }), `bug ${on}`).toEqual([]);
     }
   });
 });
