@@ -209,7 +209,8 @@ describe("etcd-lease server: what it records and edge cases", () => {
     const c = new EtcdCluster();
     const leader = c.elect();
     const r = c.ask(leader, { kind: "leaseGrant", ttlMs: 700 });
-    expect(r).toEqual({ type: "etcd-reply", status: "ok", revision: 0, leaseId: expect.any(Number), ttlMs: 700, inReplyTo: expect.any(Number) });
+    // Strict: no succeeded/responses keys, even undefined ones.
+    expect(r).toStrictEqual({ type: "etcd-reply", status: "ok", revision: 0, leaseId: expect.any(Number), ttlMs: 700, inReplyTo: expect.any(Number) });
   });
 
   it("a follower answers not-leader even for a lease it does not know (not retry)", () => {
