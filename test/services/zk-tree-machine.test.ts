@@ -43,6 +43,8 @@ describe("paths", () => {
   it("refuses a bad path: empty, relative, trailing or double slash, the root itself", () => {
     const r = Run.withSessions();
     for (const p of ["", "a", "/a/", "//a", "/a//b", "/"]) expect(r.apply(mk(1, p)), JSON.stringify(p)).toMatchObject({ ok: false, error: "bad-path" });
+    // Relative even with parents asked for (the leading slash is checked, not only "some slash").
+    expect(r.apply(mk(1, "a/b", { parents: true }))).toMatchObject({ ok: false, error: "bad-path" });
     expect(r.apply(mk(1, "/a"))).toMatchObject({ ok: true, path: "/a" });
     expect(r.t.get("/")).toEqual({ data: "", stat: { czxid: 0, mzxid: 0, version: 0, ephemeralOwner: 0, numChildren: 1 } });
   });
