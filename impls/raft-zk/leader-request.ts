@@ -7,6 +7,12 @@ import type { Message, ProcessContext } from "../../sim/simulation.js";
  * (or try the next server after a short pause, an election being under way); on a
  * timeout try the next server. A write whose request timed out may have been applied,
  * so it is not re-sent unless the caller says it is safe (`retryTimeouts`).
+ *
+ * A hint naming a server that has already failed to answer this request is not
+ * followed: a leader stranded in a minority with a follower still leads in that
+ * follower's eyes, answers nothing (its read barriers and proposals cannot complete),
+ * and following the hint back to it would keep the client between the two until its
+ * session lapsed, with a majority leader reachable all along.
  */
 export interface LeaderCursor {
   servers: string[];
@@ -37,6 +43,8 @@ export function* leaderRequest<R extends StatusReply>(
   msg: Message,
   o: { deadlineUs: number; requestTimeoutMs: number; retryTimeouts: boolean },
 ): Fiber<LeaderCallResult<R>> {
+  /** Servers that timed out during this request. */
+  const silent = new Set<string>();
   for (let i = 0; i < ATTEMPTS_MAX; i++) {
     const leftUs = o.deadlineUs - ctx.monoUs();
     if (leftUs <= 0) return { status: "timeout" };
@@ -44,6 +52,7 @@ export function* leaderRequest<R extends StatusReply>(
     const sentUs = ctx.monoUs();
     const r = yield* ctx.call(to, msg, Math.min(o.requestTimeoutMs, Math.ceil(leftUs / 1000)));
     if (!r.ok) {
+      silent.add(to);
       cursor.guess = (cursor.guess + 1) % cursor.servers.length;
       if (!o.retryTimeouts) return { status: "unknown" };
       continue;
@@ -51,7 +60,7 @@ export function* leaderRequest<R extends StatusReply>(
     const rep = r.reply as unknown as R;
     if (rep.status === "not-leader") {
       const hinted = rep.leader !== undefined ? cursor.servers.indexOf(rep.leader) : -1;
-      if (hinted >= 0 && rep.leader !== to) cursor.guess = hinted;
+      if (hinted >= 0 && rep.leader !== to && !silent.has(rep.leader!)) cursor.guess = hinted;
       else {
         cursor.guess = (cursor.guess + 1) % cursor.servers.length;
         yield* ctx.sleep(NO_LEADER_BACKOFF_MS);

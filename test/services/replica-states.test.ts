@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { canonicalForm, stateDigest, ReplicaStateLog, replicaStatesOf, DIGEST_EVERY_FROM, DIGEST_STRIDE, REPLICA_STATE } from "../../impls/raft-service/replica-states.js";
+import { Simulation } from "../../sim/simulation.js";
+
+/** The replica-state digests behind the replica-agreement checker (impls/raft-service/replica-states.ts). */
+describe("canonicalForm", () => {
+  it("is the same for maps, sets and objects built in different orders, and differs for different contents", () => {
+    const a = { m: new Map([[1, "x"], [2, "y"]]), s: new Set(["b", "a"]), o: { z: 1, a: [1, 2] } };
+    const b = { o: { a: [1, 2], z: 1 }, s: new Set(["a", "b"]), m: new Map([[2, "y"], [1, "x"]]) };
+    expect(canonicalForm(a)).toBe(canonicalForm(b));
+    expect(canonicalForm(a)).toBe('{"m":{"$map":[[1,"x"],[2,"y"]]},"o":{"a":[1,2],"z":1},"s":{"$set":["a","b"]}}');
+    // Array order is content.
+    expect(canonicalForm([1, 2])).not.toBe(canonicalForm([2, 1]));
+    expect(canonicalForm(new Map([[1, "x"]]))).not.toBe(canonicalForm(new Map([[1, "y"]])));
+  });
+
+  it("writes scalars as JSON, bigints tagged, null/undefined/functions/symbols as null, and leaves methods out", () => {
+    expect(canonicalForm("a\"b")).toBe('"a\\"b"');
+    expect(canonicalForm(1.5)).toBe("1.5");
+    expect(canonicalForm(true)).toBe("true");
+    expect(canonicalForm(10n)).toBe('"10n"');
+    expect(canonicalForm(null)).toBe("null");
+    expect(canonicalForm(undefined)).toBe("null");
+    expect(canonicalForm(() => 1)).toBe("null");
+    expect(canonicalForm(Symbol("s"))).toBe("null");
+    expect(canonicalForm({ f: () => 1, x: 1 })).toBe('{"x":1}');
+    // A class instance's own fields, as a plain object.
+    class T {
+      b = 2;
+      a = 1;
+    }
+    expect(canonicalForm(new T())).toBe('{"a":1,"b":2}');
+  });
+
+  it("refuses nesting deeper than 64 (a bug, not data) and accepts 64", () => {
+    const nest = (n: number): unknown => (n === 0 ? 0 : [nest(n - 1)]);
+    expect(() => canonicalForm(nest(64))).not.toThrow();
+    expect(() => canonicalForm(nest(65))).toThrow(/nesting deeper than 64/);
+  });
+});
+
+describe("stateDigest", () => {
+  it("is 16 hex digits of SHA-256 of the canonical form", () => {
+    expect(stateDigest({ a: 1 })).toMatch(/^[0-9a-f]{16}$/);
+    // sha256('{"a":1}') begins 015abd7f5cc57a2d.
+    expect(stateDigest({ a: 1 })).toBe("015abd7f5cc57a2d");
+    expect(stateDigest(new Set([1, 2]))).toBe(stateDigest(new Set([2, 1])));
+    expect(stateDigest({ a: 1 })).not.toBe(stateDigest({ a: 2 }));
+  });
+});
+
+describe("ReplicaStateLog", () => {
+  it("keeps a digest at every index up to 32, then every 16th", () => {
+    expect([DIGEST_EVERY_FROM, DIGEST_STRIDE]).toEqual([32, 16]);
+    const log = new ReplicaStateLog("zk-1", 1);
+    let reads = 0;
+    for (let i = 1; i <= 100; i++) log.applied(i, () => (reads++, { i }));
+    const kept = log.states.map(([i]) => i);
+    expect(kept).toEqual([...Array.from({ length: 32 }, (_, k) => k + 1), 48, 64, 80, 96]);
+    // The state is read only where a digest is kept (it costs a walk of the tree).
+    expect(reads).toBe(kept.length);
+    expect(log.states[0]).toEqual([1, stateDigest({ i: 1 })]);
+  });
+});
+
+describe("ReplicaStates", () => {
+  it("counts incarnations per replica and, at the run's end, records one annotation each, by replica then incarnation", () => {
+    const sim = new Simulation({ seed: "r" });
+    const states = replicaStatesOf(sim);
+    expect(replicaStatesOf(sim)).toBe(states);
+    const b1 = states.open("zk-2");
+    const c1 = states.open("zk-3");
+    const a1 = states.open("zk-1");
+    const b2 = states.open("zk-2");
+    const c2 = states.open("zk-3");
+    const b3 = states.open("zk-2");
+    const a2 = states.open("zk-1");
+    expect([a1, a2, b1, b2, b3, c1, c2].map((l) => l.incarnation)).toEqual([1, 2, 1, 2, 3, 1, 2]);
+    b1.applied(1, () => "x");
+    a1.applied(1, () => "x");
+    b2.applied(1, () => "y");
+    expect(sim.history).toEqual([]);
+    sim.endRun();
+    const recorded = sim.history.map((e) => [e.process, e.type, e.f, (e.value as { incarnation: number }).incarnation]);
+    expect(REPLICA_STATE).toBe("replica-state");
+    expect(recorded).toEqual([
+      ["zk-1", "info", "replica-state", 1],
+      ["zk-1", "info", "replica-state", 2],
+      ["zk-2", "info", "replica-state", 1],
+      ["zk-2", "info", "replica-state", 2],
+      ["zk-2", "info", "replica-state", 3],
+      ["zk-3", "info", "replica-state", 1],
+      ["zk-3", "info", "replica-state", 2],
+    ]);
+    expect(sim.history[3]!.value).toEqual({ incarnation: 2, states: [[1, stateDigest("y")]] });
+    // Another simulation has its own.
+    expect(replicaStatesOf(new Simulation({ seed: "r" }))).not.toBe(states);
+  });
+});
