@@ -68,6 +68,10 @@ function linksOf(
   clients: ReadonlySet<string>,
   servers: ReadonlySet<string>,
   simOnly: (id: string) => boolean,
+  /** A server↔server link the driver proxies (redis-failover's replication links). */
+  proxiedServerLink: (a: string, b: string) => boolean,
+  /** Why client↔server links of this design cannot be cut, if they cannot. */
+  clientLinksWhy: string | undefined,
   notApplied: string[],
   field: (f: string, why: string) => never,
 ): Array<[string, string]> {
@@ -85,12 +89,13 @@ function linksOf(
       continue;
     }
     const clientServer = (clients.has(a) && servers.has(b)) || (servers.has(a) && clients.has(b));
-    if (clientServer) out.push([a, b]);
+    if (clientServer && clientLinksWhy) field(at, `the link ${a} → ${b}: ${clientLinksWhy}`);
+    if (clientServer || proxiedServerLink(a, b)) out.push([a, b]);
     else if (clients.has(a) && clients.has(b)) continue; // clients never talk to each other: nothing to cut
-    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server only (its per-link TCP proxies sit there); server↔server and storage links are not in real mode yet`);
+    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server only (its per-link TCP proxies sit there); server↔server links only where the driver proxies them (redis-failover's replication), and storage links are not in real mode yet`);
   }
   if (dropped.size > 0) notApplied.push(`${at}: ${[...dropped].join(", ")} exist only in the simulator's larger cluster; their links are not cut`);
-  if (out.length === 0 && step.kind !== "heal") field(at, "no client↔server link left to cut");
+  if (out.length === 0 && step.kind !== "heal") field(at, "no proxied link left to cut");
   return out;
 }
 
@@ -163,13 +168,18 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     const cluster = design.cluster;
     if (NETWORK_KINDS.has(step.kind)) {
       const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && /^(etcd|zk)-\d+$/.test(id);
-      const links = linksOf(step, at, clientIds, serverIds, simOnly, notApplied, field);
+      const fo = design.failover;
+      const replication = (a: string, b: string): boolean => fo !== undefined && ((a === fo.primary && fo.replicas.includes(b)) || (b === fo.primary && fo.replicas.includes(a)));
+      const clientLinksWhy = fo ? "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied; real mode cuts its replication links only" : undefined;
+      const links = linksOf(step, at, clientIds, serverIds, simOnly, replication, clientLinksWhy, notApplied, field);
       const target = step.target ?? "network";
-      return { index, step, target, targetKind: "server", trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server"), links };
+      return { index, step, target, targetKind: "server", trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server", true), links };
     }
-    const serverCrash = (step.kind === "crash" || step.kind === "restart") && cluster !== undefined;
+    // Redis servers of redis-failover run without persistence, so a SIGKILL loses all a host crash would.
+    const redisCrashable = design.failover !== undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
+    const serverCrash = (step.kind === "crash" || step.kind === "restart") && (cluster !== undefined || redisCrashable);
     if (step.kind !== "pause" && !serverCrash) {
-      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of client↔server links${cluster ? " and crash/restart of a server" : ""} only so far`);
+      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of proxied links${cluster || design.failover ? " and crash/restart of a server" : ""} only so far`);
     }
     const target = step.target!;
     const targetKind = clientIds.has(target)
@@ -195,10 +205,13 @@ function triggerOf(
   servers: ReadonlySet<string>,
   field: (f: string, why: string) => never,
   targetKind: "client" | "server",
+  /** A network step: a client's invoke can be a gate, the cut applied before its request leaves. */
+  network = false,
 ): FaultTrigger {
   if (step.atMs !== undefined) return { kind: "time", atMs: step.atMs };
   const on = step.on!;
   if (clients.has(on.process)) {
+    if (on.type === "invoke" && network && on.f !== "lapse" && on.f !== "read" && on.f !== "write") return { kind: "gate", process: on.process, f: on.f, type: on.type, nth: on.nth, gateId: index };
     if (on.type === "invoke") {
       if (on.f === "read" || on.f === "write") return { kind: "storage-request", process: on.process, f: on.f, nth: on.nth };
       if (targetKind === "server" && on.f !== "lapse") return { kind: "client-event", process: on.process, f: on.f, type: on.type, nth: on.nth };

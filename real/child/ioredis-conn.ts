@@ -19,3 +19,25 @@ export function ioredisConnection(e: RedisEndpoint, requestTimeoutMs: number): R
   r.on("error", () => {});
   return r;
 }
+
+/**
+ * A connection to whichever server the sentinels name as the primary (ioredis's Sentinel
+ * client): asked again on every reconnect, every `retryDelayMs` — as the model's client asks
+ * its sentinel after each failed attempt — and checked to be a primary (ROLE) before use.
+ */
+export function ioredisSentinelConnection(sentinels: RedisEndpoint[], masterName: string, requestTimeoutMs: number, retryDelayMs: number): Redis {
+  const r = new Redis({
+    sentinels: sentinels.map((e) => ({ host: e.host, port: e.port })),
+    name: masterName,
+    lazyConnect: true,
+    commandTimeout: requestTimeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: 5_000,
+    sentinelCommandTimeout: requestTimeoutMs,
+    retryStrategy: () => retryDelayMs,
+    sentinelRetryStrategy: () => retryDelayMs,
+  });
+  r.on("error", () => {});
+  return r;
+}
