@@ -108,7 +108,7 @@ export interface RealPlan {
   faults: PlannedFault[];
   notApplied: string[];
   timeScale: TimeScale;
-  /** Clients reach the servers through per-link TCP proxies (the scenario cuts links). */
+  /** Clients reach the servers through per-link TCP proxies (the scenario cuts client↔server links). */
   proxied: boolean;
 }
 
@@ -178,6 +178,9 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     // Redis servers of redis-failover run without persistence, so a SIGKILL loses all a host crash would.
     const redisCrashable = design.failover !== undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
     const serverCrash = (step.kind === "crash" || step.kind === "restart") && (cluster !== undefined || redisCrashable);
+    if (design.failover && step.target !== undefined && !clientIds.has(step.target) && !redisCrashable) {
+      field(`${at}.target`, `${what}: real mode runs the simulator's one sentinel as ${design.failover.sentinels.join(", ")}, and faults of a sentinel are not in real mode yet; expected one of: ${design.redis.map((r) => r.id).join(", ")} or a client`);
+    }
     if (step.kind !== "pause" && !serverCrash) {
       field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of proxied links${cluster || design.failover ? " and crash/restart of a server" : ""} only so far`);
     }
@@ -193,7 +196,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
   });
 
-  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied: faults.some((f) => f.links !== undefined) };
+  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied: faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b))) };
 }
 
 function triggerOf(
