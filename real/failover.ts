@@ -66,11 +66,13 @@ async function acquainted(sentinelPorts: number[], replicaPorts: number[], repli
 export async function startFailoverServers(group: ServerGroup, f: RealFailover, aof: AofMode, links: ProxySet, runEndMs: number): Promise<StartedServer[]> {
   const rv = serverVersion("redis-server");
   const sv = serverVersion("redis-sentinel");
-  const primary = await startRedis(group, { name: f.primary, aof });
+  // Redis 7 waits repl-diskless-sync-delay (5 s) for more replicas before a full sync; one is all there is.
+  const syncNow = ["--repl-diskless-sync-delay", "0"];
+  const primary = await startRedis(group, { name: f.primary, aof, extraArgs: syncNow });
   const replicas: RedisServer[] = [];
   for (const id of f.replicas) {
     const px = await links.add(id, { id: f.primary, host: primary.host, port: primary.port });
-    replicas.push(await startRedis(group, { name: id, aof, extraArgs: ["--replicaof", LOOPBACK, String(px.port)] }));
+    replicas.push(await startRedis(group, { name: id, aof, extraArgs: [...syncNow, "--replicaof", LOOPBACK, String(px.port)] }));
   }
   const ports = await freePorts(f.sentinels.length);
   const ids = f.sentinels.map(() => randomBytes(20).toString("hex"));
