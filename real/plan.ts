@@ -21,7 +21,13 @@
 //                                             the scenario ("the leader crashes during the
 //                                             acquisition"), and a safe design is safe in both
 //   a step naming designOptions.preferredLeader → whichever member leads when it fires
-//   every other kind or trigger             → refused (crash/restart of Redis, clock faults, partitions,
+//   clock-jump of a redis-server            → emulated: every TTL on it shifted by deltaMs (real/ttl-shift.ts)
+//   partition/cut/isolate/heal              → the per-link proxies hold bytes (client↔server links;
+//                                             redis-failover's replication links); a cut at time 0 is
+//                                             in force before the clients start; on a client's
+//                                             acquire/release/extend invoke → a gate, so the cut is in
+//                                             force before the request leaves
+//   every other kind or trigger             → refused (crash/restart of a plain Redis, other clock faults, partitions,
 //                                             delays, loss; a trigger on an acquire/release/
 //                                             extend invoke, whose request leaves inside the
 //                                             client library — a per-link proxy would be needed)
@@ -116,7 +122,7 @@ export interface RealPlan {
 const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
   crash: "SIGKILL + restart would lose nothing (the page cache outlives the process), so a host crash needs the AOF cut back to its last fsync: not in real mode yet",
   restart: "restart follows crash, which is not in real mode yet",
-  "clock-jump": "redis-server deadlocks under libfaketime; a jump needs the PTTL-shifting emulation, not in real mode yet",
+  "clock-jump": "a jump of a redis-server is emulated (PTTL shift), but of a client or an etcd/ZooKeeper server (libfaketime for Node clients and the JVM is not wired up; etcd ignores it) not in real mode yet",
   "clock-drift": "redis-server deadlocks under libfaketime; drift is not in real mode yet",
   delay: "delaying links needs a per-link TCP proxy, not in real mode yet",
   loss: "losing messages needs a per-link TCP proxy, not in real mode yet",
@@ -181,8 +187,11 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     if (design.failover && step.target !== undefined && !clientIds.has(step.target) && !redisCrashable) {
       field(`${at}.target`, `${what}: real mode runs the simulator's one sentinel as ${design.failover.sentinels.join(", ")}, and faults of a sentinel are not in real mode yet; expected one of: ${design.redis.map((r) => r.id).join(", ")} or a client`);
     }
-    if (step.kind !== "pause" && !serverCrash) {
-      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of proxied links${cluster || design.failover ? " and crash/restart of a server" : ""} only so far`);
+    // A redis-server's clock jump is emulated by shifting its TTLs (real/ttl-shift.ts); said so with the run.
+    const redisJump = step.kind === "clock-jump" && cluster === undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
+    if (redisJump) notApplied.push(`${at}: the clock-jump of ${step.target} (${step.deltaMs} ms) is emulated: every TTL on it shifted by that much at once (PTTL shift), as redis-server cannot run under libfaketime`);
+    if (step.kind !== "pause" && !serverCrash && !redisJump) {
+      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of proxied links${cluster || design.failover ? ", crash/restart of a server" : ""}${cluster ? "" : ", clock jumps of a redis-server (emulated)"} only so far`);
     }
     const target = step.target!;
     const targetKind = clientIds.has(target)

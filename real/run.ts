@@ -278,6 +278,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       () => currentLeader(redis),
     );
     faults.proxies = proxies;
+    for (const r of redis) if (r.kind === "redis-server") faults.redisPorts.set(r.id, r.endpoint.port);
     faults.install();
     for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
     opts.progress?.(
