@@ -98,7 +98,7 @@ function linksOf(
     if (clientServer && clientLinksWhy) field(at, `the link ${a} → ${b}: ${clientLinksWhy}`);
     if (clientServer || proxiedServerLink(a, b)) out.push([a, b]);
     else if (clients.has(a) && clients.has(b)) continue; // clients never talk to each other: nothing to cut
-    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server only (its per-link TCP proxies sit there); server↔server links only where the driver proxies them (redis-failover's replication), and storage links are not in real mode yet`);
+    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server (its per-link TCP proxies sit there) and redis-failover's replication links; other server↔server links and storage links are not in real mode yet`);
   }
   if (dropped.size > 0) notApplied.push(`${at}: ${[...dropped].join(", ")} exist only in the simulator's larger cluster; their links are not cut`);
   if (out.length === 0 && step.kind !== "heal") field(at, "no proxied link left to cut");
