@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { RecipeConfig } from "../protocol.js";
-import { ioredisConnection, ioredisSentinelConnection } from "./ioredis-conn.js";
+import { connectReady, ioredisConnection, ioredisSentinelConnection } from "./ioredis-conn.js";
 import { errorText, sleepMs, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
 import { packageVersion } from "./packages.js";
 
@@ -32,7 +32,7 @@ export class SetnxRecipe implements RealLockClient {
   }
 
   async connect(): Promise<void> {
-    await this.redis.connect();
+    await connectReady(this.redis);
   }
 
   async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult> {
