@@ -7,6 +7,8 @@
 //   redlock       N redis-servers (default 5); the real `redlock` package (4.2.0) on ioredis
 //   etcd-lease    an etcd 3.4 cluster; concurrency.Mutex on the etcd3 client (real/child/etcd-mutex.ts)
 //   raft-zk       a ZooKeeper 3.8 ensemble; the lock recipe on node-zookeeper-client (real/child/zk-lock.ts)
+//   redis-failover a primary, its replicas (replicating through driver proxies) and three
+//                 redis-sentinels; the SET NX PX recipe on ioredis's Sentinel client (real/failover.ts)
 import { InputError } from "../sim/errors.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { designByName } from "../impls/index.js";
@@ -19,7 +21,9 @@ import { serverIds, type RaftServiceOptions } from "../impls/raft-zk/options.js"
 import type { RaftZkOptions } from "../impls/raft-zk/design.js";
 import { DEFAULT_ZK_RECIPE } from "../impls/raft-zk/recipe.js";
 import type { EtcdLeaseOptions } from "../impls/etcd-lease/design.js";
+import { PRIMARY_ID, replicaId, SENTINEL_ID, type FailoverDesignOptions } from "../impls/redis-failover/design.js";
 import type { RecipeConfig, RedisEndpoint } from "./protocol.js";
+import { MASTER_NAME } from "./failover.js";
 
 export type AofMode = "always" | "everysec" | false;
 
@@ -34,12 +38,23 @@ export interface RealCluster {
   preferredLeader?: string;
 }
 
+/** redis-failover's servers: `redis` holds the primary and its replicas; these are the rest. */
+export interface RealFailover {
+  primary: string;
+  replicas: string[];
+  /** Three sentinels, sentinel-1…3 (the simulator has one, `sentinel`). */
+  sentinels: string[];
+  downAfterMs: number;
+}
+
 export interface RealDesignPlan {
   name: string;
   /** The redis-servers to start, named as the simulator names the design's servers. */
   redis: Array<{ id: string; aof: AofMode }>;
   /** Or the cluster to start (etcd-lease, raft-zk). */
   cluster?: RealCluster;
+  /** Or a Sentinel-watched primary with replicas (redis-failover). */
+  failover?: RealFailover;
   fencing: boolean;
   /** The client recipe, given the started servers (in the order of `redis`, or of `cluster.ids`). */
   recipe(endpoints: RedisEndpoint[]): RecipeConfig;
@@ -49,11 +64,11 @@ export interface RealDesignPlan {
   clients: string;
 }
 
-export const REAL_DESIGN_NAMES = ["redis-setnx", "redis-fenced", "redlock", "etcd-lease", "raft-zk"] as const;
+export const REAL_DESIGN_NAMES = ["redis-setnx", "redis-fenced", "redlock", "redis-failover", "etcd-lease", "raft-zk"] as const;
 
 /** Every server id of the plan, in start order. */
 export function designServerIds(d: RealDesignPlan): string[] {
-  return d.cluster ? d.cluster.ids : d.redis.map((r) => r.id);
+  return d.cluster ? d.cluster.ids : [...d.redis.map((r) => r.id), ...(d.failover?.sentinels ?? [])];
 }
 
 /**
@@ -131,6 +146,39 @@ function redlockPlan(s: Scenario, o: RedlockDesignOptions, notApplied: string[])
       retryCount: o.retryCount,
       retryDelayMs: o.retryDelayMs,
       retryJitterMs: o.retryJitterMs,
+    }),
+  };
+}
+
+/** Real Sentinel needs a majority of sentinels to fail over; three is the smallest set that survives one. */
+const SENTINELS = 3;
+
+function failoverPlan(s: Scenario, o: FailoverDesignOptions, notApplied: string[]): RealDesignPlan {
+  if (o.persistence !== "none") {
+    refuse(s, "designOptions.persistence", `a crashed primary's AOF would have to be cut back to its last fsync (a host crash), which real mode does not do for redis-failover yet; expected "none", got "${o.persistence}"`);
+  }
+  if (o.fencing) refuse(s, "designOptions.fencing", "the real failover client takes no fencing token yet; expected false");
+  noteSweep(s, notApplied);
+  const g = given(s);
+  notApplied.push(`designOptions.sentinelPingMs (${o.sentinelPingMs} ms): redis-sentinel pings every min(1000 ms, down-after-milliseconds); one sentinel in the simulator is ${SENTINELS} here (quorum 2: real Sentinel fails over only with a majority)`);
+  if (g.replAckIntervalMs !== undefined) notApplied.push(`designOptions.replAckIntervalMs (${o.replAckIntervalMs} ms): replicas send REPLCONF ACK every second`);
+  const replicas = Array.from({ length: o.replicas }, (_, i) => replicaId(i + 1));
+  const sentinels = Array.from({ length: SENTINELS }, (_, i) => `${SENTINEL_ID}-${i + 1}`);
+  return {
+    name: s.design,
+    redis: [{ id: PRIMARY_ID, aof: false }, ...replicas.map((id) => ({ id, aof: false as const }))],
+    failover: { primary: PRIMARY_ID, replicas, sentinels, downAfterMs: o.downAfterMs },
+    fencing: false,
+    packages: ["ioredis"],
+    clients: `the SET NX PX recipe on ioredis's Sentinel client (${SENTINELS} sentinels, down-after ${o.downAfterMs} ms; Lua compare-and-delete release)`,
+    recipe: (eps) => ({
+      kind: "setnx",
+      redis: eps[0]!,
+      sentinels: eps.filter((e) => sentinels.includes(e.id)),
+      masterName: MASTER_NAME,
+      requestTimeoutMs: o.requestTimeoutMs,
+      retryDelayMs: o.retryDelayMs,
+      fencing: false,
     }),
   };
 }
@@ -232,6 +280,8 @@ export function planDesign(s: Scenario, notApplied: string[]): RealDesignPlan {
       return etcdPlan(s, options as EtcdLeaseOptions, notApplied);
     case "raft-zk":
       return zkPlan(s, options as RaftZkOptions, notApplied);
+    case "redis-failover":
+      return failoverPlan(s, options as FailoverDesignOptions, notApplied);
     default:
       return redlockPlan(s, options as RedlockDesignOptions, notApplied);
   }

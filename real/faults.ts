@@ -22,6 +22,7 @@ import type { RunClock } from "./clock.js";
 import type { RunHistory } from "./history.js";
 import type { PlannedFault } from "./plan.js";
 import type { ProxySet } from "./proxy.js";
+import { shiftTtls } from "./ttl-shift.js";
 
 /** What results.json says about each fault step that fired. */
 export interface FaultLog {
@@ -40,6 +41,9 @@ export interface FaultLog {
   resolvedTarget?: string;
   /** crash/restart: when the server answered its ready check again. */
   readyUs?: number;
+  /** clock-jump of a redis-server: how it was performed (not a real clock), and the keys it moved. */
+  emulated?: string;
+  keys?: { shifted: number; deleted: number };
 }
 
 const STOP_CONFIRM_TRIES_MAX = 200;
@@ -85,11 +89,17 @@ export class RealFaults {
   readonly down = new Set<string>();
   /** The per-link proxies, when the plan cuts links. */
   proxies?: ProxySet;
+  /** Client ports of the redis-servers (a clock jump is applied there, emulated). */
+  redisPorts = new Map<string, number>();
 
   /** Arm the time triggers (relative to the run's t0). */
   install(): void {
     for (const pf of this.faults) {
-      if (pf.trigger.kind === "time") this.after((pf.trigger.atMs + pf.step.delayMs) * 1000, () => void this.fire(pf));
+      if (pf.trigger.kind !== "time") continue;
+      const atUs = (pf.trigger.atMs + pf.step.delayMs) * 1000;
+      // A cut at time 0 is put in force now, before the clients are told to start, so no request at t0 can slip past it.
+      if (atUs <= 0 && pf.links !== undefined) void this.fire(pf);
+      else this.after(atUs, () => void this.fire(pf));
     }
   }
 
@@ -143,7 +153,8 @@ export class RealFaults {
 
   private fire(pf: PlannedFault): Promise<FaultLog | undefined> {
     const k = pf.step.kind;
-    const p = k === "pause" ? this.pause(pf) : k === "crash" ? this.crash(pf) : k === "restart" ? this.restart(pf) : this.network(pf);
+    const p =
+      k === "pause" ? this.pause(pf) : k === "crash" ? this.crash(pf) : k === "restart" ? this.restart(pf) : k === "clock-jump" ? this.clockJump(pf) : this.network(pf);
     const tracked = p.then(() => undefined, () => undefined);
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
@@ -187,7 +198,8 @@ export class RealFaults {
   private async network(pf: PlannedFault): Promise<FaultLog | undefined> {
     if (this.stopped || !this.proxies) return undefined;
     const proxies = this.proxies;
-    const startUs = this.clock.nowUs();
+    // A cut put in force before t0 (install) is noted at 0: it is in force from the run's start.
+    const startUs = Math.max(0, this.clock.nowUs());
     const durationMs = pf.step.durationMs ?? 0;
     const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs, startUs };
     this.log.push(log);
@@ -212,6 +224,25 @@ export class RealFaults {
         for (const [a, b] of links) proxies.healLink(a, b);
       });
     }
+    return log;
+  }
+
+  /**
+   * clock-jump of a redis-server, emulated (real/ttl-shift.ts): every TTL on it shifted by
+   * deltaMs, at once and atomically. Noted as sim/faults.ts notes a jump, marked emulated.
+   */
+  private async clockJump(pf: PlannedFault): Promise<FaultLog | undefined> {
+    if (this.stopped) return undefined;
+    const port = this.redisPorts.get(pf.target);
+    const deltaMs = pf.step.deltaMs ?? 0;
+    const startUs = this.clock.nowUs();
+    const log: FaultLog = { step: pf.index, kind: "clock-jump", target: pf.target, trigger: pf.trigger.kind, durationMs: 0, startUs, emulated: "PTTL shift" };
+    this.log.push(log);
+    this.history.nemesis(startUs, "clock-jump", { phase: "start", step: pf.index, targets: [pf.target], deltaMs, emulated: "every TTL on the server shifted by deltaMs (PTTL shift)", ...(pf.step.note ? { note: pf.step.note } : {}) });
+    if (port === undefined) throw new Error(`fault step ${pf.index}: no redis-server ${pf.target}`);
+    const r = await shiftTtls(port, deltaMs);
+    log.stoppedUs = this.clock.nowUs();
+    log.keys = r;
     return log;
   }
 

@@ -30,6 +30,11 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
       lines.push(`  fault step ${f.step}: ${f.kind}${f.target !== "network" ? ` of ${f.target}` : ""} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies hold every byte${healed}`);
       continue;
     }
+    if (f.kind === "clock-jump") {
+      const done = f.keys ? `emulated (${f.emulated}): ${f.keys.shifted} key TTL(s) shifted, ${f.keys.deleted} key(s) expired at once, in ${(((f.stoppedUs ?? f.startUs) - f.startUs) / 1000).toFixed(1)} ms` : "NOT applied";
+      lines.push(`  fault step ${f.step}: clock-jump of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${done}`);
+      continue;
+    }
     if (f.kind !== "pause") {
       const killed = f.stoppedUs !== undefined ? `killed ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGKILL` : "NOT seen dead";
       const back = f.resumedUs === undefined ? ", not restarted within the run" : `, restarted after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms${f.readyUs !== undefined ? `, ready ${((f.readyUs - f.resumedUs) / 1000).toFixed(0)} ms later` : ", NOT ready again"}`;

@@ -21,7 +21,13 @@
 //                                             the scenario ("the leader crashes during the
 //                                             acquisition"), and a safe design is safe in both
 //   a step naming designOptions.preferredLeader → whichever member leads when it fires
-//   every other kind or trigger             → refused (crash/restart of Redis, clock faults, partitions,
+//   clock-jump of a redis-server            → emulated: every TTL on it shifted by deltaMs (real/ttl-shift.ts)
+//   partition/cut/isolate/heal              → the per-link proxies hold bytes (client↔server links;
+//                                             redis-failover's replication links); a cut at time 0 is
+//                                             in force before the clients start; on a client's
+//                                             acquire/release/extend invoke → a gate, so the cut is in
+//                                             force before the request leaves
+//   every other kind or trigger             → refused (crash/restart of a plain Redis, other clock faults, partitions,
 //                                             delays, loss; a trigger on an acquire/release/
 //                                             extend invoke, whose request leaves inside the
 //                                             client library — a per-link proxy would be needed)
@@ -68,6 +74,10 @@ function linksOf(
   clients: ReadonlySet<string>,
   servers: ReadonlySet<string>,
   simOnly: (id: string) => boolean,
+  /** A server↔server link the driver proxies (redis-failover's replication links). */
+  proxiedServerLink: (a: string, b: string) => boolean,
+  /** Why client↔server links of this design cannot be cut, if they cannot. */
+  clientLinksWhy: string | undefined,
   notApplied: string[],
   field: (f: string, why: string) => never,
 ): Array<[string, string]> {
@@ -85,12 +95,13 @@ function linksOf(
       continue;
     }
     const clientServer = (clients.has(a) && servers.has(b)) || (servers.has(a) && clients.has(b));
-    if (clientServer) out.push([a, b]);
+    if (clientServer && clientLinksWhy) field(at, `the link ${a} → ${b}: ${clientLinksWhy}`);
+    if (clientServer || proxiedServerLink(a, b)) out.push([a, b]);
     else if (clients.has(a) && clients.has(b)) continue; // clients never talk to each other: nothing to cut
-    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server only (its per-link TCP proxies sit there); server↔server and storage links are not in real mode yet`);
+    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server (its per-link TCP proxies sit there) and redis-failover's replication links; other server↔server links and storage links are not in real mode yet`);
   }
   if (dropped.size > 0) notApplied.push(`${at}: ${[...dropped].join(", ")} exist only in the simulator's larger cluster; their links are not cut`);
-  if (out.length === 0 && step.kind !== "heal") field(at, "no client↔server link left to cut");
+  if (out.length === 0 && step.kind !== "heal") field(at, "no proxied link left to cut");
   return out;
 }
 
@@ -103,7 +114,7 @@ export interface RealPlan {
   faults: PlannedFault[];
   notApplied: string[];
   timeScale: TimeScale;
-  /** Clients reach the servers through per-link TCP proxies (the scenario cuts links). */
+  /** Clients reach the servers through per-link TCP proxies (the scenario cuts client↔server links). */
   proxied: boolean;
 }
 
@@ -111,7 +122,7 @@ export interface RealPlan {
 const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
   crash: "SIGKILL + restart would lose nothing (the page cache outlives the process), so a host crash needs the AOF cut back to its last fsync: not in real mode yet",
   restart: "restart follows crash, which is not in real mode yet",
-  "clock-jump": "redis-server deadlocks under libfaketime; a jump needs the PTTL-shifting emulation, not in real mode yet",
+  "clock-jump": "a jump of a redis-server is emulated (PTTL shift), but of a client or an etcd/ZooKeeper server (libfaketime for Node clients and the JVM is not wired up; etcd ignores it) not in real mode yet",
   "clock-drift": "redis-server deadlocks under libfaketime; drift is not in real mode yet",
   delay: "delaying links needs a per-link TCP proxy, not in real mode yet",
   loss: "losing messages needs a per-link TCP proxy, not in real mode yet",
@@ -163,13 +174,24 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     const cluster = design.cluster;
     if (NETWORK_KINDS.has(step.kind)) {
       const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && /^(etcd|zk)-\d+$/.test(id);
-      const links = linksOf(step, at, clientIds, serverIds, simOnly, notApplied, field);
+      const fo = design.failover;
+      const replication = (a: string, b: string): boolean => fo !== undefined && ((a === fo.primary && fo.replicas.includes(b)) || (b === fo.primary && fo.replicas.includes(a)));
+      const clientLinksWhy = fo ? "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied; real mode cuts its replication links only" : undefined;
+      const links = linksOf(step, at, clientIds, serverIds, simOnly, replication, clientLinksWhy, notApplied, field);
       const target = step.target ?? "network";
-      return { index, step, target, targetKind: "server", trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server"), links };
+      return { index, step, target, targetKind: "server", trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server", true), links };
     }
-    const serverCrash = (step.kind === "crash" || step.kind === "restart") && cluster !== undefined;
-    if (step.kind !== "pause" && !serverCrash) {
-      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of client↔server links${cluster ? " and crash/restart of a server" : ""} only so far`);
+    // Redis servers of redis-failover run without persistence, so a SIGKILL loses all a host crash would.
+    const redisCrashable = design.failover !== undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
+    const serverCrash = (step.kind === "crash" || step.kind === "restart") && (cluster !== undefined || redisCrashable);
+    if (design.failover && step.target !== undefined && !clientIds.has(step.target) && !redisCrashable) {
+      field(`${at}.target`, `${what}: real mode runs the simulator's one sentinel as ${design.failover.sentinels.join(", ")}, and faults of a sentinel are not in real mode yet; expected one of: ${design.redis.map((r) => r.id).join(", ")} or a client`);
+    }
+    // A redis-server's clock jump is emulated by shifting its TTLs (real/ttl-shift.ts); said so with the run.
+    const redisJump = step.kind === "clock-jump" && cluster === undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
+    if (redisJump) notApplied.push(`${at}: the clock-jump of ${step.target} (${step.deltaMs} ms) is emulated: every TTL on it shifted by that much at once (PTTL shift), as redis-server cannot run under libfaketime`);
+    if (step.kind !== "pause" && !serverCrash && !redisJump) {
+      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of proxied links${cluster || design.failover ? ", crash/restart of a server" : ""}${cluster ? "" : ", clock jumps of a redis-server (emulated)"} only so far`);
     }
     const target = step.target!;
     const targetKind = clientIds.has(target)
@@ -183,7 +205,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
   });
 
-  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied: faults.some((f) => f.links !== undefined) };
+  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied: faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b))) };
 }
 
 function triggerOf(
@@ -195,10 +217,13 @@ function triggerOf(
   servers: ReadonlySet<string>,
   field: (f: string, why: string) => never,
   targetKind: "client" | "server",
+  /** A network step: a client's invoke can be a gate, the cut applied before its request leaves. */
+  network = false,
 ): FaultTrigger {
   if (step.atMs !== undefined) return { kind: "time", atMs: step.atMs };
   const on = step.on!;
   if (clients.has(on.process)) {
+    if (on.type === "invoke" && network && on.f !== "lapse" && on.f !== "read" && on.f !== "write") return { kind: "gate", process: on.process, f: on.f, type: on.type, nth: on.nth, gateId: index };
     if (on.type === "invoke") {
       if (on.f === "read" || on.f === "write") return { kind: "storage-request", process: on.process, f: on.f, nth: on.nth };
       if (targetKind === "server" && on.f !== "lapse") return { kind: "client-event", process: on.process, f: on.f, type: on.type, nth: on.nth };

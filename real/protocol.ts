@@ -14,6 +14,9 @@ export type RecipeConfig =
   | {
       kind: "setnx";
       redis: RedisEndpoint;
+      /** redis-failover: find the primary through these sentinels (ioredis's Sentinel client) instead of `redis`. */
+      sentinels?: RedisEndpoint[];
+      masterName?: string;
       /** ioredis commandTimeout: the design's per-request socket timeout. */
       requestTimeoutMs: number;
       retryDelayMs: number;

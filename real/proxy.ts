@@ -118,25 +118,35 @@ export class LinkProxy {
   }
 }
 
-/** The proxies of a run: one per (client, server) pair. */
+/** The proxies of a run: one per (client, server) pair, and one per replication link. */
 export class ProxySet {
   private readonly byLink = new Map<string, LinkProxy>();
 
   static async open(clientIds: readonly string[], servers: ReadonlyArray<{ id: string; host: string; port: number }>): Promise<ProxySet> {
     const set = new ProxySet();
     try {
-      for (const c of clientIds) {
-        for (const s of servers) {
-          const p = new LinkProxy(c, s.id, s);
-          set.byLink.set(`${c}\u0000${s.id}`, p);
-          await p.listen();
-        }
-      }
+      await set.addAll(clientIds, servers);
     } catch (err) {
       set.close();
       throw err;
     }
     return set;
+  }
+
+  /** One proxy per (client, server) pair; the caller closes the set on failure. */
+  async addAll(clientIds: readonly string[], servers: ReadonlyArray<{ id: string; host: string; port: number }>): Promise<void> {
+    for (const c of clientIds) for (const s of servers) await this.add(c, s);
+  }
+
+  /**
+   * A proxy for the link from `connecting` to `server`: a client's, or a server's own
+   * connection to another (a replica's replication link to its primary).
+   */
+  async add(connecting: string, server: { id: string; host: string; port: number }): Promise<LinkProxy> {
+    const p = new LinkProxy(connecting, server.id, server);
+    this.byLink.set(`${connecting}\u0000${server.id}`, p);
+    await p.listen();
+    return p;
   }
 
   get(clientId: string, serverId: string): LinkProxy | undefined {

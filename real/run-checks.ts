@@ -42,6 +42,16 @@ export function checkRun(plan: RealPlan, history: readonly HistoryEvent[], allFa
           : `not seen dead: ${bad.map((f) => `step ${f.step} (${f.target})`).join(", ")}`,
     });
   }
+  const jumps = allFaults.filter((f) => f.kind === "clock-jump");
+  if (jumps.length > 0) {
+    // An emulated jump counts only if its TTL shift ran on the server (it answered with its counts).
+    const missed = jumps.filter((f) => f.keys === undefined);
+    checks.push({
+      name: "clock jumps applied (emulated)",
+      ok: missed.length === 0,
+      detail: missed.length === 0 ? jumps.map((f) => `step ${f.step}: ${f.target}: ${f.keys!.shifted} TTL(s) shifted, ${f.keys!.deleted} key(s) expired`).join("; ") : `TTL shift did not complete: ${missed.map((f) => `step ${f.step} (${f.target})`).join(", ")}`,
+    });
+  }
   const notStopped = faults.filter((f) => f.stoppedUs === undefined);
   checks.push({
     name: "pauses stopped their targets",

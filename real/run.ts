@@ -146,8 +146,12 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
 
     // Servers start while the client processes boot; a client gets its config once they are up.
     // With link faults, each client reaches each server through its own proxy in the driver.
-    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design).then(async (started) => {
-      if (plan.proxied) proxies = await ProxySet.open(s.clients.map((c) => c.id), started.map((r) => r.endpoint));
+    // Server↔server links (redis-failover's replication) are proxied from the start.
+    const links = new ProxySet();
+    proxies = links;
+    const runEndMs = s.durationMs + DRAIN_MS * plan.timeScale.factor;
+    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs }).then(async (started) => {
+      if (plan.proxied) await links.addAll(s.clients.map((c) => c.id), started.map((r) => r.endpoint));
       return started;
     });
     serversReady.catch(() => {});
@@ -273,7 +277,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       (id) => clients.get(id)?.proc ?? group.servers.find((p) => p.name === id),
       () => currentLeader(redis),
     );
-    if (proxies) faults.proxies = proxies;
+    faults.proxies = proxies;
+    for (const r of redis) if (r.kind === "redis-server") faults.redisPorts.set(r.id, r.endpoint.port);
     faults.install();
     for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
     opts.progress?.(

@@ -6,10 +6,12 @@ import { findBinary, startEtcdCluster, startRedis, startZooKeeperEnsemble, zkSrv
 import { ZK_TICK_MS, type RealDesignPlan } from "./designs.js";
 import { serverVersion } from "./versions.js";
 import type { RedisEndpoint } from "./protocol.js";
+import { startFailoverServers } from "./failover.js";
+import type { ProxySet } from "./proxy.js";
 
 export interface StartedServer {
   id: string;
-  kind: "redis-server" | "etcd" | "zookeeper";
+  kind: "redis-server" | "redis-sentinel" | "etcd" | "zookeeper";
   process: ServerProcess;
   endpoint: RedisEndpoint;
   binary: string;
@@ -33,8 +35,13 @@ async function zookeeperVersion(clientPort: number): Promise<{ version: string; 
   return { version: m ? m[1]! : "unknown", line: `${m ? m[0] : "Zookeeper version unknown"} on ${javaLineCache}` };
 }
 
-export async function startDesignServers(group: ServerGroup, design: RealDesignPlan): Promise<StartedServer[]> {
+/** `links` takes the proxies of server↔server links (redis-failover's replication); `runEndMs` is the run's end, drain included. */
+export async function startDesignServers(group: ServerGroup, design: RealDesignPlan, opts: { links?: ProxySet; runEndMs?: number } = {}): Promise<StartedServer[]> {
   const c = design.cluster;
+  if (design.failover) {
+    if (!opts.links) throw new Error("redis-failover needs a ProxySet for its replication links");
+    return startFailoverServers(group, design.failover, design.redis[0]!.aof, opts.links, opts.runEndMs ?? 0);
+  }
   if (!c) {
     const v = serverVersion("redis-server");
     const redis = await Promise.all(design.redis.map((r) => startRedis(group, { name: r.id, aof: r.aof })));

@@ -20,6 +20,8 @@ export const SCALED_FIELDS = [
   "faults[].atMs",
   "faults[].delayMs",
   "faults[].durationMs",
+  // A clock jump is part of the story (it must still outrun the scaled TTL it expires).
+  "faults[].deltaMs",
   "checks.livenessBoundMs",
 ] as const;
 
@@ -74,6 +76,7 @@ export function scaleScenario(s: Scenario, factor: number): Scenario {
       ...(f.atMs !== undefined ? { atMs: ms(f.atMs, factor) } : {}),
       delayMs: ms(f.delayMs, factor),
       ...(f.durationMs !== undefined ? { durationMs: ms(f.durationMs, factor) } : {}),
+      ...(f.deltaMs !== undefined ? { deltaMs: ms(f.deltaMs, factor) } : {}),
     })),
     checks: { ...s.checks, ...(s.checks.livenessBoundMs !== undefined ? { livenessBoundMs: ms(s.checks.livenessBoundMs, factor) } : {}) },
   };

@@ -16,7 +16,7 @@
 import { createRequire } from "node:module";
 import type { Redis } from "ioredis";
 import type { RecipeConfig } from "../protocol.js";
-import { ioredisConnection } from "./ioredis-conn.js";
+import { connectReady, ioredisConnection } from "./ioredis-conn.js";
 import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
 import { packageVersion } from "./packages.js";
 
@@ -62,7 +62,7 @@ export class RedlockRecipe implements RealLockClient {
   }
 
   async connect(): Promise<void> {
-    await Promise.all(this.clients.map((c) => c.connect()));
+    await Promise.all(this.clients.map((c) => connectReady(c)));
   }
 
   /** Run time at which `lock.expiration` (Date.now() terms) falls, read now. */

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { RecipeConfig } from "../protocol.js";
-import { ioredisConnection } from "./ioredis-conn.js";
+import { connectReady, ioredisConnection, ioredisSentinelConnection } from "./ioredis-conn.js";
 import { errorText, sleepMs, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
 import { packageVersion } from "./packages.js";
 
@@ -26,11 +26,13 @@ export class SetnxRecipe implements RealLockClient {
     private readonly cfg: SetnxConfig,
     private readonly nowUs: () => number,
   ) {
-    this.redis = ioredisConnection(cfg.redis, cfg.requestTimeoutMs);
+    this.redis = cfg.sentinels
+      ? ioredisSentinelConnection(cfg.sentinels, cfg.masterName ?? "mymaster", cfg.requestTimeoutMs, cfg.retryDelayMs)
+      : ioredisConnection(cfg.redis, cfg.requestTimeoutMs);
   }
 
   async connect(): Promise<void> {
-    await this.redis.connect();
+    await connectReady(this.redis);
   }
 
   async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult> {

@@ -16,6 +16,13 @@ export interface SentinelOptions {
   downAfterMs?: number;
   failoverTimeoutMs?: number;
   readyTimeoutMs?: number;
+  /** This sentinel's run id (40 hex digits), so peers can be told it before it starts. */
+  myId?: string;
+  /** Peers and replicas written into the config: known from the start, not after ~2 s of hello messages. */
+  knownSentinels?: ReadonlyArray<{ host: string; port: number; id: string }>;
+  knownReplicas?: ReadonlyArray<{ host: string; port: number }>;
+  /** Use this port (when peers must be told it in advance) instead of a fresh one. */
+  port?: number;
 }
 
 export interface SentinelServer {
@@ -31,7 +38,7 @@ export async function startSentinel(group: ServerGroup, opts: SentinelOptions): 
   const command = findBinary("redis-sentinel");
   const name = opts.name ?? group.nextName("sentinel");
   const dir = group.serverDir(name);
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const masterName = opts.masterName ?? "mymaster";
   const configFile = join(dir, "sentinel.conf");
   // Sentinel rewrites this file (it must be writable); a restart reads the rewritten state.
@@ -48,6 +55,9 @@ export async function startSentinel(group: ServerGroup, opts: SentinelOptions): 
       `sentinel down-after-milliseconds ${masterName} ${opts.downAfterMs ?? 1000}`,
       `sentinel failover-timeout ${masterName} ${opts.failoverTimeoutMs ?? 3000}`,
       `sentinel parallel-syncs ${masterName} 1`,
+      ...(opts.myId ? [`sentinel myid ${opts.myId}`] : []),
+      ...(opts.knownSentinels ?? []).map((k) => `sentinel known-sentinel ${masterName} ${k.host} ${k.port} ${k.id}`),
+      ...(opts.knownReplicas ?? []).map((k) => `sentinel known-replica ${masterName} ${k.host} ${k.port}`),
       "",
     ].join("\n"),
   );
