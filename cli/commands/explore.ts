@@ -20,6 +20,10 @@ import { basename } from "node:path";
 import { printableLines } from "../printable.js";
 import { checkOutputDir } from "../safe-write.js";
 
+/** What `lockstep help explore` says after the options; docs/sweeps.md says the same. */
+export const EXPLORE_EXIT_CODES =
+  "Exit codes: 3 a counterexample was found (written to --out), 0 none within --runs, 2 bad input, 1 a lockstep bug.";
+
 export interface ExploreFlags {
   lock?: string;
   design: string;
@@ -65,12 +69,13 @@ export function registerExplore(program: Command): void {
     .option("--shrink-runs <n>", "runs spent shrinking at most", "400")
     .option("--seed <n>", "fast-check's seed (the same seed explores the same schedules)", "1")
     .option("--faults-max <n>", "fault steps per schedule at most", "6")
-    .option("--duration-ms <n>", "length of each run, ms (the base is cut to it)", "6000")
+    .option("--duration-ms <n>", "longest run, ms: a longer base is cut to it, a shorter one keeps its own length", "6000")
     .option("--server-faults-only", "only faults whose targets are servers (no client pauses or client partitions)")
     .option("--fencing", "make the protected resource check fencing tokens")
     .option("--checkers <list>", "the property: these checkers pass (default: the composed safety verdict of every safety checker)")
     .option("--out <dir>", "where to write the counterexample (default: runs/explore-<design>-seed<N>)")
     .option(...LOCK_FLAG)
+    .addHelpText("after", `\n${EXPLORE_EXIT_CODES}`)
     .action((opts: ExploreFlags) => {
       // Before the search: a bad --out should cost nothing.
       if (opts.out) checkOutputDir(opts.out);
@@ -110,7 +115,8 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
   };
   const violates = violation(checkers);
   const result = explore({ base, space, runs, shrinkRunsMax, seed, violates });
-  const how = `fast-check seed ${seed}, ${runs} runs of ${base.durationMs} ms on base ${raw.name}${opts.lock ? ` run on ${opts.lock}` : ""}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${checkers ? checkers.join(" + ") : "safety"}`;
+  const length = base.durationMs < raw.durationMs ? `${base.durationMs} ms (base ${raw.name} cut from ${raw.durationMs} ms)` : `${base.durationMs} ms (base ${raw.name}'s own length; --duration-ms ${durationMsMax} is the cap)`;
+  const how = `fast-check seed ${seed}, up to ${runs} runs of ${length}${opts.lock ? ` run on ${opts.lock}` : ""}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${checkers ? checkers.join(" + ") : "safety"}`;
   if (!result.found || !result.counterexample) {
     return { text: `lockstep explore ${opts.design}: no safety violation in ${result.runs} runs (${how})\n`, code: EXIT.ok, result };
   }
@@ -122,7 +128,7 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
     story:
       `Found by \`lockstep explore --design ${opts.design} --seed ${seed}\` (${how}): draw number ${result.runs} violated safety ` +
       `with ${result.original?.faults.length ?? "?"} fault step(s); fast-check shrank it in ${result.shrinks} step(s) (${result.shrinkRuns} runs) to this one, ` +
-      `from base scenario ${raw.name} (cut to ${base.durationMs} ms, TTL ${base.workload.ttlMs} ms).`,
+      `from base scenario ${raw.name} (run for ${base.durationMs} ms, TTL ${base.workload.ttlMs} ms).`,
   };
   const written = writeCounterexample(dir, shrunk, cx.seed, violates);
   const lines = [
