@@ -19,6 +19,10 @@ import { withLibrary } from "../../impls/library/override.js";
 import { basename } from "node:path";
 import { printableLines } from "../printable.js";
 import { checkOutputDir } from "../safe-write.js";
+import { runCheckers } from "../../checkers/run-all.js";
+import { checkContextFor } from "../check-context.js";
+import { buildRecord } from "../artifacts.js";
+import { explainCounterexample, failureSignature, likeShipped, lockIdentity, type FailureSignature } from "../../reports/counterexample-story.js";
 
 /** What `lockstep help explore` says after the options; docs/sweeps.md says the same. */
 export const EXPLORE_EXIT_CODES =
@@ -86,7 +90,7 @@ export function registerExplore(program: Command): void {
 }
 
 /** The command's work, separate from commander so tests can call it and read the result. */
-export function exploreCommand(opts: ExploreFlags): { text: string; code: number; result: ExploreResult; file?: string } {
+export function exploreCommand(opts: ExploreFlags): { text: string; code: number; result: ExploreResult; file?: string; story?: string[] } {
   if (!designByName(opts.design)) {
     throw new InputError("<arg>", "--design", `unknown design "${opts.design}"; ${didYouMean(opts.design, DESIGNS.map((d) => d.name))}expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
   }
@@ -130,13 +134,36 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
       `with ${result.original?.faults.length ?? "?"} fault step(s); fast-check shrank it in ${result.shrinks} step(s) (${result.shrinkRuns} runs) to this one, ` +
       `from base scenario ${raw.name} (run for ${base.durationMs} ms, TTL ${base.workload.ttlMs} ms).`,
   };
-  const written = writeCounterexample(dir, shrunk, cx.seed, violates);
+  const story = storyOf(shrunk, cx.seed);
+  const told: Scenario = { ...shrunk, story: `${shrunk.story}\n\nWhat happened, from the run's history:\n${story.map((l) => `- ${l}`).join("\n")}` };
+  const written = writeCounterexample(dir, told, cx.seed, violates);
   const lines = [
     `lockstep explore ${opts.design}: property violated after ${result.runs} run(s) (${how})`,
     `shrunk in ${result.shrinks} step(s) (${result.shrinkRuns} runs) from ${result.original?.faults.length ?? "?"} to ${shrunk.faults.length} fault step(s); workload ${workloadDiff(base, shrunk)}`,
     ...formatCounterexample(written),
+    "what happened, from the run's history:",
+    ...story.map((l) => `  ${l}`),
   ];
-  return { text: lines.join("\n") + "\n", code: EXIT.safetyViolation, result, file: written.file };
+  return { text: lines.join("\n") + "\n", code: EXIT.safetyViolation, result, file: written.file, story };
+}
+
+/** The counterexample's story from one run of it, and the shipped scenarios that fail the same way. */
+function storyOf(s: Scenario, seed: number): string[] {
+  const run = runScenario(s, seed);
+  const verdicts = runCheckers(run.history, checkContextFor(s));
+  const record = buildRecord(s, seed, run, verdicts);
+  const failed = verdicts.results.filter((r) => r.valid === false).map((r) => r.checker);
+  return explainCounterexample(record, run.history, likeShipped(failureSignature(s, failed), shippedSignatures(lockIdentity(s))));
+}
+
+/** Each shipped scenario of the same lock that is expected to fail, run on its own seed. */
+export function shippedSignatures(lock: string): Array<{ name: string; sig: FailureSignature }> {
+  return allScenarios()
+    .filter((s) => s.expect !== "safe" && lockIdentity(s) === lock)
+    .map((s) => {
+      const r = runSeed(s, s.seed);
+      return { name: s.name, sig: failureSignature(s, Object.keys(r.checkers).filter((c) => r.checkers[c] === false)) };
+    });
 }
 
 function workloadDiff(base: Scenario, s: Scenario): string {
