@@ -26,15 +26,31 @@ export interface DebateTest {
   shows: string;
   /** The claim is borne out when the run's outcome is one of these. */
   supportedBy: Outcome[];
+  /**
+   * What makes a safe run a test of the claim. By default a second client getting the
+   * lock near another's hold (reports/availability.ts); "refusal" when the claim is that
+   * a client refuses a lock it cannot trust, so a failed acquire is the test.
+   */
+  testedBy?: "refusal";
 }
 
 export interface DebateClaim {
   id: string;
   who: "Kleppmann" | "antirez";
   source: DebateSource["key"];
-  /** The claim, paraphrased. */
+  /**
+   * The author's own short words: verbatim from the source (checked by hand against
+   * the post; `verbatim: false` marks a paraphrase, shown as one). Never a quote made up.
+   */
+  words: string;
+  verbatim: boolean;
+  /** Where in the source: its section's heading, or for a post without headings (antirez's), what the passage replies to. */
+  section: string;
+  /** The claim restated plainly: lockstep's paraphrase, shown as such. */
   claim: string;
   tests: DebateTest[];
+  /** Why no run tests the claim, when `tests` is empty: said on the page instead of a verdict. */
+  untestedBecause?: string;
 }
 
 export interface DebateRound {
@@ -46,11 +62,57 @@ export interface DebateRound {
 
 export const DEBATE: DebateRound[] = [
   {
+    title: "What is the lock for?",
+    question: "If the lock fails and two clients both do the work, is that a wasted email or corrupted data?",
+    claims: [
+      {
+        id: "mk-efficiency-correctness",
+        who: "Kleppmann",
+        source: "MK",
+        words: "there are two reasons why you might want a lock in a distributed application: for efficiency or for correctness",
+        verbatim: true,
+        section: "What are you using that lock for?",
+        claim:
+          "Ask what happens if the lock fails. For efficiency (no duplicate work) one Redis node is enough and Redlock's five are needless cost; for correctness Redlock is not safe enough. It is neither fish nor fowl.",
+        tests: [],
+        untestedBecause: "a judgement about what a failure costs; a run shows whether the lock fails (the rounds below), not what the failure is worth",
+      },
+      {
+        id: "az-strong-guarantees",
+        who: "antirez",
+        source: "AZ",
+        words: "Most of the times when you need a distributed lock system that can guarantee mutual exclusivity, when this property is violated you already lost.",
+        verbatim: true,
+        section: "his reply on fencing tokens (point 1)",
+        claim:
+          "A lock is wanted exactly where the resource has no other control, so Redlock is meant for mutual exclusion, not merely efficiency; assuming the resource can resolve races (with tokens) assumes the lock away.",
+        tests: [],
+        untestedBecause: "an argument about where locks are used; the runs below test what Redlock guarantees, not what users need",
+      },
+    ],
+  },
+  {
     title: "Why not one Redis with a replica?",
     question: "If the primary fails over to its replica, is the lock still held?",
     claims: [
       {
+        id: "mk-single-instance",
+        who: "Kleppmann",
+        source: "MK",
+        words: "If you use a single Redis instance, of course you will drop some locks if the power suddenly goes out on your Redis node",
+        verbatim: true,
+        section: "What are you using that lock for?",
+        claim:
+          "A single Redis node (perhaps with an asynchronous replica) loses locks when it fails; for an efficiency lock that is no big deal, and it is at least plain to everyone that the lock is approximate.",
+        tests: [
+          { scenario: "redis-failover-lost-lock", shows: "the primary dies before its replica has the key; the promoted replica grants the lock again", supportedBy: ["unsafe", "unsafe-but-fenced"] },
+        ],
+      },
+      {
         id: "rd-failover",
+        words: "The master crashes before the write to the key is transmitted to the replica.",
+        verbatim: true,
+        section: "Why failover-based implementations are not enough",
         who: "antirez",
         source: "RD",
         claim:
@@ -68,6 +130,9 @@ export const DEBATE: DebateRound[] = [
     claims: [
       {
         id: "mk-gc-pause",
+        words: "if the GC pause lasts longer than the lease expiry period, and the client doesn’t realise that it has expired, it may go ahead and make some unsafe change.",
+        verbatim: true,
+        section: "Protecting a resource with a lock",
         who: "Kleppmann",
         source: "MK",
         claim:
@@ -79,6 +144,9 @@ export const DEBATE: DebateRound[] = [
       },
       {
         id: "az-generic-lease",
+        words: "After the expire time, the mutual exclusion guarantee, which is the main property of the lock, is gone: another client may already have the lock.",
+        verbatim: true,
+        section: "his reply on auto release and fencing tokens",
         who: "antirez",
         source: "AZ",
         claim:
@@ -90,11 +158,46 @@ export const DEBATE: DebateRound[] = [
     ],
   },
   {
+    title: "Network delay, the same as a pause?",
+    question: "Instead of a paused client, a message stuck in the network for longer than the lease. Is it the same failure?",
+    claims: [
+      {
+        id: "mk-network-delay",
+        who: "Kleppmann",
+        source: "MK",
+        words: "A long network delay can produce the same effect as the process pause.",
+        verbatim: true,
+        section: "Breaking Redlock with bad timings",
+        claim:
+          "A request delayed in the network (GitHub once saw packets delayed about 90 s) reaches the server after the lease ended, exactly as a paused client's would; a timeout on the client cannot be trusted to prevent it.",
+        tests: [
+          { scenario: "redis-release-delayed-del", shows: "a release sent in time, delivered late: its DEL removes the next holder's key, and a third client gets the lock while the second holds it", supportedBy: ["unsafe"] },
+        ],
+      },
+      {
+        id: "az-delay-immune",
+        who: "antirez",
+        source: "AZ",
+        words: "Redlock looks completely immune from messages that have unbound delays between processes",
+        verbatim: true,
+        section: "his reply on network delays and process pauses (steps 1 and 3)",
+        claim:
+          "Delays before the client has its majority only shrink the validity it measures after step 3, so they cannot make a client believe in a lock it does not hold; only a delay after step 3 can, which is the generic lease problem again.",
+        tests: [
+          { scenario: "redlock-slow-acquire", shows: "replies delayed during acquisition: the elapsed time eats the validity and the client gives up", supportedBy: ["safe"], testedBy: "refusal" },
+        ],
+      },
+    ],
+  },
+  {
     title: "Fencing tokens",
     question: "What can the storage do to refuse a write from a client whose lock has expired?",
     claims: [
       {
         id: "mk-fencing",
+        words: "the storage server remembers that it has already processed a write with a higher token number (34), and so it rejects the request with token 33.",
+        verbatim: true,
+        section: "Making the lock safe with fencing",
         who: "Kleppmann",
         source: "MK",
         claim:
@@ -107,6 +210,9 @@ export const DEBATE: DebateRound[] = [
       },
       {
         id: "mk-single-counter",
+        words: "Simply keeping a counter on one Redis node would not be sufficient, because that node may fail.",
+        verbatim: true,
+        section: "Making the lock safe with fencing",
         who: "Kleppmann",
         source: "MK",
         claim: "Keeping the token counter on one Redis node would not be sufficient, because that node may fail.",
@@ -116,6 +222,9 @@ export const DEBATE: DebateRound[] = [
       },
       {
         id: "az-random-token",
+        words: "What do you do with a unique token? For example you can implement Check and Set.",
+        verbatim: true,
+        section: "his reply on auto release and fencing tokens",
         who: "antirez",
         source: "AZ",
         claim:
@@ -136,6 +245,9 @@ export const DEBATE: DebateRound[] = [
     claims: [
       {
         id: "mk-clock-jump",
+        words: "The clock on node C jumps forward, causing the lock to expire.",
+        verbatim: true,
+        section: "Breaking Redlock with bad timings",
         who: "Kleppmann",
         source: "MK",
         claim:
@@ -144,6 +256,9 @@ export const DEBATE: DebateRound[] = [
       },
       {
         id: "az-clock-rate",
+        words: "just the ability of different processes to count 10 seconds as 9.5 or 11.2",
+        verbatim: true,
+        section: "his reply on clocks and the system model",
         who: "antirez",
         source: "AZ",
         claim:
@@ -161,6 +276,9 @@ export const DEBATE: DebateRound[] = [
     claims: [
       {
         id: "mk-acquire-pause",
+        words: "While the responses to client 1 are in flight, client 1 goes into stop-the-world GC.",
+        verbatim: true,
+        section: "Breaking Redlock with bad timings",
         who: "Kleppmann",
         source: "MK",
         claim: "Client 1 pauses while the replies are in flight; the keys expire and client 2 acquires all five; client 1 then reads the buffered OKs and believes it holds the lock.",
@@ -168,13 +286,16 @@ export const DEBATE: DebateRound[] = [
       },
       {
         id: "az-reread-clock",
+        words: "after acquiring the majority we check again that we are not out of time.",
+        verbatim: true,
+        section: "his reply on network delays and process pauses (steps 1 and 3)",
         who: "antirez",
         source: "AZ",
         claim:
           "Step 3 of the algorithm re-reads the clock after acquiring and subtracts the elapsed time from the validity, so a pause during acquisition leaves no validity and the client gives up.",
         tests: [
           { scenario: "redlock-acquire-pause", shows: "the second clock read catches the pause: the client does not use the lock", supportedBy: ["safe"] },
-          { scenario: "redlock-slow-acquire", shows: "replies so slow that the elapsed time eats the validity: the client gives up", supportedBy: ["safe"] },
+          { scenario: "redlock-slow-acquire", shows: "replies so slow that the elapsed time eats the validity: the client gives up", supportedBy: ["safe"], testedBy: "refusal" },
           { scenario: "redlock-slow-acquire-seed", shows: "a client loop without the drift term accepts a lock with 5 ms left: two holders — the check must be done right", supportedBy: ["unsafe"] },
         ],
       },
@@ -186,6 +307,9 @@ export const DEBATE: DebateRound[] = [
     claims: [
       {
         id: "mk-crash-restart",
+        words: "A similar issue could happen if C crashes before persisting the lock to disk, and immediately restarts.",
+        verbatim: true,
+        section: "Breaking Redlock with bad timings",
         who: "Kleppmann",
         source: "MK",
         claim: "A node that crashes without having persisted the key and restarts at once is equivalent to a clock jump: it grants the lock a second time.",
@@ -196,6 +320,9 @@ export const DEBATE: DebateRound[] = [
       },
       {
         id: "rd-persistence",
+        words: "Turn on AOF with fsync=always, or keep a crashed instance down for a bit longer than the longest TTL, so that the locks it granted expire before it votes again.",
+        verbatim: false,
+        section: "Performance, crash recovery and fsync",
         who: "antirez",
         source: "RD",
         claim:

@@ -125,6 +125,58 @@ export function describeNote(server: string, f: string, value: unknown): NoteTex
         key: true,
       };
     }
+    case "raft-role":
+      return {
+        label: `${s("role")}, term ${s("term")}`,
+        mark: "role",
+        title: `${server} is ${s("role")} in term ${s("term")}`,
+        rows: [
+          ["role", s("role")],
+          ["term", s("term")],
+          ["leader it follows", s("leader") || "—"],
+          ["before", s("was")],
+        ],
+        sentence: `${server} is now ${s("role") === "follower" ? `a follower of ${s("leader")}` : s("role")} in term ${s("term")} (was: ${s("was")}); seen on its service tick`,
+        key: true,
+      };
+    case "aof-fsync":
+      return {
+        label: `fsync ${s("writes")} write(s)`,
+        mark: "other",
+        title: `${server} fsyncs its append-only file`,
+        rows: [
+          ["writes made durable", s("writes")],
+          ["fsync period", ms("intervalMs")],
+        ],
+        sentence: `${server} fsyncs ${s("writes")} write(s) to its AOF (every ${ms("intervalMs")}): a crash before this would have lost them`,
+        key: false,
+      };
+    case "repl-sent":
+      return {
+        label: `sent ${s("key")} #${s("offset")}`,
+        mark: "other",
+        title: `${server} streams a write to its replicas`,
+        rows: [
+          ["key", s("key")],
+          ["replication offset", s("offset")],
+          ["to", list("to")],
+        ],
+        sentence: `${server} sends the write to ${s("key")} (offset ${s("offset")}) to ${list("to")}, after it has already replied: replication is asynchronous`,
+        key: false,
+      };
+    case "repl-applied":
+      return {
+        label: `applied ${s("key")} #${s("offset")}`,
+        mark: "set",
+        title: `${server} applies a replicated write`,
+        rows: [
+          ["key", s("key")],
+          ["replication offset", s("offset")],
+          ["from", s("from")],
+        ],
+        sentence: `${server} applies the write to ${s("key")} from ${s("from")} (offset ${s("offset")})`,
+        key: false,
+      };
     case "leader":
       return {
         label: `leader, term ${s("term")}`,

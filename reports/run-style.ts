@@ -51,7 +51,7 @@ table.verdicts th { white-space: nowrap; }
 main.grid { display: grid; grid-template-columns: minmax(0, 1fr) 340px; gap: 18px; padding: 14px 24px; align-items: start; }
 .charts section { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 12px 12px 8px; margin-bottom: 14px; }
 aside.story { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 12px 14px; position: sticky; top: 10px; max-height: calc(100vh - 20px); overflow: auto; }
-.story-text { margin: 0 0 6px; }
+.story-text { margin: 0 0 6px; white-space: pre-line; } /* a counterexample's story is a list, one step a line */
 #steps { padding-left: 0; list-style: none; margin: 0; }
 #steps li { padding: 5px 8px; border-left: 3px solid var(--line); margin: 2px 0; cursor: pointer; border-radius: 0 4px 4px 0; }
 #steps li:hover, #steps li:focus { background: #eef3fb; outline: none; }

@@ -65,7 +65,8 @@ export function loadScenario(nameOrPath: string): Scenario {
   const files = scenarioFiles();
   const file = files.get(nameOrPath);
   if (!file) {
-    throw new InputError("<scenario>", nameOrPath, `unknown scenario; ${didYouMean(nameOrPath, [...files.keys()])}expected one of: ${[...files.keys()].join(", ")}`);
+    // The nearest few, not all of them: a list of 79 names hides the one you meant.
+    throw new InputError("<scenario>", nameOrPath, `unknown scenario; ${didYouMean(nameOrPath, [...files.keys()])}\`lockstep list\` names all ${files.size}`);
   }
   const display = relative(packageRoot(), file);
   const s = loadScenarioFile(file, display);

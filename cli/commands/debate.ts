@@ -6,10 +6,17 @@ import { runScenario } from "../../sim/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { buildRecord, writeRunArtifacts } from "../artifacts.js";
 import { checkContextFor } from "../check-context.js";
-import { parseSeed } from "../args.js";
+import { parsePositiveInt, parseSeed } from "../args.js";
+import { runAvailability } from "../../reports/availability.js";
+import { thumbnailSvg } from "../../reports/debate-thumb.js";
+import type { Outcome } from "../../checkers/run-all.js";
+import type { HistoryEvent } from "../../sim/history.js";
+import type { Scenario } from "../../scenarios/schema.js";
+import { wilson95 } from "../sweep/wilson.js";
+import type { DebateTest } from "../../reports/debate-claims.js";
 import { EXIT } from "../exit-codes.js";
 import { debateTests } from "../../reports/debate-claims.js";
-import { bearingOf, renderDebatePage, type DebateEntry } from "../../reports/debate.js";
+import { bearingOf, classify, renderDebatePage, tallyText, type DebateEntry, type SeedTally } from "../../reports/debate.js";
 import type { RunRecord } from "../../reports/types.js";
 import { setExitCode } from "../exit-state.js";
 import { printableLines } from "../printable.js";
@@ -26,11 +33,15 @@ export function registerDebate(program: Command): void {
     .command("debate")
     .description("run the scenarios behind the Redlock debate's claims and write debate.html with their reports")
     .option("--out <dir>", "directory for debate.html and the runs (default: runs/debate)")
-    .option("--seed <n>", "run every scenario with this seed (default: each scenario's own)")
-    .action((opts: { out?: string; seed?: string }) => {
+    .option("--seed <n>", "the one run shown per scenario uses this seed (default: each scenario's own)")
+    .option("--seeds <n>", "also run each scenario on seeds 1..n for the claim's rate and interval", "20")
+    .action((opts: { out?: string; seed?: string; seeds: string }) => {
       const out = opts.out ?? join("runs", "debate");
       checkOutputDir(out);
       const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : undefined;
+      const seedsTo = parsePositiveInt(opts.seeds, "--seeds");
+      const extra = new Map<string, { challenged: boolean; refused: boolean; thumb: string }>();
+      const sweeps = new Map<string, SeedRun[]>();
       const known = scenarioFiles();
       const records = new Map<string, RunRecord>();
       const entries: DebateEntry[] = [];
@@ -45,18 +56,28 @@ export function registerDebate(program: Command): void {
           const record = buildRecord(scenario, s, run, runCheckers(run.history, checkContextFor(scenario)));
           writeRunArtifacts(join(out, name), record, run.history);
           records.set(name, record);
+          const a = runAvailability(run.history, scenario.workload.ttlMs);
+          extra.set(name, { challenged: a.challenged, refused: refusedIn(run.history, a.failedAcquires), thumb: thumbnailSvg(record, run.history) });
+          sweeps.set(name, Array.from({ length: seedsTo }, (_, i) => seedRun(scenario, i + 1)));
           if (!record.expectationMet) unexpected++;
         }
         const record = records.get(name);
-        const entry: DebateEntry = { claim, scenario: name, ...(record ? { record, report: `${name}/report.html` } : {}) };
+        const x = extra.get(name);
+        const swept = sweeps.get(name);
+        const entry: DebateEntry = {
+          claim,
+          scenario: name,
+          ...(record && x ? { record, report: `${name}/report.html`, challenged: x.challenged, refused: x.refused, thumb: x.thumb } : {}),
+          ...(swept ? { seeds: tally(test, swept) } : {}),
+        };
         entries.push(entry);
         const outcome = record ? `${record.verdicts.outcome}${record.expectationMet ? "" : ` (expected ${record.scenario.expect})`}` : "no such scenario";
-        lines.push(`  ${claim.id.padEnd(18)} ${name.padEnd(34)} ${outcome.padEnd(20)} ${bearingOf(entry).replace(/-/g, " ")}`);
+        lines.push(`  ${claim.id.padEnd(26)} ${name.padEnd(34)} ${outcome.padEnd(20)} ${bearingOf(entry).replace(/-/g, " ").padEnd(14)} ${entry.seeds ? tallyText(entry.seeds) : ""}`);
       }
       const page = join(out, "debate.html");
       writeTextAtomic(page, renderDebatePage(entries));
       process.stdout.write(printableLines(
-        `lockstep debate — ${records.size} scenarios run\n  ${"claim".padEnd(18)} ${"scenario".padEnd(34)} ${"outcome".padEnd(20)} the claim is\n` +
+        `lockstep debate — ${records.size} scenarios run, each also on seeds 1..${seedsTo}\n  ${"claim".padEnd(26)} ${"scenario".padEnd(34)} ${"outcome".padEnd(20)} the claim is\n` +
           lines.join("\n") +
           `\nwrote ${page}\n` +
           (unexpected ? `${unexpected} run(s) did not give their scenario's expected outcome\n` : ""),
@@ -64,4 +85,36 @@ export function registerDebate(program: Command): void {
       // Through main's exit state: bin/lockstep.js sets process.exitCode from main's return.
       setExitCode(unexpected ? EXIT.unexpected : EXIT.ok);
     });
+}
+
+/** What the page needs of one seed's run. */
+export interface SeedRun {
+  seed: number;
+  outcome: Outcome;
+  challenged: boolean;
+  refused: boolean;
+}
+
+function seedRun(s: Scenario, seed: number): SeedRun {
+  const run = runScenario(s, seed);
+  const v = runCheckers(run.history, checkContextFor(s));
+  const a = runAvailability(run.history, s.workload.ttlMs);
+  return { seed, outcome: v.outcome, challenged: a.challenged, refused: refusedIn(run.history, a.failedAcquires) };
+}
+
+/** A client refused a lock: an acquire failed, or a Redlock client counted an acquire a miss (and retried). */
+export function refusedIn(history: readonly HistoryEvent[], failedAcquires: number): boolean {
+  return failedAcquires > 0 || history.some((e) => e.f === "redlock-miss" && (e.value as { op?: unknown } | undefined)?.op === "acquire");
+}
+
+/** Classify each seed's run against the test, as the page does its one run. */
+export function tally(test: DebateTest, runs: readonly SeedRun[]): SeedTally {
+  const t = { from: runs[0]?.seed ?? 1, to: runs.at(-1)?.seed ?? 0, borneOut: 0, notBorneOut: 0, untested: 0 };
+  for (const r of runs) {
+    const b = classify(test, r.outcome, r.challenged, r.refused);
+    if (b === "borne-out") t.borneOut++;
+    else if (b === "not-borne-out") t.notBorneOut++;
+    else t.untested++;
+  }
+  return { ...t, ci95: wilson95(t.borneOut, t.borneOut + t.notBorneOut) };
 }

@@ -19,6 +19,14 @@ import { withLibrary } from "../../impls/library/override.js";
 import { basename } from "node:path";
 import { printableLines } from "../printable.js";
 import { checkOutputDir } from "../safe-write.js";
+import { runCheckers } from "../../checkers/run-all.js";
+import { checkContextFor } from "../check-context.js";
+import { buildRecord } from "../artifacts.js";
+import { explainCounterexample, failureSignature, likeShipped, lockIdentity, type FailureSignature } from "../../reports/counterexample-story.js";
+
+/** What `lockstep help explore` says after the options; docs/sweeps.md says the same. */
+export const EXPLORE_EXIT_CODES =
+  "Exit codes: 3 a counterexample was found (written to --out), 0 none within --runs, 2 bad input, 1 a lockstep bug.";
 
 export interface ExploreFlags {
   lock?: string;
@@ -65,12 +73,13 @@ export function registerExplore(program: Command): void {
     .option("--shrink-runs <n>", "runs spent shrinking at most", "400")
     .option("--seed <n>", "fast-check's seed (the same seed explores the same schedules)", "1")
     .option("--faults-max <n>", "fault steps per schedule at most", "6")
-    .option("--duration-ms <n>", "length of each run, ms (the base is cut to it)", "6000")
+    .option("--duration-ms <n>", "longest run, ms: a longer base is cut to it, a shorter one keeps its own length", "6000")
     .option("--server-faults-only", "only faults whose targets are servers (no client pauses or client partitions)")
     .option("--fencing", "make the protected resource check fencing tokens")
     .option("--checkers <list>", "the property: these checkers pass (default: the composed safety verdict of every safety checker)")
     .option("--out <dir>", "where to write the counterexample (default: runs/explore-<design>-seed<N>)")
     .option(...LOCK_FLAG)
+    .addHelpText("after", `\n${EXPLORE_EXIT_CODES}`)
     .action((opts: ExploreFlags) => {
       // Before the search: a bad --out should cost nothing.
       if (opts.out) checkOutputDir(opts.out);
@@ -81,7 +90,7 @@ export function registerExplore(program: Command): void {
 }
 
 /** The command's work, separate from commander so tests can call it and read the result. */
-export function exploreCommand(opts: ExploreFlags): { text: string; code: number; result: ExploreResult; file?: string } {
+export function exploreCommand(opts: ExploreFlags): { text: string; code: number; result: ExploreResult; file?: string; story?: string[] } {
   if (!designByName(opts.design)) {
     throw new InputError("<arg>", "--design", `unknown design "${opts.design}"; ${didYouMean(opts.design, DESIGNS.map((d) => d.name))}expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
   }
@@ -110,7 +119,8 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
   };
   const violates = violation(checkers);
   const result = explore({ base, space, runs, shrinkRunsMax, seed, violates });
-  const how = `fast-check seed ${seed}, ${runs} runs of ${base.durationMs} ms on base ${raw.name}${opts.lock ? ` run on ${opts.lock}` : ""}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${checkers ? checkers.join(" + ") : "safety"}`;
+  const length = base.durationMs < raw.durationMs ? `${base.durationMs} ms (base ${raw.name} cut from ${raw.durationMs} ms)` : `${base.durationMs} ms (base ${raw.name}'s own length; --duration-ms ${durationMsMax} is the cap)`;
+  const how = `fast-check seed ${seed}, up to ${runs} runs of ${length}${opts.lock ? ` run on ${opts.lock}` : ""}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${checkers ? checkers.join(" + ") : "safety"}`;
   if (!result.found || !result.counterexample) {
     return { text: `lockstep explore ${opts.design}: no safety violation in ${result.runs} runs (${how})\n`, code: EXIT.ok, result };
   }
@@ -122,15 +132,38 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
     story:
       `Found by \`lockstep explore --design ${opts.design} --seed ${seed}\` (${how}): draw number ${result.runs} violated safety ` +
       `with ${result.original?.faults.length ?? "?"} fault step(s); fast-check shrank it in ${result.shrinks} step(s) (${result.shrinkRuns} runs) to this one, ` +
-      `from base scenario ${raw.name} (cut to ${base.durationMs} ms, TTL ${base.workload.ttlMs} ms).`,
+      `from base scenario ${raw.name} (run for ${base.durationMs} ms, TTL ${base.workload.ttlMs} ms).`,
   };
-  const written = writeCounterexample(dir, shrunk, cx.seed, violates);
+  const story = storyOf(shrunk, cx.seed);
+  const told: Scenario = { ...shrunk, story: `${shrunk.story}\n\nWhat happened, from the run's history:\n${story.map((l) => `- ${l}`).join("\n")}` };
+  const written = writeCounterexample(dir, told, cx.seed, violates);
   const lines = [
     `lockstep explore ${opts.design}: property violated after ${result.runs} run(s) (${how})`,
     `shrunk in ${result.shrinks} step(s) (${result.shrinkRuns} runs) from ${result.original?.faults.length ?? "?"} to ${shrunk.faults.length} fault step(s); workload ${workloadDiff(base, shrunk)}`,
     ...formatCounterexample(written),
+    "what happened, from the run's history:",
+    ...story.map((l) => `  ${l}`),
   ];
-  return { text: lines.join("\n") + "\n", code: EXIT.safetyViolation, result, file: written.file };
+  return { text: lines.join("\n") + "\n", code: EXIT.safetyViolation, result, file: written.file, story };
+}
+
+/** The counterexample's story from one run of it, and the shipped scenarios that fail the same way. */
+function storyOf(s: Scenario, seed: number): string[] {
+  const run = runScenario(s, seed);
+  const verdicts = runCheckers(run.history, checkContextFor(s));
+  const record = buildRecord(s, seed, run, verdicts);
+  const failed = verdicts.results.filter((r) => r.valid === false).map((r) => r.checker);
+  return explainCounterexample(record, run.history, likeShipped(failureSignature(s, failed), shippedSignatures(lockIdentity(s))));
+}
+
+/** Each shipped scenario of the same lock that is expected to fail, run on its own seed. */
+export function shippedSignatures(lock: string): Array<{ name: string; sig: FailureSignature }> {
+  return allScenarios()
+    .filter((s) => s.expect !== "safe" && lockIdentity(s) === lock)
+    .map((s) => {
+      const r = runSeed(s, s.seed);
+      return { name: s.name, sig: failureSignature(s, Object.keys(r.checkers).filter((c) => r.checkers[c] === false)) };
+    });
 }
 
 function workloadDiff(base: Scenario, s: Scenario): string {

@@ -110,7 +110,26 @@ export class RaftServiceHost<Cmd> {
     });
   }
 
+  /**
+   * A note when this node's role or term has changed since the last tick, read from the
+   * Raft node's accessors (the core is not touched): so the server lanes show who led
+   * in which term. Sampled on the tick, so a note is late by up to one tick.
+   */
+  private noteRole(): void {
+    const term = this.raft.currentTerm();
+    const leader = this.raft.leaderId();
+    const role = this.raft.isLeader() ? "leader" : leader === undefined ? "no leader known" : "follower";
+    const key = `${role} ${term} ${leader ?? ""}`;
+    if (key === this.roleSeen) return;
+    this.roleSeen = key;
+    this.ctx.record("info", "raft-role", undefined, { role, term, ...(leader !== undefined && role !== "leader" ? { leader } : {}), was: this.roleWas ?? "starting" });
+    this.roleWas = `${role}, term ${term}`;
+  }
+  private roleSeen = "";
+  private roleWas: string | undefined;
+
   private tick(): void {
+    this.noteRole();
     if (!this.raft.isLeader()) {
       // Demote: followers never expire anything.
       this.leaderTerm = undefined;

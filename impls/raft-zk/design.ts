@@ -28,7 +28,7 @@ export function raftZkDesign(createRaft: CreateRaftNode): DesignEntry<RaftZkOpti
   return {
     name: "raft-zk",
     description:
-      "ZooKeeper-like tree on Raft (seed 002): sessions expired by the leader, ephemeral sequential lock nodes, predecessor watches; token = creation zxid",
+      "ZooKeeper-like tree on Raft (design brief 002): sessions expired by the leader, ephemeral sequential lock nodes, predecessor watches; token = creation zxid",
     parseOptions: parseRaftZkOptions,
     setup({ sim, processOptions }, o) {
       const peers = serverIds("zk", o.nodes);

@@ -10,5 +10,5 @@ import { setnxDesign } from "../redis-setnx/design.js";
 export const redisFenced = setnxDesign(
   "redis-fenced",
   true,
-  "single Redis node, SET NX PX plus INCR fence:<lock> as the fencing token (seed 001)",
+  "single Redis node, SET NX PX plus INCR fence:<lock> as the fencing token (design brief 001)",
 );

@@ -69,5 +69,5 @@ export function setnxDesign(name: string, fencing: boolean, description: string)
 export const redisSetnx = setnxDesign(
   "redis-setnx",
   false,
-  "single Redis node, SET NX PX with a random token, compare-and-delete release (seed 000, approach 1); no fencing token",
+  "single Redis node, SET NX PX with a random token, compare-and-delete release (design brief 000, approach 1); no fencing token",
 );

@@ -67,6 +67,8 @@ export class AppendOnlyFile {
 
   private scheduleFsync(): void {
     this.timer = this.ctx.setTimer(this.fsyncIntervalMs, () => {
+      // A note per fsync that wrote something: what a crash before it would have lost.
+      if (this.pending.length > 0) this.ctx.record("info", "aof-fsync", undefined, { writes: this.pending.length, intervalMs: this.fsyncIntervalMs });
       this.write(this.pending);
       this.pending = [];
       this.scheduleFsync();

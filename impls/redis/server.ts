@@ -240,6 +240,8 @@ export class RedisServer {
       const m: ReplStream = { type: REPL.stream, replId: this.replId, startOffset: this.offset, effects: [x] };
       this.ctx.send(r, m);
     }
+    // Asynchronous replication made visible: what was sent, and (onStream) when a replica applied it.
+    if (this.replicas.size > 0) this.ctx.record("info", "repl-sent", undefined, { key: x.key, offset: this.offset, to: [...this.replicas.keys()] });
   }
 
   private replicaOf(m: ReplicaOf): void {
@@ -281,6 +283,7 @@ export class RedisServer {
       this.store.applyEffect(x);
       this.aof.append(x);
       this.offset++;
+      this.ctx.record("info", "repl-applied", undefined, { key: x.key, offset: this.offset, from });
     });
   }
 

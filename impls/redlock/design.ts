@@ -96,7 +96,7 @@ export function parseRedlockOptions(raw: unknown, file: string, prefix: string):
 export const redlock: DesignEntry<RedlockDesignOptions> = {
   name: "redlock",
   description:
-    "Redlock over N independent Redis nodes (default 5), as node-redlock builds it: same token everywhere, quorum N/2+1, validity = TTL − elapsed − drift; variant seed-000 for the seed's simpler loop",
+    "Redlock over N independent Redis nodes (default 5), as node-redlock builds it: same token everywhere, quorum N/2+1, validity = TTL − elapsed − drift; designOptions.variant \"seed-000\" for design brief 000's simpler loop",
   parseOptions: parseRedlockOptions,
   checkWorkload(o, workload, file) {
     // using() throws this itself before acquiring: "A lock `duration` must be at least

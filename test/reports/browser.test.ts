@@ -9,6 +9,8 @@ import { computeHolds } from "../../checkers/holds.js";
 import { renderRunReport } from "../../reports/run-report.js";
 import { renderComparePage } from "../../reports/compare-page.js";
 import { writeRunArtifacts } from "../../cli/artifacts.js";
+import { main } from "../../cli/main.js";
+import { DEBATE, debateTests } from "../../reports/debate-claims.js";
 import { HOSTILE, hostileScenario, longScenario, runFixture, smallMatrix, type RunFixture } from "./fixtures.js";
 
 /**
@@ -314,6 +316,39 @@ describe("comparison page in Chromium", () => {
     await page.locator("a.seed").first().click();
     await page.waitForSelector("body[data-drawn='1']", { timeout: 20_000 });
     expect(page.url()).toContain(`/runs/${failing[0]!.scenario}-seed${failing[0]!.failingSeed}/report.html`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("debate page in Chromium", () => {
+  it("quotes each claim with a link to its passage, draws a thumbnail per run that opens its report, and logs no errors", async () => {
+    const dir = join(OUT, "debate");
+    rmSync(dir, { recursive: true, force: true });
+    expect(await main(["debate", "--out", dir, "--seed", "1", "--seeds", "3"])).toBe(0);
+    process.exitCode = undefined;
+    const { page, problems } = await open(join(dir, "debate.html"), false);
+    const claims = DEBATE.flatMap((r) => r.claims);
+    expect(await page.locator("article.claim").count()).toBe(claims.length);
+    expect(await page.locator("blockquote.words.verbatim q").count()).toBe(claims.filter((c) => c.verbatim).length);
+    expect(await page.locator("blockquote.words.paraphrase").count()).toBe(claims.filter((c) => !c.verbatim).length);
+    for (const href of await page.locator("a.passage").evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href))) expect(href).toMatch(/^https?:\/\/[^#]+#:~:text=./);
+    // One thumbnail per test row, drawn with a size, each bar inside it.
+    const thumbs = page.locator("svg.thumb");
+    expect(await thumbs.count()).toBe(debateTests().length);
+    const box = await thumbs.first().boundingBox();
+    expect(box!.width).toBeGreaterThan(100);
+    expect(box!.height).toBeGreaterThan(8);
+    expect(await page.locator("svg.thumb .th-hold.bad").count()).toBeGreaterThan(0);
+    expect(await page.locator("div.seeds").count()).toBe(debateTests().length);
+    // The untestable claims say why; none of them is given a verdict.
+    const untestable = page.locator("#claim-mk-efficiency-correctness .overall");
+    expect(await untestable.innerText()).toMatch(/^No run tests this claim/);
+    await page.screenshot({ path: join(OUT, "debate.png"), fullPage: true });
+    await page.locator("#claim-mk-gc-pause").screenshot({ path: join(OUT, "debate-claim.png") });
+    await page.locator("#claim-mk-gc-pause a.thumb-link").first().click();
+    await page.waitForSelector("body[data-drawn='1']", { timeout: 20_000 });
+    expect(page.url()).toContain("/naive-gc-pause/report.html");
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -103,9 +103,51 @@ describe("server notes in the history", () => {
     for (const e of always) expect(e.value).toEqual({ persistence: "always", unsyncedWrites: 0 });
   });
 
+  it("raft-zk-leader-crash-acquire: each server notes its role and term as they change; after the crash a new leader in a higher term", () => {
+    const h = runScenario(loadScenario("raft-zk-leader-crash-acquire"), 1).history;
+    const roles = notesOf(h, "raft-role").map((e) => ({ p: e.process, t: e.timeUs, ...(e.value as { role: string; term: number; leader?: string; was: string }) }));
+    const leaders = roles.filter((r) => r.role === "leader");
+    expect(new Set(leaders.map((r) => r.p)).size).toBeGreaterThanOrEqual(2);
+    expect(leaders.at(-1)!.term).toBeGreaterThan(leaders[0]!.term);
+    // Per server, notes only on a change, and each names what it was before.
+    for (const p of new Set(roles.map((r) => r.p))) {
+      const mine = roles.filter((r) => r.p === p);
+      expect(mine[0]!.was).toBe("starting");
+      for (let i = 1; i < mine.length; i++) expect(`${mine[i]!.role} ${mine[i]!.term} ${mine[i]!.leader ?? ""}`).not.toBe(`${mine[i - 1]!.role} ${mine[i - 1]!.term} ${mine[i - 1]!.leader ?? ""}`);
+    }
+    for (const r of roles.filter((x) => x.role === "follower")) expect(r.leader).toMatch(/^zk-\d$/);
+  });
+
+  it("redis-failover-lost-lock: the primary notes each write sent to its replica, the replica each it applied; the lock's key was sent and never applied", () => {
+    const h = runScenario(loadScenario("redis-failover-lost-lock"), 1).history;
+    const sent = notesOf(h, "repl-sent");
+    const applied = notesOf(h, "repl-applied");
+    expect(sent.length).toBeGreaterThan(0);
+    const failover = notesOf(h, "failover")[0]!;
+    const lastSent = sent.filter((e) => e.timeUs < failover.timeUs).at(-1)!;
+    const v = lastSent.value as { key: string; offset: number; to: string[] };
+    expect(applied.some((e) => (e.value as { offset: number }).offset === v.offset && e.process === v.to[0])).toBe(false);
+    // What was applied had been sent first, at the same offset.
+    for (const a of applied.filter((e) => e.timeUs < failover.timeUs)) {
+      const av = a.value as { offset: number; from: string };
+      expect(sent.some((e) => e.process === av.from && (e.value as { offset: number }).offset === av.offset && e.timeUs <= a.timeUs)).toBe(true);
+    }
+  });
+
+  it("redlock-crash-restart-everysec: fsync notes every second with what they made durable; with AOF always or none, none", () => {
+    const h = runScenario(loadScenario("redlock-crash-restart-everysec"), 1).history;
+    const fsyncs = notesOf(h, "aof-fsync");
+    expect(fsyncs.length).toBeGreaterThan(0);
+    for (const e of fsyncs) expect((e.value as { writes: number; intervalMs: number }).writes).toBeGreaterThan(0);
+    expect(notesOf(runScenario(loadScenario("redlock-crash-restart-aof-always"), 1).history, "aof-fsync")).toHaveLength(0);
+    expect(notesOf(runScenario(loadScenario("redlock-crash-restart"), 1).history, "aof-fsync")).toHaveLength(0);
+    const t = describeNote("redis-3", "aof-fsync", fsyncs[0]!.value);
+    expect(t.sentence).toMatch(/^redis-3 fsyncs \d+ write\(s\) to its AOF \(every 1 s\)/);
+  });
+
   it("the checkers do not read notes as operations: verdicts are the same with the notes taken out", () => {
-    const names = ["naive-gc-pause", "naive-baseline", "raft-zk-client-gc-pause", "raft-zk-follower-clock-bug", "etcd-lease-client-gc-pause", "redis-failover-lost-lock", "redlock-clock-jump", "naive-gc-pause-fenced", "redlock-crash-restart"];
-    const NOTE_KINDS = new Set(["crash-lost", "key-set", "key-expired", "promoted", "replica-of", "leader", "session-expiry", "session-expiry-asked", "session-expired", "watch-fired", "lease-expiry", "lease-revoked"]);
+    const names = ["naive-gc-pause", "naive-baseline", "raft-zk-client-gc-pause", "raft-zk-follower-clock-bug", "etcd-lease-client-gc-pause", "redis-failover-lost-lock", "redlock-clock-jump", "naive-gc-pause-fenced", "redlock-crash-restart", "redlock-crash-restart-everysec", "raft-zk-leader-crash-acquire", "etcd-lease-leader-isolated", "redis-failover-clean"];
+    const NOTE_KINDS = new Set(["crash-lost", "key-set", "key-expired", "promoted", "replica-of", "leader", "session-expiry", "session-expiry-asked", "session-expired", "watch-fired", "lease-expiry", "lease-revoked", "raft-role", "aof-fsync", "repl-sent", "repl-applied"]);
     for (const name of names) {
       const s = loadScenario(name);
       for (const seed of [1, 2]) {
