@@ -158,6 +158,9 @@ function failoverPlan(s: Scenario, o: FailoverDesignOptions, notApplied: string[
     refuse(s, "designOptions.persistence", `a crashed primary's AOF would have to be cut back to its last fsync (a host crash), which real mode does not do for redis-failover yet; expected "none", got "${o.persistence}"`);
   }
   if (o.fencing) refuse(s, "designOptions.fencing", "the real failover client takes no fencing token yet; expected false");
+  // The model's failover timing was measured on real sentinels; real ones cannot be told it.
+  if (o.failoverVoteMs !== 220) refuse(s, "designOptions.failoverVoteMs", `real Sentinels take their own time to vote; expected the measured default 220, got ${o.failoverVoteMs}`);
+  if (o.sentinelInfoMs !== 1000) refuse(s, "designOptions.sentinelInfoMs", `real Sentinels poll INFO once a second during a failover; expected 1000, got ${o.sentinelInfoMs}`);
   noteSweep(s, notApplied);
   const g = given(s);
   notApplied.push(`designOptions.sentinelPingMs (${o.sentinelPingMs} ms): redis-sentinel pings every min(1000 ms, down-after-milliseconds); one sentinel in the simulator is ${SENTINELS} here (quorum 2: real Sentinel fails over only with a majority)`);

@@ -133,6 +133,23 @@ describe("redis-failover and redis-fenced scenarios, own seed", () => {
     expect(ms(c2ok)).toBeLessThan(ms(c.ev({ process: "c1", type: "invoke", f: "release" })[0]));
   });
 
+  it("redis-failover-lost-lock's failover takes as long as a real Sentinel's, so 1.5 s of work finishes first (safe, as on real Sentinel)", () => {
+    const base = loadScenario("redis-failover-lost-lock");
+    // Real Sentinel 7.0 switched clients 1688-1868 ms after the kill (docs/real-mode.md).
+    const c = run("redis-failover-lost-lock");
+    const fo = c.ev({ process: "sentinel", f: "failover" })[0]!;
+    const crash = c.h.find((e) => e.process === "nemesis" && e.f === "crash")!;
+    expect(ms(fo) - ms(crash)).toBeGreaterThan(1600);
+    expect(ms(fo) - ms(crash)).toBeLessThan(2000);
+    const short = { ...base, workload: { ...base.workload, workMs: 1500 } };
+    const r = runScenario(short, short.seed);
+    expect(runCheckers(r.history, checkContextFor(short)).outcome).toBe("safe");
+    // With the sentinel's vote and INFO wait set to zero (the model before), it was unsafe.
+    const instant = { ...short, designOptions: { ...short.designOptions, failoverVoteMs: 0, sentinelInfoMs: 0 } };
+    const ri = runScenario(instant, instant.seed);
+    expect(runCheckers(ri.history, checkContextFor(instant)).outcome).toBe("unsafe");
+  });
+
   it("redis-failover-clean: the replicated key survives the promotion; c2 waits for its TTL", () => {
     const c = run("redis-failover-clean");
     expect(c.v.outcome).toBe("safe");
