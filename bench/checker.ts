@@ -286,19 +286,32 @@ export async function main(): Promise<Row[]> {
 }
 
 /** Part 2: the 1M-op adversarial history, once per lock model. */
-function adversarial(): void {
+export function adversarial(): void {
   const ops = 1_000_000;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const heapMbNow = (): number => process.memoryUsage().heapUsed / (1024 * 1024);
+  gc?.();
+  const heap0 = heapMbNow();
   const g0 = process.hrtime.bigint();
   const history = plantDoubleGrant(generateLockHistory({ ops, clients: 50, infoFraction: 0.2, grantIds: false, seed: "bench-adversarial" }));
   const genS = Number(process.hrtime.bigint() - g0) / 1e9;
+  gc?.();
+  const historyMb = heapMbNow() - heap0;
   console.log(`\nadversarial: ${ops} ops, 50 clients, 20% info, no grant ids, double grant planted near the end (generated in ${genS.toFixed(1)} s)`);
+  // Where the memory above the search's estimate is: the input history itself, and heap the
+  // GC had not yet reclaimed when the check returned (in use before a GC, minus after one).
+  console.log(`  the history itself: ${Math.round(historyMb)} MB of heap${gc ? "" : " (no --expose-gc: not collected first, noisy)"}`);
   for (const model of ["mutex", "lease-lock"]) {
     const { r, ms, heapMb } = measure(history, model, 1);
     const rss = process.memoryUsage().rss / (1024 * 1024);
+    const inUse = heapMbNow() - heap0 - historyMb;
+    gc?.();
+    const kept = heapMbNow() - heap0 - historyMb;
     console.log(
       `  ${model.padEnd(11)} verdict ${String(r.valid).padEnd(7)} ${(ms / 1000).toFixed(1)} s, ${r.stats?.statesExplored} states, ` +
         `${r.stats?.steps} steps, est ${r.stats?.memoryMbEstimate} MB, heap +${Math.round(heapMb)} MB, rss ${Math.round(rss)} MB`,
     );
+    if (gc) console.log(`    heap above the history when the check returned: ${Math.round(inUse)} MB, of which ${Math.round(inUse - kept)} MB garbage a GC then reclaimed`);
     console.log(`    ${r.summary}`);
   }
 }

@@ -12,7 +12,6 @@ import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
 import type { CheckContext, CheckResult } from "../../checkers/types.js";
-import { parseEdnHistoryWithLines } from "../../checkers/import/edn.js";
 import { parseJsonlHistoryWithLines } from "../../checkers/import/jsonl.js";
 import { MODEL_NAMES, isModelName, type ModelName } from "../../checkers/linearizability/models/index.js";
 import { familyOf, modelForHistory, notApplicable, unsupportedOp } from "../../checkers/applicable.js";
@@ -53,7 +52,7 @@ export function registerCheck(program: Command): void {
     .option("--json", "print the verdicts as JSON")
     .option("--out <dir>", "also write DIR/report.html: the run report's timeline of this history, violations marked")
     .action(async (file: string, opts: CheckOptions) => {
-      const c = checkHistoryFile(file, opts);
+      const c = await checkHistoryFile(file, opts);
       let wrote: string | undefined;
       if (opts.out !== undefined) {
         // Loaded only for --out, so a plain check does not pay for the report code and d3.
@@ -78,11 +77,14 @@ export interface CheckedHistory {
 }
 
 /** Read, validate and judge one history file with the checkers that apply to it. */
-export function checkHistoryFile(file: string, opts: CheckOptions): CheckedHistory {
+export async function checkHistoryFile(file: string, opts: CheckOptions): Promise<CheckedHistory> {
   const { text, format } = readHistory(file, opts.format);
   if (opts.independent && format !== "edn") throw new InputError("<arg>", "--independent", "an EDN history (jepsen.independent tuples), got a JSONL one");
+  // The EDN reader (and edn-data behind it) is loaded only for an EDN file: start-up of a JSONL check does not pay for it.
   const { events: history, lines } =
-    format === "edn" ? parseEdnHistoryWithLines(text, file, { independent: opts.independent ?? false }) : parseJsonlHistoryWithLines(text, file);
+    format === "edn"
+      ? (await import("../../checkers/import/edn.js")).parseEdnHistoryWithLines(text, file, { independent: opts.independent ?? false })
+      : parseJsonlHistoryWithLines(text, file);
   if (format === "edn" && !opts.independent) {
     // A read invoked with [k nil] is jepsen.independent's: judged whole, every key would be one register.
     const tupleRead = history.find((e) => e.type === "invoke" && e.f === "read" && e.process !== "nemesis" && Array.isArray(e.value) && e.value.length === 2);

@@ -34,6 +34,9 @@ export class SweepCancelled extends Error {
   }
 }
 
+/** Chunks posted to a worker before it answers: 2 keeps it busy across one round trip. */
+const JOBS_AHEAD = 2;
+
 type Job = ToWorker & { resolve: (r: SeedResult[]) => void; reject: (e: Error) => void };
 
 /**
@@ -44,9 +47,9 @@ type Job = ToWorker & { resolve: (r: SeedResult[]) => void; reject: (e: Error) =
  */
 export class SweepPool {
   private readonly threads: Worker[] = [];
-  private readonly idle: Worker[] = [];
   private readonly queue: Job[] = [];
-  private readonly running = new Map<Worker, Job>();
+  /** Jobs posted to each worker, oldest first (a worker answers in the order it was asked). */
+  private readonly running = new Map<Worker, Job[]>();
   private nextJobId = 1;
   private failure: Error | undefined;
 
@@ -63,7 +66,7 @@ export class SweepPool {
         if (code !== 0 && !this.closed) this.fail(new Error(`sweep worker exited with code ${code}`));
       });
       this.threads.push(w);
-      this.idle.push(w);
+      this.running.set(w, []);
     }
   }
 
@@ -143,21 +146,29 @@ export class SweepPool {
     });
   }
 
+  /**
+   * Hand out queued jobs, up to JOBS_AHEAD per worker: a worker that finishes a chunk
+   * starts its next one at once, without waiting for this thread to read the answer and
+   * post more (under load this thread may not run for milliseconds).
+   */
   private pump(): void {
-    while (this.idle.length > 0 && this.queue.length > 0) {
-      const w = this.idle.pop()!;
-      const job = this.queue.shift()!;
-      this.running.set(w, job);
-      const { resolve: _r, reject: _j, ...msg } = job;
-      w.postMessage(msg as ToWorker);
+    for (let depth = 1; depth <= JOBS_AHEAD && this.queue.length > 0; depth++) {
+      for (const w of this.threads) {
+        const posted = this.running.get(w)!;
+        if (posted.length >= depth || this.queue.length === 0) continue;
+        const job = this.queue.shift()!;
+        posted.push(job);
+        const { resolve: _r, reject: _j, ...msg } = job;
+        w.postMessage(msg as ToWorker);
+      }
     }
   }
 
   private onMessage(w: Worker, m: FromWorker): void {
-    const job = this.running.get(w);
+    const posted = this.running.get(w);
+    const job = posted?.[0];
     if (!job || job.jobId !== m.jobId) return;
-    this.running.delete(w);
-    this.idle.push(w);
+    posted.shift();
     if (m.type === "done") job.resolve(m.results);
     else {
       const e = fromWire(m.error);
@@ -171,8 +182,8 @@ export class SweepPool {
   private fail(e: Error): void {
     if (this.failure) return;
     this.failure = e;
-    for (const job of [...this.running.values(), ...this.queue]) job.reject(e);
-    this.running.clear();
+    for (const job of [...[...this.running.values()].flat(), ...this.queue]) job.reject(e);
+    for (const posted of this.running.values()) posted.length = 0;
     this.queue.length = 0;
   }
 }
