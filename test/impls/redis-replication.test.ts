@@ -18,7 +18,7 @@ function world() {
   sim.addProcess("redis-primary", "server", {}, keep("redis-primary", redisServer({ ...common, role: "primary", replicaIds: ["redis-replica-1"] })));
   sim.addProcess("redis-replica-1", "server", {}, keep("redis-replica-1", redisServer({ ...common, role: "replica", primaryId: "redis-primary" })));
   let sentinel: Sentinel | undefined;
-  const sf = sentinelNode({ primaryId: "redis-primary", replicaIds: ["redis-replica-1"], downAfterMs: 300, pingIntervalMs: 50 });
+  const sf = sentinelNode({ primaryId: "redis-primary", replicaIds: ["redis-replica-1"], downAfterMs: 300, pingIntervalMs: 50, failoverVoteMs: 0, infoIntervalMs: 0 }); // instant switch: this file tests replication, not failover timing
   sim.addProcess("sentinel", "server", {}, (ctx, r) => (sentinel = sf(ctx, r) as Sentinel));
   const client = sim.addProcess("c1", "client", {}, () => ({}));
   const conn = new SentinelConnection(client, "sentinel", 50);

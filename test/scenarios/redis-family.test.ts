@@ -145,7 +145,7 @@ describe("redis-failover and redis-fenced scenarios, own seed", () => {
     const r = runScenario(short, short.seed);
     expect(runCheckers(r.history, checkContextFor(short)).outcome).toBe("safe");
     // With the sentinel's vote and INFO wait set to zero (the model before), it was unsafe.
-    const instant = { ...short, designOptions: { ...short.designOptions, failoverVoteMs: 0, sentinelInfoMs: 0 } };
+    const instant = { ...short, designOptions: { ...(short.designOptions as Record<string, unknown>), failoverVoteMs: 0, sentinelInfoMs: 0 } };
     const ri = runScenario(instant, instant.seed);
     expect(runCheckers(ri.history, checkContextFor(instant)).outcome).toBe("unsafe");
   });
