@@ -59,13 +59,14 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
         const h = hs[i]!;
         // Holds are half-open, [start, end): one whose lapse came with its acquire-ok (a
         // library that returned an already-expired lock, and a client that did nothing
-        // with it) was held at no instant, so it overlaps nothing.
-        if (h.endUs <= h.startUs) {
+        // with it) was held at no instant, so it overlaps nothing. A hold still open when
+        // the history ends is held from then on, however late it started.
+        if (h.endUs <= h.startUs && h.endedBy !== "end-of-history") {
           holdsSwept++;
           continue;
         }
         // Holds that ended by the time this one starts are over for every later one too.
-        while (active.size > 0 && active.peek()!.endUs <= h.startUs) {
+        while (active.size > 0 && endKeyUs(active.peek()!) <= h.startUs) {
           if (++steps > stepsMax) break sweep;
           const a = active.pop()!;
           activeByProcess.set(a.process, activeByProcess.get(a.process)! - 1);
@@ -76,7 +77,7 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
           for (let j = 0; j < i && overlaps.length < WITNESSES_MAX; j++) {
             if (++steps > stepsMax) break sweep;
             const a = hs[j]!;
-            if (a.endUs <= h.startUs || a.process === h.process) continue;
+            if (endKeyUs(a) <= h.startUs || a.process === h.process) continue;
             overlaps.push(overlapOf(lock, a, h));
           }
         }
@@ -133,6 +134,15 @@ function overlapOf(lock: string, a: Hold, h: Hold): Overlap {
   };
 }
 
+/**
+ * When a hold stops counting: a hold still open when the history ends never does (its
+ * endUs is the last event's time only for reports), so a grant at that very instant
+ * overlaps it.
+ */
+function endKeyUs(h: Hold): number {
+  return h.endedBy === "end-of-history" ? Infinity : h.endUs;
+}
+
 /** A binary min-heap of holds by end time. */
 class EndHeap {
   private readonly a: Hold[] = [];
@@ -148,7 +158,7 @@ class EndHeap {
     let i = a.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (a[p]!.endUs <= h.endUs) break;
+      if (endKeyUs(a[p]!) <= endKeyUs(h)) break;
       a[i] = a[p]!;
       i = p;
     }
@@ -164,8 +174,8 @@ class EndHeap {
         const l = 2 * i + 1;
         if (l >= a.length) break;
         const r = l + 1;
-        const c = r < a.length && a[r]!.endUs < a[l]!.endUs ? r : l;
-        if (a[c]!.endUs >= last.endUs) break;
+        const c = r < a.length && endKeyUs(a[r]!) < endKeyUs(a[l]!) ? r : l;
+        if (endKeyUs(a[c]!) >= endKeyUs(last)) break;
         a[i] = a[c]!;
         i = c;
       }

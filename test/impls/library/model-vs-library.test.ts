@@ -20,6 +20,10 @@ const safetyOf = (outcome: string): Safety => (outcome === "liveness-loss" ? "sa
 const KNOWN: Record<string, { safety: Safety; why: string }> = {
   "redlock-slow-acquire-seed@redlock-v4": { safety: "safe", why: "the scenario runs the model's seed-000 variant (no drift term, no re-check of validity); node-redlock always subtracts the drift and re-checks expiration > Date.now(), so the slow majority is refused" },
   "redlock-slow-acquire-seed@redlock-v5": { safety: "safe", why: "as for v4: the v5 line also subtracts the drift and refuses an expired attempt" },
+  "redlock-v5-acquire-pause-unchecked@redlock-v4": { safety: "safe", why: "the pause is set off by c1's acquire invoke: the model's client has its SETs on the wire in that same event, a library's async acquire has not sent them yet, so c1 pauses before voting and acquires only after c2 released (and v4 would refuse an expired lock anyway)" },
+  "redlock-v5-acquire-pause-unchecked@redlock-v5": { safety: "safe", why: "as for v4: the pause lands before the library's SETs leave, so no expired lock is ever returned; v5's expired-lock return is shown by the model variant (test/impls/redlock-v5.test.ts), after node-redlock v5.0.0-beta.2 src/index.ts" },
+  "redlock-v5-using-partition-signal@redlock-v4": { safety: "safe", why: "designOptions.using is the model variant's using() routine; a library run's caller is the plain acquire/work/release loop, which checks validity before the write and skips it" },
+  "redlock-v5-using-partition-signal@redlock-v5": { safety: "safe", why: "as for v4: the library harness does not drive the library's using(), so no routine trusts the abort signal" },
   "redlock-extend-miss@redlock-v5": { safety: "safe", why: "the v5 line's extend does not share acquire's loop: a missed extension attempt does not unlock every node, so c2 never finds them free while c1 still believes" },
 };
 
