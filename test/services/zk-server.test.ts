@@ -26,6 +26,13 @@ function openSession(c: ZkCluster, leader: string, client = "c1"): number {
   return (r as { sessionId: number }).sessionId;
 }
 
+/** An elected cluster with two open sessions (c1's and c2's), where most tests start. */
+function twoSessions(): { c: ZkCluster; leader: string; s1: number; s2: number } {
+  const c = new ZkCluster();
+  const leader = c.elect();
+  return { c, leader, s1: openSession(c, leader, "c1"), s2: openSession(c, leader, "c2") };
+}
+
 describe("Raft-ZK server: requests", () => {
   it("a follower answers not-leader naming the leader; the leader opens a session whose id is its zxid", () => {
     const c = new ZkCluster();
@@ -196,10 +203,7 @@ describe("Raft-ZK server: session expiry on the leader's clock", () => {
 
 describe("Raft-ZK server: watches", () => {
   it("a data watch set by get fires once on a change and once on a delete; awaitWatch waits for it", () => {
-    const c = new ZkCluster();
-    const leader = c.elect();
-    const s1 = openSession(c, leader, "c1");
-    const s2 = openSession(c, leader, "c2");
+    const { c, leader, s1, s2 } = twoSessions();
     c.ask(leader, create(s1, "/n"));
     c.ask(leader, { kind: "get", sessionId: s2, path: "/n", watch: true }, 1000, "c2");
     const waiting = c.send(leader, { kind: "awaitWatch", sessionId: s2, path: "/n" }, 3000, "c2");
@@ -220,10 +224,7 @@ describe("Raft-ZK server: watches", () => {
   });
 
   it("exists watches a creation; getChildren watches children; a child's data change does not fire the parent's", () => {
-    const c = new ZkCluster();
-    const leader = c.elect();
-    const s1 = openSession(c, leader, "c1");
-    const s2 = openSession(c, leader, "c2");
+    const { c, leader, s1, s2 } = twoSessions();
     c.ask(leader, create(s1, "/p/a"));
     c.ask(leader, { kind: "exists", sessionId: s2, path: "/p/new", watch: true }, 1000, "c2");
     c.ask(leader, { kind: "getChildren", sessionId: s2, path: "/p", watch: true }, 1000, "c2");
@@ -238,10 +239,7 @@ describe("Raft-ZK server: watches", () => {
   });
 
   it("a watch is dropped with its session: its awaitWatch is told none", () => {
-    const c = new ZkCluster();
-    const leader = c.elect();
-    const s1 = openSession(c, leader, "c1");
-    const s2 = openSession(c, leader, "c2");
+    const { c, leader, s1, s2 } = twoSessions();
     c.ask(leader, create(s1, "/n"));
     c.ask(leader, { kind: "get", sessionId: s2, path: "/n", watch: true }, 1000, "c2");
     c.ask(leader, { kind: "closeSession", sessionId: s2 }, 1000, "c2");
@@ -366,10 +364,7 @@ describe("Raft-ZK server: what it records and edge cases", () => {
   });
 
   it("watches: a get without watch sets none; the same watch set twice fires once; another client's watch is not ours", () => {
-    const c = new ZkCluster();
-    const leader = c.elect();
-    const s1 = openSession(c, leader, "c1");
-    const s2 = openSession(c, leader, "c2");
+    const { c, leader, s1, s2 } = twoSessions();
     c.ask(leader, create(s1, "/n"));
     c.ask(leader, { kind: "get", sessionId: s2, path: "/n", watch: false }, 1000, "c2");
     c.ask(leader, { kind: "set", sessionId: s1, path: "/n", data: "x", version: -1 });
@@ -384,10 +379,7 @@ describe("Raft-ZK server: what it records and edge cases", () => {
   });
 
   it("a data watch is not fired by a child event, and a fired, undelivered watch keeps its first event", () => {
-    const c = new ZkCluster();
-    const leader = c.elect();
-    const s1 = openSession(c, leader, "c1");
-    const s2 = openSession(c, leader, "c2");
+    const { c, leader, s1, s2 } = twoSessions();
     c.ask(leader, create(s1, "/p"));
     c.ask(leader, { kind: "get", sessionId: s2, path: "/p", watch: true }, 1000, "c2");
     c.ask(leader, create(s1, "/p/child"));
@@ -406,10 +398,7 @@ describe("Raft-ZK server: what it records and edge cases", () => {
   });
 
   it("a waiting watch of a session that closes is dropped silently: its awaitWatch is never answered", () => {
-    const c = new ZkCluster();
-    const leader = c.elect();
-    const s1 = openSession(c, leader, "c1");
-    const s2 = openSession(c, leader, "c2");
+    const { c, leader, s1, s2 } = twoSessions();
     c.ask(leader, create(s1, "/n"));
     c.ask(leader, { kind: "get", sessionId: s2, path: "/n", watch: true }, 1000, "c2");
     const waiting = c.send(leader, { kind: "awaitWatch", sessionId: s2, path: "/n" }, 1000, "c2");
