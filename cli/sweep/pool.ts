@@ -48,7 +48,7 @@ type Job = ToWorker & { resolve: (r: SeedResult[]) => void; reject: (e: Error) =
 export class SweepPool {
   private readonly threads: Worker[] = [];
   private readonly queue: Job[] = [];
-  /** Jobs posted to each worker, oldest first (a worker answers in the order it was asked). */
+  /** Jobs posted to each worker and not yet answered, oldest first. */
   private readonly running = new Map<Worker, Job[]>();
   private nextJobId = 1;
   private failure: Error | undefined;
@@ -165,10 +165,12 @@ export class SweepPool {
   }
 
   private onMessage(w: Worker, m: FromWorker): void {
+    // Report jobs are async in the worker, so two posted ones can answer out of order:
+    // match by id, not by position (matching the oldest only left a job unanswered).
     const posted = this.running.get(w);
-    const job = posted?.[0];
-    if (!job || job.jobId !== m.jobId) return;
-    posted.shift();
+    const at = posted ? posted.findIndex((j) => j.jobId === m.jobId) : -1;
+    if (at < 0) return;
+    const job = posted!.splice(at, 1)[0]!;
     if (m.type === "done") job.resolve(m.results);
     else {
       const e = fromWire(m.error);

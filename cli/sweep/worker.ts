@@ -5,7 +5,8 @@ import { toWire, type FromWorker, type ToWorker } from "./protocol.js";
 
 /**
  * A sweep worker thread: it holds one scenario (from workerData) and runs the seeds
- * or writes the reports the main thread hands it, one job at a time.
+ * or writes the reports the main thread hands it. Up to two jobs are posted ahead
+ * (pool.ts); report jobs are async, so their answers can come out of order.
  */
 const scenario = (workerData as { scenario: Scenario }).scenario;
 const port = parentPort!;
