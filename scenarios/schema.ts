@@ -354,16 +354,23 @@ function parseWorkTime(f: Fields, name: string, dflt?: number): WorkTime {
       return { dist, ms: d.number("ms", { min: 0 }) };
     case "uniform": {
       const minMs = d.number("minMs", { min: 0 });
-      const maxMs = d.number("maxMs", { min: minMs });
+      const maxMs = atLeast(d, "maxMs", minMs, "minMs");
       return { dist, minMs, maxMs };
     }
     case "exponential": {
       const meanMs = d.number("meanMs", { min: 0.001 });
       // Bounded: an unbounded tail would let one hold outlast any run.
-      const maxMs = d.number("maxMs", { min: meanMs });
+      const maxMs = atLeast(d, "maxMs", meanMs, "meanMs");
       return { dist, meanMs, maxMs };
     }
   }
+}
+
+/** A number no smaller than a sibling field's value, the error naming that sibling. */
+function atLeast(f: Fields, name: string, lo: number, loName: string): number {
+  const v = f.obj[name];
+  if (typeof v === "number" && Number.isFinite(v) && v < lo) f.fail(name, `expected a number >= ${loName} (${lo})`);
+  return f.number(name, { min: lo });
 }
 
 const LINK_FIELDS = ["from", "to", "bothWays", "latencyUsBase", "latencyUsJitter", "lossRate", "duplicateRate", "note"];
