@@ -4,6 +4,7 @@ import { drawWorkMs, scaleWorkTime, workTimeMeanMs, type WorkTime } from "../../
 import { parseScenario } from "../../scenarios/schema.js";
 import { runScenario } from "../../sim/runner.js";
 import { historyToJsonl, type HistoryEvent } from "../../sim/history.js";
+import { scaleScenario } from "../../real/time-scale.js";
 
 /** n draws of `w` from one seeded stream. */
 function draws(w: WorkTime, n: number, seed = "work-time-test"): number[] {
@@ -72,6 +73,14 @@ describe("work-time draws follow their distribution", () => {
     expect(scaleWorkTime({ dist: "uniform", minMs: 10, maxMs: 200 }, half)).toEqual({ dist: "uniform", minMs: 5, maxMs: 100 });
     expect(scaleWorkTime({ dist: "exponential", meanMs: 50, maxMs: 2000 }, half)).toEqual({ dist: "exponential", meanMs: 25, maxMs: 1000 });
     expect(scaleWorkTime({ dist: "fixed", ms: 8 }, half)).toEqual({ dist: "fixed", ms: 4 });
+    const s = parseScenario(
+      { ...scenarioRaw(), clients: [{ id: "c1", workMs: { dist: "uniform", minMs: 10, maxMs: 200 } }, { id: "c2" }], workload: { ttlMs: 1000, workMs: { dist: "exponential", meanMs: 50, maxMs: 2000 } } },
+      "s.json",
+    );
+    const t = scaleScenario(s, 0.5);
+    expect(t.clients[0]!.workMs).toEqual({ dist: "uniform", minMs: 5, maxMs: 100 });
+    expect("workMs" in t.clients[1]!).toBe(false);
+    expect(t.workload.workMs).toEqual({ dist: "exponential", meanMs: 25, maxMs: 1000 });
   });
 });
 
