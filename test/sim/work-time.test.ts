@@ -144,6 +144,27 @@ describe("per-client work times in a run", () => {
     expect(workTimes(b, "c1").slice(0, 10)).not.toEqual(workTimes(runScenario(scenario, 7).history, "c1").slice(0, 10));
   });
 
+  it("a restarted client draws afresh rather than repeating its first life's work times", () => {
+    const s = parseScenario(
+      {
+        ...scenarioRaw(),
+        durationMs: 4000,
+        clients: [{ id: "c1", workMs: { dist: "uniform", minMs: 10, maxMs: 200 } }],
+        // A short TTL: the crashed client's lock expires soon after its restart.
+        workload: { ttlMs: 300, thinkMs: 5, thinkJitterMs: 0 },
+        faults: [{ kind: "crash", atMs: 2000, target: "c1", durationMs: 100 }],
+      },
+      "r.json",
+    );
+    const h = runScenario(s, 1).history;
+    const restartUs = h.find((e) => e.process === "nemesis" && e.timeUs > 2000_000)!.timeUs;
+    const first = workTimes(h.filter((e) => e.timeUs < restartUs), "c1");
+    const second = workTimes(h.filter((e) => e.timeUs > 2100_000), "c1");
+    expect(first.length).toBeGreaterThan(3);
+    expect(second.length).toBeGreaterThan(3);
+    expect(second.slice(0, 3)).not.toEqual(first.slice(0, 3));
+  });
+
   it("drawing work times leaves the client's other dice alone: with fixed times everywhere, think jitter and lock picks fall as with plain numbers", () => {
     const plain = parseScenario({ ...scenarioRaw(), clients: 2, workload: { ttlMs: 5000, workMs: 20, locks: ["a", "b"] } }, "p.json");
     const asDist = parseScenario({ ...scenarioRaw(), clients: [{ id: "c1", workMs: { dist: "fixed", ms: 20 } }, { id: "c2" }], workload: { ttlMs: 5000, workMs: { dist: "fixed", ms: 20 }, locks: ["a", "b"] } }, "d.json");
