@@ -7,10 +7,12 @@
 // would only load the machine. The factor and the lists go into results.json.
 import { InputError } from "../sim/errors.js";
 import type { Scenario } from "../scenarios/schema.js";
+import { scaleWorkTime } from "../sim/work-time.js";
 
 export const SCALED_FIELDS = [
   "durationMs",
   "clients[].startMs",
+  "clients[].workMs",
   "workload.ttlMs",
   "workload.waitMs",
   "workload.workMs",
@@ -61,12 +63,16 @@ export function scaleScenario(s: Scenario, factor: number): Scenario {
   return {
     ...s,
     durationMs: ms(s.durationMs, factor),
-    clients: s.clients.map((c) => ({ ...c, startMs: ms(c.startMs, factor) })),
+    clients: s.clients.map((c) => ({
+      ...c,
+      startMs: ms(c.startMs, factor),
+      ...(c.workMs !== undefined ? { workMs: scaleWorkTime(c.workMs, (v) => ms(v, factor)) } : {}),
+    })),
     workload: {
       ...w,
       ttlMs,
       waitMs: ms(w.waitMs, factor),
-      workMs: ms(w.workMs, factor),
+      workMs: scaleWorkTime(w.workMs, (v) => ms(v, factor)),
       thinkMs: ms(w.thinkMs, factor),
       thinkJitterMs: ms(w.thinkJitterMs, factor),
       extendTtlMs: wholeMs(w.extendTtlMs, factor),

@@ -5,6 +5,7 @@ import { DRAIN_MS, EVENTS_MAX_CEILING, SIM_TIME_MS_MAX_CEILING, SIM_TIME_MS_MAX_
 /** A scenario's clients, by count or by list (each is a simulated process and its history). */
 export const CLIENTS_MAX = 1000;
 import type { EventType } from "../sim/history.js";
+import { WORK_DISTS, WORK_DIST_FIELDS, type WorkTime } from "../sim/work-time.js";
 
 /**
  * The scenario file format (JSON). See docs/scenarios.md for the field-by-field
@@ -63,14 +64,16 @@ export interface ClientSpec {
   startMs: number;
   /** Stop after this many acquisitions (default: run until the scenario's end). */
   opsMax?: number;
+  /** This client's work time, instead of the workload's (a number or a distribution). */
+  workMs?: WorkTime;
 }
 
 export interface WorkloadSpec {
   locks: string[];
   ttlMs: number;
   waitMs: number;
-  /** Time between the read and the write of the critical section, ms. */
-  workMs: number;
+  /** Time between the read and the write of the critical section, ms, or a distribution drawn per hold. */
+  workMs: WorkTime;
   /** Pause between iterations, ms, plus up to thinkJitterMs at random. */
   thinkMs: number;
   thinkJitterMs: number;
@@ -246,7 +249,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     locks: w.stringArray("locks", ["order:123"]),
     ttlMs: w.number("ttlMs", { min: 1, integer: true }),
     waitMs: w.number("waitMs", { min: 0, dflt: 0 }),
-    workMs: w.number("workMs", { min: 0, dflt: 5 }),
+    workMs: parseWorkTime(w, "workMs", 5),
     thinkMs: w.number("thinkMs", { min: 0, dflt: 10 }),
     thinkJitterMs: w.number("thinkJitterMs", { min: 0, dflt: 10 }),
     fencing: w.boolean("fencing", false),
@@ -324,12 +327,50 @@ function parseClients(f: Fields): ClientSpec[] {
   if (list.length > CLIENTS_MAX) throw new InputError(f.file, f.field("clients"), `expected at most ${CLIENTS_MAX} clients, got a list of ${list.length}`);
   const seen = new Set<string>();
   return list.map((x, i) => {
-    const cf = f.item("clients", i, x).only(["id", "startMs", "opsMax"]);
+    const cf = f.item("clients", i, x).only(["id", "startMs", "opsMax", "workMs"]);
     const id = cf.string("id");
     if (seen.has(id)) cf.fail("id", "expected a unique client id");
     seen.add(id);
-    return { id, startMs: cf.number("startMs", { min: 0, dflt: 0 }), opsMax: cf.optNumber("opsMax", { integer: true, min: 1 }) };
+    const c: ClientSpec = { id, startMs: cf.number("startMs", { min: 0, dflt: 0 }), opsMax: cf.optNumber("opsMax", { integer: true, min: 1 }) };
+    // Set only when given, so a scenario without it parses to the same object as before.
+    if (cf.has("workMs")) c.workMs = parseWorkTime(cf, "workMs");
+    return c;
   });
+}
+
+const WORK_TIME_EXAMPLE = '{"dist": "uniform", "minMs": 10, "maxMs": 200}';
+
+/** `workMs`: ms as a number, or a distribution object ({dist: fixed | uniform | exponential, ...}). */
+function parseWorkTime(f: Fields, name: string, dflt?: number): WorkTime {
+  const v = f.obj[name];
+  if (v === undefined && dflt !== undefined) return dflt;
+  if (typeof v === "number") return f.number(name, { min: 0 });
+  if (typeof v !== "object" || v === null || Array.isArray(v)) f.fail(name, `expected a number >= 0 or a distribution object, e.g. ${WORK_TIME_EXAMPLE}`);
+  const d = f.object(name);
+  const dist = d.oneOf("dist", WORK_DISTS);
+  d.only(["dist", ...WORK_DIST_FIELDS[dist]]);
+  switch (dist) {
+    case "fixed":
+      return { dist, ms: d.number("ms", { min: 0 }) };
+    case "uniform": {
+      const minMs = d.number("minMs", { min: 0 });
+      const maxMs = atLeast(d, "maxMs", minMs, "minMs");
+      return { dist, minMs, maxMs };
+    }
+    case "exponential": {
+      const meanMs = d.number("meanMs", { min: 0.001 });
+      // Bounded: an unbounded tail would let one hold outlast any run.
+      const maxMs = atLeast(d, "maxMs", meanMs, "meanMs");
+      return { dist, meanMs, maxMs };
+    }
+  }
+}
+
+/** A number no smaller than a sibling field's value, the error naming that sibling. */
+function atLeast(f: Fields, name: string, lo: number, loName: string): number {
+  const v = f.obj[name];
+  if (typeof v === "number" && Number.isFinite(v) && v < lo) f.fail(name, `expected a number >= ${loName} (${lo})`);
+  return f.number(name, { min: lo });
 }
 
 const LINK_FIELDS = ["from", "to", "bothWays", "latencyUsBase", "latencyUsJitter", "lossRate", "duplicateRate", "note"];

@@ -3,6 +3,8 @@ import type { ProcessContext } from "./simulation.js";
 import type { ClientSpec, WorkloadSpec } from "../scenarios/schema.js";
 import type { Grant, LockClient } from "../impls/types.js";
 import { RESOURCE_ID } from "../impls/storage/resource.js";
+import { drawWorkMs, type WorkTime } from "./work-time.js";
+import type { Rng } from "./rng.js";
 
 /**
  * The client workload: acquire, read-modify-write the lock's counter on the storage
@@ -25,6 +27,11 @@ export interface WorkloadRun {
 
 export function* clientLoop(ctx: ProcessContext, locks: LockClient, run: WorkloadRun): Fiber<void> {
   const { spec, client } = run;
+  const workTime = client.workMs ?? spec.workMs;
+  // Work times are drawn from a stream of their own, forked by name (and incarnation, so a
+  // restarted client does not repeat its draws): the client's other dice (lock pick, think
+  // jitter) fall as they did before, and a number or a fixed draw takes nothing from it.
+  const work: Work = { time: workTime, rng: ctx.rng.fork(`work-time/${ctx.proc.incarnation}`) };
   if (client.startMs > 0) yield* ctx.sleep(client.startMs);
   let n = 0;
   while (ctx.monoUs() < run.endMonoUs && (client.opsMax === undefined || n < client.opsMax)) {
@@ -45,7 +52,7 @@ export function* clientLoop(ctx: ProcessContext, locks: LockClient, run: Workloa
       const held = { released: false };
       watchLapse(ctx, locks, g, grantId, held);
       if (spec.validityCheck === "none" || locks.holds(g)) {
-        yield* criticalSection(ctx, locks, spec, g, grantId);
+        yield* criticalSection(ctx, locks, spec, work, g, grantId);
       }
       ctx.record("invoke", "release", lock, { grantId });
       held.released = true;
@@ -62,7 +69,12 @@ export function* clientLoop(ctx: ProcessContext, locks: LockClient, run: Workloa
   }
 }
 
-function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: WorkloadSpec, g: Grant, grantId: string): Fiber<void> {
+interface Work {
+  time: WorkTime;
+  rng: Rng;
+}
+
+function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: WorkloadSpec, work: Work, g: Grant, grantId: string): Fiber<void> {
   const lock = g.lock;
   const tok = g.token !== undefined ? { token: g.token } : {};
   // The owner check sends the grant's random value to the storage (kept out of the history).
@@ -75,7 +87,8 @@ function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: Workload
   }
   const counter = rd.reply.counter as number;
   ctx.record("ok", "read", lock, { counter });
-  if (spec.workMs > 0) yield* ctx.sleep(spec.workMs);
+  const workMs = drawWorkMs(work.time, () => work.rng.float());
+  if (workMs > 0) yield* ctx.sleep(workMs);
   if (spec.extendTtlMs > 0) {
     ctx.record("invoke", "extend", lock, { grantId, ttlMs: spec.extendTtlMs });
     const ex = yield* locks.extend(g, spec.extendTtlMs);

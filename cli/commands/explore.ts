@@ -21,6 +21,7 @@ import { printableLines } from "../printable.js";
 import { checkOutputDir } from "../safe-write.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../check-context.js";
+import { describeWorkTime } from "../../sim/work-time.js";
 import { buildRecord } from "../artifacts.js";
 import { explainCounterexample, failureSignature, likeShipped, lockIdentity, type FailureSignature } from "../../reports/counterexample-story.js";
 
@@ -168,6 +169,6 @@ export function shippedSignatures(lock: string): Array<{ name: string; sig: Fail
 
 function workloadDiff(base: Scenario, s: Scenario): string {
   const d: string[] = [];
-  for (const k of ["ttlMs", "workMs", "thinkMs"] as const) if (s.workload[k] !== base.workload[k]) d.push(`${k} ${s.workload[k]} (base ${base.workload[k]})`);
+  for (const k of ["ttlMs", "workMs", "thinkMs"] as const) if (s.workload[k] !== base.workload[k]) d.push(`${k} ${describeWorkTime(s.workload[k])} (base ${describeWorkTime(base.workload[k])})`);
   return d.length > 0 ? d.join(", ") : "as the base";
 }

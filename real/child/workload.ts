@@ -8,6 +8,7 @@
 // client's clock passed it (real/history.ts), as the simulator does even during a pause.
 import seedrandom from "seedrandom";
 import type { ClientSpec, WorkloadSpec } from "../../scenarios/schema.js";
+import { drawWorkMs } from "../../sim/work-time.js";
 import type { DriverLink } from "./link.js";
 import { sleepMs, type RealGrant, type RealLockClient } from "./lock-client.js";
 
@@ -27,6 +28,8 @@ const ITERATIONS_MAX = 1_000_000;
 export async function clientLoop(env: LoopEnv): Promise<number> {
   const { link, locks, spec, client } = env;
   const rng = seedrandom(env.seed);
+  // A stream of its own, as in the simulator, so the other draws fall as without it.
+  const workRng = seedrandom(`${env.seed}/work-time`);
   const startUs = client.startMs * 1000;
   if (startUs > link.nowUs()) await sleepMs((startUs - link.nowUs()) / 1000);
   let n = 0;
@@ -46,7 +49,7 @@ export async function clientLoop(env: LoopEnv): Promise<number> {
         validityMs: round3(g.validityMs),
         ttlMs: g.ttlMs,
       });
-      if (locks.holds(g)) await criticalSection(env, g, grantId);
+      if (locks.holds(g)) await criticalSection(env, g, grantId, workRng);
       await link.record("invoke", "release", lock, { grantId });
       const rel = await locks.release(g);
       if (rel.outcome === "ok") await link.record("ok", "release", lock, { released: rel.released });
@@ -62,7 +65,7 @@ export async function clientLoop(env: LoopEnv): Promise<number> {
   return n;
 }
 
-async function criticalSection(env: LoopEnv, g: RealGrant, grantId: string): Promise<void> {
+async function criticalSection(env: LoopEnv, g: RealGrant, grantId: string, workRng: () => number): Promise<void> {
   const { link, locks, spec } = env;
   const lock = g.lock;
   const tok = g.token !== undefined ? { token: g.token } : {};
@@ -76,7 +79,8 @@ async function criticalSection(env: LoopEnv, g: RealGrant, grantId: string): Pro
   }
   const counter = rd.reply.counter as number;
   await link.record("ok", "read", lock, { counter });
-  if (spec.workMs > 0) await sleepMs(spec.workMs);
+  const workMs = drawWorkMs(env.client.workMs ?? spec.workMs, workRng);
+  if (workMs > 0) await sleepMs(workMs);
   if (spec.extendTtlMs > 0) {
     await link.record("invoke", "extend", lock, { grantId, ttlMs: spec.extendTtlMs });
     const ex = await locks.extend(g, spec.extendTtlMs);
