@@ -297,6 +297,8 @@ export const DEBATE: DebateRound[] = [
           { scenario: "redlock-acquire-pause", shows: "the second clock read catches the pause: the client does not use the lock", supportedBy: ["safe"] },
           { scenario: "redlock-slow-acquire", shows: "replies so slow that the elapsed time eats the validity: the client gives up", supportedBy: ["safe"], testedBy: "refusal" },
           { scenario: "redlock-slow-acquire-seed", shows: "a client loop without the drift term accepts a lock with 5 ms left: two holders — the check must be done right", supportedBy: ["unsafe"] },
+          { scenario: "redlock-v5-acquire-pause", shows: "node-redlock v5 skips step 3's second clock read and returns the expired lock; the caller's own validity check stands in for it", supportedBy: ["safe"] },
+          { scenario: "redlock-v5-acquire-pause-unchecked", shows: "the same v5 lock with a caller that does not check: two holders — step 3 is the client's, and a library can leave it out", supportedBy: ["unsafe"] },
         ],
       },
     ],
