@@ -1,4 +1,5 @@
 import { InputError } from "../../sim/errors.js";
+import { parseScenario } from "../../scenarios/schema.js";
 
 /** Run `f`, which must throw an InputError; return it (any other outcome fails the test). */
 export function inputErrorOf(f: () => unknown): InputError {
@@ -9,4 +10,20 @@ export function inputErrorOf(f: () => unknown): InputError {
     throw e;
   }
   throw new Error("expected an InputError");
+}
+
+/** The smallest scenario parseScenario accepts: tests spread it and break one field. */
+export const MINIMAL_SCENARIO = {
+  name: "t",
+  story: "a story",
+  design: "redis-setnx",
+  expect: "safe",
+  durationMs: 1000,
+  clients: 2,
+  workload: { ttlMs: 1000 },
+} as const;
+
+/** The InputError parseScenario gives for `raw`, read as if from bad.json. */
+export function scenarioErrorOf(raw: unknown): InputError {
+  return inputErrorOf(() => parseScenario(raw, "bad.json"));
 }

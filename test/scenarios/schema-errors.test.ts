@@ -5,20 +5,11 @@ import { join } from "node:path";
 import { parseScenario } from "../../scenarios/schema.js";
 import { loadScenario, loadScenarioFile, allScenarios } from "../../scenarios/index.js";
 import { runScenario } from "../../sim/runner.js";
-import { InputError } from "../../sim/errors.js";
-import { inputErrorOf } from "../helpers/input-error.js";
+import { MINIMAL_SCENARIO, scenarioErrorOf } from "../helpers/input-error.js";
 
-const good = {
-  name: "t",
-  story: "a story",
-  design: "redis-setnx",
-  expect: "safe",
-  durationMs: 1000,
-  clients: 2,
-  workload: { ttlMs: 1000 },
-};
+const good = MINIMAL_SCENARIO;
 
-const errorOf = (raw: unknown): InputError => inputErrorOf(() => parseScenario(raw, "bad.json"));
+const errorOf = scenarioErrorOf;
 
 describe("scenario validation", () => {
   it("accepts a minimal file and fills defaults", () => {

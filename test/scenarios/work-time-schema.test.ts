@@ -1,22 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parseScenario } from "../../scenarios/schema.js";
-import { InputError } from "../../sim/errors.js";
-import { inputErrorOf } from "../helpers/input-error.js";
+import { MINIMAL_SCENARIO, scenarioErrorOf } from "../helpers/input-error.js";
 
 /** workMs as a distribution, on the workload and on a client: accepted forms and one-line errors. */
-const good = {
-  name: "t",
-  story: "a story",
-  design: "redis-setnx",
-  expect: "safe",
-  durationMs: 1000,
-  clients: 2,
-  workload: { ttlMs: 1000 },
-};
+const good = MINIMAL_SCENARIO;
 const withClientWork = (workMs: unknown) => ({ ...good, clients: [{ id: "c1" }, { id: "c2", workMs }] });
 const withWork = (workMs: unknown) => ({ ...good, workload: { ttlMs: 1000, workMs } });
 
-const errorOf = (raw: unknown): InputError => inputErrorOf(() => parseScenario(raw, "bad.json"));
+const errorOf = scenarioErrorOf;
 
 describe("workMs distributions in scenario files", () => {
   it("accepts a number, each distribution, and a client's own workMs; a client without one has no workMs field", () => {
