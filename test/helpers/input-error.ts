@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { InputError } from "../../sim/errors.js";
 import { parseScenario } from "../../scenarios/schema.js";
 
@@ -26,4 +27,13 @@ export const MINIMAL_SCENARIO = {
 /** The InputError parseScenario gives for `raw`, read as if from bad.json. */
 export function scenarioErrorOf(raw: unknown): InputError {
   return inputErrorOf(() => parseScenario(raw, "bad.json"));
+}
+
+/** The shape every scenario input error has: bad.json, the field's path, the message, one line. */
+export function expectScenarioError(e: InputError, field: string, message: RegExp): void {
+  expect(e.file).toBe("bad.json");
+  expect(e.field).toBe(field);
+  expect(e.message).toMatch(message);
+  expect(e.message.startsWith(`bad.json: ${field}: `)).toBe(true);
+  expect(e.message).not.toMatch(/\n/);
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parseScenario } from "../../scenarios/schema.js";
 import { loadScenario, loadScenarioFile, allScenarios } from "../../scenarios/index.js";
 import { runScenario } from "../../sim/runner.js";
-import { MINIMAL_SCENARIO, scenarioErrorOf } from "../helpers/input-error.js";
+import { expectScenarioError, MINIMAL_SCENARIO, scenarioErrorOf } from "../helpers/input-error.js";
 
 const good = MINIMAL_SCENARIO;
 
@@ -32,11 +32,7 @@ describe("scenario validation", () => {
     [{ ...good, clients: [{ id: "c1" }, { id: "c1" }] }, "clients[1].id", /unique/],
     [{ ...good, name: "Has Spaces" }, "name", /lower-case/],
   ])("rejects a bad field with its path (%#)", (raw, field, message) => {
-    const e = errorOf(raw);
-    expect(e.file).toBe("bad.json");
-    expect(e.field).toBe(field);
-    expect(e.message).toMatch(message);
-    expect(e.message.startsWith(`bad.json: ${field}: `)).toBe(true);
+    expectScenarioError(errorOf(raw), field, message);
   });
 
   it("names unknown designs and processes at run time", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseScenario } from "../../scenarios/schema.js";
-import { MINIMAL_SCENARIO, scenarioErrorOf } from "../helpers/input-error.js";
+import { expectScenarioError, MINIMAL_SCENARIO, scenarioErrorOf } from "../helpers/input-error.js";
 
 /** workMs as a distribution, on the workload and on a client: accepted forms and one-line errors. */
 const good = MINIMAL_SCENARIO;
@@ -39,11 +39,6 @@ describe("workMs distributions in scenario files", () => {
     [withClientWork("fast"), "clients[1].workMs", /expected a number >= 0 or a distribution object/],
     [withClientWork({ dist: "exponential", meanMs: 50, maxMs: 100, minMs: 1 }), "clients[1].workMs.minMs", /unknown field; expected one of: dist, meanMs, maxMs/],
   ])("rejects a bad workMs with its path (%#)", (raw, field, message) => {
-    const e = errorOf(raw);
-    expect(e.file).toBe("bad.json");
-    expect(e.field).toBe(field);
-    expect(e.message).toMatch(message);
-    expect(e.message.startsWith(`bad.json: ${field}: `)).toBe(true);
-    expect(e.message).not.toMatch(/\n/);
+    expectScenarioError(errorOf(raw), field, message);
   });
 });
