@@ -148,10 +148,12 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     // With link faults, each client reaches each server through its own proxy in the driver.
     // Server↔server links (redis-failover's replication) are proxied from the start.
     const links = new ProxySet();
+    links.seed = `lockstep-real:${opts.seed}`;
     proxies = links;
     const runEndMs = s.durationMs + DRAIN_MS * plan.timeScale.factor;
     const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs }).then(async (started) => {
       if (plan.proxied) await links.addAll(s.clients.map((c) => c.id), started.map((r) => r.endpoint));
+      for (const c of plan.linkConditions) links.conditionsOf(c.from, c.to)?.setStanding(c.settings);
       return started;
     });
     serversReady.catch(() => {});
