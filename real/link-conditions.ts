@@ -29,6 +29,22 @@ export function nowUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 
+/**
+ * When TCP's retransmission gets bytes through a blackhole that healed at `healUs`: a segment
+ * first sent at `sentUs` is resent at sentUs + 200 ms, then 400 ms after that, 800 ms, … —
+ * the first resend at or after the heal is the one that arrives (and the bytes behind it
+ * follow). Past tcp_retries2 resends TCP would have given up; the heal time is returned then.
+ */
+export function retransmitAtUs(sentUs: number, healUs: number): number {
+  let atUs = sentUs + RTO_US_FIRST;
+  let rtoUs = RTO_US_FIRST * 2;
+  for (let k = 1; k < RESENDS_MAX && atUs < healUs; k++) {
+    atUs += rtoUs;
+    rtoUs = Math.min(rtoUs * 2, RTO_US_MAX);
+  }
+  return Math.max(atUs, healUs);
+}
+
 /** What is in force on one directed link; unset means loopback's own behaviour. */
 export interface LinkSettings {
   delayUsBase: number;
@@ -106,14 +122,16 @@ export class DelayLine {
     private readonly overflow: () => void,
   ) {}
 
-  push(b: Buffer): void {
+  /** `notBeforeUs`: the chunk may not go before then (bytes held by a cut wait for TCP's resend). */
+  push(b: Buffer, notBeforeUs = 0): void {
     if (this.closed) return;
     const c = this.conditions();
-    if (this.queue.length === 0 && (!c || !c.active)) {
+    const now = nowUs();
+    if (this.queue.length === 0 && (!c || !c.active) && notBeforeUs <= now) {
       this.write(b);
       return;
     }
-    const atUs = Math.max(nowUs() + (c ? c.holdUs() : 0), this.lastAtUs);
+    const atUs = Math.max(now + (c ? c.holdUs() : 0), this.lastAtUs, notBeforeUs);
     this.lastAtUs = atUs;
     this.queue.push({ atUs, b });
     if (this.queue.length > QUEUED_CHUNKS_MAX) return this.overflow();

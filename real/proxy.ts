@@ -7,7 +7,9 @@
 // TCP: nothing arrives, nothing is refused, the sender's kernel buffers and its library's
 // own timers decide what happens (a reset would be a different fault: a crash). When the link
 // heals the held bytes are delivered in order, as TCP's retransmission would, if both ends
-// are still there. A connection opened during a cut waits (accepted locally, not yet
+// are still there: not at the heal itself but at the first resend of the oldest held byte
+// after it (200 ms after it was sent, then 400, 800 ms … later: retransmitAtUs), since the
+// sender learns nothing of the heal until a resend gets through. A connection opened during a cut waits (accepted locally, not yet
 // connected upstream) until the heal. Held bytes are bounded: past HELD_BYTES_MAX per
 // connection both sides are destroyed (a connection that could not have survived anyway).
 //
@@ -15,7 +17,7 @@
 // delay or loss in force on the link they are written at once; otherwise each chunk is
 // released at its time, in order.
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { DelayLine, LinkConditions } from "./link-conditions.js";
+import { DelayLine, LinkConditions, nowUs, retransmitAtUs } from "./link-conditions.js";
 import { LOOPBACK } from "./servers/index.js";
 
 const HELD_BYTES_MAX = 16 << 20;
@@ -28,6 +30,9 @@ interface Pipe {
   heldUp: Buffer[];
   heldDown: Buffer[];
   heldBytes: number;
+  /** When the oldest byte a cut holds in each direction was sent (µs, CLOCK_MONOTONIC). */
+  heldUpSinceUs?: number;
+  heldDownSinceUs?: number;
   /** What passes, per direction, through the link's delay and loss. */
   lineUp?: DelayLine;
   lineDown?: DelayLine;
@@ -99,9 +104,9 @@ export class LinkProxy {
     return n;
   }
 
-  private send(p: Pipe, dir: "up" | "down", b: Buffer): void {
-    if (dir === "up") (p.lineUp ??= new DelayLine(() => this.condUp, (x) => p.server?.write(x), () => this.drop(p))).push(b);
-    else (p.lineDown ??= new DelayLine(() => this.condDown, (x) => p.client.write(x), () => this.drop(p))).push(b);
+  private send(p: Pipe, dir: "up" | "down", b: Buffer, notBeforeUs = 0): void {
+    if (dir === "up") (p.lineUp ??= new DelayLine(() => this.condUp, (x) => p.server?.write(x), () => this.drop(p))).push(b, notBeforeUs);
+    else (p.lineDown ??= new DelayLine(() => this.condDown, (x) => p.client.write(x), () => this.drop(p))).push(b, notBeforeUs);
   }
 
   private accept(client: Socket): void {
@@ -132,13 +137,25 @@ export class LinkProxy {
       return;
     }
     (dir === "up" ? p.heldUp : p.heldDown).push(b);
+    // Bytes that wait only for the upstream connection are not in a blackhole.
+    if (dir === "up" && this.cutUp) p.heldUpSinceUs ??= nowUs();
+    if (dir === "down" && this.cutDown) p.heldDownSinceUs ??= nowUs();
     p.heldBytes += b.length;
     if (p.heldBytes > HELD_BYTES_MAX) this.drop(p);
   }
 
   private flush(p: Pipe): void {
-    if (p.server && !this.cutUp) for (const b of p.heldUp.splice(0)) this.send(p, "up", b);
-    if (!this.cutDown) for (const b of p.heldDown.splice(0)) this.send(p, "down", b);
+    const now = nowUs();
+    if (p.server && !this.cutUp) {
+      const notBeforeUs = p.heldUpSinceUs === undefined ? 0 : retransmitAtUs(p.heldUpSinceUs, now);
+      p.heldUpSinceUs = undefined;
+      for (const b of p.heldUp.splice(0)) this.send(p, "up", b, notBeforeUs);
+    }
+    if (!this.cutDown) {
+      const notBeforeUs = p.heldDownSinceUs === undefined ? 0 : retransmitAtUs(p.heldDownSinceUs, now);
+      p.heldDownSinceUs = undefined;
+      for (const b of p.heldDown.splice(0)) this.send(p, "down", b, notBeforeUs);
+    }
     p.heldBytes = p.heldUp.reduce((n, b) => n + b.length, 0) + p.heldDown.reduce((n, b) => n + b.length, 0);
   }
 
