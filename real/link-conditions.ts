@@ -13,7 +13,8 @@
 //
 // Timing is on CLOCK_MONOTONIC (the driver's run clock is too); a timer that fires early is
 // re-armed, one that is due within a millisecond waits by setImmediate, so a chunk is never
-// released before its time and usually within ~1 ms after it.
+// released before its time, and late only by what the event loop adds (figures under load
+// in docs/real-mode.md). Cut links use retransmitAtUs for their held bytes (real/proxy.ts).
 import { Rng } from "../sim/rng.js";
 
 /** Linux's TCP_RTO_MIN: the first retransmission of a lost segment comes this long after it. */
@@ -136,10 +137,6 @@ export class DelayLine {
     this.queue.push({ atUs, b });
     if (this.queue.length > QUEUED_CHUNKS_MAX) return this.overflow();
     if (this.queue.length === 1) this.arm();
-  }
-
-  get queued(): number {
-    return this.queue.length;
   }
 
   private arm(): void {

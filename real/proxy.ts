@@ -9,8 +9,8 @@
 // heals the held bytes are delivered in order, as TCP's retransmission would, if both ends
 // are still there: not at the heal itself but at the first resend of the oldest held byte
 // after it (200 ms after it was sent, then 400, 800 ms … later: retransmitAtUs), since the
-// sender learns nothing of the heal until a resend gets through. A connection opened during a cut waits (accepted locally, not yet
-// connected upstream) until the heal. Held bytes are bounded: past HELD_BYTES_MAX per
+// sender learns nothing of the heal until a resend gets through. A connection opened during
+// a cut waits (accepted locally, not yet connected upstream) until the heal. Held bytes are bounded: past HELD_BYTES_MAX per
 // connection both sides are destroyed (a connection that could not have survived anyway).
 //
 // Bytes that pass go through a delay line per direction (real/link-conditions.ts): with no
@@ -90,18 +90,6 @@ export class LinkProxy {
   conditions(dir: "up" | "down"): LinkConditions {
     if (dir === "up") return (this.condUp ??= new LinkConditions(`${this.seed}/${this.clientId}>${this.serverId}`));
     return (this.condDown ??= new LinkConditions(`${this.seed}/${this.serverId}>${this.clientId}`));
-  }
-
-  /** The conditions of one direction, if any were ever set. */
-  conditionsIf(dir: "up" | "down"): LinkConditions | undefined {
-    return dir === "up" ? this.condUp : this.condDown;
-  }
-
-  /** Bytes still in the delay lines of every connection. */
-  get queuedChunks(): number {
-    let n = 0;
-    for (const p of this.pipes) n += (p.lineUp?.queued ?? 0) + (p.lineDown?.queued ?? 0);
-    return n;
   }
 
   private send(p: Pipe, dir: "up" | "down", b: Buffer, notBeforeUs = 0): void {
