@@ -119,7 +119,7 @@ export interface RealPlan {
   timeScale: TimeScale;
   /** Clients reach the servers through per-link TCP proxies (the scenario cuts, delays or loses client↔server links). */
   proxied: boolean;
-  /** Standing delay/loss per directed client↔server link (network.links, network.lossRate), in force from before t0. */
+  /** Standing delay/loss per directed client↔server link (network.links, network.lossRate), in force from t0 (not during set-up). */
   linkConditions: Array<{ from: string; to: string; settings: Partial<LinkSettings> }>;
 }
 
