@@ -44,6 +44,8 @@ export interface FaultLog {
   /** clock-jump of a redis-server: how it was performed (not a real clock), and the keys it moved. */
   emulated?: string;
   keys?: { shifted: number; deleted: number };
+  /** loss: chunks on its links that drew a loss, and the resends modelled (each one RTO late). */
+  loss?: { lostChunks: number; resends: number };
 }
 
 const STOP_CONFIRM_TRIES_MAX = 200;
@@ -154,7 +156,7 @@ export class RealFaults {
   private fire(pf: PlannedFault): Promise<FaultLog | undefined> {
     const k = pf.step.kind;
     const p =
-      k === "pause" ? this.pause(pf) : k === "crash" ? this.crash(pf) : k === "restart" ? this.restart(pf) : k === "clock-jump" ? this.clockJump(pf) : this.network(pf);
+      k === "pause" ? this.pause(pf) : k === "crash" ? this.crash(pf) : k === "restart" ? this.restart(pf) : k === "clock-jump" ? this.clockJump(pf) : k === "delay" || k === "loss" ? this.linkCondition(pf) : this.network(pf);
     const tracked = p.then(() => undefined, () => undefined);
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
@@ -222,6 +224,47 @@ export class RealFaults {
         log.resumedUs = now;
         this.history.nemesis(now, pf.step.kind, { phase: "end", step: pf.index, targets });
         for (const [a, b] of links) proxies.healLink(a, b);
+      });
+    }
+    return log;
+  }
+
+  /**
+   * delay/loss: the proxies' delay lines of its links add `extraMs` to every chunk, or draw
+   * losses at `lossRate` (each one an RTO late; real/link-conditions.ts), from now on; with a
+   * duration the links go back to their standing conditions when it has passed. Noted as
+   * sim/faults.ts notes them.
+   */
+  private async linkCondition(pf: PlannedFault): Promise<FaultLog | undefined> {
+    if (this.stopped || !this.proxies) return undefined;
+    const startUs = Math.max(0, this.clock.nowUs());
+    const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs: pf.step.durationMs ?? 0, startUs };
+    this.log.push(log);
+    const links = pf.links ?? [];
+    const conds = links.flatMap(([a, b]) => this.proxies!.conditionsOf(a, b) ?? []);
+    const before = conds.map((c) => [c.lostChunks, c.resends] as const);
+    const delay = pf.step.kind === "delay";
+    for (const c of conds) {
+      if (delay) c.extraUs = (pf.step.extraMs ?? 0) * 1000;
+      else c.lossOverride = pf.step.lossRate ?? 0;
+    }
+    log.stoppedUs = this.clock.nowUs();
+    const targets = [...new Set(links.flat())].sort();
+    const what = delay ? { extraMs: pf.step.extraMs } : { lossRate: pf.step.lossRate };
+    this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets, links, ...what, ...(pf.step.note ? { note: pf.step.note } : {}) });
+    const sumLoss = () => {
+      if (!delay) log.loss = { lostChunks: conds.reduce((n, c, i) => n + c.lostChunks - before[i]![0], 0), resends: conds.reduce((n, c, i) => n + c.resends - before[i]![1], 0) };
+    };
+    if (pf.step.durationMs !== undefined) {
+      this.after(startUs + pf.step.durationMs * 1000, () => {
+        const now = this.clock.nowUs();
+        log.resumedUs = now;
+        this.history.nemesis(now, pf.step.kind, { phase: "end", step: pf.index, targets });
+        for (const c of conds) {
+          if (delay) c.extraUs = 0;
+          else c.lossOverride = undefined;
+        }
+        sumLoss();
       });
     }
     return log;

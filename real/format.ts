@@ -30,6 +30,12 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
       lines.push(`  fault step ${f.step}: ${f.kind}${f.target !== "network" ? ` of ${f.target}` : ""} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies hold every byte${healed}`);
       continue;
     }
+    if (f.kind === "delay" || f.kind === "loss") {
+      const ended = f.resumedUs !== undefined ? `, ended after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", in force to the run's end";
+      const lost = f.loss ? ` (${f.loss.lostChunks} chunk(s) lost, ${f.loss.resends} resend(s) modelled)` : "";
+      lines.push(`  fault step ${f.step}: ${f.kind} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies ${f.kind === "delay" ? "delay every chunk" : "lose chunks TCP's way (late by an RTO)"}${lost}${ended}`);
+      continue;
+    }
     if (f.kind === "clock-jump") {
       const done = f.keys ? `emulated (${f.emulated}): ${f.keys.shifted} key TTL(s) shifted, ${f.keys.deleted} key(s) expired at once, in ${(((f.stoppedUs ?? f.startUs) - f.startUs) / 1000).toFixed(1)} ms` : "NOT applied";
       lines.push(`  fault step ${f.step}: clock-jump of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${done}`);

@@ -27,14 +27,17 @@
 //                                             in force before the clients start; on a client's
 //                                             acquire/release/extend invoke → a gate, so the cut is in
 //                                             force before the request leaves
-//   every other kind or trigger             → refused (crash/restart of a plain Redis, other clock faults, partitions,
-//                                             delays, loss; a trigger on an acquire/release/
+//   delay/loss of client↔server links,      → the same proxies' delay lines (real/link-conditions.ts), with the
+//     network.links, network.lossRate         same triggers as a cut; a loss is TCP's: the bytes come late (RTO), never not at all
+//   every other kind or trigger             → refused (crash/restart of a plain Redis, other clock faults, partitions
+//                                             of other links; a trigger on an acquire/release/
 //                                             extend invoke, whose request leaves inside the
 //                                             client library — a per-link proxy would be needed)
 import { InputError } from "../sim/errors.js";
 import type { EventType } from "../sim/history.js";
-import type { FaultStep, Scenario } from "../scenarios/schema.js";
+import { conditionLinks, type FaultStep, type Scenario } from "../scenarios/schema.js";
 import { designServerIds, planDesign, type RealDesignPlan } from "./designs.js";
+import type { LinkSettings } from "./link-conditions.js";
 import { RESOURCE_ID } from "./storage.js";
 import { scaleScenario, timeScaleInfo, type TimeScale } from "./time-scale.js";
 
@@ -61,7 +64,7 @@ export interface PlannedFault {
   links?: Array<[string, string]>;
 }
 
-const NETWORK_KINDS = new Set<FaultStep["kind"]>(["partition", "cut", "isolate", "heal"]);
+const NETWORK_KINDS = new Set<FaultStep["kind"]>(["partition", "cut", "isolate", "heal", "delay", "loss"]);
 
 /**
  * The directed links a network step cuts, each between a client and a server (the per-link
@@ -85,7 +88,7 @@ function linksOf(
   if (step.kind === "partition") {
     const g = step.groups!;
     for (let a = 0; a < g.length; a++) for (let b = 0; b < g.length; b++) if (a !== b && !(step.oneWay && b < a)) for (const x of g[a]!) for (const y of g[b]!) raw.push([x, y]);
-  } else if (step.kind === "cut") raw.push(...step.links!);
+  } else if (step.kind === "cut" || step.kind === "delay" || step.kind === "loss") raw.push(...step.links!);
   else if (step.kind === "isolate") for (const o of [...clients, ...servers]) if (o !== step.target) raw.push([step.target!, o], [o, step.target!]);
   const dropped = new Set<string>();
   const out: Array<[string, string]> = [];
@@ -114,8 +117,10 @@ export interface RealPlan {
   faults: PlannedFault[];
   notApplied: string[];
   timeScale: TimeScale;
-  /** Clients reach the servers through per-link TCP proxies (the scenario cuts client↔server links). */
+  /** Clients reach the servers through per-link TCP proxies (the scenario cuts, delays or loses client↔server links). */
   proxied: boolean;
+  /** Standing delay/loss per directed client↔server link (network.links, network.lossRate), in force from t0 (not during set-up). */
+  linkConditions: Array<{ from: string; to: string; settings: Partial<LinkSettings> }>;
 }
 
 /** Why each fault kind other than pause is refused, and what it would take. */
@@ -124,8 +129,6 @@ const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
   restart: "restart follows crash, which is not in real mode yet",
   "clock-jump": "a jump of a redis-server is emulated (PTTL shift), but of a client or an etcd/ZooKeeper server (libfaketime for Node clients and the JVM is not wired up; etcd ignores it) not in real mode yet",
   "clock-drift": "redis-server deadlocks under libfaketime; drift is not in real mode yet",
-  delay: "delaying links needs a per-link TCP proxy, not in real mode yet",
-  loss: "losing messages needs a per-link TCP proxy, not in real mode yet",
 };
 
 /** Why a design's clocks cannot be faked yet (REAL-SYSTEMS.md). */
@@ -154,9 +157,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     if (c.offsetMs !== 0 || c.driftPpm !== 0) field(`clocks.${id}`, `clock offsets and drift are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default})`);
   }
   const n = s.network;
-  if (n.lossRate > 0) field("network.lossRate", "message loss needs a per-link proxy, not in real mode yet");
   if (n.duplicateRate > 0) field("network.duplicateRate", "TCP does not duplicate, and no proxy adds duplicates yet");
-  if (n.links.length > 0) field("network.links[0]", "per-link conditions need a per-link proxy, not in real mode yet");
   if (n.latencyUsBase !== SIM_NETWORK_DEFAULTS.latencyUsBase || n.latencyUsJitter !== SIM_NETWORK_DEFAULTS.latencyUsJitter) {
     notApplied.push(`network.latencyUsBase ${n.latencyUsBase} µs / latencyUsJitter ${n.latencyUsJitter} µs: the simulator's latency model; real runs have loopback's own latency`);
   }
@@ -167,6 +168,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   const clientIds = new Set(s.clients.map((c) => c.id));
   const serverIds = new Set(designServerIds(design));
   for (const id of clientIds) if (serverIds.has(id) || id === RESOURCE_ID) field("clients", `client id "${id}" clashes with a server process`);
+  const linkConditions = standingConditions(s, clientIds, serverIds, design.failover !== undefined, notApplied, field);
 
   const faults = s.faults.map((step, index): PlannedFault => {
     const at = `faults[${index}]`;
@@ -205,7 +207,58 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
   });
 
-  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied: faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b))) };
+  if (linkConditions.some((c) => (c.settings.lossRate ?? 0) > 0) || faults.some((f) => f.step.kind === "loss")) notApplied.push(LOSS_AS_TCP);
+  const proxied = linkConditions.length > 0 || faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b)));
+  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied, linkConditions };
+}
+
+const LOSS_AS_TCP =
+  "message loss: TCP loses no bytes, so a lost segment is modelled as TCP recovers it — the bytes arrive after a retransmission timeout (200 ms, doubling on each consecutive loss of the same chunk; later bytes wait behind it), where the simulator drops the message";
+
+/**
+ * network.links and network.lossRate as standing conditions of the proxied client↔server
+ * links (later entries win field by field, as sim/network.ts merges them). The simulator's
+ * latency is a link's whole latency; on a real link loopback's own comes on top.
+ */
+function standingConditions(
+  s: Scenario,
+  clients: ReadonlySet<string>,
+  servers: ReadonlySet<string>,
+  failover: boolean,
+  notApplied: string[],
+  field: (f: string, why: string) => never,
+): RealPlan["linkConditions"] {
+  const byLink = new Map<string, { from: string; to: string; settings: Partial<LinkSettings> }>();
+  const at = (from: string, to: string) => {
+    const k = `${from}\u0000${to}`;
+    let e = byLink.get(k);
+    if (!e) byLink.set(k, (e = { from, to, settings: {} }));
+    return e.settings;
+  };
+  const n = s.network;
+  if (n.lossRate > 0) {
+    if (failover) field("network.lossRate", "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied");
+    for (const c of clients) for (const v of servers) (at(c, v).lossRate = n.lossRate), (at(v, c).lossRate = n.lossRate);
+    notApplied.push(`network.lossRate ${n.lossRate}: applied to the client↔server links only (the storage's links and the servers' own links are not proxied)`);
+  }
+  n.links.forEach((cond, i) => {
+    const f = `network.links[${i}]`;
+    if ((cond.duplicateRate ?? 0) > 0) field(`${f}.duplicateRate`, "TCP does not duplicate, and no proxy adds duplicates yet");
+    for (const [a, b] of conditionLinks(cond)) {
+      if (clients.has(a) && clients.has(b)) continue; // clients never talk to each other
+      const clientServer = (clients.has(a) && servers.has(b)) || (servers.has(a) && clients.has(b));
+      if (!clientServer) field(f, `the link ${a} → ${b}: real mode applies conditions to links between a client and a server (its per-link TCP proxies sit there); expected client and server ids`);
+      if (failover) field(f, "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied");
+      const e = at(a, b);
+      if (cond.latencyUsBase !== undefined) e.delayUsBase = cond.latencyUsBase;
+      if (cond.latencyUsJitter !== undefined) e.delayUsJitter = cond.latencyUsJitter;
+      if (cond.lossRate !== undefined) e.lossRate = cond.lossRate;
+    }
+  });
+  if (n.links.some((c) => c.latencyUsBase !== undefined || c.latencyUsJitter !== undefined)) {
+    notApplied.push("network.links latencies: added by the proxies on top of loopback's own latency (tens of µs, more under load); links they do not name keep loopback's");
+  }
+  return [...byLink.values()];
 }
 
 function triggerOf(

@@ -7,10 +7,17 @@
 // TCP: nothing arrives, nothing is refused, the sender's kernel buffers and its library's
 // own timers decide what happens (a reset would be a different fault: a crash). When the link
 // heals the held bytes are delivered in order, as TCP's retransmission would, if both ends
-// are still there. A connection opened during a cut waits (accepted locally, not yet
-// connected upstream) until the heal. Held bytes are bounded: past HELD_BYTES_MAX per
+// are still there: not at the heal itself but at the first resend of the oldest held byte
+// after it (200 ms after it was sent, then 400, 800 ms … later: retransmitAtUs), since the
+// sender learns nothing of the heal until a resend gets through. A connection opened during
+// a cut waits (accepted locally, not yet connected upstream) until the heal. Held bytes are bounded: past HELD_BYTES_MAX per
 // connection both sides are destroyed (a connection that could not have survived anyway).
+//
+// Bytes that pass go through a delay line per direction (real/link-conditions.ts): with no
+// delay or loss in force on the link they are written at once; otherwise each chunk is
+// released at its time, in order.
 import { createServer, connect, type Server, type Socket } from "node:net";
+import { DelayLine, LinkConditions, nowUs, retransmitAtUs } from "./link-conditions.js";
 import { LOOPBACK } from "./servers/index.js";
 
 const HELD_BYTES_MAX = 16 << 20;
@@ -23,6 +30,12 @@ interface Pipe {
   heldUp: Buffer[];
   heldDown: Buffer[];
   heldBytes: number;
+  /** When the oldest byte a cut holds in each direction was sent (µs, CLOCK_MONOTONIC). */
+  heldUpSinceUs?: number;
+  heldDownSinceUs?: number;
+  /** What passes, per direction, through the link's delay and loss. */
+  lineUp?: DelayLine;
+  lineDown?: DelayLine;
 }
 
 export class LinkProxy {
@@ -31,6 +44,11 @@ export class LinkProxy {
   private cutUp = false;
   private cutDown = false;
   port = 0;
+  /** Delay and loss per direction (up: client → server), made when first set. */
+  private condUp?: LinkConditions;
+  private condDown?: LinkConditions;
+  /** Seeds the jitter and loss draws of this link's conditions. */
+  seed = "lockstep-real";
 
   constructor(
     readonly clientId: string,
@@ -68,6 +86,17 @@ export class LinkProxy {
     return this.cutUp || this.cutDown;
   }
 
+  /** The conditions of one direction (up = client → server), made on first use; new connections pick them up too. */
+  conditions(dir: "up" | "down"): LinkConditions {
+    if (dir === "up") return (this.condUp ??= new LinkConditions(`${this.seed}/${this.clientId}>${this.serverId}`));
+    return (this.condDown ??= new LinkConditions(`${this.seed}/${this.serverId}>${this.clientId}`));
+  }
+
+  private send(p: Pipe, dir: "up" | "down", b: Buffer, notBeforeUs = 0): void {
+    if (dir === "up") (p.lineUp ??= new DelayLine(() => this.condUp, (x) => p.server?.write(x), () => this.drop(p))).push(b, notBeforeUs);
+    else (p.lineDown ??= new DelayLine(() => this.condDown, (x) => p.client.write(x), () => this.drop(p))).push(b, notBeforeUs);
+  }
+
   private accept(client: Socket): void {
     client.setNoDelay(true);
     const p: Pipe = { client, heldUp: [], heldDown: [], heldBytes: 0 };
@@ -92,22 +121,36 @@ export class LinkProxy {
   private carry(p: Pipe, dir: "up" | "down", b: Buffer): void {
     const cut = dir === "up" ? this.cutUp || !p.server : this.cutDown;
     if (!cut) {
-      (dir === "up" ? p.server! : p.client).write(b);
+      this.send(p, dir, b);
       return;
     }
     (dir === "up" ? p.heldUp : p.heldDown).push(b);
+    // Bytes that wait only for the upstream connection are not in a blackhole.
+    if (dir === "up" && this.cutUp) p.heldUpSinceUs ??= nowUs();
+    if (dir === "down" && this.cutDown) p.heldDownSinceUs ??= nowUs();
     p.heldBytes += b.length;
     if (p.heldBytes > HELD_BYTES_MAX) this.drop(p);
   }
 
   private flush(p: Pipe): void {
-    if (p.server && !this.cutUp) for (const b of p.heldUp.splice(0)) p.server.write(b);
-    if (!this.cutDown) for (const b of p.heldDown.splice(0)) p.client.write(b);
+    const now = nowUs();
+    if (p.server && !this.cutUp) {
+      const notBeforeUs = p.heldUpSinceUs === undefined ? 0 : retransmitAtUs(p.heldUpSinceUs, now);
+      p.heldUpSinceUs = undefined;
+      for (const b of p.heldUp.splice(0)) this.send(p, "up", b, notBeforeUs);
+    }
+    if (!this.cutDown) {
+      const notBeforeUs = p.heldDownSinceUs === undefined ? 0 : retransmitAtUs(p.heldDownSinceUs, now);
+      p.heldDownSinceUs = undefined;
+      for (const b of p.heldDown.splice(0)) this.send(p, "down", b, notBeforeUs);
+    }
     p.heldBytes = p.heldUp.reduce((n, b) => n + b.length, 0) + p.heldDown.reduce((n, b) => n + b.length, 0);
   }
 
   private drop(p: Pipe): void {
     if (!this.pipes.delete(p)) return;
+    p.lineUp?.close();
+    p.lineDown?.close();
     p.client.destroy();
     p.server?.destroy();
   }
@@ -121,6 +164,8 @@ export class LinkProxy {
 /** The proxies of a run: one per (client, server) pair, and one per replication link. */
 export class ProxySet {
   private readonly byLink = new Map<string, LinkProxy>();
+  /** Seeds every link's jitter and loss draws (the run's seed, so a run's dice are its own). */
+  seed = "lockstep-real";
 
   static async open(clientIds: readonly string[], servers: ReadonlyArray<{ id: string; host: string; port: number }>): Promise<ProxySet> {
     const set = new ProxySet();
@@ -144,6 +189,7 @@ export class ProxySet {
    */
   async add(connecting: string, server: { id: string; host: string; port: number }): Promise<LinkProxy> {
     const p = new LinkProxy(connecting, server.id, server);
+    p.seed = this.seed;
     this.byLink.set(`${connecting}\u0000${server.id}`, p);
     await p.listen();
     return p;
@@ -166,6 +212,13 @@ export class ProxySet {
       return true;
     }
     return false;
+  }
+
+  /** The delay/loss conditions of the directed link from → to, or undefined if it is not proxied. */
+  conditionsOf(from: string, to: string): LinkConditions | undefined {
+    const up = this.get(from, to);
+    if (up) return up.conditions("up");
+    return this.get(to, from)?.conditions("down");
   }
 
   /** Heal the directed link from → to. */

@@ -148,6 +148,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     // With link faults, each client reaches each server through its own proxy in the driver.
     // Server↔server links (redis-failover's replication) are proxied from the start.
     const links = new ProxySet();
+    links.seed = `lockstep-real:${opts.seed}`;
     proxies = links;
     const runEndMs = s.durationMs + DRAIN_MS * plan.timeScale.factor;
     const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs }).then(async (started) => {
@@ -279,6 +280,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     );
     faults.proxies = proxies;
     for (const r of redis) if (r.kind === "redis-server") faults.redisPorts.set(r.id, r.endpoint.port);
+    // Standing link conditions from here, not during set-up: the clients' connection checks (ioredis's ready check under a 50 ms commandTimeout) are not part of the story.
+    for (const c of plan.linkConditions) proxies.conditionsOf(c.from, c.to)?.setStanding(c.settings);
     faults.install();
     for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
     opts.progress?.(
