@@ -14,7 +14,7 @@
 //                                             the driver's go; the driver stops the target and
 //                                             then sends go, which is read after SIGCONT
 //     on a storage-write event              → in the driver, as the write is recorded
-//   pause, crash or restart of a server (etcd, ZooKeeper; crash/restart not for Redis), also
+//   pause, crash or restart of a server (etcd, ZooKeeper, redis-failover's Redis), also
 //     on a client's acquire/release/extend invoke → when that event reaches the driver, nothing
 //                                             held: the request may or may not have reached
 //                                             the server first. Both orders are instances of
@@ -22,21 +22,33 @@
 //                                             acquisition"), and a safe design is safe in both
 //   a step naming designOptions.preferredLeader → whichever member leads when it fires
 //   clock-jump of a redis-server            → emulated: every TTL on it shifted by deltaMs (real/ttl-shift.ts)
+//   clock-jump of a client; clocks.<client> → its process's wall clock under libfaketime (real/faketime.ts)
+//   crash/restart of a plain redis-server   → a host crash, emulated: SIGKILL, the AOF cut back to its
+//                                             last 1 s fsync tick (everysec; real/aof-cut.ts), restart
 //   partition/cut/isolate/heal              → the per-link proxies hold bytes (client↔server links;
 //                                             redis-failover's replication links); a cut at time 0 is
 //                                             in force before the clients start; on a client's
 //                                             acquire/release/extend invoke → a gate, so the cut is in
 //                                             force before the request leaves
-//   every other kind or trigger             → refused (crash/restart of a plain Redis, other clock faults, partitions,
+//   every other kind or trigger             → refused (other clock faults, partitions,
 //                                             delays, loss; a trigger on an acquire/release/
 //                                             extend invoke, whose request leaves inside the
 //                                             client library — a per-link proxy would be needed)
 import { InputError } from "../sim/errors.js";
 import type { EventType } from "../sim/history.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
-import { designServerIds, planDesign, type RealDesignPlan } from "./designs.js";
+import { designServerIds, planDesign, type AofMode, type RealDesignPlan } from "./designs.js";
 import { RESOURCE_ID } from "./storage.js";
 import { scaleScenario, timeScaleInfo, type TimeScale } from "./time-scale.js";
+import { FAKETIME_LIB, faketimeAvailable, type FakeClock } from "./faketime.js";
+import { HOST_CRASH_NOTE } from "./aof-cut.js";
+
+/** What a crash of a plain redis-server does to its data, by its AOF mode. */
+function hostCrashNote(aof: AofMode): string {
+  if (aof === "everysec") return `${HOST_CRASH_NOTE} (the server runs appendfsync no; the driver notes the AOF's length every 1 s)`;
+  if (aof === "always") return "host crash emulated: appendfsync always, every write was on disk before its reply, so nothing is cut";
+  return "host crash emulated: no persistence, so SIGKILL loses the whole keyspace, as a host crash would";
+}
 
 export type FaultTrigger =
   | { kind: "time"; atMs: number }
@@ -116,13 +128,15 @@ export interface RealPlan {
   timeScale: TimeScale;
   /** Clients reach the servers through per-link TCP proxies (the scenario cuts client↔server links). */
   proxied: boolean;
+  /** Clients whose process runs under libfaketime, with the clock each starts with (real/faketime.ts). */
+  fakeClocks: Record<string, FakeClock>;
 }
 
 /** Why each fault kind other than pause is refused, and what it would take. */
 const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
-  crash: "SIGKILL + restart would lose nothing (the page cache outlives the process), so a host crash needs the AOF cut back to its last fsync: not in real mode yet",
-  restart: "restart follows crash, which is not in real mode yet",
-  "clock-jump": "a jump of a redis-server is emulated (PTTL shift), but of a client or an etcd/ZooKeeper server (libfaketime for Node clients and the JVM is not wired up; etcd ignores it) not in real mode yet",
+  crash: "real mode crashes servers (a plain redis-server's host crash emulated by an AOF cut), not clients, yet",
+  restart: "real mode restarts servers, not clients, yet",
+  "clock-jump": "a jump of a redis-server is emulated (PTTL shift) and a client's is real (libfaketime), but of an etcd/ZooKeeper server (the JVM is not wired up; etcd, a Go binary, ignores libfaketime) not in real mode yet",
   "clock-drift": "redis-server deadlocks under libfaketime; drift is not in real mode yet",
   delay: "delaying links needs a per-link TCP proxy, not in real mode yet",
   loss: "losing messages needs a per-link TCP proxy, not in real mode yet",
@@ -150,8 +164,13 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   };
 
   if (s.nemesis) field("nemesis", "a random nemesis is not in real mode yet; give the fault steps in `faults`");
+  const scenarioClients = new Set(s.clients.map((c) => c.id));
   for (const [id, c] of Object.entries(s.clocks)) {
-    if (c.offsetMs !== 0 || c.driftPpm !== 0) field(`clocks.${id}`, `clock offsets and drift are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default})`);
+    if (c.offsetMs === 0 && c.driftPpm === 0) continue;
+    // A client's clock is its Node process's, under libfaketime (real/faketime.ts); a server's cannot be faked.
+    if (!scenarioClients.has(id)) field(`clocks.${id}`, `clock offsets and drift of a server are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default}); a client's clock is faked with libfaketime`);
+    if (!faketimeAvailable()) field(`clocks.${id}`, `a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
+    notApplied.push(`clocks.${id}: the client's wall clock (Date.now) offset ${c.offsetMs} ms${c.driftPpm !== 0 ? `, rate ${c.driftPpm} ppm from its process's start (not from t0)` : ""} by libfaketime; its monotonic clock is the host's`);
   }
   const n = s.network;
   if (n.lossRate > 0) field("network.lossRate", "message loss needs a per-link proxy, not in real mode yet");
@@ -190,7 +209,13 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     // A redis-server's clock jump is emulated by shifting its TTLs (real/ttl-shift.ts); said so with the run.
     const redisJump = step.kind === "clock-jump" && cluster === undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
     if (redisJump) notApplied.push(`${at}: the clock-jump of ${step.target} (${step.deltaMs} ms) is emulated: every TTL on it shifted by that much at once (PTTL shift), as redis-server cannot run under libfaketime`);
-    if (step.kind !== "pause" && !serverCrash && !redisJump) {
+    // A client's clock jump is real: its process runs under libfaketime (real/faketime.ts).
+    const clientJump = step.kind === "clock-jump" && step.target !== undefined && clientIds.has(step.target);
+    if (clientJump && !faketimeAvailable()) field(at, `${what}: a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
+    // A plain redis-server's crash is a host crash, emulated by cutting its AOF (real/aof-cut.ts).
+    const plainRedisCrash = (step.kind === "crash" || step.kind === "restart") && cluster === undefined && !design.failover && step.target !== undefined && design.redis.some((r) => r.id === step.target);
+    if (plainRedisCrash) notApplied.push(`${at}: ${hostCrashNote(design.redis.find((r) => r.id === step.target)!.aof)}`);
+    if (step.kind !== "pause" && !serverCrash && !redisJump && !clientJump && !plainRedisCrash) {
       field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of proxied links${cluster || design.failover ? ", crash/restart of a server" : ""}${cluster ? "" : ", clock jumps of a redis-server (emulated)"} only so far`);
     }
     const target = step.target!;
@@ -199,13 +224,20 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
       : serverIds.has(target)
         ? "server"
         : field(`${at}.target`, `unknown process "${target}"; expected one of: ${[...clientIds, ...serverIds].join(", ")}`);
-    if (serverCrash && targetKind !== "server") field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
+    if ((serverCrash || plainRedisCrash) && targetKind !== "server") field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
     const trigger = triggerOf(step, index, at, what, clientIds, serverIds, field, targetKind);
     const leader = targetKind === "server" && cluster?.preferredLeader === target;
     return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
   });
 
-  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied: faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b))) };
+  // Clients that run under libfaketime: a clock of their own, or a jump to take.
+  const fakeClocks: Record<string, FakeClock> = {};
+  for (const id of clientIds) {
+    const c = s.clocks[id];
+    const jumps = faults.some((f) => f.step.kind === "clock-jump" && f.target === id);
+    if (jumps || (c && (c.offsetMs !== 0 || c.driftPpm !== 0))) fakeClocks[id] = { offsetMs: c?.offsetMs ?? 0, driftPpm: c?.driftPpm ?? 0 };
+  }
+  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied: faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b))), fakeClocks };
 }
 
 function triggerOf(
