@@ -12,6 +12,7 @@
 // (1 s of real time, whatever --time-scale says, as redis-server's) is the same.
 import { existsSync, readFileSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
+import { hrNowNs } from "./clock.js";
 import type { FaultLog } from "./faults.js";
 import type { RealPlan } from "./plan.js";
 import type { RunCheck } from "./run-checks.js";
@@ -77,6 +78,8 @@ export interface AofCut {
   file: string;
   fromBytes: number;
   toBytes: number;
+  /** When the tick it was cut back to was taken (hrtime ns; the driver turns it into run time). */
+  tickNs?: bigint;
 }
 
 /** Cut `file` back to the last command boundary at or before `toBytes`; nothing if it is no longer. */
@@ -92,7 +95,7 @@ export function cutAof(file: string, toBytes: number): AofCut {
 export class AofFsyncTicks {
   private timer: NodeJS.Timeout | undefined;
   /** The incr file and its length at the last tick (what a host crash would keep). */
-  private synced: { file: string; bytes: number } | undefined;
+  private synced: { file: string; bytes: number; atNs: bigint } | undefined;
   ticks = 0;
 
   constructor(private readonly dataDir: string) {}
@@ -107,7 +110,7 @@ export class AofFsyncTicks {
     const file = incrAofPath(this.dataDir);
     if (!file || !existsSync(file)) return;
     this.ticks++;
-    this.synced = { file, bytes: statSync(file).size };
+    this.synced = { file, bytes: statSync(file).size, atNs: hrNowNs() };
   }
 
   /** After SIGKILL, before the restart: cut the incr file back to the last tick's length. */
@@ -115,11 +118,11 @@ export class AofFsyncTicks {
     const file = incrAofPath(this.dataDir);
     if (!file || !existsSync(file)) return undefined;
     // A file the last tick did not see (a rewrite since) had nothing synced.
-    const keep = this.synced?.file === file ? this.synced.bytes : 0;
-    const c = cutAof(file, keep);
+    const same = this.synced?.file === file ? this.synced : undefined;
+    const c = cutAof(file, same?.bytes ?? 0);
     // What survives is on disk now: the next crash cannot lose it again.
-    this.synced = { file, bytes: c.toBytes };
-    return c;
+    this.synced = { file, bytes: c.toBytes, atNs: hrNowNs() };
+    return same ? { ...c, tickNs: same.atNs } : c;
   }
 
   stop(): void {

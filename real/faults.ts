@@ -24,7 +24,7 @@ import type { RunHistory } from "./history.js";
 import type { PlannedFault } from "./plan.js";
 import type { ProxySet } from "./proxy.js";
 import { shiftTtls } from "./ttl-shift.js";
-import type { AofCut, AofFsyncTicks } from "./aof-cut.js";
+import type { AofFsyncTicks } from "./aof-cut.js";
 import { wallStepMs, type ClientClockFile, type ClockReading } from "./faketime.js";
 
 /** What results.json says about each fault step that fired. */
@@ -48,7 +48,7 @@ export interface FaultLog {
   emulated?: string;
   keys?: { shifted: number; deleted: number };
   /** crash of a plain redis-server (host crash, emulated): how its AOF was cut back to the last fsync tick. */
-  aofCut?: AofCut;
+  aofCut?: { file: string; fromBytes: number; toBytes: number; lastTickUs?: number };
   /** clock-jump of a client: its Date.now() read by the child just before and after the rewrite. */
   wall?: { beforeMs: number; afterMs: number; stepMs: number };
 }
@@ -249,7 +249,9 @@ export class RealFaults {
     const ticks = this.aofTicks.get(id);
     if (!ticks) return;
     const cut = ticks.cut();
-    if (cut) log.aofCut = cut;
+    if (!cut) return;
+    const { tickNs, ...bytes } = cut;
+    log.aofCut = { ...bytes, ...(tickNs !== undefined ? { lastTickUs: this.clock.usAt(tickNs) } : {}) };
   }
 
   /**

@@ -41,7 +41,7 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
       const killed = f.stoppedUs !== undefined ? `killed ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGKILL` : "NOT seen dead";
       const back = f.resumedUs === undefined ? ", not restarted within the run" : `, restarted after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms${f.readyUs !== undefined ? `, ready ${((f.readyUs - f.resumedUs) / 1000).toFixed(0)} ms later` : ", NOT ready again"}`;
       const leader = f.resolvedTarget !== undefined ? " (the leader when the step fired)" : "";
-      const cut = f.aofCut ? `, AOF cut ${f.aofCut.fromBytes} → ${f.aofCut.toBytes} bytes (host crash emulated: back to its last fsync tick)` : "";
+      const cut = f.aofCut ? `, AOF cut ${f.aofCut.fromBytes} → ${f.aofCut.toBytes} bytes (host crash emulated: back to its last fsync tick${f.aofCut.lastTickUs !== undefined ? `, at ${(f.aofCut.lastTickUs / 1000).toFixed(1)} ms` : ""})` : "";
       lines.push(`  fault step ${f.step}: ${f.kind} of ${f.target}${leader} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${killed}${cut}${back}`);
       continue;
     }
