@@ -34,6 +34,18 @@ describe("commandBoundary", () => {
   });
 });
 
+describe("planning a crash of a plain redis-server", () => {
+  it("says, by persistence, what the emulated host crash does; a client crash stays refused", () => {
+    const note = (name: string) => planReal(loadScenario(name), 1).notApplied.find((n) => n.startsWith("faults[2]:"));
+    expect(note("redlock-crash-restart-everysec")).toMatch(/host crash emulated: AOF cut back to its last fsync tick/);
+    expect(note("redlock-crash-restart-aof-always")).toMatch(/host crash emulated: appendfsync always, .*nothing is cut/);
+    expect(note("redlock-crash-restart")).toMatch(/host crash emulated: no persistence/);
+    const s = loadScenario("redlock-crash-restart");
+    const clientCrash = { ...s, faults: [{ ...s.faults[2]!, target: "c2" }] };
+    expect(() => planReal(clientCrash, 1)).toThrow(/faults\[0\]: real mode cannot run this: crash of c2 .*not clients/);
+  });
+});
+
 describe("real mode: a host crash of a redis-server is an AOF cut at the last fsync tick", () => {
   it("the cut keeps the writes before the tick, loses those after, and the cut file loads", async () => {
     await withServerGroup(
