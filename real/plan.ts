@@ -137,7 +137,7 @@ const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
   crash: "real mode crashes servers (a plain redis-server's host crash emulated by an AOF cut), not clients, yet",
   restart: "real mode restarts servers, not clients, yet",
   "clock-jump": "a jump of a redis-server is emulated (PTTL shift) and a client's is real (libfaketime), but of an etcd/ZooKeeper server (the JVM is not wired up; etcd, a Go binary, ignores libfaketime) not in real mode yet",
-  "clock-drift": "redis-server deadlocks under libfaketime; drift is not in real mode yet",
+  "clock-drift": "redis-server deadlocks under libfaketime, and a client's libfaketime rate runs from its process's start (a rate changed mid-run would jump its clock too); a client's drift from the start is clocks.<client>.driftPpm; drift steps are not in real mode yet",
   delay: "delaying links needs a per-link TCP proxy, not in real mode yet",
   loss: "losing messages needs a per-link TCP proxy, not in real mode yet",
 };
