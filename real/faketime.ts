@@ -6,7 +6,8 @@
 // Date.now() and new Date(). Of the libraries real clients run, node-redlock 4.2.0 times its
 // validity with Date.now() (start, expiration = start + ttl − drift, and our holds() compares
 // expiration with Date.now()); ioredis times commandTimeout and reconnects with setTimeout,
-// which libuv runs on CLOCK_MONOTONIC, so a jump moves none of ioredis's timers. So a jump
+// which libuv runs on CLOCK_MONOTONIC, so a jump moves none of ioredis's timers (it reads
+// Date.now() only for blocking commands' deadlines, BLPOP and kin, which no recipe sends). So a jump
 // back makes redlock believe its lock valid for longer; a jump forward, shorter.
 //
 // File syntax (libfaketime's relative form): "<±seconds> x<rate>", e.g. "-1.500 x1.05". The
