@@ -21,16 +21,23 @@ export function childEntryArgs(): string[] {
 
 export const CLIENT_READY_TIMEOUT_MS = 30_000;
 
+/** A client's own dir in the run's temp dir (its log; its libfaketime file). */
+export function clientDir(group: ServerGroup, index: number): string {
+  return group.serverDir(`client-${index + 1}`);
+}
+
 export function addClientProcess(
   group: ServerGroup,
   index: number,
   clientId: string,
   control: { port: number; secret: string },
   isReady: () => boolean,
+  /** More environment (libfaketime's, for a client with a faked clock). */
+  env?: Readonly<Record<string, string>>,
 ): ServerProcess {
   // Directory names come from an index, not from the scenario's client id (any string).
   const name = `client-${index + 1}`;
-  const dir = group.serverDir(name);
+  const dir = clientDir(group, index);
   return group.add({
     name,
     kind: `lockstep client ${clientId}`,
@@ -41,5 +48,6 @@ export function addClientProcess(
     ready: () => Promise.resolve(isReady()),
     readyTimeoutMs: CLIENT_READY_TIMEOUT_MS,
     stopGraceMs: 500,
+    ...(env ? { env } : {}),
   });
 }

@@ -12,8 +12,9 @@
 // A crash of a server (etcd, ZooKeeper) is SIGKILL; with a duration, the server is started
 // again on the same ports and data dir once it has passed (a `restart` step does the same at
 // its own time). Both services fsync their log before they acknowledge a write, so a killed
-// process loses nothing it acknowledged — as a host crash would not either (unlike Redis with
-// everysec, whose crash stays refused). A step that names the design's preferredLeader acts
+// process loses nothing it acknowledged — as a host crash would not either. A plain
+// redis-server's crash is a host crash too, emulated: SIGKILL, then its AOF cut back to the
+// last fsync tick (real/aof-cut.ts) before the restart. A step that names the design's preferredLeader acts
 // on whichever member is the leader when it fires (`leaderOf`), as the scenario means it.
 import { readFileSync } from "node:fs";
 import type { EventType } from "../sim/history.js";
@@ -23,6 +24,8 @@ import type { RunHistory } from "./history.js";
 import type { PlannedFault } from "./plan.js";
 import type { ProxySet } from "./proxy.js";
 import { shiftTtls } from "./ttl-shift.js";
+import type { AofFsyncTicks } from "./aof-cut.js";
+import { wallStepMs, type ClientClockFile, type ClockReading } from "./faketime.js";
 
 /** What results.json says about each fault step that fired. */
 export interface FaultLog {
@@ -46,6 +49,10 @@ export interface FaultLog {
   keys?: { shifted: number; deleted: number };
   /** loss: chunks on its links that drew a loss, and the resends modelled (each one RTO late). */
   loss?: { lostChunks: number; resends: number };
+  /** crash of a plain redis-server (host crash, emulated): how its AOF was cut back to the last fsync tick. */
+  aofCut?: { file: string; fromBytes: number; toBytes: number; lastTickUs?: number };
+  /** clock-jump of a client: its Date.now() read by the child just before and after the rewrite. */
+  wall?: { beforeMs: number; afterMs: number; stepMs: number };
 }
 
 const STOP_CONFIRM_TRIES_MAX = 200;
@@ -93,6 +100,11 @@ export class RealFaults {
   proxies?: ProxySet;
   /** Client ports of the redis-servers (a clock jump is applied there, emulated). */
   redisPorts = new Map<string, number>();
+  /** The driver's fsync ticks of redis-servers whose host crash cuts their AOF (everysec). */
+  aofTicks = new Map<string, AofFsyncTicks>();
+  /** Each client's libfaketime file, and a reading of its clocks taken by the child itself. */
+  clientClocks = new Map<string, ClientClockFile>();
+  readClientClock?: (id: string) => Promise<ClockReading>;
 
   /** Arm the time triggers (relative to the run's t0). */
   install(): void {
@@ -184,6 +196,7 @@ export class RealFaults {
     this.down.add(t.id);
     await proc.kill("SIGKILL");
     log.stoppedUs = this.clock.nowUs();
+    this.cutAof(t.id, log);
     if (pf.step.durationMs !== undefined) {
       this.after(startUs + durationMs * 1000, () => {
         const p = this.bringBack(t.id, proc, log, { phase: "end", step: pf.index, targets: [t.id], restarted: true });
@@ -274,8 +287,39 @@ export class RealFaults {
    * clock-jump of a redis-server, emulated (real/ttl-shift.ts): every TTL on it shifted by
    * deltaMs, at once and atomically. Noted as sim/faults.ts notes a jump, marked emulated.
    */
+  /** Host crash, emulated: the killed server's AOF loses what its last fsync tick had not synced. */
+  private cutAof(id: string, log: FaultLog): void {
+    const ticks = this.aofTicks.get(id);
+    if (!ticks) return;
+    const cut = ticks.cut();
+    if (!cut) return;
+    const { tickNs, ...bytes } = cut;
+    log.aofCut = { ...bytes, ...(tickNs !== undefined ? { lastTickUs: this.clock.usAt(tickNs) } : {}) };
+  }
+
+  /**
+   * clock-jump of a client: its libfaketime file rewritten, between two readings of its
+   * Date.now() and hrtime taken by the child, so the log shows the jump the child saw.
+   */
+  private async clientClockJump(pf: PlannedFault): Promise<FaultLog | undefined> {
+    const file = this.clientClocks.get(pf.target);
+    const deltaMs = pf.step.deltaMs ?? 0;
+    const startUs = this.clock.nowUs();
+    const log: FaultLog = { step: pf.index, kind: "clock-jump", target: pf.target, trigger: pf.trigger.kind, durationMs: 0, startUs };
+    this.log.push(log);
+    this.history.nemesis(startUs, "clock-jump", { phase: "start", step: pf.index, targets: [pf.target], deltaMs, ...(pf.step.note ? { note: pf.step.note } : {}) });
+    if (!file || !this.readClientClock) throw new Error(`fault step ${pf.index}: ${pf.target} has no libfaketime clock`);
+    const before = await this.readClientClock(pf.target);
+    file.jump(deltaMs);
+    const after = await this.readClientClock(pf.target);
+    log.stoppedUs = this.clock.nowUs();
+    log.wall = { beforeMs: before.wallMs, afterMs: after.wallMs, stepMs: Math.round(wallStepMs(before, after) * 1000) / 1000 };
+    return log;
+  }
+
   private async clockJump(pf: PlannedFault): Promise<FaultLog | undefined> {
     if (this.stopped) return undefined;
+    if (pf.targetKind === "client") return this.clientClockJump(pf);
     const port = this.redisPorts.get(pf.target);
     const deltaMs = pf.step.deltaMs ?? 0;
     const startUs = this.clock.nowUs();
@@ -302,6 +346,7 @@ export class RealFaults {
       await proc.kill("SIGKILL");
     }
     log.stoppedUs = this.clock.nowUs();
+    this.cutAof(t.id, log);
     await this.bringBack(t.id, proc, log, { phase: "start", step: pf.index, targets: [t.id] });
     return log;
   }

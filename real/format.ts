@@ -37,7 +37,9 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
       continue;
     }
     if (f.kind === "clock-jump") {
-      const done = f.keys ? `emulated (${f.emulated}): ${f.keys.shifted} key TTL(s) shifted, ${f.keys.deleted} key(s) expired at once, in ${(((f.stoppedUs ?? f.startUs) - f.startUs) / 1000).toFixed(1)} ms` : "NOT applied";
+      const done = f.wall
+        ? `libfaketime file rewritten: the child's Date.now() ${f.wall.beforeMs} → ${f.wall.afterMs}, a step of ${f.wall.stepMs} ms beyond its monotonic clock`
+        : f.keys ? `emulated (${f.emulated}): ${f.keys.shifted} key TTL(s) shifted, ${f.keys.deleted} key(s) expired at once, in ${(((f.stoppedUs ?? f.startUs) - f.startUs) / 1000).toFixed(1)} ms` : "NOT applied";
       lines.push(`  fault step ${f.step}: clock-jump of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${done}`);
       continue;
     }
@@ -45,7 +47,8 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
       const killed = f.stoppedUs !== undefined ? `killed ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGKILL` : "NOT seen dead";
       const back = f.resumedUs === undefined ? ", not restarted within the run" : `, restarted after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms${f.readyUs !== undefined ? `, ready ${((f.readyUs - f.resumedUs) / 1000).toFixed(0)} ms later` : ", NOT ready again"}`;
       const leader = f.resolvedTarget !== undefined ? " (the leader when the step fired)" : "";
-      lines.push(`  fault step ${f.step}: ${f.kind} of ${f.target}${leader} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${killed}${back}`);
+      const cut = f.aofCut ? `, AOF cut ${f.aofCut.fromBytes} → ${f.aofCut.toBytes} bytes (host crash emulated: back to its last fsync tick${f.aofCut.lastTickUs !== undefined ? `, at ${(f.aofCut.lastTickUs / 1000).toFixed(1)} ms` : ""})` : "";
+      lines.push(`  fault step ${f.step}: ${f.kind} of ${f.target}${leader} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${killed}${cut}${back}`);
       continue;
     }
     const stop = f.stoppedUs !== undefined ? `stopped ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGSTOP` : "NOT shown stopped";

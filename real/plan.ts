@@ -14,7 +14,7 @@
 //                                             the driver's go; the driver stops the target and
 //                                             then sends go, which is read after SIGCONT
 //     on a storage-write event              → in the driver, as the write is recorded
-//   pause, crash or restart of a server (etcd, ZooKeeper; crash/restart not for Redis), also
+//   pause, crash or restart of a server (etcd, ZooKeeper, redis-failover's Redis), also
 //     on a client's acquire/release/extend invoke → when that event reaches the driver, nothing
 //                                             held: the request may or may not have reached
 //                                             the server first. Both orders are instances of
@@ -22,6 +22,9 @@
 //                                             acquisition"), and a safe design is safe in both
 //   a step naming designOptions.preferredLeader → whichever member leads when it fires
 //   clock-jump of a redis-server            → emulated: every TTL on it shifted by deltaMs (real/ttl-shift.ts)
+//   clock-jump of a client; clocks.<client> → its process's wall clock under libfaketime (real/faketime.ts)
+//   crash/restart of a plain redis-server   → a host crash, emulated: SIGKILL, the AOF cut back to its
+//                                             last 1 s fsync tick (everysec; real/aof-cut.ts), restart
 //   partition/cut/isolate/heal              → the per-link proxies hold bytes (client↔server links;
 //                                             redis-failover's replication links); a cut at time 0 is
 //                                             in force before the clients start; on a client's
@@ -29,17 +32,26 @@
 //                                             force before the request leaves
 //   delay/loss of client↔server links,      → the same proxies' delay lines (real/link-conditions.ts), with the
 //     network.links, network.lossRate         same triggers as a cut; a loss is TCP's: the bytes come late (RTO), never not at all
-//   every other kind or trigger             → refused (crash/restart of a plain Redis, other clock faults, partitions
+//   every other kind or trigger             → refused (other clock faults, partitions
 //                                             of other links; a trigger on an acquire/release/
 //                                             extend invoke, whose request leaves inside the
 //                                             client library — a per-link proxy would be needed)
 import { InputError } from "../sim/errors.js";
 import type { EventType } from "../sim/history.js";
 import { conditionLinks, type FaultStep, type Scenario } from "../scenarios/schema.js";
-import { designServerIds, planDesign, type RealDesignPlan } from "./designs.js";
+import { designServerIds, planDesign, type AofMode, type RealDesignPlan } from "./designs.js";
 import type { LinkSettings } from "./link-conditions.js";
 import { RESOURCE_ID } from "./storage.js";
 import { scaleScenario, timeScaleInfo, type TimeScale } from "./time-scale.js";
+import { FAKETIME_LIB, faketimeAvailable, type FakeClock } from "./faketime.js";
+import { HOST_CRASH_NOTE } from "./aof-cut.js";
+
+/** What a crash of a plain redis-server does to its data, by its AOF mode. */
+function hostCrashNote(aof: AofMode): string {
+  if (aof === "everysec") return `${HOST_CRASH_NOTE} (the server runs appendfsync no; the driver notes the AOF's length every 1 s)`;
+  if (aof === "always") return "host crash emulated: appendfsync always, every write was on disk before its reply, so nothing is cut";
+  return "host crash emulated: no persistence, so SIGKILL loses the whole keyspace, as a host crash would";
+}
 
 export type FaultTrigger =
   | { kind: "time"; atMs: number }
@@ -121,14 +133,16 @@ export interface RealPlan {
   proxied: boolean;
   /** Standing delay/loss per directed client↔server link (network.links, network.lossRate), in force from t0 (not during set-up). */
   linkConditions: Array<{ from: string; to: string; settings: Partial<LinkSettings> }>;
+  /** Clients whose process runs under libfaketime, with the clock each starts with (real/faketime.ts). */
+  fakeClocks: Record<string, FakeClock>;
 }
 
 /** Why each fault kind other than pause is refused, and what it would take. */
 const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
-  crash: "SIGKILL + restart would lose nothing (the page cache outlives the process), so a host crash needs the AOF cut back to its last fsync: not in real mode yet",
-  restart: "restart follows crash, which is not in real mode yet",
-  "clock-jump": "a jump of a redis-server is emulated (PTTL shift), but of a client or an etcd/ZooKeeper server (libfaketime for Node clients and the JVM is not wired up; etcd ignores it) not in real mode yet",
-  "clock-drift": "redis-server deadlocks under libfaketime; drift is not in real mode yet",
+  crash: "real mode crashes servers (a plain redis-server's host crash emulated by an AOF cut), not clients, yet",
+  restart: "real mode restarts servers, not clients, yet",
+  "clock-jump": "a jump of a redis-server is emulated (PTTL shift) and a client's is real (libfaketime), but of an etcd/ZooKeeper server (the JVM is not wired up; etcd, a Go binary, ignores libfaketime) not in real mode yet",
+  "clock-drift": "redis-server deadlocks under libfaketime, and a client's libfaketime rate runs from its process's start (a rate changed mid-run would jump its clock too); a client's drift from the start is clocks.<client>.driftPpm; drift steps are not in real mode yet",
 };
 
 /** Why a design's clocks cannot be faked yet (REAL-SYSTEMS.md). */
@@ -153,8 +167,13 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   };
 
   if (s.nemesis) field("nemesis", "a random nemesis is not in real mode yet; give the fault steps in `faults`");
+  const scenarioClients = new Set(s.clients.map((c) => c.id));
   for (const [id, c] of Object.entries(s.clocks)) {
-    if (c.offsetMs !== 0 || c.driftPpm !== 0) field(`clocks.${id}`, `clock offsets and drift are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default})`);
+    if (c.offsetMs === 0 && c.driftPpm === 0) continue;
+    // A client's clock is its Node process's, under libfaketime (real/faketime.ts); a server's cannot be faked.
+    if (!scenarioClients.has(id)) field(`clocks.${id}`, `clock offsets and drift of a server are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default}); a client's clock is faked with libfaketime`);
+    if (!faketimeAvailable()) field(`clocks.${id}`, `a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
+    notApplied.push(`clocks.${id}: the client's wall clock (Date.now) offset ${c.offsetMs} ms${c.driftPpm !== 0 ? `, rate ${c.driftPpm} ppm from its process's start (not from t0)` : ""} by libfaketime; its monotonic clock is the host's`);
   }
   const n = s.network;
   if (n.duplicateRate > 0) field("network.duplicateRate", "TCP does not duplicate, and no proxy adds duplicates yet");
@@ -192,8 +211,14 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     // A redis-server's clock jump is emulated by shifting its TTLs (real/ttl-shift.ts); said so with the run.
     const redisJump = step.kind === "clock-jump" && cluster === undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
     if (redisJump) notApplied.push(`${at}: the clock-jump of ${step.target} (${step.deltaMs} ms) is emulated: every TTL on it shifted by that much at once (PTTL shift), as redis-server cannot run under libfaketime`);
-    if (step.kind !== "pause" && !serverCrash && !redisJump) {
-      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts of proxied links${cluster || design.failover ? ", crash/restart of a server" : ""}${cluster ? "" : ", clock jumps of a redis-server (emulated)"} only so far`);
+    // A client's clock jump is real: its process runs under libfaketime (real/faketime.ts).
+    const clientJump = step.kind === "clock-jump" && step.target !== undefined && clientIds.has(step.target);
+    if (clientJump && !faketimeAvailable()) field(at, `${what}: a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
+    // A plain redis-server's crash is a host crash, emulated by cutting its AOF (real/aof-cut.ts).
+    const plainRedisCrash = (step.kind === "crash" || step.kind === "restart") && cluster === undefined && !design.failover && step.target !== undefined && design.redis.some((r) => r.id === step.target);
+    if (plainRedisCrash) notApplied.push(`${at}: ${hostCrashNote(design.redis.find((r) => r.id === step.target)!.aof)}`);
+    if (step.kind !== "pause" && !serverCrash && !redisJump && !clientJump && !plainRedisCrash) {
+      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts, delays and loss of proxied links, clock jumps of a client (libfaketime)${cluster || design.failover ? ", crash/restart of a server" : ", crash/restart of a redis-server (a host crash: its AOF cut back to the last fsync), clock jumps of a redis-server (emulated)"} only so far`);
     }
     const target = step.target!;
     const targetKind = clientIds.has(target)
@@ -201,15 +226,22 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
       : serverIds.has(target)
         ? "server"
         : field(`${at}.target`, `unknown process "${target}"; expected one of: ${[...clientIds, ...serverIds].join(", ")}`);
-    if (serverCrash && targetKind !== "server") field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
+    if ((serverCrash || plainRedisCrash) && targetKind !== "server") field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
     const trigger = triggerOf(step, index, at, what, clientIds, serverIds, field, targetKind);
     const leader = targetKind === "server" && cluster?.preferredLeader === target;
     return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
   });
 
+  // Clients that run under libfaketime: a clock of their own, or a jump to take.
+  const fakeClocks: Record<string, FakeClock> = {};
+  for (const id of clientIds) {
+    const c = s.clocks[id];
+    const jumps = faults.some((f) => f.step.kind === "clock-jump" && f.target === id);
+    if (jumps || (c && (c.offsetMs !== 0 || c.driftPpm !== 0))) fakeClocks[id] = { offsetMs: c?.offsetMs ?? 0, driftPpm: c?.driftPpm ?? 0 };
+  }
   if (linkConditions.some((c) => (c.settings.lossRate ?? 0) > 0) || faults.some((f) => f.step.kind === "loss")) notApplied.push(LOSS_AS_TCP);
   const proxied = linkConditions.length > 0 || faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b)));
-  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied, linkConditions };
+  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied, linkConditions, fakeClocks };
 }
 
 const LOSS_AS_TCP =

@@ -91,7 +91,8 @@ export interface WireEvent {
 export type FromClient =
   | { t: "hello"; clientId: string; secret: string; pid: number }
   | { t: "ready"; packages: Record<string, string>; notes?: string[] }
-  | { t: "pong"; hrNs: string }
+  /** wallMs: the child's Date.now() at the same instant (its libfaketime clock, when it has one). */
+  | { t: "pong"; hrNs: string; wallMs?: number }
   | { t: "event"; ev: WireEvent }
   /** Where this client's library will stop believing it holds `grantId` (run µs), as of `atUs`. */
   | { t: "grant"; grantId: string; expiresAtUs: number; atUs: number }

@@ -8,7 +8,7 @@ import type { HistoryEvent } from "../sim/history.js";
 import type { RunMeta } from "../sim/runner.js";
 import { ServerGroup, type ServerProcess } from "./servers/index.js";
 import { hrNowNs, RunClock } from "./clock.js";
-import { addClientProcess } from "./clients.js";
+import { addClientProcess, clientDir } from "./clients.js";
 import { ControlServer } from "./control.js";
 import { RealRunError } from "./errors.js";
 import { RealFaults, type FaultLog } from "./faults.js";
@@ -22,6 +22,8 @@ import { designServerIds } from "./designs.js";
 import { currentLeader } from "./leader.js";
 import { ProxySet } from "./proxy.js";
 import type { TimeScale } from "./time-scale.js";
+import { ClientClockFile, clientClockChecks, type ClientClockEvidence, type ClockReading } from "./faketime.js";
+import { AofFsyncTicks, hostCrashChecks, hostCrashTargets } from "./aof-cut.js";
 
 /** After the scenario's end, as sim/runner.ts: time for outstanding operations to complete (scaled with the run). */
 export const DRAIN_MS = 2_000;
@@ -107,7 +109,12 @@ interface ClientState {
   ops?: number;
   fatal?: string;
   closed: boolean;
-  pong?: (ns: bigint) => void;
+  pong?: (ns: bigint, wallMs: number | undefined) => void;
+  /** The libfaketime file of a client whose clock is faked. */
+  fakeClock?: ClientClockFile;
+  /** Its clocks as the child read them at the start ping, and the host's Date.now() then. */
+  startReading?: ClockReading;
+  hostWallMsAtStart?: number;
   /** Stamp of this client's last event in arrival order: a client's own events must arrive in stamp order. */
   lastUs: number;
   misordered: number;
@@ -127,6 +134,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
   let control: ControlServer | undefined;
   let faults: RealFaults | undefined;
   let proxies: ProxySet | undefined;
+  /** Driver fsync ticks of the redis-servers a crash step may cut (everysec). */
+  const aofTicks = new Map<string, AofFsyncTicks>();
   try {
     const secret = randomBytes(16).toString("hex");
     const clients = new Map<string, ClientState>(
@@ -153,6 +162,13 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     const runEndMs = s.durationMs + DRAIN_MS * plan.timeScale.factor;
     const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs }).then(async (started) => {
       if (plan.proxied) await links.addAll(s.clients.map((c) => c.id), started.map((r) => r.endpoint));
+      for (const id of hostCrashTargets(plan)) {
+        const r = started.find((x) => x.id === id && x.kind === "redis-server");
+        if (!r || plan.design.redis.find((d) => d.id === id)?.aof !== "everysec") continue;
+        const t = new AofFsyncTicks(r.process.spec.cwd);
+        aofTicks.set(id, t);
+        t.start();
+      }
       return started;
     });
     serversReady.catch(() => {});
@@ -207,7 +223,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
           if (msg.notes?.length) c.notes = msg.notes;
           return;
         case "pong":
-          c.pong?.(BigInt(msg.hrNs));
+          c.pong?.(BigInt(msg.hrNs), msg.wallMs);
           return;
         case "event":
           if (!clock) return;
@@ -243,7 +259,9 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     });
 
     for (const c of clients.values()) {
-      c.proc = addClientProcess(group, c.index, c.id, { port: control.port, secret }, () => c.ready);
+      const fake = plan.fakeClocks[c.id];
+      if (fake) c.fakeClock = new ClientClockFile(clientDir(group, c.index), fake);
+      c.proc = addClientProcess(group, c.index, c.id, { port: control.port, secret }, () => c.ready, c.fakeClock?.env());
     }
     await Promise.all([...clients.values()].map((c) => c.proc!.spawnProcess()));
     const redis = await serversReady;
@@ -252,17 +270,26 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     // Every client must read the same CLOCK_MONOTONIC as the driver: its reading in reply to
     // a ping lies between the driver's readings before the ping and after the pong.
     const clockSpreadUs: number[] = [];
-    for (const c of clients.values()) {
-      const before = hrNowNs();
-      const theirs = await new Promise<bigint>((resolve, reject) => {
+    const readClock = (c: ClientState): Promise<ClockReading> =>
+      new Promise<ClockReading>((resolve, reject) => {
         const t = setTimeout(() => reject(new RealRunError(`client ${c.id} did not answer a clock ping within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
-        c.pong = (ns) => {
+        c.pong = (ns, wallMs) => {
           clearTimeout(t);
-          resolve(ns);
+          c.pong = undefined;
+          resolve({ hrNs: ns, wallMs: wallMs ?? Number.NaN });
         };
         control!.send(c.id, { t: "ping" });
       });
+    for (const c of clients.values()) {
+      const before = hrNowNs();
+      const hostWallMs = Date.now();
+      const reading = await readClock(c);
+      const theirs = reading.hrNs;
       const after = hrNowNs();
+      if (c.fakeClock) {
+        c.startReading = reading;
+        c.hostWallMsAtStart = hostWallMs;
+      }
       if (theirs < before || theirs > after) {
         throw new RealRunError(`client ${c.id}'s CLOCK_MONOTONIC is not the driver's (read ${theirs}, driver ${before}..${after}); real mode needs one clock for every process`);
       }
@@ -282,6 +309,9 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     for (const r of redis) if (r.kind === "redis-server") faults.redisPorts.set(r.id, r.endpoint.port);
     // Standing link conditions from here, not during set-up: the clients' connection checks (ioredis's ready check under a 50 ms commandTimeout) are not part of the story.
     for (const c of plan.linkConditions) proxies.conditionsOf(c.from, c.to)?.setStanding(c.settings);
+    for (const c of clients.values()) if (c.fakeClock) faults.clientClocks.set(c.id, c.fakeClock);
+    faults.readClientClock = (id) => readClock(clients.get(id)!);
+    for (const [id, t] of aofTicks) faults.aofTicks.set(id, t);
     faults.install();
     for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
     opts.progress?.(
@@ -312,6 +342,13 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     }
     const stopUs = Math.min(clock.nowUs(), Math.round(deadlineUs));
     faults.stop();
+    // Faked client clocks: read once more, so the run shows the offset and rate the child really had.
+    const clockEvidence: ClientClockEvidence[] = [];
+    for (const c of clients.values()) {
+      if (!c.fakeClock || !c.startReading) continue;
+      const end = c.proc!.isLive() ? await readClock(c).catch(() => undefined) : undefined;
+      clockEvidence.push({ id: c.id, clock: plan.fakeClocks[c.id]!, start: c.startReading, hostWallMsAtStart: c.hostWallMsAtStart!, ...(end ? { end } : {}) });
+    }
     const finals = storage.finalCells(s.workload.locks).map((c) => ({
       process: RESOURCE_ID,
       f: "final-read",
@@ -349,7 +386,11 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       clientRecipe: plan.design.clients,
       faults: faults.log,
       notApplied: plan.notApplied,
-      checks: checkRun(plan, events, faults.log, [...clients.values()].map((c) => ({ id: c.id, misordered: c.misordered }))),
+      checks: [
+        ...checkRun(plan, events, faults.log, [...clients.values()].map((c) => ({ id: c.id, misordered: c.misordered }))),
+        ...clientClockChecks(plan, faults.log, clockEvidence),
+        ...hostCrashChecks(plan, faults.log),
+      ],
     };
     const meta: RunMeta = {
       scenario: s.name,
@@ -367,6 +408,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     };
     return { history: events, meta, real, pidsEver: group.pidsEver(), dir: group.dir };
   } finally {
+    for (const t of aofTicks.values()) t.stop();
     faults?.stop();
     control?.close();
     proxies?.close();

@@ -44,7 +44,8 @@ export async function startDesignServers(group: ServerGroup, design: RealDesignP
   }
   if (!c) {
     const v = serverVersion("redis-server");
-    const redis = await Promise.all(design.redis.map((r) => startRedis(group, { name: r.id, aof: r.aof })));
+    // everysec runs as appendfsync no: the driver plays the fsync, so a crash can lose what a host crash would (real/aof-cut.ts).
+    const redis = await Promise.all(design.redis.map((r) => startRedis(group, { name: r.id, aof: r.aof === "everysec" ? "no" : r.aof })));
     return redis.map((r, i) => ({
       id: r.name,
       kind: "redis-server",
@@ -53,7 +54,7 @@ export async function startDesignServers(group: ServerGroup, design: RealDesignP
       binary: v.path,
       version: v.version,
       versionLine: v.line,
-      aof: String(design.redis[i]!.aof || "off"),
+      aof: design.redis[i]!.aof === "everysec" ? "everysec (run as appendfsync no, fsync ticks by the driver every 1 s)" : String(design.redis[i]!.aof || "off"),
     }));
   }
   if (c.kind === "etcd") {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Make sure the Debian packages real mode starts (real/servers/) are installed:
-# redis-server, redis-sentinel, redis-tools, etcd-server, etcd-client, zookeeper (+ Java), faketime.
+# redis-server, redis-sentinel, redis-tools, etcd-server, etcd-client, zookeeper (+ Java), faketime and libfaketime
+# (the preload library real/faketime.ts puts client processes under).
 # Idempotent: does nothing when every binary is there; otherwise apt-get install (apt-get update
 # first only when the package lists are missing or the install fails without it), and fails
 # loudly if something still cannot be found.
@@ -15,6 +16,7 @@ NEEDED=(
   "java:zookeeper"
   "/usr/share/java/zookeeper.jar:zookeeper"
   "faketime:faketime"
+  "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1:libfaketime"
 )
 have() {
   case "$1" in

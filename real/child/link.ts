@@ -85,7 +85,7 @@ export class DriverLink {
   private onMessage(m: ToClient): void {
     switch (m.t) {
       case "ping":
-        this.send({ t: "pong", hrNs: hrNowNs().toString() });
+        this.send({ t: "pong", hrNs: hrNowNs().toString(), wallMs: Date.now() });
         return;
       case "config":
         this.config = m.config;

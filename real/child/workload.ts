@@ -49,7 +49,7 @@ export async function clientLoop(env: LoopEnv): Promise<number> {
         validityMs: round3(g.validityMs),
         ttlMs: g.ttlMs,
       });
-      if (locks.holds(g)) await criticalSection(env, g, grantId, workRng);
+      if (spec.validityCheck === "none" || locks.holds(g)) await criticalSection(env, g, grantId, workRng);
       await link.record("invoke", "release", lock, { grantId });
       const rel = await locks.release(g);
       if (rel.outcome === "ok") await link.record("ok", "release", lock, { released: rel.released });
@@ -91,6 +91,11 @@ async function criticalSection(env: LoopEnv, g: RealGrant, grantId: string, work
       await link.record(ex.outcome === "fail" ? "fail" : "info", "extend", lock, { reason: ex.reason });
       return;
     }
+  }
+  // As sim/workload.ts: the check moved to just before the write (a faked clock decides it).
+  if (spec.validityCheck === "before-read-and-write" && !locks.holds(g)) {
+    await link.record("info", "write-skipped", lock, { grantId, reason: "the library no longer holds the lock" });
+    return;
   }
   await link.record("invoke", "write", lock, { grantId, ...tok, counter: counter + 1 });
   const wr = await link.storage({ type: "resource-write", lock, grantId, ...tok, ...owner, counter: counter + 1 }, spec.resourceTimeoutMs);

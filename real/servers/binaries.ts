@@ -7,6 +7,7 @@ import { MissingServerBinaryError } from "./errors.js";
 export const APT_PACKAGES = {
   "redis-server": "redis-server",
   "redis-sentinel": "redis-sentinel",
+  "redis-check-aof": "redis-tools",
   etcd: "etcd-server",
   java: "default-jre-headless",
   "/usr/share/java/zookeeper.jar": "zookeeper",

@@ -37,7 +37,8 @@ export async function startRedis(group: ServerGroup, opts: RedisOptions = {}): P
     "--dir", dataDir,
     "--logfile", "",
     "--save", "",
-    ...(aof === false ? ["--appendonly", "no"] : ["--appendonly", "yes", "--appendfsync", aof]),
+    // aof-load-truncated: a host crash (real/aof-cut.ts) may leave a partial last command; load the rest.
+    ...(aof === false ? ["--appendonly", "no"] : ["--appendonly", "yes", "--appendfsync", aof, "--aof-load-truncated", "yes"]),
     ...(opts.extraArgs ?? []),
   ];
   const proc = group.add({

@@ -79,8 +79,12 @@ describe("real mode: a redis-server clock jump, emulated by a TTL shift", () => 
 
   it("refuses clock faults it cannot perform, by step", () => {
     const s = loadScenario("redlock-clock-jump");
+    // A client's jump is real (libfaketime; test/real/faketime.test.ts); an etcd server's is not.
     const clientJump = { ...s, faults: [{ ...s.faults[2]!, target: "c2" }] };
-    expect(inputErrorOf(() => planReal(clientJump, 1)).message).toMatch(/faults\[0\]: real mode cannot run this: clock-jump of c2 .*libfaketime/);
+    expect(planReal(clientJump, 1).fakeClocks).toEqual({ c2: { offsetMs: 0, driftPpm: 0 } });
+    const etcd = loadScenario("etcd-lease-baseline");
+    const etcdJump = { ...etcd, faults: [{ ...s.faults[2]!, target: "etcd-1" }] };
+    expect(inputErrorOf(() => planReal(etcdJump, 1)).message).toMatch(/faults\[0\]: real mode cannot run this: clock-jump of etcd-1 .*Go binary/);
     const drift = { ...s, faults: [{ ...s.faults[2]!, kind: "clock-drift" as const, driftPpm: 1000 }] };
     expect(inputErrorOf(() => planReal(drift, 1)).message).toMatch(/faults\[0\]: real mode cannot run this: clock-drift of redis-3/);
   });

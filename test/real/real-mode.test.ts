@@ -139,7 +139,6 @@ describe("real mode: the CLI", () => {
     const dir = join(scratch, "never");
     const cases: Array<[string[], RegExp]> = [
       [["real", "redlock-acquire-pause"], /faults\[0\]\.on: real mode cannot run this: pause of c1 on c1's acquire invoke/],
-      [["real", "redlock-crash-restart-everysec"], /faults\[2\]: real mode cannot run this: crash of redis-3 on c1's acquire ok: .*AOF cut back to its last fsync/],
       [["real", "redis-release-late-cad"], /faults\[0\]: real mode cannot run this: the link storage → c1: /],
       [["real", "redlock-clock-drift-fast"], /clocks\.redis-1: real mode cannot run this: .*libfaketime deadlocks it/],
       [["real", "etcd-lease-nemesis"], /nemesis: real mode cannot run this/],
