@@ -326,14 +326,13 @@ export class Simulation {
   }
 
   /**
-   * Append one history event, built in its final key order (index, timeUs, process,
-   * type, f, lock?, value?): no intermediate object, no deleted keys (a `delete` would
-   * leave every event in V8's slow dictionary mode).
+   * Append one history event as one exact-shape literal: the same seven keys in the same
+   * order every time (an absent lock or value is an undefined slot, which JSONL and
+   * JSON.stringify leave out), so every event shares one V8 hidden class; keys added
+   * after construction gave up to four shapes and bigger objects.
    */
   recordEvent(process: string, type: EventType, f: string, lock: string | undefined, value: unknown): HistoryEvent {
-    const ev: HistoryEvent = { index: this.history.length, timeUs: this.nowUs, process, type, f };
-    if (lock !== undefined) ev.lock = lock;
-    if (value !== undefined) ev.value = value;
+    const ev: HistoryEvent = { index: this.history.length, timeUs: this.nowUs, process, type, f, lock, value };
     this.history.push(ev);
     const ls = this.listeners;
     for (let i = 0; i < ls.length; i++) ls[i]!(ev);
