@@ -61,19 +61,22 @@ export const NEMESIS = "nemesis";
 /** Serialise as JSONL with a fixed key order so histories compare byte for byte. */
 export function historyToJsonl(events: readonly HistoryEvent[]): string {
   let out = "";
-  for (const e of events) {
-    const o: Record<string, unknown> = {
-      index: e.index,
-      timeUs: e.timeUs,
-      process: e.process,
-      type: e.type,
-      f: e.f,
-    };
-    if (e.lock !== undefined) o.lock = e.lock;
-    if (e.value !== undefined) o.value = e.value;
-    out += JSON.stringify(o) + "\n";
-  }
+  for (const e of events) out += eventToJsonl(e);
   return out;
+}
+
+/** One event's JSONL line, newline included: the fixed key order, absent lock/value left out. */
+export function eventToJsonl(e: HistoryEvent): string {
+  const o: Record<string, unknown> = {
+    index: e.index,
+    timeUs: e.timeUs,
+    process: e.process,
+    type: e.type,
+    f: e.f,
+  };
+  if (e.lock !== undefined) o.lock = e.lock;
+  if (e.value !== undefined) o.value = e.value;
+  return JSON.stringify(o) + "\n";
 }
 
 /** An operation: an invoke paired with its completion (or none, if the history ended first). */

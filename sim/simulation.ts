@@ -250,6 +250,14 @@ export interface SimulationOptions {
   seed: string;
   network?: Partial<NetworkOptions>;
   limits?: Partial<SimLimits>;
+  /**
+   * Where each history event goes as it is recorded, before any listener sees it (e.g. a
+   * JSONL stream to a file). With `retainHistory: false` it is the only record: the run
+   * then keeps no event, and its memory does not grow with its length.
+   */
+  historySink?: (e: HistoryEvent) => void;
+  /** Keep every event in `history` (default true). */
+  retainHistory?: boolean;
 }
 
 /** The world: true time, the event queue, processes, network and history. */
@@ -262,7 +270,12 @@ export class Simulation {
   readonly contexts = new Map<string, ProcessContext>();
   private readonly factories = new Map<string, BehaviorFactory>();
   private readonly queue = new EventQueue();
+  /** Every event recorded, in order; empty when the simulation was made with `retainHistory: false`. */
   readonly history: HistoryEvent[] = [];
+  /** Events recorded so far (the next event's index), retained or not. */
+  historyLength = 0;
+  private readonly retainHistory: boolean;
+  private readonly historySink: ((e: HistoryEvent) => void) | undefined;
   private readonly listeners: Array<(e: HistoryEvent) => void> = [];
   eventsRun = 0;
 
@@ -270,6 +283,8 @@ export class Simulation {
     this.rng = new Rng(opts.seed);
     this.network = new Network({ ...DEFAULT_NETWORK, ...opts.network }, this.rng.fork("network"));
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.retainHistory = opts.retainHistory ?? true;
+    this.historySink = opts.historySink;
   }
 
   schedule(atUs: number, run: () => void): void {
@@ -332,8 +347,9 @@ export class Simulation {
    * after construction gave up to four shapes and bigger objects.
    */
   recordEvent(process: string, type: EventType, f: string, lock: string | undefined, value: unknown): HistoryEvent {
-    const ev: HistoryEvent = { index: this.history.length, timeUs: this.nowUs, process, type, f, lock, value };
-    this.history.push(ev);
+    const ev: HistoryEvent = { index: this.historyLength++, timeUs: this.nowUs, process, type, f, lock, value };
+    if (this.retainHistory) this.history.push(ev);
+    this.historySink?.(ev);
     const ls = this.listeners;
     for (let i = 0; i < ls.length; i++) ls[i]!(ev);
     return ev;
