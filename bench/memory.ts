@@ -8,8 +8,10 @@
  *    (a full GC, then heap in use, over the heap before the run), with the history held
  *    in memory and with it streamed as JSONL through a bounded buffer (the chunks are
  *    counted and dropped here; `lockstep run --out` writes them to history.jsonl) and
- *    nothing retained. A flat streamed row is a run in bounded memory; the retained row
- *    grows with the run's length.
+ *    nothing retained, and streamed keeping only the events the checkers read
+ *    (checkers/needed-events.ts). A flat row is a run in bounded memory; the retained
+ *    rows grow with the run's length (the checkers' events, by what they inherently
+ *    need: linearizability searches every op of a lock).
  *
  * Nothing passes or fails. Run: npm run build && node --expose-gc dist/bench/memory.js
  * (npm run bench passes --expose-gc; without it the figures are heap deltas without a
@@ -21,6 +23,7 @@ import type { Scenario } from "../scenarios/schema.js";
 import { runScenario, type RunOptions } from "../sim/runner.js";
 import type { HistoryEvent } from "../sim/history.js";
 import { JsonlHistoryStream } from "../sim/history-stream.js";
+import { keptForCheckers } from "../checkers/needed-events.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const heapMb = (): number => {
@@ -97,6 +100,18 @@ export async function main(): Promise<void> {
     };
   });
   console.log(marksRow("streamed as JSONL, none retained", streamed));
+  const keep = keptForCheckers(long.clients.map((c) => c.id));
+  const checked = liveHeapAtMarks(long, (onEvent) => {
+    const stream = new JsonlHistoryStream(() => {});
+    return {
+      retainHistory: keep,
+      historySink: (e) => {
+        stream.push(e);
+        onEvent(e);
+      },
+    };
+  });
+  console.log(marksRow("streamed, checkers' events kept", checked));
   console.log(`(streamed: ${(chars / (1024 * 1024)).toFixed(1)} MB of JSONL through a 64 KiB buffer)`);
 }
 

@@ -38,7 +38,7 @@ export interface RunMeta {
 }
 
 export interface RunOutput {
-  /** Every event, in order; empty when the run was asked not to retain it (RunOptions). */
+  /** Every event, in order; only those kept when the run was asked to retain fewer (RunOptions). */
   history: HistoryEvent[];
   meta: RunMeta;
 }
@@ -46,8 +46,8 @@ export interface RunOutput {
 /** Where the history goes: a sink that sees each event as it is recorded, and whether the output keeps them too. */
 export interface RunOptions {
   historySink?: (e: HistoryEvent) => void;
-  /** Default true; false keeps no event (the sink is then the history's only record). */
-  retainHistory?: boolean;
+  /** Default true; false keeps no event (the sink is then the history's only record); a function keeps those it says. */
+  retainHistory?: boolean | ((e: HistoryEvent) => boolean);
 }
 
 const CLOCK_SAMPLES = 200;

@@ -256,8 +256,8 @@ export interface SimulationOptions {
    * then keeps no event, and its memory does not grow with its length.
    */
   historySink?: (e: HistoryEvent) => void;
-  /** Keep every event in `history` (default true). */
-  retainHistory?: boolean;
+  /** Keep every event in `history` (default true), none (false), or those the function keeps (what the checkers read, say). */
+  retainHistory?: boolean | ((e: HistoryEvent) => boolean);
 }
 
 /** The world: true time, the event queue, processes, network and history. */
@@ -270,11 +270,12 @@ export class Simulation {
   readonly contexts = new Map<string, ProcessContext>();
   private readonly factories = new Map<string, BehaviorFactory>();
   private readonly queue = new EventQueue();
-  /** Every event recorded, in order; empty when the simulation was made with `retainHistory: false`. */
+  /** Every event recorded (or those `retainHistory` keeps), in order; their indexes are the full history's. */
   readonly history: HistoryEvent[] = [];
   /** Events recorded so far (the next event's index), retained or not. */
   historyLength = 0;
-  private readonly retainHistory: boolean;
+  private readonly retainAll: boolean;
+  private readonly retainIf: ((e: HistoryEvent) => boolean) | undefined;
   private readonly historySink: ((e: HistoryEvent) => void) | undefined;
   private readonly listeners: Array<(e: HistoryEvent) => void> = [];
   eventsRun = 0;
@@ -283,7 +284,9 @@ export class Simulation {
     this.rng = new Rng(opts.seed);
     this.network = new Network({ ...DEFAULT_NETWORK, ...opts.network }, this.rng.fork("network"));
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
-    this.retainHistory = opts.retainHistory ?? true;
+    const retain = opts.retainHistory ?? true;
+    this.retainAll = retain === true;
+    this.retainIf = typeof retain === "function" ? retain : undefined;
     this.historySink = opts.historySink;
   }
 
@@ -348,7 +351,7 @@ export class Simulation {
    */
   recordEvent(process: string, type: EventType, f: string, lock: string | undefined, value: unknown): HistoryEvent {
     const ev: HistoryEvent = { index: this.historyLength++, timeUs: this.nowUs, process, type, f, lock, value };
-    if (this.retainHistory) this.history.push(ev);
+    if (this.retainAll || (this.retainIf !== undefined && this.retainIf(ev))) this.history.push(ev);
     this.historySink?.(ev);
     const ls = this.listeners;
     for (let i = 0; i < ls.length; i++) ls[i]!(ev);
