@@ -24,7 +24,7 @@ export type OpName =
   | string;
 
 export interface HistoryEvent {
-  /** Position in the history, 0-based, dense. */
+  /** Position in the history, 0-based, dense (a run that keeps only some events, RunOptions.retainHistory, keeps their own). */
   index: number;
   /** True (simulator) time in integer microseconds. */
   timeUs: number;
