@@ -13,6 +13,9 @@
  *    rows grow with the run's length (the checkers' events, by what they inherently
  *    need: linearizability searches every op of a lock).
  *
+ * 3. The max RSS that checking the 10-minute run adds: the checkers still take the
+ *    whole (kept) history, so this part grows with the run.
+ *
  * Nothing passes or fails. Run: npm run build && node --expose-gc dist/bench/memory.js
  * (npm run bench passes --expose-gc; without it the figures are heap deltas without a
  * forced GC, and say so).
@@ -24,6 +27,8 @@ import { runScenario, type RunOptions } from "../sim/runner.js";
 import type { HistoryEvent } from "../sim/history.js";
 import { JsonlHistoryStream } from "../sim/history-stream.js";
 import { keptForCheckers } from "../checkers/needed-events.js";
+import { runCheckers } from "../checkers/run-all.js";
+import { checkContextFor } from "../cli/check-context.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const heapMb = (): number => {
@@ -113,6 +118,16 @@ export async function main(): Promise<void> {
   });
   console.log(marksRow("streamed, checkers' events kept", checked));
   console.log(`(streamed: ${(chars / (1024 * 1024)).toFixed(1)} MB of JSONL through a 64 KiB buffer)`);
+
+  // What is not yet bounded: the checkers' own working memory over the whole history
+  // (max RSS is a high-water mark, so this counts only what checking adds above the runs).
+  const history = runScenario(long, 1, {}, { retainHistory: keep }).history;
+  const rssBeforeMb = process.resourceUsage().maxRSS / 1024;
+  const t0 = performance.now();
+  const verdicts = runCheckers(history, checkContextFor(long));
+  console.log(
+    `checking the 10-min run's kept events (${history.length}): max RSS +${(process.resourceUsage().maxRSS / 1024 - rssBeforeMb).toFixed(0)} MB, ${((performance.now() - t0) / 1000).toFixed(1)} s, outcome ${verdicts.outcome}`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
