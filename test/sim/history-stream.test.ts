@@ -6,6 +6,7 @@ import { runScenario } from "../../sim/runner.js";
 import { historyToJsonl, type HistoryEvent } from "../../sim/history.js";
 import { JsonlHistoryStream } from "../../sim/history-stream.js";
 import { runCheckers } from "../../checkers/run-all.js";
+import { InputError } from "../../sim/errors.js";
 import { checkContextFor } from "../../cli/check-context.js";
 import { fixturePath, shippedScenarioNames, type DigestFixture } from "../helpers/history-digests.js";
 
@@ -55,6 +56,17 @@ describe("streamed history (sim/history-stream.ts, runScenario's historySink)", 
       const memory = runCheckers(runScenario(s, 1).history, checkContextFor(s));
       const streamed = runCheckers(readBack(streamedRun(name, 1, 4096).jsonl), checkContextFor(s));
       expect(streamed, name).toEqual(memory);
+    }
+  });
+
+  it("a sink that fails (a full disk) stops the run with its own error, not a library's", () => {
+    for (const name of ["naive-baseline", "library-redlock-v4-baseline", "raft-zk-baseline"]) {
+      let taken = 0;
+      const full = new InputError("out/history.jsonl", "--out", "expected a writable place; the write failed (ENOSPC)");
+      const sink = (): void => {
+        if (++taken === 50) throw full;
+      };
+      expect(() => runScenario(loadScenario(name), 1, {}, { historySink: sink, retainHistory: false }), name).toThrow(full);
     }
   });
 
