@@ -110,11 +110,13 @@ export function pairOperations(events: readonly HistoryEvent[]): {
         // A new invoke while one is outstanding: the earlier one's fate is unknown.
         open.delete(e.process);
       }
+      // Every key in the literal (complete too, filled in later): one hidden class for every op.
       const op: Operation = {
         process: e.process,
         f: e.f,
         lock: e.lock,
         invoke: e,
+        complete: undefined,
         outcome: "info",
         startUs: e.timeUs,
         endUs: Infinity,
