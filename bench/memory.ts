@@ -1,17 +1,34 @@
 /**
- * Memory of a run: bytes per history event retained once a run ends (heap in use after a
- * full GC, the run's output held, over the heap before it), for baseline scenarios and for
- * a 10-minute, 10-client naive-baseline run. The history is held in memory whole (the CLI
- * writes history.jsonl after the run), so the last row grows with the run's length; the
- * figure shows by how much. Nothing passes or fails.
+ * Memory of a run, two ways:
  *
- * Run: npm run build && node --expose-gc dist/bench/memory.js (npm run bench passes no
- * --expose-gc: then the figures are heap deltas without a forced GC, and say so).
+ * 1. Bytes per history event retained once a run ends (heap in use after a full GC, the
+ *    run's output held, over the heap before it), for naive-baseline and for a 10-minute,
+ *    10-client naive-baseline run, the history held in memory whole.
+ * 2. Live heap during a 10-client naive-baseline run at 1, 5 and 10 simulated minutes
+ *    (a full GC, then heap in use, over the heap before the run), with the history held
+ *    in memory and with it streamed as JSONL through a bounded buffer (the chunks are
+ *    counted and dropped here; `lockstep run --out` writes them to history.jsonl) and
+ *    nothing retained, and streamed keeping only the events the checkers read
+ *    (checkers/needed-events.ts). A flat row is a run in bounded memory; the retained
+ *    rows grow with the run's length (the checkers' events, by what they inherently
+ *    need: linearizability searches every op of a lock).
+ *
+ * 3. The max RSS that checking the 10-minute run adds: the checkers still take the
+ *    whole (kept) history, so this part grows with the run.
+ *
+ * Nothing passes or fails. Run: npm run build && node --expose-gc dist/bench/memory.js
+ * (npm run bench passes --expose-gc; without it the figures are heap deltas without a
+ * forced GC, and say so).
  */
 import { pathToFileURL } from "node:url";
 import { loadScenario } from "../scenarios/index.js";
 import type { Scenario } from "../scenarios/schema.js";
-import { runScenario } from "../sim/runner.js";
+import { runScenario, type RunOptions } from "../sim/runner.js";
+import type { HistoryEvent } from "../sim/history.js";
+import { JsonlHistoryStream } from "../sim/history-stream.js";
+import { keptForCheckers } from "../checkers/needed-events.js";
+import { runCheckers } from "../checkers/run-all.js";
+import { checkContextFor } from "../cli/check-context.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const heapMb = (): number => {
@@ -31,6 +48,37 @@ function retained(name: string, s: Scenario): string {
   return row;
 }
 
+const MARKS_MIN = [1, 5, 10] as const;
+
+/**
+ * Live heap over the pre-run heap when the run first records an event at or past each
+ * mark (sampled from inside the history sink: the run is mid-way, its state all live).
+ */
+function liveHeapAtMarks(s: Scenario, opts: (onEvent: (e: HistoryEvent) => void) => RunOptions): { mbAt: number[]; events: number; wallS: number } {
+  const before = heapMb();
+  const mbAt: number[] = [];
+  let next = 0;
+  let events = 0;
+  const onEvent = (e: HistoryEvent): void => {
+    events++;
+    if (next < MARKS_MIN.length && e.timeUs >= MARKS_MIN[next]! * 60_000_000) {
+      mbAt.push(heapMb() - before);
+      next++;
+    }
+  };
+  const t0 = performance.now();
+  const run = runScenario(s, 1, {}, opts(onEvent));
+  const wallS = (performance.now() - t0) / 1000;
+  // The last mark is the run's end (its drain adds no events): sampled with the output held.
+  while (mbAt.length < MARKS_MIN.length) mbAt.push(heapMb() - before);
+  void run.history.length;
+  return { mbAt, events, wallS };
+}
+
+function marksRow(name: string, r: { mbAt: number[]; events: number; wallS: number }): string {
+  return `${name.padEnd(34)} ${r.mbAt.map((mb) => mb.toFixed(1).padStart(8)).join(" ")} ${String(r.events).padStart(9)} ${r.wallS.toFixed(1).padStart(7)}`;
+}
+
 export async function main(): Promise<void> {
   console.log(`== memory: heap retained by a run's output (history + meta), seed 1${gc ? "" : " (no --expose-gc: deltas without a forced GC, noisy)"} ==`);
   console.log("run                                   events  heap MB  bytes/ev  wall s");
@@ -40,6 +88,46 @@ export async function main(): Promise<void> {
   const clients = Array.from({ length: 10 }, (_, i) => ({ id: `c${i + 1}`, startMs: 0 }));
   const long: Scenario = { ...base, name: "naive-baseline-10min-10c", durationMs: 600_000, clients };
   console.log(retained("naive-baseline, 10 min, 10 clients", long));
+
+  console.log("");
+  console.log("== memory: live heap during a 10-client naive-baseline run, MB over the heap before it, seed 1 ==");
+  console.log(`history                              ${MARKS_MIN.map((m) => `${m} min`.padStart(8)).join(" ")}    events  wall s`);
+  console.log(marksRow("retained in memory", liveHeapAtMarks(long, (onEvent) => ({ historySink: onEvent }))));
+  let chars = 0;
+  const streamed = liveHeapAtMarks(long, (onEvent) => {
+    const stream = new JsonlHistoryStream((chunk) => (chars += chunk.length));
+    return {
+      retainHistory: false,
+      historySink: (e) => {
+        stream.push(e);
+        onEvent(e);
+      },
+    };
+  });
+  console.log(marksRow("streamed as JSONL, none retained", streamed));
+  const keep = keptForCheckers(long.clients.map((c) => c.id));
+  const checked = liveHeapAtMarks(long, (onEvent) => {
+    const stream = new JsonlHistoryStream(() => {});
+    return {
+      retainHistory: keep,
+      historySink: (e) => {
+        stream.push(e);
+        onEvent(e);
+      },
+    };
+  });
+  console.log(marksRow("streamed, checkers' events kept", checked));
+  console.log(`(streamed: ${(chars / (1024 * 1024)).toFixed(1)} MB of JSONL through a 64 KiB buffer)`);
+
+  // What is not yet bounded: the checkers' own working memory over the whole history
+  // (max RSS is a high-water mark, so this counts only what checking adds above the runs).
+  const history = runScenario(long, 1, {}, { retainHistory: keep }).history;
+  const rssBeforeMb = process.resourceUsage().maxRSS / 1024;
+  const t0 = performance.now();
+  const verdicts = runCheckers(history, checkContextFor(long));
+  console.log(
+    `checking the 10-min run's kept events (${history.length}): max RSS +${(process.resourceUsage().maxRSS / 1024 - rssBeforeMb).toFixed(0)} MB, ${((performance.now() - t0) / 1000).toFixed(1)} s, outcome ${verdicts.outcome}`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -53,11 +53,13 @@ export function checkRunDir(dir: string, o: SafeWriteOptions = {}): void {
   for (const name of RUN_FILES) checkReplaceable(join(dir, name), o);
 }
 
-export function writeRunArtifacts(dir: string, record: RunRecord, history: readonly HistoryEvent[], o: SafeWriteOptions = {}): void {
+/** `streamedHistoryTemp`: history.jsonl was written as the run went (cli/streamed-history.ts), to this temp. */
+export function writeRunArtifacts(dir: string, record: RunRecord, history: readonly HistoryEvent[], o: SafeWriteOptions = {}, streamedHistoryTemp?: string): void {
   checkOutputDir(dir, o.flag);
+  const historyPath = join(dir, "history.jsonl");
   writeFilesSafe(
     [
-      { path: join(dir, "history.jsonl"), text: historyToJsonl(history) },
+      streamedHistoryTemp !== undefined ? { path: historyPath, writtenTemp: streamedHistoryTemp } : { path: historyPath, text: historyToJsonl(history) },
       { path: join(dir, "results.json"), text: JSON.stringify(record, null, 2) + "\n" },
       { path: join(dir, "report.html"), text: renderRunReport(record, history) },
     ],

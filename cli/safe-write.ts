@@ -134,7 +134,7 @@ const DESCRIBE: Record<string, string> = {
 };
 
 /** A write failure as one line naming the target (not the temporary file), exit 2. */
-function writeFailed(path: string, e: unknown, o: SafeWriteOptions): InputError {
+export function writeFailed(path: string, e: unknown, o: SafeWriteOptions): InputError {
   const code = (e as NodeJS.ErrnoException).code ?? "error";
   const why = DESCRIBE[code] ? `${code}, ${DESCRIBE[code]}` : code;
   return new InputError(path, o.flag ?? "--out", `expected a writable place; the write failed (${why}) and nothing was left behind`);
@@ -145,7 +145,7 @@ function writeFailed(path: string, e: unknown, o: SafeWriteOptions): InputError 
  * written, and only then is each renamed into place; a failure anywhere removes every
  * temporary file, and no target is touched unless all were written.
  */
-export function writeFilesSafe(files: ReadonlyArray<{ path: string; text: string }>, o: SafeWriteOptions = {}): void {
+export function writeFilesSafe(files: ReadonlyArray<{ path: string; text: string } | { path: string; writtenTemp: string }>, o: SafeWriteOptions = {}): void {
   for (const f of files) checkReplaceable(f.path, o);
   const temps: string[] = [];
   const madeDirs: string[] = [];
@@ -153,6 +153,11 @@ export function writeFilesSafe(files: ReadonlyArray<{ path: string; text: string
   try {
     for (const f of files) {
       current = f.path;
+      // Written already as the run went (cli/streamed-file.ts): its temp is live, renamed with the rest.
+      if ("writtenTemp" in f) {
+        temps.push(f.writtenTemp);
+        continue;
+      }
       const made = mkdirSync(dirname(f.path), { recursive: true });
       if (made !== undefined) madeDirs.push(made);
       const tmp = tempPathFor(f.path);
@@ -174,6 +179,33 @@ export function writeFilesSafe(files: ReadonlyArray<{ path: string; text: string
     if (e instanceof InputError) throw e;
     throw writeFailed(current, e, o);
   }
+}
+
+/**
+ * Open the temporary file of `path` for a file written as the run goes (a streamed
+ * history): made as writeFilesSafe makes its temps (`wx`, listed live so an interrupt
+ * removes it), then passed to writeFilesSafe as `writtenTemp` to be renamed with the
+ * rest. `madeDir` is the first directory this made, for `discardTemp`.
+ */
+export function openTempFor(path: string, o: SafeWriteOptions = {}): { tmp: string; fd: number; madeDir: string | undefined } {
+  const tmp = tempPathFor(path);
+  let madeDir: string | undefined;
+  try {
+    madeDir = mkdirSync(dirname(path), { recursive: true });
+    removeQuietly(tmp);
+    const fd = openSync(tmp, "wx");
+    live.add(tmp);
+    return { tmp, fd, madeDir };
+  } catch (e) {
+    if (madeDir !== undefined) removeEmptyDirs(madeDir, dirname(path));
+    throw writeFailed(path, e, o);
+  }
+}
+
+/** Remove a temp from openTempFor that was not renamed (the run failed), and the directory it made if empty. */
+export function discardTemp(t: { tmp: string; madeDir: string | undefined }, path: string): void {
+  if (live.has(t.tmp)) removeQuietly(t.tmp);
+  if (t.madeDir !== undefined) removeEmptyDirs(t.madeDir, dirname(path));
 }
 
 export function writeTextSafe(path: string, text: string, o: SafeWriteOptions = {}): void {

@@ -24,7 +24,7 @@ export type OpName =
   | string;
 
 export interface HistoryEvent {
-  /** Position in the history, 0-based, dense. */
+  /** Position in the history, 0-based, dense (a run that keeps only some events, RunOptions.retainHistory, keeps their own). */
   index: number;
   /** True (simulator) time in integer microseconds. */
   timeUs: number;
@@ -61,19 +61,22 @@ export const NEMESIS = "nemesis";
 /** Serialise as JSONL with a fixed key order so histories compare byte for byte. */
 export function historyToJsonl(events: readonly HistoryEvent[]): string {
   let out = "";
-  for (const e of events) {
-    const o: Record<string, unknown> = {
-      index: e.index,
-      timeUs: e.timeUs,
-      process: e.process,
-      type: e.type,
-      f: e.f,
-    };
-    if (e.lock !== undefined) o.lock = e.lock;
-    if (e.value !== undefined) o.value = e.value;
-    out += JSON.stringify(o) + "\n";
-  }
+  for (const e of events) out += eventToJsonl(e);
   return out;
+}
+
+/** One event's JSONL line, newline included: the fixed key order, absent lock/value left out. */
+export function eventToJsonl(e: HistoryEvent): string {
+  const o: Record<string, unknown> = {
+    index: e.index,
+    timeUs: e.timeUs,
+    process: e.process,
+    type: e.type,
+    f: e.f,
+  };
+  if (e.lock !== undefined) o.lock = e.lock;
+  if (e.value !== undefined) o.value = e.value;
+  return JSON.stringify(o) + "\n";
 }
 
 /** An operation: an invoke paired with its completion (or none, if the history ended first). */
@@ -107,11 +110,13 @@ export function pairOperations(events: readonly HistoryEvent[]): {
         // A new invoke while one is outstanding: the earlier one's fate is unknown.
         open.delete(e.process);
       }
+      // Every key in the literal (complete too, filled in later): one hidden class for every op.
       const op: Operation = {
         process: e.process,
         f: e.f,
         lock: e.lock,
         invoke: e,
+        complete: undefined,
         outcome: "info",
         startUs: e.timeUs,
         endUs: Infinity,

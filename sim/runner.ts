@@ -38,15 +38,23 @@ export interface RunMeta {
 }
 
 export interface RunOutput {
+  /** Every event, in order; only those kept when the run was asked to retain fewer (RunOptions). */
   history: HistoryEvent[];
   meta: RunMeta;
 }
 
+/** Where the history goes: a sink that sees each event as it is recorded, and whether the output keeps them too. */
+export interface RunOptions {
+  historySink?: (e: HistoryEvent) => void;
+  /** Default true; false keeps no event (the sink is then the history's only record); a function keeps those it says. */
+  retainHistory?: boolean | ((e: HistoryEvent) => boolean);
+}
+
 const CLOCK_SAMPLES = 200;
 
-export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits> = {}): RunOutput {
+export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits> = {}, opts: RunOptions = {}): RunOutput {
   try {
-    return runScenarioInner(s, seed, limits);
+    return runScenarioInner(s, seed, limits, opts);
   } catch (e) {
     // A stopped run names its seed, so the user can replay the very run that stopped.
     if (e instanceof SimulationStopError) e.replay ??= { scenario: s.name, seed };
@@ -61,7 +69,7 @@ function scenarioLimits(s: Scenario): Partial<SimLimits> {
   return out;
 }
 
-function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>): RunOutput {
+function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>, opts: RunOptions): RunOutput {
   const design = designByName(s.design);
   if (!design) {
     throw new InputError(s.file, "design", `unknown design "${s.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
@@ -71,7 +79,13 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>)
   // The seed alone picks the dice: a scenario copied under another name replays the same.
   const { links: conditions, ...network } = s.network;
   // The scenario's own limits (validated against its duration), then the caller's.
-  const sim = new Simulation({ seed: `lockstep:${seed}`, network, limits: { projectAfterEvents: PROJECT_AFTER_EVENTS, ...scenarioLimits(s), ...limits } });
+  const sim = new Simulation({
+    seed: `lockstep:${seed}`,
+    network,
+    limits: { projectAfterEvents: PROJECT_AFTER_EVENTS, ...scenarioLimits(s), ...limits },
+    historySink: opts.historySink,
+    retainHistory: opts.retainHistory,
+  });
   // Standing conditions: set before any process exists (a client's first request
   // leaves as it is added), never recorded as nemesis events (they are how the network is, not
   // faults), so liveness judges the run under them. Their ids are checked below.

@@ -250,6 +250,14 @@ export interface SimulationOptions {
   seed: string;
   network?: Partial<NetworkOptions>;
   limits?: Partial<SimLimits>;
+  /**
+   * Where each history event goes as it is recorded, before any listener sees it (e.g. a
+   * JSONL stream to a file). With `retainHistory: false` it is the only record: the run
+   * then keeps no event, and its memory does not grow with its length.
+   */
+  historySink?: (e: HistoryEvent) => void;
+  /** Keep every event in `history` (default true), none (false), or those the function keeps (what the checkers read, say). */
+  retainHistory?: boolean | ((e: HistoryEvent) => boolean);
 }
 
 /** The world: true time, the event queue, processes, network and history. */
@@ -262,7 +270,13 @@ export class Simulation {
   readonly contexts = new Map<string, ProcessContext>();
   private readonly factories = new Map<string, BehaviorFactory>();
   private readonly queue = new EventQueue();
+  /** Every event recorded (or those `retainHistory` keeps), in order; their indexes are the full history's. */
   readonly history: HistoryEvent[] = [];
+  /** Events recorded so far (the next event's index), retained or not. */
+  historyLength = 0;
+  private readonly retainAll: boolean;
+  private readonly retainIf: ((e: HistoryEvent) => boolean) | undefined;
+  private readonly historySink: ((e: HistoryEvent) => void) | undefined;
   private readonly listeners: Array<(e: HistoryEvent) => void> = [];
   eventsRun = 0;
 
@@ -270,6 +284,10 @@ export class Simulation {
     this.rng = new Rng(opts.seed);
     this.network = new Network({ ...DEFAULT_NETWORK, ...opts.network }, this.rng.fork("network"));
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    const retain = opts.retainHistory ?? true;
+    this.retainAll = retain === true;
+    this.retainIf = typeof retain === "function" ? retain : undefined;
+    this.historySink = opts.historySink;
   }
 
   schedule(atUs: number, run: () => void): void {
@@ -326,15 +344,15 @@ export class Simulation {
   }
 
   /**
-   * Append one history event, built in its final key order (index, timeUs, process,
-   * type, f, lock?, value?): no intermediate object, no deleted keys (a `delete` would
-   * leave every event in V8's slow dictionary mode).
+   * Append one history event as one exact-shape literal: the same seven keys in the same
+   * order every time (an absent lock or value is an undefined slot, which JSONL and
+   * JSON.stringify leave out), so every event shares one V8 hidden class; keys added
+   * after construction gave up to four shapes and bigger objects.
    */
   recordEvent(process: string, type: EventType, f: string, lock: string | undefined, value: unknown): HistoryEvent {
-    const ev: HistoryEvent = { index: this.history.length, timeUs: this.nowUs, process, type, f };
-    if (lock !== undefined) ev.lock = lock;
-    if (value !== undefined) ev.value = value;
-    this.history.push(ev);
+    const ev: HistoryEvent = { index: this.historyLength++, timeUs: this.nowUs, process, type, f, lock, value };
+    if (this.retainAll || (this.retainIf !== undefined && this.retainIf(ev))) this.history.push(ev);
+    this.historySink?.(ev);
     const ls = this.listeners;
     for (let i = 0; i < ls.length; i++) ls[i]!(ev);
     return ev;

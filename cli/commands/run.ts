@@ -12,6 +12,7 @@ import { checkContextFor } from "../check-context.js";
 import type { RunRecord } from "../../reports/types.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { printableLines, terminalJson } from "../printable.js";
+import { StreamedHistoryFile } from "../streamed-history.js";
 
 export function registerRun(program: Command): void {
   program
@@ -31,10 +32,19 @@ export function registerRun(program: Command): void {
       const write = { force: opts.force ?? false };
       // Before the run: a bad --out should cost nothing.
       checkRunDir(dir, write);
-      const run = runScenario(scenario, seed);
-      const verdicts = runCheckers(run.history, checkContextFor(scenario));
-      const record = buildRecord(scenario, seed, run, verdicts);
-      writeRunArtifacts(dir, record, run.history, write);
+      // history.jsonl is written as the run goes (bounded buffer); the checkers and the
+      // report still read the retained history.
+      const streamed = new StreamedHistoryFile(join(dir, "history.jsonl"), write);
+      let record: RunRecord;
+      try {
+        const run = runScenario(scenario, seed, {}, { historySink: streamed.stream.push });
+        const historyTemp = streamed.finish();
+        const verdicts = runCheckers(run.history, checkContextFor(scenario));
+        record = buildRecord(scenario, seed, run, verdicts);
+        writeRunArtifacts(dir, record, run.history, write, historyTemp);
+      } finally {
+        streamed.discard();
+      }
       if (opts.json) process.stdout.write(terminalJson(record));
       else process.stdout.write(printableLines(formatRunSummary(record, dir)));
       setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
