@@ -61,6 +61,7 @@ export function initialState<Cmd>(cfg: RaftConfig): RaftState<Cmd> {
     seq: 0,
     ackedSeq: new Map(),
     reads: [],
+    readRoundSeq: 0,
     proposals: new Map(),
     noopAppended: false,
   };
@@ -181,6 +182,7 @@ function becomeLeader<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   s.matchIndex = new Map();
   s.ackedSeq = new Map();
   s.reads = [];
+  s.readRoundSeq = 0;
   s.proposals = new Map();
   s.noopAppended = false;
   for (const p of s.cfg.peers) {
@@ -471,13 +473,37 @@ function readIndex<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, id: number): void {
   // Thesis §6.4: the leader's commitIndex is only known current once it has committed an
   // entry of its own term; until then the read waits (and a no-op gets it there).
   if (lastTerm(s.log) !== s.term && !s.noopAppended) appendNoop(s, out);
+  const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
+  const index = committedInTerm ? s.commitIndex : undefined;
+  if (readRoundInFlight(s)) {
+    // A round that started before this read cannot vouch for it: it waits for the next
+    // one (any round from s.seq + 1 on starts after it arrived), shared with every read
+    // that arrives meanwhile.
+    s.reads.push({ id, seq: s.seq + 1, index });
+    return;
+  }
   // A fresh heartbeat round: a majority acknowledging it proves we were still leader
   // after the read arrived.
-  broadcastAppend(s, out);
-  const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
-  s.reads.push({ id, seq: s.seq, index: committedInTerm ? s.commitIndex : undefined });
+  startReadRound(s, out);
+  s.reads.push({ id, seq: s.seq, index });
   maybeCommit(s, out);
   checkReads(s, out);
+}
+
+function startReadRound<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  broadcastAppend(s, out);
+  s.readRoundSeq = s.seq;
+}
+
+/** How many servers (the leader included) have acknowledged round `seq` or a later one. */
+function acksOf<Cmd>(s: RaftState<Cmd>, seq: number): number {
+  let acks = 1; // the leader itself
+  for (const acked of s.ackedSeq.values()) if (acked >= seq) acks++;
+  return acks;
+}
+
+function readRoundInFlight<Cmd>(s: RaftState<Cmd>): boolean {
+  return s.readRoundSeq > 0 && acksOf(s, s.readRoundSeq) < quorum(s.cfg);
 }
 
 function checkReads<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
@@ -485,13 +511,18 @@ function checkReads<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
   const q = quorum(s.cfg);
   const waiting = [];
+  let queued = false;
   for (const r of s.reads) {
     if (r.index === undefined && committedInTerm) r.index = s.commitIndex;
-    let acks = 1; // the leader itself
-    for (const seq of s.ackedSeq.values()) if (seq >= r.seq) acks++;
-    if (acks >= q && r.index !== undefined && s.lastApplied >= r.index) {
+    if (acksOf(s, r.seq) >= q && r.index !== undefined && s.lastApplied >= r.index) {
       out.push({ kind: "reply", id: r.id, result: { ok: true } });
-    } else waiting.push(r);
+    } else {
+      waiting.push(r);
+      if (r.seq > s.seq) queued = true;
+    }
   }
   s.reads = waiting;
+  // The round in flight is done: the reads that waited for the next one start it now
+  // (unless a heartbeat round after them has started already: then r.seq <= s.seq).
+  if (queued && !readRoundInFlight(s)) startReadRound(s, out);
 }
