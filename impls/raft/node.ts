@@ -60,6 +60,7 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
   // (a follower re-arms its election timer on every AppendEntries; issue 17).
   const timerInputs: Record<TimerName, RaftInput<Cmd>> = { election: { type: "election-timeout" }, heartbeat: { type: "heartbeat-timeout" } };
   const timerFires: Record<TimerName, () => void> = { election: () => feed(timerInputs.election), heartbeat: () => feed(timerInputs.heartbeat) };
+  const messageInput: Extract<RaftInput<Cmd>, { type: "message" }> = { type: "message", from: "", msg: { type: "raft-vote-resp", term: 0, granted: false } };
   // Reset on every AppendEntries a follower takes: its deadline moves, its kernel timer stays.
   const election = new LazyTimer(ctx, timerFires.election);
 
@@ -86,7 +87,8 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
         next = head < queue.length ? queue[head++] : undefined;
       }
     } finally {
-      queue.splice(0, head);
+      // Only when something was queued (splice allocates its result even for 0).
+      if (head > 0) queue.splice(0, head);
       busy = false;
     }
   }
@@ -146,6 +148,13 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
   return {
     handleRaftMessage(from: string, msg: Message): void {
       if (typeof msg.type !== "string" || !msg.type.startsWith("raft-")) return;
+      // Not nested in a step and nothing queued: one reused input (step keeps no reference
+      // to it); otherwise a fresh one, as it may wait in the queue.
+      if (!busy && queue.length === 0) {
+        messageInput.from = from;
+        messageInput.msg = msg as unknown as RaftMessage<Cmd>;
+        return feed(messageInput);
+      }
       feed({ type: "message", from, msg: msg as unknown as RaftMessage<Cmd> });
     },
     isLeader: () => state.role === "leader",

@@ -121,7 +121,8 @@ function finish<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): RaftEffect<Cmd>[] {
   if (out.logFromIndex !== Infinity) {
     persists.push({ kind: "persist-log", fromIndex: out.logFromIndex, entries: s.log.slice(out.logFromIndex - 1) });
   }
-  return persists.length === 0 ? out.effects : [...persists, ...out.effects];
+  if (persists.length > 0) out.effects.unshift(...persists);
+  return out.effects;
 }
 
 function restart<Cmd>(cfg: RaftConfig, p: Persisted<Cmd>, out: Out<Cmd>): RaftState<Cmd> {
