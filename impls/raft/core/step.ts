@@ -422,8 +422,14 @@ function maybeCommit<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
     const p = peers[i]!;
     matches[i] = p === s.cfg.id ? lastIndex(s.log) : (s.matchIndex.get(p) ?? 0);
   }
-  // Ascending; the quorum-th largest is at length - quorum.
-  matches.sort();
+  // Ascending; the quorum-th largest is at length - quorum. Insertion sort: a cluster
+  // has a handful of servers, and the typed array's sort is a builtin call per ack.
+  for (let i = 1; i < matches.length; i++) {
+    const v = matches[i]!;
+    let j = i - 1;
+    for (; j >= 0 && matches[j]! > v; j--) matches[j + 1] = matches[j]!;
+    matches[j + 1] = v;
+  }
   const n = matches[peers.length - quorum(s.cfg)]!;
   // §5.4.2 / Figure 8: "Raft never commits log entries from previous terms by counting
   // replicas. Only log entries from the leader's current term are committed by counting".
@@ -511,18 +517,21 @@ function checkReads<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   if (s.reads.length === 0 || s.role !== "leader") return;
   const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
   const q = quorum(s.cfg);
-  const waiting = [];
+  // Compacted in place (answered reads leave, the rest keep their order): no array per ack.
+  const reads = s.reads;
+  let kept = 0;
   let queued = false;
-  for (const r of s.reads) {
+  for (let i = 0; i < reads.length; i++) {
+    const r = reads[i]!;
     if (r.index === undefined && committedInTerm) r.index = s.commitIndex;
     if (acksOf(s, r.seq) >= q && r.index !== undefined && s.lastApplied >= r.index) {
       out.push({ kind: "reply", id: r.id, result: { ok: true } });
     } else {
-      waiting.push(r);
+      reads[kept++] = r;
       if (r.seq > s.seq) queued = true;
     }
   }
-  s.reads = waiting;
+  reads.length = kept;
   // The round in flight is done: the reads that waited for the next one start it now
   // (unless a heartbeat round after them has started already: then r.seq <= s.seq).
   if (queued && !readRoundInFlight(s)) startReadRound(s, out);
