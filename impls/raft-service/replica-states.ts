@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import type { Simulation } from "../../sim/simulation.js";
 
 /**
@@ -28,6 +28,63 @@ export interface ReplicaStateValue {
 /** Bound on nesting: state machines are shallow trees; a deeper value is a bug, not data. */
 const DEPTH_MAX = 64;
 
+/** JSON-quoted object keys: the same few field names are written on every digest. */
+const quotedKeys = new Map<string, string>();
+function quoteKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    // Bounded: field names, not data (a state with unbounded key sets writes them uncached).
+    if (quotedKeys.size < 4096) quotedKeys.set(k, q);
+  }
+  return q;
+}
+
+/**
+ * Sorted key lists of the object shapes seen last (a state machine has a handful: its
+ * node, session and stat records): Object.keys of the same shape gives the same
+ * strings in the same order, so a match is a few pointer compares, not a sort.
+ */
+const SHAPES_MAX = 16;
+const shapeKeys: string[][] = [];
+const shapeSorted: string[][] = [];
+function sortedKeys(o: object): string[] {
+  const keys = Object.keys(o);
+  for (let s = 0; s < shapeKeys.length; s++) {
+    const known = shapeKeys[s]!;
+    if (known.length !== keys.length) continue;
+    let same = true;
+    for (let i = 0; i < keys.length; i++) {
+      if (known[i] !== keys[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return shapeSorted[s]!;
+  }
+  const sorted = [...keys].sort();
+  if (shapeKeys.length >= SHAPES_MAX) {
+    shapeKeys.shift();
+    shapeSorted.shift();
+  }
+  shapeKeys.push(keys);
+  shapeSorted.push(sorted);
+  return sorted;
+}
+
+/**
+ * Map entries `[k,v]` in the order of their joined strings, compared by `k,` alone: a
+ * canonical form is a whole JSON value, so `k,` decides unless two keys render alike
+ * (then the whole entries decide, as before). Sorting short keys rather than whole
+ * entries keeps the big value strings out of the comparisons.
+ */
+function compareEntries(a: [string, string], b: [string, string]): number {
+  if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
+  const ea = a[1];
+  const eb = b[1];
+  return ea < eb ? -1 : ea > eb ? 1 : 0;
+}
+
 /**
  * A canonical JSON form: maps, sets and object keys in sorted order; functions left out.
  * Built by string concatenation, without an array per level (a digest walks the whole
@@ -39,8 +96,10 @@ export function canonicalForm(value: unknown, depth = 0): string {
   if (value === null || value === undefined) return "null";
   switch (typeof value) {
     case "number":
+      // JSON writes finite numbers as String does, and NaN and the infinities as null.
+      return Number.isFinite(value) ? String(value) : "null";
     case "boolean":
-      return JSON.stringify(value);
+      return value ? "true" : "false";
     case "string":
       return JSON.stringify(value);
     case "bigint":
@@ -56,9 +115,15 @@ export function canonicalForm(value: unknown, depth = 0): string {
     return out + "]";
   }
   if (value instanceof Map) {
-    const entries: string[] = [];
-    for (const [k, v] of value) entries.push(`[${canonicalForm(k, next)},${canonicalForm(v, next)}]`);
-    return `{"$map":[${entries.sort().join(",")}]}`;
+    const entries: Array<[string, string]> = [];
+    for (const [k, v] of value) {
+      const kc = canonicalForm(k, next) + ",";
+      entries.push([kc, "[" + kc + canonicalForm(v, next) + "]"]);
+    }
+    entries.sort(compareEntries);
+    let out = '{"$map":[';
+    for (let i = 0; i < entries.length; i++) out += (i > 0 ? "," : "") + entries[i]![1];
+    return out + "]}";
   }
   if (value instanceof Set) {
     const members: string[] = [];
@@ -66,13 +131,14 @@ export function canonicalForm(value: unknown, depth = 0): string {
     return `{"$set":[${members.sort().join(",")}]}`;
   }
   const o = value as Record<string, unknown>;
-  const keys = Object.keys(o).sort();
+  const keys = sortedKeys(o);
   let out = "{";
   let first = true;
-  for (const k of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
     const v = o[k];
     if (typeof v === "function") continue;
-    out += (first ? "" : ",") + JSON.stringify(k) + ":" + canonicalForm(v, next);
+    out += (first ? "" : ",") + quoteKey(k) + ":" + canonicalForm(v, next);
     first = false;
   }
   return out + "}";
@@ -80,8 +146,15 @@ export function canonicalForm(value: unknown, depth = 0): string {
 
 /** 16 hex digits of SHA-256 over the canonical form: short, and a collision is not a worry at these sizes. */
 export function stateDigest(value: unknown): string {
-  return createHash("sha256").update(canonicalForm(value)).digest("hex").slice(0, 16);
+  return sha256Hex(canonicalForm(value)).slice(0, 16);
 }
+
+/**
+ * One-shot crypto.hash (Node 20.12+) where there is one: a third of createHash's cost
+ * per digest, which built a Hash object for every sampled index. Same hex either way.
+ */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
+const sha256Hex: (s: string) => string = oneShot ? (s) => oneShot("sha256", s, "hex") : (s) => crypto.createHash("sha256").update(s).digest("hex");
 
 /**
  * Which applied indexes get a digest: every one up to DIGEST_EVERY_FROM, then every

@@ -129,6 +129,8 @@ export class ZkServer implements ProcessBehavior {
   }
 
   private fireWatches(events: ZkEvent[]): void {
+    // Watches live where they were set (the leader, mostly): a server without any has nothing to look up.
+    if (this.watches.size === 0) return;
     for (const e of events) {
       this.fire(e.path, "data", e.type);
       if (e.type !== "changed") this.fire(parentOf(e.path), "child", "children");

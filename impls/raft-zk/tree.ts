@@ -59,9 +59,23 @@ export interface SessionInfo {
 
 export const SEQ_DIGITS = 10;
 
+/**
+ * Parents already computed: the same few paths (a lock's directory) are asked for on
+ * every create, delete and watch, on every replica, and a cached parent is the same
+ * string each time, so its hash for the node map is computed once. Bounded: cleared
+ * when full.
+ */
+const parents = new Map<string, string>();
+const PARENTS_MAX = 4096;
+
 export function parentOf(path: string): string {
+  let p = parents.get(path);
+  if (p !== undefined) return p;
   const i = path.lastIndexOf("/");
-  return i <= 0 ? "/" : path.slice(0, i);
+  p = i <= 0 ? "/" : path.slice(0, i);
+  if (parents.size >= PARENTS_MAX) parents.clear();
+  parents.set(path, p);
+  return p;
 }
 
 export function baseName(path: string): string {

@@ -2,6 +2,7 @@ import type { Message, ProcessContext, TimerHandle } from "../../sim/simulation.
 import type { BarrierResult, CreateRaftNode, ProposeResult, RaftHost, RaftNodeOptions } from "./api.js";
 import { initialState, step } from "./core/step.js";
 import type { Entry, Persisted, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState, TimerName } from "./core/types.js";
+import { LazyTimer } from "./lazy-timer.js";
 
 /**
  * The adapter that runs the pure core (core/step.ts) in the simulator: messages over
@@ -59,6 +60,9 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
   // (a follower re-arms its election timer on every AppendEntries; issue 17).
   const timerInputs: Record<TimerName, RaftInput<Cmd>> = { election: { type: "election-timeout" }, heartbeat: { type: "heartbeat-timeout" } };
   const timerFires: Record<TimerName, () => void> = { election: () => feed(timerInputs.election), heartbeat: () => feed(timerInputs.heartbeat) };
+  const messageInput: Extract<RaftInput<Cmd>, { type: "message" }> = { type: "message", from: "", msg: { type: "raft-vote-resp", term: 0, granted: false } };
+  // Reset on every AppendEntries a follower takes: its deadline moves, its kernel timer stays.
+  const election = new LazyTimer(ctx, timerFires.election);
 
   function feed(input: RaftInput<Cmd>): void {
     if (busy) {
@@ -83,7 +87,8 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
         next = head < queue.length ? queue[head++] : undefined;
       }
     } finally {
-      queue.splice(0, head);
+      // Only when something was queued (splice allocates its result even for 0).
+      if (head > 0) queue.splice(0, head);
       busy = false;
     }
   }
@@ -105,11 +110,13 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
         ctx.send(e.to, e.msg as unknown as Message);
         return;
       case "set-timer": {
+        if (e.timer === "election") return election.set(e.delayMs);
         ctx.cancelTimer(timers.get(e.timer));
         timers.set(e.timer, ctx.setTimer(e.delayMs, timerFires[e.timer]));
         return;
       }
       case "cancel-timer":
+        if (e.timer === "election") return election.cancel();
         ctx.cancelTimer(timers.get(e.timer));
         timers.delete(e.timer);
         return;
@@ -141,6 +148,13 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
   return {
     handleRaftMessage(from: string, msg: Message): void {
       if (typeof msg.type !== "string" || !msg.type.startsWith("raft-")) return;
+      // Not nested in a step and nothing queued: one reused input (step keeps no reference
+      // to it); otherwise a fresh one, as it may wait in the queue.
+      if (!busy && queue.length === 0) {
+        messageInput.from = from;
+        messageInput.msg = msg as unknown as RaftMessage<Cmd>;
+        return feed(messageInput);
+      }
       feed({ type: "message", from, msg: msg as unknown as RaftMessage<Cmd> });
     },
     isLeader: () => state.role === "leader",

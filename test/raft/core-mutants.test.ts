@@ -30,7 +30,7 @@ describe("fresh state and election", () => {
     const s = initialState<Cmd>(cfg());
     expect({ ...s, cfg: undefined }).toStrictEqual({
       cfg: undefined, term: 0, votedFor: null, log: [], role: "follower", leaderId: undefined, commitIndex: 0, lastApplied: 0,
-      votes: new Set(), nextIndex: new Map(), matchIndex: new Map(), seq: 0, ackedSeq: new Map(), reads: [], proposals: new Map(), noopAppended: false,
+      votes: new Set(), nextIndex: new Map(), matchIndex: new Map(), seq: 0, ackedSeq: new Map(), reads: [], readRoundSeq: 0, proposals: new Map(), noopAppended: false,
     });
   });
 

@@ -39,6 +39,54 @@ describe("canonicalForm", () => {
   });
 });
 
+/** The plain form canonicalForm's caches and key-only sort must match byte for byte. */
+function reference(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "bigint") return JSON.stringify(`${value}n`);
+  if (typeof value === "function" || typeof value === "symbol") return "null";
+  if (Array.isArray(value)) return `[${value.map(reference).join(",")}]`;
+  if (value instanceof Map) return `{"$map":[${[...value].map(([k, v]) => `[${reference(k)},${reference(v)}]`).sort().join(",")}]}`;
+  if (value instanceof Set) return `{"$set":[${[...value].map(reference).sort().join(",")}]}`;
+  const o = value as Record<string, unknown>;
+  const parts = Object.keys(o).sort().filter((k) => typeof o[k] !== "function").map((k) => `${JSON.stringify(k)}:${reference(o[k])}`);
+  return `{${parts.join(",")}}`;
+}
+
+describe("canonicalForm against the plain form", () => {
+  it("orders map entries as the joined strings would, where one key's form is a prefix of another's or two keys render alike", () => {
+    const m = new Map<unknown, unknown>([
+      [12, "a"],
+      [1, "b"],
+      ["a,b", 1],
+      ["a", 2],
+      ["a\"", 3],
+      [[1], 4],
+      [[1, 2], 5],
+      [{ x: 1 }, "z"],
+      [{ x: 1 }, "y"],
+      [-1, 6],
+      [1.5, 7],
+    ]);
+    expect(canonicalForm(m)).toBe(reference(m));
+  });
+
+  it("writes NaN and the infinities as null, -0 as 0, and keys in order whatever shape came first", () => {
+    const v = { n: [NaN, Infinity, -Infinity, -0, 1e21, 5e-7], b: [true, false] };
+    expect(canonicalForm(v)).toBe(reference(v));
+    // Same keys, other insertion orders, and an integer-like key (Object.keys puts those first).
+    const shapes = [{ b: 1, a: 2 }, { a: 3, b: 4 }, { 2: "x", a: 1 }, { a: 1, 2: "y", b: new Set([3, 1, 20]) }];
+    for (let round = 0; round < 2; round++) for (const o of shapes) expect(canonicalForm(o)).toBe(reference(o));
+  });
+
+  it("is the plain form on many objects of many shapes (past the shape cache's bound)", () => {
+    const objs = Array.from({ length: 40 }, (_, i) => Object.fromEntries(Array.from({ length: (i % 7) + 1 }, (_, k) => [`k${(k * 7 + i) % 11}`, i * k])));
+    for (let round = 0; round < 2; round++) for (const o of objs) expect(canonicalForm(o)).toBe(reference(o));
+    const state = { nodes: new Map(objs.map((o, i) => [`/p/${i}`, o])), ids: new Set(objs.map((_, i) => i * 37)) };
+    expect(canonicalForm(state)).toBe(reference(state));
+  });
+});
+
 describe("stateDigest", () => {
   it("is 16 hex digits of SHA-256 of the canonical form", () => {
     expect(stateDigest({ a: 1 })).toMatch(/^[0-9a-f]{16}$/);

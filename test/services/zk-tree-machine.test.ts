@@ -40,6 +40,12 @@ describe("paths", () => {
     expect(sequenceOf("0000000012-n")).toBeNaN();
   });
 
+  it("parentOf answers the same past its cache's bound and on repeated paths", () => {
+    // More distinct paths than the cache holds (4096): it is cleared, never wrong.
+    for (let i = 0; i < 5000; i++) expect(parentOf(`/d${i % 7}/n${i}`)).toBe(`/d${i % 7}`);
+    for (let round = 0; round < 2; round++) expect([parentOf("/x/y/z"), parentOf("/x"), parentOf("/")]).toEqual(["/x/y", "/", "/"]);
+  });
+
   it("refuses a bad path: empty, relative, trailing or double slash, the root itself", () => {
     const r = Run.withSessions();
     for (const p of ["", "a", "/a/", "//a", "/a//b", "/"]) expect(r.apply(mk(1, p)), JSON.stringify(p)).toMatchObject({ ok: false, error: "bad-path" });

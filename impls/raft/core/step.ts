@@ -61,6 +61,7 @@ export function initialState<Cmd>(cfg: RaftConfig): RaftState<Cmd> {
     seq: 0,
     ackedSeq: new Map(),
     reads: [],
+    readRoundSeq: 0,
     proposals: new Map(),
     noopAppended: false,
   };
@@ -120,7 +121,8 @@ function finish<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): RaftEffect<Cmd>[] {
   if (out.logFromIndex !== Infinity) {
     persists.push({ kind: "persist-log", fromIndex: out.logFromIndex, entries: s.log.slice(out.logFromIndex - 1) });
   }
-  return persists.length === 0 ? out.effects : [...persists, ...out.effects];
+  if (persists.length > 0) out.effects.unshift(...persists);
+  return out.effects;
 }
 
 function restart<Cmd>(cfg: RaftConfig, p: Persisted<Cmd>, out: Out<Cmd>): RaftState<Cmd> {
@@ -181,6 +183,7 @@ function becomeLeader<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   s.matchIndex = new Map();
   s.ackedSeq = new Map();
   s.reads = [];
+  s.readRoundSeq = 0;
   s.proposals = new Map();
   s.noopAppended = false;
   for (const p of s.cfg.peers) {
@@ -419,8 +422,14 @@ function maybeCommit<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
     const p = peers[i]!;
     matches[i] = p === s.cfg.id ? lastIndex(s.log) : (s.matchIndex.get(p) ?? 0);
   }
-  // Ascending; the quorum-th largest is at length - quorum.
-  matches.sort();
+  // Ascending; the quorum-th largest is at length - quorum. Insertion sort: a cluster
+  // has a handful of servers, and the typed array's sort is a builtin call per ack.
+  for (let i = 1; i < matches.length; i++) {
+    const v = matches[i]!;
+    let j = i - 1;
+    for (; j >= 0 && matches[j]! > v; j--) matches[j + 1] = matches[j]!;
+    matches[j + 1] = v;
+  }
   const n = matches[peers.length - quorum(s.cfg)]!;
   // §5.4.2 / Figure 8: "Raft never commits log entries from previous terms by counting
   // replicas. Only log entries from the leader's current term are committed by counting".
@@ -471,27 +480,59 @@ function readIndex<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, id: number): void {
   // Thesis §6.4: the leader's commitIndex is only known current once it has committed an
   // entry of its own term; until then the read waits (and a no-op gets it there).
   if (lastTerm(s.log) !== s.term && !s.noopAppended) appendNoop(s, out);
+  const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
+  const index = committedInTerm ? s.commitIndex : undefined;
+  if (readRoundInFlight(s)) {
+    // A round that started before this read cannot vouch for it: it waits for the next
+    // one (any round from s.seq + 1 on starts after it arrived), shared with every read
+    // that arrives meanwhile.
+    s.reads.push({ id, seq: s.seq + 1, index });
+    return;
+  }
   // A fresh heartbeat round: a majority acknowledging it proves we were still leader
   // after the read arrived.
-  broadcastAppend(s, out);
-  const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
-  s.reads.push({ id, seq: s.seq, index: committedInTerm ? s.commitIndex : undefined });
+  startReadRound(s, out);
+  s.reads.push({ id, seq: s.seq, index });
   maybeCommit(s, out);
   checkReads(s, out);
+}
+
+function startReadRound<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
+  broadcastAppend(s, out);
+  s.readRoundSeq = s.seq;
+}
+
+/** How many servers (the leader included) have acknowledged round `seq` or a later one. */
+function acksOf<Cmd>(s: RaftState<Cmd>, seq: number): number {
+  let acks = 1; // the leader itself
+  for (const acked of s.ackedSeq.values()) if (acked >= seq) acks++;
+  return acks;
+}
+
+function readRoundInFlight<Cmd>(s: RaftState<Cmd>): boolean {
+  return s.readRoundSeq > 0 && acksOf(s, s.readRoundSeq) < quorum(s.cfg);
 }
 
 function checkReads<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   if (s.reads.length === 0 || s.role !== "leader") return;
   const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
   const q = quorum(s.cfg);
-  const waiting = [];
-  for (const r of s.reads) {
+  // Compacted in place (answered reads leave, the rest keep their order): no array per ack.
+  const reads = s.reads;
+  let kept = 0;
+  let queued = false;
+  for (let i = 0; i < reads.length; i++) {
+    const r = reads[i]!;
     if (r.index === undefined && committedInTerm) r.index = s.commitIndex;
-    let acks = 1; // the leader itself
-    for (const seq of s.ackedSeq.values()) if (seq >= r.seq) acks++;
-    if (acks >= q && r.index !== undefined && s.lastApplied >= r.index) {
+    if (acksOf(s, r.seq) >= q && r.index !== undefined && s.lastApplied >= r.index) {
       out.push({ kind: "reply", id: r.id, result: { ok: true } });
-    } else waiting.push(r);
+    } else {
+      reads[kept++] = r;
+      if (r.seq > s.seq) queued = true;
+    }
   }
-  s.reads = waiting;
+  reads.length = kept;
+  // The round in flight is done: the reads that waited for the next one start it now
+  // (unless a heartbeat round after them has started already: then r.seq <= s.seq).
+  if (queued && !readRoundInFlight(s)) startReadRound(s, out);
 }

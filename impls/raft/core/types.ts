@@ -68,6 +68,12 @@ export interface RaftState<Cmd> {
   seq: number;
   ackedSeq: Map<string, number>;
   reads: PendingRead[];
+  /**
+   * The heartbeat round the pending reads last started (0: none this term). While a
+   * majority has not acknowledged it, a new read waits for the next round instead of
+   * starting its own (etcd's ReadIndex batching): one read round in flight at a time.
+   */
+  readRoundSeq: number;
   /** index → proposal id, for entries this leader appended in this term. */
   proposals: Map<number, number>;
   /** Whether a no-op of the current term has been appended (read barrier). */
