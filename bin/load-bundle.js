@@ -42,7 +42,18 @@ function fresh(manifest) {
 }
 
 // commander's help wraps to a terminal's width, and styling may be forced; canned text is neither.
-const cannedApplies = () => !require("node:tty").isatty(1) && process.env.FORCE_COLOR === undefined && process.env.CLICOLOR_FORCE === undefined;
+const cannedApplies = () => !stdoutIsTerminal() && process.env.FORCE_COLOR === undefined && process.env.CLICOLOR_FORCE === undefined;
+
+// node:tty costs milliseconds to load (net, stream); a pipe, a file or /dev/null is told apart without it.
+function stdoutIsTerminal() {
+  try {
+    const st = fs.fstatSync(1);
+    if (!st.isCharacterDevice() || st.rdev === fs.statSync("/dev/null").rdev) return false;
+  } catch {
+    // No fd 1, or no /dev/null: let node:tty decide.
+  }
+  return require("node:tty").isatty(1);
+}
 
 /** The argv the bundle can serve: it holds commander, main and `check`; other commands are stubs there. */
 function servedByBundle(argv, manifest) {

@@ -47,6 +47,26 @@ function stubs(): Plugin {
   };
 }
 
+/**
+ * commander requires node:child_process at load (for executable subcommands, which lockstep has
+ * none of), and with it net, stream and dgram: milliseconds of start-up. In the bundle it is a
+ * proxy that requires the real module at first use.
+ */
+function lazyChildProcess(): Plugin {
+  return {
+    name: "lockstep-lazy-child-process",
+    setup(b) {
+      b.onResolve({ filter: /^node:child_process$/ }, (a) =>
+        a.namespace === "lockstep-lazy" ? { path: a.path, external: true } : { path: a.path, namespace: "lockstep-lazy" },
+      );
+      b.onLoad({ filter: /.*/, namespace: "lockstep-lazy" }, () => ({
+        contents: 'module.exports = new Proxy({}, { get: (_target, key) => require("node:child_process")[key] });',
+        loader: "js",
+      }));
+    },
+  };
+}
+
 export async function bundleCli(root = packageRoot()): Promise<string> {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
   const external = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((name) => !BUNDLED_PACKAGES.has(name));
@@ -63,13 +83,13 @@ export async function bundleCli(root = packageRoot()): Promise<string> {
     external,
     // The bundle's code runs as if from dist/cli/main.js (packageRoot() walks up from it); the loader passes that URL.
     define: { "import.meta.url": "__lockstepMetaUrl" },
-    plugins: [stubs()],
+    plugins: [stubs(), lazyChildProcess()],
     metafile: true,
     logLevel: "warning",
   });
   refuseDynamicImports(result.metafile);
   const inputs: Record<string, number> = { "package.json": statSync(join(root, "package.json")).size };
-  for (const path of Object.keys(result.metafile.inputs)) if (!path.startsWith("lockstep-stub:")) inputs[path] = statSync(join(root, path)).size;
+  for (const path of Object.keys(result.metafile.inputs)) if (!path.startsWith("lockstep-")) inputs[path] = statSync(join(root, path)).size;
   const manifest = {
     format: MANIFEST_FORMAT,
     bundle: "cli.js",
