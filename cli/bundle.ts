@@ -84,6 +84,8 @@ export async function bundleCli(root = packageRoot()): Promise<string> {
     // The bundle's code runs as if from dist/cli/main.js (packageRoot() walks up from it); the loader passes that URL.
     define: { "import.meta.url": "__lockstepMetaUrl" },
     plugins: [stubs(), lazyChildProcess()],
+    // node_modules may be a symlink (a worktree's is): inputs are recorded under node_modules/ as the loader will find them.
+    preserveSymlinks: true,
     metafile: true,
     logLevel: "warning",
   });
