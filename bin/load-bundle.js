@@ -81,7 +81,8 @@ function loadBundle(manifest) {
   const { createRequire } = require("node:module");
   const { pathToFileURL } = require("node:url");
   const file = path.join(bundleDir, manifest.bundle);
-  const source = fs.readFileSync(file, "utf8");
+  // esbuild writes ASCII only (charset "ascii", its default): latin1 reads it exactly, without UTF-8 decoding.
+  const source = fs.readFileSync(file, "latin1");
   let cachedData;
   try {
     cachedData = fs.readFileSync(path.join(bundleDir, manifest.cache));

@@ -67,8 +67,24 @@ function lazyChildProcess(): Plugin {
   };
 }
 
+/**
+ * The version, read from package.json at build: the bundle need not find and parse package.json
+ * at each start (the loader already refuses the bundle if package.json changed since).
+ */
+function versionAtBuild(version: string): Plugin {
+  return {
+    name: "lockstep-version",
+    setup(b) {
+      b.onLoad({ filter: /[\\/]dist[\\/]cli[\\/]version\.js$/ }, () => ({
+        contents: `export function lockstepVersion() { return ${JSON.stringify(version)}; }`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
 export async function bundleCli(root = packageRoot()): Promise<string> {
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string } & Record<string, Record<string, string> | undefined>;
   const external = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((name) => !BUNDLED_PACKAGES.has(name));
   const outdir = join(root, "dist", "cli", "bundle");
   rmSync(outdir, { recursive: true, force: true });
@@ -83,7 +99,7 @@ export async function bundleCli(root = packageRoot()): Promise<string> {
     external,
     // The bundle's code runs as if from dist/cli/main.js (packageRoot() walks up from it); the loader passes that URL.
     define: { "import.meta.url": "__lockstepMetaUrl" },
-    plugins: [stubs(), lazyChildProcess()],
+    plugins: [stubs(), lazyChildProcess(), versionAtBuild(pkg.version)],
     // node_modules may be a symlink (a worktree's is): inputs are recorded under node_modules/ as the loader will find them.
     preserveSymlinks: true,
     metafile: true,
@@ -91,7 +107,13 @@ export async function bundleCli(root = packageRoot()): Promise<string> {
   });
   refuseDynamicImports(result.metafile);
   const inputs: Record<string, number> = { "package.json": statSync(join(root, "package.json")).size };
-  for (const path of Object.keys(result.metafile.inputs)) if (!path.startsWith("lockstep-")) inputs[path] = statSync(join(root, path)).size;
+  for (const path of Object.keys(result.metafile.inputs)) {
+    if (path.startsWith("lockstep-")) continue;
+    // A bundled package is watched through its package.json (an install or upgrade rewrites it): fewer files to stat at start.
+    const pkgDir = /^node_modules\/(@[^/]+\/)?[^/]+\//.exec(path)?.[0];
+    const watched = pkgDir !== undefined ? `${pkgDir}package.json` : path;
+    inputs[watched] ??= statSync(join(root, watched)).size;
+  }
   const manifest = {
     format: MANIFEST_FORMAT,
     bundle: "cli.js",
