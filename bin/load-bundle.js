@@ -96,9 +96,14 @@ function loadBundle(manifest) {
   return { cli: module.exports, script };
 }
 
-function finish(promise) {
+/**
+ * Sets the exit code main returns. With everything written synchronously (cli/stdio.ts) there is
+ * nothing left to wait for, so `exitNow` exits at once: no tearing down of the heap the CLI built.
+ */
+function finish(promise, exitNow = () => false) {
   promise.then(
     (code) => {
+      if (exitNow()) process.exit(code);
       process.exitCode = code;
     },
     (err) => {
@@ -136,7 +141,7 @@ function run(argv) {
   } else if (route === "bundle") {
     const { cli } = loadBundle(manifest);
     cli.useDirectStdio();
-    finish(cli.main(argv));
+    finish(cli.main(argv), () => !cli.wroteToStream());
   } else runUnbundled(argv);
 }
 

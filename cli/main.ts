@@ -7,7 +7,7 @@ import { COMMANDS } from "./commands/index.js";
 import { printable, printableLines } from "./printable.js";
 import { writeErr, writeOut } from "./stdio.js";
 
-export { useDirectStdio } from "./stdio.js";
+export { useDirectStdio, wroteToStream } from "./stdio.js";
 
 /**
  * The `lockstep` command. Each subcommand lives in cli/commands/<name>.ts, listed in

@@ -8,10 +8,14 @@ import { writeSync } from "node:fs";
  * net/tty/stream modules behind it), and nothing is left queued when the process exits.
  */
 let direct = false;
+let streamed = false;
 
 export function useDirectStdio(): void {
   direct = true;
 }
+
+/** Whether any output went through a stream (queued writes the process must wait for before exiting). */
+export const wroteToStream = (): boolean => streamed;
 
 export const writeOut = (text: string): void => write(1, text);
 export const writeErr = (text: string): void => write(2, text);
@@ -22,6 +26,7 @@ const AGAIN_RETRIES_MAX = 1000;
 
 function write(fd: 1 | 2, text: string): void {
   if (!direct) {
+    streamed = true;
     (fd === 1 ? process.stdout : process.stderr).write(text);
     return;
   }
@@ -35,6 +40,7 @@ function write(fd: 1 | 2, text: string): void {
       // The reader went away (`lockstep check h.jsonl | head -1`): the rest has nowhere to go.
       if (code === "EPIPE") return;
       if (code !== "EAGAIN" || ++again > AGAIN_RETRIES_MAX) {
+        streamed = true;
         (fd === 1 ? process.stdout : process.stderr).write(buf);
         return;
       }

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 
 // bin/lockstep.js runs `check` from the esbuild bundle (cli/bundle.ts), answers --help/--version
 // from canned text, and runs every other command from dist/cli/main.js: all must print, exit and
@@ -171,5 +171,30 @@ describe.skipIf(!existsSync(manifestPath))("a stale, missing or spoilt bundle", 
     const r = spawnSync(process.execPath, [join(dir, "bin", "lockstep.js"), "--help"], { cwd: dir, encoding: "utf8" });
     expect(r.status).toBe(1);
     expect(r.stderr).toBe("lockstep: not built yet; run `npm run build` first\n");
+  });
+});
+
+describe("direct output (cli/stdio.ts)", () => {
+  it("what a fresh process writes is all there even when it exits at once after writing", () => {
+    const stdio = new URL("../dist/cli/stdio.js", import.meta.url).href;
+    const text = "x".repeat(199_999) + "\n"; // past a pipe's 64 KiB buffer: a write that must wait for the reader
+    const script = `const s = await import(${JSON.stringify(stdio)}); s.useDirectStdio(); s.writeOut(${JSON.stringify("x")}.repeat(199_999) + "\\n"); s.writeErr("done\\n"); process.exit(s.wroteToStream() ? 9 : 0);`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", maxBuffer: 1 << 22 });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(text);
+    expect(r.stderr).toBe("done\n");
+  });
+
+  it("in-process (tests, the API) output goes through process.stdout, where a spy sees it", async () => {
+    const { writeOut, wroteToStream } = await import("../cli/stdio.js");
+    let seen = "";
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => ((seen += String(s)), true));
+    try {
+      writeOut("hello\n");
+    } finally {
+      spy.mockRestore();
+    }
+    expect(seen).toBe("hello\n");
+    expect(wroteToStream()).toBe(true);
   });
 });
