@@ -4,7 +4,9 @@
  * alternate round by round (machine load falls on all alike) and each prints its median wall ms,
  * its ratio to `node -e 0`, and its mean CPU ms (user + system, from /proc: a loaded machine
  * stretches wall time more than CPU time). `check` from the unbundled dist/cli/main.js (what
- * bin/lockstep.js ran before cli/bundle.ts) is the baseline beside it. Nothing passes or fails.
+ * bin/lockstep.js ran before cli/bundle.ts) is the baseline beside it. Output goes to /dev/null,
+ * so --help and --version are the canned text (bin/load-bundle.js); `lockstep help` prints the
+ * same help through commander from the bundle, what a terminal gets. Nothing passes or fails.
  *
  * NODE_EXTRA_CA_CERTS is removed from the environment: Node 20 reads and parses that
  * certificate file in every process before any JavaScript runs (node -e 0 too; ~30-40 ms for
@@ -77,6 +79,7 @@ export async function main(): Promise<void> {
     "node -e 0": ["-e", "0"],
     "lockstep --help": [bin, "--help"],
     "lockstep --version": [bin, "--version"],
+    "lockstep help (bundle)": [bin, "help"],
     "lockstep check (tiny)": [bin, ...check],
     "unbundled check (tiny)": [...unbundled, ...check],
   };
