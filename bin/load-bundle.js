@@ -145,12 +145,15 @@ function run(argv) {
   } else runUnbundled(argv);
 }
 
-/** Build time (cli/bundle.ts): run argv through the bundle, then store the code cache it warmed. */
+/** Build time (cli/bundle.ts): run argv (a tiny check) and `help` through the bundle, then store the code cache they warmed. */
 function recordCodeCache(argv) {
   const manifest = readManifest();
   if (manifest === undefined) throw new Error("no manifest.json to record a code cache for");
   const { cli, script } = loadBundle(manifest);
-  return cli.main(argv).then(() => fs.writeFileSync(path.join(bundleDir, manifest.cache), script.createCachedData()));
+  return cli
+    .main(argv)
+    .then(() => cli.main(["help"]))
+    .then(() => fs.writeFileSync(path.join(bundleDir, manifest.cache), script.createCachedData()));
 }
 
 module.exports = { run, routeOf, recordCodeCache };
