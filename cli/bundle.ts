@@ -3,7 +3,7 @@
  *
  * - cli.js: dist/cli/main.js with commander, `check` and everything `check` loads, as one
  *   CommonJS file. bin/load-bundle.js runs it through vm.Script with cli.js.cache, V8 code
- *   cache recorded here by running a tiny check once: no ES module loader (resolve, read,
+ *   cache recorded here by running a tiny check and `help` once: no ES module loader (resolve, read,
  *   link per file: a check loaded about forty) and almost no compiling.
  * - manifest.json: the canned answers (cli/canned.ts: --help and --version text), the
  *   command names (so the loader knows which argv the bundle can serve), and the size of
