@@ -63,14 +63,19 @@ function servedByBundle(argv, manifest) {
   return served(argv[0]);
 }
 
+// As cli/stdio.ts: straight to the fd; a reader gone (EPIPE) ends it; a pipe that keeps refusing gets the stream.
 function writeAll(fd, text) {
   let buf = Buffer.from(text, "utf8");
-  for (let again = 0; buf.length > 0 && again < 1000; ) {
+  for (let again = 0; buf.length > 0; ) {
     try {
       buf = buf.subarray(fs.writeSync(fd, buf));
+      again = 0;
     } catch (e) {
-      if (e.code !== "EAGAIN") return;
-      again++;
+      if (e.code === "EPIPE") return;
+      if (e.code !== "EAGAIN" || ++again > 1000) {
+        (fd === 1 ? process.stdout : process.stderr).write(buf);
+        return;
+      }
     }
   }
 }
