@@ -63,9 +63,11 @@ function measure(legs: Record<string, string[]>, env: NodeJS.ProcessEnv): Record
 }
 
 function print(t: Record<string, { wallMs: number; cpuMs: number }>): void {
-  const base = t["node -e 0"]!.wallMs;
+  const base = t["node -e 0"]!;
   for (const [name, { wallMs, cpuMs }] of Object.entries(t))
-    console.log(`${name.padEnd(24)} ${wallMs.toFixed(1).padStart(7)} ms   ${(wallMs / base).toFixed(2)}x node -e 0   cpu ${Number.isNaN(cpuMs) ? "n/a" : `${cpuMs.toFixed(1)} ms`}`);
+    console.log(
+      `${name.padEnd(24)} ${wallMs.toFixed(1).padStart(7)} ms   ${(wallMs / base.wallMs).toFixed(2)}x node -e 0   cpu ${Number.isNaN(cpuMs) ? "n/a" : `${cpuMs.toFixed(1)} ms (${(cpuMs / base.cpuMs).toFixed(2)}x)`}`,
+    );
 }
 
 export async function main(): Promise<void> {
