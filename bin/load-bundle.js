@@ -113,7 +113,7 @@ function finish(promise, exitNow = () => false) {
     },
     (err) => {
       process.stderr.write(`lockstep: internal error (a bug in lockstep, please report it):\n${String((err && err.stack) || err)}\n`);
-      process.exitCode = 70;
+      process.exitCode = 1; // EXIT.internal (cli/exit-codes.ts)
     },
   );
 }
@@ -144,7 +144,14 @@ function run(argv) {
     writeAll(2, a.stderr);
     process.exitCode = a.status;
   } else if (route === "bundle") {
-    const { cli } = loadBundle(manifest);
+    let cli;
+    try {
+      cli = loadBundle(manifest).cli;
+    } catch {
+      // A damaged cli.js (cut short, overwritten) must not stop the CLI: nothing has run yet.
+      cli = undefined;
+    }
+    if (cli === undefined || typeof cli.main !== "function") return runUnbundled(argv);
     cli.useDirectStdio();
     finish(cli.main(argv), () => !cli.wroteToStream());
   } else runUnbundled(argv);

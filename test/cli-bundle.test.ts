@@ -153,6 +153,14 @@ describe.skipIf(!existsSync(manifestPath))("a stale, missing or spoilt bundle", 
     }
   });
 
+  it("a bundle cut short (a build interrupted while writing it) falls back to dist/cli/main.js", () => {
+    const dir = copyPackage();
+    const file = join(dir, "dist", "cli", "bundle", "cli.js");
+    writeFileSync(file, readFileSync(file, "utf8").slice(0, 5000));
+    const r = check(dir);
+    expect([r.status, r.stdout]).toEqual([3, expected()]);
+  });
+
   it("a missing or garbled code cache only means compiling: the same output", () => {
     const a = copyPackage();
     rmSync(join(a, "dist", "cli", "bundle", "cli.js.cache"));
