@@ -5,6 +5,9 @@ import { takeExitCode } from "./exit-state.js";
 import { lockstepVersion } from "./version.js";
 import { COMMANDS } from "./commands/index.js";
 import { printable, printableLines } from "./printable.js";
+import { writeErr, writeOut } from "./stdio.js";
+
+export { useDirectStdio, wroteToStream } from "./stdio.js";
 
 /**
  * The `lockstep` command. Each subcommand lives in cli/commands/<name>.ts, listed in
@@ -21,6 +24,7 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .description("deterministic simulator and Jepsen-style checker for distributed locks")
     .version(lockstepVersion())
     .exitOverride()
+    .configureOutput({ writeOut, writeErr })
     .showHelpAfterError("(run `lockstep --help` for usage)");
   const asked = argv[0] === "help" ? argv[1] : argv[0];
   const wanted = COMMANDS.find((c) => c.name === asked);
@@ -46,28 +50,28 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT.ok : EXIT.badInput;
     }
     if (err instanceof InputError) {
-      process.stderr.write(`lockstep: ${printable(err.message)}\n`);
+      writeErr(`lockstep: ${printable(err.message)}\n`);
       return EXIT.badInput;
     }
     const io = err as NodeJS.ErrnoException;
     if (typeof io?.code === "string" && typeof io.syscall === "string") {
       // The file system refused (an --out under a file, a read-only disk, no space): the user's to fix.
-      process.stderr.write(printable(`lockstep: cannot ${io.syscall} ${io.path ?? ""}: ${io.code}${io.path ? "" : ` (${io.message})`}; check --out and the disk`) + "\n");
+      writeErr(printable(`lockstep: cannot ${io.syscall} ${io.path ?? ""}: ${io.code}${io.path ? "" : ` (${io.message})`}; check --out and the disk`) + "\n");
       return EXIT.badInput;
     }
     if (err instanceof SimulationStopError) {
       const r = err.replay;
-      process.stderr.write(
+      writeErr(
         `lockstep: run stopped: ${printable(err.message)}\n` +
           (r ? `seed: ${r.seed}\nreplay: npx lockstep run ${printable(r.scenario)} --seed ${r.seed}\n` : ""),
       );
       return EXIT.stopped;
     }
     if (err instanceof SimLimitError) {
-      process.stderr.write(`lockstep: ${printable(err.message)}; shorten the scenario, or raise the bound with its "limits" field (docs/scenarios.md#limits)\n`);
+      writeErr(`lockstep: ${printable(err.message)}; shorten the scenario, or raise the bound with its "limits" field (docs/scenarios.md#limits)\n`);
       return EXIT.badInput;
     }
-    process.stderr.write(`lockstep: internal error (a bug in lockstep, please report it):\n${printableLines(String((err as Error)?.stack ?? err))}\n`);
+    writeErr(`lockstep: internal error (a bug in lockstep, please report it):\n${printableLines(String((err as Error)?.stack ?? err))}\n`);
     return EXIT.internal;
   }
 }

@@ -22,6 +22,7 @@ import { NUMBER_MAGNITUDE_MAX } from "../../sim/validate.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { EXIT } from "../exit-codes.js";
 import { setExitCode } from "../exit-state.js";
+import { writeOut } from "../stdio.js";
 
 export interface CheckOptions {
   model?: string;
@@ -62,8 +63,8 @@ export function registerCheck(program: Command): void {
         wrote = writeImportedReport(opts.out, html);
       }
       if (opts.json) {
-        process.stdout.write(JSON.stringify({ file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...(wrote ? { report: wrote } : {}), ...c.verdicts }, null, 2) + "\n");
-      } else process.stdout.write(formatCheck(file, c.history.length, c.verdicts, c.model) + (wrote ? `wrote ${wrote}\n` : ""));
+        writeOut(JSON.stringify({ file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...(wrote ? { report: wrote } : {}), ...c.verdicts }, null, 2) + "\n");
+      } else writeOut(formatCheck(file, c.history.length, c.verdicts, c.model) + (wrote ? `wrote ${wrote}\n` : ""));
       setExitCode(exitCodeForVerdicts(c.verdicts));
     });
 }

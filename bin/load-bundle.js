@@ -1,0 +1,171 @@
+"use strict";
+/**
+ * Start-up (cli/bundle.ts writes what this reads, under dist/cli/bundle/):
+ *   1. --help, -h, --version, -V with stdout not a terminal: print the text recorded at build.
+ *   2. `check` (without --out), `help`, no command or an unknown one: run cli.js, the CommonJS
+ *      bundle of the CLI, through vm.Script with V8's code cache (cli.js.cache), so nothing is
+ *      resolved, linked or (mostly) compiled.
+ *   3. Everything else: import dist/cli/main.js, as before the bundle.
+ * A missing or unreadable manifest, a bundle older than any file it was made from (an edit
+ * and a `tsc` without the bundle step), or a missing bundle all mean 3; a missing or rejected
+ * code cache (another Node) only means compiling.
+ */
+const fs = require("node:fs");
+const path = require("node:path");
+
+const root = path.join(__dirname, "..");
+const bundleDir = path.join(root, "dist", "cli", "bundle");
+const mainJs = path.join(root, "dist", "cli", "main.js");
+const MANIFEST_FORMAT = 1;
+
+function readManifest() {
+  try {
+    const m = JSON.parse(fs.readFileSync(path.join(bundleDir, "manifest.json"), "utf8"));
+    return m && m.format === MANIFEST_FORMAT ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every input the same size as when bundled and not newer than the bundle. */
+function fresh(manifest) {
+  try {
+    const builtMs = fs.statSync(path.join(bundleDir, manifest.bundle)).mtimeMs;
+    for (const [rel, size] of Object.entries(manifest.inputs)) {
+      const st = fs.statSync(path.join(root, rel));
+      if (st.size !== size || st.mtimeMs > builtMs) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// commander's help wraps to a terminal's width, and styling may be forced; canned text is neither.
+const cannedApplies = () => !stdoutIsTerminal() && process.env.FORCE_COLOR === undefined && process.env.CLICOLOR_FORCE === undefined;
+
+// node:tty costs milliseconds to load (net, stream); a pipe, a file or /dev/null is told apart without it.
+function stdoutIsTerminal() {
+  try {
+    const st = fs.fstatSync(1);
+    if (!st.isCharacterDevice() || st.rdev === fs.statSync("/dev/null").rdev) return false;
+  } catch {
+    // No fd 1, or no /dev/null: let node:tty decide.
+  }
+  return require("node:tty").isatty(1);
+}
+
+/** The argv the bundle can serve: it holds commander, main and `check`; other commands are stubs there. */
+function servedByBundle(argv, manifest) {
+  const served = (name) => name === undefined || manifest.bundledCommands.includes(name) || !manifest.commands.includes(name);
+  if (argv[0] === "help") return served(argv[1]);
+  if (argv[0] === "check") return !argv.some((a) => a === "--out" || a.startsWith("--out="));
+  return served(argv[0]);
+}
+
+// As cli/stdio.ts: straight to the fd; a reader gone (EPIPE) ends it; a pipe that keeps refusing gets the stream.
+function writeAll(fd, text) {
+  let buf = Buffer.from(text, "utf8");
+  for (let again = 0; buf.length > 0; ) {
+    try {
+      buf = buf.subarray(fs.writeSync(fd, buf));
+      again = 0;
+    } catch (e) {
+      if (e.code === "EPIPE") return;
+      if (e.code !== "EAGAIN" || ++again > 1000) {
+        (fd === 1 ? process.stdout : process.stderr).write(buf);
+        return;
+      }
+    }
+  }
+}
+
+/** Loads cli.js; returns its exports and the vm.Script (for recording its code cache). */
+function loadBundle(manifest) {
+  const vm = require("node:vm");
+  const { createRequire } = require("node:module");
+  const { pathToFileURL } = require("node:url");
+  const file = path.join(bundleDir, manifest.bundle);
+  // esbuild writes ASCII only (charset "ascii", its default): latin1 reads it exactly, without UTF-8 decoding.
+  const source = fs.readFileSync(file, "latin1");
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(path.join(bundleDir, manifest.cache));
+  } catch {
+    cachedData = undefined;
+  }
+  const wrapped = `(function (exports, require, module, __filename, __dirname, __lockstepMetaUrl) {${source}\n})`;
+  const script = new vm.Script(wrapped, { filename: file, cachedData });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(mainJs), module, mainJs, path.dirname(mainJs), pathToFileURL(mainJs).href);
+  return { cli: module.exports, script };
+}
+
+/**
+ * Sets the exit code main returns. With everything written synchronously (cli/stdio.ts) there is
+ * nothing left to wait for, so `exitNow` exits at once: no tearing down of the heap the CLI built.
+ */
+function finish(promise, exitNow = () => false) {
+  promise.then(
+    (code) => {
+      if (exitNow()) process.exit(code);
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`lockstep: internal error (a bug in lockstep, please report it):\n${String((err && err.stack) || err)}\n`);
+      process.exitCode = 1; // EXIT.internal (cli/exit-codes.ts)
+    },
+  );
+}
+
+function runUnbundled(argv) {
+  if (!fs.existsSync(mainJs)) {
+    process.stderr.write("lockstep: not built yet; run `npm run build` first\n");
+    process.exitCode = 1;
+    return;
+  }
+  const { pathToFileURL } = require("node:url");
+  finish(import(pathToFileURL(mainJs).href).then((m) => m.main(argv)));
+}
+
+/** Which of the three ways above serves this argv: "canned", "bundle" or "unbundled" (tests use it). */
+function routeOf(argv, manifest = readManifest()) {
+  if (manifest === undefined || !fresh(manifest)) return "unbundled";
+  if (cannedApplies() && Object.hasOwn(manifest.canned, argv.join("\u0000"))) return "canned";
+  return servedByBundle(argv, manifest) ? "bundle" : "unbundled";
+}
+
+function run(argv) {
+  const manifest = readManifest();
+  const route = routeOf(argv, manifest);
+  if (route === "canned") {
+    const a = manifest.canned[argv.join("\u0000")];
+    writeAll(1, a.stdout);
+    writeAll(2, a.stderr);
+    process.exitCode = a.status;
+  } else if (route === "bundle") {
+    let cli;
+    try {
+      cli = loadBundle(manifest).cli;
+    } catch {
+      // A damaged cli.js (cut short, overwritten) must not stop the CLI: nothing has run yet.
+      cli = undefined;
+    }
+    if (cli === undefined || typeof cli.main !== "function") return runUnbundled(argv);
+    cli.useDirectStdio();
+    finish(cli.main(argv), () => !cli.wroteToStream());
+  } else runUnbundled(argv);
+}
+
+/** Build time (cli/bundle.ts): run argv (a tiny check) and `help` through the bundle, then store the code cache they warmed. */
+function recordCodeCache(argv) {
+  const manifest = readManifest();
+  if (manifest === undefined) throw new Error("no manifest.json to record a code cache for");
+  const { cli, script } = loadBundle(manifest);
+  return cli
+    .main(argv)
+    .then(() => cli.main(["help"]))
+    .then(() => fs.writeFileSync(path.join(bundleDir, manifest.cache), script.createCachedData()));
+}
+
+module.exports = { run, routeOf, recordCodeCache };
