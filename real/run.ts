@@ -20,6 +20,7 @@ import { checkRun, type RunCheck } from "./run-checks.js";
 import { startDesignServers, type StartedServer } from "./start-servers.js";
 import { designServerIds } from "./designs.js";
 import { currentLeader } from "./leader.js";
+import { PeerLinks } from "./peer-proxies.js";
 import { ProxySet } from "./proxy.js";
 import type { TimeScale } from "./time-scale.js";
 
@@ -127,6 +128,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
   let control: ControlServer | undefined;
   let faults: RealFaults | undefined;
   let proxies: ProxySet | undefined;
+  let peerLinks: PeerLinks | undefined;
   try {
     const secret = randomBytes(16).toString("hex");
     const clients = new Map<string, ClientState>(
@@ -150,7 +152,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     const links = new ProxySet();
     proxies = links;
     const runEndMs = s.durationMs + DRAIN_MS * plan.timeScale.factor;
-    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs }).then(async (started) => {
+    if (plan.peerProxied) peerLinks = new PeerLinks();
+    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs, ...(peerLinks ? { peerLinks } : {}) }).then(async (started) => {
       if (plan.proxied) await links.addAll(s.clients.map((c) => c.id), started.map((r) => r.endpoint));
       return started;
     });
@@ -278,6 +281,11 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       () => currentLeader(redis),
     );
     faults.proxies = proxies;
+    if (peerLinks) faults.peerLinks = peerLinks;
+    if (plan.design.cluster) {
+      faults.clusterIds = new Set(plan.design.cluster.ids);
+      if (plan.design.cluster.preferredLeader !== undefined) faults.preferredLeader = plan.design.cluster.preferredLeader;
+    }
     for (const r of redis) if (r.kind === "redis-server") faults.redisPorts.set(r.id, r.endpoint.port);
     faults.install();
     for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
@@ -367,6 +375,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     faults?.stop();
     control?.close();
     proxies?.close();
+    peerLinks?.close();
     await group.stop();
   }
 }
