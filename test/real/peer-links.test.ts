@@ -118,6 +118,24 @@ describe("peer proxies (loopback, no servers)", () => {
   });
 });
 
+describe("planning server↔server cuts", () => {
+  it("runs them on the simulator's 5 members through the peer proxies, the named leader standing for the current one; a storage cut stays refused", () => {
+    for (const name of ["etcd-lease-leader-isolated", "raft-zk-leader-isolated"]) {
+      const p = planReal(loadScenario(name));
+      const [a, b] = name.startsWith("etcd") ? ["etcd-1", "etcd-3"] : ["zk-1", "zk-3"];
+      expect(p.design.cluster!.ids, name).toHaveLength(5);
+      expect(p.peerProxied && p.proxied, name).toBe(true);
+      expect(p.faults[0]!.links, name).toContainEqual([a, b]);
+      expect(p.faults[0]!.leader, name).toBe(true);
+      expect(p.notApplied.some((n) => /c1 and the storage/.test(n)), name).toBe(true);
+    }
+    // A scenario that cuts no server↔server link keeps 3 members and no peer proxies.
+    const part = planReal(loadScenario("etcd-lease-client-partitioned"));
+    expect([part.design.cluster!.ids.length, part.peerProxied]).toEqual([3, false]);
+    expect(() => planReal(loadScenario("redis-release-late-cad"))).toThrow(/the link storage → c1: .*storage links are not in real mode yet/);
+  });
+});
+
 interface EtcdStatus {
   header?: { member_id?: string };
   leader?: string;
