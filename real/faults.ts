@@ -239,13 +239,13 @@ export class RealFaults {
       return log;
     }
     const links = (pf.links ?? []).map(([a, b]): [string, string] => [swap(a), swap(b)]);
-    if (now !== undefined && named !== undefined && now !== named) log.resolvedTarget = now;
+    if (now !== undefined) log.resolvedTarget = now;
     for (const [a, b] of links) cut(a, b);
     log.stoppedUs = this.clock.nowUs();
     const targets = [...new Set(links.flat())];
     const groups = pf.step.groups?.map((g) => g.map(swap));
     const shape = pf.step.kind === "partition" ? { groups, oneWay: pf.step.oneWay } : {};
-    const as = log.resolvedTarget ? { leader: { named: named, as: log.resolvedTarget, why: "the leader when the step fired" } } : {};
+    const as = log.resolvedTarget && log.resolvedTarget !== named ? { leader: { named, as: log.resolvedTarget, why: "the leader when the step fired" } } : {};
     this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets, ...shape, links, ...as, ...note });
     if (pf.step.durationMs !== undefined) {
       this.after(startUs + durationMs * 1000, () => {
