@@ -21,6 +21,7 @@
 //   in /proc/net/tcp, looked for among the members' open fds. A connection whose owner is not
 //   found (the member exited meanwhile) is closed.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { LOOPBACK } from "./servers/index.js";
 
@@ -28,6 +29,8 @@ const HELD_BYTES_MAX = 16 << 20;
 const CONNECTIONS_MAX = 1024;
 const FDS_SCANNED_MAX = 65_536;
 const FIRST_MESSAGE_BYTES_MAX = 4096;
+const OWNER_ROUNDS_MAX = 1024;
+const OWNERS_CACHED_MAX = 65_536;
 /** QuorumCnxManager's protocol versions that carry the sender's election address. */
 const ZK_PROTOCOL_VERSIONS = new Set([-65536n, -65535n]);
 
@@ -73,6 +76,7 @@ export class PeerLinks {
   }
 
   private readonly zkElectionPorts = new Map<string, number>();
+  private readonly owners = new SocketOwners();
 
   /**
    * ZooKeeper: the proxy for `src`'s connections to `dst`'s quorum or election port. An
@@ -95,7 +99,7 @@ export class PeerLinks {
    * members' pids by id, read at each accept (restarted members have new pids).
    */
   destination(dst: string, target: { host: string; port: number }, pids: () => ReadonlyMap<string, number | undefined>): Promise<number> {
-    return this.listen(dst, target, (sock) => ownerOf(sock, pids()));
+    return this.listen(dst, target, (sock) => this.owners.ownerOf(sock, pids));
   }
 
   /** Cut the directed link from → to. */
@@ -120,7 +124,7 @@ export class PeerLinks {
     this.servers.length = 0;
   }
 
-  private async listen(dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined, rewriteFirst?: (b: Buffer) => Buffer | undefined): Promise<number> {
+  private async listen(dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>, rewriteFirst?: (b: Buffer) => Buffer | undefined): Promise<number> {
     const server = createServer((sock) => this.accept(sock, dst, target, sourceOf, rewriteFirst));
     server.maxConnections = CONNECTIONS_MAX;
     this.servers.push(server);
@@ -131,9 +135,19 @@ export class PeerLinks {
     return (server.address() as { port: number }).port;
   }
 
-  private accept(inbound: Socket, dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined, rewriteFirst?: (b: Buffer) => Buffer | undefined): void {
+  private accept(inbound: Socket, dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>, rewriteFirst?: (b: Buffer) => Buffer | undefined): void {
     this.stats.connections++;
     const src = sourceOf(inbound);
+    if (src instanceof Promise) {
+      // Nothing is read from the socket until its source is known (the kernel buffers it).
+      inbound.on("error", () => inbound.destroy());
+      void src.then((id) => (inbound.destroyed ? undefined : this.attached(inbound, id, dst, target, rewriteFirst)));
+      return;
+    }
+    this.attached(inbound, src, dst, target, rewriteFirst);
+  }
+
+  private attached(inbound: Socket, src: string | undefined, dst: string, target: { host: string; port: number }, rewriteFirst?: (b: Buffer) => Buffer | undefined): void {
     if (src === undefined || src === dst) {
       this.stats.unattributed++;
       inbound.destroy();
@@ -258,6 +272,92 @@ export function peerSocketInode(sock: Socket): string | undefined {
     if (f.length > 9 && `${f[1]} ${f[2]}` === want) return f[9];
   }
   return undefined;
+}
+
+/**
+ * Socket owners, looked up in batches and off the event loop: reading /proc/net/tcp costs
+ * time in proportion to every socket on the host (~1,600 on the shared machine), and doing it
+ * synchronously per accept blocked the driver for up to 573 ms during a 5-member etcd start
+ * (healthy after 8–40 s instead of 0.6 s). Connections accepted while a batch is read wait for
+ * the next one (their table entry may be newer than the read).
+ */
+class SocketOwners {
+  private readonly owners = new Map<string, string>();
+
+  /** Every socket inode each member holds open, read from its fds (members in parallel). */
+  private async rescan(pids: ReadonlyMap<string, number | undefined>): Promise<void> {
+    if (this.owners.size > OWNERS_CACHED_MAX) this.owners.clear();
+    await Promise.all(
+      [...pids].map(async ([id, pid]) => {
+        if (pid === undefined) return;
+        let fds: string[] = [];
+        try {
+          fds = await readdir(`/proc/${pid}/fd`);
+        } catch {
+          return;
+        }
+        for (const fd of fds.slice(0, FDS_SCANNED_MAX)) {
+          try {
+            const l = readlinkSync(`/proc/${pid}/fd/${fd}`);
+            if (l.startsWith("socket:[")) this.owners.set(l.slice(8, -1), id);
+          } catch {
+            // closed meanwhile
+          }
+        }
+      }),
+    );
+  }
+
+  private queue: Array<{ sock: Socket; pids: () => ReadonlyMap<string, number | undefined>; resolve: (id: string | undefined) => void }> = [];
+  private reading = false;
+
+  ownerOf(sock: Socket, pids: () => ReadonlyMap<string, number | undefined>): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      this.queue.push({ sock, pids, resolve });
+      if (!this.reading) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.reading = true;
+    try {
+      for (let round = 0; round < OWNER_ROUNDS_MAX && this.queue.length > 0; round++) {
+        const batch = this.queue.splice(0);
+        let table = "";
+        try {
+          table = await readFile("/proc/net/tcp", "utf8");
+        } catch {
+          // no /proc: nothing can be attributed
+        }
+        const inodes = socketInodes(table);
+        const wanted = batch.map((q) => inodes.get(connectingSide(q.sock) ?? ""));
+        // Inodes are never reused while the socket lives, so owners found once stay valid.
+        if (wanted.some((i) => i !== undefined && !this.owners.has(i))) await this.rescan(batch[0]!.pids());
+        batch.forEach((q, i) => q.resolve(wanted[i] !== undefined ? this.owners.get(wanted[i]!) : undefined));
+      }
+    } finally {
+      this.reading = false;
+      if (this.queue.length > 0) void this.drain();
+    }
+  }
+}
+
+/** "local rem" → inode, from /proc/net/tcp's text. */
+function socketInodes(table: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of table.split("\n")) {
+    const f = line.trim().split(/\s+/);
+    if (f.length > 9 && f[9] !== "0") out.set(`${f[1]} ${f[2]}`, f[9]!);
+  }
+  return out;
+}
+
+/** The /proc/net/tcp key of the socket at the other end of an accepted loopback connection. */
+function connectingSide(sock: Socket): string | undefined {
+  const remote = sock.remoteAddress?.replace(/^::ffff:/, "");
+  const local = sock.localAddress?.replace(/^::ffff:/, "");
+  if (!remote || !local || sock.remotePort === undefined || sock.localPort === undefined) return undefined;
+  return `${procTcpAddress(remote, sock.remotePort)} ${procTcpAddress(local, sock.localPort)}`;
 }
 
 /** Which of `pids` holds the socket at the other end of `sock` open. */
