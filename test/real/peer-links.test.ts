@@ -27,6 +27,8 @@ async function untilAsync(what: string, cond: () => Promise<boolean>, timeoutMs:
 
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-real-peer-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+/** The etcd recipe's request budget (callTimeoutMs): a release slower than this was retried by etcd3. */
+const RELEASE_BUDGET_US = 800_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A loopback server that records what each connection sent and answers "ack:<bytes>". */
@@ -248,10 +250,19 @@ describe("real mode: etcd-lease-leader-isolated", () => {
       expect(v.valid, `${name}: ${v.summary}`).toBe(true);
     }
     // Linearizability too, but for one real-library effect seen on the loaded machine (docs/
-    // real-mode.md): etcd3 retries a deleteRange whose 800 ms deadline passed, the retry finds
-    // the key already deleted by the first attempt, and the release reports released:false.
+    // real-mode.md): etcd3 retries (up to 3 attempts) a deleteRange whose 800 ms deadline
+    // passed; a retry that finds the key already deleted by an earlier attempt makes the
+    // release report released:false, after more than one request budget.
     const lin = record.verdicts.results.find((c) => c.checker === "linearizability")!;
-    if (lin.valid !== true) expect(lin.summary).toMatch(/release \{[^}]*\} -> ok \{"released":false\}/);
+    if (lin.valid !== true) {
+      const invokes = new Map<string, number>();
+      const retried = run.history.filter((e) => {
+        if (e.f !== "release") return false;
+        if (e.type === "invoke") invokes.set(e.process, e.timeUs);
+        return e.type === "ok" && (e.value as { released?: boolean }).released === false && e.timeUs - (invokes.get(e.process) ?? e.timeUs) > RELEASE_BUDGET_US;
+      });
+      expect(retried.length, `linearizability failed without a retried release: ${lin.summary}`).toBeGreaterThan(0);
+    }
     const start = run.history.find((e) => e.process === "nemesis" && (e.value as { phase?: string })?.phase === "start")!;
     const end = run.history.find((e) => e.process === "nemesis" && (e.value as { phase?: string })?.phase === "end")!;
     const groups = (start.value as { groups: string[][] }).groups;
