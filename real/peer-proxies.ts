@@ -23,7 +23,7 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { LOOPBACK } from "./servers/index.js";
+import { freePort, LOOPBACK } from "./servers/index.js";
 
 const HELD_BYTES_MAX = 16 << 20;
 const CONNECTIONS_MAX = 1024;
@@ -128,11 +128,15 @@ export class PeerLinks {
     const server = createServer((sock) => this.accept(sock, dst, target, sourceOf, rewriteFirst));
     server.maxConnections = CONNECTIONS_MAX;
     this.servers.push(server);
+    // A port from freePort, not listen(0): the servers' ports are handed out before they bind,
+    // and the kernel may give a just-closed one to listen(0) — ZooKeeper then failed to start
+    // with "Address already in use" (2 of 8 runs).
+    const port = await freePort();
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(0, LOOPBACK, () => resolve());
+      server.listen(port, LOOPBACK, () => resolve());
     });
-    return (server.address() as { port: number }).port;
+    return port;
   }
 
   private accept(inbound: Socket, dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>, rewriteFirst?: (b: Buffer) => Buffer | undefined): void {
