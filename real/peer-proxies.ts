@@ -20,7 +20,7 @@
 //   source of each accepted connection is found by who owns its other end: the socket's inode
 //   in /proc/net/tcp, looked for among the members' open fds. A connection whose owner is not
 //   found (the member exited meanwhile) is closed.
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readlinkSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { freePort, LOOPBACK } from "./servers/index.js";
@@ -258,26 +258,6 @@ function procTcpAddress(ip: string, port: number): string {
   return `${hexIp}:${port.toString(16).padStart(4, "0").toUpperCase()}`;
 }
 
-/** The inode of the socket at the other end of an accepted loopback connection. */
-export function peerSocketInode(sock: Socket): string | undefined {
-  const remote = sock.remoteAddress?.replace(/^::ffff:/, "");
-  const local = sock.localAddress?.replace(/^::ffff:/, "");
-  if (!remote || !local || sock.remotePort === undefined || sock.localPort === undefined) return undefined;
-  const want = `${procTcpAddress(remote, sock.remotePort)} ${procTcpAddress(local, sock.localPort)}`;
-  let table: string;
-  try {
-    table = readFileSync("/proc/net/tcp", "utf8");
-  } catch {
-    return undefined;
-  }
-  for (const line of table.split("\n")) {
-    const f = line.trim().split(/\s+/);
-    // sl local rem st tx:rx tr:when retrnsmt uid timeout inode
-    if (f.length > 9 && `${f[1]} ${f[2]}` === want) return f[9];
-  }
-  return undefined;
-}
-
 /**
  * Socket owners, looked up in batches and off the event loop: reading /proc/net/tcp costs
  * time in proportion to every socket on the host (~1,600 on the shared machine), and doing it
@@ -362,28 +342,4 @@ function connectingSide(sock: Socket): string | undefined {
   const local = sock.localAddress?.replace(/^::ffff:/, "");
   if (!remote || !local || sock.remotePort === undefined || sock.localPort === undefined) return undefined;
   return `${procTcpAddress(remote, sock.remotePort)} ${procTcpAddress(local, sock.localPort)}`;
-}
-
-/** Which of `pids` holds the socket at the other end of `sock` open. */
-export function ownerOf(sock: Socket, pids: ReadonlyMap<string, number | undefined>): string | undefined {
-  const inode = peerSocketInode(sock);
-  if (inode === undefined || inode === "0") return undefined;
-  const link = `socket:[${inode}]`;
-  for (const [id, pid] of pids) {
-    if (pid === undefined) continue;
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds.slice(0, FDS_SCANNED_MAX)) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === link) return id;
-      } catch {
-        // closed meanwhile
-      }
-    }
-  }
-  return undefined;
 }
