@@ -195,12 +195,27 @@ function raftServiceCommon(s: Scenario, o: RaftServiceOptions, prefix: "etcd" | 
     `designOptions.${raftTiming.length ? raftTiming.join("/") : "electionTimeoutMsMin/Max, raftHeartbeatIntervalMs"} (the simulator's Raft timing, ${o.electionTimeoutMsMin}–${o.electionTimeoutMsMax} ms / ${o.raftHeartbeatIntervalMs} ms): ` +
       (prefix === "etcd" ? `etcd runs with --heartbeat-interval ${ETCD_HEARTBEAT_MS} --election-timeout ${ETCD_ELECTION_MS}` : `ZooKeeper runs its own election (Zab, FastLeaderElection) with tickTime ${ZK_TICK_MS} ms`),
   );
-  const size = g.nodes !== undefined ? o.nodes : REAL_CLUSTER_SIZE_DEFAULT;
-  if (g.nodes === undefined) notApplied.push(`designOptions.nodes (the simulator's default, ${o.nodes}): real mode starts ${size} members; set nodes to run another size`);
+  const size = g.nodes !== undefined || cutsServerLinks(s) ? o.nodes : REAL_CLUSTER_SIZE_DEFAULT;
+  if (size !== o.nodes) notApplied.push(`designOptions.nodes (the simulator's default, ${o.nodes}): real mode starts ${size} members; set nodes to run another size`);
   if (o.preferredLeader !== undefined) {
     notApplied.push(`designOptions.preferredLeader (${o.preferredLeader}): the real servers elect their own leader; a fault step that names ${o.preferredLeader} acts on whichever member is the leader when it fires`);
   }
   return serverIds(prefix, size);
+}
+
+/**
+ * Does a network step cut links between two servers? Then the real cluster has the
+ * simulator's size: which side of a partition holds a majority is counted on it.
+ */
+function cutsServerLinks(s: Scenario): boolean {
+  const server = (id: string): boolean => /^(etcd|zk)-\d+$/.test(id);
+  return s.faults.some((f) =>
+    f.kind === "isolate"
+      ? f.target !== undefined && server(f.target)
+      : f.kind === "partition"
+        ? (f.groups ?? []).filter((g) => g.some(server)).length >= 2
+        : f.kind === "cut" && (f.links ?? []).some(([a, b]) => server(a) && server(b)),
+  );
 }
 
 const leaderOpt = (o: RaftServiceOptions): { preferredLeader?: string } => (o.preferredLeader !== undefined ? { preferredLeader: o.preferredLeader } : {});

@@ -22,6 +22,7 @@ import type { ServerProcess } from "./servers/index.js";
 import type { RunClock } from "./clock.js";
 import type { RunHistory } from "./history.js";
 import type { PlannedFault } from "./plan.js";
+import type { PeerLinks } from "./peer-proxies.js";
 import type { ProxySet } from "./proxy.js";
 import { shiftTtls } from "./ttl-shift.js";
 import type { AofFsyncTicks } from "./aof-cut.js";
@@ -98,6 +99,8 @@ export class RealFaults {
   readonly down = new Set<string>();
   /** The per-link proxies, when the plan cuts links. */
   proxies?: ProxySet;
+  /** The etcd/ZooKeeper peer proxies, when the plan cuts server↔server links. */
+  peerLinks?: PeerLinks;
   /** Client ports of the redis-servers (a clock jump is applied there, emulated). */
   redisPorts = new Map<string, number>();
   /** The driver's fsync ticks of redis-servers whose host crash cuts their AOF (everysec). */
@@ -105,6 +108,15 @@ export class RealFaults {
   /** Each client's libfaketime file, and a reading of its clocks taken by the child itself. */
   clientClocks = new Map<string, ClientClockFile>();
   readClientClock?: (id: string) => Promise<ClockReading>;
+
+  /** The design's preferredLeader (a network step naming it acts on the current leader). */
+  preferredLeader?: string;
+  /** Ids of the cluster's members (their links to each other go through the peer proxies). */
+  clusterIds = new Set<string>();
+
+  private isServer(id: string): boolean {
+    return this.clusterIds.has(id);
+  }
 
   /** Arm the time triggers (relative to the run's t0). */
   install(): void {
@@ -211,8 +223,23 @@ export class RealFaults {
    * those links heal when it has passed. heal: every link heals. Noted as sim/faults.ts notes them.
    */
   private async network(pf: PlannedFault): Promise<FaultLog | undefined> {
-    if (this.stopped || !this.proxies) return undefined;
+    if (this.stopped || (!this.proxies && !this.peerLinks)) return undefined;
     const proxies = this.proxies;
+    const peers = this.peerLinks;
+    // Server↔server links go through the peer proxies, the rest through the per-link ones.
+    const cut = (a: string, b: string): void => {
+      if (peers && this.isServer(a) && this.isServer(b)) peers.cutLink(a, b);
+      else proxies?.cutLink(a, b);
+    };
+    const heal = (a: string, b: string): void => {
+      if (peers && this.isServer(a) && this.isServer(b)) peers.healLink(a, b);
+      else proxies?.healLink(a, b);
+    };
+    // A step naming the preferred leader means the leader: it and the current leader swap places.
+    const named = pf.leader ? this.preferredLeader : undefined;
+    const resolved = named !== undefined ? await this.targetOf(pf) : undefined;
+    const now = resolved?.resolved ? resolved.id : undefined;
+    const swap = (id: string): string => (named === undefined || now === undefined || now === named ? id : id === named ? now : id === now ? named : id);
     // A cut put in force before t0 (install) is noted at 0: it is in force from the run's start.
     const startUs = Math.max(0, this.clock.nowUs());
     const durationMs = pf.step.durationMs ?? 0;
@@ -220,23 +247,27 @@ export class RealFaults {
     this.log.push(log);
     const note = pf.step.note ? { note: pf.step.note } : {};
     if (pf.step.kind === "heal") {
-      proxies.healAll();
+      proxies?.healAll();
+      peers?.healAll();
       log.stoppedUs = startUs;
       this.history.nemesis(startUs, "heal", { phase: "start", step: pf.index, targets: [], ...note });
       return log;
     }
-    const links = pf.links ?? [];
-    for (const [a, b] of links) proxies.cutLink(a, b);
+    const links = (pf.links ?? []).map(([a, b]): [string, string] => [swap(a), swap(b)]);
+    if (now !== undefined) log.resolvedTarget = now;
+    for (const [a, b] of links) cut(a, b);
     log.stoppedUs = this.clock.nowUs();
     const targets = [...new Set(links.flat())];
-    const shape = pf.step.kind === "partition" ? { groups: pf.step.groups, oneWay: pf.step.oneWay } : {};
-    this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets, ...shape, links, ...note });
+    const groups = pf.step.groups?.map((g) => g.map(swap));
+    const shape = pf.step.kind === "partition" ? { groups, oneWay: pf.step.oneWay } : {};
+    const as = log.resolvedTarget && log.resolvedTarget !== named ? { leader: { named, as: log.resolvedTarget, why: "the leader when the step fired" } } : {};
+    this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets, ...shape, links, ...as, ...note });
     if (pf.step.durationMs !== undefined) {
       this.after(startUs + durationMs * 1000, () => {
         const now = this.clock.nowUs();
         log.resumedUs = now;
         this.history.nemesis(now, pf.step.kind, { phase: "end", step: pf.index, targets });
-        for (const [a, b] of links) proxies.healLink(a, b);
+        for (const [a, b] of links) heal(a, b);
       });
     }
     return log;

@@ -19,10 +19,20 @@ async function etcdLeads(port: number): Promise<boolean> {
   }
 }
 
-export async function currentLeader(servers: readonly StartedServer[]): Promise<string | undefined> {
+/** The first member to say it leads, without waiting for slower ones (a fault step waits on this). */
+export function currentLeader(servers: readonly StartedServer[]): Promise<string | undefined> {
   const live = servers.filter((s) => s.process.isLive());
-  const leads = await Promise.all(
-    live.map((s) => (s.kind === "etcd" ? etcdLeads(s.endpoint.port) : s.kind === "zookeeper" ? zkSrvr(s.endpoint.port, ASK_TIMEOUT_MS).then((t) => /^Mode: leader$/m.test(t)) : Promise.resolve(false))),
-  );
-  return live.find((_, i) => leads[i])?.id;
+  return new Promise((resolve) => {
+    let left = live.length;
+    if (left === 0) resolve(undefined);
+    for (const s of live) {
+      const asked = s.kind === "etcd" ? etcdLeads(s.endpoint.port) : s.kind === "zookeeper" ? zkSrvr(s.endpoint.port, ASK_TIMEOUT_MS).then((t) => /^Mode: leader$/m.test(t)) : Promise.resolve(false);
+      void asked
+        .catch(() => false)
+        .then((leads) => {
+          if (leads) resolve(s.id);
+          if (--left === 0) resolve(undefined);
+        });
+    }
+  });
 }

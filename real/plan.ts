@@ -26,7 +26,8 @@
 //   crash/restart of a plain redis-server   → a host crash, emulated: SIGKILL, the AOF cut back to its
 //                                             last 1 s fsync tick (everysec; real/aof-cut.ts), restart
 //   partition/cut/isolate/heal              → the per-link proxies hold bytes (client↔server links;
-//                                             redis-failover's replication links); a cut at time 0 is
+//                                             redis-failover's replication links; etcd/ZooKeeper peer
+//                                             links, real/peer-proxies.ts); a cut at time 0 is
 //                                             in force before the clients start; on a client's
 //                                             acquire/release/extend invoke → a gate, so the cut is in
 //                                             force before the request leaves
@@ -72,7 +73,7 @@ export interface PlannedFault {
   trigger: FaultTrigger;
   /** The target is the design's preferredLeader: act on the member leading when the step fires. */
   leader?: boolean;
-  /** partition/cut/isolate: the directed client↔server links it cuts (through the per-link proxies). */
+  /** partition/cut/isolate: the directed links it cuts (client↔server through the per-link proxies, server↔server through the peer proxies). */
   links?: Array<[string, string]>;
 }
 
@@ -95,6 +96,8 @@ function linksOf(
   clientLinksWhy: string | undefined,
   notApplied: string[],
   field: (f: string, why: string) => never,
+  /** A link between two members of an etcd/ZooKeeper cluster (real/peer-proxies.ts proxies them). */
+  peerLink: (a: string, b: string) => boolean = () => false,
 ): Array<[string, string]> {
   const raw: Array<[string, string]> = [];
   if (step.kind === "partition") {
@@ -103,18 +106,31 @@ function linksOf(
   } else if (step.kind === "cut" || step.kind === "delay" || step.kind === "loss") raw.push(...step.links!);
   else if (step.kind === "isolate") for (const o of [...clients, ...servers]) if (o !== step.target) raw.push([step.target!, o], [o, step.target!]);
   const dropped = new Set<string>();
+  const storageDropped = new Set<string>();
   const out: Array<[string, string]> = [];
   for (const [a, b] of raw) {
     if (simOnly(a) || simOnly(b)) {
       dropped.add(simOnly(a) ? a : b);
       continue;
     }
+    if (peerLink(a, b)) {
+      out.push([a, b]);
+      continue;
+    }
+    // A partition that lists the storage on one side: servers never talk to it (nothing to
+    // cut); a client's storage calls go over its control connection, which is not cut — said so.
+    if (step.kind === "partition" && (a === RESOURCE_ID || b === RESOURCE_ID)) {
+      const other = a === RESOURCE_ID ? b : a;
+      if (clients.has(other)) storageDropped.add(other);
+      continue;
+    }
     const clientServer = (clients.has(a) && servers.has(b)) || (servers.has(a) && clients.has(b));
     if (clientServer && clientLinksWhy) field(at, `the link ${a} → ${b}: ${clientLinksWhy}`);
     if (clientServer || proxiedServerLink(a, b)) out.push([a, b]);
     else if (clients.has(a) && clients.has(b)) continue; // clients never talk to each other: nothing to cut
-    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server (its per-link TCP proxies sit there) and redis-failover's replication links; other server↔server links and storage links are not in real mode yet`);
+    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server (its per-link TCP proxies sit there), between etcd members or ZooKeeper servers (peer proxies), and redis-failover's replication links; other server↔server links and storage links are not in real mode yet`);
   }
+  if (storageDropped.size > 0) notApplied.push(`${at}: the links between ${[...storageDropped].join(", ")} and the storage: the storage is in the driver, reached over the control connection, which is not cut (a write it sends during the partition arrives)`);
   if (dropped.size > 0) notApplied.push(`${at}: ${[...dropped].join(", ")} exist only in the simulator's larger cluster; their links are not cut`);
   if (out.length === 0 && step.kind !== "heal") field(at, "no proxied link left to cut");
   return out;
@@ -135,6 +151,8 @@ export interface RealPlan {
   linkConditions: Array<{ from: string; to: string; settings: Partial<LinkSettings> }>;
   /** Clients whose process runs under libfaketime, with the clock each starts with (real/faketime.ts). */
   fakeClocks: Record<string, FakeClock>;
+  /** The cluster's members reach each other through peer proxies (the scenario cuts server↔server links). */
+  peerProxied: boolean;
 }
 
 /** Why each fault kind other than pause is refused, and what it would take. */
@@ -198,9 +216,15 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
       const fo = design.failover;
       const replication = (a: string, b: string): boolean => fo !== undefined && ((a === fo.primary && fo.replicas.includes(b)) || (b === fo.primary && fo.replicas.includes(a)));
       const clientLinksWhy = fo ? "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied; real mode cuts its replication links only" : undefined;
-      const links = linksOf(step, at, clientIds, serverIds, simOnly, replication, clientLinksWhy, notApplied, field);
+      const peer = (a: string, b: string): boolean => cluster !== undefined && serverIds.has(a) && serverIds.has(b);
+      const links = linksOf(step, at, clientIds, serverIds, simOnly, replication, clientLinksWhy, notApplied, field, peer);
+      // The peer proxies (real/peer-proxies.ts) hold or pass bytes; they have no delay line.
+      const peerLink = links.find(([a, b]) => peer(a, b));
+      if ((step.kind === "delay" || step.kind === "loss") && peerLink) field(at, `${what}: the link ${peerLink[0]} → ${peerLink[1]}: real mode delays and loses client↔server links only; the peer proxies between cluster members can cut but not delay`);
       const target = step.target ?? "network";
-      return { index, step, target, targetKind: "server", trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server", true), links };
+      // Naming the preferred leader means "the leader": the member leading when the step fires takes its place.
+      const leader = cluster?.preferredLeader !== undefined && links.some((l) => l.includes(cluster.preferredLeader!));
+      return { index, step, target, targetKind: "server", trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server", true), links, ...(leader ? { leader } : {}) };
     }
     // Redis servers of redis-failover run without persistence, so a SIGKILL loses all a host crash would.
     const redisCrashable = design.failover !== undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
@@ -241,7 +265,8 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   }
   if (linkConditions.some((c) => (c.settings.lossRate ?? 0) > 0) || faults.some((f) => f.step.kind === "loss")) notApplied.push(LOSS_AS_TCP);
   const proxied = linkConditions.length > 0 || faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b)));
-  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied, linkConditions, fakeClocks };
+  const peerProxied = design.cluster !== undefined && faults.some((f) => f.links?.some(([a, b]) => serverIds.has(a) && serverIds.has(b)));
+  return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied, linkConditions, fakeClocks, peerProxied };
 }
 
 const LOSS_AS_TCP =

@@ -20,6 +20,7 @@ import { checkRun, type RunCheck } from "./run-checks.js";
 import { startDesignServers, type StartedServer } from "./start-servers.js";
 import { designServerIds } from "./designs.js";
 import { currentLeader } from "./leader.js";
+import { PeerLinks } from "./peer-proxies.js";
 import { ProxySet } from "./proxy.js";
 import type { TimeScale } from "./time-scale.js";
 import { ClientClockFile, clientClockChecks, type ClientClockEvidence, type ClockReading } from "./faketime.js";
@@ -136,6 +137,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
   let proxies: ProxySet | undefined;
   /** Driver fsync ticks of the redis-servers a crash step may cut (everysec). */
   const aofTicks = new Map<string, AofFsyncTicks>();
+  let peerLinks: PeerLinks | undefined;
   try {
     const secret = randomBytes(16).toString("hex");
     const clients = new Map<string, ClientState>(
@@ -160,7 +162,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     links.seed = `lockstep-real:${opts.seed}`;
     proxies = links;
     const runEndMs = s.durationMs + DRAIN_MS * plan.timeScale.factor;
-    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs }).then(async (started) => {
+    if (plan.peerProxied) peerLinks = new PeerLinks();
+    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs, ...(peerLinks ? { peerLinks } : {}) }).then(async (started) => {
       if (plan.proxied) await links.addAll(s.clients.map((c) => c.id), started.map((r) => r.endpoint));
       for (const id of hostCrashTargets(plan)) {
         const r = started.find((x) => x.id === id && x.kind === "redis-server");
@@ -306,6 +309,11 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       () => currentLeader(redis),
     );
     faults.proxies = proxies;
+    if (peerLinks) faults.peerLinks = peerLinks;
+    if (plan.design.cluster) {
+      faults.clusterIds = new Set(plan.design.cluster.ids);
+      if (plan.design.cluster.preferredLeader !== undefined) faults.preferredLeader = plan.design.cluster.preferredLeader;
+    }
     for (const r of redis) if (r.kind === "redis-server") faults.redisPorts.set(r.id, r.endpoint.port);
     // Standing link conditions from here, not during set-up: the clients' connection checks (ioredis's ready check under a 50 ms commandTimeout) are not part of the story.
     for (const c of plan.linkConditions) proxies.conditionsOf(c.from, c.to)?.setStanding(c.settings);
@@ -412,6 +420,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     faults?.stop();
     control?.close();
     proxies?.close();
+    peerLinks?.close();
     await group.stop();
   }
 }

@@ -7,6 +7,7 @@ import { ZK_TICK_MS, type RealDesignPlan } from "./designs.js";
 import { serverVersion } from "./versions.js";
 import type { RedisEndpoint } from "./protocol.js";
 import { startFailoverServers } from "./failover.js";
+import type { PeerLinks } from "./peer-proxies.js";
 import type { ProxySet } from "./proxy.js";
 
 export interface StartedServer {
@@ -35,8 +36,12 @@ async function zookeeperVersion(clientPort: number): Promise<{ version: string; 
   return { version: m ? m[1]! : "unknown", line: `${m ? m[0] : "Zookeeper version unknown"} on ${javaLineCache}` };
 }
 
-/** `links` takes the proxies of server↔server links (redis-failover's replication); `runEndMs` is the run's end, drain included. */
-export async function startDesignServers(group: ServerGroup, design: RealDesignPlan, opts: { links?: ProxySet; runEndMs?: number } = {}): Promise<StartedServer[]> {
+/**
+ * `links` takes the proxies of server↔server links (redis-failover's replication), `peerLinks`
+ * those of etcd/ZooKeeper peer traffic; `runEndMs` is the run's end, drain included.
+ */
+export async function startDesignServers(group: ServerGroup, design: RealDesignPlan, opts: { links?: ProxySet; peerLinks?: PeerLinks; runEndMs?: number } = {}): Promise<StartedServer[]> {
+  const peers = opts.peerLinks;
   const c = design.cluster;
   if (design.failover) {
     if (!opts.links) throw new Error("redis-failover needs a ProxySet for its replication links");
@@ -59,7 +64,7 @@ export async function startDesignServers(group: ServerGroup, design: RealDesignP
   }
   if (c.kind === "etcd") {
     const v = serverVersion("etcd");
-    const cluster = await startEtcdCluster(group, { size: c.ids.length, namePrefix: "etcd-" });
+    const cluster = await startEtcdCluster(group, { size: c.ids.length, namePrefix: "etcd-", ...(peers ? { peerProxy: (name, target, pids) => peers.destination(name, target, pids) } : {}) });
     return cluster.members.map((m) => ({
       id: m.name,
       kind: "etcd",
@@ -76,6 +81,7 @@ export async function startDesignServers(group: ServerGroup, design: RealDesignP
     namePrefix: "zk-",
     tickTimeMs: ZK_TICK_MS,
     ...(c.sessionTimeoutMsMax !== undefined ? { maxSessionTimeoutMs: c.sessionTimeoutMsMax } : {}),
+    ...(peers ? { peerProxy: (from: string, to: string, target: { host: string; port: number }, kind: "quorum" | "election") => peers.zooKeeper(from, to, target, kind) } : {}),
   });
   const v = await zookeeperVersion(ensemble.peers[0]!.clientPort);
   return ensemble.peers.map((p) => ({

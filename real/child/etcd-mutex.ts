@@ -240,8 +240,17 @@ export class EtcdMutexRecipe implements RealLockClient {
     const d = grant.data as { session: Session; key: string };
     if (!d.session.alive) return { outcome: "ok", released: false };
     try {
+      const startUs = this.nowUs();
       const r = await this.client.kv.deleteRange({ key: utf8(d.key) });
-      return { outcome: "ok", released: Number(r.deleted) > 0 };
+      const deleted = Number(r.deleted) > 0;
+      // etcd3's default global policy retries a call whose deadline passed (up to 3 attempts), and
+      // a delete is not idempotent in its answer: a retry finds the key its own earlier attempt
+      // deleted and says 0. Slower than one request budget means a retry happened, so "not
+      // deleted" is then unknown, not "did not hold" (etcd-lease-minority-partition, real-mode.md).
+      if (!deleted && this.nowUs() - startUs > this.cfg.callTimeoutMs * 1000) {
+        return { outcome: "unknown", reason: "etcd3 retried the delete past its deadline; deleted: 0 may be its own earlier attempt's work" };
+      }
+      return { outcome: "ok", released: deleted };
     } catch (err) {
       this.abandon(d.session);
       return { outcome: "unknown", reason: `delete of the lock key: ${errorText(err)}` };

@@ -14,6 +14,12 @@ export interface EtcdClusterOptions {
   heartbeatMs?: number;
   electionMs?: number;
   readyTimeoutMs?: number;
+  /**
+   * Put a proxy in front of each member's peer port (real/peer-proxies.ts): given the member's
+   * name, its real peer address and the members' live pids, returns the proxy's port, which
+   * the member advertises (and --initial-cluster names) while it listens on its own.
+   */
+  peerProxy?: (name: string, target: { host: string; port: number }, pids: () => ReadonlyMap<string, number | undefined>) => Promise<number>;
 }
 
 export interface EtcdMember {
@@ -40,14 +46,19 @@ export async function startEtcdCluster(group: ServerGroup, opts: EtcdClusterOpti
     name: `${prefix}${i + 1}`,
     clientPort: ports[2 * i]!,
     peerPort: ports[2 * i + 1]!,
+    advertisedPeerPort: ports[2 * i + 1]!,
   }));
-  const initialCluster = plan.map((m) => `${m.name}=http://${LOOPBACK}:${m.peerPort}`).join(",");
+  let members: EtcdMember[] = [];
+  const pids = () => new Map(members.map((m) => [m.name, m.process.pid]));
+  if (opts.peerProxy) for (const m of plan) m.advertisedPeerPort = await opts.peerProxy(m.name, { host: LOOPBACK, port: m.peerPort }, pids);
+  const initialCluster = plan.map((m) => `${m.name}=http://${LOOPBACK}:${m.advertisedPeerPort}`).join(",");
   const token = `lockstep-${basename(group.dir)}-${prefix}`;
-  const members: EtcdMember[] = plan.map((m) => {
+  members = plan.map((m) => {
     const dir = group.serverDir(m.name);
     const dataDir = join(dir, "data");
     const clientUrl = `http://${LOOPBACK}:${m.clientPort}`;
     const peerUrl = `http://${LOOPBACK}:${m.peerPort}`;
+    const advertisedPeerUrl = `http://${LOOPBACK}:${m.advertisedPeerPort}`;
     // On a restart the data dir exists and etcd ignores the --initial-* flags.
     const args = [
       "--name", m.name,
@@ -55,7 +66,7 @@ export async function startEtcdCluster(group: ServerGroup, opts: EtcdClusterOpti
       "--listen-client-urls", clientUrl,
       "--advertise-client-urls", clientUrl,
       "--listen-peer-urls", peerUrl,
-      "--initial-advertise-peer-urls", peerUrl,
+      "--initial-advertise-peer-urls", advertisedPeerUrl,
       "--initial-cluster", initialCluster,
       "--initial-cluster-state", "new",
       "--initial-cluster-token", token,
@@ -75,7 +86,7 @@ export async function startEtcdCluster(group: ServerGroup, opts: EtcdClusterOpti
       readyTimeoutMs: opts.readyTimeoutMs ?? 20_000,
       stopGraceMs: 2_000,
     });
-    return { ...m, clientUrl, dataDir, process: proc };
+    return { name: m.name, clientPort: m.clientPort, peerPort: m.peerPort, clientUrl, dataDir, process: proc };
   });
   // All members must run before any is healthy (health needs a leader, a leader needs a quorum).
   await Promise.all(members.map((m) => m.process.spawnProcess()));

@@ -17,6 +17,12 @@ export interface ZooKeeperOptions {
   readyTimeoutMs?: number;
   /** maxSessionTimeout (default: ZooKeeper's 20 ticks), ms. */
   maxSessionTimeoutMs?: number;
+  /**
+   * Route each server's connections to every other through a proxy for the directed pair
+   * (real/peer-proxies.ts): given (me, other, the other's real port), returns the proxy's
+   * port, which goes into my zoo.cfg as the other's quorum or election port.
+   */
+  peerProxy?: (from: string, to: string, target: { host: string; port: number }, kind: "quorum" | "election") => Promise<number>;
 }
 
 export interface ZooKeeperPeer {
@@ -50,7 +56,21 @@ export async function startZooKeeperEnsemble(group: ServerGroup, opts: ZooKeeper
     quorumPort: ports[3 * i + 1]!,
     electionPort: ports[3 * i + 2]!,
   }));
-  const serverLines = size === 1 ? [] : plan.map((p) => `server.${p.id}=${LOOPBACK}:${p.quorumPort}:${p.electionPort}`);
+  // Each server's own line is its real listen address; the others' are as it should reach them.
+  const serverLinesOf = new Map<string, string[]>();
+  for (const me of plan) {
+    const lines: string[] = [];
+    for (const o of size === 1 ? [] : plan) {
+      let q = o.quorumPort;
+      let e = o.electionPort;
+      if (o !== me && opts.peerProxy) {
+        q = await opts.peerProxy(me.name, o.name, { host: LOOPBACK, port: o.quorumPort }, "quorum");
+        e = await opts.peerProxy(me.name, o.name, { host: LOOPBACK, port: o.electionPort }, "election");
+      }
+      lines.push(`server.${o.id}=${LOOPBACK}:${q}:${e}`);
+    }
+    serverLinesOf.set(me.name, lines);
+  }
   const peers: ZooKeeperPeer[] = plan.map((p) => {
     const dir = group.serverDir(p.name);
     const dataDir = join(dir, "data");
@@ -69,7 +89,7 @@ export async function startZooKeeperEnsemble(group: ServerGroup, opts: ZooKeeper
         "preAllocSize=1024",
         "autopurge.purgeInterval=0",
         ...(opts.maxSessionTimeoutMs !== undefined ? [`maxSessionTimeout=${opts.maxSessionTimeoutMs}`] : []),
-        ...serverLines,
+        ...serverLinesOf.get(p.name)!,
         "",
       ].join("\n"),
     );

@@ -223,7 +223,8 @@ describe("real mode: what etcd-lease and raft-zk refuse, before anything starts"
     expect(inputErrorOf(() => planReal(withOpts(base, { sessionTimeoutMs: 1000 }))).message).toMatch(/at least 2 s/);
     expect(inputErrorOf(() => planReal(withOpts(zk, { sessionTimeoutMs: 4100 }))).message).toMatch(/ticks of 200 ms.*got 4100/);
     expect(inputErrorOf(() => planReal(withOpts(zk, { bugs: { followerSessionExpiry: true } }))).message).toMatch(/designOptions\.bugs\.followerSessionExpiry: .*switchable bug of the simulated service/);
-    expect(inputErrorOf(() => planReal(loadScenario("raft-zk-leader-isolated"))).message).toMatch(/designOptions\.preferredLeader|faults\[0\]/);
+    // Server↔server cuts are run through the peer proxies now (test/real/peer-links.test.ts).
+    expect(planReal(loadScenario("raft-zk-leader-isolated")).peerProxied).toBe(true);
     expect(inputErrorOf(() => planReal(loadScenario("raft-zk-server-clock-skew"))).message).toMatch(/clocks\.zk-1: .*ZooKeeper's JVM/);
     expect(inputErrorOf(() => planReal(loadScenario("etcd-lease-server-clock-skew"))).message).toMatch(/clocks\.etcd-1: .*Go binary/);
     // A scenario that sets its cluster size gets that size; the default is said to differ.
