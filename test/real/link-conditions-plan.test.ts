@@ -59,4 +59,15 @@ describe("real mode plan: delay and loss", () => {
     const step = inputErrorOf(() => planReal(scenario({ faults: [{ kind: "delay", atMs: 0, links: [["storage", "c1"]], extraMs: 10 }] })));
     expect(step.message).toMatch(/faults\[0\]: real mode cannot run this: the link storage → c1/);
   });
+
+  it("refuses a delay or loss between etcd members (the peer proxies cut, they do not delay), and plans a cut there", () => {
+    const etcd = (faults: unknown[]) => scenario({ design: "etcd-lease", workload: { ttlMs: 4000 }, designOptions: { sessionTimeoutMs: 4000 }, faults });
+    for (const kind of ["delay", "loss"]) {
+      const e = inputErrorOf(() => planReal(etcd([{ kind, atMs: 100, durationMs: 500, links: [["etcd-1", "etcd-2"]], ...(kind === "delay" ? { extraMs: 50 } : { lossRate: 0.5 }) }])));
+      expect(e.message).toMatch(/faults\[0\]: real mode cannot run this: .*the link etcd-1 → etcd-2: real mode delays and loses client↔server links only/);
+    }
+    const cut = planReal(etcd([{ kind: "cut", atMs: 100, durationMs: 500, links: [["etcd-1", "etcd-2"]] }]));
+    expect(cut.peerProxied).toBe(true);
+    expect(cut.faults[0]!.links).toEqual([["etcd-1", "etcd-2"]]);
+  });
 });
