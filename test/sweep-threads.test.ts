@@ -3,7 +3,7 @@ import type { Worker } from "node:worker_threads";
 import { loadScenario } from "../scenarios/index.js";
 import { InputError } from "../sim/errors.js";
 import type { Scenario } from "../scenarios/schema.js";
-import { SweepPool } from "../cli/sweep/pool.js";
+import { chunksOf, SweepPool } from "../cli/sweep/pool.js";
 import { runSweep } from "../cli/sweep/sweep.js";
 import { startThreads, threadsFor } from "../cli/sweep/threads.js";
 import { describeThreadDied, SweepThreadDied } from "../cli/sweep/thread-died.js";
@@ -107,5 +107,19 @@ describe("sweep threads", () => {
     const died = err as SweepThreadDied;
     expect(died.replay).toBe(`npx lockstep run naive-gc-pause --seed ${died.seeds[0]}`);
     expect(describeThreadDied(died)).toBe(`lockstep: ${died.message}\nseed: ${died.seeds[0]}\nreplay: npx lockstep run naive-gc-pause --seed ${died.seeds[0]}\n`);
+  });
+});
+
+describe("sweep chunks", () => {
+  const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
+  it("cover the seeds once, in order; at most 4 a chunk; the last ones single when there is more than one worker", () => {
+    for (const [n, workers] of [[400, 2], [401, 2], [7, 2], [1, 2], [0, 2], [400, 1], [1000, 4]] as const) {
+      const chunks = chunksOf(range(n), workers);
+      expect(chunks.flat()).toEqual(range(n));
+      expect(chunks.every((c) => c.length >= 1 && c.length <= 4)).toBe(true);
+      if (workers > 1 && n >= 400) expect(chunks.slice(-workers * 2 * 4).every((c) => c.length === 1)).toBe(true);
+    }
+    expect(chunksOf(range(400), 1).every((c) => c.length === 4)).toBe(true);
   });
 });

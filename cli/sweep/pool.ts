@@ -28,6 +28,23 @@ export function chunkSeeds(seedCount: number, workers: number): number {
   return Math.max(1, Math.min(4, Math.ceil(seedCount / (Math.max(1, workers) * 16))));
 }
 
+/**
+ * `seeds` cut into chunks of chunkSeeds(), except the last few, one seed each: at the end
+ * one worker may wait for the chunks posted ahead to another (up to JOBS_AHEAD), and
+ * single seeds make that wait one seed long rather than a chunk's.
+ */
+export function chunksOf(seeds: readonly number[], workers: number): number[][] {
+  const size = chunkSeeds(seeds.length, workers);
+  const singlesFrom = workers > 1 ? Math.max(0, seeds.length - workers * JOBS_AHEAD * size) : seeds.length;
+  const chunks: number[][] = [];
+  for (let i = 0; i < seeds.length; ) {
+    const n = i >= singlesFrom ? 1 : Math.min(size, singlesFrom - i);
+    chunks.push(seeds.slice(i, i + n));
+    i += n;
+  }
+  return chunks;
+}
+
 type Job = Work & { resolve: (r: SeedResult[]) => void; reject: (e: Error) => void };
 
 /**
@@ -75,9 +92,7 @@ export class SweepPool {
    * be run again on resume).
    */
   async runSeeds(seeds: readonly number[], onResults?: (chunk: readonly SeedResult[]) => void): Promise<SeedResult[]> {
-    const size = chunkSeeds(seeds.length, this.workers);
-    const chunks: number[][] = [];
-    for (let i = 0; i < seeds.length; i += size) chunks.push(seeds.slice(i, i + size));
+    const chunks = chunksOf(seeds, this.workers);
     const done: Array<SeedResult[] | undefined> = new Array(chunks.length);
     const all = Promise.allSettled(
       chunks.map((c, i) =>
