@@ -13,7 +13,7 @@ import { runScenario, type RunOutput } from "../sim/runner.js";
 import { runCheckers, type Verdicts } from "../checkers/run-all.js";
 import { checkContextFor } from "../cli/check-context.js";
 import { withLibrary } from "../impls/library/override.js";
-import { replayCommand } from "../cli/artifacts.js";
+import { replayCommand } from "../cli/replay-command.js";
 import type { Scenario } from "../scenarios/schema.js";
 import type { HistoryEvent } from "../sim/history.js";
 

@@ -1,15 +1,19 @@
 /**
  * Sweep throughput across cores, as a user gets it: whole fresh `lockstep sweep` processes
- * (start-up, worker start, the seeds, summary.json) of naive-gc-pause with --workers 1 and
- * --workers 2, interleaved in one run so machine load falls on both alike. The ratio is the
- * parallel speed-up; the load average is printed beside it (other processes on the cores make
- * it unreliable, and the line says so). Reports of failing seeds are left out (--reports 0):
- * they are the same work at either worker count. Nothing passes or fails.
+ * (start-up, thread start, the seeds, summary.json) of one scenario with --workers 1 and
+ * --workers 2, alternated in one run so machine load falls on both alike; medians of each.
+ * The wall-time ratio is the parallel speed-up, and on a loaded machine it cannot be trusted
+ * (the second worker competes with other processes), so each process's CPU time (user + sys,
+ * all its threads; bench/cpu-usage-hook.ts) is printed too: CPU ms per seed at 1 and 2
+ * workers shows what the second worker costs whatever the load. A 1-seed sweep per round
+ * gives the fixed cost (start-up, loading), so the per-seed figures are also given without
+ * it. Reports of failing seeds are left out (--reports 0): the same work at any worker
+ * count. Nothing passes or fails.
  *
- * Run: npm run bench (all benches) or node dist/bench/sweep.js after npm run build
+ * Run: npm run bench (all benches) or node dist/bench/sweep.js [seeds] [scenario] after npm run build
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -20,49 +24,81 @@ export interface SweepRow {
   seeds: number;
   wallMs: number;
   seedsPerS: number;
+  /** Median CPU time (user + sys) of the whole process, ms. */
+  cpuMs: number;
 }
 
-const ROUNDS = 3;
+const ROUNDS = 5;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-export async function main(seeds = 400): Promise<SweepRow[]> {
+interface Measured {
+  wallMs: number;
+  cpuMs: number;
+}
+
+/** One fresh `lockstep sweep` process: its wall time, seen from here, and its CPU time, reported by itself. */
+function sweepProcess(root: string, dir: string, scenario: string, seeds: number, workers: number, tag: string): Measured {
+  const cpuFile = join(dir, `cpu-${tag}.json`);
+  const hook = pathToFileURL(join(root, "dist", "bench", "cpu-usage-hook.js")).href;
+  const args = ["--import", hook, join(root, "bin", "lockstep.js"), "sweep", scenario, "--seeds", `1..${seeds}`, "--workers", String(workers), "--reports", "0", "--out", join(dir, tag)];
+  const start = performance.now();
+  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", env: { ...process.env, LOCKSTEP_BENCH_CPU_FILE: cpuFile } });
+  const wallMs = performance.now() - start;
+  // 3 is an unsafe scenario's answer, 4 and 5 the others a sweep gives; 1, 2 or 7 mean the bench measured a failure.
+  if (![0, 3, 4, 5].includes(r.status ?? -1)) throw new Error(`bench: sweep ${scenario} --workers ${workers} exited ${r.status}: ${r.stderr.slice(-300)}`);
+  const cpu = JSON.parse(readFileSync(cpuFile, "utf8")) as { userUs: number; systemUs: number };
+  return { wallMs, cpuMs: (cpu.userUs + cpu.systemUs) / 1000 };
+}
+
+export async function main(seeds = 400, scenario = "naive-gc-pause"): Promise<SweepRow[]> {
   const root = packageRoot();
   const dir = mkdtempSync(join(tmpdir(), "lockstep-bench-sweep-"));
   const loadBefore = loadavg()[0]!;
-  const wall: Record<number, number[]> = { 1: [], 2: [] };
+  const runs: Record<number, Measured[]> = { 1: [], 2: [] };
+  const fixed: Measured[] = [];
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      for (const workers of [1, 2]) {
-        const args = [join(root, "bin", "lockstep.js"), "sweep", "naive-gc-pause", "--seeds", `1..${seeds}`, "--workers", String(workers), "--reports", "0", "--out", join(dir, `w${workers}-r${round}`)];
-        const start = performance.now();
-        const r = spawnSync(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
-        wall[workers]!.push(performance.now() - start);
-        // naive-gc-pause is unsafe on its seeds: exit 3 is the sweep's answer; anything else, the bench measured a failure.
-        if (r.status !== 3 && r.status !== 0) throw new Error(`bench: sweep --workers ${workers} exited ${r.status}: ${r.stderr.slice(-300)}`);
-      }
+      // Alternate which worker count goes first, so neither always follows the other.
+      for (const workers of round % 2 === 0 ? [1, 2] : [2, 1]) runs[workers]!.push(sweepProcess(root, dir, scenario, seeds, workers, `w${workers}-r${round}`));
+      fixed.push(sweepProcess(root, dir, scenario, 1, 1, `fixed-r${round}`));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   const loadAfter = loadavg()[0]!;
   const rows = [1, 2].map((workers) => {
-    const wallMs = Math.round(median(wall[workers]!));
-    return { workers, seeds, wallMs, seedsPerS: Math.round((seeds * 1000) / wallMs) };
+    const wallMs = Math.round(median(runs[workers]!.map((m) => m.wallMs)));
+    return { workers, seeds, wallMs, seedsPerS: Math.round((seeds * 1000) / wallMs), cpuMs: Math.round(median(runs[workers]!.map((m) => m.cpuMs))) };
   });
-  const cores = cpus().length;
-  console.log(`== sweep: naive-gc-pause, ${seeds} seeds, fresh \`lockstep sweep\` processes, median of ${ROUNDS} interleaved; ${cores} cores, load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after ==`);
-  console.log("workers  seeds   wall ms  seeds/s");
-  for (const r of rows) console.log(`${String(r.workers).padStart(7)} ${String(r.seeds).padStart(6)} ${String(r.wallMs).padStart(9)} ${String(r.seedsPerS).padStart(8)}`);
-  const busy = Math.max(loadBefore, loadAfter) > 0.5;
+  const fixedCpuMs = median(fixed.map((m) => m.cpuMs));
+  const fixedWallMs = median(fixed.map((m) => m.wallMs));
   console.log(
-    `speed-up 2 workers / 1 worker: ${(rows[1]!.seedsPerS / rows[0]!.seedsPerS).toFixed(2)}x (target >= 1.8x)` +
-      (busy ? `; other work on the machine (load ${Math.max(loadBefore, loadAfter).toFixed(2)}) competes with the second worker: the figure is unreliable` : ""),
+    `== sweep: ${scenario}, ${seeds} seeds, fresh \`lockstep sweep\` processes, median of ${ROUNDS} alternated; ${cpus().length} cores, load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after ==`,
+  );
+  console.log("workers  seeds   wall ms  seeds/s   cpu ms  cpu ms/seed  (cpu - 1-seed sweep)/seed");
+  for (const r of rows) {
+    const perSeed = (r.cpuMs / seeds).toFixed(2);
+    const marginal = ((r.cpuMs - fixedCpuMs) / Math.max(1, seeds - 1)).toFixed(2);
+    console.log(`${String(r.workers).padStart(7)} ${String(r.seeds).padStart(6)} ${String(r.wallMs).padStart(9)} ${String(r.seedsPerS).padStart(8)} ${String(r.cpuMs).padStart(8)} ${perSeed.padStart(12)} ${marginal.padStart(26)}`);
+  }
+  // Amdahl: the 1-seed sweep's time is paid once whatever the worker count; only the rest can halve.
+  const boundX = rows[0]!.wallMs / (fixedWallMs + Math.max(0, rows[0]!.wallMs - fixedWallMs) / 2);
+  console.log(`1-seed sweep (start-up and loading, 1 worker): ${Math.round(fixedWallMs)} ms wall, ${Math.round(fixedCpuMs)} ms cpu; at most ${boundX.toFixed(2)}x with 2 workers if that part stays serial`);
+  const load = Math.max(loadBefore, loadAfter);
+  console.log(
+    `speed-up 2 workers / 1 worker: ${(rows[1]!.seedsPerS / rows[0]!.seedsPerS).toFixed(2)}x wall (target >= 1.8x); cpu 2 workers / 1 worker: ${(rows[1]!.cpuMs / rows[0]!.cpuMs).toFixed(2)}x (the second worker's own cost)` +
+      (load > 0.5 ? `; other work on the machine (load ${load.toFixed(2)}) competes with the second worker: the wall figure is unreliable, the cpu one much less so` : ""),
   );
   return rows;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((e: unknown) => {
+  const [seedsArg, scenarioArg] = process.argv.slice(2);
+  if (seedsArg !== undefined && !/^[1-9]\d{0,6}$/.test(seedsArg)) {
+    console.error(`bench/sweep: the first argument is the seed count; expected a whole number from 1, got "${seedsArg}"`);
+    process.exit(2);
+  }
+  main(seedsArg ? Number(seedsArg) : undefined, scenarioArg).catch((e: unknown) => {
     console.error(e);
     process.exitCode = 1;
   });

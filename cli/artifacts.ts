@@ -8,13 +8,11 @@ import { renderRunReport } from "../reports/run-report.js";
 import { checkOutputDir, checkReplaceable, writeFilesSafe, type SafeWriteOptions } from "./safe-write.js";
 
 import { lockstepVersion } from "./version.js";
+import { replayCommand } from "./replay-command.js";
 export { lockstepVersion };
 
-/** The command that replays a run (what every failing output prints). */
-export function replayCommand(scenario: Scenario, seed: number): string {
-  const arg = scenario.file.startsWith("scenarios/") ? scenario.name : scenario.file;
-  return `npx lockstep run ${arg} --seed ${seed}`;
-}
+/** Re-exported for callers that already load this module; others import ./replay-command.js. */
+export { replayCommand };
 
 export function buildRecord(scenario: Scenario, seed: number, run: RunOutput, verdicts: Verdicts): RunRecord {
   return {

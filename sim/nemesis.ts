@@ -1,4 +1,4 @@
-import fc from "fast-check";
+import { fastCheck } from "./lazy-fast-check.js";
 import type { FaultStep, NemesisSpec } from "../scenarios/schema.js";
 import { faultScheduleArb } from "./explore/arbitraries.js";
 import type { Rng } from "./rng.js";
@@ -25,7 +25,7 @@ export function drawNemesis(spec: NemesisSpec, world: NemesisWorld, rng: Rng): F
     serverOnly: spec.scope === "servers",
     stepsMax: spec.stepsMax,
   });
-  const [drawn] = fc.sample(arb, { seed: rng.int(0, 0x7fffffff), numRuns: 1 });
+  const [drawn] = fastCheck().sample(arb, { seed: rng.int(0, 0x7fffffff), numRuns: 1 });
   return drawn!
     .filter((st) => !spec.healing || (st.kind !== "crash" && st.kind !== "clock-drift") || st.durationMs !== undefined)
     .map((st) => ({ ...st, atMs: (st.atMs ?? 0) + spec.startMs, note: `drawn by the nemesis` }));

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { setExitCode } from "../exit-state.js";
 import { join } from "node:path";
-import { loadScenario } from "../../scenarios/index.js";
+import type { Worker } from "node:worker_threads";
 import { parsePositiveInt, parseSeedRange, parseWorkers } from "../args.js";
-import { defaultWorkers } from "../sweep/pool.js";
+import { defaultWorkers, startThreads, threadsFor } from "../sweep/threads.js";
+import { describeThreadDied, SweepThreadDied } from "../sweep/thread-died.js";
 import { parseShard } from "../sweep/range.js";
-import { runSweep } from "../sweep/sweep.js";
 import { formatSweepSummary } from "../sweep/format.js";
 import { sweepExitCode } from "../sweep/exit.js";
 import { writeJsonAtomic } from "../sweep/write.js";
@@ -13,7 +13,7 @@ import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { checkOutputDir, checkReplaceable, removeLiveTemps } from "../safe-write.js";
 import { removeProgress } from "../sweep/checkpoint.js";
 import { EXIT } from "../exit-codes.js";
-import { printable, terminalJson } from "../printable.js";
+import { printable, printableLines, terminalJson } from "../printable.js";
 
 interface SweepFlags {
   lock?: string;
@@ -78,54 +78,81 @@ export function registerSweep(program: Command): void {
       const workers = opts.workers !== undefined ? parseWorkers(opts.workers, "--workers") : defaultWorkers();
       const limit = parsePositiveInt(opts.failingMax, "--failing-max");
       const reportsMax = /^\d+$/.test(opts.reports) ? Number(opts.reports) : parsePositiveInt(opts.reports, "--reports");
-      const scenario = loadScenario(withLockFlag(name, opts.lock));
-      const suffix = shard && shard.count > 1 ? `-shard-${shard.index}-of-${shard.count}` : "";
-      const dir = opts.out ?? join("runs", `sweep-${scenario.name}-${range.from}-${range.to}${suffix}`);
-      const summaryPath = join(dir, "summary.json");
-      const write = { force: opts.force ?? false };
-      // Before any seed runs: an --out that cannot take the results fails now.
-      checkOutputDir(dir);
-      checkReplaceable(summaryPath, write);
-      checkOutputDir(join(dir, "failing"), "--out");
-
-      const controller = new AbortController();
-      const release = interruptOnSignals(controller);
-      let result;
+      // The threads start loading the simulator now, while this thread loads it too (the
+      // sweep and scenario modules below are imported only after): their start-up overlaps
+      // this thread's instead of following it. Every path from here stops them.
+      const threads = startThreads(threadsFor(workers));
       try {
-        result = await runSweep(scenario, { range, shard, workers, limit, outDir: dir, reportsMax, checkpoint: { resume: opts.resume ?? false }, signal: controller.signal });
+        await sweepWith(name, opts, { range, shard, workers, limit, reportsMax }, threads);
+      } catch (e) {
+        if (!(e instanceof SweepThreadDied)) throw e;
+        // A lockstep failure (exit 1), but one with the seeds to look at: no stack trace.
+        process.stderr.write(printableLines(describeThreadDied(e)));
+        setExitCode(EXIT.internal);
       } finally {
-        release();
+        await Promise.all(threads.map((w) => w.terminate()));
       }
-      const { summary } = result;
-      if (result.interrupted) {
-        const resume = [
-          "npx lockstep sweep",
-          shellWord(name),
-          `--seeds ${range.from}..${range.to}`,
-          ...(shard ? [`--shard ${shard.index}/${shard.count}`] : []),
-          ...(opts.lock ? [`--lock ${shellWord(opts.lock)}`] : []),
-          `--failing-max ${limit}`,
-          `--reports ${reportsMax}`,
-          `--out ${shellWord(dir)}`,
-          "--resume",
-        ].join(" ");
-        const partial = { ...summary, partial: true as const, resume };
-        writeJsonAtomic(summaryPath, partial, write);
-        process.stdout.write(opts.json ? terminalJson(partial) : formatSweepSummary(summary, [summaryPath]));
-        process.stderr.write(
-          printable(`lockstep: interrupted after ${summary.runs} of the shard's seeds; ${summaryPath} is partial (merge refuses it), progress is kept in ${join(dir, "progress.jsonl")}`) +
-            `\nresume: ${printable(resume)}\n`,
-        );
-        setExitCode(EXIT.interrupted);
-        return;
-      }
-      writeJsonAtomic(summaryPath, summary, write);
-      removeProgress(dir);
-      const wrote = [summaryPath];
-      if (summary.execution.reports.length > 0) wrote.push(`${summary.execution.reports.length} failing-seed report(s) under ${join(dir, "failing")}/`);
-      if (result.resumed > 0) wrote.push(`(${result.resumed} seed(s) read back from the interrupted run's progress)`);
-      if (opts.json) process.stdout.write(terminalJson(summary));
-      else process.stdout.write(formatSweepSummary(summary, wrote));
-      setExitCode(sweepExitCode(summary, opts.okIfExpected ?? false));
     });
+}
+
+interface Parsed {
+  range: ReturnType<typeof parseSeedRange>;
+  shard: ReturnType<typeof parseShard> | undefined;
+  workers: number;
+  limit: number;
+  reportsMax: number;
+}
+
+async function sweepWith(name: string, opts: SweepFlags, p: Parsed, threads: Worker[]): Promise<void> {
+  const { range, shard, workers, limit, reportsMax } = p;
+  const [{ loadScenario }, { runSweep }] = await Promise.all([import("../../scenarios/index.js"), import("../sweep/sweep.js")]);
+  const scenario = loadScenario(withLockFlag(name, opts.lock));
+  const suffix = shard && shard.count > 1 ? `-shard-${shard.index}-of-${shard.count}` : "";
+  const dir = opts.out ?? join("runs", `sweep-${scenario.name}-${range.from}-${range.to}${suffix}`);
+  const summaryPath = join(dir, "summary.json");
+  const write = { force: opts.force ?? false };
+  // Before any seed runs: an --out that cannot take the results fails now.
+  checkOutputDir(dir);
+  checkReplaceable(summaryPath, write);
+  checkOutputDir(join(dir, "failing"), "--out");
+
+  const controller = new AbortController();
+  const release = interruptOnSignals(controller);
+  let result;
+  try {
+    result = await runSweep(scenario, { range, shard, workers, limit, outDir: dir, reportsMax, checkpoint: { resume: opts.resume ?? false }, signal: controller.signal, threads });
+  } finally {
+    release();
+  }
+  const { summary } = result;
+  if (result.interrupted) {
+    const resume = [
+      "npx lockstep sweep",
+      shellWord(name),
+      `--seeds ${range.from}..${range.to}`,
+      ...(shard ? [`--shard ${shard.index}/${shard.count}`] : []),
+      ...(opts.lock ? [`--lock ${shellWord(opts.lock)}`] : []),
+      `--failing-max ${limit}`,
+      `--reports ${reportsMax}`,
+      `--out ${shellWord(dir)}`,
+      "--resume",
+    ].join(" ");
+    const partial = { ...summary, partial: true as const, resume };
+    writeJsonAtomic(summaryPath, partial, write);
+    process.stdout.write(opts.json ? terminalJson(partial) : formatSweepSummary(summary, [summaryPath]));
+    process.stderr.write(
+      printable(`lockstep: interrupted after ${summary.runs} of the shard's seeds; ${summaryPath} is partial (merge refuses it), progress is kept in ${join(dir, "progress.jsonl")}`) +
+        `\nresume: ${printable(resume)}\n`,
+    );
+    setExitCode(EXIT.interrupted);
+    return;
+  }
+  writeJsonAtomic(summaryPath, summary, write);
+  removeProgress(dir);
+  const wrote = [summaryPath];
+  if (summary.execution.reports.length > 0) wrote.push(`${summary.execution.reports.length} failing-seed report(s) under ${join(dir, "failing")}/`);
+  if (result.resumed > 0) wrote.push(`(${result.resumed} seed(s) read back from the interrupted run's progress)`);
+  if (opts.json) process.stdout.write(terminalJson(summary));
+  else process.stdout.write(formatSweepSummary(summary, wrote));
+  setExitCode(sweepExitCode(summary, opts.okIfExpected ?? false));
 }

@@ -1,30 +1,12 @@
-import { Worker } from "node:worker_threads";
-import { availableParallelism } from "node:os";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
+import type { Worker } from "node:worker_threads";
 import type { Scenario } from "../../scenarios/schema.js";
-import { runSeed, writeSeedReport, type SeedResult } from "./run-seed.js";
-import { fromWire, type FromWorker, type ToWorker } from "./protocol.js";
+import type { SeedResult } from "./run-seed.js";
+import { doWork } from "./job.js";
+import { fromWire, type FromWorker, type ToWorker, type Work } from "./protocol.js";
+import { startThreads, threadsFor } from "./threads.js";
+import { SweepThreadDied } from "./thread-died.js";
 
-/** Default worker count: the machine's cores. */
-export function defaultWorkers(): number {
-  return Math.max(1, availableParallelism());
-}
-
-/**
- * Start a worker thread. From dist/ the worker is plain JS. From TypeScript sources
- * (vitest, tsx) it is loaded through tsx's tsImport by a small eval'd bootstrap:
- * Node 20 workers do not apply `--import tsx` loader hooks to their own entry file.
- */
-function startWorker(workerData: unknown): Worker {
-  const fromSources = import.meta.url.endsWith(".ts");
-  if (!fromSources) return new Worker(new URL("./worker.js", import.meta.url), { workerData });
-  const entry = new URL("./worker.ts", import.meta.url).href;
-  const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve("tsx")), "esm", "api", "index.mjs")).href;
-  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => m.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}));`;
-  return new Worker(boot, { eval: true, workerData });
-}
+export { defaultWorkers } from "./threads.js";
 
 /** The sweep was interrupted (SIGINT): not a failure of any seed. */
 export class SweepCancelled extends Error {
@@ -34,43 +16,74 @@ export class SweepCancelled extends Error {
   }
 }
 
-/** Chunks posted to a worker before it answers: 2 keeps it busy across one round trip. */
+/** Chunks posted to a thread before it answers: 2 keeps it busy while this thread is running a chunk of its own. */
 const JOBS_AHEAD = 2;
 
-type Job = ToWorker & { resolve: (r: SeedResult[]) => void; reject: (e: Error) => void };
+/**
+ * Seeds per chunk: small, so that the last chunks (run while the other worker may be idle)
+ * are short, and this thread, which runs chunks too, answers its threads often; at most 4
+ * (about 10 ms of naive-gc-pause), each a message of a few hundred bytes.
+ */
+export function chunkSeeds(seedCount: number, workers: number): number {
+  return Math.max(1, Math.min(4, Math.ceil(seedCount / (Math.max(1, workers) * 16))));
+}
 
 /**
- * Runs seeds of one scenario on `workers` threads (1 = in this thread, no thread
- * overhead). Seeds go out in small chunks to whichever worker is free; results come
- * back in any order and are returned in the order asked, so the outcome does not
- * depend on the worker count or on scheduling.
+ * `seeds` cut into chunks of chunkSeeds(), except the last few, one seed each: at the end
+ * one worker may wait for the chunks posted ahead to another (up to JOBS_AHEAD), and
+ * single seeds make that wait one seed long rather than a chunk's.
+ */
+export function chunksOf(seeds: readonly number[], workers: number): number[][] {
+  const size = chunkSeeds(seeds.length, workers);
+  const singlesFrom = workers > 1 ? Math.max(0, seeds.length - workers * JOBS_AHEAD * size) : seeds.length;
+  const chunks: number[][] = [];
+  for (let i = 0; i < seeds.length; ) {
+    const n = i >= singlesFrom ? 1 : Math.min(size, singlesFrom - i);
+    chunks.push(seeds.slice(i, i + n));
+    i += n;
+  }
+  return chunks;
+}
+
+type Job = Work & { resolve: (r: SeedResult[]) => void; reject: (e: Error) => void };
+
+/**
+ * Runs seeds of one scenario on `workers` workers: this thread and `workers - 1` threads
+ * (threads.ts). Jobs wait in one queue; each thread is posted up to JOBS_AHEAD of them and
+ * this thread takes the next one whenever it is free, so neither waits for the other.
+ * Results are returned in the order asked, so the outcome does not depend on the worker
+ * count or on scheduling.
  */
 export class SweepPool {
-  private readonly threads: Worker[] = [];
+  private readonly threads: Worker[];
   private readonly queue: Job[] = [];
-  /** Jobs posted to each worker and not yet answered, oldest first. */
+  /** Jobs posted to each thread and not yet answered, oldest first. */
   private readonly running = new Map<Worker, Job[]>();
   private nextJobId = 1;
   private failure: Error | undefined;
+  private closed = false;
+  private cancelled = false;
 
+  /** `started`: threads already started for this sweep (threads.ts), so they load while this thread does. */
   constructor(
     private readonly scenario: Scenario,
     readonly workers: number,
+    started: Worker[] = [],
   ) {
-    if (workers <= 1) return;
-    for (let i = 0; i < workers; i++) {
-      const w = startWorker({ scenario });
-      w.on("message", (m: FromWorker) => this.onMessage(w, m));
-      w.on("error", (e) => this.fail(e));
-      w.on("exit", (code) => {
-        if (code !== 0 && !this.closed) this.fail(new Error(`sweep worker exited with code ${code}`));
-      });
-      this.threads.push(w);
+    const wanted = threadsFor(workers);
+    // More threads started than the seeds need (a sweep of one seed): stop the rest now.
+    for (const extra of started.slice(wanted)) void extra.terminate();
+    this.threads = [...started.slice(0, wanted), ...startThreads(wanted - Math.min(wanted, started.length))];
+    for (const w of this.threads) {
       this.running.set(w, []);
+      w.on("message", (m: FromWorker) => this.onMessage(w, m));
+      w.on("error", (e) => this.threadDied(w, e.message));
+      w.on("exit", (code) => {
+        if (!this.closed) this.threadDied(w, `exit code ${code}`);
+      });
+      w.postMessage({ type: "scenario", scenario } satisfies ToWorker);
     }
   }
-
-  private closed = false;
 
   /**
    * Run `seeds`; `onResults` is called as chunks finish (for progress and the
@@ -79,21 +92,9 @@ export class SweepPool {
    * be run again on resume).
    */
   async runSeeds(seeds: readonly number[], onResults?: (chunk: readonly SeedResult[]) => void): Promise<SeedResult[]> {
-    const chunkSize = Math.max(1, Math.min(8, Math.ceil(seeds.length / (Math.max(1, this.workers) * 16))));
-    const chunks: number[][] = [];
-    for (let i = 0; i < seeds.length; i += chunkSize) chunks.push(seeds.slice(i, i + chunkSize));
+    const chunks = chunksOf(seeds, this.workers);
     const done: Array<SeedResult[] | undefined> = new Array(chunks.length);
-    if (this.workers <= 1) {
-      for (let i = 0; i < chunks.length && !this.cancelled; i++) {
-        const rs = chunks[i]!.map((s) => runSeed(this.scenario, s));
-        done[i] = rs;
-        onResults?.(rs);
-        // Let a signal handler run between chunks: this thread is the only one.
-        if (i + 1 < chunks.length) await new Promise((r) => setImmediate(r));
-      }
-      return done.flatMap((x) => x ?? []);
-    }
-    await Promise.allSettled(
+    const all = Promise.allSettled(
       chunks.map((c, i) =>
         this.submit({ type: "run", jobId: 0, seeds: c }).then((rs) => {
           done[i] = rs;
@@ -101,11 +102,11 @@ export class SweepPool {
         }),
       ),
     );
+    await this.workHere();
+    await all;
     if (this.failure && !this.cancelled) throw this.failure;
     return done.flatMap((x) => x ?? []);
   }
-
-  private cancelled = false;
 
   /** Stop: nothing more is handed out, and the threads are stopped now (an interrupt). */
   async cancel(): Promise<void> {
@@ -121,15 +122,13 @@ export class SweepPool {
 
   /** Run each seed again and write its run directory. */
   async writeReports(list: ReadonlyArray<{ seed: number; dir: string }>): Promise<void> {
-    if (this.workers <= 1) {
-      for (const r of list) {
-        if (this.cancelled) throw new SweepCancelled();
-        await writeSeedReport(this.scenario, r.seed, r.dir);
-        await new Promise((res) => setImmediate(res));
-      }
-      return;
-    }
-    await Promise.all(list.map((r) => this.submit({ type: "report", jobId: 0, seed: r.seed, dir: r.dir })));
+    const all = Promise.all(list.map((r) => this.submit({ type: "report", jobId: 0, seed: r.seed, dir: r.dir })));
+    // Settled here too, so a rejection is not left unhandled while this thread works.
+    all.catch(() => undefined);
+    await this.workHere();
+    await all;
+    // Interrupted while this thread wrote the last report: the others were not written.
+    if (this.cancelled) throw new SweepCancelled();
   }
 
   async close(): Promise<void> {
@@ -138,18 +137,37 @@ export class SweepPool {
     await Promise.all(this.threads.map((w) => w.terminate()));
   }
 
-  private submit(msg: ToWorker): Promise<SeedResult[]> {
+  /**
+   * This thread's share: take queued jobs one at a time until none is left or the sweep
+   * failed. Between jobs it yields, so threads' answers are read (and more posted to
+   * them) and a signal handler can run.
+   */
+  private async workHere(): Promise<void> {
+    for (let job = this.queue.shift(); job !== undefined; job = this.queue.shift()) {
+      try {
+        job.resolve(await doWork(this.scenario, job));
+      } catch (e) {
+        const err = e instanceof Error ? e : new Error(String(e));
+        job.reject(err);
+        this.fail(err);
+      }
+      await new Promise((r) => setImmediate(r));
+      this.pump();
+    }
+  }
+
+  private submit(work: Work): Promise<SeedResult[]> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.queue.push({ ...msg, jobId: this.nextJobId++, resolve, reject });
+      this.queue.push({ ...work, jobId: this.nextJobId++, resolve, reject });
       this.pump();
     });
   }
 
   /**
-   * Hand out queued jobs, up to JOBS_AHEAD per worker: a worker that finishes a chunk
-   * starts its next one at once, without waiting for this thread to read the answer and
-   * post more (under load this thread may not run for milliseconds).
+   * Hand out queued jobs, up to JOBS_AHEAD per thread: a thread that finishes a chunk
+   * starts its next one at once, without waiting for this thread to finish its own chunk,
+   * read the answer and post more.
    */
   private pump(): void {
     for (let depth = 1; depth <= JOBS_AHEAD && this.queue.length > 0; depth++) {
@@ -158,8 +176,8 @@ export class SweepPool {
         if (posted.length >= depth || this.queue.length === 0) continue;
         const job = this.queue.shift()!;
         posted.push(job);
-        const { resolve: _r, reject: _j, ...msg } = job;
-        w.postMessage(msg as ToWorker);
+        const { resolve: _r, reject: _j, ...work } = job;
+        w.postMessage(work satisfies ToWorker);
       }
     }
   }
@@ -178,6 +196,13 @@ export class SweepPool {
       this.fail(e);
     }
     this.pump();
+  }
+
+  /** A thread stopped without being asked (crashed, ran out of memory): the sweep fails, naming the seeds it held. */
+  private threadDied(w: Worker, reason: string): void {
+    if (this.closed || this.failure) return;
+    const seeds = (this.running.get(w) ?? []).flatMap((j) => (j.type === "run" ? j.seeds : [j.seed]));
+    this.fail(new SweepThreadDied(reason, seeds));
   }
 
   /** The first error ends the sweep: every pending job is rejected with it. */

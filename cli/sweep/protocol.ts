@@ -1,10 +1,16 @@
 import { InputError, SimLimitError, SimulationStopError } from "../../sim/errors.js";
+import type { Scenario } from "../../scenarios/schema.js";
 import type { SeedResult } from "./run-seed.js";
 
-/** Messages between the sweep's main thread and its workers (structured-cloned). */
-export type ToWorker =
-  | { type: "run"; jobId: number; seeds: number[] }
-  | { type: "report"; jobId: number; seed: number; dir: string };
+/** A job: a chunk of seeds to run, or one failing seed whose run directory to write. */
+export type Work = { type: "run"; jobId: number; seeds: number[] } | { type: "report"; jobId: number; seed: number; dir: string };
+
+/**
+ * Messages between the sweep's main thread and its workers (structured-cloned). The
+ * scenario comes first: a thread is started before the scenario is read (threads.ts).
+ * Answers carry seed results only, never a history.
+ */
+export type ToWorker = { type: "scenario"; scenario: Scenario } | Work;
 
 export type FromWorker =
   | { type: "done"; jobId: number; results: SeedResult[] }

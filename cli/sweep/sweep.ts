@@ -1,15 +1,18 @@
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import type { Worker } from "node:worker_threads";
 import type { Scenario } from "../../scenarios/schema.js";
 import { designByName, DESIGNS } from "../../impls/index.js";
 import { InputError } from "../../sim/errors.js";
-import { lockstepVersion, replayCommand } from "../artifacts.js";
+import { lockstepVersion } from "../version.js";
+import { replayCommand } from "../replay-command.js";
 import { SweepCancelled, SweepPool } from "./pool.js";
 import { Checkpoint, PROGRESS_FORMAT, type ProgressHeader } from "./checkpoint.js";
 import { Progress, type ProgressStream } from "./progress.js";
 import { isFailing, type SeedResult } from "./run-seed.js";
 import { rangeSize, seedsOf, shardOf, type SeedRange, type Shard } from "./range.js";
 import { scenarioDigest, summarize, type SweepSummary } from "./summary.js";
+import { SweepThreadDied } from "./thread-died.js";
 
 export interface SweepOptions {
   range: SeedRange;
@@ -27,6 +30,8 @@ export interface SweepOptions {
   checkpoint?: { resume: boolean };
   /** Aborted (Ctrl-C): stop, and return what finished, `interrupted` set. */
   signal?: AbortSignal;
+  /** Worker threads the caller started early (threads.ts startThreads(threadsFor(workers))); the sweep owns and stops them. */
+  threads?: Worker[];
 }
 
 export interface SweepResult {
@@ -52,6 +57,18 @@ function precheck(s: Scenario): void {
  * aggregated in seed order; then the run directories of the first failing seeds.
  */
 export async function runSweep(scenario: Scenario, o: SweepOptions): Promise<SweepResult> {
+  try {
+    return await sweep(scenario, o);
+  } catch (e) {
+    if (e instanceof SweepThreadDied && e.seeds.length > 0) e.replay = replayCommand(scenario, e.seeds[0]!);
+    throw e;
+  } finally {
+    // Threads the caller started stop on every path, the bad-input ones included.
+    await Promise.all((o.threads ?? []).map((w) => w.terminate()));
+  }
+}
+
+async function sweep(scenario: Scenario, o: SweepOptions): Promise<SweepResult> {
   precheck(scenario);
   const { index, count } = o.shard ?? { index: 1, count: 1 };
   const shard = shardOf(o.range, index, count);
@@ -71,7 +88,7 @@ export async function runSweep(scenario: Scenario, o: SweepOptions): Promise<Swe
   const progress = o.progress === false ? undefined : new Progress(label, rangeSize(shard), o.progress ?? process.stderr);
   progress?.add(done.length, done.filter(isFailing).length);
   const started = Date.now();
-  const pool = new SweepPool(scenario, Math.min(o.workers, Math.max(1, seeds.length)));
+  const pool = new SweepPool(scenario, Math.min(o.workers, Math.max(1, seeds.length)), o.threads);
   const onAbort = (): void => void pool.cancel();
   o.signal?.addEventListener("abort", onAbort);
   let interrupted = false;

@@ -1,25 +1,29 @@
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import type { Scenario } from "../../scenarios/schema.js";
-import { runSeed, writeSeedReport } from "./run-seed.js";
+import { doWork } from "./job.js";
 import { toWire, type FromWorker, type ToWorker } from "./protocol.js";
 
 /**
- * A sweep worker thread: it holds one scenario (from workerData) and runs the seeds
- * or writes the reports the main thread hands it. Up to two jobs are posted ahead
- * (pool.ts); report jobs are async, so their answers can come out of order.
+ * A sweep worker thread. It is started before the main thread has loaded (or even read)
+ * the scenario (threads.ts), so the scenario comes as the first message; then it runs
+ * the seeds or writes the reports the main thread hands it. Up to two jobs are posted
+ * ahead (pool.ts); report jobs are async, so their answers can come out of order.
  */
-const scenario = (workerData as { scenario: Scenario }).scenario;
 const port = parentPort!;
+let scenario: Scenario | undefined;
 
 port.on("message", (msg: ToWorker) => {
+  if (msg.type === "scenario") {
+    scenario = msg.scenario;
+    return;
+  }
   void handle(msg).then((reply) => port.postMessage(reply));
 });
 
-async function handle(msg: ToWorker): Promise<FromWorker> {
+async function handle(msg: Exclude<ToWorker, { type: "scenario" }>): Promise<FromWorker> {
   try {
-    if (msg.type === "run") return { type: "done", jobId: msg.jobId, results: msg.seeds.map((s) => runSeed(scenario, s)) };
-    await writeSeedReport(scenario, msg.seed, msg.dir);
-    return { type: "done", jobId: msg.jobId, results: [] };
+    if (!scenario) throw new Error("sweep worker: a job came before the scenario");
+    return { type: "done", jobId: msg.jobId, results: await doWork(scenario, msg) };
   } catch (err) {
     return { type: "error", jobId: msg.jobId, error: toWire(err) };
   }

@@ -17,10 +17,23 @@
  * Lua true -> 1, false/nil -> nil.
  */
 import { createHash } from "node:crypto";
-import fengari from "fengari";
+import { createRequire } from "node:module";
+import type fengariApi from "fengari";
 import type { ArgvReply } from "./argv-reply.js";
 
-const { lua, lauxlib, lualib, to_luastring } = fengari;
+// fengari is loaded when the first script is compiled (the engine below), not with this
+// module: most runs use no Lua, and loading it costs every process and sweep thread ~45 ms.
+// require() is synchronous, so SCRIPT LOAD / EVAL keep their order and replies.
+let lua: typeof fengariApi.lua;
+let lauxlib: typeof fengariApi.lauxlib;
+let lualib: typeof fengariApi.lualib;
+let to_luastring: typeof fengariApi.to_luastring;
+
+function loadFengari(): void {
+  if (lua !== undefined) return;
+  const fengari = createRequire(import.meta.url)("fengari") as typeof fengariApi;
+  ({ lua, lauxlib, lualib, to_luastring } = fengari);
+}
 
 /** Instructions a script may run before it is stopped (Redis would report BUSY). */
 const SCRIPT_INSTRUCTIONS_MAX = 200_000_000;
@@ -46,6 +59,7 @@ class LuaEngine {
   private hooks = 0;
 
   constructor() {
+    loadFengari();
     const L = lauxlib.luaL_newstate();
     this.L = L;
     const open = (name: string, fn: unknown): void => {

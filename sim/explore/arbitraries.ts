@@ -1,4 +1,5 @@
-import fc from "fast-check";
+import type { Arbitrary } from "fast-check";
+import { fastCheck } from "../lazy-fast-check.js";
 import type { FaultStep, WorkloadSpec } from "../../scenarios/schema.js";
 
 /**
@@ -20,15 +21,16 @@ export interface FaultSpace {
   stepsMax: number;
 }
 
-const at = (s: FaultSpace) => fc.integer({ min: 0, max: Math.max(0, s.durationMs - 1) });
-const lasting = (maxMs: number) => fc.integer({ min: 1, max: Math.max(1, Math.round(maxMs)) });
+const at = (s: FaultSpace) => fastCheck().integer({ min: 0, max: Math.max(0, s.durationMs - 1) });
+const lasting = (maxMs: number) => fastCheck().integer({ min: 1, max: Math.max(1, Math.round(maxMs)) });
 
 /** One fault step; only the kinds the space allows (a partition needs two processes to split). */
-export function faultStepArb(s: FaultSpace): fc.Arbitrary<FaultStep> {
+export function faultStepArb(s: FaultSpace): Arbitrary<FaultStep> {
+  const fc = fastCheck();
   const any = s.serverOnly ? [...s.servers] : [...s.servers, ...s.clients];
   const servers = [...s.servers];
   const twoTtl = 2 * s.ttlMs;
-  const kinds: Array<fc.Arbitrary<FaultStep>> = [];
+  const kinds: Array<Arbitrary<FaultStep>> = [];
   if (any.length > 0) {
     kinds.push(
       fc.record({ kind: fc.constant("pause" as const), atMs: at(s), delayMs: fc.constant(0), target: fc.constantFrom(...any), durationMs: lasting(twoTtl) }),
@@ -96,7 +98,8 @@ export function faultStepArb(s: FaultSpace): fc.Arbitrary<FaultStep> {
 }
 
 /** A schedule: up to `stepsMax` steps, in time order (the order a report shows them in). */
-export function faultScheduleArb(s: FaultSpace): fc.Arbitrary<FaultStep[]> {
+export function faultScheduleArb(s: FaultSpace): Arbitrary<FaultStep[]> {
+  const fc = fastCheck();
   return fc.array(faultStepArb(s), { maxLength: s.stepsMax }).map(sortByTime);
 }
 
@@ -111,8 +114,9 @@ export interface WorkloadTweak {
   thinkMs?: number;
 }
 
-export function workloadTweakArb(base: WorkloadSpec): fc.Arbitrary<WorkloadTweak> {
-  const opt = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
+export function workloadTweakArb(base: WorkloadSpec): Arbitrary<WorkloadTweak> {
+  const fc = fastCheck();
+  const opt = <T>(a: Arbitrary<T>) => fc.option(a, { nil: undefined });
   return fc.record({
     ttlMs: opt(fc.integer({ min: Math.max(50, Math.round(base.ttlMs / 4)), max: base.ttlMs })),
     workMs: opt(fc.integer({ min: 0, max: 50 })),
@@ -136,7 +140,8 @@ export interface Exploration {
   workload: WorkloadTweak;
 }
 
-export function explorationArb(space: FaultSpace, base: WorkloadSpec): fc.Arbitrary<Exploration> {
+export function explorationArb(space: FaultSpace, base: WorkloadSpec): Arbitrary<Exploration> {
+  const fc = fastCheck();
   return fc.record({
     seed: fc.integer({ min: 1, max: 1_000_000 }),
     faults: faultScheduleArb(space),

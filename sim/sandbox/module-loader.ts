@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, extname } from "node:path";
 import vm from "node:vm";
-import { transformSync } from "esbuild";
+import type { transformSync as TransformSync } from "esbuild";
 import { InputError } from "../errors.js";
 import { builtinModule, isBuiltin } from "./builtins.js";
 import type { Realm } from "./realm.js";
@@ -23,6 +23,9 @@ interface Module {
 
 const scriptCache = new Map<string, vm.Script>();
 
+/** esbuild, loaded when a module first needs compiling: only some designs load user modules. */
+let transformSync: typeof TransformSync | undefined;
+
 /** ES modules and TypeScript are turned into CommonJS by esbuild (a user's own lock may be either). */
 const TRANSFORM: Record<string, "ts" | "js"> = { ".mjs": "js", ".ts": "ts", ".mts": "ts", ".cts": "ts" };
 
@@ -32,6 +35,7 @@ function compiled(file: string): vm.Script {
     let src = readFileSync(file, "utf8").replace(/^#!.*/, "");
     const loader = TRANSFORM[extname(file)] ?? (/^\s*(import|export)\s/m.test(src) ? "js" : undefined);
     if (loader) {
+      transformSync ??= (createRequire(import.meta.url)("esbuild") as { transformSync: typeof TransformSync }).transformSync;
       try {
         src = transformSync(src, { format: "cjs", loader, sourcefile: file, target: "node20" }).code;
       } catch (e) {

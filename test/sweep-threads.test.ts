@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import type { Worker } from "node:worker_threads";
+import { loadScenario } from "../scenarios/index.js";
+import { InputError } from "../sim/errors.js";
+import type { Scenario } from "../scenarios/schema.js";
+import { chunksOf, SweepPool } from "../cli/sweep/pool.js";
+import { runSweep } from "../cli/sweep/sweep.js";
+import { startThreads, threadsFor } from "../cli/sweep/threads.js";
+import { describeThreadDied, SweepThreadDied } from "../cli/sweep/thread-died.js";
+
+/**
+ * The main thread is one of the sweep's workers (2 workers = it and one thread), threads
+ * can be started before the scenario is read, and a thread that dies fails the sweep with
+ * the seeds it held, never a hang or a bare "exited with code 1".
+ */
+type Internals = { threads: Worker[]; submit(m: unknown): Promise<unknown> };
+const exited = (w: Worker): Promise<number> => new Promise((r) => w.once("exit", r));
+
+describe("sweep threads", () => {
+  it("2 workers are this thread and one thread; 1 worker starts none", async () => {
+    expect([1, 2, 4].map(threadsFor)).toEqual([0, 1, 3]);
+    const s = loadScenario("naive-baseline");
+    const two = new SweepPool(s, 2);
+    const one = new SweepPool(s, 1);
+    try {
+      expect((two as unknown as Internals).threads).toHaveLength(1);
+      expect((one as unknown as Internals).threads).toHaveLength(0);
+    } finally {
+      await Promise.all([two.close(), one.close()]);
+    }
+  });
+
+  it("threads started before the sweep give the same results, and are stopped after it", async () => {
+    const s = loadScenario("naive-gc-pause");
+    const range = { from: 1, to: 40 };
+    const threads = startThreads(threadsFor(2));
+    const stopped = exited(threads[0]!);
+    const early = await runSweep(s, { range, workers: 2, limit: 5, progress: false, threads });
+    await stopped;
+    const inline = await runSweep(s, { range, workers: 1, limit: 5, progress: false });
+    expect(early.results).toEqual(inline.results);
+  });
+
+  it("threads started early are stopped when the sweep is refused (an unknown design)", async () => {
+    const s: Scenario = { ...loadScenario("naive-baseline"), design: "no-such-design" };
+    const threads = startThreads(1);
+    const stopped = exited(threads[0]!);
+    await expect(runSweep(s, { range: { from: 1, to: 4 }, workers: 2, limit: 5, progress: false, threads })).rejects.toThrow(/unknown design/);
+    await stopped;
+  });
+
+  it("an InputError thrown in a thread arrives as an InputError", async () => {
+    const s: Scenario = { ...loadScenario("naive-baseline"), faults: [{ kind: "pause", atMs: 10, delayMs: 0, target: "ghost", durationMs: 5 }] };
+    const pool = new SweepPool(s, 2);
+    try {
+      // Submitted without this thread taking a share: the job goes to the thread.
+      await expect((pool as unknown as Internals).submit({ type: "run", jobId: 0, seeds: [1] })).rejects.toBeInstanceOf(InputError);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("a thread that dies mid-sweep fails it with a named error, the seeds it held and a replay command", async () => {
+    const s = loadScenario("naive-gc-pause");
+    let killed = false;
+    const pool = new SweepPool(s, 2);
+    const thread = (pool as unknown as Internals).threads[0]!;
+    try {
+      const run = pool.runSeeds(
+        Array.from({ length: 200 }, (_, i) => i + 1),
+        () => {
+          // Stopped from outside once the sweep is under way, as a crashed thread would stop (terminate() exits 0 or 1: either must fail the sweep).
+          if (!killed) void thread.terminate();
+          killed = true;
+        },
+      );
+      const err = await run.then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(SweepThreadDied);
+      const died = err as SweepThreadDied;
+      expect(died.message).toMatch(/a sweep worker thread stopped \(exit code \d+\) while running seeds? \d+/);
+      expect(died.seeds.length).toBeGreaterThan(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("runSweep adds the replay command of the first seed the dead thread held; the CLI prints seed and replay", async () => {
+    const s = loadScenario("naive-gc-pause");
+    const threads = startThreads(1);
+    let killed = false;
+    const err = await runSweep(s, {
+      range: { from: 1, to: 200 },
+      workers: 2,
+      limit: 5,
+      threads,
+      // The progress sink sees each finished chunk: the first one kills the thread.
+      progress: {
+        isTTY: true,
+        write: () => {
+          if (!killed) void threads[0]!.terminate();
+          killed = true;
+          return true;
+        },
+      },
+    }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(SweepThreadDied);
+    const died = err as SweepThreadDied;
+    expect(died.replay).toBe(`npx lockstep run naive-gc-pause --seed ${died.seeds[0]}`);
+    expect(describeThreadDied(died)).toBe(`lockstep: ${died.message}\nseed: ${died.seeds[0]}\nreplay: npx lockstep run naive-gc-pause --seed ${died.seeds[0]}\n`);
+  });
+});
+
+describe("sweep chunks", () => {
+  const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
+  it("cover the seeds once, in order; at most 4 a chunk; the last ones single when there is more than one worker", () => {
+    for (const [n, workers] of [[400, 2], [401, 2], [7, 2], [1, 2], [0, 2], [400, 1], [1000, 4]] as const) {
+      const chunks = chunksOf(range(n), workers);
+      expect(chunks.flat()).toEqual(range(n));
+      expect(chunks.every((c) => c.length >= 1 && c.length <= 4)).toBe(true);
+      if (workers > 1 && n >= 400) expect(chunks.slice(-workers * 2 * 4).every((c) => c.length === 1)).toBe(true);
+    }
+    expect(chunksOf(range(400), 1).every((c) => c.length === 4)).toBe(true);
+  });
+});
