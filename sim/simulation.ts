@@ -42,6 +42,8 @@ export interface TimerHandle {
  */
 class Timer implements TimerHandle {
   cancelled = false;
+  /** Its event's slot in the queue: cancelling takes the event out, so it costs no event when due. */
+  slot = -1;
   constructor(
     readonly fn: (arg: any) => void,
     readonly arg: unknown,
@@ -173,12 +175,15 @@ export class ProcessContext {
   private setTimerUsWith<A>(delayUs: number, fn: (arg: A) => void, arg: A): TimerHandle {
     const t = new Timer(fn, arg, this.proc.incarnation);
     const trueDelayUs = this.proc.mono.trueDurationFor(Math.max(0, delayUs));
-    this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, fireTimer, this, t);
+    t.slot = this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, fireTimer, this, t);
     return t;
   }
 
   cancelTimer(h: TimerHandle | undefined): void {
-    if (h) h.cancelled = true;
+    if (h === undefined || h.cancelled) return;
+    h.cancelled = true;
+    // A handle set cancelled by hand still works: its event finds it so and does nothing.
+    if (h instanceof Timer) this.sim.cancelEvent(h.slot, h);
   }
 
   /** Record a history event at the current true time. */
@@ -230,7 +235,7 @@ export class ProcessContext {
       const pc = this.pending.get(msg.inReplyTo);
       if (pc) {
         this.pending.delete(msg.inReplyTo);
-        pc.timer!.cancelled = true;
+        this.cancelTimer(pc.timer);
         pc.resume({ ok: true, reply: msg });
         return;
       }
@@ -298,13 +303,21 @@ export class Simulation {
    * Schedule `fn(a, b, c, d)` at `atUs`: the kernel's own events (messages, timers) pass a
    * module function and its arguments, so no closure is built per event.
    */
-  scheduleEvent<A, B, C>(atUs: number, fn: (a: A, b: B, c: C, d: number) => void, a: A, b?: B, c?: C, d = 0): void {
+  scheduleEvent<A, B, C>(atUs: number, fn: (a: A, b: B, c: C, d: number) => void, a: A, b?: B, c?: C, d = 0): number {
     if (!Number.isFinite(atUs)) throw new Error(`schedule: time ${atUs} is not finite`);
     const t = Math.max(Math.round(atUs), this.nowUs);
     if (this.queue.length >= this.limits.queueLengthMax) {
       throw new SimLimitError("queueLengthMax", this.limits.queueLengthMax, `at t=${this.nowUs}µs`);
     }
-    this.queue.push(t, fn as EventHandler, a, b, c, d);
+    return this.queue.push(t, fn as EventHandler, a, b, c, d);
+  }
+
+  /**
+   * Take out the event in `slot` (what scheduleEvent returned) if it is still the one
+   * scheduled with second argument `b`; it then never runs and is not counted in eventsRun.
+   */
+  cancelEvent(slot: number, b: unknown): void {
+    this.queue.cancel(slot, b);
   }
 
   addProcess(id: string, role: SimProcess["role"], opts: ProcessOptions, factory: BehaviorFactory): ProcessContext {

@@ -154,6 +154,31 @@ describe("Simulation kernel", () => {
     expect(results).toEqual(["2000:pong", "102000:timeout"]);
   });
 
+  it("a cancelled timer, or a call's timeout once its reply came, costs no event", () => {
+    const sim = new Simulation({ seed: "s", network: { latencyUsBase: 1000, latencyUsJitter: 0 } });
+    const fired: string[] = [];
+    const a = sim.addProcess("a", "client", {}, () => ({}));
+    sim.addProcess("b", "server", {}, (ctx) => ({
+      onMessage(from: string, msg: Message) {
+        ctx.reply(from, msg, { type: "pong" });
+      },
+    }));
+    const t = a.setTimer(50, () => fired.push("cancelled"));
+    a.setTimer(60, () => fired.push("kept"));
+    a.cancelTimer(t);
+    a.spawn(
+      (function* () {
+        const r = yield* a.call("b", { type: "ping" }, 100);
+        fired.push(r.ok ? "reply" : "timeout");
+      })(),
+    );
+    sim.run(1_000_000);
+    expect(fired).toEqual(["reply", "kept"]);
+    // The ping, the pong and the kept timer: neither cancelled timer came due as an event.
+    expect(sim.eventsRun).toBe(3);
+    expect(sim.queueLength).toBe(0);
+  });
+
   it("stops with a clear error at its bounds", () => {
     const sim = new Simulation({ seed: "s", limits: { eventsMax: 100 } });
     const p = sim.addProcess("p", "server", {}, () => ({}));
