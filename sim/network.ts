@@ -36,7 +36,7 @@ const linkKey = (from: string, to: string): string => `${from}\u0000${to}`;
  * is the merge of the network default, the condition and the override, rebuilt when one
  * of them changes rather than per message.
  */
-class Link {
+export class Link {
   cut = false;
   extraDelayUs = 0;
   lastDeliveryUs = 0;
@@ -57,7 +57,8 @@ export class Network {
     private readonly rng: Rng,
   ) {}
 
-  private link(from: string, to: string): Link {
+  /** The record of the directed link from → to (made on first use; never dropped, so a sender may keep it). */
+  link(from: string, to: string): Link {
     let out = this.links.get(from);
     if (out === undefined) {
       out = new Map();
@@ -149,8 +150,12 @@ export class Network {
    * the same order as `route`.
    */
   routeCopies(from: string, to: string, nowUs: number): number {
+    return this.routeCopiesOn(this.link(from, to), nowUs);
+  }
+
+  /** `routeCopies` on a link record the sender kept (no lookup at all). */
+  routeCopiesOn(l: Link, nowUs: number): number {
     this.stats.sent++;
-    const l = this.link(from, to);
     if (l.cut) {
       this.stats.cutDropped++;
       return 0;

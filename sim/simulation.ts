@@ -1,6 +1,6 @@
 import { EventQueue, type EventHandler } from "./event-queue.js";
 import { Rng } from "./rng.js";
-import { Network, DEFAULT_NETWORK, type NetworkOptions } from "./network.js";
+import { Network, DEFAULT_NETWORK, type Link, type NetworkOptions } from "./network.js";
 import { SimProcess, type ProcessOptions } from "./process.js";
 import { runFiber, type Fiber } from "./fiber.js";
 import type { EventType, HistoryEvent } from "./history.js";
@@ -99,6 +99,14 @@ function deliverMessage(ctx: ProcessContext, from: string, msg: Message, incarna
   else ctx.handle(from, msg);
 }
 
+/** Where a process's messages to one peer go: the peer and the link, found once (issue 17). */
+class Route {
+  constructor(
+    readonly dest: ProcessContext,
+    readonly link: Link,
+  ) {}
+}
+
 /** A plain scheduled function (Simulation.schedule): the one event kind that is a closure. */
 function runThunk(run: () => void): void {
   run();
@@ -117,6 +125,8 @@ export class ProcessContext {
   readonly rng: Rng;
   private nextRpcId = 1;
   private pending = new Map<number, PendingCall>();
+  /** By destination id: processes and links are never removed, so a route stays good. */
+  private readonly routes = new Map<string, Route>();
   behavior: ProcessBehavior = {};
 
   constructor(
@@ -147,7 +157,15 @@ export class ProcessContext {
   }
 
   send(to: string, msg: Message): void {
-    this.sim.send(this.id, to, msg);
+    let route = this.routes.get(to);
+    if (route === undefined) {
+      const dest = this.sim.contexts.get(to);
+      // An unknown peer: the plain path says so, as it always did.
+      if (dest === undefined) return this.sim.send(this.id, to, msg);
+      route = new Route(dest, this.sim.network.link(this.id, to));
+      this.routes.set(to, route);
+    }
+    this.sim.sendOn(this.id, route.dest, route.link, msg);
   }
 
   /**
@@ -346,8 +364,13 @@ export class Simulation {
   send(from: string, to: string, msg: Message): void {
     const dest = this.contexts.get(to);
     if (!dest) throw new Error(`send from ${from} to unknown process ${to}`);
+    this.sendOn(from, dest, this.network.link(from, to), msg);
+  }
+
+  /** `send` once the destination and the link are known (a process's kept route). */
+  sendOn(from: string, dest: ProcessContext, link: Link, msg: Message): void {
     const net = this.network;
-    const copies = net.routeCopies(from, to, this.nowUs);
+    const copies = net.routeCopiesOn(link, this.nowUs);
     const inc = dest.proc.incarnation;
     for (let i = 0; i < copies; i++) this.scheduleEvent(net.arrivalUs[i]!, deliverMessage, dest, from, msg, inc);
   }
