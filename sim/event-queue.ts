@@ -8,10 +8,17 @@
  * arguments. An event is a handler that is not created per event (a module function
  * or a method) plus up to three values and one number, so scheduling a message or a
  * timer builds no closure and no event record. Slots are reused through a free list.
+ *
+ * Cancellation is lazy (issue 17): a cancelled event keeps its heap entry, its slot is
+ * marked (no handler) and skipped without being run; when cancelled entries pass half
+ * the heap, the live ones are re-heaped in one pass. Keys are unique, so the order of
+ * the live events is the same whichever way the heap is built.
  */
 export type EventHandler = (a: any, b: any, c: any, d: number) => void;
 
 const CAPACITY_INITIAL = 256;
+/** Below this many cancelled entries a re-heap is not worth its pass (they are popped as they come due). */
+const CANCELLED_COMPACT_MIN = 32;
 
 /** An array of `n` undefineds that V8 keeps packed (new Array(n) would stay holey). */
 const packed = (n: number): unknown[] => Array.from({ length: n }, () => undefined);
@@ -31,23 +38,30 @@ export class EventQueue {
   private freeCount = CAPACITY_INITIAL;
   private n = 0;
   private nextSeq = 0;
+  /** Heap entries whose event was cancelled (their slot has no handler). */
+  private cancelledCount = 0;
 
   constructor() {
     // Lowest slots handed out first (any order would do; this one is easy to read in a debugger).
     for (let i = 0; i < CAPACITY_INITIAL; i++) this.free[i] = CAPACITY_INITIAL - 1 - i;
   }
 
+  /** Events still to run (cancelled ones not counted). */
   get length(): number {
-    return this.n;
+    return this.n - this.cancelledCount;
   }
 
-  /** Time of the earliest event; Infinity when the queue is empty. */
+  /** Time of the earliest event still to run; Infinity when there is none. */
   peekTimeUs(): number {
+    if (this.cancelledCount > 0) this.dropCancelledTop();
     return this.n > 0 ? this.timeUs[0]! : Infinity;
   }
 
-  /** Schedule `fn(a, b, c, d)` at `timeUs` (an integer, in true time). */
-  push(timeUs: number, fn: EventHandler, a?: unknown, b?: unknown, c?: unknown, d = 0): void {
+  /**
+   * Schedule `fn(a, b, c, d)` at `timeUs` (an integer, in true time). Returns the event's
+   * slot, for `cancel`.
+   */
+  push(timeUs: number, fn: EventHandler, a?: unknown, b?: unknown, c?: unknown, d = 0): number {
     if (this.freeCount === 0) this.grow();
     const slot = this.free[--this.freeCount]!;
     this.fns[slot] = fn;
@@ -72,6 +86,21 @@ export class EventQueue {
     times[i] = timeUs;
     seqs[i] = seq;
     slots[i] = slot;
+    return slot;
+  }
+
+  /**
+   * Cancel the event in `slot` if it is still the one whose second argument is `b` (a
+   * slot is reused once its event has run, so the caller's object identifies its event).
+   * Returns whether it was cancelled. The event will not run and is not counted.
+   */
+  cancel(slot: number, b: unknown): boolean {
+    if (this.fns[slot] === undefined || this.bs[slot] !== b) return false;
+    this.releaseSlot(slot);
+    // Not yet free: its heap entry still names it; the free list gets it when the entry goes.
+    this.cancelledCount++;
+    if (this.cancelledCount > CANCELLED_COMPACT_MIN && 2 * this.cancelledCount > this.n) this.compact();
+    return true;
   }
 
   /**
@@ -79,6 +108,7 @@ export class EventQueue {
    * freed before the handler runs, so what the handler schedules may reuse it.
    */
   runNext(): void {
+    if (this.cancelledCount > 0) this.dropCancelledTop();
     const slot = this.slotOf[0]!;
     this.removeTop();
     const fn = this.fns[slot]!;
@@ -86,25 +116,66 @@ export class EventQueue {
     const b = this.bs[slot];
     const c = this.cs[slot];
     const d = this.ds[slot]!;
-    // Drop the references: a slot must not keep a finished event's objects alive.
+    this.releaseSlot(slot);
+    this.free[this.freeCount++] = slot;
+    fn(a, b, c, d);
+  }
+
+  /** Drop the slot's references: a slot must not keep a finished event's objects alive. */
+  private releaseSlot(slot: number): void {
     this.fns[slot] = undefined;
     this.as[slot] = undefined;
     this.bs[slot] = undefined;
     this.cs[slot] = undefined;
-    this.free[this.freeCount++] = slot;
-    fn(a, b, c, d);
+  }
+
+  /** Pop cancelled entries off the top, so the top (if any) is an event to run. */
+  private dropCancelledTop(): void {
+    const fns = this.fns;
+    // Bounded: each pass removes one of the n entries.
+    while (this.n > 0) {
+      const slot = this.slotOf[0]!;
+      if (fns[slot] !== undefined) return;
+      this.removeTop();
+      this.free[this.freeCount++] = slot;
+      this.cancelledCount--;
+    }
+  }
+
+  /** Keep only the live entries and re-heap them (Floyd's build, O(n)). */
+  private compact(): void {
+    const times = this.timeUs;
+    const seqs = this.seqOf;
+    const slots = this.slotOf;
+    const fns = this.fns;
+    let m = 0;
+    for (let i = 0; i < this.n; i++) {
+      const slot = slots[i]!;
+      if (fns[slot] === undefined) {
+        this.free[this.freeCount++] = slot;
+        continue;
+      }
+      times[m] = times[i]!;
+      seqs[m] = seqs[i]!;
+      slots[m] = slot;
+      m++;
+    }
+    this.n = m;
+    this.cancelledCount = 0;
+    for (let i = (m >> 1) - 1; i >= 0; i--) this.siftDown(i, times[i]!, seqs[i]!, slots[i]!, m);
   }
 
   private removeTop(): void {
     const n = --this.n;
     if (n === 0) return;
+    this.siftDown(0, this.timeUs[n]!, this.seqOf[n]!, this.slotOf[n]!, n);
+  }
+
+  /** Place the entry (lt, ls, lslot) at `i` or below, in a heap of `n` entries. */
+  private siftDown(i: number, lt: number, ls: number, lslot: number, n: number): void {
     const times = this.timeUs;
     const seqs = this.seqOf;
     const slots = this.slotOf;
-    const lt = times[n]!;
-    const ls = seqs[n]!;
-    const lslot = slots[n]!;
-    let i = 0;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;

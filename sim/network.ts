@@ -30,18 +30,26 @@ export const DEFAULT_NETWORK: NetworkOptions = {
 
 const linkKey = (from: string, to: string): string => `${from}\u0000${to}`;
 
+/**
+ * One directed link's state, kept in a record found by two Map lookups on the ids (issue
+ * 17: a key string built per message and four Map lookups were ~5% of a Raft run). `opts`
+ * is the merge of the network default, the condition and the override, rebuilt when one
+ * of them changes rather than per message.
+ */
+export class Link {
+  cut = false;
+  extraDelayUs = 0;
+  lastDeliveryUs = 0;
+  condition: Partial<LinkOptions> | undefined = undefined;
+  override: Partial<LinkOptions> | undefined = undefined;
+  constructor(public opts: LinkOptions) {}
+}
+
 export class Network {
-  private readonly cut = new Set<string>();
-  /**
-   * Standing per-link conditions (the scenario's `network.links`): how a link behaves
-   * for the whole run. Faults layer over them: an override set by a fault wins while it
-   * lasts, and setting a field back to the network's default lets the condition show again.
-   */
-  private readonly conditions = new Map<string, Partial<LinkOptions>>();
-  private readonly overrides = new Map<string, Partial<LinkOptions>>();
-  /** Extra delay added to a link (a "slow network" fault), µs. */
-  private readonly extraDelayUs = new Map<string, number>();
-  private readonly lastDeliveryUs = new Map<string, number>();
+  /** from → to → link; a link gets its record the first time anything touches it. */
+  private readonly links = new Map<string, Map<string, Link>>();
+  /** Links cut now: a run with no partition checks nothing more per delivery. */
+  private cutCount = 0;
   readonly stats = { sent: 0, delivered: 0, dropped: 0, cutDropped: 0, duplicated: 0 };
 
   constructor(
@@ -49,31 +57,62 @@ export class Network {
     private readonly rng: Rng,
   ) {}
 
+  /** The record of the directed link from → to (made on first use; never dropped, so a sender may keep it). */
+  link(from: string, to: string): Link {
+    let out = this.links.get(from);
+    if (out === undefined) {
+      out = new Map();
+      this.links.set(from, out);
+    }
+    let l = out.get(to);
+    if (l === undefined) {
+      l = new Link(this.opts);
+      out.set(to, l);
+    }
+    return l;
+  }
+
+  /** Standing conditions and fault overrides layer over the default, field by field. */
+  private remerge(l: Link): void {
+    l.opts = l.condition || l.override ? { ...this.opts, ...l.condition, ...l.override } : this.opts;
+  }
+
   isCut(from: string, to: string): boolean {
-    // No partition (the common case): no key string built per delivery.
-    return this.cut.size > 0 && this.cut.has(linkKey(from, to));
+    return this.cutCount > 0 && this.links.get(from)?.get(to)?.cut === true;
   }
 
   cutLink(from: string, to: string): void {
-    this.cut.add(linkKey(from, to));
+    const l = this.link(from, to);
+    if (!l.cut) this.cutCount++;
+    l.cut = true;
   }
 
   healLink(from: string, to: string): void {
-    this.cut.delete(linkKey(from, to));
+    const l = this.links.get(from)?.get(to);
+    if (l?.cut) {
+      l.cut = false;
+      this.cutCount--;
+    }
   }
 
   healAll(): void {
-    this.cut.clear();
+    if (this.cutCount === 0) return;
+    for (const out of this.links.values()) for (const l of out.values()) l.cut = false;
+    this.cutCount = 0;
   }
 
   cutLinks(): Array<[string, string]> {
-    return [...this.cut].sort().map((k) => k.split("\u0000") as [string, string]);
+    const keys: string[] = [];
+    for (const [from, out] of this.links) for (const [to, l] of out) if (l.cut) keys.push(linkKey(from, to));
+    // Sorted by the joined key, as when the cut set was a set of those keys.
+    return keys.sort().map((k) => k.split("\u0000") as [string, string]);
   }
 
   /** A standing condition on one directed link (merged field by field with earlier ones). */
   setCondition(from: string, to: string, opts: Partial<LinkOptions>): void {
-    const key = linkKey(from, to);
-    this.conditions.set(key, { ...this.conditions.get(key), ...opts });
+    const l = this.link(from, to);
+    l.condition = { ...l.condition, ...opts };
+    this.remerge(l);
   }
 
   /**
@@ -82,16 +121,15 @@ export class Network {
    * again): that is how a fault ends.
    */
   setLink(from: string, to: string, opts: Partial<LinkOptions>): void {
-    const key = linkKey(from, to);
-    const merged: Partial<LinkOptions> = { ...this.overrides.get(key), ...opts };
+    const l = this.link(from, to);
+    const merged: Partial<LinkOptions> = { ...l.override, ...opts };
     for (const k of Object.keys(opts) as Array<keyof LinkOptions>) if (merged[k] === this.opts[k]) delete merged[k];
-    if (Object.keys(merged).length === 0) this.overrides.delete(key);
-    else this.overrides.set(key, merged);
+    l.override = Object.keys(merged).length === 0 ? undefined : merged;
+    this.remerge(l);
   }
 
   setExtraDelay(from: string, to: string, delayUs: number): void {
-    if (delayUs <= 0) this.extraDelayUs.delete(linkKey(from, to));
-    else this.extraDelayUs.set(linkKey(from, to), delayUs);
+    this.link(from, to).extraDelayUs = delayUs <= 0 ? 0 : delayUs;
   }
 
   /**
@@ -112,28 +150,29 @@ export class Network {
    * the same order as `route`.
    */
   routeCopies(from: string, to: string, nowUs: number): number {
+    return this.routeCopiesOn(this.link(from, to), nowUs);
+  }
+
+  /** `routeCopies` on a link record the sender kept (no lookup at all). */
+  routeCopiesOn(l: Link, nowUs: number): number {
     this.stats.sent++;
-    const key = linkKey(from, to);
-    if (this.cut.size > 0 && this.cut.has(key)) {
+    if (l.cut) {
       this.stats.cutDropped++;
       return 0;
     }
-    // Most links have no override: skip the merge (this runs for every message).
-    const override = this.overrides.size > 0 ? this.overrides.get(key) : undefined;
-    const condition = this.conditions.size > 0 ? this.conditions.get(key) : undefined;
-    const o = override || condition ? { ...this.opts, ...condition, ...override } : this.opts;
+    const o = l.opts;
     if (this.rng.chance(o.lossRate)) {
       this.stats.dropped++;
       return 0;
     }
     const copies = this.rng.chance(o.duplicateRate) ? 2 : 1;
     if (copies === 2) this.stats.duplicated++;
-    const extraUs = this.extraDelayUs.size > 0 ? (this.extraDelayUs.get(key) ?? 0) : 0;
+    const extraUs = l.extraDelayUs;
     for (let i = 0; i < copies; i++) {
       let at = nowUs + o.latencyUsBase + this.rng.int(0, Math.max(0, o.latencyUsJitter)) + extraUs;
       if (this.opts.fifo) {
-        at = Math.max(at, this.lastDeliveryUs.get(key) ?? 0);
-        this.lastDeliveryUs.set(key, at);
+        at = Math.max(at, l.lastDeliveryUs);
+        l.lastDeliveryUs = at;
       }
       this.arrivalUs[i] = at;
     }

@@ -1,6 +1,6 @@
 import { EventQueue, type EventHandler } from "./event-queue.js";
 import { Rng } from "./rng.js";
-import { Network, DEFAULT_NETWORK, type NetworkOptions } from "./network.js";
+import { Network, DEFAULT_NETWORK, type Link, type NetworkOptions } from "./network.js";
 import { SimProcess, type ProcessOptions } from "./process.js";
 import { runFiber, type Fiber } from "./fiber.js";
 import type { EventType, HistoryEvent } from "./history.js";
@@ -42,6 +42,8 @@ export interface TimerHandle {
  */
 class Timer implements TimerHandle {
   cancelled = false;
+  /** Its event's slot in the queue: cancelling takes the event out, so it costs no event when due. */
+  slot = -1;
   constructor(
     readonly fn: (arg: any) => void,
     readonly arg: unknown,
@@ -97,6 +99,14 @@ function deliverMessage(ctx: ProcessContext, from: string, msg: Message, incarna
   else ctx.handle(from, msg);
 }
 
+/** Where a process's messages to one peer go: the peer and the link, found once (issue 17). */
+class Route {
+  constructor(
+    readonly dest: ProcessContext,
+    readonly link: Link,
+  ) {}
+}
+
 /** A plain scheduled function (Simulation.schedule): the one event kind that is a closure. */
 function runThunk(run: () => void): void {
   run();
@@ -115,6 +125,8 @@ export class ProcessContext {
   readonly rng: Rng;
   private nextRpcId = 1;
   private pending = new Map<number, PendingCall>();
+  /** By destination id: processes and links are never removed, so a route stays good. */
+  private readonly routes = new Map<string, Route>();
   behavior: ProcessBehavior = {};
 
   constructor(
@@ -145,7 +157,15 @@ export class ProcessContext {
   }
 
   send(to: string, msg: Message): void {
-    this.sim.send(this.id, to, msg);
+    let route = this.routes.get(to);
+    if (route === undefined) {
+      const dest = this.sim.contexts.get(to);
+      // An unknown peer: the plain path says so, as it always did.
+      if (dest === undefined) return this.sim.send(this.id, to, msg);
+      route = new Route(dest, this.sim.network.link(this.id, to));
+      this.routes.set(to, route);
+    }
+    this.sim.sendOn(this.id, route.dest, route.link, msg);
   }
 
   /**
@@ -173,12 +193,15 @@ export class ProcessContext {
   private setTimerUsWith<A>(delayUs: number, fn: (arg: A) => void, arg: A): TimerHandle {
     const t = new Timer(fn, arg, this.proc.incarnation);
     const trueDelayUs = this.proc.mono.trueDurationFor(Math.max(0, delayUs));
-    this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, fireTimer, this, t);
+    t.slot = this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, fireTimer, this, t);
     return t;
   }
 
   cancelTimer(h: TimerHandle | undefined): void {
-    if (h) h.cancelled = true;
+    if (h === undefined || h.cancelled) return;
+    h.cancelled = true;
+    // A handle set cancelled by hand still works: its event finds it so and does nothing.
+    if (h instanceof Timer) this.sim.cancelEvent(h.slot, h);
   }
 
   /** Record a history event at the current true time. */
@@ -230,7 +253,7 @@ export class ProcessContext {
       const pc = this.pending.get(msg.inReplyTo);
       if (pc) {
         this.pending.delete(msg.inReplyTo);
-        pc.timer!.cancelled = true;
+        this.cancelTimer(pc.timer);
         pc.resume({ ok: true, reply: msg });
         return;
       }
@@ -298,13 +321,21 @@ export class Simulation {
    * Schedule `fn(a, b, c, d)` at `atUs`: the kernel's own events (messages, timers) pass a
    * module function and its arguments, so no closure is built per event.
    */
-  scheduleEvent<A, B, C>(atUs: number, fn: (a: A, b: B, c: C, d: number) => void, a: A, b?: B, c?: C, d = 0): void {
+  scheduleEvent<A, B, C>(atUs: number, fn: (a: A, b: B, c: C, d: number) => void, a: A, b?: B, c?: C, d = 0): number {
     if (!Number.isFinite(atUs)) throw new Error(`schedule: time ${atUs} is not finite`);
     const t = Math.max(Math.round(atUs), this.nowUs);
     if (this.queue.length >= this.limits.queueLengthMax) {
       throw new SimLimitError("queueLengthMax", this.limits.queueLengthMax, `at t=${this.nowUs}µs`);
     }
-    this.queue.push(t, fn as EventHandler, a, b, c, d);
+    return this.queue.push(t, fn as EventHandler, a, b, c, d);
+  }
+
+  /**
+   * Take out the event in `slot` (what scheduleEvent returned) if it is still the one
+   * scheduled with second argument `b`; it then never runs and is not counted in eventsRun.
+   */
+  cancelEvent(slot: number, b: unknown): void {
+    this.queue.cancel(slot, b);
   }
 
   addProcess(id: string, role: SimProcess["role"], opts: ProcessOptions, factory: BehaviorFactory): ProcessContext {
@@ -333,8 +364,13 @@ export class Simulation {
   send(from: string, to: string, msg: Message): void {
     const dest = this.contexts.get(to);
     if (!dest) throw new Error(`send from ${from} to unknown process ${to}`);
+    this.sendOn(from, dest, this.network.link(from, to), msg);
+  }
+
+  /** `send` once the destination and the link are known (a process's kept route). */
+  sendOn(from: string, dest: ProcessContext, link: Link, msg: Message): void {
     const net = this.network;
-    const copies = net.routeCopies(from, to, this.nowUs);
+    const copies = net.routeCopiesOn(link, this.nowUs);
     const inc = dest.proc.incarnation;
     for (let i = 0; i < copies; i++) this.scheduleEvent(net.arrivalUs[i]!, deliverMessage, dest, from, msg, inc);
   }

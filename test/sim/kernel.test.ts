@@ -154,6 +154,61 @@ describe("Simulation kernel", () => {
     expect(results).toEqual(["2000:pong", "102000:timeout"]);
   });
 
+  it("a process's kept route to a peer sees conditions, faults, delay, cuts and heals set after it first sent", () => {
+    const sim = new Simulation({ seed: "s", network: { latencyUsBase: 1000, latencyUsJitter: 0 } });
+    const log: string[] = [];
+    const a = recorder(sim, "a", log);
+    recorder(sim, "b", log);
+    const at = (us: number, f: () => void): void => sim.schedule(us, f);
+    at(0, () => a.send("b", { type: "plain" }));
+    at(10_000, () => {
+      sim.network.setCondition("a", "b", { latencyUsBase: 3000 });
+      a.send("b", { type: "condition" });
+    });
+    at(20_000, () => {
+      sim.network.setExtraDelay("a", "b", 500);
+      a.send("b", { type: "delayed" });
+    });
+    at(30_000, () => {
+      sim.network.setLink("a", "b", { lossRate: 1 });
+      a.send("b", { type: "lost" });
+      sim.network.setLink("a", "b", { lossRate: 0 });
+      sim.network.setExtraDelay("a", "b", 0);
+      sim.network.cutLink("a", "b");
+      a.send("b", { type: "cut" });
+      sim.network.healAll();
+      a.send("b", { type: "healed" });
+    });
+    sim.run(100_000);
+    expect(log).toEqual(["1000 b<-a plain", "13000 b<-a condition", "23500 b<-a delayed", "33000 b<-a healed"]);
+    expect(sim.network.cutLinks()).toEqual([]);
+  });
+
+  it("a cancelled timer, or a call's timeout once its reply came, costs no event", () => {
+    const sim = new Simulation({ seed: "s", network: { latencyUsBase: 1000, latencyUsJitter: 0 } });
+    const fired: string[] = [];
+    const a = sim.addProcess("a", "client", {}, () => ({}));
+    sim.addProcess("b", "server", {}, (ctx) => ({
+      onMessage(from: string, msg: Message) {
+        ctx.reply(from, msg, { type: "pong" });
+      },
+    }));
+    const t = a.setTimer(50, () => fired.push("cancelled"));
+    a.setTimer(60, () => fired.push("kept"));
+    a.cancelTimer(t);
+    a.spawn(
+      (function* () {
+        const r = yield* a.call("b", { type: "ping" }, 100);
+        fired.push(r.ok ? "reply" : "timeout");
+      })(),
+    );
+    sim.run(1_000_000);
+    expect(fired).toEqual(["reply", "kept"]);
+    // The ping, the pong and the kept timer: neither cancelled timer came due as an event.
+    expect(sim.eventsRun).toBe(3);
+    expect(sim.queueLength).toBe(0);
+  });
+
   it("stops with a clear error at its bounds", () => {
     const sim = new Simulation({ seed: "s", limits: { eventsMax: 100 } });
     const p = sim.addProcess("p", "server", {}, () => ({}));
