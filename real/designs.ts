@@ -27,6 +27,7 @@ import { PRIMARY_ID, replicaId, SENTINEL_ID, type FailoverDesignOptions } from "
 import { BUILTIN_ADAPTERS } from "../impls/library/adapter.js";
 import { libraryNodeId, type LibraryDesignOptions } from "../impls/library/design.js";
 import type { RecipeConfig, RedisEndpoint } from "./protocol.js";
+import { packageVersion } from "./child/packages.js";
 import { MASTER_NAME } from "./failover.js";
 
 export type AofMode = "always" | "everysec" | false;
@@ -154,7 +155,20 @@ function redlockPlan(s: Scenario, o: RedlockDesignOptions, notApplied: string[])
   };
 }
 
+/**
+ * A built-in adapter whose library refuses the client package installed here: said before
+ * any server starts. redis-lock@1.0.0 insists on `"v4" in client` (node-redis 4.x, its
+ * devDependency); the simulator's node-redis carries that marker, redis 5/6 does not.
+ */
+function installedClientRefused(adapter: string): string | undefined {
+  if (adapter !== "redis-lock") return undefined;
+  const v = packageVersion("redis");
+  return v.startsWith("4.") ? undefined : `redis-lock@1.0.0 accepts only a node-redis 4.x client (it checks "v4" in client) and the installed redis is ${v}`;
+}
+
 function libraryPlan(s: Scenario, o: LibraryDesignOptions, notApplied: string[]): RealDesignPlan {
+  const refused = installedClientRefused(o.adapter);
+  if (refused) refuse(s, "designOptions.adapter", refused);
   noteSweep(s, notApplied);
   if (given(s).basePort !== undefined) notApplied.push(`designOptions.basePort (${o.basePort}): the adapter is given the real servers' (or their proxies') loopback ports`);
   notApplied.push(
