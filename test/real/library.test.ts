@@ -38,7 +38,7 @@ function scenarioWith(base: string, designOptions: Record<string, unknown>, file
   return path;
 }
 
-describe("real mode: design library against real redis-servers (×0.2)", () => {
+describe("real mode: design library against real redis-servers", () => {
   it("library-redis-semaphore-baseline: the real redis-semaphore Mutex on real ioredis is safe, every run check holding", async () => {
     const record = await realOnce(loadScenario("library-redis-semaphore-baseline"));
     expect(record.verdicts.outcome).toBe("safe");
