@@ -7,6 +7,8 @@
 //   redlock       N redis-servers (default 5); the real `redlock` package (4.2.0) on ioredis
 //   etcd-lease    an etcd 3.4 cluster; concurrency.Mutex on the etcd3 client (real/child/etcd-mutex.ts)
 //   raft-zk       a ZooKeeper 3.8 ensemble; the lock recipe on node-zookeeper-client (real/child/zk-lock.ts)
+//   library      N redis-servers (the adapter's nodesDefault, or designOptions.nodes); the same
+//                adapter module as the simulator's, loaded with plain require (real/child/library.ts)
 //   redis-failover a primary, its replicas (replicating through driver proxies) and three
 //                 redis-sentinels; the SET NX PX recipe on ioredis's Sentinel client (real/failover.ts)
 import { InputError } from "../sim/errors.js";
@@ -22,7 +24,10 @@ import type { RaftZkOptions } from "../impls/raft-zk/design.js";
 import { DEFAULT_ZK_RECIPE } from "../impls/raft-zk/recipe.js";
 import type { EtcdLeaseOptions } from "../impls/etcd-lease/design.js";
 import { PRIMARY_ID, replicaId, SENTINEL_ID, type FailoverDesignOptions } from "../impls/redis-failover/design.js";
+import { BUILTIN_ADAPTERS } from "../impls/library/adapter.js";
+import { libraryNodeId, type LibraryDesignOptions } from "../impls/library/design.js";
 import type { RecipeConfig, RedisEndpoint } from "./protocol.js";
+import { packageVersion } from "./child/packages.js";
 import { MASTER_NAME } from "./failover.js";
 
 export type AofMode = "always" | "everysec" | false;
@@ -64,7 +69,7 @@ export interface RealDesignPlan {
   clients: string;
 }
 
-export const REAL_DESIGN_NAMES = ["redis-setnx", "redis-fenced", "redlock", "redis-failover", "etcd-lease", "raft-zk"] as const;
+export const REAL_DESIGN_NAMES = ["redis-setnx", "redis-fenced", "redlock", "redis-failover", "etcd-lease", "raft-zk", "library"] as const;
 
 /** Every server id of the plan, in start order. */
 export function designServerIds(d: RealDesignPlan): string[] {
@@ -147,6 +152,38 @@ function redlockPlan(s: Scenario, o: RedlockDesignOptions, notApplied: string[])
       retryDelayMs: o.retryDelayMs,
       retryJitterMs: o.retryJitterMs,
     }),
+  };
+}
+
+/**
+ * A built-in adapter whose library refuses the client package installed here: said before
+ * any server starts. redis-lock@1.0.0 insists on `"v4" in client` (node-redis 4.x, its
+ * devDependency); the simulator's node-redis carries that marker, redis 5/6 does not.
+ */
+function installedClientRefused(adapter: string): string | undefined {
+  if (adapter !== "redis-lock") return undefined;
+  const v = packageVersion("redis");
+  return v.startsWith("4.") ? undefined : `redis-lock@1.0.0 accepts only a node-redis 4.x client (it checks "v4" in client) and the installed redis is ${v}`;
+}
+
+function libraryPlan(s: Scenario, o: LibraryDesignOptions, notApplied: string[]): RealDesignPlan {
+  const refused = installedClientRefused(o.adapter);
+  if (refused) refuse(s, "designOptions.adapter", refused);
+  noteSweep(s, notApplied);
+  if (given(s).basePort !== undefined) notApplied.push(`designOptions.basePort (${o.basePort}): the adapter is given the real servers' (or their proxies') loopback ports`);
+  notApplied.push(
+    `designOptions.adapter (${o.adapter}): loaded with the client process's own require, not in the simulator's sandbox: the library sees the host's clock, timers and randomness, and its own real ioredis/redis clients (a real run is not replayable anyway)`,
+  );
+  const aof = aofFor(s, o.persistence, o.fsyncIntervalMs);
+  const ids = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
+  const what = BUILTIN_ADAPTERS[o.adapter]?.description ?? `the adapter ${o.adapterFile}`;
+  return {
+    name: s.design,
+    redis: ids.map((id) => ({ id, aof })),
+    fencing: false,
+    packages: [],
+    clients: `${what}, unmodified, against ${o.nodes} redis-server${o.nodes === 1 ? "" : "s"}`,
+    recipe: (eps) => ({ kind: "library", adapter: o.adapter, adapterFile: o.adapterFile, addresses: eps.map((e) => `${e.host}:${e.port}`), options: o.options }),
   };
 }
 
@@ -299,6 +336,8 @@ export function planDesign(s: Scenario, notApplied: string[]): RealDesignPlan {
       return zkPlan(s, options as RaftZkOptions, notApplied);
     case "redis-failover":
       return failoverPlan(s, options as FailoverDesignOptions, notApplied);
+    case "library":
+      return libraryPlan(s, options as LibraryDesignOptions, notApplied);
     default:
       return redlockPlan(s, options as RedlockDesignOptions, notApplied);
   }

@@ -32,6 +32,18 @@ export type RecipeConfig =
       retryJitterMs: number;
     }
   | {
+      /** design `library`: an adapter module (impls/library/adapter.ts) driving a lock library (real/child/library.ts). */
+      kind: "library";
+      /** Absolute path of the adapter module, loaded with the child's own require. */
+      adapterFile: string;
+      /** The adapter's name as the scenario gives it (a built-in name or a path), for reasons and reports. */
+      adapter: string;
+      /** The servers' (or their proxies') "127.0.0.1:port", in node order. */
+      addresses: string[];
+      /** designOptions.options, handed to the adapter's create(). */
+      options: Record<string, unknown>;
+    }
+  | {
       /** etcd's concurrency.Mutex on the etcd3 client (real/child/etcd-mutex.ts). */
       kind: "etcd-mutex";
       /** Client URLs of the cluster's members (http://127.0.0.1:port). */

@@ -8,6 +8,7 @@
 import { DriverLink } from "./link.js";
 import type { RealLockClient } from "./lock-client.js";
 import { EtcdMutexRecipe } from "./etcd-mutex.js";
+import { LibraryRecipe } from "./library.js";
 import { RedlockRecipe } from "./redlock.js";
 import { SetnxRecipe } from "./setnx.js";
 import { ZkLockRecipe } from "./zk-lock.js";
@@ -19,7 +20,7 @@ const CONFIG_TIMEOUT_MS = 30_000;
 const SERVICE_CONNECT_TIMEOUT_MS = 10_000;
 const START_TIMEOUT_MS = 60_000;
 
-function recipeFor(cfg: RecipeConfig, nowUs: () => number): RealLockClient {
+function recipeFor(cfg: RecipeConfig, nowUs: () => number, clientId: string): RealLockClient {
   switch (cfg.kind) {
     case "setnx":
       return new SetnxRecipe(cfg, nowUs);
@@ -29,6 +30,8 @@ function recipeFor(cfg: RecipeConfig, nowUs: () => number): RealLockClient {
       return new EtcdMutexRecipe(cfg, nowUs);
     case "zk-lock":
       return new ZkLockRecipe(cfg, nowUs);
+    case "library":
+      return new LibraryRecipe(cfg, nowUs, clientId);
   }
 }
 
@@ -47,7 +50,7 @@ async function main(): Promise<void> {
   await link.connected(CONNECT_TIMEOUT_MS);
   link.send({ t: "hello", clientId, secret, pid: process.pid });
   const { config } = await link.next("config", CONFIG_TIMEOUT_MS);
-  const locks = recipeFor(config.recipe, () => link.nowUs());
+  const locks = recipeFor(config.recipe, () => link.nowUs(), clientId);
   try {
     await withTimeout(locks.connect(), SERVICE_CONNECT_TIMEOUT_MS, `connecting to the servers (${config.recipe.kind})`);
   } catch (err) {

@@ -1,0 +1,143 @@
+// Design `library` in a real client process: the same adapter module the simulator runs
+// (impls/library/adapter.ts has the contract), loaded here with this process's own
+// `require`, so `require("ioredis")`, `require("redis")` and the lock library are the real
+// npm packages and Date, timers and randomness are the host's. The outcomes are mapped
+// exactly as impls/library/client.ts maps them:
+//   acquire: resolves null/undefined/false → fail; resolves { handle, validityMs?, … } → ok,
+//            the library believing it holds for validityMs (else ttlMs) from now; rejects → unknown.
+//   release: resolves false → ok, not released; anything else → ok, released; rejects → unknown.
+//   extend:  no extend() → fail; null/undefined/false → fail; rejects → unknown; else ok.
+//   holds:   the adapter's holds(handle) (true only if it returns true), else the reported validity.
+import { createRequire, Module } from "node:module";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { RecipeConfig } from "../protocol.js";
+import { readAcquired, readExtended, type AdapterInstance, type AdapterModule } from "../../impls/library/adapter.js";
+import { packageRoot } from "../../sim/paths.js";
+import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
+
+type LibraryConfig = Extract<RecipeConfig, { kind: "library" }>;
+
+const require = createRequire(import.meta.url);
+
+/** An adapter outside this package still finds our node_modules (as the simulator's loader serves them to any adapter). */
+function addPackageModulesToSearchPath(): void {
+  const modules = join(packageRoot(), "node_modules");
+  const paths = (process.env.NODE_PATH ?? "").split(":").filter(Boolean);
+  if (paths.includes(modules)) return;
+  process.env.NODE_PATH = [...paths, modules].join(":");
+  // NODE_PATH is read once at start-up; _initPaths re-reads it (no public API does this).
+  (Module as unknown as { _initPaths?: () => void })._initPaths?.();
+}
+
+/** name → version of the npm packages the adapter module requires itself (its direct children). */
+function directPackages(adapterFile: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const mod = require.cache[adapterFile];
+  for (const child of mod?.children ?? []) {
+    const m = /node_modules[/\\]((?:@[^/\\]+[/\\])?[^/\\]+)/.exec(child.filename);
+    if (!m) continue;
+    const name = m[1]!.replace(/\\/g, "/");
+    let dir = dirname(child.filename);
+    // Walk up to the package's own package.json (bounded: a package is never that deep).
+    for (let i = 0; i < 8; i++) {
+      try {
+        const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+        if (pkg.name === name && typeof pkg.version === "string") {
+          out[name] = pkg.version;
+          break;
+        }
+      } catch {
+        /* no package.json here: go up */
+      }
+      dir = dirname(dir);
+    }
+  }
+  return out;
+}
+
+const notAcquired = (v: unknown): boolean => v === null || v === undefined || v === false;
+
+export class LibraryRecipe implements RealLockClient {
+  private adapter: AdapterInstance | undefined;
+
+  constructor(
+    private readonly cfg: LibraryConfig,
+    private readonly nowUs: () => number,
+    private readonly processId: string,
+  ) {}
+
+  /** Loads the adapter and calls its create(); the library connects its own clients as it would in an application. */
+  async connect(): Promise<void> {
+    addPackageModulesToSearchPath();
+    const loaded = require(this.cfg.adapterFile) as AdapterModule & { default?: AdapterModule };
+    const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
+    if (!mod || typeof mod.create !== "function") throw new Error(`${this.cfg.adapterFile}: module.exports.create is not a function create({ addresses, options, processId })`);
+    const instance = await mod.create({ addresses: [...this.cfg.addresses], options: structuredClone(this.cfg.options), processId: this.processId });
+    if (!instance || typeof instance.acquire !== "function" || typeof instance.release !== "function") {
+      throw new Error(`${this.cfg.adapterFile}: create() must return an object with acquire(lock, { ttlMs, waitMs }) and release(handle)`);
+    }
+    this.adapter = instance;
+  }
+
+  private get a(): AdapterInstance {
+    if (!this.adapter) throw new Error("library adapter used before connect()");
+    return this.adapter;
+  }
+
+  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult> {
+    let v: unknown;
+    try {
+      v = await this.a.acquire(lock, { ttlMs: o.ttlMs, waitMs: o.waitMs });
+    } catch (err) {
+      return { outcome: "unknown", reason: errorText(err) };
+    }
+    if (notAcquired(v)) return { outcome: "fail", reason: `${this.cfg.adapter} did not acquire the lock` };
+    const got = readAcquired(v, this.cfg.adapter);
+    const validityMs = got.validityMs ?? o.ttlMs;
+    const grant: RealGrant = { lock, secret: got.secret ?? "", ttlMs: o.ttlMs, validityMs, expiresAtUs: this.nowUs() + validityMs * 1000, data: got.handle };
+    if (got.token !== undefined) grant.token = got.token;
+    return { outcome: "ok", grant };
+  }
+
+  async release(grant: RealGrant): Promise<RealReleaseResult> {
+    try {
+      const v = await this.a.release(grant.data);
+      return { outcome: "ok", released: v !== false };
+    } catch (err) {
+      return { outcome: "unknown", reason: errorText(err) };
+    }
+  }
+
+  async extend(grant: RealGrant, ttlMs: number): Promise<RealExtendResult> {
+    const a = this.a;
+    if (typeof a.extend !== "function") return { outcome: "fail", reason: `${this.cfg.adapter} has no extend` };
+    let v: unknown;
+    try {
+      v = await a.extend(grant.data, ttlMs);
+    } catch (err) {
+      return { outcome: "unknown", reason: errorText(err) };
+    }
+    if (notAcquired(v)) return { outcome: "fail", reason: `${this.cfg.adapter} refused to extend` };
+    const got = readExtended(v, this.cfg.adapter);
+    const validityMs = got.validityMs ?? ttlMs;
+    grant.ttlMs = ttlMs;
+    grant.validityMs = validityMs;
+    grant.expiresAtUs = this.nowUs() + validityMs * 1000;
+    if (got.handle !== undefined) grant.data = got.handle;
+    return { outcome: "ok", validityMs };
+  }
+
+  holds(grant: RealGrant): boolean {
+    const a = this.a;
+    if (typeof a.holds === "function") return a.holds(grant.data) === true;
+    return this.nowUs() < grant.expiresAtUs;
+  }
+
+  packages(): Record<string, string> {
+    return directPackages(this.cfg.adapterFile);
+  }
+
+  /** The adapter contract has no close: the library's connections end with the process. */
+  close(): void {}
+}
