@@ -52,12 +52,13 @@ function cluster(plans: Record<string, CandidatePlan>, options: Record<string, u
   // Every message, with the election directory as the leader saw it at send time.
   const sent: Array<Sent & { children?: Array<{ name: string; owner: string }> }> = [];
   const hooks: Array<(s: Sent) => void> = [];
-  const send = sim.send.bind(sim);
-  sim.send = (from: string, to: string, msg: Message) => {
-    const s = { atUs: sim.nowUs, from, to, msg };
+  // sendOn is where every message goes out (a process's kept route and sim.send both end there).
+  const sendOn = sim.sendOn.bind(sim);
+  sim.sendOn = (from, dest, link, msg) => {
+    const s = { atUs: sim.nowUs, from, to: dest.id, msg };
     for (const h of hooks) h(s);
     sent.push({ ...s, children: childrenNow() });
-    send(from, to, msg);
+    sendOn(from, dest, link, msg);
   };
   function childrenNow(): Array<{ name: string; owner: string }> | undefined {
     const t = leader()?.tree;
