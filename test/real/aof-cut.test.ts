@@ -3,15 +3,15 @@
 // boundary and the file still loads (redis-check-aof agrees), and the everysec crash
 // scenario runs with the cut noted and every server gone afterwards.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
-import { planReal, recordRealRun, runRealOnce } from "../../real/index.js";
+import { planReal } from "../../real/index.js";
 import { AofFsyncTicks, commandBoundary, cutAof, incrAofPath } from "../../real/aof-cut.js";
 import { findBinary, startRedis, tcpExchange, withServerGroup } from "../../real/servers/index.js";
-import { isGone } from "../helpers/processes.js";
+import { runRealChecked } from "../helpers/real-run.js";
 
 const suiteStart = Date.now();
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-real-aof-test-"));
@@ -106,11 +106,7 @@ describe("real mode: a host crash of a redis-server is an AOF cut at the last fs
     const scenario = loadScenario("redlock-crash-restart-everysec");
     const plan = planReal(scenario, 2);
     expect(plan.notApplied.some((n) => /faults\[2\]: host crash emulated: AOF cut back to its last fsync tick/.test(n))).toBe(true);
-    const run = await runRealOnce(plan, { run: 1, runs: 1, seed: scenario.seed, parentDir: scratch });
-    for (const pid of run.pidsEver) expect(isGone(pid), `pid ${pid}`).toBe(true);
-    expect(existsSync(run.dir)).toBe(false);
-    const record = recordRealRun(plan, run);
-    for (const c of record.real.checks) expect(c.ok, `${c.name}: ${c.detail}`).toBe(true);
+    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
     expect(record.real.checks.map((c) => c.name)).toContain("host crashes emulated");
     const crash = record.real.faults.find((f) => f.kind === "crash")!;
     const cut = crash.aofCut!;

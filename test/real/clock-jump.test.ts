@@ -9,16 +9,16 @@
 // redis-3..5 while c1 still holds. At ×1, 1 of 10 measured runs had c2's first attempt fail (a
 // 50 ms request timeout on a loaded machine) and its retry land 2 ms before c1's release; at ×2
 // c1 works 1 s, and a retry (~350 ms) still lands with ~300 ms to spare.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
-import { planReal, recordRealRun, runRealOnce } from "../../real/index.js";
+import { planReal } from "../../real/index.js";
 import { shiftTtls } from "../../real/ttl-shift.js";
 import { startRedis, tcpExchange, withServerGroup } from "../../real/servers/index.js";
 import { inputErrorOf } from "../helpers/input-error.js";
-import { isGone } from "../helpers/processes.js";
+import { runRealChecked } from "../helpers/real-run.js";
 
 const suiteStart = Date.now();
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-real-clock-test-"));
@@ -55,11 +55,7 @@ describe("real mode: a redis-server clock jump, emulated by a TTL shift", () => 
     const scenario = loadScenario("redlock-clock-jump");
     const plan = planReal(scenario, 2);
     expect(plan.notApplied.some((n) => /clock-jump of redis-3 .*emulated/.test(n))).toBe(true);
-    const run = await runRealOnce(plan, { run: 1, runs: 1, seed: scenario.seed, parentDir: scratch });
-    for (const pid of run.pidsEver) expect(isGone(pid), `pid ${pid}`).toBe(true);
-    expect(existsSync(run.dir)).toBe(false);
-    const record = recordRealRun(plan, run);
-    for (const c of record.real.checks) expect(c.ok, `${c.name}: ${c.detail}`).toBe(true);
+    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
     expect(record.real.clients[0]!.packages.redlock).toBe("4.2.0");
     expect(record.verdicts.outcome).toBe("unsafe");
     const h = run.history;

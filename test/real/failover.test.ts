@@ -11,16 +11,17 @@
 // margin (with the 1.5 s it had, c1 finished first: safe 10/10 on real Sentinel, see
 // docs/real-mode.md). The test asserts those margins from the history, so a failure says
 // which one a loaded machine ate.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
 import type { HistoryEvent } from "../../sim/history.js";
-import { planReal, recordRealRun, runRealOnce, type RealRunRecord } from "../../real/index.js";
+import { planReal, type RealRunRecord } from "../../real/index.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 import { descendants, isGone, startDriver, until } from "../helpers/processes.js";
+import { runRealChecked } from "../helpers/real-run.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -47,11 +48,7 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
 async function realRun(name: string, timeScale: number): Promise<{ record: RealRunRecord; history: HistoryEvent[] }> {
   const scenario = loadScenario(name);
   const plan = planReal(scenario, timeScale);
-  const run = await runRealOnce(plan, { run: 1, runs: 1, seed: scenario.seed, parentDir: scratch });
-  for (const pid of run.pidsEver) expect(isGone(pid), `pid ${pid} still running`).toBe(true);
-  expect(existsSync(run.dir), `temp dir ${run.dir}`).toBe(false);
-  const record = recordRealRun(plan, run);
-  for (const c of record.real.checks) expect(c.ok, `${c.name}: ${c.detail}`).toBe(true);
+  const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
   return { record, history: run.history };
 }
 

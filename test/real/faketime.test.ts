@@ -3,16 +3,16 @@
 // seen by the child, and the clock-back fixture is unsafe against the real redlock 4.2.0
 // while its steady control is safe. Every run leaves no process behind.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
-import { planReal, recordRealRun, runRealOnce } from "../../real/index.js";
+import { planReal } from "../../real/index.js";
 import { ClientClockFile, faketimeLine, wallStepMs } from "../../real/faketime.js";
 import { inputErrorOf } from "../helpers/input-error.js";
-import { isGone } from "../helpers/processes.js";
+import { runRealChecked } from "../helpers/real-run.js";
 
 const suiteStart = Date.now();
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-real-faketime-test-"));
@@ -53,11 +53,7 @@ describe("real mode: client clock faults (libfaketime)", () => {
     const scenario = loadScenario(fixture("redlock-client-clock-back"));
     const plan = planReal(scenario, 1);
     expect(plan.fakeClocks).toEqual({ c1: { offsetMs: 0, driftPpm: 0 } });
-    const run = await runRealOnce(plan, { run: 1, runs: 1, seed: scenario.seed, parentDir: scratch });
-    for (const pid of run.pidsEver) expect(isGone(pid), `pid ${pid}`).toBe(true);
-    expect(existsSync(run.dir)).toBe(false);
-    const record = recordRealRun(plan, run);
-    for (const c of record.real.checks) expect(c.ok, `${c.name}: ${c.detail}`).toBe(true);
+    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
     const jump = record.real.faults.find((f) => f.kind === "clock-jump")!;
     expect(Math.abs(jump.wall!.stepMs - -1000)).toBeLessThanOrEqual(5);
     expect(jump.wall!.afterMs).toBeLessThan(jump.wall!.beforeMs);
@@ -75,10 +71,7 @@ describe("real mode: client clock faults (libfaketime)", () => {
     const base = loadScenario(fixture("redlock-client-clock-steady"));
     const scenario = { ...base, clocks: { c2: { offsetMs: -5000, driftPpm: 50_000 } } };
     const plan = planReal(scenario, 1);
-    const run = await runRealOnce(plan, { run: 1, runs: 1, seed: scenario.seed, parentDir: scratch });
-    for (const pid of run.pidsEver) expect(isGone(pid), `pid ${pid}`).toBe(true);
-    const record = recordRealRun(plan, run);
-    for (const c of record.real.checks) expect(c.ok, `${c.name}: ${c.detail}`).toBe(true);
+    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
     expect(record.real.checks.find((c) => c.name === "client clock offsets seen by the child")!.detail).toMatch(/^c2: offset -\d+ ms .*rate \d+ ppm/);
     expect(run.history.some((e) => e.process === "c1" && e.f === "write-skipped")).toBe(true);
     expect(record.verdicts.outcome).toBe("safe");

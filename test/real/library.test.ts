@@ -6,25 +6,21 @@
 // servers meanwhile and c2, retrying every 200 ± 100 ms, takes the lock before c1 wakes. A user's adapter outside the package, named
 // relative to its scenario file, finds the package's ioredis. The plan refuses a missing
 // adapter file and redis-lock (which wants a node-redis 4 client), naming the field.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario, loadScenarioFile } from "../../scenarios/index.js";
-import { planReal, recordRealRun, runRealOnce, type RealRunRecord } from "../../real/index.js";
+import { planReal, type RealRunRecord } from "../../real/index.js";
 import { inputErrorOf } from "../helpers/input-error.js";
-import { isGone } from "../helpers/processes.js";
+import { runRealChecked } from "../helpers/real-run.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-library-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 async function realOnce(scenario: ReturnType<typeof loadScenario>, timeScale = 0.2): Promise<RealRunRecord> {
   const plan = planReal(scenario, timeScale);
-  const run = await runRealOnce(plan, { run: 1, runs: 1, seed: scenario.seed, parentDir: scratch });
-  for (const pid of run.pidsEver) expect(isGone(pid), `pid ${pid} still running`).toBe(true);
-  expect(existsSync(run.dir), `temp dir ${run.dir}`).toBe(false);
-  const record = recordRealRun(plan, run);
-  for (const c of record.real.checks) expect(c.ok, `${c.name}: ${c.detail}`).toBe(true);
+  const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
   return record;
 }
 

@@ -6,14 +6,14 @@
 // c1's grant can only come after 2.5 s; c2's first grant comes after c1's first attempt
 // frees the keys (~1 s), 1.5 s before that. Then split-vote-redlock-jitter, whose standing
 // network.links (1, 10, 40 ms) must be in force from t0.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
 import type { HistoryEvent } from "../../sim/history.js";
-import { planReal, recordRealRun, runRealOnce } from "../../real/index.js";
-import { isGone } from "../helpers/processes.js";
+import { planReal } from "../../real/index.js";
+import { runRealChecked } from "../helpers/real-run.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-link-conditions-run-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -22,11 +22,7 @@ describe("real mode: delay steps and standing link conditions on the proxies (×
   it("redlock-slow-acquire: c1 is granted nothing while redis-5's replies crawl; c2 takes the lock meanwhile; safe, every run check holding", async () => {
     const scenario = loadScenario("redlock-slow-acquire");
     const plan = planReal(scenario);
-    const run = await runRealOnce(plan, { run: 1, runs: 1, seed: scenario.seed, parentDir: scratch });
-    for (const pid of run.pidsEver) expect(isGone(pid), `pid ${pid} still running`).toBe(true);
-    expect(existsSync(run.dir)).toBe(false);
-    const record = recordRealRun(plan, run);
-    for (const c of record.real.checks) expect(c.ok, `${c.name}: ${c.detail}`).toBe(true);
+    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
     expect(record.verdicts.outcome).toBe("safe");
 
     const delay = record.real.faults.find((f) => f.kind === "delay")!;
@@ -45,10 +41,7 @@ describe("real mode: delay steps and standing link conditions on the proxies (×
   it("split-vote-redlock-jitter: the standing 40 ms link to redis-3 is in force (every grant waited out the 50 ms timeout); safe", async () => {
     const scenario = loadScenario("split-vote-redlock-jitter");
     const plan = planReal(scenario);
-    const run = await runRealOnce(plan, { run: 1, runs: 1, seed: scenario.seed, parentDir: scratch });
-    for (const pid of run.pidsEver) expect(isGone(pid), `pid ${pid} still running`).toBe(true);
-    const record = recordRealRun(plan, run);
-    for (const c of record.real.checks) expect(c.ok, `${c.name}: ${c.detail}`).toBe(true);
+    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
     expect(record.verdicts.outcome).toBe("safe");
     const grants = run.history.filter((e) => e.f === "acquire" && e.type === "ok");
     expect(grants.length, "the lock changed hands").toBeGreaterThan(5);

@@ -5,16 +5,17 @@
 // every member follows one leader. Then one scenario, etcd-lease-leader-isolated, end to end.
 // The waits are bounded polls (they assert what happens, not how fast).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
-import { planReal, recordRealRun, runRealOnce } from "../../real/index.js";
+import { planReal } from "../../real/index.js";
 import { PeerLinks, zkInitialMessage } from "../../real/peer-proxies.js";
 import { httpRequest, ServerGroup, startEtcdCluster, startZooKeeperEnsemble, zkSrvr } from "../../real/servers/index.js";
-import { isGone, until } from "../helpers/processes.js";
+import { until } from "../helpers/processes.js";
+import { runRealChecked } from "../helpers/real-run.js";
 
 /** Poll an async condition until it holds (bounded). */
 async function untilAsync(what: string, cond: () => Promise<boolean>, timeoutMs: number, pollMs = 200): Promise<void> {
@@ -237,11 +238,7 @@ describe("real mode: etcd-lease-leader-isolated", () => {
     const plan = planReal(scenario, 1);
     expect(plan.design.cluster!.ids).toHaveLength(5);
     expect(plan.peerProxied).toBe(true);
-    const run = await runRealOnce(plan, { run: 1, runs: 1, seed: scenario.seed, parentDir: scratch });
-    for (const pid of run.pidsEver) expect(isGone(pid), `pid ${pid} still running`).toBe(true);
-    expect(existsSync(run.dir)).toBe(false);
-    const record = recordRealRun(plan, run);
-    for (const c of record.real.checks) expect(c.ok, `${c.name}: ${c.detail}`).toBe(true);
+    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
     // What must hold on every run: no two holders, no lost update, no stale token accepted.
     // Linearizability included: a release that etcd3 retried past its deadline is reported
     // unknown by the recipe (real/child/etcd-mutex.ts), not released:false.

@@ -21,9 +21,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
 import type { HistoryEvent } from "../../sim/history.js";
-import { planReal, recordRealRun, runRealOnce, type RealRunRecord } from "../../real/index.js";
+import { planReal, type RealRunRecord } from "../../real/index.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 import { descendants, isGone, startDriver, until } from "../helpers/processes.js";
+import { runRealChecked } from "../helpers/real-run.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const suiteStart = Date.now();
@@ -44,12 +45,8 @@ async function realRun(name: string, timeScale: number): Promise<Run> {
   const scenario = loadScenario(name);
   const plan = planReal(scenario, timeScale);
   const t0 = Date.now();
-  const run = await runRealOnce(plan, { run: 1, runs: 1, seed: scenario.seed, parentDir: scratch });
+  const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch }, name);
   console.log(`real mode test: ${name} at ${timeScale}: wall ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  for (const pid of run.pidsEver) expect(isGone(pid), `${name}: pid ${pid} still running`).toBe(true);
-  expect(existsSync(run.dir), `${name}: temp dir ${run.dir}`).toBe(false);
-  const record = recordRealRun(plan, run);
-  for (const c of record.real.checks) expect(c.ok, `${name}: ${c.name}: ${c.detail}`).toBe(true);
   return { record, history: run.history };
 }
 

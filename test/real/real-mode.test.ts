@@ -19,12 +19,13 @@ import { main } from "../../cli/main.js";
 import { EXIT } from "../../cli/exit-codes.js";
 import { loadScenario } from "../../scenarios/index.js";
 import type { HistoryEvent } from "../../sim/history.js";
-import { planReal, recordRealRun, runRealOnce, type RealRunRecord } from "../../real/index.js";
+import { planReal, type RealRunRecord } from "../../real/index.js";
 import { lapseTime } from "../../real/history.js";
 import { scaleScenario } from "../../real/time-scale.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 import { captureStdio } from "../helpers/capture-stdio.js";
 import { descendants, isGone, startDriver, until } from "../helpers/processes.js";
+import { runRealChecked } from "../helpers/real-run.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -54,11 +55,7 @@ async function realRuns(name: string, runs: number, timeScale: number): Promise<
   const plan = planReal(scenario, timeScale);
   const out: Array<{ record: RealRunRecord; history: HistoryEvent[] }> = [];
   for (let i = 1; i <= runs; i++) {
-    const run = await runRealOnce(plan, { run: i, runs, seed: scenario.seed + i - 1, parentDir: scratch });
-    for (const pid of run.pidsEver) expect(isGone(pid), `pid ${pid} of run ${i} still running`).toBe(true);
-    expect(existsSync(run.dir), `temp dir ${run.dir}`).toBe(false);
-    const record = recordRealRun(plan, run);
-    for (const c of record.real.checks) expect(c.ok, `run ${i}: ${c.name}: ${c.detail}`).toBe(true);
+    const { run, record } = await runRealChecked(plan, { run: i, runs, seed: scenario.seed + i - 1, parentDir: scratch }, `run ${i}`);
     out.push({ record, history: run.history });
   }
   return out;
