@@ -197,12 +197,35 @@ const sha256Hex: (s: string) => string = oneShot ? (s) => oneShot("sha256", s, "
 export const DIGEST_EVERY_FROM = 32;
 export const DIGEST_STRIDE = 16;
 
+/**
+ * The last digests taken, by applied index, with the form they hash: the replicas of a
+ * run digest the same indexes, and agreeing ones the same form, so all but the first
+ * compare strings instead of hashing (the hash was half a digest's cost; issue 17).
+ * Bounded: the oldest index leaves first.
+ */
+export class DigestMemo {
+  private readonly byIndex = new Map<number, [string, string]>();
+  static readonly INDEXES_MAX = 64;
+
+  digest(index: number, form: string): string {
+    const known = this.byIndex.get(index);
+    if (known !== undefined && known[0] === form) return known[1];
+    const d = sha256Hex(form).slice(0, 16);
+    // A replica that disagrees replaces the entry: the next agreeing one hashes again, still right.
+    this.byIndex.delete(index);
+    this.byIndex.set(index, [form, d]);
+    if (this.byIndex.size > DigestMemo.INDEXES_MAX) this.byIndex.delete(this.byIndex.keys().next().value as number);
+    return d;
+  }
+}
+
 /** One server incarnation's applied states. */
 export class ReplicaStateLog {
   readonly states: Array<[number, string]> = [];
   constructor(
     readonly replica: string,
     readonly incarnation: number,
+    private readonly memo: DigestMemo = new DigestMemo(),
   ) {}
 
   applied(index: number, state: () => unknown): void {
@@ -212,7 +235,7 @@ export class ReplicaStateLog {
   /** As `applied`, given the state's canonical form (a service that caches it, e.g. the ZooKeeper tree). */
   appliedForm(index: number, form: () => string): void {
     if (index > DIGEST_EVERY_FROM && index % DIGEST_STRIDE !== 0) return;
-    this.states.push([index, sha256Hex(form()).slice(0, 16)]);
+    this.states.push([index, this.memo.digest(index, form())]);
   }
 }
 
@@ -220,6 +243,7 @@ export class ReplicaStateLog {
 export class ReplicaStates {
   private readonly logs: ReplicaStateLog[] = [];
   private readonly incarnations = new Map<string, number>();
+  private readonly memo = new DigestMemo();
 
   constructor(private readonly sim: Simulation) {
     sim.onRunEnd(() => this.record());
@@ -229,7 +253,7 @@ export class ReplicaStates {
   open(replica: string): ReplicaStateLog {
     const incarnation = (this.incarnations.get(replica) ?? 0) + 1;
     this.incarnations.set(replica, incarnation);
-    const log = new ReplicaStateLog(replica, incarnation);
+    const log = new ReplicaStateLog(replica, incarnation, this.memo);
     this.logs.push(log);
     return log;
   }
