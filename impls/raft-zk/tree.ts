@@ -179,7 +179,7 @@ export class ZkTree {
       // Curator's creatingParentsIfNeeded: persistent parents, each its own create.
       const missing: string[] = [];
       for (let p = parentPath; !this.nodes.has(p); p = parentOf(p)) missing.unshift(p);
-      for (const p of missing) this.insert(p, { data: "", ephemeralOwner: 0 }, zxid, events);
+      for (const p of missing) this.insert(p, parentOf(p), "", 0, zxid, events);
     }
     const parent = this.nodes.get(parentPath)!;
     if (parent.ephemeralOwner !== 0) return { ok: false, error: "ephemeral-parent", events };
@@ -190,7 +190,8 @@ export class ZkTree {
     }
     if (this.nodes.has(path)) return { ok: false, error: "node-exists", events };
     const owner = cmd.ephemeral ? cmd.sessionId : 0;
-    const n = this.insert(path, { data: cmd.data, ephemeralOwner: owner }, zxid, events);
+    // The new node's parent is parentPath even for a sequential name (the suffix has no "/").
+    const n = this.insert(path, parentPath, cmd.data, owner, zxid, events);
     if (owner !== 0) {
       this.sessions.get(owner)!.ephemerals.add(path);
       this.#sessionEntries.delete(owner);
@@ -203,10 +204,10 @@ export class ZkTree {
     for (const p of [...paths].sort((a, b) => b.length - a.length || (a < b ? 1 : -1))) this.remove(p, events);
   }
 
-  private insert(path: string, o: { data: string; ephemeralOwner: number }, zxid: number, events: ZkEvent[]): ZNode {
-    const n: ZNode = { data: o.data, czxid: zxid, mzxid: zxid, version: 0, ephemeralOwner: o.ephemeralOwner, children: new Set(), seqNext: 0 };
+  /** `parentPath` is parentOf(path), which the caller has (a unique sequential name would only fill parentOf's cache). */
+  private insert(path: string, parentPath: string, data: string, ephemeralOwner: number, zxid: number, events: ZkEvent[]): ZNode {
+    const n: ZNode = { data, czxid: zxid, mzxid: zxid, version: 0, ephemeralOwner, children: new Set(), seqNext: 0 };
     this.nodes.set(path, n);
-    const parentPath = parentOf(path);
     this.nodes.get(parentPath)!.children.add(baseName(path));
     this.#nodeEntries.delete(path);
     this.#nodeEntries.delete(parentPath);
