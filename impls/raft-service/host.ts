@@ -1,7 +1,7 @@
 import type { Message, ProcessContext } from "../../sim/simulation.js";
 import type { CreateRaftNode, RaftHost } from "../raft/api.js";
 import type { RaftServiceOptions } from "../raft-zk/options.js";
-import { replicaStatesOf, type ReplicaStateLog } from "./replica-states.js";
+import { canonicalForm, replicaStatesOf, type ReplicaStateLog } from "./replica-states.js";
 
 /**
  * How a service server on the Raft core (raft-zk, etcd-lease) hosts its Raft node:
@@ -26,6 +26,8 @@ export interface RaftServiceTick {
   leaderTick(nowUs: number): void;
   /** The replicated state machine, read after each apply for the replica-agreement checker. */
   state?(): unknown;
+  /** canonicalForm(state()), byte for byte, where the service keeps it cheaper than a walk of the whole state. */
+  stateForm?(): string;
 }
 
 export interface NotLeaderReply {
@@ -50,7 +52,8 @@ export class RaftServiceHost<Cmd> {
   ) {
     const o = cfg.options;
     const state = service.state?.bind(service);
-    const replica: ReplicaStateLog | undefined = state ? replicaStatesOf(ctx.sim).open(ctx.id) : undefined;
+    const form = service.stateForm ? service.stateForm.bind(service) : state ? () => canonicalForm(state()) : undefined;
+    const replica: ReplicaStateLog | undefined = form ? replicaStatesOf(ctx.sim).open(ctx.id) : undefined;
     // Expiry is checked on a tick: late by up to one tick, never early.
     this.tickMs = Math.max(5, Math.min(100, Math.floor(o.sessionTimeoutMs / 20)));
     this.raft = cfg.createRaft<Cmd>(
@@ -61,7 +64,7 @@ export class RaftServiceHost<Cmd> {
         heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
         apply: (cmd, at) => {
           const r = apply(cmd, at.index);
-          replica?.applied(at.index, state!);
+          replica?.appliedForm(at.index, form!);
           return r;
         },
       },

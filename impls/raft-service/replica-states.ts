@@ -116,14 +116,8 @@ export function canonicalForm(value: unknown, depth = 0): string {
   }
   if (value instanceof Map) {
     const entries: Array<[string, string]> = [];
-    for (const [k, v] of value) {
-      const kc = canonicalForm(k, next) + ",";
-      entries.push([kc, "[" + kc + canonicalForm(v, next) + "]"]);
-    }
-    entries.sort(compareEntries);
-    let out = '{"$map":[';
-    for (let i = 0; i < entries.length; i++) out += (i > 0 ? "," : "") + entries[i]![1];
-    return out + "]}";
+    for (const [k, v] of value) entries.push(mapEntryOf(canonicalForm(k, next), canonicalForm(v, next)));
+    return canonicalMapOf(entries);
   }
   if (value instanceof Set) {
     const members: string[] = [];
@@ -139,6 +133,43 @@ export function canonicalForm(value: unknown, depth = 0): string {
     const v = o[k];
     if (typeof v === "function") continue;
     out += (first ? "" : ",") + quoteKey(k) + ":" + canonicalForm(v, next);
+    first = false;
+  }
+  return out + "}";
+}
+
+/**
+ * One map entry as canonicalForm writes it, from the canonical forms of its key and
+ * value: a state machine that caches its entries' forms (impls/raft-zk/tree.ts) builds
+ * the same bytes from them.
+ */
+export function mapEntryOf(keyForm: string, valueForm: string): [string, string] {
+  const kc = keyForm + ",";
+  return [kc, "[" + kc + valueForm + "]"];
+}
+
+/** A map's canonical form from its entries (mapEntryOf), sorted here in place. */
+export function canonicalMapOf(entries: Array<[string, string]>): string {
+  entries.sort(compareEntries);
+  let out = '{"$map":[';
+  for (let i = 0; i < entries.length; i++) out += (i > 0 ? "," : "") + entries[i]![1];
+  return out + "]}";
+}
+
+/**
+ * An object's canonical form with some fields' forms given (`given`, by field name,
+ * e.g. from a cache) and the others walked: the bytes canonicalForm writes for `o`.
+ */
+export function canonicalObjectWith(o: object, given: (key: string) => string | undefined): string {
+  const r = o as Record<string, unknown>;
+  const keys = sortedKeys(o);
+  let out = "{";
+  let first = true;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = r[k];
+    if (typeof v === "function") continue;
+    out += (first ? "" : ",") + quoteKey(k) + ":" + (given(k) ?? canonicalForm(v, 1));
     first = false;
   }
   return out + "}";
@@ -166,17 +197,45 @@ const sha256Hex: (s: string) => string = oneShot ? (s) => oneShot("sha256", s, "
 export const DIGEST_EVERY_FROM = 32;
 export const DIGEST_STRIDE = 16;
 
+/**
+ * The last digests taken, by applied index, with the form they hash: the replicas of a
+ * run digest the same indexes, and agreeing ones the same form, so all but the first
+ * compare strings instead of hashing (the hash was half a digest's cost; issue 17).
+ * Bounded: the oldest index leaves first.
+ */
+export class DigestMemo {
+  private readonly byIndex = new Map<number, [string, string]>();
+  static readonly INDEXES_MAX = 64;
+
+  digest(index: number, form: string): string {
+    const known = this.byIndex.get(index);
+    if (known !== undefined && known[0] === form) return known[1];
+    const d = sha256Hex(form).slice(0, 16);
+    // A replica that disagrees replaces the entry: the next agreeing one hashes again, still right.
+    this.byIndex.delete(index);
+    this.byIndex.set(index, [form, d]);
+    if (this.byIndex.size > DigestMemo.INDEXES_MAX) this.byIndex.delete(this.byIndex.keys().next().value as number);
+    return d;
+  }
+}
+
 /** One server incarnation's applied states. */
 export class ReplicaStateLog {
   readonly states: Array<[number, string]> = [];
   constructor(
     readonly replica: string,
     readonly incarnation: number,
+    private readonly memo: DigestMemo = new DigestMemo(),
   ) {}
 
   applied(index: number, state: () => unknown): void {
+    this.appliedForm(index, () => canonicalForm(state()));
+  }
+
+  /** As `applied`, given the state's canonical form (a service that caches it, e.g. the ZooKeeper tree). */
+  appliedForm(index: number, form: () => string): void {
     if (index > DIGEST_EVERY_FROM && index % DIGEST_STRIDE !== 0) return;
-    this.states.push([index, stateDigest(state())]);
+    this.states.push([index, this.memo.digest(index, form())]);
   }
 }
 
@@ -184,6 +243,7 @@ export class ReplicaStateLog {
 export class ReplicaStates {
   private readonly logs: ReplicaStateLog[] = [];
   private readonly incarnations = new Map<string, number>();
+  private readonly memo = new DigestMemo();
 
   constructor(private readonly sim: Simulation) {
     sim.onRunEnd(() => this.record());
@@ -193,7 +253,7 @@ export class ReplicaStates {
   open(replica: string): ReplicaStateLog {
     const incarnation = (this.incarnations.get(replica) ?? 0) + 1;
     this.incarnations.set(replica, incarnation);
-    const log = new ReplicaStateLog(replica, incarnation);
+    const log = new ReplicaStateLog(replica, incarnation, this.memo);
     this.logs.push(log);
     return log;
   }

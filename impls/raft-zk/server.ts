@@ -78,6 +78,7 @@ export class ZkServer implements ProcessBehavior {
       },
       leaderTick: (nowUs) => this.leaderTick(nowUs),
       state: () => this.tree,
+      stateForm: () => this.tree.stateForm(),
     });
   }
 

@@ -57,6 +57,8 @@ export interface SessionInfo {
   ephemerals: Set<string>;
 }
 
+import { canonicalForm, canonicalMapOf, canonicalObjectWith, mapEntryOf } from "../raft-service/replica-states.js";
+
 export const SEQ_DIGITS = 10;
 
 /**
@@ -101,6 +103,14 @@ export class ZkTree {
   readonly lingering = new Map<number, Set<string>>();
   /** zxid of the last applied entry. */
   lastZxid = 0;
+  /**
+   * Canonical map entries (replica-states.ts) of nodes and sessions, by key, dropped
+   * whenever that node or session changes: a replica digest then walks only what
+   * changed since the last one, not the whole tree (issue 17). ES-private, so not a
+   * field of the canonical form itself.
+   */
+  readonly #nodeEntries = new Map<string, [string, string]>();
+  readonly #sessionEntries = new Map<number, [string, string]>();
 
   constructor() {
     this.nodes.set("/", { data: "", czxid: 0, mzxid: 0, version: 0, ephemeralOwner: 0, children: new Set(), seqNext: 0 });
@@ -113,6 +123,7 @@ export class ZkTree {
       case "createSession":
         // The session id is the zxid of its creation: unique across the cluster's life.
         this.sessions.set(zxid, { id: zxid, timeoutMs: cmd.timeoutMs, owner: cmd.owner, ephemerals: new Set() });
+        this.#sessionEntries.delete(zxid);
         return { ok: true, sessionId: zxid, events };
       case "closeSession":
       case "expireSession": {
@@ -122,6 +133,7 @@ export class ZkTree {
         if (cmd.kind === "expireSession" && cmd.lingerEphemerals) this.lingering.set(cmd.sessionId, s.ephemerals);
         else this.removeAll(s.ephemerals, events);
         this.sessions.delete(cmd.sessionId);
+        this.#sessionEntries.delete(cmd.sessionId);
         this.deadSessions.add(cmd.sessionId);
         return { ok: true, events };
       }
@@ -151,6 +163,7 @@ export class ZkTree {
         n.data = cmd.data;
         n.version++;
         n.mzxid = zxid;
+        this.#nodeEntries.delete(cmd.path);
         events.push({ type: "changed", path: cmd.path });
         return { ok: true, stat: this.statOf(n), events };
       }
@@ -166,16 +179,23 @@ export class ZkTree {
       // Curator's creatingParentsIfNeeded: persistent parents, each its own create.
       const missing: string[] = [];
       for (let p = parentPath; !this.nodes.has(p); p = parentOf(p)) missing.unshift(p);
-      for (const p of missing) this.insert(p, { data: "", ephemeralOwner: 0 }, zxid, events);
+      for (const p of missing) this.insert(p, parentOf(p), "", 0, zxid, events);
     }
     const parent = this.nodes.get(parentPath)!;
     if (parent.ephemeralOwner !== 0) return { ok: false, error: "ephemeral-parent", events };
     let path = cmd.path;
-    if (cmd.sequential) path += String(parent.seqNext++).padStart(SEQ_DIGITS, "0");
+    if (cmd.sequential) {
+      path += String(parent.seqNext++).padStart(SEQ_DIGITS, "0");
+      this.#nodeEntries.delete(parentPath);
+    }
     if (this.nodes.has(path)) return { ok: false, error: "node-exists", events };
     const owner = cmd.ephemeral ? cmd.sessionId : 0;
-    const n = this.insert(path, { data: cmd.data, ephemeralOwner: owner }, zxid, events);
-    if (owner !== 0) this.sessions.get(owner)!.ephemerals.add(path);
+    // The new node's parent is parentPath even for a sequential name (the suffix has no "/").
+    const n = this.insert(path, parentPath, cmd.data, owner, zxid, events);
+    if (owner !== 0) {
+      this.sessions.get(owner)!.ephemerals.add(path);
+      this.#sessionEntries.delete(owner);
+    }
     return { ok: true, path, stat: this.statOf(n), events };
   }
 
@@ -184,10 +204,13 @@ export class ZkTree {
     for (const p of [...paths].sort((a, b) => b.length - a.length || (a < b ? 1 : -1))) this.remove(p, events);
   }
 
-  private insert(path: string, o: { data: string; ephemeralOwner: number }, zxid: number, events: ZkEvent[]): ZNode {
-    const n: ZNode = { data: o.data, czxid: zxid, mzxid: zxid, version: 0, ephemeralOwner: o.ephemeralOwner, children: new Set(), seqNext: 0 };
+  /** `parentPath` is parentOf(path), which the caller has (a unique sequential name would only fill parentOf's cache). */
+  private insert(path: string, parentPath: string, data: string, ephemeralOwner: number, zxid: number, events: ZkEvent[]): ZNode {
+    const n: ZNode = { data, czxid: zxid, mzxid: zxid, version: 0, ephemeralOwner, children: new Set(), seqNext: 0 };
     this.nodes.set(path, n);
-    this.nodes.get(parentOf(path))!.children.add(baseName(path));
+    this.nodes.get(parentPath)!.children.add(baseName(path));
+    this.#nodeEntries.delete(path);
+    this.#nodeEntries.delete(parentPath);
     events.push({ type: "created", path });
     return n;
   }
@@ -196,8 +219,14 @@ export class ZkTree {
     const n = this.nodes.get(path);
     if (!n) return;
     this.nodes.delete(path);
-    this.nodes.get(parentOf(path))?.children.delete(baseName(path));
-    if (n.ephemeralOwner !== 0) this.sessions.get(n.ephemeralOwner)?.ephemerals.delete(path);
+    const parentPath = parentOf(path);
+    this.nodes.get(parentPath)?.children.delete(baseName(path));
+    this.#nodeEntries.delete(path);
+    this.#nodeEntries.delete(parentPath);
+    if (n.ephemeralOwner !== 0) {
+      this.sessions.get(n.ephemeralOwner)?.ephemerals.delete(path);
+      this.#sessionEntries.delete(n.ephemeralOwner);
+    }
     events.push({ type: "deleted", path });
   }
 
@@ -226,4 +255,22 @@ export class ZkTree {
   get nodeCount(): number {
     return this.nodes.size;
   }
+
+  /** canonicalForm(this), byte for byte, from the cached entries of unchanged nodes and sessions. */
+  stateForm(): string {
+    return canonicalObjectWith(this, (field) =>
+      field === "nodes" ? mapFormCached(this.nodes, this.#nodeEntries) : field === "sessions" ? mapFormCached(this.sessions, this.#sessionEntries) : undefined,
+    );
+  }
+}
+
+/** A map's canonical form, each entry taken from `cache` or made and kept there (the caller drops changed keys). */
+function mapFormCached<K, V>(map: Map<K, V>, cache: Map<K, [string, string]>): string {
+  const entries: Array<[string, string]> = [];
+  for (const [k, v] of map) {
+    let e = cache.get(k);
+    if (e === undefined) cache.set(k, (e = mapEntryOf(canonicalForm(k), canonicalForm(v))));
+    entries.push(e);
+  }
+  return canonicalMapOf(entries);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalForm, stateDigest, ReplicaStateLog, replicaStatesOf, DIGEST_EVERY_FROM, DIGEST_STRIDE, REPLICA_STATE } from "../../impls/raft-service/replica-states.js";
+import { canonicalForm, stateDigest, DigestMemo, ReplicaStateLog, replicaStatesOf, DIGEST_EVERY_FROM, DIGEST_STRIDE, REPLICA_STATE } from "../../impls/raft-service/replica-states.js";
 import { Simulation } from "../../sim/simulation.js";
 
 /** The replica-state digests behind the replica-agreement checker (impls/raft-service/replica-states.ts). */
@@ -108,6 +108,34 @@ describe("ReplicaStateLog", () => {
     // The state is read only where a digest is kept (it costs a walk of the tree).
     expect(reads).toBe(kept.length);
     expect(log.states[0]).toEqual([1, stateDigest({ i: 1 })]);
+  });
+});
+
+describe("DigestMemo", () => {
+  it("gives each form its own digest at an index, reusing one only for the same form", () => {
+    const memo = new DigestMemo();
+    const x = canonicalForm({ a: 1 });
+    const y = canonicalForm({ a: 2 });
+    const dx = stateDigest({ a: 1 });
+    const dy = stateDigest({ a: 2 });
+    // Agreeing, disagreeing, then agreeing again at one index; another index after.
+    expect([memo.digest(7, x), memo.digest(7, y), memo.digest(7, x), memo.digest(7, x), memo.digest(8, y)]).toEqual([dx, dy, dx, dx, dy]);
+    // Past its bound the oldest index is forgotten, and a digest is still right.
+    for (let i = 100; i < 100 + 2 * DigestMemo.INDEXES_MAX; i++) memo.digest(i, x);
+    expect(memo.digest(7, y)).toBe(dy);
+  });
+
+  it("is shared by the logs of one run: two replicas at one index with different states get different digests", () => {
+    const sim = new Simulation({ seed: "m" });
+    const states = replicaStatesOf(sim);
+    const a = states.open("zk-1");
+    const b = states.open("zk-2");
+    a.appliedForm(1, () => canonicalForm({ n: 1 }));
+    b.appliedForm(1, () => canonicalForm({ n: 2 }));
+    a.appliedForm(2, () => canonicalForm({ n: 3 }));
+    b.appliedForm(2, () => canonicalForm({ n: 3 }));
+    expect(a.states).toEqual([[1, stateDigest({ n: 1 })], [2, stateDigest({ n: 3 })]]);
+    expect(b.states).toEqual([[1, stateDigest({ n: 2 })], [2, stateDigest({ n: 3 })]]);
   });
 });
 

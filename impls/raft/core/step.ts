@@ -112,6 +112,8 @@ export function step<Cmd>(state: RaftState<Cmd>, input: RaftInput<Cmd>): StepRes
 }
 
 function finish<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): RaftEffect<Cmd>[] {
+  // Most steps (acknowledgements, heartbeats answered) persist nothing: no array for them.
+  if (!out.hardStateDirty && out.logFromIndex === Infinity) return out.effects;
   const persists: RaftEffect<Cmd>[] = [];
   if (out.hardStateDirty) {
     // Bug votedForNotPersisted: the term reaches the disk, the vote does not.
@@ -121,7 +123,7 @@ function finish<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): RaftEffect<Cmd>[] {
   if (out.logFromIndex !== Infinity) {
     persists.push({ kind: "persist-log", fromIndex: out.logFromIndex, entries: s.log.slice(out.logFromIndex - 1) });
   }
-  if (persists.length > 0) out.effects.unshift(...persists);
+  out.effects.unshift(...persists);
   return out.effects;
 }
 

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { canonicalForm } from "../../impls/raft-service/replica-states.js";
+import { ZkTree, type ZkCmd } from "../../impls/raft-zk/tree.js";
+
+/**
+ * ZkTree.stateForm keeps per-node and per-session canonical entries and drops them on
+ * change: after every command of a mixed workload it must equal the full walk
+ * (canonicalForm of the tree), byte for byte, or replica digests would drift.
+ */
+function lcg(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+function commands(seed: number, count: number): ZkCmd[] {
+  const r = lcg(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const paths = ["/locks/a/lock-", "/locks/a/x", "/locks/b/lock-", "/cfg", "/cfg/k"];
+  const out: ZkCmd[] = [{ kind: "createSession", timeoutMs: 1000, owner: "c1" }];
+  // A session's id is the zxid of its creation: here the 1-based position of its command.
+  const sessionIds = [1];
+  for (let i = 0; i < count; i++) {
+    // Mostly the newest sessions (live ones), sometimes any, so writes land and expiries bite.
+    const sessionId = r() < 0.8 ? sessionIds[Math.max(0, sessionIds.length - 1 - Math.floor(r() * 3))]! : pick(sessionIds);
+    const path = pick(paths);
+    const seqPath = `/locks/a/lock-${String(Math.floor(r() * 8)).padStart(10, "0")}`;
+    switch (Math.floor(r() * 8)) {
+      case 0:
+        out.push({ kind: "createSession", timeoutMs: 1000, owner: `c${i}` });
+        sessionIds.push(out.length);
+        break;
+      case 1:
+        if (r() < 0.5) break;
+        out.push({ kind: "expireSession", sessionId, lingerEphemerals: r() < 0.5 });
+        break;
+      case 2:
+        out.push({ kind: "endLockDelay", sessionId });
+        break;
+      case 3:
+        out.push({ kind: "closeSession", sessionId });
+        break;
+      case 4:
+        out.push({ kind: "delete", sessionId, path: r() < 0.5 ? seqPath : path, version: -1 });
+        break;
+      case 5:
+        out.push({ kind: "set", sessionId, path: r() < 0.5 ? seqPath : path, data: `d${i}`, version: -1 });
+        break;
+      default:
+        out.push({ kind: "create", sessionId, path, data: `v${i}`, ephemeral: r() < 0.6, sequential: path.endsWith("-"), parents: r() < 0.8 });
+    }
+  }
+  return out;
+}
+
+describe("ZkTree.stateForm", () => {
+  it("equals canonicalForm of the tree after every command, with the caches warm", () => {
+    for (let seed = 1; seed <= 5; seed++) {
+      const t = new ZkTree();
+      let ok = 0;
+      let nodesMax = 0;
+      for (const [i, cmd] of commands(seed, 400).entries()) {
+        if (t.apply(cmd, i + 1).ok) ok++;
+        nodesMax = Math.max(nodesMax, t.nodeCount);
+        // Read after every command so each cached entry is in use when the next change comes.
+        expect(t.stateForm(), `seed ${seed}, after command ${i + 1} (${cmd.kind})`).toBe(canonicalForm(t));
+      }
+      // The workload must reach a busy tree, not fail every command on a dead session.
+      expect(ok).toBeGreaterThan(100);
+      expect(nodesMax).toBeGreaterThan(6);
+    }
+  });
+});
