@@ -15,6 +15,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -64,6 +65,10 @@ function unbundledEntry(root: string, dir: string): string {
 
 export async function main(seeds = 400, scenario = "naive-gc-pause"): Promise<SweepRow[]> {
   const root = packageRoot();
+  // A `tsc` after the build leaves the bundle stale: every "bundled" figure would be the unbundled one.
+  const loader = createRequire(import.meta.url)(join(root, "bin", "load-bundle.js")) as { routeOf(argv: string[]): string };
+  const route = loader.routeOf(["sweep", scenario]);
+  if (route !== "sweep-bundle") console.log(`bench/sweep: the start-up bundle is missing or stale (route ${route}); run \`npm run build\` to measure it`);
   const dir = mkdtempSync(join(tmpdir(), "lockstep-bench-sweep-"));
   const loadBefore = loadavg()[0]!;
   const runs: Record<number, Measured[]> = { 1: [], 2: [] };
