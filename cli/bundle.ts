@@ -9,11 +9,16 @@
  *   command names (so the loader knows which argv the bundle can serve), and the size of
  *   every file the bundle was made from, so a bundle older than dist/ is not used.
  *
+ * - sweep.js and sweep-worker.js, the same for `sweep`: main with only the sweep command, and
+ *   the sweep's worker thread (cli/sweep/worker.js), each with its code cache, recorded by a
+ *   small sweep on two workers. threads.ts starts the worker through the loader
+ *   (import.meta.lockstepSweepWorker), since its own file is not beside the bundle.
+ *
  * The other commands are stubs in the bundle and are never run from it: bin/load-bundle.js
  * sends them (and check --out, whose report code needs d3, an ES module) to dist/cli/main.js,
- * where the code that finds files by its own location (`import.meta.url`: the sweep's worker,
- * real mode's child) runs from where tsc put it. Packages stay external except commander and
- * edn-data (small, pure JavaScript).
+ * where the code that finds files by its own location (`import.meta.url`: real mode's child)
+ * runs from where tsc put it. Packages stay external except commander and edn-data (small,
+ * pure JavaScript).
  */
 import { build, type Metafile, type Plugin } from "esbuild";
 import { spawnSync } from "node:child_process";
