@@ -29,11 +29,11 @@ function readManifest() {
   }
 }
 
-/** Every input the same size as when bundled and not newer than the oldest of `bundles` (file names). */
-function fresh(manifest, bundles) {
+/** Every input (path: size) the same size as when bundled and not newer than the oldest of `bundles` (file names). */
+function fresh(inputs, bundles) {
   try {
     const builtMs = Math.min(...bundles.map((b) => fs.statSync(path.join(bundleDir, b)).mtimeMs));
-    for (const [rel, size] of Object.entries(manifest.inputs)) {
+    for (const [rel, size] of Object.entries(inputs)) {
       const st = fs.statSync(path.join(root, rel));
       if (st.size !== size || st.mtimeMs > builtMs) return false;
     }
@@ -172,7 +172,7 @@ function runUnbundled(argv) {
 function routeOf(argv, manifest = readManifest()) {
   if (manifest === undefined) return "unbundled";
   const sweep = argv[0] === "sweep" && manifest.sweep !== undefined;
-  if (!fresh(manifest, sweep ? [manifest.bundle, manifest.sweep.bundle, manifest.sweep.worker] : [manifest.bundle])) return "unbundled";
+  if (!(sweep ? fresh(manifest.sweep.inputs, [manifest.sweep.bundle, manifest.sweep.worker]) : fresh(manifest.inputs, [manifest.bundle]))) return "unbundled";
   if (cannedApplies() && Object.hasOwn(manifest.canned, argv.join("\u0000"))) return "canned";
   if (sweep) return "sweep-bundle";
   return servedByBundle(argv, manifest) ? "bundle" : "unbundled";

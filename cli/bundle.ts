@@ -124,23 +124,26 @@ export async function bundleCli(root = packageRoot()): Promise<string> {
     bundleOne(root, "cli/main.js", "sweep.js", SWEEP_COMMANDS, pkg.version, external),
     bundleOne(root, "cli/sweep/worker.js", "sweep-worker.js", SWEEP_COMMANDS, pkg.version, external),
   ]);
-  // One set of inputs for all three: any of them stale sends every command to dist/cli/main.js.
-  const inputs: Record<string, number> = { "package.json": statSync(join(root, "package.json")).size };
-  for (const path of built.flat()) {
-    // A bundled package is watched through its package.json (an install or upgrade rewrites it): fewer files to stat at start.
-    const pkgDir = /^node_modules\/(@[^/]+\/)?[^/]+\//.exec(path)?.[0];
-    const watched = pkgDir !== undefined ? `${pkgDir}package.json` : path;
-    inputs[watched] ??= statSync(join(root, watched)).size;
-  }
+  // Each route checks only its own bundles' inputs: check's start stats no sweep files.
+  const inputsOf = (paths: string[]): Record<string, number> => {
+    const inputs: Record<string, number> = { "package.json": statSync(join(root, "package.json")).size };
+    for (const path of paths) {
+      // A bundled package is watched through its package.json (an install or upgrade rewrites it): fewer files to stat at start.
+      const pkgDir = /^node_modules\/(@[^/]+\/)?[^/]+\//.exec(path)?.[0];
+      const watched = pkgDir !== undefined ? `${pkgDir}package.json` : path;
+      inputs[watched] ??= statSync(join(root, watched)).size;
+    }
+    return inputs;
+  };
   const manifest = {
     format: MANIFEST_FORMAT,
     bundle: "cli.js",
     cache: "cli.js.cache",
     commands: COMMANDS.map((c) => c.name),
     bundledCommands: [...BUNDLED_COMMANDS],
-    sweep: { bundle: "sweep.js", cache: "sweep.js.cache", worker: "sweep-worker.js", workerCache: "sweep-worker.js.cache" },
+    sweep: { bundle: "sweep.js", cache: "sweep.js.cache", worker: "sweep-worker.js", workerCache: "sweep-worker.js.cache", inputs: inputsOf([...built[1]!, ...built[2]!]) },
     canned: recordCanned(root),
-    inputs,
+    inputs: inputsOf(built[0]!),
   };
   writeFileSync(join(outdir, "manifest.json"), JSON.stringify(manifest, null, 1) + "\n");
   recordCodeCache(root, outdir);
