@@ -90,10 +90,10 @@ describe.skipIf(!existsSync(manifestPath))("start-up routes", () => {
   });
 
   it("every command but check is a stub in the bundle (real mode's child finds its files from dist/); sweep has a bundle pair of its own", () => {
-    const m = JSON.parse(readFileSync(manifestPath, "utf8")) as { bundledCommands: string[]; sweep: Record<string, string> };
+    const m = JSON.parse(readFileSync(manifestPath, "utf8")) as { bundledCommands: string[]; sweep: { bundle: string; cache: string; worker: string; workerCache: string } };
     expect(m.bundledCommands).toEqual(["check"]);
     expect(readFileSync(join(root, "dist", "cli", "bundle", "cli.js"), "utf8")).toContain("is not in the start-up bundle");
-    for (const f of Object.values(m.sweep)) expect(existsSync(join(root, "dist", "cli", "bundle", f))).toBe(true);
+    for (const f of [m.sweep.bundle, m.sweep.cache, m.sweep.worker, m.sweep.workerCache]) expect(existsSync(join(root, "dist", "cli", "bundle", f))).toBe(true);
   });
 });
 
