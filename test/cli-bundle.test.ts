@@ -236,6 +236,8 @@ describe.skipIf(!existsSync(manifestPath))("a stale, missing or spoilt bundle", 
     const spoilt = copyPackage();
     writeFileSync(join(spoilt, "dist", "cli", "bundle", "sweep-worker.js"), "this is not JavaScript");
     expect(sweepIn(stale)).toMatchObject({ route: "unbundled", status: 3, runs: 12 });
+    // pool.js is none of check's inputs: check still runs from its bundle.
+    expect(check(stale).route).toBe("bundle");
     expect(sweepIn(spoilt)).toMatchObject({ route: "sweep-bundle", status: 3, runs: 12 });
   });
 
