@@ -114,6 +114,17 @@ describe.skipIf(!existsSync(manifestPath))("the bundled sweep", () => {
   };
   const filesUnder = (dir: string): string[] => (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[]).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(dir.length)).sort();
 
+  it.each([
+    ["sweep --help", ["sweep", "--help"], 0],
+    ["an unknown scenario", ["sweep", "no-such-scenario", "--seeds", "1..3"], 2],
+    ["a backwards seed range", ["sweep", "naive-gc-pause", "--seeds", "3..1"], 2],
+  ])("%s: the same output and exit code as unbundled", (_what, args, code) => {
+    const run = (entry: string) => spawnSync(process.execPath, [entry, ...args], { cwd: tmp, encoding: "utf8" });
+    const [a, b] = [run(join(root, "bin", "lockstep.js")), run(unbundledMain)];
+    expect(a.status).toBe(code);
+    expect([a.status, a.stdout, a.stderr]).toEqual([b.status, b.stdout, b.stderr]);
+  });
+
   it("prints and writes what the unbundled sweep does: seed order, verdicts, summary.json and every failing seed's files", () => {
     const a = sweep(join(root, "bin", "lockstep.js"), root, join(tmp, "a"));
     const b = sweep(unbundledMain, root, join(tmp, "b"));
