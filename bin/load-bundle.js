@@ -5,9 +5,11 @@
  *   2. `check` (without --out), `help`, no command or an unknown one: run cli.js, the CommonJS
  *      bundle of the CLI, through vm.Script with V8's code cache (cli.js.cache), so nothing is
  *      resolved, linked or (mostly) compiled.
- *   3. Everything else: import dist/cli/main.js, as before the bundle.
+ *   3. `sweep`: run sweep.js (main with the sweep command) the same way; its worker threads run
+ *      bin/sweep-worker.js, which runs sweep-worker.js (cli/sweep/worker.ts bundled) likewise.
+ *   4. Everything else: import dist/cli/main.js, as before the bundle.
  * A missing or unreadable manifest, a bundle older than any file it was made from (an edit
- * and a `tsc` without the bundle step), or a missing bundle all mean 3; a missing or rejected
+ * and a `tsc` without the bundle step), or a missing bundle all mean 4; a missing or rejected
  * code cache (another Node) only means compiling.
  */
 const fs = require("node:fs");
@@ -27,11 +29,11 @@ function readManifest() {
   }
 }
 
-/** Every input the same size as when bundled and not newer than the bundle. */
-function fresh(manifest) {
+/** Every input (path: size) the same size as when bundled and not newer than the oldest of `bundles` (file names). */
+function fresh(inputs, bundles) {
   try {
-    const builtMs = fs.statSync(path.join(bundleDir, manifest.bundle)).mtimeMs;
-    for (const [rel, size] of Object.entries(manifest.inputs)) {
+    const builtMs = Math.min(...bundles.map((b) => fs.statSync(path.join(bundleDir, b)).mtimeMs));
+    for (const [rel, size] of Object.entries(inputs)) {
       const st = fs.statSync(path.join(root, rel));
       if (st.size !== size || st.mtimeMs > builtMs) return false;
     }
@@ -80,25 +82,63 @@ function writeAll(fd, text) {
   }
 }
 
-/** Loads cli.js; returns its exports and the vm.Script (for recording its code cache). */
-function loadBundle(manifest) {
+/** Set while the build records the code caches: the sweep's worker then writes its own. */
+let recordingSweep = false;
+
+/**
+ * Runs one bundle through vm.Script with its code cache; returns its exports and the script
+ * (for recording its cache). `sweepWorker` is what the bundle's threads.ts calls to start a
+ * worker thread (import.meta.lockstepSweepWorker there).
+ */
+function loadScript(name, cacheName, sweepWorker) {
   const vm = require("node:vm");
   const { createRequire } = require("node:module");
   const { pathToFileURL } = require("node:url");
-  const file = path.join(bundleDir, manifest.bundle);
+  const file = path.join(bundleDir, name);
   // esbuild writes ASCII only (charset "ascii", its default): latin1 reads it exactly, without UTF-8 decoding.
   const source = fs.readFileSync(file, "latin1");
   let cachedData;
   try {
-    cachedData = fs.readFileSync(path.join(bundleDir, manifest.cache));
+    cachedData = fs.readFileSync(path.join(bundleDir, cacheName));
   } catch {
     cachedData = undefined;
   }
-  const wrapped = `(function (exports, require, module, __filename, __dirname, __lockstepMetaUrl) {${source}\n})`;
+  const wrapped = `(function (exports, require, module, __filename, __dirname, __lockstepMetaUrl, __lockstepSweepWorker) {${source}\n})`;
   const script = new vm.Script(wrapped, { filename: file, cachedData });
   const module = { exports: {} };
-  script.runInThisContext()(module.exports, createRequire(mainJs), module, mainJs, path.dirname(mainJs), pathToFileURL(mainJs).href);
+  script.runInThisContext()(module.exports, createRequire(mainJs), module, mainJs, path.dirname(mainJs), pathToFileURL(mainJs).href, sweepWorker);
   return { cli: module.exports, script };
+}
+
+/** Loads cli.js (check), or with `sweep` set sweep.js, whose worker threads run sweep-worker.js. */
+function loadBundle(manifest, sweep = false) {
+  if (!sweep) return loadScript(manifest.bundle, manifest.cache, undefined);
+  const { Worker } = require("node:worker_threads");
+  const workerData = { bundle: manifest.sweep.worker, cache: manifest.sweep.workerCache, record: recordingSweep };
+  const startWorker = () => new Worker(path.join(__dirname, "sweep-worker.js"), { workerData });
+  return loadScript(manifest.sweep.bundle, manifest.sweep.cache, startWorker);
+}
+
+/**
+ * In a sweep worker thread (bin/sweep-worker.js): run sweep-worker.js, the bundle of
+ * dist/cli/sweep/worker.js; the main thread found the bundle fresh just before. A bundle that
+ * will not load falls back to the unbundled worker, before any message is read.
+ */
+function runSweepWorker() {
+  const { workerData, parentPort } = require("node:worker_threads");
+  let script;
+  try {
+    script = loadScript(workerData.bundle, workerData.cache, undefined).script;
+  } catch {
+    const { pathToFileURL } = require("node:url");
+    import(pathToFileURL(path.join(root, "dist", "cli", "sweep", "worker.js")).href);
+    return;
+  }
+  if (!workerData.record) return;
+  // Added after the worker's own listener: a run job's seeds have run (synchronously) by the time this is called.
+  parentPort.on("message", (m) => {
+    if (m.type === "run") fs.writeFileSync(path.join(bundleDir, workerData.cache), script.createCachedData());
+  });
 }
 
 /**
@@ -128,10 +168,13 @@ function runUnbundled(argv) {
   finish(import(pathToFileURL(mainJs).href).then((m) => m.main(argv)));
 }
 
-/** Which of the three ways above serves this argv: "canned", "bundle" or "unbundled" (tests use it). */
+/** Which of the ways above serves this argv: "canned", "bundle", "sweep-bundle" or "unbundled" (tests use it). */
 function routeOf(argv, manifest = readManifest()) {
-  if (manifest === undefined || !fresh(manifest)) return "unbundled";
+  if (manifest === undefined) return "unbundled";
+  const sweep = argv[0] === "sweep" && manifest.sweep !== undefined;
+  if (!(sweep ? fresh(manifest.sweep.inputs, [manifest.sweep.bundle, manifest.sweep.worker]) : fresh(manifest.inputs, [manifest.bundle]))) return "unbundled";
   if (cannedApplies() && Object.hasOwn(manifest.canned, argv.join("\u0000"))) return "canned";
+  if (sweep) return "sweep-bundle";
   return servedByBundle(argv, manifest) ? "bundle" : "unbundled";
 }
 
@@ -143,10 +186,10 @@ function run(argv) {
     writeAll(1, a.stdout);
     writeAll(2, a.stderr);
     process.exitCode = a.status;
-  } else if (route === "bundle") {
+  } else if (route === "bundle" || route === "sweep-bundle") {
     let cli;
     try {
-      cli = loadBundle(manifest).cli;
+      cli = loadBundle(manifest, route === "sweep-bundle").cli;
     } catch {
       // A damaged cli.js (cut short, overwritten) must not stop the CLI: nothing has run yet.
       cli = undefined;
@@ -168,4 +211,13 @@ function recordCodeCache(argv) {
     .then(() => fs.writeFileSync(path.join(bundleDir, manifest.cache), script.createCachedData()));
 }
 
-module.exports = { run, routeOf, recordCodeCache };
+/** Build time: run a small sweep through sweep.js (its worker records sweep-worker.js.cache), then store sweep.js.cache. */
+function recordSweepCodeCache(argv) {
+  const manifest = readManifest();
+  if (manifest === undefined || manifest.sweep === undefined) throw new Error("no manifest.json with a sweep bundle to record a code cache for");
+  recordingSweep = true;
+  const { cli, script } = loadBundle(manifest, true);
+  return cli.main(argv).then(() => fs.writeFileSync(path.join(bundleDir, manifest.sweep.cache), script.createCachedData()));
+}
+
+module.exports = { run, routeOf, recordCodeCache, recordSweepCodeCache, runSweepWorker };

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync, type Dirent } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,7 +54,7 @@ describe.skipIf(!existsSync(bundle))("the bundled check", () => {
 
 // bin/load-bundle.js decides per argv: canned text, the bundle, or dist/cli/main.js.
 const requireCjs = createRequire(import.meta.url);
-type Loader = { routeOf(argv: string[]): "canned" | "bundle" | "unbundled" };
+type Loader = { routeOf(argv: string[]): "canned" | "bundle" | "sweep-bundle" | "unbundled" };
 const manifestPath = join(root, "dist", "cli", "bundle", "manifest.json");
 
 describe.skipIf(!existsSync(manifestPath))("start-up routes", () => {
@@ -82,16 +82,65 @@ describe.skipIf(!existsSync(manifestPath))("start-up routes", () => {
     [[], "bundle"],
     [["no-such-command"], "bundle"],
     [["run", "naive-gc-pause"], "unbundled"],
-    [["sweep", "naive-gc-pause"], "unbundled"],
+    [["sweep", "naive-gc-pause"], "sweep-bundle"],
+    [["help", "sweep"], "unbundled"],
     [["real", "redis-setnx-basic"], "unbundled"],
   ])("%j goes to the %s CLI", (argv, route) => {
     expect(loader.routeOf(argv)).toBe(route);
   });
 
-  it("every command but check is a stub in the bundle (the sweep's worker and real mode's child find their files from dist/)", () => {
-    const m = JSON.parse(readFileSync(manifestPath, "utf8")) as { bundledCommands: string[] };
+  it("every command but check is a stub in the bundle (real mode's child finds its files from dist/); sweep has a bundle pair of its own", () => {
+    const m = JSON.parse(readFileSync(manifestPath, "utf8")) as { bundledCommands: string[]; sweep: { bundle: string; cache: string; worker: string; workerCache: string } };
     expect(m.bundledCommands).toEqual(["check"]);
     expect(readFileSync(join(root, "dist", "cli", "bundle", "cli.js"), "utf8")).toContain("is not in the start-up bundle");
+    for (const f of [m.sweep.bundle, m.sweep.cache, m.sweep.worker, m.sweep.workerCache]) expect(existsSync(join(root, "dist", "cli", "bundle", f))).toBe(true);
+  });
+});
+
+// The sweep from its bundle pair (main thread sweep.js, worker threads sweep-worker.js) against dist/cli/main.js.
+// The unbundled run is a file, not `node -e`: a worker thread inherits the parent's execArgv, and `--input-type` refuses a file.
+describe.skipIf(!existsSync(manifestPath))("the bundled sweep", () => {
+  const tmp = mkdtempSync(join(tmpdir(), "lockstep-bundle-sweep-"));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  const unbundledMain = join(tmp, "unbundled.mjs");
+  writeFileSync(unbundledMain, `const { main } = await import(${JSON.stringify(new URL("../dist/cli/main.js", import.meta.url).href)}); process.exitCode = await main(process.argv.slice(2));`);
+  const sweep = (entry: string, cwd: string, out: string, extra: string[] = []) =>
+    spawnSync(process.execPath, [entry, "sweep", join(root, "scenarios", "naive-gc-pause.json"), "--seeds", "1..24", "--workers", "2", "--out", out, "--json", ...extra], { cwd, encoding: "utf8" });
+  // summary.json's execution times, and the --out it names, are all that may differ.
+  const untimed = (json: string, out: string): unknown => {
+    const s = JSON.parse(json.replaceAll(out, "OUT")) as { execution: Record<string, unknown> };
+    const { wallMs: _w, ...rest } = s.execution;
+    return { ...s, execution: rest };
+  };
+  const filesUnder = (dir: string): string[] => (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[]).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(dir.length)).sort();
+
+  it.each([
+    ["sweep --help", ["sweep", "--help"], 0],
+    ["an unknown scenario", ["sweep", "no-such-scenario", "--seeds", "1..3"], 2],
+    ["a backwards seed range", ["sweep", "naive-gc-pause", "--seeds", "3..1"], 2],
+  ])("%s: the same output and exit code as unbundled", (_what, args, code) => {
+    const run = (entry: string) => spawnSync(process.execPath, [entry, ...args], { cwd: tmp, encoding: "utf8" });
+    const [a, b] = [run(join(root, "bin", "lockstep.js")), run(unbundledMain)];
+    expect(a.status).toBe(code);
+    expect([a.status, a.stdout, a.stderr]).toEqual([b.status, b.stdout, b.stderr]);
+  });
+
+  it("prints and writes what the unbundled sweep does: seed order, verdicts, summary.json and every failing seed's files", () => {
+    const a = sweep(join(root, "bin", "lockstep.js"), root, join(tmp, "a"));
+    const b = sweep(unbundledMain, root, join(tmp, "b"));
+    expect(a.status).toBe(3);
+    const untimedTally = (t: string): string => t.replace(/ in [\d.]+ s \(\d+ seeds\/s\)/, " in T");
+    expect([b.status, untimedTally(b.stderr)]).toEqual([a.status, untimedTally(a.stderr)]);
+    expect(untimedTally(a.stderr)).toContain("24/24 seeds in T");
+    expect(untimed(a.stdout, join(tmp, "a"))).toEqual(untimed(b.stdout, join(tmp, "b")));
+    const files = filesUnder(join(tmp, "a"));
+    expect(files).toEqual(filesUnder(join(tmp, "b")));
+    expect(files.filter((f) => f.endsWith("report.html")).length).toBeGreaterThan(0);
+    for (const f of files) {
+      const [x, y] = [readFileSync(join(tmp, "a", f), "utf8"), readFileSync(join(tmp, "b", f), "utf8")];
+      if (f.endsWith("summary.json")) expect(untimed(x, join(tmp, "a"))).toEqual(untimed(y, join(tmp, "b")));
+      else expect(x, f).toBe(y);
+    }
   });
 });
 
@@ -171,6 +220,36 @@ describe.skipIf(!existsSync(manifestPath))("a stale, missing or spoilt bundle", 
       expect(r.route).toBe("bundle");
       expect([r.status, r.stdout]).toEqual([3, expected()]);
     }
+  });
+
+  const sweepIn = (dir: string): { status: number | null; stderr: string; route: string; runs: number } => {
+    const args = ["sweep", join(root, "scenarios", "naive-gc-pause.json"), "--seeds", "1..12", "--workers", "2", "--reports", "0", "--out", join(dir, "out"), "--json"];
+    const r = spawnSync(process.execPath, [join(dir, "bin", "lockstep.js"), ...args], { cwd: dir, encoding: "utf8" });
+    const route = (requireCjs(join(dir, "bin", "load-bundle.js")) as Loader).routeOf(args);
+    return { status: r.status, stderr: r.stderr, route, runs: r.status === 3 ? (JSON.parse(r.stdout) as { runs: number }).runs : -1 };
+  };
+
+  it("a sweep's worker threads run the worker's bundle, not dist/cli/sweep/worker.js", () => {
+    const dir = copyPackage();
+    const marker = join(dir, "worker-ran-the-bundle");
+    const file = join(dir, "dist", "cli", "bundle", "sweep-worker.js");
+    // Written later than every input, so the bundle stays fresh; its code cache no longer matches (only compiling).
+    writeFileSync(file, `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "");\n` + readFileSync(file, "latin1"), "latin1");
+    const r = sweepIn(dir);
+    expect([r.route, r.status, r.runs]).toEqual(["sweep-bundle", 3, 12]);
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it("a stale sweep bundle, or a spoilt worker bundle, falls back to dist/ and gives the same sweep", () => {
+    const stale = copyPackage();
+    const file = join(stale, "dist", "cli", "sweep", "pool.js");
+    writeFileSync(file, readFileSync(file, "utf8") + "\n");
+    const spoilt = copyPackage();
+    writeFileSync(join(spoilt, "dist", "cli", "bundle", "sweep-worker.js"), "this is not JavaScript");
+    expect(sweepIn(stale)).toMatchObject({ route: "unbundled", status: 3, runs: 12 });
+    // pool.js is none of check's inputs: check still runs from its bundle.
+    expect(check(stale).route).toBe("bundle");
+    expect(sweepIn(spoilt)).toMatchObject({ route: "sweep-bundle", status: 3, runs: 12 });
   });
 
   it("without dist/ at all, one line says to build", () => {

@@ -36,9 +36,15 @@ function filesUnder(dir: string): string[] {
  * Start a sweep in a child process, wait (at most 90 s) until `seedsMin` seeds are
  * checkpointed, send `signal`; resolve with its exit code or signal and its output.
  */
-function interruptedSweep(out: string, signal: NodeJS.Signals, seedsMin: number, workers: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }> {
+function interruptedSweep(
+  out: string,
+  signal: NodeJS.Signals,
+  seedsMin: number,
+  workers: string,
+  entry: string[] = ["--import", "tsx", child],
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--import", "tsx", child, ...sweepArgs(out, "--workers", workers)], { stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(process.execPath, [...entry, ...sweepArgs(out, "--workers", workers)], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     p.stdout.on("data", (d) => (stdout += d));
@@ -105,6 +111,22 @@ describe("a sweep survives interruption", () => {
     expect(io.out).toContain(`(${partial.runs} seed(s) read back from the interrupted run's progress)`);
     expect(filesUnder(out).filter((f) => !f.startsWith("failing/"))).toEqual(["summary.json"]);
     expect(filesUnder(join(out, "failing"))).toEqual(["seed-1", "seed-2", "seed-3"].flatMap((d) => ["history.jsonl", "report.html", "results.json"].map((f) => join(d, f))));
+  });
+
+  // bin/lockstep.js runs the sweep from its start-up bundle (cli/bundle.ts) after `npm run build`: Ctrl-C must work the same there.
+  const bin = join(import.meta.dirname, "..", "bin", "lockstep.js");
+  const bundled = existsSync(join(import.meta.dirname, "..", "dist", "cli", "bundle", "sweep.js"));
+  it.skipIf(!bundled)("SIGINT to the bundled sweep (bin/lockstep.js): exit 130 and a partial summary; --resume gives the uninterrupted summary", async () => {
+    const ref = await uninterrupted();
+    const out = tmp();
+    const r = await interruptedSweep(out, "SIGINT", 16, "2", [bin]);
+    expect(r.code).toBe(EXIT.interrupted);
+    const partial = readSummary(out);
+    expect([partial.partial, partial.runs]).toEqual([true, progressLines(out)]);
+    expect(partial.runs).toBeLessThan(160);
+    expect(filesUnder(out)).toEqual(["progress.jsonl", "summary.json"]);
+    expect(await main(sweepArgs(out, "--workers", "1", "--resume"))).toBe(EXIT.safetyViolation);
+    expect(JSON.stringify(resultFields(readSummary(out)))).toBe(JSON.stringify(resultFields(ref)));
   });
 
   it("SIGKILL mid-way, with the last progress line cut short: --resume gives the uninterrupted summary", async () => {

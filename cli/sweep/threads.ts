@@ -11,6 +11,13 @@ import { pathToFileURL } from "node:url";
  * Nothing here may import sim/, impls/ or checkers/.
  */
 
+declare global {
+  interface ImportMeta {
+    /** Defined only in the start-up bundle (cli/bundle.ts): starts a worker thread from the bundled worker. */
+    readonly lockstepSweepWorker?: () => Worker;
+  }
+}
+
 /** Default worker count: the machine's cores. */
 export function defaultWorkers(): number {
   return Math.max(1, availableParallelism());
@@ -31,6 +38,9 @@ export function threadsFor(workers: number): number {
  * apply `--import tsx` loader hooks to their own entry file.
  */
 export function startWorker(): Worker {
+  // Run from the start-up bundle (bin/load-bundle.js): the worker runs the worker's bundle too.
+  const fromBundle = import.meta.lockstepSweepWorker;
+  if (fromBundle !== undefined) return fromBundle();
   const fromSources = import.meta.url.endsWith(".ts");
   if (!fromSources) return new Worker(new URL("./worker.js", import.meta.url));
   const entry = new URL("./worker.ts", import.meta.url).href;
