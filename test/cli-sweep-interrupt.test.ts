@@ -203,8 +203,18 @@ describe("a sweep survives interruption", () => {
     const out = tmp();
     const scenario = loadScenario("naive-gc-pause");
     const controller = new AbortController();
-    // Abort at the first turn of the event loop after the last seed: that is, inside the report phase.
-    const stream = { isTTY: true, write: (t: string) => void (t.includes("12/12") && setTimeout(() => controller.abort(), 0)) };
+    // Abort inside the report phase, once the first report is whole (its three files renamed
+    // into place): a timer after the last seed raced the first write under load. Polled
+    // between jobs, at most REPORT_POLLS_MAX times.
+    const REPORT_POLLS_MAX = 1_000_000;
+    const firstReport = join(out, "failing", "seed-1");
+    let polls = 0;
+    const abortAfterFirstReport = (): void => {
+      const whole = existsSync(firstReport) && filesUnder(firstReport).filter((f) => !f.includes("lockstep-tmp")).length >= 3;
+      if (whole || ++polls > REPORT_POLLS_MAX) controller.abort();
+      else setImmediate(abortAfterFirstReport);
+    };
+    const stream = { isTTY: true, write: (t: string) => void (t.includes("12/12") && setImmediate(abortAfterFirstReport)) };
     const options = { range: { from: 1, to: 12 }, workers: 1, limit: 20, outDir: out, reportsMax: 3, checkpoint: { resume: false }, signal: controller.signal, progress: stream };
     const r = await runSweep(scenario, options);
     expect(r.interrupted).toBe(true);
