@@ -11,7 +11,10 @@
 //                adapter module as the simulator's, loaded with plain require (real/child/library.ts)
 //   redis-failover a primary, its replicas (replicating through driver proxies) and three
 //                 redis-sentinels; the SET NX PX recipe on ioredis's Sentinel client (real/failover.ts)
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { InputError } from "../sim/errors.js";
+import { packageRoot } from "../sim/paths.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { designByName } from "../impls/index.js";
 import type { SingleNodeSetnxOptions } from "../impls/redis-setnx/design.js";
@@ -156,19 +159,37 @@ function redlockPlan(s: Scenario, o: RedlockDesignOptions, notApplied: string[])
 }
 
 /**
- * A built-in adapter whose library refuses the client package installed here: said before
- * any server starts. redis-lock@1.0.0 insists on `"v4" in client` (node-redis 4.x, its
- * devDependency); the simulator's node-redis carries that marker, redis 5/6 does not.
+ * Client packages a built-in adapter's library needs in another major version than the one
+ * installed as itself. redis-lock@1.0.0 insists on `"v4" in client` (node-redis 4.x, its
+ * devDependency); the project's `redis` is 6, whose clients carry no such marker, and the
+ * simulator's `require("redis")` models node-redis 4's client (with the marker). So the real
+ * run hands redis-lock's adapter node-redis 4 for `require("redis")`, installed as `redis-v4`.
  */
-function installedClientRefused(adapter: string): string | undefined {
-  if (adapter !== "redis-lock") return undefined;
-  const v = packageVersion("redis");
-  return v.startsWith("4.") ? undefined : `redis-lock@1.0.0 accepts only a node-redis 4.x client (it checks "v4" in client) and the installed redis is ${v}`;
+const LIBRARY_REQUIRE_ALIASES: Record<string, Record<string, { pkg: string; major: string }>> = {
+  "redis-lock": { redis: { pkg: "redis-v4", major: "4." } },
+};
+
+function libraryRequireAliases(s: Scenario, adapter: string, notApplied: string[]): Record<string, string> | undefined {
+  const aliases = LIBRARY_REQUIRE_ALIASES[adapter];
+  if (!aliases) return undefined;
+  const out: Record<string, string> = {};
+  for (const [request, { pkg, major }] of Object.entries(aliases)) {
+    // An npm alias's package.json names the real package, so read it by the alias's folder.
+    let v: string;
+    try {
+      v = (JSON.parse(readFileSync(join(packageRoot(), "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+    } catch {
+      return refuse(s, "designOptions.adapter", `${adapter} needs ${request}@${major}x, installed as ${pkg}; it is missing (npm ci installs it)`);
+    }
+    if (!v.startsWith(major)) refuse(s, "designOptions.adapter", `${adapter} needs ${request}@${major}x, and ${pkg} is ${v}`);
+    out[request] = pkg;
+    notApplied.push(`designOptions.adapter (${adapter}): its require("${request}") gets ${request}@${v} (installed as ${pkg}), the major version the library accepts; the project's own ${request} is ${packageVersion(request)}`);
+  }
+  return out;
 }
 
 function libraryPlan(s: Scenario, o: LibraryDesignOptions, notApplied: string[]): RealDesignPlan {
-  const refused = installedClientRefused(o.adapter);
-  if (refused) refuse(s, "designOptions.adapter", refused);
+  const requireAliases = libraryRequireAliases(s, o.adapter, notApplied);
   noteSweep(s, notApplied);
   if (given(s).basePort !== undefined) notApplied.push(`designOptions.basePort (${o.basePort}): the adapter is given the real servers' (or their proxies') loopback ports`);
   notApplied.push(
@@ -183,7 +204,7 @@ function libraryPlan(s: Scenario, o: LibraryDesignOptions, notApplied: string[])
     fencing: false,
     packages: [],
     clients: `${what}, unmodified, against ${o.nodes} redis-server${o.nodes === 1 ? "" : "s"}`,
-    recipe: (eps) => ({ kind: "library", adapter: o.adapter, adapterFile: o.adapterFile, addresses: eps.map((e) => `${e.host}:${e.port}`), options: o.options }),
+    recipe: (eps) => ({ kind: "library", adapter: o.adapter, adapterFile: o.adapterFile, addresses: eps.map((e) => `${e.host}:${e.port}`), options: o.options, ...(requireAliases ? { requireAliases } : {}) }),
   };
 }
 

@@ -42,6 +42,8 @@ export type RecipeConfig =
       addresses: string[];
       /** designOptions.options, handed to the adapter's create(). */
       options: Record<string, unknown>;
+      /** Packages the adapter's own `require` gets under another name (request → installed package). */
+      requireAliases?: Record<string, string>;
     }
   | {
       /** etcd's concurrency.Mutex on the etcd3 client (real/child/etcd-mutex.ts). */

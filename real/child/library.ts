@@ -47,6 +47,11 @@ function directPackages(adapterFile: string): Record<string, string> {
           out[name] = pkg.version;
           break;
         }
+        // An npm alias (redis-v4 → redis@4): the folder has the alias's name, package.json the real one.
+        if (typeof pkg.version === "string" && typeof pkg.name === "string" && dir.endsWith(`node_modules/${name}`)) {
+          out[name] = `${pkg.version} (${pkg.name})`;
+          break;
+        }
       } catch {
         /* no package.json here: go up */
       }
@@ -54,6 +59,22 @@ function directPackages(adapterFile: string): Record<string, string> {
     }
   }
   return out;
+}
+
+/**
+ * The adapter file's own `require(request)` gets the aliased package (real/designs.ts says
+ * why: redis-lock needs node-redis 4). Only requires made by the adapter module itself are
+ * redirected; the libraries' own requires resolve as usual. Module._resolveFilename is the one
+ * place CommonJS resolution can be redirected for a single parent module (no public API).
+ */
+function aliasAdapterRequires(adapterFile: string, aliases: Readonly<Record<string, string>>): void {
+  type Resolve = (request: string, parent: { filename?: string } | undefined, ...rest: unknown[]) => string;
+  const M = Module as unknown as { _resolveFilename: Resolve };
+  const original = M._resolveFilename;
+  M._resolveFilename = function (request, parent, ...rest) {
+    const to = parent?.filename === adapterFile ? aliases[request] : undefined;
+    return original.call(this, to ?? request, parent, ...rest);
+  };
 }
 
 const notAcquired = (v: unknown): boolean => v === null || v === undefined || v === false;
@@ -70,6 +91,7 @@ export class LibraryRecipe implements RealLockClient {
   /** Loads the adapter and calls its create(); the library connects its own clients as it would in an application. */
   async connect(): Promise<void> {
     addPackageModulesToSearchPath();
+    if (this.cfg.requireAliases) aliasAdapterRequires(this.cfg.adapterFile, this.cfg.requireAliases);
     const loaded = require(this.cfg.adapterFile) as AdapterModule & { default?: AdapterModule };
     const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
     if (!mod || typeof mod.create !== "function") throw new Error(`${this.cfg.adapterFile}: module.exports.create is not a function create({ addresses, options, processId })`);

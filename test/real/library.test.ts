@@ -5,7 +5,8 @@
 // storage (real-mode.test.ts says why that cannot race), the keys' 1 s TTL runs out on the
 // servers meanwhile and c2, retrying every 200 ± 100 ms, takes the lock before c1 wakes. A user's adapter outside the package, named
 // relative to its scenario file, finds the package's ioredis. The plan refuses a missing
-// adapter file and redis-lock (which wants a node-redis 4 client), naming the field.
+// adapter file, naming the field. redis-lock, which accepts only a node-redis 4 client, gets
+// one (installed as redis-v4) for its adapter's require("redis").
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,9 +90,11 @@ module.exports = {
     expect(e.expected).toContain("missing-adapter.cjs");
   });
 
-  it("the plan refuses redis-lock, which accepts only a node-redis 4.x client, naming designOptions.adapter", () => {
-    const e = inputErrorOf(() => planReal(loadScenario("library-redis-lock-baseline"), 0.2));
-    expect(e.field).toBe("designOptions.adapter");
-    expect(e.expected).toMatch(/node-redis 4\.x.*installed redis is 6\./);
+  it("library-redis-lock-gc-pause: redis-lock's adapter gets node-redis 4 (redis-v4) for require(\"redis\"), the project's redis 6 stays; unsafe as in the simulator", async () => {
+    const plan = planReal(loadScenario("library-redis-lock-gc-pause"), 0.2);
+    expect(plan.notApplied.some((n) => /require\("redis"\) gets redis@4\.\d+\.\d+ \(installed as redis-v4\).*own redis is 6\./.test(n))).toBe(true);
+    const record = await realOnce(loadScenario("library-redis-lock-gc-pause"));
+    expect(record.verdicts.outcome).toBe("unsafe");
+    expect(packagesOf(record)).toMatchObject({ "redis-lock": "1.0.0", "redis-v4": expect.stringMatching(/^4\.\d+\.\d+ \(redis\)$/) });
   });
 });
