@@ -124,15 +124,20 @@ export function canonicalForm(value: unknown, depth = 0): string {
     for (const v of value) members.push(canonicalForm(v, next));
     return `{"$set":[${members.sort().join(",")}]}`;
   }
-  const o = value as Record<string, unknown>;
+  return objectForm(value as object, next);
+}
+
+/** A plain object's form: keys sorted, functions left out, `given` fields' forms taken as they are. */
+function objectForm(o: object, next: number, given?: (key: string) => string | undefined): string {
+  const r = o as Record<string, unknown>;
   const keys = sortedKeys(o);
   let out = "{";
   let first = true;
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
-    const v = o[k];
+    const v = r[k];
     if (typeof v === "function") continue;
-    out += (first ? "" : ",") + quoteKey(k) + ":" + canonicalForm(v, next);
+    out += (first ? "" : ",") + quoteKey(k) + ":" + (given?.(k) ?? canonicalForm(v, next));
     first = false;
   }
   return out + "}";
@@ -161,18 +166,7 @@ export function canonicalMapOf(entries: Array<[string, string]>): string {
  * e.g. from a cache) and the others walked: the bytes canonicalForm writes for `o`.
  */
 export function canonicalObjectWith(o: object, given: (key: string) => string | undefined): string {
-  const r = o as Record<string, unknown>;
-  const keys = sortedKeys(o);
-  let out = "{";
-  let first = true;
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
-    const v = r[k];
-    if (typeof v === "function") continue;
-    out += (first ? "" : ",") + quoteKey(k) + ":" + (given(k) ?? canonicalForm(v, 1));
-    first = false;
-  }
-  return out + "}";
+  return objectForm(o, 1, given);
 }
 
 /** 16 hex digits of SHA-256 over the canonical form: short, and a collision is not a worry at these sizes. */
