@@ -37,9 +37,6 @@ const heapMb = (): number => {
 };
 
 function retained(name: string, s: Scenario): string {
-  // One unmeasured run first: code loaded at first use (fengari for the Lua scripts,
-  // impls/redis/lua.ts) would otherwise count as retained by the run.
-  void runScenario(s, 1).history.length;
   const before = heapMb();
   const t0 = performance.now();
   const run = runScenario(s, 1);
@@ -85,9 +82,12 @@ function marksRow(name: string, r: { mbAt: number[]; events: number; wallS: numb
 export async function main(): Promise<void> {
   console.log(`== memory: heap retained by a run's output (history + meta), seed 1${gc ? "" : " (no --expose-gc: deltas without a forced GC, noisy)"} ==`);
   console.log("run                                   events  heap MB  bytes/ev  wall s");
-  // Runs of a few hundred events are below the heap's noise; naive-baseline has ~20k.
-  console.log(retained("naive-baseline (30 s, 3 clients)", loadScenario("naive-baseline")));
   const base = loadScenario("naive-baseline");
+  // One unmeasured run first: code loaded at first use (fengari for the Lua scripts,
+  // impls/redis/lua.ts) would otherwise count as retained by the first measured run.
+  void runScenario(base, 1).history.length;
+  // Runs of a few hundred events are below the heap's noise; naive-baseline has ~20k.
+  console.log(retained("naive-baseline (30 s, 3 clients)", base));
   const clients = Array.from({ length: 10 }, (_, i) => ({ id: `c${i + 1}`, startMs: 0 }));
   const long: Scenario = { ...base, name: "naive-baseline-10min-10c", durationMs: 600_000, clients };
   console.log(retained("naive-baseline, 10 min, 10 clients", long));
@@ -96,29 +96,23 @@ export async function main(): Promise<void> {
   console.log("== memory: live heap during a 10-client naive-baseline run, MB over the heap before it, seed 1 ==");
   console.log(`history                              ${MARKS_MIN.map((m) => `${m} min`.padStart(8)).join(" ")}    events  wall s`);
   console.log(marksRow("retained in memory", liveHeapAtMarks(long, (onEvent) => ({ historySink: onEvent }))));
+  /** The run streamed to JSONL (each chunk to `write`), keeping `retainHistory` of it. */
+  const streamedRun = (retainHistory: RunOptions["retainHistory"], write: (chunk: string) => void) =>
+    liveHeapAtMarks(long, (onEvent) => {
+      const stream = new JsonlHistoryStream(write);
+      return {
+        retainHistory,
+        historySink: (e) => {
+          stream.push(e);
+          onEvent(e);
+        },
+      };
+    });
   let chars = 0;
-  const streamed = liveHeapAtMarks(long, (onEvent) => {
-    const stream = new JsonlHistoryStream((chunk) => (chars += chunk.length));
-    return {
-      retainHistory: false,
-      historySink: (e) => {
-        stream.push(e);
-        onEvent(e);
-      },
-    };
-  });
+  const streamed = streamedRun(false, (chunk) => (chars += chunk.length));
   console.log(marksRow("streamed as JSONL, none retained", streamed));
   const keep = keptForCheckers(long.clients.map((c) => c.id));
-  const checked = liveHeapAtMarks(long, (onEvent) => {
-    const stream = new JsonlHistoryStream(() => {});
-    return {
-      retainHistory: keep,
-      historySink: (e) => {
-        stream.push(e);
-        onEvent(e);
-      },
-    };
-  });
+  const checked = streamedRun(keep, () => {});
   console.log(marksRow("streamed, checkers' events kept", checked));
   console.log(`(streamed: ${(chars / (1024 * 1024)).toFixed(1)} MB of JSONL through a 64 KiB buffer)`);
 
