@@ -227,14 +227,7 @@ export class RealFaults {
     const proxies = this.proxies;
     const peers = this.peerLinks;
     // Server↔server links go through the peer proxies, the rest through the per-link ones.
-    const cut = (a: string, b: string): void => {
-      if (peers && this.isServer(a) && this.isServer(b)) peers.cutLink(a, b);
-      else proxies?.cutLink(a, b);
-    };
-    const heal = (a: string, b: string): void => {
-      if (peers && this.isServer(a) && this.isServer(b)) peers.healLink(a, b);
-      else proxies?.healLink(a, b);
-    };
+    const via = (a: string, b: string): PeerLinks | ProxySet | undefined => (peers && this.isServer(a) && this.isServer(b) ? peers : proxies);
     // A step naming the preferred leader means the leader: it and the current leader swap places.
     const named = pf.leader ? this.preferredLeader : undefined;
     const resolved = named !== undefined ? await this.targetOf(pf) : undefined;
@@ -255,7 +248,7 @@ export class RealFaults {
     }
     const links = (pf.links ?? []).map(([a, b]): [string, string] => [swap(a), swap(b)]);
     if (now !== undefined) log.resolvedTarget = now;
-    for (const [a, b] of links) cut(a, b);
+    for (const [a, b] of links) via(a, b)?.cutLink(a, b);
     log.stoppedUs = this.clock.nowUs();
     const targets = [...new Set(links.flat())];
     const groups = pf.step.groups?.map((g) => g.map(swap));
@@ -267,7 +260,7 @@ export class RealFaults {
         const now = this.clock.nowUs();
         log.resumedUs = now;
         this.history.nemesis(now, pf.step.kind, { phase: "end", step: pf.index, targets });
-        for (const [a, b] of links) heal(a, b);
+        for (const [a, b] of links) via(a, b)?.healLink(a, b);
       });
     }
     return log;
@@ -314,10 +307,6 @@ export class RealFaults {
     return log;
   }
 
-  /**
-   * clock-jump of a redis-server, emulated (real/ttl-shift.ts): every TTL on it shifted by
-   * deltaMs, at once and atomically. Noted as sim/faults.ts notes a jump, marked emulated.
-   */
   /** Host crash, emulated: the killed server's AOF loses what its last fsync tick had not synced. */
   private cutAof(id: string, log: FaultLog): void {
     const ticks = this.aofTicks.get(id);
@@ -348,6 +337,11 @@ export class RealFaults {
     return log;
   }
 
+  /**
+   * clock-jump of a redis-server, emulated (real/ttl-shift.ts): every TTL on it shifted by
+   * deltaMs, at once and atomically. Noted as sim/faults.ts notes a jump, marked emulated.
+   * Of a client: its libfaketime clock (clientClockJump).
+   */
   private async clockJump(pf: PlannedFault): Promise<FaultLog | undefined> {
     if (this.stopped) return undefined;
     if (pf.targetKind === "client") return this.clientClockJump(pf);

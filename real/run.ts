@@ -319,7 +319,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     for (const c of plan.linkConditions) proxies.conditionsOf(c.from, c.to)?.setStanding(c.settings);
     for (const c of clients.values()) if (c.fakeClock) faults.clientClocks.set(c.id, c.fakeClock);
     faults.readClientClock = (id) => readClock(clients.get(id)!);
-    for (const [id, t] of aofTicks) faults.aofTicks.set(id, t);
+    faults.aofTicks = aofTicks;
     faults.install();
     for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
     opts.progress?.(
