@@ -96,6 +96,8 @@ export class AofFsyncTicks {
   private timer: NodeJS.Timeout | undefined;
   /** The incr file and its length at the last tick (what a host crash would keep). */
   private synced: { file: string; bytes: number; atNs: bigint } | undefined;
+  /** The host is down (from the crash's start until the cut): a dead host syncs nothing. */
+  private hostIsDown = false;
   ticks = 0;
 
   constructor(private readonly dataDir: string) {}
@@ -107,14 +109,21 @@ export class AofFsyncTicks {
 
   /** One fsync tick: note the incr file's length now. */
   tick(): void {
+    if (this.hostIsDown) return;
     const file = incrAofPath(this.dataDir);
     if (!file || !existsSync(file)) return;
     this.ticks++;
     this.synced = { file, bytes: statSync(file).size, atNs: hrNowNs() };
   }
 
+  /** The crash begins: no tick counts from here (the kill itself takes a few ms). */
+  hostDown(): void {
+    this.hostIsDown = true;
+  }
+
   /** After SIGKILL, before the restart: cut the incr file back to the last tick's length. */
   cut(): AofCut | undefined {
+    this.hostIsDown = false;
     const file = incrAofPath(this.dataDir);
     if (!file || !existsSync(file)) return undefined;
     // A file the last tick did not see (a rewrite since) had nothing synced.

@@ -206,6 +206,7 @@ export class RealFaults {
     this.history.nemesis(startUs, "crash", { phase: "start", step: pf.index, targets: [t.id], ...named, ...(pf.step.note ? { note: pf.step.note } : {}) });
     if (!proc || !proc.isLive()) throw new Error(`fault step ${pf.index}: ${t.id} is not running`);
     this.down.add(t.id);
+    this.aofTicks.get(t.id)?.hostDown();
     await proc.kill("SIGKILL");
     log.stoppedUs = this.clock.nowUs();
     this.cutAof(t.id, log);
@@ -368,6 +369,7 @@ export class RealFaults {
     if (!proc) throw new Error(`fault step ${pf.index}: no process ${t.id}`);
     if (proc.isLive()) {
       this.down.add(t.id);
+      this.aofTicks.get(t.id)?.hostDown();
       await proc.kill("SIGKILL");
     }
     log.stoppedUs = this.clock.nowUs();

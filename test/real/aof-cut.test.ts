@@ -3,7 +3,7 @@
 // boundary and the file still loads (redis-check-aof agrees), and the everysec crash
 // scenario runs with the cut noted and every server gone afterwards.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -31,6 +31,31 @@ describe("commandBoundary", () => {
     expect(commandBoundary(buf, a.length)).toBe(a.length);
     for (let cut = a.length + 1; cut < buf.length; cut++) expect(commandBoundary(buf, cut)).toBe(a.length);
     expect(commandBoundary(buf, 3)).toBe(0);
+  });
+});
+
+describe("AofFsyncTicks", () => {
+  // A dead host syncs nothing: a tick between the crash's start and the cut (the SIGKILL takes
+  // a few ms) must not count, or the cut keeps writes the host crash lost.
+  it("from hostDown() until the cut, a tick notes nothing; after the cut, ticks count again", () => {
+    const dataDir = join(scratch, "ticks");
+    mkdirSync(join(dataDir, "appendonlydir"), { recursive: true });
+    writeFileSync(join(dataDir, "appendonlydir", "appendonly.aof.manifest"), "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n");
+    const incr = join(dataDir, "appendonlydir", "appendonly.aof.1.incr.aof");
+    const a = resp("SET", "a", "1");
+    const b = resp("SET", "b", "2");
+    writeFileSync(incr, a);
+    const ticks = new AofFsyncTicks(dataDir);
+    ticks.tick();
+    appendFileSync(incr, b);
+    ticks.hostDown();
+    ticks.tick();
+    const c = ticks.cut()!;
+    expect([c.fromBytes, c.toBytes]).toEqual([a.length + b.length, a.length]);
+    expect(readFileSync(incr, "utf8")).toBe(a);
+    appendFileSync(incr, b);
+    ticks.tick();
+    expect(ticks.cut()!.toBytes).toBe(a.length + b.length);
   });
 });
 
