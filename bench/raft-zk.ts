@@ -1,12 +1,21 @@
 /**
- * Benchmark of Raft-ZK in the simulator: a 5-node cluster with 10 clients taking turns
- * on one lock (the recipe, sessions, pings), beside the walking skeleton's
- * naive-baseline (one Redis node, 3 clients), measured in the same run. Prints
- * simulated seconds per wall second and events per wall second for each; checkers
- * are not timed. The figures are reported, never judged.
+ * Benchmark of the Raft-backed services in the simulator: Raft-ZK and etcd-lease on a
+ * 5-node cluster with 10 clients taking turns on one lock (sessions or leases,
+ * keepalives), beside the walking skeleton's naive-baseline (one Redis node, 3
+ * clients), measured in the same run. Prints simulated seconds per wall second and
+ * events per wall second for each, and bytes allocated per event; checkers are not
+ * timed. The figures are reported, never judged.
  *
- * Run: npx tsx bench/raft-zk.ts
+ * One timed round runs every seed in SEEDS (a single 30 s run is 50–100 ms, too short
+ * to steer by: its figure moved by half between invocations). The median of ROUNDS
+ * rounds is reported with the slowest and fastest, so a noisy run shows as a wide
+ * spread. Events per run are deterministic; bytes per event come from V8's sampling
+ * heap profiler over one untimed round (collected objects included), so they do not
+ * depend on how busy the machine is.
+ *
+ * Run: npm run build && node --expose-gc dist/bench/raft-zk.js
  */
+import { Session } from "node:inspector/promises";
 import { pathToFileURL } from "node:url";
 import { loadScenario } from "../scenarios/index.js";
 import type { Scenario } from "../scenarios/schema.js";
@@ -16,68 +25,166 @@ export interface RaftZkBenchRow {
   name: string;
   servers: number;
   clients: number;
+  /** Simulated seconds of one round (every seed). */
   simS: number;
+  /** Median wall time of a round, and the fastest and slowest. */
   wallMs: number;
+  wallMsMin: number;
+  wallMsMax: number;
   simSPerWallS: number;
+  simSPerWallSMin: number;
+  simSPerWallSMax: number;
+  /** Events of one round (deterministic). */
   events: number;
   eventsPerWallS: number;
+  /** Sampled estimate of bytes allocated per event (undefined: no inspector). */
+  bytesPerEvent: number | undefined;
   acquisitions: number;
 }
 
 const SIM_S = 30;
+const SEEDS = [1, 2, 3, 4, 5];
 
-/** Timed runs per row; the fastest is reported (the others met a busier machine, not a slower simulator). */
-const ROUNDS = 3;
+/** Timed rounds per row; the median is the figure, min and max its spread. */
+const ROUNDS = 7;
+
+/** Sampling interval of the heap profiler: small enough that a round holds many thousands of samples. */
+const HEAP_SAMPLING_INTERVAL_BYTES = 4096;
 
 /** Issue 17's target for 5 nodes × 10 clients: simulated seconds per wall second. */
 export const RAFT_ZK_TARGET_SIM_S_PER_WALL_S = 700;
 
-function measure(name: string, s: Scenario, servers: number): RaftZkBenchRow {
-  // Warm the JIT on a whole run first (a 2 s one left the long run half-compiled and
-  // reported a third of the steady speed), so both rows are measured alike.
-  runScenario(s, 1);
-  let wallMs = Infinity;
-  let out = runScenario(s, 1);
-  for (let i = 0; i < ROUNDS; i++) {
-    const t0 = performance.now();
-    out = runScenario(s, 1);
-    wallMs = Math.min(wallMs, performance.now() - t0);
+interface RoundOut {
+  simUs: number;
+  events: number;
+  acquisitions: number;
+}
+
+function round(s: Scenario): RoundOut {
+  let simUs = 0;
+  let events = 0;
+  let acquisitions = 0;
+  for (const seed of SEEDS) {
+    const out = runScenario(s, seed);
+    simUs += out.meta.endUs;
+    events += out.meta.eventsRun;
+    for (const e of out.history) if (e.f === "acquire" && e.type === "ok") acquisitions++;
   }
-  const simS = out.meta.endUs / 1e6;
+  return { simUs, events, acquisitions };
+}
+
+interface SampledNode {
+  selfSize: number;
+  children: SampledNode[];
+}
+
+function totalSelfSize(root: SampledNode): number {
+  // Iterative: a deep call tree must not overflow the stack.
+  let bytes = 0;
+  const stack = [root];
+  for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
+    bytes += n.selfSize;
+    for (const c of n.children) stack.push(c);
+  }
+  return bytes;
+}
+
+/** Bytes allocated during one round, as V8's sampling heap profiler estimates them (collected objects included). */
+async function bytesAllocated(s: Scenario): Promise<{ bytes: number; events: number } | undefined> {
+  const session = new Session();
+  try {
+    session.connect();
+    await session.post("HeapProfiler.enable");
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: HEAP_SAMPLING_INTERVAL_BYTES,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    const { events } = round(s);
+    const { profile } = (await session.post("HeapProfiler.stopSampling")) as { profile: { head: SampledNode } };
+    return { bytes: totalSelfSize(profile.head), events };
+  } catch {
+    return undefined; // no inspector in this build of node: the figure is left out
+  } finally {
+    session.disconnect();
+  }
+}
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+async function measure(name: string, s: Scenario, servers: number): Promise<RaftZkBenchRow> {
+  // Warm the JIT on a whole round first (a 2 s run left the long run half-compiled and
+  // reported a third of the steady speed), so every row is measured alike.
+  let out = round(s);
+  const walls: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    gc?.(); // each round starts from the same heap, not the last round's garbage
+    const t0 = performance.now();
+    out = round(s);
+    walls.push(performance.now() - t0);
+  }
+  const alloc = await bytesAllocated(s);
+  const simS = out.simUs / 1e6;
+  const wallMs = median(walls);
+  const wallMsMin = Math.min(...walls);
+  const wallMsMax = Math.max(...walls);
   return {
     name,
     servers,
     clients: s.clients.length,
     simS,
     wallMs,
+    wallMsMin,
+    wallMsMax,
     simSPerWallS: simS / (wallMs / 1000),
-    events: out.meta.eventsRun,
-    eventsPerWallS: out.meta.eventsRun / (wallMs / 1000),
-    acquisitions: out.history.filter((e) => e.f === "acquire" && e.type === "ok").length,
+    simSPerWallSMin: simS / (wallMsMax / 1000),
+    simSPerWallSMax: simS / (wallMsMin / 1000),
+    events: out.events,
+    eventsPerWallS: out.events / (wallMs / 1000),
+    bytesPerEvent: alloc ? alloc.bytes / alloc.events : undefined,
+    acquisitions: out.acquisitions,
   };
 }
 
-export async function main(): Promise<RaftZkBenchRow[]> {
-  const base = loadScenario("raft-zk-baseline");
-  const zk: Scenario = {
+/** A baseline scenario at bench size: 5 nodes, 10 clients, SIM_S simulated seconds. */
+function benchSized(scenario: string): Scenario {
+  const base = loadScenario(scenario);
+  return {
     ...base,
-    name: "bench-raft-zk",
+    name: `bench-${scenario}`,
     durationMs: SIM_S * 1000,
     clients: Array.from({ length: 10 }, (_, i) => ({ id: `c${i + 1}`, startMs: 0 })),
     designOptions: { ...(base.designOptions as object), nodes: 5 },
   };
+}
+
+export async function main(): Promise<RaftZkBenchRow[]> {
   const naive = loadScenario("naive-baseline");
-  const rows = [measure("raft-zk (5 nodes, 10 clients)", zk, 5), measure("naive-baseline (1 Redis, 3 clients)", { ...naive, durationMs: SIM_S * 1000 }, 1)];
-  console.log(`simulated ${SIM_S} s each, seed 1, one process, fastest of ${ROUNDS} after a warm-up run`);
+  const rows = [
+    await measure("raft-zk (5 nodes, 10 clients)", benchSized("raft-zk-baseline"), 5),
+    await measure("etcd-lease (5 nodes, 10 clients)", benchSized("etcd-lease-baseline"), 5),
+    await measure("naive-baseline (1 Redis, 3 clients)", { ...naive, durationMs: SIM_S * 1000 }, 1),
+  ];
+  console.log(
+    `simulated ${SIM_S} s × seeds ${SEEDS.join(",")} per round, one process, median of ${ROUNDS} rounds [slowest–fastest] after a warm-up round`,
+  );
   for (const r of rows) {
+    const spread = `[${r.simSPerWallSMin.toFixed(0)}–${r.simSPerWallSMax.toFixed(0)}]`;
+    const bytes = r.bytesPerEvent === undefined ? "n/a" : r.bytesPerEvent.toFixed(0);
     console.log(
-      `${r.name.padEnd(38)} ${r.simSPerWallS.toFixed(1).padStart(8)} sim s / wall s  ${Math.round(r.eventsPerWallS).toString().padStart(9)} events / wall s  ` +
-        `${r.events} events, ${r.acquisitions} acquisitions, ${r.wallMs.toFixed(0)} ms wall`,
+      `${r.name.padEnd(38)} ${r.simSPerWallS.toFixed(1).padStart(8)} sim s / wall s ${spread.padStart(12)}  ${Math.round(r.eventsPerWallS).toString().padStart(9)} events / wall s  ` +
+        `${bytes.padStart(5)} B / event  ${r.events} events, ${r.acquisitions} acquisitions, ${r.wallMs.toFixed(0)} ms wall a round`,
     );
   }
   const zkRow = rows[0]!;
+  const naiveRow = rows[rows.length - 1]!;
   console.log(
-    `target (issue 17): raft-zk 5 nodes × 10 clients ≥ ${RAFT_ZK_TARGET_SIM_S_PER_WALL_S} sim s / wall s: ${zkRow.simSPerWallS.toFixed(0)} (${(zkRow.simSPerWallS / RAFT_ZK_TARGET_SIM_S_PER_WALL_S).toFixed(2)} of the target; ${(zkRow.simSPerWallS / rows[1]!.simSPerWallS).toFixed(2)}× naive-baseline in this run)`,
+    `target (issue 17): raft-zk 5 nodes × 10 clients ≥ ${RAFT_ZK_TARGET_SIM_S_PER_WALL_S} sim s / wall s: ${zkRow.simSPerWallS.toFixed(0)} (${(zkRow.simSPerWallS / RAFT_ZK_TARGET_SIM_S_PER_WALL_S).toFixed(2)} of the target; ${(zkRow.simSPerWallS / naiveRow.simSPerWallS).toFixed(2)}× naive-baseline in this run)`,
   );
   return rows;
 }
