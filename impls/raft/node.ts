@@ -1,6 +1,6 @@
 import type { Message, ProcessContext, TimerHandle } from "../../sim/simulation.js";
 import type { BarrierResult, CreateRaftNode, ProposeResult, RaftHost, RaftNodeOptions } from "./api.js";
-import { initialState, step } from "./core/step.js";
+import { initialState, stepInto } from "./core/step.js";
 import type { Entry, Persisted, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState, TimerName } from "./core/types.js";
 import { LazyTimer } from "./lazy-timer.js";
 
@@ -56,6 +56,9 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
   let nextId = 1;
   const queue: RaftInput<Cmd>[] = [];
   let busy = false;
+  // One step's effects, executed before the next step refills it (inputs that arrive
+  // meanwhile are queued): one array for the node's life, not one per step.
+  const effects: RaftEffect<Cmd>[] = [];
   // Timer inputs and callbacks are the same every time: built once, not per (re)arm
   // (a follower re-arms its election timer on every AppendEntries; issue 17).
   const timerInputs: Record<TimerName, RaftInput<Cmd>> = { election: { type: "election-timeout" }, heartbeat: { type: "heartbeat-timeout" } };
@@ -80,9 +83,7 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
       }
       // Then whatever the effects queue, in arrival order (an index, not shift()).
       while (next !== undefined) {
-        const r = step(state, next);
-        state = r.state;
-        const effects = r.effects;
+        state = stepInto(state, next, effects);
         for (let i = 0; i < effects.length; i++) execute(effects[i]!);
         next = head < queue.length ? queue[head++] : undefined;
       }
