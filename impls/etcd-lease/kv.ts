@@ -13,6 +13,8 @@
  * Lease expiry is no clock reading here: the leader proposes `leaseRevoke` when its
  * lessor says a lease has expired.
  */
+import { canonicalObjectWith, mapFormCached } from "../raft-service/replica-states.js";
+
 export interface Compare {
   key: string;
   target: "createRevision" | "modRevision" | "version" | "value";
@@ -72,6 +74,13 @@ export class EtcdKv {
   readonly deadLeases = new Set<number>();
   /** The store's revision: the last write transaction's. */
   revision = 0;
+  /**
+   * Canonical map entries (replica-states.ts) of keys and leases, by key, dropped
+   * whenever that key or lease changes: a replica digest walks only what changed since
+   * the last one, as ZkTree's does. ES-private, so not a field of the canonical form.
+   */
+  readonly #keyEntries = new Map<string, [string, string]>();
+  readonly #leaseEntries = new Map<number, [string, string]>();
 
   apply(cmd: EtcdCmd, index: number): EtcdResult {
     const events: KvEvent[] = [];
@@ -79,6 +88,7 @@ export class EtcdKv {
       case "leaseGrant":
         // etcd picks a random id; the log index is as unique and keeps runs reproducible.
         this.leases.set(index, { id: index, ttlMs: cmd.ttlMs, owner: cmd.owner, keys: new Set() });
+        this.#leaseEntries.delete(index);
         return { ok: true, revision: this.revision, leaseId: index, events };
       case "leaseRevoke": {
         const l = this.leases.get(cmd.leaseId);
@@ -88,6 +98,7 @@ export class EtcdKv {
           for (const k of [...l.keys].sort()) this.deleteKey(k, rev, events);
         }
         this.leases.delete(cmd.leaseId);
+        this.#leaseEntries.delete(cmd.leaseId);
         this.deadLeases.add(cmd.leaseId);
         return { ok: true, revision: this.revision, events };
       }
@@ -140,7 +151,10 @@ export class EtcdKv {
 
   private put(key: string, value: string, lease: number, rev: number, events: KvEvent[]): void {
     const prev = this.keys.get(key);
-    if (prev && prev.lease !== 0 && prev.lease !== lease) this.leases.get(prev.lease)?.keys.delete(key);
+    if (prev && prev.lease !== 0 && prev.lease !== lease) {
+      this.leases.get(prev.lease)?.keys.delete(key);
+      this.#leaseEntries.delete(prev.lease);
+    }
     this.keys.set(key, {
       key,
       value,
@@ -149,7 +163,11 @@ export class EtcdKv {
       version: (prev?.version ?? 0) + 1,
       lease,
     });
-    if (lease !== 0) this.leases.get(lease)!.keys.add(key);
+    this.#keyEntries.delete(key);
+    if (lease !== 0) {
+      this.leases.get(lease)!.keys.add(key);
+      this.#leaseEntries.delete(lease);
+    }
     events.push({ type: "put", key, revision: rev });
   }
 
@@ -157,7 +175,11 @@ export class EtcdKv {
     const kv = this.keys.get(key);
     if (!kv) return;
     this.keys.delete(key);
-    if (kv.lease !== 0) this.leases.get(kv.lease)?.keys.delete(key);
+    this.#keyEntries.delete(key);
+    if (kv.lease !== 0) {
+      this.leases.get(kv.lease)?.keys.delete(key);
+      this.#leaseEntries.delete(kv.lease);
+    }
     events.push({ type: "delete", key, revision: rev });
   }
 
@@ -180,5 +202,12 @@ export class EtcdKv {
   get(key: string): KeyValue | undefined {
     const kv = this.keys.get(key);
     return kv ? { ...kv } : undefined;
+  }
+
+  /** canonicalForm(this), byte for byte, from the cached entries of unchanged keys and leases. */
+  stateForm(): string {
+    return canonicalObjectWith(this, (field) =>
+      field === "keys" ? mapFormCached(this.keys, this.#keyEntries) : field === "leases" ? mapFormCached(this.leases, this.#leaseEntries) : undefined,
+    );
   }
 }

@@ -34,6 +34,7 @@ export class EtcdServer implements ProcessBehavior {
       promote: (nowUs) => this.promote(nowUs),
       leaderTick: (nowUs) => this.expireLeases(nowUs),
       state: () => this.kv,
+      stateForm: () => this.kv.stateForm(),
     });
   }
 

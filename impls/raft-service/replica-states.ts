@@ -161,6 +161,17 @@ export function canonicalMapOf(entries: Array<[string, string]>): string {
   return out + "]}";
 }
 
+/** A map's canonical form, each entry taken from `cache` or made and kept there (the caller drops changed keys). */
+export function mapFormCached<K, V>(map: Map<K, V>, cache: Map<K, [string, string]>): string {
+  const entries: Array<[string, string]> = [];
+  for (const [k, v] of map) {
+    let e = cache.get(k);
+    if (e === undefined) cache.set(k, (e = mapEntryOf(canonicalForm(k), canonicalForm(v))));
+    entries.push(e);
+  }
+  return canonicalMapOf(entries);
+}
+
 /**
  * An object's canonical form with some fields' forms given (`given`, by field name,
  * e.g. from a cache) and the others walked: the bytes canonicalForm writes for `o`.

@@ -57,7 +57,7 @@ export interface SessionInfo {
   ephemerals: Set<string>;
 }
 
-import { canonicalForm, canonicalMapOf, canonicalObjectWith, mapEntryOf } from "../raft-service/replica-states.js";
+import { canonicalObjectWith, mapFormCached } from "../raft-service/replica-states.js";
 
 export const SEQ_DIGITS = 10;
 
@@ -262,15 +262,4 @@ export class ZkTree {
       field === "nodes" ? mapFormCached(this.nodes, this.#nodeEntries) : field === "sessions" ? mapFormCached(this.sessions, this.#sessionEntries) : undefined,
     );
   }
-}
-
-/** A map's canonical form, each entry taken from `cache` or made and kept there (the caller drops changed keys). */
-function mapFormCached<K, V>(map: Map<K, V>, cache: Map<K, [string, string]>): string {
-  const entries: Array<[string, string]> = [];
-  for (const [k, v] of map) {
-    let e = cache.get(k);
-    if (e === undefined) cache.set(k, (e = mapEntryOf(canonicalForm(k), canonicalForm(v))));
-    entries.push(e);
-  }
-  return canonicalMapOf(entries);
 }

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { canonicalForm } from "../../impls/raft-service/replica-states.js";
+import { EtcdKv, type EtcdCmd, type KvOp } from "../../impls/etcd-lease/kv.js";
+
+/**
+ * EtcdKv.stateForm keeps per-key and per-lease canonical entries and drops them on
+ * change: after every command of a mixed workload (leases granted and revoked, keys
+ * put under one lease then another, deleted, read) it must equal the full walk
+ * (canonicalForm of the store), byte for byte, or replica digests would drift.
+ */
+function lcg(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+function commands(seed: number, count: number): EtcdCmd[] {
+  const r = lcg(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const keys = ["/locks/a/1", "/locks/a/2", "/locks/a/3", "/locks/b/1", "/cfg"];
+  const out: EtcdCmd[] = [{ kind: "leaseGrant", ttlMs: 1000, owner: "c1" }];
+  // A lease's id is the index of its grant: here the 1-based position of its command.
+  const leaseIds = [1];
+  const op = (): KvOp => {
+    const key = pick(keys);
+    const k = r();
+    if (k < 0.55) return { op: "put", key, value: `v${Math.floor(r() * 100)}`, ...(r() < 0.7 ? { lease: pick(leaseIds) } : {}) };
+    if (k < 0.85) return { op: "delete", key };
+    return { op: "range", key: "/locks/", prefix: true, sort: "createAsc" };
+  };
+  for (let i = 0; i < count; i++) {
+    switch (Math.floor(r() * 6)) {
+      case 0:
+        out.push({ kind: "leaseGrant", ttlMs: 1000, owner: `c${i}` });
+        leaseIds.push(out.length);
+        break;
+      case 1:
+        out.push({ kind: "leaseRevoke", leaseId: pick(leaseIds) });
+        break;
+      default: {
+        const key = pick(keys);
+        out.push({
+          kind: "txn",
+          compare: [{ key, target: "createRevision", cmp: "=", value: 0 }],
+          success: [op(), ...(r() < 0.4 ? [op()] : [])],
+          failure: [op()],
+        });
+      }
+    }
+  }
+  return out;
+}
+
+describe("EtcdKv.stateForm", () => {
+  it("equals canonicalForm of the store after every command, with the caches warm", () => {
+    let revoked = 0;
+    for (let seed = 1; seed <= 5; seed++) {
+      const kv = new EtcdKv();
+      let leased = 0;
+      for (const [i, cmd] of commands(seed, 400).entries()) {
+        const r = kv.apply(cmd, i + 1);
+        if (cmd.kind === "leaseRevoke" && r.ok && r.events.length > 0) revoked++;
+        leased = Math.max(leased, [...kv.leases.values()].filter((l) => l.keys.size > 0).length);
+        // Read after every command so each cached entry is in use when the next change comes.
+        expect(kv.stateForm(), `seed ${seed}, after command ${i + 1} (${cmd.kind})`).toBe(canonicalForm(kv));
+      }
+      // The workload must reach keys held by several leases...
+      expect(leased).toBeGreaterThan(1);
+    }
+    // ... and revokes that delete keys.
+    expect(revoked).toBeGreaterThan(5);
+  });
+});
