@@ -42,11 +42,19 @@ class Out<Cmd> {
   effects: RaftEffect<Cmd>[] = [];
   /** Effects written so far; the array is cut to this at the end (emptying it first would drop its storage). */
   count = 0;
+  /**
+   * The last AppendEntries built in this step, and the log length it was built at:
+   * followers at the same point get the same message object (nothing writes a message
+   * in flight; the network already delivers one object twice for a duplicate).
+   */
+  lastAppend: AppendRequest<Cmd> | undefined = undefined;
+  lastAppendLogLength = 0;
   reset(effects: RaftEffect<Cmd>[]): this {
     this.hardStateDirty = false;
     this.logFromIndex = Infinity;
     this.effects = effects;
     this.count = 0;
+    this.lastAppend = undefined;
     return this;
   }
   push(e: RaftEffect<Cmd>): void {
@@ -134,11 +142,13 @@ export function stepInto<Cmd>(state: RaftState<Cmd>, input: RaftInput<Cmd>, effe
       readIndex(s, out, input.id);
       break;
   }
-  // Slots past count hold the last step's effects: cut (cheap when shorter, as V8 keeps the storage).
-  effects.length = out.count;
+  // Slots past count hold the last step's effects: popped (setting length is a runtime
+  // call; pop is inline, and a step leaves only a few behind).
+  while (effects.length > out.count) effects.pop();
   finish(s, out);
-  // Dropped, so the scratch holds no caller's array between steps.
+  // Dropped, so the scratch holds no caller's array or message between steps.
   out.effects = NO_EFFECTS as RaftEffect<Cmd>[];
+  out.lastAppend = undefined;
   return s;
 }
 
@@ -409,19 +419,32 @@ const NO_ENTRIES: readonly Entry<never>[] = Object.freeze([]);
 
 function sendAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, peer: string): void {
   const prev = s.nextIndex.get(peer)! - 1;
-  const entries = prev >= s.log.length ? NO_ENTRIES : s.log.slice(prev, prev + s.cfg.entriesPerAppendMax);
-  const msg: AppendRequest<Cmd> = {
-    type: "raft-append",
-    term: s.term,
-    prevLogIndex: prev,
-    prevLogTerm: termAt(s.log, prev),
-    entries,
-    leaderCommit: s.commitIndex,
-    seq: s.seq,
-  };
+  let msg = out.lastAppend;
+  // The same message as the peer before, if nothing it carries has moved since.
+  if (
+    msg === undefined ||
+    msg.prevLogIndex !== prev ||
+    msg.term !== s.term ||
+    msg.leaderCommit !== s.commitIndex ||
+    msg.seq !== s.seq ||
+    out.lastAppendLogLength !== s.log.length
+  ) {
+    const entries = prev >= s.log.length ? NO_ENTRIES : s.log.slice(prev, prev + s.cfg.entriesPerAppendMax);
+    msg = {
+      type: "raft-append",
+      term: s.term,
+      prevLogIndex: prev,
+      prevLogTerm: termAt(s.log, prev),
+      entries,
+      leaderCommit: s.commitIndex,
+      seq: s.seq,
+    };
+    out.lastAppend = msg;
+    out.lastAppendLogLength = s.log.length;
+  }
   out.push({ kind: "send", to: peer, msg });
   // Optimistic: assume delivery; a rejection (or the next heartbeat's) moves it back.
-  s.nextIndex.set(peer, prev + entries.length + 1);
+  s.nextIndex.set(peer, prev + msg.entries.length + 1);
 }
 
 function broadcastAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
