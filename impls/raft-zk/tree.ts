@@ -62,36 +62,49 @@ import { canonicalObjectWith, mapFormCached } from "../raft-service/replica-stat
 export const SEQ_DIGITS = 10;
 
 /**
- * Parents already computed: the same few paths (a lock's directory) are asked for on
- * every create, delete and watch, on every replica, and a cached parent is the same
- * string each time, so its hash for the node map is computed once. Bounded: cleared
- * when full.
+ * The parent found last: nearly every create, delete and watch names a child of the
+ * same directory (a lock's), and handing back that one string, whose hash the node map
+ * has already computed, costs a prefix compare. A map of parents by path missed
+ * whenever the path was a fresh sequential or protected name, which is most of them.
  */
-const parents = new Map<string, string>();
-const PARENTS_MAX = 4096;
+let lastParent = "/";
 
 export function parentOf(path: string): string {
-  let p = parents.get(path);
-  if (p !== undefined) return p;
   const i = path.lastIndexOf("/");
-  p = i <= 0 ? "/" : path.slice(0, i);
-  if (parents.size >= PARENTS_MAX) parents.clear();
-  parents.set(path, p);
-  return p;
+  if (i <= 0) return "/";
+  const p = lastParent;
+  if (i === p.length && path.startsWith(p)) return p;
+  return (lastParent = path.slice(0, i));
 }
 
 export function baseName(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }
 
+const SLASH = 47;
+const DIGIT_0 = 48;
+
 function validPath(path: string): boolean {
-  return path === "/" || (/^\/[^/]/.test(path) && !path.endsWith("/") && !path.includes("//"));
+  // "/" alone, or "/" then a name character, no trailing "/", no empty segment.
+  if (path === "/") return true;
+  return path.charCodeAt(0) === SLASH && path.length > 1 && path.charCodeAt(1) !== SLASH && path.charCodeAt(path.length - 1) !== SLASH && !path.includes("//");
 }
 
-/** The sequence number of a sequential node's name, or NaN. */
+/**
+ * The sequence number of a sequential node's name (its last SEQ_DIGITS characters, all
+ * ASCII digits), or NaN. Read digit by digit: a waiter sorts its lock's children by it
+ * on every wake, and a regex match allocated for each comparison.
+ */
 export function sequenceOf(name: string): number {
-  const m = /(\d{10})$/.exec(name);
-  return m ? Number(m[1]) : NaN;
+  const from = name.length - SEQ_DIGITS;
+  if (from < 0) return NaN;
+  let n = 0;
+  for (let i = from; i < name.length; i++) {
+    const d = name.charCodeAt(i) - DIGIT_0;
+    if (d < 0 || d > 9) return NaN;
+    n = n * 10 + d;
+  }
+  return n;
 }
 
 export class ZkTree {

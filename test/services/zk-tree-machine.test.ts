@@ -46,6 +46,25 @@ describe("paths", () => {
     for (let round = 0; round < 2; round++) expect([parentOf("/x/y/z"), parentOf("/x"), parentOf("/")]).toEqual(["/x/y", "/", "/"]);
   });
 
+  it("parentOf's last-parent memo never answers for a sibling of the same length or a deeper path", () => {
+    expect(parentOf("/a/b/c")).toBe("/a/b");
+    // Same slash position, another directory: the memo ("/a/b") must not be taken.
+    expect(parentOf("/a/c/d")).toBe("/a/c");
+    expect(parentOf("/a/c/e")).toBe("/a/c");
+    expect(parentOf("/a/c")).toBe("/a");
+    expect(parentOf("/a/cd/e")).toBe("/a/cd");
+    expect(parentOf("/a/c/f/g")).toBe("/a/c/f");
+  });
+
+  it("sequenceOf takes ASCII digits only, as the regex \\d did", () => {
+    expect(sequenceOf("0000000000")).toBe(0);
+    expect(sequenceOf("x9999999999")).toBe(9999999999);
+    expect(sequenceOf("n-000000001/")).toBeNaN();
+    expect(sequenceOf("n-00000000:1")).toBeNaN();
+    expect(sequenceOf("n-\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0660\u0661\u0662")).toBeNaN(); // Arabic-Indic digits
+    expect(sequenceOf("n-000000001")).toBeNaN();
+  });
+
   it("refuses a bad path: empty, relative, trailing or double slash, the root itself", () => {
     const r = Run.withSessions();
     for (const p of ["", "a", "/a/", "//a", "/a//b", "/"]) expect(r.apply(mk(1, p)), JSON.stringify(p)).toMatchObject({ ok: false, error: "bad-path" });
