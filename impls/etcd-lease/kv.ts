@@ -13,7 +13,7 @@
  * Lease expiry is no clock reading here: the leader proposes `leaseRevoke` when its
  * lessor says a lease has expired.
  */
-import { canonicalObjectWith, mapFormCached } from "../raft-service/replica-states.js";
+import { canonicalForm, canonicalObjectWith, mapFormCached } from "../raft-service/replica-states.js";
 
 export interface Compare {
   key: string;
@@ -81,6 +81,8 @@ export class EtcdKv {
    */
   readonly #keyEntries = new Map<string, [string, string]>();
   readonly #leaseEntries = new Map<number, [string, string]>();
+  /** canonicalForm(deadLeases), kept until the next revoke: the set only grows, and a digest wrote it whole. */
+  #deadLeasesForm: string | undefined = undefined;
 
   apply(cmd: EtcdCmd, index: number): EtcdResult {
     const events: KvEvent[] = [];
@@ -100,6 +102,7 @@ export class EtcdKv {
         this.leases.delete(cmd.leaseId);
         this.#leaseEntries.delete(cmd.leaseId);
         this.deadLeases.add(cmd.leaseId);
+        this.#deadLeasesForm = undefined;
         return { ok: true, revision: this.revision, events };
       }
       case "txn":
@@ -185,13 +188,16 @@ export class EtcdKv {
 
   /** Range read (also used by reads outside transactions, after a read barrier). */
   range(o: RangeOp): KeyValue[] {
+    const maxRev = o.maxCreateRevision;
     let kvs: KeyValue[];
-    if (o.prefix) kvs = [...this.keys.values()].filter((kv) => kv.key.startsWith(o.key));
-    else {
+    if (o.prefix) {
+      // One pass for the prefix and the revision bound (a spread and two filters allocated an array each).
+      kvs = [];
+      for (const kv of this.keys.values()) if (kv.key.startsWith(o.key) && (maxRev === undefined || kv.createRevision <= maxRev)) kvs.push(kv);
+    } else {
       const kv = this.keys.get(o.key);
-      kvs = kv ? [kv] : [];
+      kvs = kv && (maxRev === undefined || kv.createRevision <= maxRev) ? [kv] : [];
     }
-    if (o.maxCreateRevision !== undefined) kvs = kvs.filter((kv) => kv.createRevision <= o.maxCreateRevision!);
     if (o.sort === "createAsc") kvs.sort((a, b) => a.createRevision - b.createRevision);
     else if (o.sort === "createDesc") kvs.sort((a, b) => b.createRevision - a.createRevision);
     else kvs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -207,7 +213,13 @@ export class EtcdKv {
   /** canonicalForm(this), byte for byte, from the cached entries of unchanged keys and leases. */
   stateForm(): string {
     return canonicalObjectWith(this, (field) =>
-      field === "keys" ? mapFormCached(this.keys, this.#keyEntries) : field === "leases" ? mapFormCached(this.leases, this.#leaseEntries) : undefined,
+      field === "keys"
+        ? mapFormCached(this.keys, this.#keyEntries)
+        : field === "leases"
+          ? mapFormCached(this.leases, this.#leaseEntries)
+          : field === "deadLeases"
+            ? (this.#deadLeasesForm ??= canonicalForm(this.deadLeases))
+            : undefined,
     );
   }
 }

@@ -57,7 +57,7 @@ export interface SessionInfo {
   ephemerals: Set<string>;
 }
 
-import { canonicalObjectWith, mapFormCached } from "../raft-service/replica-states.js";
+import { canonicalForm, canonicalObjectWith, mapFormCached } from "../raft-service/replica-states.js";
 
 export const SEQ_DIGITS = 10;
 
@@ -124,6 +124,8 @@ export class ZkTree {
    */
   readonly #nodeEntries = new Map<string, [string, string]>();
   readonly #sessionEntries = new Map<number, [string, string]>();
+  /** canonicalForm(deadSessions), kept until the next session dies: the set only grows, and a digest wrote it whole. */
+  #deadSessionsForm: string | undefined = undefined;
 
   constructor() {
     this.nodes.set("/", { data: "", czxid: 0, mzxid: 0, version: 0, ephemeralOwner: 0, children: new Set(), seqNext: 0 });
@@ -148,6 +150,7 @@ export class ZkTree {
         this.sessions.delete(cmd.sessionId);
         this.#sessionEntries.delete(cmd.sessionId);
         this.deadSessions.add(cmd.sessionId);
+        this.#deadSessionsForm = undefined;
         return { ok: true, events };
       }
       case "endLockDelay": {
@@ -272,7 +275,13 @@ export class ZkTree {
   /** canonicalForm(this), byte for byte, from the cached entries of unchanged nodes and sessions. */
   stateForm(): string {
     return canonicalObjectWith(this, (field) =>
-      field === "nodes" ? mapFormCached(this.nodes, this.#nodeEntries) : field === "sessions" ? mapFormCached(this.sessions, this.#sessionEntries) : undefined,
+      field === "nodes"
+        ? mapFormCached(this.nodes, this.#nodeEntries)
+        : field === "sessions"
+          ? mapFormCached(this.sessions, this.#sessionEntries)
+          : field === "deadSessions"
+            ? (this.#deadSessionsForm ??= canonicalForm(this.deadSessions))
+            : undefined,
     );
   }
 }

@@ -103,7 +103,8 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
       case "persist-log": {
         let log = ctx.disk.get(DISK_LOG) as Entry<Cmd>[] | undefined;
         if (!log) ctx.disk.set(DISK_LOG, (log = []));
-        log.length = e.fromIndex - 1;
+        // Cut only on a truncation: setting length is a runtime call even when it changes nothing.
+        if (log.length !== e.fromIndex - 1) log.length = e.fromIndex - 1;
         for (const entry of e.entries) log.push(entry);
         return;
       }
