@@ -34,6 +34,12 @@ export interface RaftZkBenchRow {
   simSPerWallS: number;
   simSPerWallSMin: number;
   simSPerWallSMax: number;
+  /**
+   * Simulated seconds per CPU second of this process (all its threads), median of the
+   * rounds: time spent waiting for a core on a busy machine is not in it, so it moves
+   * far less with load than the wall figure (cache contention still shows).
+   */
+  simSPerCpuS: number;
   /** Events of one round (deterministic). */
   events: number;
   eventsPerWallS: number;
@@ -122,11 +128,15 @@ async function measure(name: string, s: Scenario, servers: number): Promise<Raft
   // reported a third of the steady speed), so every row is measured alike.
   let out = round(s);
   const walls: number[] = [];
+  const cpus: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     gc?.(); // each round starts from the same heap, not the last round's garbage
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     out = round(s);
     walls.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpus.push((c.user + c.system) / 1000);
   }
   const alloc = await bytesAllocated(s);
   const simS = out.simUs / 1e6;
@@ -144,6 +154,7 @@ async function measure(name: string, s: Scenario, servers: number): Promise<Raft
     simSPerWallS: simS / (wallMs / 1000),
     simSPerWallSMin: simS / (wallMsMax / 1000),
     simSPerWallSMax: simS / (wallMsMin / 1000),
+    simSPerCpuS: simS / (median(cpus) / 1000),
     events: out.events,
     eventsPerWallS: out.events / (wallMs / 1000),
     bytesPerEvent: alloc ? alloc.bytes / alloc.events : undefined,
@@ -177,7 +188,7 @@ export async function main(): Promise<RaftZkBenchRow[]> {
     const spread = `[${r.simSPerWallSMin.toFixed(0)}–${r.simSPerWallSMax.toFixed(0)}]`;
     const bytes = r.bytesPerEvent === undefined ? "n/a" : r.bytesPerEvent.toFixed(0);
     console.log(
-      `${r.name.padEnd(38)} ${r.simSPerWallS.toFixed(1).padStart(8)} sim s / wall s ${spread.padStart(12)}  ${Math.round(r.eventsPerWallS).toString().padStart(9)} events / wall s  ` +
+      `${r.name.padEnd(38)} ${r.simSPerWallS.toFixed(1).padStart(8)} sim s / wall s ${spread.padStart(12)} ${r.simSPerCpuS.toFixed(1).padStart(8)} sim s / CPU s  ${Math.round(r.eventsPerWallS).toString().padStart(9)} events / wall s  ` +
         `${bytes.padStart(5)} B / event  ${r.events} events, ${r.acquisitions} acquisitions, ${r.wallMs.toFixed(0)} ms wall a round`,
     );
   }
