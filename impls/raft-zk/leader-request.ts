@@ -43,8 +43,8 @@ export function* leaderRequest<R extends StatusReply>(
   msg: Message,
   o: { deadlineUs: number; requestTimeoutMs: number; retryTimeouts: boolean },
 ): Fiber<LeaderCallResult<R>> {
-  /** Servers that timed out during this request. */
-  const silent = new Set<string>();
+  /** Servers that timed out during this request (made on the first timeout: most requests meet none). */
+  let silent: Set<string> | undefined;
   for (let i = 0; i < ATTEMPTS_MAX; i++) {
     const leftUs = o.deadlineUs - ctx.monoUs();
     if (leftUs <= 0) return { status: "timeout" };
@@ -52,7 +52,7 @@ export function* leaderRequest<R extends StatusReply>(
     const sentUs = ctx.monoUs();
     const r = yield* ctx.call(to, msg, Math.min(o.requestTimeoutMs, Math.ceil(leftUs / 1000)));
     if (!r.ok) {
-      silent.add(to);
+      (silent ??= new Set()).add(to);
       cursor.guess = (cursor.guess + 1) % cursor.servers.length;
       if (!o.retryTimeouts) return { status: "unknown" };
       continue;
@@ -60,7 +60,7 @@ export function* leaderRequest<R extends StatusReply>(
     const rep = r.reply as unknown as R;
     if (rep.status === "not-leader") {
       const hinted = rep.leader !== undefined ? cursor.servers.indexOf(rep.leader) : -1;
-      if (hinted >= 0 && rep.leader !== to && !silent.has(rep.leader!)) cursor.guess = hinted;
+      if (hinted >= 0 && rep.leader !== to && !silent?.has(rep.leader!)) cursor.guess = hinted;
       else {
         cursor.guess = (cursor.guess + 1) % cursor.servers.length;
         yield* ctx.sleep(NO_LEADER_BACKOFF_MS);
