@@ -77,8 +77,40 @@ export function parentOf(path: string): string {
   return (lastParent = path.slice(0, i));
 }
 
+/**
+ * Names and sequential paths made last, kept a little while: every replica applies the
+ * same create (one command object) with the same sequence number, and the first
+ * replica's strings (flat, their hashes computed by the node and child maps) spare the
+ * others a concatenation, a flatten and a hash of each. Content decides a match, so a
+ * hit is the very string a fresh computation would give. Bounded: a ring.
+ */
+const MEMO_SLOTS = 16;
+const seqPrefixes: string[] = [];
+const seqNumbers: number[] = [];
+const seqPaths: string[] = [];
+let seqNext = 0;
+
+function sequentialPath(prefix: string, seq: number): string {
+  for (let i = 0; i < seqPaths.length; i++) if (seqNumbers[i] === seq && seqPrefixes[i] === prefix) return seqPaths[i]!;
+  const path = prefix + String(seq).padStart(SEQ_DIGITS, "0");
+  seqPrefixes[seqNext] = prefix;
+  seqNumbers[seqNext] = seq;
+  seqPaths[seqNext] = path;
+  seqNext = (seqNext + 1) % MEMO_SLOTS;
+  return path;
+}
+
+const namePaths: string[] = [];
+const names: string[] = [];
+let nameNext = 0;
+
 export function baseName(path: string): string {
-  return path.slice(path.lastIndexOf("/") + 1);
+  for (let i = 0; i < namePaths.length; i++) if (namePaths[i] === path) return names[i]!;
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  namePaths[nameNext] = path;
+  names[nameNext] = name;
+  nameNext = (nameNext + 1) % MEMO_SLOTS;
+  return name;
 }
 
 const SLASH = 47;
@@ -201,7 +233,7 @@ export class ZkTree {
     if (parent.ephemeralOwner !== 0) return { ok: false, error: "ephemeral-parent", events };
     let path = cmd.path;
     if (cmd.sequential) {
-      path += String(parent.seqNext++).padStart(SEQ_DIGITS, "0");
+      path = sequentialPath(path, parent.seqNext++);
       this.#nodeEntries.delete(parentPath);
     }
     if (this.nodes.has(path)) return { ok: false, error: "node-exists", events };

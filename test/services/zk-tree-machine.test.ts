@@ -188,3 +188,25 @@ describe("ephemerals and sessions", () => {
     expect(r.t.nodeCount).toBe(3);
   });
 });
+
+describe("names shared across replicas", () => {
+  it("two trees applying the same sequential create get the same names; other counters or prefixes get their own", () => {
+    const a = new ZkTree();
+    const b = new ZkTree();
+    for (const t of [a, b]) t.apply({ kind: "createSession", timeoutMs: 1000, owner: "c1" }, 1);
+    const cmd: ZkCmd = { kind: "create", sessionId: 1, path: "/locks/l/n-", data: "", ephemeral: true, sequential: true, parents: true };
+    const ra = a.apply(cmd, 2) as { path: string };
+    // b has one child more first: its counter is ahead, so the same command names another node.
+    b.apply({ ...cmd, path: "/locks/l/m-" }, 2);
+    const rb = b.apply(cmd, 3) as { path: string };
+    expect(ra.path).toBe("/locks/l/n-0000000000");
+    expect(rb.path).toBe("/locks/l/n-0000000001");
+    expect(a.getChildren("/locks/l")).toEqual(["n-0000000000"]);
+    expect(b.getChildren("/locks/l")).toEqual(["m-0000000000", "n-0000000001"]);
+    // Same counter, same prefix: the same name in a third tree.
+    const c = new ZkTree();
+    c.apply({ kind: "createSession", timeoutMs: 1000, owner: "c1" }, 1);
+    expect((c.apply(cmd, 2) as { path: string }).path).toBe(ra.path);
+    expect([baseName("/x/y0000000001"), baseName("/x/y0000000002"), baseName("/x/y0000000001")]).toEqual(["y0000000001", "y0000000002", "y0000000001"]);
+  });
+});
