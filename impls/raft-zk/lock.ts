@@ -95,7 +95,7 @@ export class ZkLockClient implements LockClient {
         if (kids.status === "error" && kids.error === "session-expired") return { outcome: "fail", reason: "session expired while waiting" };
         return this.giveUp(s, "service unreachable while waiting");
       }
-      const sorted = kids.children!.filter((c) => !Number.isNaN(sequenceOf(c))).sort((a, b) => sequenceOf(a) - sequenceOf(b));
+      const sorted = bySequence(kids.children!);
       const i = sorted.indexOf(myName);
       if (i < 0) return { outcome: "fail", reason: "our lock node is gone (session expired)" };
       if (i === 0) return { outcome: "ok", grant: this.grantOf(lock, s, `${dir}/${myName}`, myZxid) };
@@ -255,4 +255,19 @@ export class ZkLeaderElection {
   isLeader(grant: Grant): boolean {
     return this.locks.holds(grant);
   }
+}
+
+/**
+ * Sequential names in sequence order (names without a sequence left out), ties in the
+ * order given (a stable sort). Each name's number is read once, not twice per
+ * comparison: a waiter sorts its lock's children on every wake.
+ */
+export function bySequence(children: readonly string[]): string[] {
+  const numbered: Array<[number, string]> = [];
+  for (const c of children) {
+    const q = sequenceOf(c);
+    if (!Number.isNaN(q)) numbered.push([q, c]);
+  }
+  numbered.sort((a, b) => a[0] - b[0]);
+  return numbered.map((p) => p[1]);
 }
