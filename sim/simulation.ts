@@ -2,7 +2,8 @@ import { EventQueue, type EventHandler } from "./event-queue.js";
 import { Rng } from "./rng.js";
 import { Network, DEFAULT_NETWORK, type Link, type NetworkOptions } from "./network.js";
 import { SimProcess, type ProcessOptions } from "./process.js";
-import { runFiber, type Fiber } from "./fiber.js";
+import { runFiber, type Fiber, type FiberStep, type Wait } from "./fiber.js";
+import { PendingCalls } from "./pending-calls.js";
 import type { EventType, HistoryEvent } from "./history.js";
 import { SimLimitError } from "./errors.js";
 import { DEFAULT_LIMITS, PROJECTION_MARGIN, type SimLimits } from "./limits.js";
@@ -46,7 +47,7 @@ class Timer implements TimerHandle {
   slot = -1;
   constructor(
     readonly fn: (arg: any) => void,
-    readonly arg: unknown,
+    public arg: unknown,
     readonly incarnation: number,
   ) {}
 }
@@ -59,29 +60,43 @@ function fireTimerNow(t: Timer): void {
   }
 }
 
-/** An outstanding ctx.call: what its reply or its timeout resumes. */
-class PendingCall {
-  timer: TimerHandle | undefined;
+/**
+ * An outstanding ctx.call: its own timeout timer (one object per call, issue 17), and
+ * the fiber its reply or its timeout resumes.
+ */
+class PendingCall extends Timer {
   constructor(
     readonly ctx: ProcessContext,
     readonly rpcId: number,
-    readonly resume: (r: RpcResult) => void,
-  ) {}
+    readonly run: FiberStep,
+  ) {
+    super(callTimedOut, undefined, ctx.proc.incarnation);
+    this.arg = this;
+  }
 }
 
 const TIMED_OUT: RpcResult = Object.freeze({ ok: false, error: "timeout" }) as RpcResult;
 
 function callTimedOut(pc: PendingCall): void {
   pc.ctx.forgetCall(pc.rpcId);
-  pc.resume(TIMED_OUT);
+  pc.run.step(TIMED_OUT);
+}
+
+/** A sleep's timer: resume the fiber that sleeps. */
+function wake(run: FiberStep): void {
+  run.step(undefined);
 }
 
 /** The event of a timer coming due: through the process's lifecycle, like a message. */
 function fireTimer(ctx: ProcessContext, t: Timer): void {
   const proc = ctx.proc;
   if (t.incarnation !== proc.incarnation || proc.state === "crashed") return;
-  if (proc.state === "paused") proc.deliver(() => fireTimerNow(t), t.incarnation);
+  if (proc.state === "paused") proc.deliverWith(fireTimerNow, t, undefined, undefined, t.incarnation);
   else fireTimerNow(t);
+}
+
+function handleOn(ctx: ProcessContext, from: string, msg: Message): void {
+  ctx.handle(from, msg);
 }
 
 /** The event of a message arriving: checked against partitions and the lifecycle, then handled. */
@@ -95,7 +110,7 @@ function deliverMessage(ctx: ProcessContext, from: string, msg: Message, incarna
   sim.network.stats.delivered++;
   const proc = ctx.proc;
   if (incarnation !== proc.incarnation || proc.state === "crashed") return;
-  if (proc.state === "paused") proc.deliver(() => ctx.handle(from, msg), incarnation);
+  if (proc.state === "paused") proc.deliverWith(handleOn, ctx, from, msg, incarnation);
   else ctx.handle(from, msg);
 }
 
@@ -124,7 +139,10 @@ export class ProcessContext {
   readonly disk = new Map<string, unknown>();
   readonly rng: Rng;
   private nextRpcId = 1;
-  private pending = new Map<number, PendingCall>();
+  private pending = new PendingCalls<PendingCall>();
+  /** The waits sleep and call yield, one each per process, filled in at each use (see SleepWait). */
+  private readonly sleepWaitOne = new SleepWait(this);
+  private readonly callWaitOne = new CallWait(this);
   /** By destination id: processes and links are never removed, so a route stays good. */
   private readonly routes = new Map<string, Route>();
   behavior: ProcessBehavior = {};
@@ -191,7 +209,10 @@ export class ProcessContext {
 
   /** A timer that calls `fn(arg)`: no closure for the kernel's own timers. */
   private setTimerUsWith<A>(delayUs: number, fn: (arg: A) => void, arg: A): TimerHandle {
-    const t = new Timer(fn, arg, this.proc.incarnation);
+    return this.armTimer(new Timer(fn, arg, this.proc.incarnation), delayUs);
+  }
+
+  private armTimer(t: Timer, delayUs: number): Timer {
     const trueDelayUs = this.proc.mono.trueDurationFor(Math.max(0, delayUs));
     t.slot = this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, fireTimer, this, t);
     return t;
@@ -217,10 +238,19 @@ export class ProcessContext {
 
   /** Sleep on the monotonic clock. */
   *sleep(ms: number): Fiber<void> {
-    // Yields its Suspend directly (no inner `suspend` generator per sleep).
-    yield (resume) => {
-      this.setTimerUsWith(Math.round(ms * 1000), resume, undefined);
-    };
+    yield this.sleepWait(ms);
+  }
+
+  /** What `sleep` yields, for a fiber that yields it itself (`yield ctx.sleepWait(ms)`: no generator per sleep). */
+  sleepWait(ms: number): Wait {
+    const w = this.sleepWaitOne;
+    w.delayUs = Math.round(ms * 1000);
+    return w;
+  }
+
+  /** A sleep's wait begins: its timer resumes the fiber. */
+  beginSleep(delayUs: number, run: FiberStep): void {
+    this.setTimerUsWith(delayUs, wake, run);
   }
 
   /**
@@ -229,17 +259,31 @@ export class ProcessContext {
    * (a retry of the same object) is copied, so the copy in flight keeps its own id.
    */
   *call<T extends Message = Message>(to: string, msg: Message, timeoutMs: number): Fiber<RpcResult<T>> {
+    return (yield this.callWait(to, msg, timeoutMs)) as RpcResult<T>;
+  }
+
+  /**
+   * What `call` yields, for a fiber that yields it itself: `(yield ctx.callWait(...)) as
+   * RpcResult` is `yield* ctx.call(...)` without a generator per call.
+   */
+  callWait(to: string, msg: Message, timeoutMs: number): Wait {
+    const w = this.callWaitOne;
+    w.to = to;
+    w.msg = msg;
+    w.timeoutMs = timeoutMs;
+    return w;
+  }
+
+  /** A call's wait begins: the rpcId is drawn here, at the yield, as it always was. */
+  beginCall(to: string, msg: Message, timeoutMs: number, run: FiberStep): void {
     const rpcId = this.nextRpcId++;
-    const r = yield (resume) => {
-      // Timer first, then the message: the order their events were always scheduled in.
-      const pc = new PendingCall(this, rpcId, resume as (r: RpcResult) => void);
-      pc.timer = this.setTimerUsWith(Math.round(timeoutMs * 1000), callTimedOut, pc);
-      this.pending.set(rpcId, pc);
-      const out = msg.rpcId === undefined && !("rpcId" in msg) ? msg : { ...msg };
-      out.rpcId = rpcId;
-      this.send(to, out);
-    };
-    return r as RpcResult<T>;
+    // Timer first, then the message: the order their events were always scheduled in.
+    const pc = new PendingCall(this, rpcId, run);
+    this.armTimer(pc, Math.round(timeoutMs * 1000));
+    this.pending.set(pc);
+    const out = msg.rpcId === undefined && !("rpcId" in msg) ? msg : { ...msg };
+    out.rpcId = rpcId;
+    this.send(to, out);
   }
 
   /** A call's timeout fired: its reply, if it comes, is a late one. */
@@ -253,8 +297,8 @@ export class ProcessContext {
       const pc = this.pending.get(msg.inReplyTo);
       if (pc) {
         this.pending.delete(msg.inReplyTo);
-        this.cancelTimer(pc.timer);
-        pc.resume({ ok: true, reply: msg });
+        this.cancelTimer(pc);
+        pc.run.step({ ok: true, reply: msg });
         return;
       }
       // A late or duplicate reply: the caller has timed out already.
@@ -265,7 +309,33 @@ export class ProcessContext {
 
   /** Volatile state is lost on crash. */
   resetVolatile(): void {
-    this.pending = new Map();
+    this.pending = new PendingCalls();
+  }
+}
+
+/**
+ * The wait `sleep` yields. One per process, filled in when yielded: the fiber's run
+ * reads it at once (FiberRun.step calls `begin` right after the yield), so no two
+ * sleeps ever share it while it matters.
+ */
+class SleepWait implements Wait {
+  delayUs = 0;
+  constructor(private readonly ctx: ProcessContext) {}
+  begin(run: FiberStep): void {
+    this.ctx.beginSleep(this.delayUs, run);
+  }
+}
+
+/** The wait `call` yields; one per process, as SleepWait. It lets go of the message once begun. */
+class CallWait implements Wait {
+  to = "";
+  msg: Message | undefined = undefined;
+  timeoutMs = 0;
+  constructor(private readonly ctx: ProcessContext) {}
+  begin(run: FiberStep): void {
+    const msg = this.msg!;
+    this.msg = undefined;
+    this.ctx.beginCall(this.to, msg, this.timeoutMs, run);
   }
 }
 
