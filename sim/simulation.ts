@@ -193,7 +193,8 @@ export class ProcessContext {
    * flight never changes.
    */
   reply(to: string, request: Message, body: Message): void {
-    const out = body.inReplyTo === undefined && !("inReplyTo" in body) ? body : { ...body };
+    // A body may carry an `inReplyTo: undefined` slot (set in place, no property added).
+    const out = body.inReplyTo === undefined ? body : { ...body };
     out.inReplyTo = request.rpcId;
     this.send(to, out);
   }
@@ -281,7 +282,8 @@ export class ProcessContext {
     const pc = new PendingCall(this, rpcId, run);
     this.armTimer(pc, Math.round(timeoutMs * 1000));
     this.pending.set(pc);
-    const out = msg.rpcId === undefined && !("rpcId" in msg) ? msg : { ...msg };
+    // A message may carry an `rpcId: undefined` slot (set in place, no property added).
+    const out = msg.rpcId === undefined ? msg : { ...msg };
     out.rpcId = rpcId;
     this.send(to, out);
   }

@@ -1,5 +1,5 @@
 import type { Fiber } from "../../sim/fiber.js";
-import type { ProcessContext } from "../../sim/simulation.js";
+import type { ProcessContext, RpcResult } from "../../sim/simulation.js";
 import { REDIS_REQUEST, type RedisCommand, type RedisReply } from "./commands.js";
 import { REPL } from "./replication.js";
 
@@ -8,9 +8,14 @@ export type RedisResult = { ok: true; reply: RedisReply } | { ok: false; error: 
 
 /** Send one command to a Redis node and wait for its reply, up to `timeoutMs` on the caller's clock. */
 export function* redisCall(ctx: ProcessContext, node: string, command: RedisCommand, timeoutMs: number): Fiber<RedisResult> {
-  const r = yield* ctx.call(node, { type: REDIS_REQUEST, command }, timeoutMs);
+  // The call's wait yielded here (no ctx.call generator per command); the request is
+  // built with its rpcId slot, so setting it adds no property (issue 17).
+  const r = (yield ctx.callWait(node, { type: REDIS_REQUEST, command, rpcId: undefined }, timeoutMs)) as RpcResult;
   if (!r.ok) return r;
-  return { ok: true, reply: r.reply.result as RedisReply };
+  // The kernel's result object is this call's alone: it becomes the Redis result in place.
+  const out = r as unknown as { ok: true; reply: RedisReply };
+  out.reply = r.reply.result as RedisReply;
+  return out;
 }
 
 /** A client's connection to "the" Redis: one fixed node, or whatever Sentinel says is the primary. */

@@ -165,6 +165,11 @@ export class RedisStore {
     return keys;
   }
 
+  /** The raw entry of `key`, expired or not, without a copy (no lazy expiry: a look, not an access). */
+  rawEntry(key: string): Entry | undefined {
+    return this.data.get(key);
+  }
+
   /** A copy of the raw entries (replication full sync, AOF rewrite, tests). */
   snapshot(): Array<[string, { value: string; expireAtMs?: number }]> {
     return [...this.data].map(([k, e]) => [k, { ...e }]);
