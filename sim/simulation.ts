@@ -4,6 +4,7 @@ import { Network, DEFAULT_NETWORK, type Link, type NetworkOptions } from "./netw
 import { SimProcess, type ProcessOptions } from "./process.js";
 import { runFiber, type Fiber, type FiberStep, type Wait } from "./fiber.js";
 import { PendingCalls } from "./pending-calls.js";
+import { CallFiber, SleepFiber } from "./wait-fibers.js";
 import type { EventType, HistoryEvent } from "./history.js";
 import { SimLimitError } from "./errors.js";
 import { DEFAULT_LIMITS, PROJECTION_MARGIN, type SimLimits } from "./limits.js";
@@ -238,8 +239,8 @@ export class ProcessContext {
   }
 
   /** Sleep on the monotonic clock. */
-  *sleep(ms: number): Fiber<void> {
-    yield this.sleepWait(ms);
+  sleep(ms: number): Fiber<void> {
+    return new SleepFiber(this, ms);
   }
 
   /** What `sleep` yields, for a fiber that yields it itself (`yield ctx.sleepWait(ms)`: no generator per sleep). */
@@ -259,8 +260,13 @@ export class ProcessContext {
    * `msg` gets its `rpcId` in place (no copy per call); a message that already has one
    * (a retry of the same object) is copied, so the copy in flight keeps its own id.
    */
-  *call<T extends Message = Message>(to: string, msg: Message, timeoutMs: number): Fiber<RpcResult<T>> {
-    return (yield this.callWait(to, msg, timeoutMs)) as RpcResult<T>;
+  call<T extends Message = Message>(to: string, msg: Message, timeoutMs: number): Fiber<RpcResult<T>> {
+    return new CallFiber<RpcResult<T>>(this, to, msg, timeoutMs, undefined);
+  }
+
+  /** `call`, its result passed through `map` as it finishes (no generator of the caller's own to wrap it). */
+  callAs<R>(to: string, msg: Message, timeoutMs: number, map: (r: RpcResult) => R): Fiber<R> {
+    return new CallFiber<R>(this, to, msg, timeoutMs, map);
   }
 
   /**

@@ -7,12 +7,15 @@ import { REPL } from "./replication.js";
 export type RedisResult = { ok: true; reply: RedisReply } | { ok: false; error: "timeout" };
 
 /** Send one command to a Redis node and wait for its reply, up to `timeoutMs` on the caller's clock. */
-export function* redisCall(ctx: ProcessContext, node: string, command: RedisCommand, timeoutMs: number): Fiber<RedisResult> {
-  // The call's wait yielded here (no ctx.call generator per command); the request is
-  // built with its rpcId slot, so setting it adds no property (issue 17).
-  const r = (yield ctx.callWait(node, { type: REDIS_REQUEST, command, rpcId: undefined }, timeoutMs)) as RpcResult;
+export function redisCall(ctx: ProcessContext, node: string, command: RedisCommand, timeoutMs: number): Fiber<RedisResult> {
+  // One kernel call fiber, no generator of its own per command; the request is built
+  // with its rpcId slot, so setting it adds no property (issue 17).
+  return ctx.callAs(node, { type: REDIS_REQUEST, command, rpcId: undefined }, timeoutMs, toRedisResult);
+}
+
+/** The kernel's result object is this call's alone: it becomes the Redis result in place. */
+function toRedisResult(r: RpcResult): RedisResult {
   if (!r.ok) return r;
-  // The kernel's result object is this call's alone: it becomes the Redis result in place.
   const out = r as unknown as { ok: true; reply: RedisReply };
   out.reply = r.reply.result as RedisReply;
   return out;
