@@ -100,20 +100,26 @@ export class RedisServer {
     return `${this.ctx.id}/${this.ctx.proc.incarnation}/${this.promotions}`;
   }
 
+  // The periodic timers' functions, made once per node rather than once per tick (issue 17).
+  private readonly sweepTick = (): void => {
+    if (this.role === "primary") {
+      const keys = this.store.sweepKeys(this.ctx.wallMs());
+      for (let i = 0; i < keys.length; i++) this.logged({ key: keys[i]!, entry: null });
+    }
+    this.scheduleSweep();
+  };
+
+  private readonly ackTick = (): void => {
+    this.sendAck();
+    this.scheduleAck();
+  };
+
   private scheduleSweep(): void {
-    this.ctx.setTimer(this.opts.sweepIntervalMs, () => {
-      if (this.role === "primary") {
-        for (const key of this.store.sweepKeys(this.ctx.wallMs())) this.logged({ key, entry: null });
-      }
-      this.scheduleSweep();
-    });
+    this.ctx.setTimer(this.opts.sweepIntervalMs, this.sweepTick);
   }
 
   private scheduleAck(): void {
-    this.ctx.setTimer(this.opts.replAckIntervalMs ?? 1000, () => {
-      this.sendAck();
-      this.scheduleAck();
-    });
+    this.ctx.setTimer(this.opts.replAckIntervalMs ?? 1000, this.ackTick);
   }
 
   private sendAck(): void {
