@@ -83,9 +83,19 @@ function callTimedOut(pc: PendingCall): void {
   pc.run.step(TIMED_OUT);
 }
 
-/** A sleep's timer: resume the fiber that sleeps. */
 function wake(run: FiberStep): void {
   run.step(undefined);
+}
+
+/**
+ * The event of a sleep ending: a timer with no Timer object (a sleep is never
+ * cancelled and has no handle), through the process's lifecycle as a timer is.
+ */
+function sleepEnded(ctx: ProcessContext, run: FiberStep, _unused: undefined, incarnation: number): void {
+  const proc = ctx.proc;
+  if (incarnation !== proc.incarnation || proc.state === "crashed") return;
+  if (proc.state === "paused") proc.deliverWith(wake, run, undefined, undefined, incarnation);
+  else wake(run);
 }
 
 /** The event of a timer coming due: through the process's lifecycle, like a message. */
@@ -252,7 +262,8 @@ export class ProcessContext {
 
   /** A sleep's wait begins: its timer resumes the fiber. */
   beginSleep(delayUs: number, run: FiberStep): void {
-    this.setTimerUsWith(delayUs, wake, run);
+    const trueDelayUs = this.proc.mono.trueDurationFor(Math.max(0, delayUs));
+    this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, sleepEnded, this, run, undefined, this.proc.incarnation);
   }
 
   /**
