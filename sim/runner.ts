@@ -136,7 +136,10 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
   const sampleTimesUs: number[] = [];
   /** Processes at each sample (processes are only ever added, so they are the first that many). */
   const sampleProcCounts: number[] = [];
-  const sampleOffsetsUs: number[] = [];
+  // Sized for every sample of the processes there are now (all exist before the run);
+  // doubled if the run ever holds more (a pushed array re-grew itself ~2x over).
+  let sampleOffsetsUs = new Float64Array((Math.floor(endUs / sampleEveryUs) + 1) * sim.processes.size);
+  let offsetsCount = 0;
   const sample = (): void => {
     if (sampledProcs.length !== sim.processes.size) {
       let i = 0;
@@ -144,7 +147,12 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
     }
     sampleTimesUs.push(sim.nowUs);
     sampleProcCounts.push(sampledProcs.length);
-    for (let i = 0; i < sampledProcs.length; i++) sampleOffsetsUs.push(sampledProcs[i]!.wall.offsetAt(sim.nowUs));
+    if (offsetsCount + sampledProcs.length > sampleOffsetsUs.length) {
+      const more = new Float64Array(Math.max(2 * sampleOffsetsUs.length, offsetsCount + sampledProcs.length));
+      more.set(sampleOffsetsUs);
+      sampleOffsetsUs = more;
+    }
+    for (let i = 0; i < sampledProcs.length; i++) sampleOffsetsUs[offsetsCount++] = sampledProcs[i]!.wall.offsetAt(sim.nowUs);
     if (sim.nowUs + sampleEveryUs <= endUs) sim.schedule(sim.nowUs + sampleEveryUs, sample);
   };
   sim.schedule(0, sample);
@@ -184,7 +192,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
  * The clock samples as records, keeping only the clocks that ever left true time (the
  * rest would be rows of zeros); none at all when no clock did. Keys in process order.
  */
-function skewedClockSamples(procs: SimProcess[], timesUs: number[], procCounts: number[], offsetsUs: number[]): RunMeta["clockSamples"] {
+function skewedClockSamples(procs: SimProcess[], timesUs: number[], procCounts: number[], offsetsUs: Float64Array): RunMeta["clockSamples"] {
   const skewed = procs.map(() => false);
   let any = false;
   for (let k = 0, at = 0; k < timesUs.length; k++) {
