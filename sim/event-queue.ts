@@ -101,11 +101,25 @@ export class EventQueue {
    */
   cancel(slot: number, b: unknown): boolean {
     if (this.fns[slot] === undefined || this.bs[slot] !== b) return false;
+    this.cancelSlot(slot);
+    return true;
+  }
+
+  /**
+   * Cancel the event in `slot` if it is still `fn(a, ·, ·, d)`: for events no object
+   * of their own identifies (a call's timeout: its process and its rpcId). Returns whether it was cancelled.
+   */
+  cancelWith(slot: number, fn: EventHandler, a: unknown, d: number): boolean {
+    if (this.fns[slot] !== fn || this.as[slot] !== a || this.ds[slot] !== d) return false;
+    this.cancelSlot(slot);
+    return true;
+  }
+
+  private cancelSlot(slot: number): void {
     this.releaseSlot(slot);
     // Not yet free: its heap entry still names it; the free list gets it when the entry goes.
     this.cancelledCount++;
     if (this.cancelledCount > CANCELLED_COMPACT_MIN && 2 * this.cancelledCount > this.n) this.compact();
-    return true;
   }
 
   /**

@@ -48,7 +48,7 @@ class Timer implements TimerHandle {
   slot = -1;
   constructor(
     readonly fn: (arg: any) => void,
-    public arg: unknown,
+    readonly arg: unknown,
     readonly incarnation: number,
   ) {}
 }
@@ -61,26 +61,22 @@ function fireTimerNow(t: Timer): void {
   }
 }
 
-/**
- * An outstanding ctx.call: its own timeout timer (one object per call, issue 17), and
- * the fiber its reply or its timeout resumes.
- */
-class PendingCall extends Timer {
-  constructor(
-    readonly ctx: ProcessContext,
-    readonly rpcId: number,
-    readonly run: FiberStep,
-  ) {
-    super(callTimedOut, undefined, ctx.proc.incarnation);
-    this.arg = this;
-  }
-}
-
 const TIMED_OUT: RpcResult = Object.freeze({ ok: false, error: "timeout" }) as RpcResult;
 
-function callTimedOut(pc: PendingCall): void {
-  pc.ctx.forgetCall(pc.rpcId);
-  pc.run.step(TIMED_OUT);
+/**
+ * The event of a call's timeout: (process, incarnation, rpcId), no object of its own
+ * (issue 17); through the process's lifecycle as a timer is. A reply that came first
+ * cancelled it, or (while paused) took the call out, so it finds nothing to do.
+ */
+function callTimeoutEvent(ctx: ProcessContext, incarnation: number, _unused: undefined, rpcId: number): void {
+  const proc = ctx.proc;
+  if (incarnation !== proc.incarnation || proc.state === "crashed") return;
+  if (proc.state === "paused") proc.deliverWith(callTimedOut, ctx, rpcId, undefined, incarnation);
+  else callTimedOut(ctx, rpcId);
+}
+
+function callTimedOut(ctx: ProcessContext, rpcId: number): void {
+  ctx.timeOutCall(rpcId);
 }
 
 function wake(run: FiberStep): void {
@@ -150,7 +146,7 @@ export class ProcessContext {
   readonly disk = new Map<string, unknown>();
   readonly rng: Rng;
   private nextRpcId = 1;
-  private pending = new PendingCalls<PendingCall>();
+  private pending = new PendingCalls();
   /** The waits sleep and call yield, one each per process, filled in at each use (see SleepWait). */
   private readonly sleepWaitOne = new SleepWait(this);
   private readonly callWaitOne = new CallWait(this);
@@ -296,9 +292,9 @@ export class ProcessContext {
   beginCall(to: string, msg: Message, timeoutMs: number, run: FiberStep): void {
     const rpcId = this.nextRpcId++;
     // Timer first, then the message: the order their events were always scheduled in.
-    const pc = new PendingCall(this, rpcId, run);
-    this.armTimer(pc, Math.round(timeoutMs * 1000));
-    this.pending.set(pc);
+    const trueDelayUs = this.proc.mono.trueDurationFor(Math.max(0, Math.round(timeoutMs * 1000)));
+    const timerSlot = this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, callTimeoutEvent, this, this.proc.incarnation, undefined, rpcId);
+    this.pending.set(rpcId, run, timerSlot);
     // A message may carry an `rpcId: undefined` slot (set in place, no property added).
     const out = msg.rpcId === undefined ? msg : { ...msg };
     out.rpcId = rpcId;
@@ -307,17 +303,23 @@ export class ProcessContext {
 
   /** A call's timeout fired: its reply, if it comes, is a late one. */
   forgetCall(rpcId: number): void {
-    this.pending.delete(rpcId);
+    this.pending.take(rpcId);
+  }
+
+  /** A call's timeout fired: the call is over, and its fiber resumes with a timeout (if it is still pending). */
+  timeOutCall(rpcId: number): void {
+    const run = this.pending.take(rpcId);
+    if (run !== undefined) run.step(TIMED_OUT);
   }
 
   /** Called by the simulation when a message arrives (process is running). */
   handle(from: string, msg: Message): void {
     if (msg.inReplyTo !== undefined) {
-      const pc = this.pending.get(msg.inReplyTo);
-      if (pc) {
-        this.pending.delete(msg.inReplyTo);
-        this.cancelTimer(pc);
-        pc.run.step({ ok: true, reply: msg });
+      const run = this.pending.take(msg.inReplyTo);
+      if (run !== undefined) {
+        // The timeout costs no event now; one already fired during a pause finds the call gone.
+        this.sim.cancelEventWith(this.pending.takenTimerSlot, callTimeoutEvent, this, msg.inReplyTo);
+        run.step({ ok: true, reply: msg });
         return;
       }
       // A late or duplicate reply: the caller has timed out already.
@@ -425,6 +427,11 @@ export class Simulation {
    */
   cancelEvent(slot: number, b: unknown): void {
     this.queue.cancel(slot, b);
+  }
+
+  /** Take out the event in `slot` if it is still `fn(a, ·, ·, d)` (EventQueue.cancelWith). */
+  cancelEventWith<A>(slot: number, fn: (a: A, b: any, c: any, d: number) => void, a: A, d: number): void {
+    this.queue.cancelWith(slot, fn as EventHandler, a, d);
   }
 
   addProcess(id: string, role: SimProcess["role"], opts: ProcessOptions, factory: BehaviorFactory): ProcessContext {

@@ -92,4 +92,27 @@ describe("kernel wait fibers", () => {
     sim.run(100_000);
     expect(wokeAt).toBe(10_000);
   });
+
+  for (const [timeoutMs, want] of [
+    [3, "ok"],
+    [1.5, "timeout"],
+  ] as const) {
+    it(`a reply and a timeout both held by a pause are taken in arrival order (timeout ${timeoutMs} ms: ${want})`, () => {
+      const { sim, c } = world();
+      let got = "";
+      let at = -1;
+      c.spawn(
+        (function* (): Fiber<void> {
+          const r = yield* c.call("srv", { type: "ping", n: 1 }, timeoutMs);
+          got = r.ok ? "ok" : r.error;
+          at = sim.nowUs;
+        })(),
+      );
+      // The reply comes at 2 ms, the timeout at 3 ms or 1.5 ms: both during the pause.
+      sim.schedule(500, () => sim.pause("c", 9500));
+      sim.run(100_000);
+      expect(got).toBe(want);
+      expect(at).toBe(10_000);
+    });
+  }
 });
