@@ -301,11 +301,6 @@ export class ProcessContext {
     this.send(to, out);
   }
 
-  /** A call's timeout fired: its reply, if it comes, is a late one. */
-  forgetCall(rpcId: number): void {
-    this.pending.take(rpcId);
-  }
-
   /** A call's timeout fired: the call is over, and its fiber resumes with a timeout (if it is still pending). */
   timeOutCall(rpcId: number): void {
     const run = this.pending.take(rpcId);
