@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const MODULES = ["kernel", "sweep", "designs", "libraries", "checker", "raft", "raft-zk", "startup", "memory"];
+const MODULES = ["kernel", "sweep", "designs", "libraries", "checker", "raft", "raft-zk", "startup", "memory", "allocation"];
 
 async function runAll(): Promise<void> {
   const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";

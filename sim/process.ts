@@ -21,7 +21,16 @@ export class SimProcess {
   incarnation = 0;
   readonly wall: LocalClock;
   readonly mono: LocalClock;
-  private inbox: Array<() => void> = [];
+  /**
+   * Events held during a pause, in arrival order: a handler and its three arguments per
+   * entry (the kernel's messages and timers queue no closure, issue 17); `inboxHead` is
+   * the next to run.
+   */
+  private inboxFns: Array<(a: any, b: any, c: any) => void> = [];
+  private inboxAs: unknown[] = [];
+  private inboxBs: unknown[] = [];
+  private inboxCs: unknown[] = [];
+  private inboxHead = 0;
   /** True time at which the current pause ends (if paused). */
   pausedUntilUs = 0;
 
@@ -36,12 +45,20 @@ export class SimProcess {
 
   /** Run `fn` now, queue it, or drop it, by the process's state. */
   deliver(fn: () => void, incarnation: number): void {
+    this.deliverWith(callThunk, fn, undefined, undefined, incarnation);
+  }
+
+  /** `deliver` of `fn(a, b, c)`: what the kernel's own events use, so a pause queues no closure. */
+  deliverWith<A, B, C>(fn: (a: A, b: B, c: C) => void, a: A, b: B, c: C, incarnation: number): void {
     if (incarnation !== this.incarnation || this.state === "crashed") return;
     if (this.state === "paused") {
-      this.inbox.push(fn);
+      this.inboxFns.push(fn);
+      this.inboxAs.push(a);
+      this.inboxBs.push(b);
+      this.inboxCs.push(c);
       return;
     }
-    fn();
+    fn(a, b, c);
   }
 
   pause(untilUs: number): void {
@@ -54,15 +71,29 @@ export class SimProcess {
   resume(): void {
     if (this.state !== "paused") return;
     this.state = "running";
-    while (this.inbox.length > 0 && this.state === "running") {
-      const fn = this.inbox.shift()!;
-      fn();
+    // Bounded: each pass takes one entry; what a handler queues (a pause again) waits behind.
+    while (this.inboxHead < this.inboxFns.length && this.state === "running") {
+      const i = this.inboxHead++;
+      const fn = this.inboxFns[i]!;
+      const a = this.inboxAs[i];
+      const b = this.inboxBs[i];
+      const c = this.inboxCs[i];
+      fn(a, b, c);
     }
+    if (this.inboxHead >= this.inboxFns.length) this.clearInbox();
+  }
+
+  private clearInbox(): void {
+    this.inboxFns.length = 0;
+    this.inboxAs.length = 0;
+    this.inboxBs.length = 0;
+    this.inboxCs.length = 0;
+    this.inboxHead = 0;
   }
 
   crash(): void {
     this.state = "crashed";
-    this.inbox = [];
+    this.clearInbox();
     this.incarnation++;
   }
 
@@ -72,6 +103,10 @@ export class SimProcess {
   }
 
   get queuedWhilePaused(): number {
-    return this.inbox.length;
+    return this.inboxFns.length - this.inboxHead;
   }
+}
+
+function callThunk(fn: () => void): void {
+  fn();
 }

@@ -1,4 +1,4 @@
-import seedrandom from "seedrandom";
+import { Arc4 } from "./arc4.js";
 
 /**
  * Seeded randomness with named forks. Each component forks its own stream
@@ -6,11 +6,16 @@ import seedrandom from "seedrandom";
  * The fork's seed is derived from the parent's seed string and the name, never
  * from the parent's position in its stream.
  */
+const HEX_CODES = Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
+const TOKEN_CHUNKS_SCRATCH = 8;
+const tokenScratch: number[] = [];
+
 export class Rng {
-  private readonly prng: seedrandom.PRNG;
+  private readonly prng: Arc4;
 
   constructor(readonly seed: string) {
-    this.prng = seedrandom(seed);
+    // seedrandom's generator, reimplemented allocation-light (sim/arc4.ts): the same draws.
+    this.prng = new Arc4(seed);
   }
 
   fork(name: string): Rng {
@@ -39,8 +44,14 @@ export class Rng {
 
   /** A random hex token, like a UUID's randomness (128 bits by default). */
   token(bits = 128): string {
-    let s = "";
-    for (let i = 0; i < bits / 32; i++) s += (this.prng.int32() >>> 0).toString(16).padStart(8, "0");
-    return s;
+    // Eight hex digits per 32-bit draw, built as one string (no per-draw toString and padStart).
+    const chunks = Math.ceil(bits / 32);
+    const codes = chunks <= TOKEN_CHUNKS_SCRATCH ? tokenScratch : new Array<number>(chunks * 8);
+    codes.length = chunks * 8;
+    for (let i = 0; i < chunks; i++) {
+      const x = this.prng.int32() >>> 0;
+      for (let k = 0; k < 8; k++) codes[i * 8 + k] = HEX_CODES[(x >>> (28 - 4 * k)) & 15]!;
+    }
+    return String.fromCharCode.apply(null, codes);
   }
 }

@@ -3,7 +3,7 @@ import { DRAIN_MS, PROJECT_AFTER_EVENTS, type SimLimits } from "./limits.js";
 import { FaultSchedule } from "./faults.js";
 import { clientLoop } from "./workload.js";
 import type { HistoryEvent } from "./history.js";
-import type { ProcessOptions } from "./process.js";
+import type { ProcessOptions, SimProcess } from "./process.js";
 import { InputError, SimulationStopError } from "./errors.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
 import { drawNemesis } from "./nemesis.js";
@@ -128,12 +128,31 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
       throw new InputError(s.file, ref.field, `unknown process "${ref.id}"; expected one of: ${[...sim.processes.keys()].join(", ")}`);
     }
   }
-  const clockSamples: RunMeta["clockSamples"] = [];
+  // Samples go into flat number arrays, an offset per process per sample (an object per
+  // sample and an entries pair per process were most of the sampling's garbage, issue 17);
+  // the records are built at the end, for the skewed clocks only.
   const sampleEveryUs = Math.max(1000, Math.floor(endUs / CLOCK_SAMPLES));
+  const sampledProcs: SimProcess[] = [];
+  const sampleTimesUs: number[] = [];
+  /** Processes at each sample (processes are only ever added, so they are the first that many). */
+  const sampleProcCounts: number[] = [];
+  // Sized for every sample of the processes there are now (all exist before the run);
+  // doubled if the run ever holds more (a pushed array re-grew itself ~2x over).
+  let sampleOffsetsUs = new Float64Array((Math.floor(endUs / sampleEveryUs) + 1) * sim.processes.size);
+  let offsetsCount = 0;
   const sample = (): void => {
-    const offsetsUs: Record<string, number> = {};
-    for (const [id, p] of sim.processes) offsetsUs[id] = p.wall.offsetAt(sim.nowUs);
-    clockSamples.push({ timeUs: sim.nowUs, offsetsUs });
+    if (sampledProcs.length !== sim.processes.size) {
+      let i = 0;
+      for (const p of sim.processes.values()) if (i++ >= sampledProcs.length) sampledProcs.push(p);
+    }
+    sampleTimesUs.push(sim.nowUs);
+    sampleProcCounts.push(sampledProcs.length);
+    if (offsetsCount + sampledProcs.length > sampleOffsetsUs.length) {
+      const more = new Float64Array(Math.max(2 * sampleOffsetsUs.length, offsetsCount + sampledProcs.length));
+      more.set(sampleOffsetsUs);
+      sampleOffsetsUs = more;
+    }
+    for (let i = 0; i < sampledProcs.length; i++) sampleOffsetsUs[offsetsCount++] = sampledProcs[i]!.wall.offsetAt(sim.nowUs);
     if (sim.nowUs + sampleEveryUs <= endUs) sim.schedule(sim.nowUs + sampleEveryUs, sample);
   };
   sim.schedule(0, sample);
@@ -141,13 +160,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
   sim.run(endUs + DRAIN_MS * 1000, endUs);
   // Replica states (replica-agreement checker) go in before the final read.
   sim.endRun();
-  // Keep only the clocks that ever left true time: the rest would be rows of zeros.
-  const skewed = new Set<string>();
-  for (const smp of clockSamples) for (const [id, off] of Object.entries(smp.offsetsUs)) if (off !== 0) skewed.add(id);
-  for (const smp of clockSamples) {
-    for (const id of Object.keys(smp.offsetsUs)) if (!skewed.has(id)) delete smp.offsetsUs[id];
-  }
-  if (skewed.size === 0) clockSamples.length = 0;
+  const clockSamples = skewedClockSamples(sampledProcs, sampleTimesUs, sampleProcCounts, sampleOffsetsUs);
 
   // The final read, as Jepsen's workloads end: what the resource holds now.
   const locks = [...new Set([...s.workload.locks, ...resource!.cells.keys()])].sort();
@@ -173,4 +186,26 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
       clockSamples,
     },
   };
+}
+
+/**
+ * The clock samples as records, keeping only the clocks that ever left true time (the
+ * rest would be rows of zeros); none at all when no clock did. Keys in process order.
+ */
+function skewedClockSamples(procs: SimProcess[], timesUs: number[], procCounts: number[], offsetsUs: Float64Array): RunMeta["clockSamples"] {
+  const skewed = procs.map(() => false);
+  let any = false;
+  for (let k = 0, at = 0; k < timesUs.length; k++) {
+    for (let i = 0; i < procCounts[k]!; i++, at++) {
+      if (offsetsUs[at] !== 0) skewed[i] = any = true;
+    }
+  }
+  const out: RunMeta["clockSamples"] = [];
+  if (!any) return out;
+  for (let k = 0, at = 0; k < timesUs.length; k++) {
+    const offsets: Record<string, number> = {};
+    for (let i = 0; i < procCounts[k]!; i++, at++) if (skewed[i]) offsets[procs[i]!.id] = offsetsUs[at]!;
+    out.push({ timeUs: timesUs[k]!, offsetsUs: offsets });
+  }
+  return out;
 }

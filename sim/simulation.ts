@@ -2,7 +2,9 @@ import { EventQueue, type EventHandler } from "./event-queue.js";
 import { Rng } from "./rng.js";
 import { Network, DEFAULT_NETWORK, type Link, type NetworkOptions } from "./network.js";
 import { SimProcess, type ProcessOptions } from "./process.js";
-import { runFiber, type Fiber } from "./fiber.js";
+import { runFiber, type Fiber, type FiberStep, type Wait } from "./fiber.js";
+import { PendingCalls } from "./pending-calls.js";
+import { CallFiber, SleepFiber } from "./wait-fibers.js";
 import type { EventType, HistoryEvent } from "./history.js";
 import { SimLimitError } from "./errors.js";
 import { DEFAULT_LIMITS, PROJECTION_MARGIN, type SimLimits } from "./limits.js";
@@ -59,29 +61,49 @@ function fireTimerNow(t: Timer): void {
   }
 }
 
-/** An outstanding ctx.call: what its reply or its timeout resumes. */
-class PendingCall {
-  timer: TimerHandle | undefined;
-  constructor(
-    readonly ctx: ProcessContext,
-    readonly rpcId: number,
-    readonly resume: (r: RpcResult) => void,
-  ) {}
-}
-
 const TIMED_OUT: RpcResult = Object.freeze({ ok: false, error: "timeout" }) as RpcResult;
 
-function callTimedOut(pc: PendingCall): void {
-  pc.ctx.forgetCall(pc.rpcId);
-  pc.resume(TIMED_OUT);
+/**
+ * The event of a call's timeout: (process, incarnation, rpcId), no object of its own
+ * (issue 17); through the process's lifecycle as a timer is. A reply that came first
+ * cancelled it, or (while paused) took the call out, so it finds nothing to do.
+ */
+function callTimeoutEvent(ctx: ProcessContext, incarnation: number, _unused: undefined, rpcId: number): void {
+  const proc = ctx.proc;
+  if (incarnation !== proc.incarnation || proc.state === "crashed") return;
+  if (proc.state === "paused") proc.deliverWith(callTimedOut, ctx, rpcId, undefined, incarnation);
+  else callTimedOut(ctx, rpcId);
+}
+
+function callTimedOut(ctx: ProcessContext, rpcId: number): void {
+  ctx.timeOutCall(rpcId);
+}
+
+function wake(run: FiberStep): void {
+  run.step(undefined);
+}
+
+/**
+ * The event of a sleep ending: a timer with no Timer object (a sleep is never
+ * cancelled and has no handle), through the process's lifecycle as a timer is.
+ */
+function sleepEnded(ctx: ProcessContext, run: FiberStep, _unused: undefined, incarnation: number): void {
+  const proc = ctx.proc;
+  if (incarnation !== proc.incarnation || proc.state === "crashed") return;
+  if (proc.state === "paused") proc.deliverWith(wake, run, undefined, undefined, incarnation);
+  else wake(run);
 }
 
 /** The event of a timer coming due: through the process's lifecycle, like a message. */
 function fireTimer(ctx: ProcessContext, t: Timer): void {
   const proc = ctx.proc;
   if (t.incarnation !== proc.incarnation || proc.state === "crashed") return;
-  if (proc.state === "paused") proc.deliver(() => fireTimerNow(t), t.incarnation);
+  if (proc.state === "paused") proc.deliverWith(fireTimerNow, t, undefined, undefined, t.incarnation);
   else fireTimerNow(t);
+}
+
+function handleOn(ctx: ProcessContext, from: string, msg: Message): void {
+  ctx.handle(from, msg);
 }
 
 /** The event of a message arriving: checked against partitions and the lifecycle, then handled. */
@@ -95,7 +117,7 @@ function deliverMessage(ctx: ProcessContext, from: string, msg: Message, incarna
   sim.network.stats.delivered++;
   const proc = ctx.proc;
   if (incarnation !== proc.incarnation || proc.state === "crashed") return;
-  if (proc.state === "paused") proc.deliver(() => ctx.handle(from, msg), incarnation);
+  if (proc.state === "paused") proc.deliverWith(handleOn, ctx, from, msg, incarnation);
   else ctx.handle(from, msg);
 }
 
@@ -124,7 +146,10 @@ export class ProcessContext {
   readonly disk = new Map<string, unknown>();
   readonly rng: Rng;
   private nextRpcId = 1;
-  private pending = new Map<number, PendingCall>();
+  private pending = new PendingCalls();
+  /** The waits sleep and call yield, one each per process, filled in at each use (see SleepWait). */
+  private readonly sleepWaitOne = new SleepWait(this);
+  private readonly callWaitOne = new CallWait(this);
   /** By destination id: processes and links are never removed, so a route stays good. */
   private readonly routes = new Map<string, Route>();
   behavior: ProcessBehavior = {};
@@ -175,7 +200,8 @@ export class ProcessContext {
    * flight never changes.
    */
   reply(to: string, request: Message, body: Message): void {
-    const out = body.inReplyTo === undefined && !("inReplyTo" in body) ? body : { ...body };
+    // A body may carry an `inReplyTo: undefined` slot (set in place, no property added).
+    const out = body.inReplyTo === undefined ? body : { ...body };
     out.inReplyTo = request.rpcId;
     this.send(to, out);
   }
@@ -191,7 +217,10 @@ export class ProcessContext {
 
   /** A timer that calls `fn(arg)`: no closure for the kernel's own timers. */
   private setTimerUsWith<A>(delayUs: number, fn: (arg: A) => void, arg: A): TimerHandle {
-    const t = new Timer(fn, arg, this.proc.incarnation);
+    return this.armTimer(new Timer(fn, arg, this.proc.incarnation), delayUs);
+  }
+
+  private armTimer(t: Timer, delayUs: number): Timer {
     const trueDelayUs = this.proc.mono.trueDurationFor(Math.max(0, delayUs));
     t.slot = this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, fireTimer, this, t);
     return t;
@@ -216,11 +245,21 @@ export class ProcessContext {
   }
 
   /** Sleep on the monotonic clock. */
-  *sleep(ms: number): Fiber<void> {
-    // Yields its Suspend directly (no inner `suspend` generator per sleep).
-    yield (resume) => {
-      this.setTimerUsWith(Math.round(ms * 1000), resume, undefined);
-    };
+  sleep(ms: number): Fiber<void> {
+    return new SleepFiber(this, ms);
+  }
+
+  /** What `sleep` yields, for a fiber that yields it itself (`yield ctx.sleepWait(ms)`: no generator per sleep). */
+  sleepWait(ms: number): Wait {
+    const w = this.sleepWaitOne;
+    w.delayUs = Math.round(ms * 1000);
+    return w;
+  }
+
+  /** A sleep's wait begins: its timer resumes the fiber. */
+  beginSleep(delayUs: number, run: FiberStep): void {
+    const trueDelayUs = this.proc.mono.trueDurationFor(Math.max(0, delayUs));
+    this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, sleepEnded, this, run, undefined, this.proc.incarnation);
   }
 
   /**
@@ -228,33 +267,54 @@ export class ProcessContext {
    * `msg` gets its `rpcId` in place (no copy per call); a message that already has one
    * (a retry of the same object) is copied, so the copy in flight keeps its own id.
    */
-  *call<T extends Message = Message>(to: string, msg: Message, timeoutMs: number): Fiber<RpcResult<T>> {
-    const rpcId = this.nextRpcId++;
-    const r = yield (resume) => {
-      // Timer first, then the message: the order their events were always scheduled in.
-      const pc = new PendingCall(this, rpcId, resume as (r: RpcResult) => void);
-      pc.timer = this.setTimerUsWith(Math.round(timeoutMs * 1000), callTimedOut, pc);
-      this.pending.set(rpcId, pc);
-      const out = msg.rpcId === undefined && !("rpcId" in msg) ? msg : { ...msg };
-      out.rpcId = rpcId;
-      this.send(to, out);
-    };
-    return r as RpcResult<T>;
+  call<T extends Message = Message>(to: string, msg: Message, timeoutMs: number): Fiber<RpcResult<T>> {
+    return new CallFiber<RpcResult<T>>(this, to, msg, timeoutMs, undefined);
   }
 
-  /** A call's timeout fired: its reply, if it comes, is a late one. */
-  forgetCall(rpcId: number): void {
-    this.pending.delete(rpcId);
+  /** `call`, its result passed through `map` as it finishes (no generator of the caller's own to wrap it). */
+  callAs<R>(to: string, msg: Message, timeoutMs: number, map: (r: RpcResult) => R): Fiber<R> {
+    return new CallFiber<R>(this, to, msg, timeoutMs, map);
+  }
+
+  /**
+   * What `call` yields, for a fiber that yields it itself: `(yield ctx.callWait(...)) as
+   * RpcResult` is `yield* ctx.call(...)` without a generator per call.
+   */
+  callWait(to: string, msg: Message, timeoutMs: number): Wait {
+    const w = this.callWaitOne;
+    w.to = to;
+    w.msg = msg;
+    w.timeoutMs = timeoutMs;
+    return w;
+  }
+
+  /** A call's wait begins: the rpcId is drawn here, at the yield, as it always was. */
+  beginCall(to: string, msg: Message, timeoutMs: number, run: FiberStep): void {
+    const rpcId = this.nextRpcId++;
+    // Timer first, then the message: the order their events were always scheduled in.
+    const trueDelayUs = this.proc.mono.trueDurationFor(Math.max(0, Math.round(timeoutMs * 1000)));
+    const timerSlot = this.sim.scheduleEvent(this.sim.nowUs + trueDelayUs, callTimeoutEvent, this, this.proc.incarnation, undefined, rpcId);
+    this.pending.set(rpcId, run, timerSlot);
+    // A message may carry an `rpcId: undefined` slot (set in place, no property added).
+    const out = msg.rpcId === undefined ? msg : { ...msg };
+    out.rpcId = rpcId;
+    this.send(to, out);
+  }
+
+  /** A call's timeout fired: the call is over, and its fiber resumes with a timeout (if it is still pending). */
+  timeOutCall(rpcId: number): void {
+    const run = this.pending.take(rpcId);
+    if (run !== undefined) run.step(TIMED_OUT);
   }
 
   /** Called by the simulation when a message arrives (process is running). */
   handle(from: string, msg: Message): void {
     if (msg.inReplyTo !== undefined) {
-      const pc = this.pending.get(msg.inReplyTo);
-      if (pc) {
-        this.pending.delete(msg.inReplyTo);
-        this.cancelTimer(pc.timer);
-        pc.resume({ ok: true, reply: msg });
+      const run = this.pending.take(msg.inReplyTo);
+      if (run !== undefined) {
+        // The timeout costs no event now; one already fired during a pause finds the call gone.
+        this.sim.cancelEventWith(this.pending.takenTimerSlot, callTimeoutEvent, this, msg.inReplyTo);
+        run.step({ ok: true, reply: msg });
         return;
       }
       // A late or duplicate reply: the caller has timed out already.
@@ -265,7 +325,33 @@ export class ProcessContext {
 
   /** Volatile state is lost on crash. */
   resetVolatile(): void {
-    this.pending = new Map();
+    this.pending = new PendingCalls();
+  }
+}
+
+/**
+ * The wait `sleep` yields. One per process, filled in when yielded: the fiber's run
+ * reads it at once (FiberRun.step calls `begin` right after the yield), so no two
+ * sleeps ever share it while it matters.
+ */
+class SleepWait implements Wait {
+  delayUs = 0;
+  constructor(private readonly ctx: ProcessContext) {}
+  begin(run: FiberStep): void {
+    this.ctx.beginSleep(this.delayUs, run);
+  }
+}
+
+/** The wait `call` yields; one per process, as SleepWait. It lets go of the message once begun. */
+class CallWait implements Wait {
+  to = "";
+  msg: Message | undefined = undefined;
+  timeoutMs = 0;
+  constructor(private readonly ctx: ProcessContext) {}
+  begin(run: FiberStep): void {
+    const msg = this.msg!;
+    this.msg = undefined;
+    this.ctx.beginCall(this.to, msg, this.timeoutMs, run);
   }
 }
 
@@ -336,6 +422,11 @@ export class Simulation {
    */
   cancelEvent(slot: number, b: unknown): void {
     this.queue.cancel(slot, b);
+  }
+
+  /** Take out the event in `slot` if it is still `fn(a, ·, ·, d)` (EventQueue.cancelWith). */
+  cancelEventWith<A>(slot: number, fn: (a: A, b: any, c: any, d: number) => void, a: A, d: number): void {
+    this.queue.cancelWith(slot, fn as EventHandler, a, d);
   }
 
   addProcess(id: string, role: SimProcess["role"], opts: ProcessOptions, factory: BehaviorFactory): ProcessContext {

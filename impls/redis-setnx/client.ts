@@ -2,6 +2,7 @@ import type { Fiber } from "../../sim/fiber.js";
 import type { ProcessContext } from "../../sim/simulation.js";
 import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
 import type { RedisConnection } from "../redis/client.js";
+import type { RedisCommand } from "../redis/commands.js";
 
 /**
  * The seeds' `RedisLock` (000 approach 1, 001 code example): a random token per
@@ -47,12 +48,16 @@ export class SetnxLockClient implements LockClient {
     const secret = this.ctx.rng.token();
     const endWallMs = this.ctx.wallMs() + o.waitMs;
     let timedOut = false;
+    // One command for every attempt: a command is never changed once sent (the server
+    // only reads it), so the polls share it rather than build one each (issue 17).
+    const set: RedisCommand = { cmd: "SET", key, value: secret, nx: true, pxMs: o.ttlMs };
     for (let attempt = 0; ; attempt++) {
       const sentMonoUs = this.ctx.monoUs();
       // redis-lock 1.0.0: lockTimeoutValue = Date.now() + timeout + 1, read before the SET.
-      const deadline: WallDeadline = { expiresAtWallMs: this.ctx.wallMs() + o.ttlMs + 1 };
-      const r = yield* this.opts.conn.call({ cmd: "SET", key, value: secret, nx: true, pxMs: o.ttlMs });
+      const expiresAtWallMs = this.ctx.wallMs() + o.ttlMs + 1;
+      const r = yield* this.opts.conn.call(set);
       if (r.ok && r.reply === "OK") {
+        const deadline: WallDeadline = { expiresAtWallMs };
         const grant: Grant = {
           lock,
           secret,
@@ -76,7 +81,7 @@ export class SetnxLockClient implements LockClient {
       }
       if (!r.ok) timedOut = true;
       if (this.ctx.wallMs() + this.opts.retryDelayMs >= endWallMs) break;
-      yield* this.ctx.sleep(this.opts.retryDelayMs);
+      yield this.ctx.sleepWait(this.opts.retryDelayMs);
     }
     return timedOut
       ? { outcome: "unknown", reason: "a SET timed out: it may have taken the lock" }

@@ -1,5 +1,5 @@
-import type { Fiber } from "../../sim/fiber.js";
-import type { ProcessContext } from "../../sim/simulation.js";
+import type { Fiber, FiberStep } from "../../sim/fiber.js";
+import type { ProcessContext, RpcResult } from "../../sim/simulation.js";
 import { REDIS_REQUEST, type RedisCommand, type RedisReply } from "./commands.js";
 import { REPL } from "./replication.js";
 
@@ -7,10 +7,42 @@ import { REPL } from "./replication.js";
 export type RedisResult = { ok: true; reply: RedisReply } | { ok: false; error: "timeout" };
 
 /** Send one command to a Redis node and wait for its reply, up to `timeoutMs` on the caller's clock. */
-export function* redisCall(ctx: ProcessContext, node: string, command: RedisCommand, timeoutMs: number): Fiber<RedisResult> {
-  const r = yield* ctx.call(node, { type: REDIS_REQUEST, command }, timeoutMs);
+export function redisCall(ctx: ProcessContext, node: string, command: RedisCommand, timeoutMs: number): Fiber<RedisResult> {
+  // One kernel call fiber, no generator of its own per command; the request is built
+  // with its rpcId slot, so setting it adds no property (issue 17).
+  return ctx.callAs(node, { type: REDIS_REQUEST, command, rpcId: undefined }, timeoutMs, toRedisResult);
+}
+
+/** The kernel's result object is this call's alone: it becomes the Redis result in place. */
+function toRedisResult(r: RpcResult): RedisResult {
   if (!r.ok) return r;
-  return { ok: true, reply: r.reply.result as RedisReply };
+  const out = r as unknown as { ok: true; reply: RedisReply };
+  out.reply = r.reply.result as RedisReply;
+  return out;
+}
+
+/**
+ * One command to several nodes at once, each result handed to `onResult(i, result)` as
+ * it comes (reply or timeout). The kernel's call waits are begun here directly, with a
+ * small receiver each, where a fiber spawned per node cost a run, two closures and a
+ * call fiber (issue 17). The calls go out in node order, as spawned fibers sent them;
+ * a crash of the caller drops them all (its pending calls and timers go), as it stopped
+ * spawned fibers.
+ */
+export function redisCallEach(ctx: ProcessContext, nodes: readonly string[], command: RedisCommand, timeoutMs: number, onResult: (i: number, r: RedisResult) => void): void {
+  for (let i = 0; i < nodes.length; i++) {
+    ctx.callWait(nodes[i]!, { type: REDIS_REQUEST, command, rpcId: undefined }, timeoutMs).begin(new NodeResult(i, onResult));
+  }
+}
+
+class NodeResult implements FiberStep {
+  constructor(
+    private readonly i: number,
+    private readonly onResult: (i: number, r: RedisResult) => void,
+  ) {}
+  step(value: unknown): void {
+    this.onResult(this.i, toRedisResult(value as RpcResult));
+  }
 }
 
 /** A client's connection to "the" Redis: one fixed node, or whatever Sentinel says is the primary. */

@@ -100,20 +100,26 @@ export class RedisServer {
     return `${this.ctx.id}/${this.ctx.proc.incarnation}/${this.promotions}`;
   }
 
+  // The periodic timers' functions, made once per node rather than once per tick (issue 17).
+  private readonly sweepTick = (): void => {
+    if (this.role === "primary") {
+      const keys = this.store.sweepKeys(this.ctx.wallMs());
+      for (let i = 0; i < keys.length; i++) this.logged({ key: keys[i]!, entry: null });
+    }
+    this.scheduleSweep();
+  };
+
+  private readonly ackTick = (): void => {
+    this.sendAck();
+    this.scheduleAck();
+  };
+
   private scheduleSweep(): void {
-    this.ctx.setTimer(this.opts.sweepIntervalMs, () => {
-      if (this.role === "primary") {
-        for (const key of this.store.sweepKeys(this.ctx.wallMs())) this.logged({ key, entry: null });
-      }
-      this.scheduleSweep();
-    });
+    this.ctx.setTimer(this.opts.sweepIntervalMs, this.sweepTick);
   }
 
   private scheduleAck(): void {
-    this.ctx.setTimer(this.opts.replAckIntervalMs ?? 1000, () => {
-      this.sendAck();
-      this.scheduleAck();
-    });
+    this.ctx.setTimer(this.opts.replAckIntervalMs ?? 1000, this.ackTick);
   }
 
   private sendAck(): void {
@@ -126,7 +132,7 @@ export class RedisServer {
     switch (msg.type) {
       case REDIS_REQUEST: {
         const result = this.execute(msg.command as RedisCommand, from);
-        this.ctx.reply(from, msg, { type: REDIS_REPLY, result });
+        this.ctx.reply(from, msg, { type: REDIS_REPLY, result, inReplyTo: undefined });
         return;
       }
       case CONN_REQUEST:
@@ -163,13 +169,20 @@ export class RedisServer {
     if (this.role === "replica" && isWrite(command)) {
       return { error: "READONLY You can't write against a read only replica." };
     }
-    const before = this.store.effectOf(command.key);
+    // The key's raw state before and after, compared without an Effect copy per command
+    // (issue 17); an Effect is built only for a change that is logged.
+    const key = command.key;
+    const was = this.store.rawEntry(key);
+    const wasValue = was?.value;
+    const wasExpireAtMs = was?.expireAtMs;
     const nowMs = this.ctx.wallMs();
     const result = this.store.execute(command, nowMs);
-    const after = this.store.effectOf(command.key);
-    this.noteKeyChange(before, after, nowMs, from);
+    const now = this.store.rawEntry(key);
+    const changed = was === undefined || now === undefined ? was !== now : wasValue !== now.value || wasExpireAtMs !== now.expireAtMs;
+    if (!changed) return result;
+    if (now?.expireAtMs !== undefined) this.noteKeySet(key, now.expireAtMs, nowMs, from);
     // Redis propagates only commands that changed the data set (a refused SET NX is not).
-    if (isWrite(command) && !sameEffect(before, after)) this.logged(after);
+    if (isWrite(command)) this.logged(this.store.effectOf(key));
     return result;
   }
 
@@ -180,15 +193,18 @@ export class RedisServer {
    */
   private noteKeyChange(before: Effect, after: Effect, nowMs: number, from: string | undefined): void {
     const now = after.entry;
-    if (now?.expireAtMs !== undefined && !sameEffect(before, after)) {
-      this.ctx.record("info", "key-set", undefined, {
-        key: after.key,
-        ...(from !== undefined ? { by: from } : {}),
-        expireAtWallMs: now.expireAtMs,
-        wallMs: nowMs,
-        ttlMs: now.expireAtMs - nowMs,
-      });
-    }
+    if (now?.expireAtMs !== undefined && !sameEffect(before, after)) this.noteKeySet(after.key, now.expireAtMs, nowMs, from);
+  }
+
+  /** The key-set note; the two literals have the same keys in the same order (`by` only with a sender). */
+  private noteKeySet(key: string, expireAtWallMs: number, nowMs: number, from: string | undefined): void {
+    const ttlMs = expireAtWallMs - nowMs;
+    this.ctx.record(
+      "info",
+      "key-set",
+      undefined,
+      from !== undefined ? { key, by: from, expireAtWallMs, wallMs: nowMs, ttlMs } : { key, expireAtWallMs, wallMs: nowMs, ttlMs },
+    );
   }
 
   /** The process dies: its kernel resets the real clients' connections. */

@@ -19,6 +19,8 @@ export interface Effect {
   entry: Entry | null;
 }
 
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
 export class RedisStore {
   private data = new Map<string, Entry>();
 
@@ -152,17 +154,25 @@ export class RedisStore {
   }
 
   /** Active expiry, returning the keys removed (the primary propagates them as DELs). */
-  sweepKeys(nowMs: number): string[] {
-    const keys: string[] = [];
-    for (const [k, e] of this.data) {
+  sweepKeys(nowMs: number): readonly string[] {
+    // Runs every 100 ms of a node's clock: no [key, entry] pair per key, no array when nothing expired (issue 17).
+    let keys: string[] | undefined;
+    for (const k of this.data.keys()) {
+      const e = this.data.get(k)!;
       if (e.expireAtMs !== undefined && e.expireAtMs <= nowMs) {
-        keys.push(k);
+        (keys ??= []).push(k);
         this.onExpire?.(k, e.expireAtMs, nowMs, "active");
       }
     }
+    if (keys === undefined) return NO_KEYS;
     for (const k of keys) this.data.delete(k);
     this.expiredCount += keys.length;
     return keys;
+  }
+
+  /** The raw entry of `key`, expired or not, without a copy (no lazy expiry: a look, not an access). */
+  rawEntry(key: string): Entry | undefined {
+    return this.data.get(key);
   }
 
   /** A copy of the raw entries (replication full sync, AOF rewrite, tests). */

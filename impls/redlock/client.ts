@@ -2,7 +2,7 @@ import type { Fiber } from "../../sim/fiber.js";
 import { suspend } from "../../sim/fiber.js";
 import type { ProcessContext } from "../../sim/simulation.js";
 import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
-import { redisCall, type RedisResult } from "../redis/client.js";
+import { redisCall, redisCallEach, type RedisResult } from "../redis/client.js";
 import type { RedisCommand } from "../redis/commands.js";
 import { acquired, driftMs, expirationMs, retryDelayMs } from "./validity.js";
 import { UsingExtender } from "./using.js";
@@ -115,16 +115,13 @@ export class RedlockClient implements LockClient {
   /** Send one command to every node at once; wait for all answers or timeouts. */
   private *onAll(command: RedisCommand): Fiber<RedisResult[]> {
     const { ctx, opts } = this;
-    const calls = opts.nodes.map((n) => redisCall(ctx, n, command, opts.requestTimeoutMs));
     return yield* suspend<RedisResult[]>((resume) => {
-      const out: RedisResult[] = new Array(calls.length);
-      let left = calls.length;
-      calls.forEach((f, i) =>
-        ctx.spawn(f, (r) => {
-          out[i] = r.value ?? { ok: false, error: "timeout" };
-          if (--left === 0) resume(out);
-        }),
-      );
+      const out: RedisResult[] = new Array(opts.nodes.length);
+      let left = opts.nodes.length;
+      redisCallEach(ctx, opts.nodes, command, opts.requestTimeoutMs, (i, r) => {
+        out[i] = r;
+        if (--left === 0) resume(out);
+      });
     });
   }
 
@@ -135,23 +132,19 @@ export class RedlockClient implements LockClient {
    */
   private *onQuorum(command: RedisCommand, isVote: (r: RedisResult) => boolean): Fiber<{ vote: "for" | "against"; results: Array<RedisResult | undefined> }> {
     const { ctx, opts } = this;
-    const calls = opts.nodes.map((n) => redisCall(ctx, n, command, opts.requestTimeoutMs));
     return yield* suspend((resume) => {
-      const out: Array<RedisResult | undefined> = new Array(calls.length);
+      const out: Array<RedisResult | undefined> = new Array(opts.nodes.length);
       let votesFor = 0;
       let votesAgainst = 0;
-      calls.forEach((f, i) =>
-        ctx.spawn(f, (r) => {
-          const res = r.value ?? { ok: false, error: "timeout" };
-          out[i] = res;
-          if (isVote(res)) votesFor++;
-          else votesAgainst++;
-          // `===`, as v5 has it: the vote that makes the quorum resolves; later ones are no-ops
-          // (a fiber's resume is one-shot).
-          if (votesFor === opts.quorum) resume({ vote: "for", results: [...out] });
-          if (votesAgainst === opts.quorum) resume({ vote: "against", results: [...out] });
-        }),
-      );
+      redisCallEach(ctx, opts.nodes, command, opts.requestTimeoutMs, (i, res) => {
+        out[i] = res;
+        if (isVote(res)) votesFor++;
+        else votesAgainst++;
+        // `===`, as v5 has it: the vote that makes the quorum resolves; later ones are no-ops
+        // (a fiber's resume is one-shot).
+        if (votesFor === opts.quorum) resume({ vote: "for", results: [...out] });
+        if (votesAgainst === opts.quorum) resume({ vote: "against", results: [...out] });
+      });
     });
   }
 
