@@ -33,6 +33,8 @@
 //                                             force before the request leaves
 //   delay/loss of client↔server links,      → the same proxies' delay lines (real/link-conditions.ts), with the
 //     network.links, network.lossRate         same triggers as a cut; a loss is TCP's: the bytes come late (RTO), never not at all
+//   delay/loss of etcd/ZooKeeper peer links → the peer proxies' delay lines (the same pipe, real/pipe.ts); steps only, and
+//                                             not of a link naming the preferred leader (resolved for cuts only)
 //   every other kind or trigger             → refused (other clock faults, partitions
 //                                             of other links; a trigger on an acquire/release/
 //                                             extend invoke, whose request leaves inside the
