@@ -114,6 +114,11 @@ export class RealFaults {
   /** Ids of the cluster's members (their links to each other go through the peer proxies). */
   clusterIds = new Set<string>();
 
+  /** Server↔server links go through the peer proxies, the rest through the per-link ones. */
+  private via(a: string, b: string): PeerLinks | ProxySet | undefined {
+    return this.peerLinks && this.isServer(a) && this.isServer(b) ? this.peerLinks : this.proxies;
+  }
+
   private isServer(id: string): boolean {
     return this.clusterIds.has(id);
   }
@@ -227,8 +232,7 @@ export class RealFaults {
     if (this.stopped || (!this.proxies && !this.peerLinks)) return undefined;
     const proxies = this.proxies;
     const peers = this.peerLinks;
-    // Server↔server links go through the peer proxies, the rest through the per-link ones.
-    const via = (a: string, b: string): PeerLinks | ProxySet | undefined => (peers && this.isServer(a) && this.isServer(b) ? peers : proxies);
+    const via = (a: string, b: string) => this.via(a, b);
     // A step naming the preferred leader means the leader: it and the current leader swap places.
     const named = pf.leader ? this.preferredLeader : undefined;
     const resolved = named !== undefined ? await this.targetOf(pf) : undefined;
@@ -274,12 +278,12 @@ export class RealFaults {
    * sim/faults.ts notes them.
    */
   private async linkCondition(pf: PlannedFault): Promise<FaultLog | undefined> {
-    if (this.stopped || !this.proxies) return undefined;
+    if (this.stopped || (!this.proxies && !this.peerLinks)) return undefined;
     const startUs = Math.max(0, this.clock.nowUs());
     const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs: pf.step.durationMs ?? 0, startUs };
     this.log.push(log);
     const links = pf.links ?? [];
-    const conds = links.flatMap(([a, b]) => this.proxies!.conditionsOf(a, b) ?? []);
+    const conds = links.flatMap(([a, b]) => this.via(a, b)?.conditionsOf(a, b) ?? []);
     const before = conds.map((c) => [c.lostChunks, c.resends] as const);
     const delay = pf.step.kind === "delay";
     for (const c of conds) {

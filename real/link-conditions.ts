@@ -1,4 +1,4 @@
-// Delay and loss on one direction of a proxied link (real/proxy.ts), as TCP would see them.
+// Delay and loss on one direction of a proxied link (real/pipe.ts: client and peer proxies), as TCP would see them.
 //
 // Delay is a delay line: each chunk the proxy reads is released at
 //   arrival + base + jitter (seeded, uniform in [0, jitter]) + the `delay` steps' extra,
@@ -14,7 +14,7 @@
 // Timing is on CLOCK_MONOTONIC (the driver's run clock is too); a timer that fires early is
 // re-armed, one that is due within a millisecond waits by setImmediate, so a chunk is never
 // released before its time, and late only by what the event loop adds (figures under load
-// in docs/real-mode.md). Cut links use retransmitAtUs for their held bytes (real/proxy.ts).
+// in docs/real-mode.md). Cut links use retransmitAtUs for their held bytes (real/pipe.ts).
 import { Rng } from "../sim/rng.js";
 
 /** Linux's TCP_RTO_MIN: the first retransmission of a lost segment comes this long after it. */

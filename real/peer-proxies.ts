@@ -1,11 +1,12 @@
 // Proxies for the servers' own traffic (etcd peer URLs, ZooKeeper quorum and election ports),
-// inside the driver on 127.0.0.1, so a scenario's server↔server partition is real TCP held
-// per direction, as real/proxy.ts does for client↔server links.
+// inside the driver on 127.0.0.1, so a scenario's server↔server partition, delay or loss is
+// real TCP per direction, carried by the same Pipe as the client↔server links (real/pipe.ts):
+// a cut holds bytes and its heal delivers them at TCP's next resend, and a delay or loss goes
+// through the same delay line.
 //
-// Every connection carries the traffic of one directed pair (src → dst: src opened it).
-// Bytes src → dst are held while the link src → dst is cut, bytes dst → src while dst → src
-// is; a connection opened while either direction is cut waits, accepted but not yet connected
-// upstream, as a SYN into a partition would. A heal delivers what was held, in order.
+// Every connection carries the traffic of one directed pair (src → dst: src opened it). Its
+// up direction is the link src → dst, its down direction dst → src; a connection opened while
+// either is cut waits, accepted but not yet connected upstream, as a SYN into a partition would.
 //
 // How the source is known (docs/real-mode.md, "Server↔server links"):
 // - ZooKeeper: statically. Each server has its own zoo.cfg in which every other server N's
@@ -22,10 +23,11 @@
 //   found (the member exited meanwhile) is closed.
 import { readlinkSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
-import { createServer, connect, type Server, type Socket } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
+import { LinkConditions } from "./link-conditions.js";
+import { Pipe, type PipeLink } from "./pipe.js";
 import { freePort, LOOPBACK } from "./servers/index.js";
 
-const HELD_BYTES_MAX = 16 << 20;
 const CONNECTIONS_MAX = 1024;
 const FDS_SCANNED_MAX = 65_536;
 const FIRST_MESSAGE_BYTES_MAX = 4096;
@@ -34,20 +36,7 @@ const OWNERS_CACHED_MAX = 65_536;
 /** QuorumCnxManager's protocol versions that carry the sender's election address. */
 const ZK_PROTOCOL_VERSIONS = new Set([-65536n, -65535n]);
 
-interface Pipe {
-  src: string;
-  dst: string;
-  target: { host: string; port: number };
-  /** Rewrites the first message src sends (undefined: not complete yet). */
-  rewriteFirst?: (b: Buffer) => Buffer | undefined;
-  firstPending: Buffer;
-  inbound: Socket;
-  upstream?: Socket;
-  /** Bytes held per direction (up: src → dst). */
-  heldUp: Buffer[];
-  heldDown: Buffer[];
-  heldBytes: number;
-}
+type Rewrite = (b: Buffer) => Buffer | undefined;
 
 export interface PeerLinkStats {
   connections: number;
@@ -60,7 +49,11 @@ export class PeerLinks {
   private readonly cut = new Set<string>();
   private readonly servers: Server[] = [];
   private readonly pipes = new Set<Pipe>();
+  /** Delay and loss per directed pair, made when a step first sets them. */
+  private readonly conds = new Map<string, LinkConditions>();
   readonly stats: PeerLinkStats = { connections: 0, unattributed: 0, bytesHeld: 0 };
+  /** Seeds every link's jitter and loss draws (the run's seed, so a run's dice are its own). */
+  seed = "lockstep-real";
 
   private static key(a: string, b: string): string {
     return `${a}\u0000${b}`;
@@ -71,7 +64,7 @@ export class PeerLinks {
   }
 
   /** A proxy for connections `src` opens to `dst`. Returns its port. */
-  pair(src: string, dst: string, target: { host: string; port: number }, rewriteFirst?: (b: Buffer) => Buffer | undefined): Promise<number> {
+  pair(src: string, dst: string, target: { host: string; port: number }, rewriteFirst?: Rewrite): Promise<number> {
     return this.listen(dst, target, () => src, rewriteFirst);
   }
 
@@ -107,7 +100,7 @@ export class PeerLinks {
     this.cut.add(PeerLinks.key(from, to));
   }
 
-  /** Heal the directed link from → to: held bytes go on, waiting connections connect. */
+  /** Heal the directed link from → to: held bytes go on at TCP's next resend, waiting connections connect. */
   healLink(from: string, to: string): void {
     this.cut.delete(PeerLinks.key(from, to));
     this.reconsider();
@@ -118,13 +111,21 @@ export class PeerLinks {
     this.reconsider();
   }
 
+  /** The delay/loss conditions of the directed link from → to, made on first use; connections open already pick them up. */
+  conditionsOf(from: string, to: string): LinkConditions {
+    const k = PeerLinks.key(from, to);
+    let c = this.conds.get(k);
+    if (!c) this.conds.set(k, (c = new LinkConditions(`${this.seed}/${from}>${to}`)));
+    return c;
+  }
+
   close(): void {
-    for (const p of [...this.pipes]) this.drop(p);
+    for (const p of [...this.pipes]) p.close();
     for (const s of this.servers) s.close();
     this.servers.length = 0;
   }
 
-  private async listen(dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>, rewriteFirst?: (b: Buffer) => Buffer | undefined): Promise<number> {
+  private async listen(dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>, rewriteFirst?: Rewrite): Promise<number> {
     const server = createServer((sock) => this.accept(sock, dst, target, sourceOf, rewriteFirst));
     server.maxConnections = CONNECTIONS_MAX;
     this.servers.push(server);
@@ -139,7 +140,7 @@ export class PeerLinks {
     return port;
   }
 
-  private accept(inbound: Socket, dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>, rewriteFirst?: (b: Buffer) => Buffer | undefined): void {
+  private accept(inbound: Socket, dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>, rewriteFirst?: Rewrite): void {
     this.stats.connections++;
     const src = sourceOf(inbound);
     if (src instanceof Promise) {
@@ -151,81 +152,53 @@ export class PeerLinks {
     this.attached(inbound, src, dst, target, rewriteFirst);
   }
 
-  private attached(inbound: Socket, src: string | undefined, dst: string, target: { host: string; port: number }, rewriteFirst?: (b: Buffer) => Buffer | undefined): void {
+  private attached(inbound: Socket, src: string | undefined, dst: string, target: { host: string; port: number }, rewriteFirst?: Rewrite): void {
     if (src === undefined || src === dst) {
       this.stats.unattributed++;
       inbound.destroy();
       return;
     }
-    inbound.setNoDelay(true);
-    const p: Pipe = { src, dst, target, ...(rewriteFirst ? { rewriteFirst } : {}), firstPending: Buffer.alloc(0), inbound, heldUp: [], heldDown: [], heldBytes: 0 };
-    this.pipes.add(p);
-    inbound.on("data", (b: Buffer) => this.fromSource(p, b));
-    inbound.on("error", () => this.drop(p));
-    inbound.on("close", () => this.drop(p));
-    if (!this.blocked(p)) this.connectUpstream(p);
-  }
-
-  /** A connection cannot be set up while either direction is cut (the handshake needs both). */
-  private blocked(p: Pipe): boolean {
-    return this.isCut(p.src, p.dst) || this.isCut(p.dst, p.src);
-  }
-
-  private connectUpstream(p: Pipe): void {
-    const s = connect({ host: p.target.host, port: p.target.port });
-    s.setNoDelay(true);
-    p.upstream = s;
-    s.on("data", (b: Buffer) => this.carry(p, "down", b));
-    s.on("error", () => this.drop(p));
-    s.on("close", () => this.drop(p));
-    this.flush(p);
-  }
-
-  /** Bytes from the source: the first message rewritten once it is complete, then carried. */
-  private fromSource(p: Pipe, b: Buffer): void {
-    if (!p.rewriteFirst) return this.carry(p, "up", b);
-    const pending = Buffer.concat([p.firstPending, b]);
-    const out = p.rewriteFirst(pending);
-    if (out === undefined) {
-      p.firstPending = pending;
-      if (pending.length > FIRST_MESSAGE_BYTES_MAX) this.drop(p);
-      return;
-    }
-    delete p.rewriteFirst;
-    p.firstPending = Buffer.alloc(0);
-    this.carry(p, "up", out);
-  }
-
-  private carry(p: Pipe, dir: "up" | "down", b: Buffer): void {
-    const held = dir === "up" ? !p.upstream || this.isCut(p.src, p.dst) : this.isCut(p.dst, p.src);
-    if (!held) {
-      (dir === "up" ? p.upstream! : p.inbound).write(b);
-      return;
-    }
-    (dir === "up" ? p.heldUp : p.heldDown).push(b);
-    p.heldBytes += b.length;
-    this.stats.bytesHeld += b.length;
-    if (p.heldBytes > HELD_BYTES_MAX) this.drop(p);
+    const link: PipeLink = {
+      isCut: (d) => this.isCut(...dirPair(d, src, dst)),
+      conditions: (d) => this.conds.get(PeerLinks.key(...dirPair(d, src, dst))),
+    };
+    const pipe = new Pipe(inbound, target, link, {
+      ...(rewriteFirst ? { filterUp: firstMessage(rewriteFirst) } : {}),
+      onHeld: (n) => (this.stats.bytesHeld += n),
+      onClose: (p) => this.pipes.delete(p),
+    });
+    this.pipes.add(pipe);
   }
 
   private reconsider(): void {
-    for (const p of [...this.pipes]) {
-      if (!p.upstream && !this.blocked(p)) this.connectUpstream(p);
-      this.flush(p);
+    for (const p of [...this.pipes]) p.reconsider();
+  }
+}
+
+/** The directed pair a pipe's direction carries: up src → dst, down dst → src. */
+function dirPair(d: "up" | "down", src: string, dst: string): [string, string] {
+  return d === "up" ? [src, dst] : [dst, src];
+}
+
+/**
+ * A pipe filter that collects the first message until `rewrite` can rewrite it (undefined:
+ * incomplete), carries the rewritten message, then passes every later chunk as it is. A first
+ * message past FIRST_MESSAGE_BYTES_MAX drops the connection.
+ */
+function firstMessage(rewrite: Rewrite): (b: Buffer) => Buffer | undefined {
+  let pending: Buffer | undefined = Buffer.alloc(0);
+  return (b) => {
+    if (pending === undefined) return b;
+    const all = Buffer.concat([pending, b]);
+    const out = rewrite(all);
+    if (out !== undefined) {
+      pending = undefined;
+      return out;
     }
-  }
-
-  private flush(p: Pipe): void {
-    if (p.upstream && !this.isCut(p.src, p.dst)) for (const b of p.heldUp.splice(0)) p.upstream.write(b);
-    if (!this.isCut(p.dst, p.src)) for (const b of p.heldDown.splice(0)) p.inbound.write(b);
-    p.heldBytes = p.heldUp.reduce((n, b) => n + b.length, 0) + p.heldDown.reduce((n, b) => n + b.length, 0);
-  }
-
-  private drop(p: Pipe): void {
-    if (!this.pipes.delete(p)) return;
-    p.inbound.destroy();
-    p.upstream?.destroy();
-  }
+    if (all.length > FIRST_MESSAGE_BYTES_MAX) return undefined;
+    pending = all;
+    return Buffer.alloc(0);
+  };
 }
 
 /**

@@ -33,6 +33,8 @@
 //                                             force before the request leaves
 //   delay/loss of client↔server links,      → the same proxies' delay lines (real/link-conditions.ts), with the
 //     network.links, network.lossRate         same triggers as a cut; a loss is TCP's: the bytes come late (RTO), never not at all
+//   delay/loss of etcd/ZooKeeper peer links → the peer proxies' delay lines (the same pipe, real/pipe.ts); steps only, and
+//                                             not of a link naming the preferred leader (resolved for cuts only)
 //   every other kind or trigger             → refused (other clock faults, partitions
 //                                             of other links; a trigger on an acquire/release/
 //                                             extend invoke, whose request leaves inside the
@@ -218,9 +220,10 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
       const clientLinksWhy = fo ? "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied; real mode cuts its replication links only" : undefined;
       const peer = (a: string, b: string): boolean => cluster !== undefined && serverIds.has(a) && serverIds.has(b);
       const links = linksOf(step, at, clientIds, serverIds, simOnly, replication, clientLinksWhy, notApplied, field, peer);
-      // The peer proxies (real/peer-proxies.ts) hold or pass bytes; they have no delay line.
-      const peerLink = links.find(([a, b]) => peer(a, b));
-      if ((step.kind === "delay" || step.kind === "loss") && peerLink) field(at, `${what}: the link ${peerLink[0]} → ${peerLink[1]}: real mode delays and loses client↔server links only; the peer proxies between cluster members can cut but not delay`);
+      // The peer proxies carry their connections through the same pipe and delay line as the
+      // client proxies (real/pipe.ts). Only a cut resolves the named leader to the current one so far.
+      const peerLink = links.find(([a, b]) => peer(a, b) && (a === cluster?.preferredLeader || b === cluster?.preferredLeader));
+      if ((step.kind === "delay" || step.kind === "loss") && peerLink) field(at, `${what}: the link ${peerLink[0]} → ${peerLink[1]} names designOptions.preferredLeader, which real mode resolves to the current leader for cuts only; expected a delay or loss of links between members named as they are`);
       const target = step.target ?? "network";
       // Naming the preferred leader means "the leader": the member leading when the step fires takes its place.
       const leader = cluster?.preferredLeader !== undefined && links.some((l) => l.includes(cluster.preferredLeader!));

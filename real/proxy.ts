@@ -3,40 +3,16 @@
 // link in either direction without root (no nftables) and the partition is real TCP
 // behaviour, not an emulation in the client.
 //
-// A cut direction holds bytes instead of passing them — a blackhole, as a partition is for
-// TCP: nothing arrives, nothing is refused, the sender's kernel buffers and its library's
-// own timers decide what happens (a reset would be a different fault: a crash). When the link
-// heals the held bytes are delivered in order, as TCP's retransmission would, if both ends
-// are still there: not at the heal itself but at the first resend of the oldest held byte
-// after it (200 ms after it was sent, then 400, 800 ms … later: retransmitAtUs), since the
-// sender learns nothing of the heal until a resend gets through. A connection opened during
-// a cut waits (accepted locally, not yet connected upstream) until the heal. Held bytes are bounded: past HELD_BYTES_MAX per
-// connection both sides are destroyed (a connection that could not have survived anyway).
-//
-// Bytes that pass go through a delay line per direction (real/link-conditions.ts): with no
-// delay or loss in force on the link they are written at once; otherwise each chunk is
-// released at its time, in order.
-import { createServer, connect, type Server, type Socket } from "node:net";
-import { DelayLine, LinkConditions, nowUs, retransmitAtUs } from "./link-conditions.js";
+// Each connection is a Pipe (real/pipe.ts, shared with the peer proxies): a cut direction
+// holds bytes, a heal delivers them at TCP's next resend, and what passes goes through the
+// direction's delay line. The proxy only says which direction is cut and what delay and loss
+// each has.
+import { createServer, type Server, type Socket } from "node:net";
+import { LinkConditions } from "./link-conditions.js";
+import { Pipe, type PipeDirection, type PipeLink } from "./pipe.js";
 import { LOOPBACK } from "./servers/index.js";
 
-const HELD_BYTES_MAX = 16 << 20;
 const CONNECTIONS_MAX = 1024;
-
-interface Pipe {
-  client: Socket;
-  server?: Socket;
-  /** Bytes held per direction while it is cut (up: client → server). */
-  heldUp: Buffer[];
-  heldDown: Buffer[];
-  heldBytes: number;
-  /** When the oldest byte a cut holds in each direction was sent (µs, CLOCK_MONOTONIC). */
-  heldUpSinceUs?: number;
-  heldDownSinceUs?: number;
-  /** What passes, per direction, through the link's delay and loss. */
-  lineUp?: DelayLine;
-  lineDown?: DelayLine;
-}
 
 export class LinkProxy {
   private server?: Server;
@@ -76,87 +52,28 @@ export class LinkProxy {
   heal(up = true, down = true): void {
     if (up) this.cutUp = false;
     if (down) this.cutDown = false;
-    for (const p of this.pipes) {
-      if (!p.server && !this.isCut) this.connectUpstream(p);
-      this.flush(p);
-    }
+    for (const p of [...this.pipes]) p.reconsider();
   }
 
-  get isCut(): boolean {
-    return this.cutUp || this.cutDown;
+  /** Whether one direction is cut now (up = client → server). */
+  isCut(dir: PipeDirection): boolean {
+    return dir === "up" ? this.cutUp : this.cutDown;
   }
 
   /** The conditions of one direction (up = client → server), made on first use; new connections pick them up too. */
-  conditions(dir: "up" | "down"): LinkConditions {
+  conditions(dir: PipeDirection): LinkConditions {
     if (dir === "up") return (this.condUp ??= new LinkConditions(`${this.seed}/${this.clientId}>${this.serverId}`));
     return (this.condDown ??= new LinkConditions(`${this.seed}/${this.serverId}>${this.clientId}`));
   }
 
-  private send(p: Pipe, dir: "up" | "down", b: Buffer, notBeforeUs = 0): void {
-    if (dir === "up") (p.lineUp ??= new DelayLine(() => this.condUp, (x) => p.server?.write(x), () => this.drop(p))).push(b, notBeforeUs);
-    else (p.lineDown ??= new DelayLine(() => this.condDown, (x) => p.client.write(x), () => this.drop(p))).push(b, notBeforeUs);
-  }
-
   private accept(client: Socket): void {
-    client.setNoDelay(true);
-    const p: Pipe = { client, heldUp: [], heldDown: [], heldBytes: 0 };
-    this.pipes.add(p);
-    client.on("data", (b: Buffer) => this.carry(p, "up", b));
-    client.on("error", () => this.drop(p));
-    client.on("close", () => this.drop(p));
-    // A SYN into a partition gets no answer; here the connection waits until the heal.
-    if (!this.isCut) this.connectUpstream(p);
-  }
-
-  private connectUpstream(p: Pipe): void {
-    const s = connect({ host: this.target.host, port: this.target.port });
-    s.setNoDelay(true);
-    p.server = s;
-    s.on("data", (b: Buffer) => this.carry(p, "down", b));
-    s.on("error", () => this.drop(p));
-    s.on("close", () => this.drop(p));
-    this.flush(p);
-  }
-
-  private carry(p: Pipe, dir: "up" | "down", b: Buffer): void {
-    const cut = dir === "up" ? this.cutUp || !p.server : this.cutDown;
-    if (!cut) {
-      this.send(p, dir, b);
-      return;
-    }
-    (dir === "up" ? p.heldUp : p.heldDown).push(b);
-    // Bytes that wait only for the upstream connection are not in a blackhole.
-    if (dir === "up" && this.cutUp) p.heldUpSinceUs ??= nowUs();
-    if (dir === "down" && this.cutDown) p.heldDownSinceUs ??= nowUs();
-    p.heldBytes += b.length;
-    if (p.heldBytes > HELD_BYTES_MAX) this.drop(p);
-  }
-
-  private flush(p: Pipe): void {
-    const now = nowUs();
-    if (p.server && !this.cutUp) {
-      const notBeforeUs = p.heldUpSinceUs === undefined ? 0 : retransmitAtUs(p.heldUpSinceUs, now);
-      p.heldUpSinceUs = undefined;
-      for (const b of p.heldUp.splice(0)) this.send(p, "up", b, notBeforeUs);
-    }
-    if (!this.cutDown) {
-      const notBeforeUs = p.heldDownSinceUs === undefined ? 0 : retransmitAtUs(p.heldDownSinceUs, now);
-      p.heldDownSinceUs = undefined;
-      for (const b of p.heldDown.splice(0)) this.send(p, "down", b, notBeforeUs);
-    }
-    p.heldBytes = p.heldUp.reduce((n, b) => n + b.length, 0) + p.heldDown.reduce((n, b) => n + b.length, 0);
-  }
-
-  private drop(p: Pipe): void {
-    if (!this.pipes.delete(p)) return;
-    p.lineUp?.close();
-    p.lineDown?.close();
-    p.client.destroy();
-    p.server?.destroy();
+    // The pipe reads the conditions as they are (none until a step or network.links sets them).
+    const link: PipeLink = { isCut: (d) => this.isCut(d), conditions: (d) => (d === "up" ? this.condUp : this.condDown) };
+    this.pipes.add(new Pipe(client, this.target, link, { onClose: (p) => this.pipes.delete(p) }));
   }
 
   close(): void {
-    for (const p of [...this.pipes]) this.drop(p);
+    for (const p of [...this.pipes]) p.close();
     this.server?.close();
   }
 }

@@ -162,7 +162,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     links.seed = `lockstep-real:${opts.seed}`;
     proxies = links;
     const runEndMs = s.durationMs + DRAIN_MS * plan.timeScale.factor;
-    if (plan.peerProxied) peerLinks = new PeerLinks();
+    if (plan.peerProxied) (peerLinks = new PeerLinks()).seed = links.seed;
     const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs, ...(peerLinks ? { peerLinks } : {}) }).then(async (started) => {
       if (plan.proxied) await links.addAll(s.clients.map((c) => c.id), started.map((r) => r.endpoint));
       for (const id of hostCrashTargets(plan)) {

@@ -12,7 +12,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
 import { planReal } from "../../real/index.js";
+import { nowUs } from "../../real/link-conditions.js";
 import { PeerLinks, zkInitialMessage } from "../../real/peer-proxies.js";
+import { LinkProxy } from "../../real/proxy.js";
 import { httpRequest, ServerGroup, startEtcdCluster, startZooKeeperEnsemble, zkSrvr } from "../../real/servers/index.js";
 import { until } from "../helpers/processes.js";
 import { runRealChecked } from "../helpers/real-run.js";
@@ -29,11 +31,14 @@ async function untilAsync(what: string, cond: () => Promise<boolean>, timeoutMs:
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-real-peer-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** How late a released chunk may be on the loaded 2-core machine (as test/real/link-conditions.test.ts). */
+const MARGIN_MS = 250;
 
 /** A loopback server that records what each connection sent and answers "ack:<bytes>". */
 async function echoServer(): Promise<{ server: Server; port: number; got: string[] }> {
   const got: string[] = [];
-  const server = createServer((s) => s.on("data", (b) => (got.push(b.toString()), s.write(`ack:${b}`))));
+  // A proxy that closes may reset the connection (unread bytes): not the test's subject.
+  const server = createServer((s) => s.on("data", (b) => (got.push(b.toString()), s.write(`ack:${b}`))).on("error", () => s.destroy()));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   return { server, port: (server.address() as { port: number }).port, got };
 }
@@ -71,6 +76,81 @@ describe("peer proxies (loopback, no servers)", () => {
       links.healAll();
       await until("held reply delivered", () => seen.join("").endsWith("ack:three"), 2_000);
       expect(links.stats.bytesHeld).toBeGreaterThan(0);
+      sock.destroy();
+    } finally {
+      links.close();
+      echo.server.close();
+    }
+  });
+
+  // One pipe for both kinds of proxy (real/pipe.ts): the same heal and delay on a peer link as
+  // on a client link. Run against both, so a proxy that went its own way again fails here.
+  for (const kind of ["peer", "client"] as const) {
+    it(`a healed cut delivers held bytes at TCP's next resend (200 ms after sending, then +400 ms), not at the heal: ${kind} proxy`, async () => {
+      const echo = await echoServer();
+      const links = new PeerLinks();
+      const client = new LinkProxy("a", "b", { host: "127.0.0.1", port: echo.port });
+      try {
+        let port: number;
+        if (kind === "peer") port = await links.pair("a", "b", { host: "127.0.0.1", port: echo.port });
+        else port = (await client.listen(), client.port);
+        const cut = () => (kind === "peer" ? links.cutLink("a", "b") : client.cut(true, false));
+        const heal = () => (kind === "peer" ? links.healLink("a", "b") : client.heal());
+        const { sock, seen } = await connected(port);
+        sock.write("warm");
+        await until("first echo", () => seen.join("") === "ack:warm", 2_000, 1);
+        for (const [i, [cutMs, resendMs]] of [[30, 200], [300, 600]].entries()) {
+          cut();
+          const t0 = nowUs();
+          sock.write(`m${i}`);
+          await sleep(cutMs);
+          heal();
+          await until(`m${i} delivered`, () => echo.got.join("").endsWith(`m${i}`), 5_000, 1);
+          const ms = (nowUs() - t0) / 1000;
+          expect(ms, `a ${cutMs} ms cut: not before the resend`).toBeGreaterThanOrEqual(resendMs);
+          expect(ms, `a ${cutMs} ms cut: at the resend (margin as link-conditions.test.ts)`).toBeLessThan(resendMs + MARGIN_MS);
+        }
+        sock.destroy();
+      } finally {
+        links.close();
+        client.close();
+        echo.server.close();
+      }
+    });
+  }
+
+  it("a delay or loss on a peer link holds that direction's bytes (the client proxies' delay line), and only while it is in force", async () => {
+    const echo = await echoServer();
+    const links = new PeerLinks();
+    links.seed = "peer-links-test";
+    try {
+      const port = await links.pair("a", "b", { host: "127.0.0.1", port: echo.port });
+      const { sock, seen } = await connected(port);
+      const roundTripMs = async (msg: string): Promise<number> => {
+        const want = seen.join("") + `ack:${msg}`;
+        const t0 = nowUs();
+        sock.write(msg);
+        await until(`echo of ${msg}`, () => seen.join("") === want, 10_000, 1);
+        return (nowUs() - t0) / 1000;
+      };
+      await roundTripMs("warm");
+      // Set after the connection opened, as a delay step is: b's replies to a, 120 ms.
+      links.conditionsOf("b", "a").extraUs = 120_000;
+      const ms = await roundTripMs("slow");
+      expect(ms).toBeGreaterThanOrEqual(120);
+      expect(ms).toBeLessThan(120 + MARGIN_MS);
+      links.conditionsOf("b", "a").extraUs = 0;
+      expect(await roundTripMs("fast"), "the delay ended").toBeLessThan(MARGIN_MS);
+      // A loss makes a's bytes to b late by the RTO, never lost.
+      const up = links.conditionsOf("a", "b");
+      up.lossOverride = 0.4;
+      for (let i = 0; i < 6; i++) {
+        const before = up.resends;
+        const ms = await roundTripMs(`m${i}`);
+        // k resends of one chunk: 200 + 400 + … ms = (2^k − 1) × 200 ms.
+        expect(ms, `m${i}`).toBeGreaterThanOrEqual((2 ** (up.resends - before) - 1) * 200);
+      }
+      expect(up.lostChunks, "the seed's draws lose some chunks").toBeGreaterThan(0);
       sock.destroy();
     } finally {
       links.close();
@@ -252,5 +332,23 @@ describe("real mode: etcd-lease-leader-isolated", () => {
     expect(groups[0], "c1's side of the partition").toContain("c1");
     const c1Grants = run.history.filter((e) => e.process === "c1" && e.f === "acquire" && e.type === "ok" && e.timeUs > start.timeUs && e.timeUs < end.timeUs);
     expect(c1Grants, "grants to c1 in the minority").toEqual([]);
+  }, 90_000);
+});
+
+describe("real mode: delay and loss between etcd members", () => {
+  it("a loss and a delay step on etcd-1's peer links act at the peer proxies (the fault log counts the chunks made late); safe, run checks hold", async () => {
+    const scenario = loadScenario("test/real/fixtures/etcd-lease-peer-loss.json");
+    const plan = planReal(scenario, 1);
+    expect([plan.design.cluster!.ids.length, plan.peerProxied, plan.proxied]).toEqual([3, true, false]);
+    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
+    for (const name of ["mutual-exclusion", "lost-updates", "fencing", "linearizability"]) {
+      const v = record.verdicts.results.find((c) => c.checker === name)!;
+      expect(v.valid, `${name}: ${v.summary}`).toBe(true);
+    }
+    const [loss, delay] = [run.real.faults.find((f) => f.kind === "loss"), run.real.faults.find((f) => f.kind === "delay")];
+    expect(loss?.resumedUs, "the loss step ran and ended").toBeDefined();
+    expect(delay?.resumedUs, "the delay step ran and ended").toBeDefined();
+    // Raft heartbeats every 100 ms over four links for 1.5 s: at a rate of 0.3, chunks are made late.
+    expect(loss!.loss!.lostChunks, "chunks the loss made late").toBeGreaterThan(0);
   }, 90_000);
 });
