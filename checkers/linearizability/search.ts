@@ -11,8 +11,8 @@
  *   placed. Keeping them out means dead info ops are not rescanned at every step, which
  *   is what made many-info histories quadratic; the model's `infoKeys`/`relevantKeys`
  *   say which ones are worth trying in a state.
- * - The set of linearized ops is stored as (prefix length, small window bitset, list of
- *   info ops) and hashed incrementally (Zobrist), not as an n-bit bitset per memo entry:
+ * - The set of linearized ops is stored as (prefix length, count, the ranks past the
+ *   prefix not yet linearized, list of info ops) and hashed incrementally (Zobrist), not as an n-bit bitset per memo entry:
  *   with 100k ops per lock a full bitset per entry would cost gigabytes.
  * - Among the ops that may go next, the one whose return comes first is tried first:
  *   it is the one that must be placed soonest, and for locks it is usually the winner.
@@ -62,7 +62,8 @@ interface MemoEntry<S> {
   readonly zHi: number;
   readonly linCount: number;
   readonly base: number;
-  readonly window: Uint32Array;
+  /** The unlinearized ranks past `base` up to the last linearized one (see Holes). */
+  readonly holes: Holes;
   readonly infoCount: number;
   readonly infoList: Cons | null;
   readonly state: S;
@@ -101,32 +102,31 @@ export function searchLinearization<S>(
 ): SearchResult<S> {
   // ---- Layout: entries in time order, calls before returns at equal times, so that
   // operations touching at one instant count as concurrent (the permissive choice).
+  // An entry is a number, 2 * op + (1 for a return), sorted by its time: no object per
+  // entry (there are two per op, and a lock may have hundreds of thousands of ops).
   const n = ops.length;
-  interface Ent {
-    time: number;
-    isReturn: boolean;
-    op: number;
-  }
-  const ents: Ent[] = [];
+  const ents: number[] = [];
   for (let i = 0; i < n; i++) {
-    ents.push({ time: ops[i].startUs, isReturn: false, op: i });
-    if (Number.isFinite(ops[i].endUs)) ents.push({ time: ops[i].endUs, isReturn: true, op: i });
+    ents.push(2 * i);
+    if (Number.isFinite(ops[i].endUs)) ents.push(2 * i + 1);
   }
-  ents.sort((a, b) => a.time - b.time || Number(a.isReturn) - Number(b.isReturn) || a.op - b.op);
+  const timeOf = (e: number): number => ((e & 1) === 1 ? ops[e >>> 1].endUs : ops[e >>> 1].startUs);
+  // Time, then calls before returns, then op: the same as comparing (time, isReturn, op).
+  ents.sort((a, b) => timeOf(a) - timeOf(b) || (a & 1) - (b & 1) || (a >>> 1) - (b >>> 1));
   const callPos = new Float64Array(n);
   const retPos = new Float64Array(n).fill(Infinity);
   ents.forEach((e, p) => {
-    if (e.isReturn) retPos[e.op] = p;
-    else callPos[e.op] = p;
+    if ((e & 1) === 1) retPos[e >>> 1] = p;
+    else callPos[e >>> 1] = p;
   });
 
   // Completed ops get ranks 0..m-1 in call order; info ops are kept apart.
   const completed: number[] = [];
   const infoOps: number[] = [];
   for (const e of ents) {
-    if (e.isReturn) continue;
-    if (Number.isFinite(ops[e.op].endUs)) completed.push(e.op);
-    else infoOps.push(e.op);
+    if ((e & 1) === 1) continue;
+    if (Number.isFinite(ops[e >>> 1].endUs)) completed.push(e >>> 1);
+    else infoOps.push(e >>> 1);
   }
   const m = completed.length;
   const rankOf = new Int32Array(n).fill(-1);
@@ -140,9 +140,9 @@ export function searchLinearization<S>(
   {
     let last = HEAD;
     for (const e of ents) {
-      const r = rankOf[e.op];
+      const r = rankOf[e >>> 1];
       if (r < 0) continue;
-      const node = 2 * r + (e.isReturn ? 1 : 0);
+      const node = 2 * r + (e & 1);
       next[last] = node;
       prev[node] = last;
       last = node;
@@ -215,21 +215,30 @@ export function searchLinearization<S>(
       if (r < base) base = r;
     }
   };
-  const snapshotWindow = (): Uint32Array => {
-    // Bits for ranks base+1 .. up to the last linearized rank.
+  /**
+   * The ranks after base, up to the last linearized one, that are not linearized. With
+   * base and linCount they fix the set exactly, and there are few of them (ops pending
+   * past ones already placed: about the concurrency), where a bitset of the same span
+   * grows with how long one op stays pending. `words` is the span's bitset size in
+   * words, which the memory estimate counts (as it did when windows were bitsets).
+   */
+  let holesWords = 0;
+  const snapshotHoles = (): Holes => {
     let ahead = linCount - base;
-    if (ahead === 0) return EMPTY_WINDOW;
-    const bits: number[] = [];
-    for (let r = base + 1; ahead > 0; r++) {
-      if (linFlag[completed[r]]) {
-        const off = r - base - 1;
-        while (bits.length <= off >>> 5) bits.push(0);
-        bits[off >>> 5] |= 1 << (off & 31);
-        ahead--;
-      }
+    holesWords = 0;
+    if (ahead === 0) return NO_HOLES;
+    let one = NO_HOLES;
+    let more: number[] | null = null;
+    let r = base + 1;
+    for (; ahead > 0; r++) {
+      if (linFlag[completed[r]]) ahead--;
+      else if (one === NO_HOLES) one = r;
+      else (more ??= [one]).push(r);
     }
-    return Uint32Array.from(bits);
+    holesWords = ((r - 1 - base - 1) >>> 5) + 1;
+    return more ?? one;
   };
+
 
   // Stamps for exact comparison of info sets.
   const stamp = new Uint32Array(n);
@@ -241,7 +250,8 @@ export function searchLinearization<S>(
     return true;
   };
 
-  const memo = new Map<number, MemoEntry<S>[]>();
+  // A bucket is its one entry until a second shares the hash (most never do).
+  const memo = new Map<number, MemoEntry<S> | MemoEntry<S>[]>();
   let statesExplored = 0;
   let steps = 0;
   const stepsMax = budget.stepsMax ?? Infinity;
@@ -255,26 +265,26 @@ export function searchLinearization<S>(
     const key = (zLo ^ model.hash(state)) >>> 0;
     const bucket = memo.get(key);
     const infoCount = infoList ? infoList.length : 0;
-    const window = snapshotWindow();
+    const holes = snapshotHoles();
     if (bucket) {
-      for (const e of bucket) {
+      for (const e of Array.isArray(bucket) ? bucket : [bucket]) {
         if (
           e.zHi === zHi &&
           e.linCount === linCount &&
           e.base === base &&
           e.infoCount === infoCount &&
-          sameWords(e.window, window) &&
+          sameHoles(e.holes, holes) &&
           model.equal(e.state, state) &&
           (infoCount === 0 || sameInfoSet(e.infoList, infoList))
         )
           return false;
       }
     }
-    const entry: MemoEntry<S> = { zHi, linCount, base, window, infoCount, infoList, state };
-    if (bucket) bucket.push(entry);
-    else memo.set(key, [entry]);
+    const entry: MemoEntry<S> = { zHi, linCount, base, holes, infoCount, infoList, state };
+    if (Array.isArray(bucket)) bucket.push(entry);
+    else memo.set(key, bucket ? [bucket, entry] : entry);
     statesExplored++;
-    windowWords += window.length;
+    windowWords += holesWords;
     return true;
   };
 
@@ -428,9 +438,12 @@ export function searchLinearization<S>(
   return finish(false, best.path, best.state, best.stuck);
 }
 
-const EMPTY_WINDOW = new Uint32Array(0);
+/** Unlinearized ranks: none (NO_HOLES), one (its rank, > 0), or several in order (a plain array: a typed one costs ~100 bytes more). */
+type Holes = number | readonly number[];
+const NO_HOLES = -1;
 
-function sameWords(a: Uint32Array, b: Uint32Array): boolean {
+function sameHoles(a: Holes, b: Holes): boolean {
+  if (typeof a === "number" || typeof b === "number") return a === b;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
