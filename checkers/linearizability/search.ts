@@ -69,20 +69,26 @@ interface MemoEntry<S> {
   readonly state: S;
 }
 
+/**
+ * One per depth of the search, so a valid history of n ops holds n of them: only what
+ * the walk needs stays here (the op that led here is path.id; the first return's
+ * position follows from firstRank), and the info cursor exists once phase 2 is reached.
+ */
 interface Frame<S> {
   readonly state: S;
-  /** Op that led here (-1 at the root). */
-  readonly via: number;
+  /** The ops that led here, last first (null at the root). */
   readonly path: Cons | null;
   readonly infoList: Cons | null;
   /** 0: first-return op; 1: walk the list; 2: info ops; 3: exhausted. */
   phase: number;
   cursor: number;
   firstRank: number;
-  /** Position of the first return entry still in the list (Infinity if none). */
-  firstReturnPos: number;
-  /** Info candidates, read lazily: the lists of the state's relevant keys, a cursor. */
-  infoLists: (readonly number[])[] | null;
+  info: InfoCursor | null;
+}
+
+/** Info candidates, read lazily: the lists of the state's relevant keys, a position in them. */
+interface InfoCursor {
+  readonly lists: (readonly number[])[];
   listIdx: number;
   posIdx: number;
 }
@@ -267,7 +273,10 @@ export function searchLinearization<S>(
     const infoCount = infoList ? infoList.length : 0;
     const holes = snapshotHoles();
     if (bucket) {
-      for (const e of Array.isArray(bucket) ? bucket : [bucket]) {
+      // Not `[bucket]` for a lone entry: one array per lookup is garbage at every step.
+      const many = Array.isArray(bucket);
+      for (let i = 0, len = many ? bucket.length : 1; i < len; i++) {
+        const e = many ? bucket[i]! : bucket;
         if (
           e.zHi === zHi &&
           e.linCount === linCount &&
@@ -288,23 +297,19 @@ export function searchLinearization<S>(
     return true;
   };
 
-  const newFrame = (state: S, via: number, path: Cons | null, infoList: Cons | null): Frame<S> => {
+  const newFrame = (state: S, path: Cons | null, infoList: Cons | null): Frame<S> => {
     // The first return entry bounds which ops may go next: only those called before it.
     let node = next[HEAD];
     while (node >= 0 && (node & 1) === 0) node = next[node];
     const firstRank = node >= 0 ? node >>> 1 : -1;
     return {
       state,
-      via,
       path,
       infoList,
       phase: firstRank >= 0 ? 0 : 1,
       cursor: next[HEAD],
       firstRank,
-      firstReturnPos: firstRank >= 0 ? retPos[completed[firstRank]] : Infinity,
-      infoLists: null,
-      listIdx: 0,
-      posIdx: 0,
+      info: null,
     };
   };
 
@@ -331,20 +336,22 @@ export function searchLinearization<S>(
    * called before the first pending return (after it, it cannot go next). Read lazily,
    * so a state with many relevant info ops costs only the ones actually tried.
    */
-  const nextInfo = (f: Frame<S>): number => {
-    if (!f.infoLists) f.infoLists = infoListsOf(f);
-    while (f.listIdx < f.infoLists.length) {
-      const list: readonly number[] = f.infoLists[f.listIdx];
-      while (f.posIdx < list.length) {
-        const op = list[f.posIdx++];
-        if (callPos[op] >= f.firstReturnPos) break;
+  const nextInfo = (f: Frame<S>, c: InfoCursor): number => {
+    // Position of the first return entry still in the list (Infinity if none).
+    const firstReturnPos = f.firstRank >= 0 ? retPos[completed[f.firstRank]] : Infinity;
+    while (c.listIdx < c.lists.length) {
+      const list: readonly number[] = c.lists[c.listIdx];
+      while (c.posIdx < list.length) {
+        const op = list[c.posIdx++];
+        if (callPos[op] >= firstReturnPos) break;
         if (!linFlag[op]) return op;
       }
-      f.listIdx++;
-      f.posIdx = 0;
+      c.listIdx++;
+      c.posIdx = 0;
     }
     return -1;
   };
+  const infoCursorOf = (f: Frame<S>): InfoCursor => ({ lists: infoListsOf(f), listIdx: 0, posIdx: 0 });
 
   /** Next candidate op of a frame, or -1 when it has none left. */
   const nextCandidate = (f: Frame<S>): number => {
@@ -361,7 +368,7 @@ export function searchLinearization<S>(
       f.phase = 2;
     }
     if (f.phase === 2) {
-      const op = nextInfo(f);
+      const op = nextInfo(f, (f.info ??= infoCursorOf(f)));
       if (op >= 0) return op;
       f.phase = 3;
     }
@@ -375,15 +382,15 @@ export function searchLinearization<S>(
       if (node >>> 1 !== f.firstRank) out.push(completed[node >>> 1]);
     }
     // Relevant info ops too, but only a few: there may be thousands.
-    const g: Frame<S> = { ...f, infoLists: null, listIdx: 0, posIdx: 0 };
-    for (let k = 0, op = nextInfo(g); op >= 0 && k < STUCK_INFO_MAX; k++, op = nextInfo(g)) out.push(op);
+    const c = infoCursorOf(f);
+    for (let k = 0, op = nextInfo(f, c); op >= 0 && k < STUCK_INFO_MAX; k++, op = nextInfo(f, c)) out.push(op);
     return out;
   };
 
   // ---- The search proper.
   const init = model.init();
   remember(init, null);
-  const stack: Frame<S>[] = [newFrame(init, -1, null, null)];
+  const stack: Frame<S>[] = [newFrame(init, null, null)];
   let best: { path: Cons | null; state: S; stuck: number[] } = { path: null, state: init, stuck: [] };
   const finish = (valid: SearchResult<S>["valid"], path: Cons | null, state: S, stuck: number[], stoppedBy?: SearchResult<S>["stoppedBy"]): SearchResult<S> => ({
     valid,
@@ -407,7 +414,7 @@ export function searchLinearization<S>(
         best = { path: top.path, state: top.state, stuck: stuckAt(top) };
       }
       stack.pop();
-      if (top.via >= 0) clearLin(top.via);
+      if (top.path) clearLin(top.path.id);
       continue;
     }
     if (++steps > stepsMax) {
@@ -428,7 +435,7 @@ export function searchLinearization<S>(
       continue;
     }
     const path: Cons = { id: op, next: top.path, length: (top.path?.length ?? 0) + 1 };
-    stack.push(newFrame(nextState, op, path, infoList));
+    stack.push(newFrame(nextState, path, infoList));
     if (stack.length > maxDepth) maxDepth = stack.length;
     if (statesExplored >= budget.statesMax || memoryMb() >= budget.memoryMbMax) {
       const deepest = path.length >= (best.path?.length ?? 0) ? { path, state: nextState, stuck: [] as number[] } : best;
