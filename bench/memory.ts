@@ -17,8 +17,9 @@
  *    whole (kept) history, so this part grows with the run.
  *
  * 4. Each checker alone on that history, in a fresh process (the kept events read back
- *    from a v8-serialized file): the max RSS it adds over the process's RSS before it
- *    (the history loaded, a full GC) and its time, so a checker's working memory is read
+ *    from a v8-serialized file): its peak heap (in use just before each GC during the
+ *    check, and at its end) over the heap before it (the history loaded, a full GC), the
+ *    max RSS it adds over the process's RSS then, and its time, so a checker's working memory is read
  *    apart from the others' (in one process max RSS is a high-water mark).
  *
  * Nothing passes or fails. Run: npm run build && node --expose-gc dist/bench/memory.js
@@ -30,7 +31,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { deserialize, serialize } from "node:v8";
+import { GCProfiler, deserialize, serialize } from "node:v8";
 import { loadScenario } from "../scenarios/index.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { runScenario, type RunOptions } from "../sim/runner.js";
@@ -140,7 +141,7 @@ export async function main(): Promise<void> {
 
   console.log("");
   console.log("== memory: each checker alone on the 10-min run's kept events, in a fresh process ==");
-  console.log("checker                  max RSS +MB  time s  verdict");
+  console.log("checker                  peak heap +MB  max RSS +MB  time s  verdict");
   const dir = mkdtempSync(join(tmpdir(), "lockstep-memory-"));
   try {
     const file = join(dir, "history.v8");
@@ -149,7 +150,7 @@ export async function main(): Promise<void> {
     for (const c of CHECKERS) {
       const out = execFileSync(process.execPath, ["--expose-gc", self, ONE_CHECKER_FLAG, c.name, file], { encoding: "utf8", maxBuffer: 1 << 20 });
       const r = JSON.parse(out.trim().split("\n").pop()!) as OneChecker;
-      console.log(`${c.name.padEnd(24)} ${r.maxRssMb.toFixed(0).padStart(11)} ${r.wallS.toFixed(2).padStart(7)}  ${String(r.valid)}`);
+      console.log(`${c.name.padEnd(24)} ${r.peakHeapMb.toFixed(1).padStart(13)} ${r.maxRssMb.toFixed(0).padStart(12)} ${r.wallS.toFixed(2).padStart(7)}  ${String(r.valid)}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -159,6 +160,8 @@ export async function main(): Promise<void> {
 const ONE_CHECKER_FLAG = "--one-checker";
 
 interface OneChecker {
+  /** Peak heap in use during the check (sampled before each GC, and at its end) over the heap before it, MB. */
+  peakHeapMb: number;
   /** Max RSS over the RSS before the check (history loaded, after a full GC), MB. */
   maxRssMb: number;
   wallS: number;
@@ -171,12 +174,19 @@ function oneChecker(name: string, file: string): void {
   const c = checkerByName(name);
   if (!c) throw new Error(`no checker named ${name}`);
   gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
   const rssBeforeMb = process.memoryUsage().rss / (1024 * 1024);
+  const profiler = new GCProfiler();
+  profiler.start();
   const t0 = performance.now();
   const r = c.check(history, ctx);
   const wallS = (performance.now() - t0) / 1000;
+  const heapEnd = process.memoryUsage().heapUsed;
+  const gcs = profiler.stop()?.statistics ?? [];
+  const peakHeap = gcs.reduce((m, g) => Math.max(m, g.beforeGC.heapStatistics.usedHeapSize), heapEnd);
+  const peakHeapMb = (peakHeap - heapBefore) / (1024 * 1024);
   const maxRssMb = Math.max(0, process.resourceUsage().maxRSS / 1024 - rssBeforeMb);
-  const line: OneChecker = { maxRssMb, wallS, valid: r.valid };
+  const line: OneChecker = { peakHeapMb, maxRssMb, wallS, valid: r.valid };
   console.log(JSON.stringify(line));
   void history.length;
 }
