@@ -19,6 +19,7 @@
  */
 import type { Operation } from "../../sim/history.js";
 import { mix32, type Model } from "./model.js";
+import { Memo, NO_HOLES, type Holes } from "./memo.js";
 
 export interface SearchBudget {
   /** Memo entries (distinct configurations) to explore before giving up. */
@@ -58,16 +59,6 @@ interface Cons {
   readonly length: number;
 }
 
-interface MemoEntry<S> {
-  readonly zHi: number;
-  readonly linCount: number;
-  readonly base: number;
-  /** The unlinearized ranks past `base` up to the last linearized one (see Holes). */
-  readonly holes: Holes;
-  readonly infoCount: number;
-  readonly infoList: Cons | null;
-  readonly state: S;
-}
 
 /**
  * One per depth of the search, so a valid history of n ops holds n of them: only what
@@ -257,7 +248,7 @@ export function searchLinearization<S>(
   };
 
   // A bucket is its one entry until a second shares the hash (most never do).
-  const memo = new Map<number, MemoEntry<S> | MemoEntry<S>[]>();
+  const memo = new Memo<S, Cons | null>(model.equal, sameInfoSet);
   let statesExplored = 0;
   let steps = 0;
   const stepsMax = budget.stepsMax ?? Infinity;
@@ -269,29 +260,9 @@ export function searchLinearization<S>(
   /** Look up the current configuration; memoize it and return true if it is new. */
   const remember = (state: S, infoList: Cons | null): boolean => {
     const key = (zLo ^ model.hash(state)) >>> 0;
-    const bucket = memo.get(key);
     const infoCount = infoList ? infoList.length : 0;
     const holes = snapshotHoles();
-    if (bucket) {
-      // Not `[bucket]` for a lone entry: one array per lookup is garbage at every step.
-      const many = Array.isArray(bucket);
-      for (let i = 0, len = many ? bucket.length : 1; i < len; i++) {
-        const e = many ? bucket[i]! : bucket;
-        if (
-          e.zHi === zHi &&
-          e.linCount === linCount &&
-          e.base === base &&
-          e.infoCount === infoCount &&
-          sameHoles(e.holes, holes) &&
-          model.equal(e.state, state) &&
-          (infoCount === 0 || sameInfoSet(e.infoList, infoList))
-        )
-          return false;
-      }
-    }
-    const entry: MemoEntry<S> = { zHi, linCount, base, holes, infoCount, infoList, state };
-    if (Array.isArray(bucket)) bucket.push(entry);
-    else memo.set(key, bucket ? [bucket, entry] : entry);
+    if (!memo.addIfNew(key, zHi, linCount, base, infoCount, holes, state, infoList)) return false;
     statesExplored++;
     windowWords += holesWords;
     return true;
@@ -443,17 +414,6 @@ export function searchLinearization<S>(
     }
   }
   return finish(false, best.path, best.state, best.stuck);
-}
-
-/** Unlinearized ranks: none (NO_HOLES), one (its rank, > 0), or several in order (a plain array: a typed one costs ~100 bytes more). */
-type Holes = number | readonly number[];
-const NO_HOLES = -1;
-
-function sameHoles(a: Holes, b: Holes): boolean {
-  if (typeof a === "number" || typeof b === "number") return a === b;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function consToArray(c: Cons | null): number[] {
