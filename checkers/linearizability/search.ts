@@ -19,7 +19,7 @@
  */
 import type { Operation } from "../../sim/history.js";
 import { mix32, type Model } from "./model.js";
-import { Memo, NO_HOLES, type Holes } from "./memo.js";
+import { Memo } from "./memo.js";
 
 export interface SearchBudget {
   /** Memo entries (distinct configurations) to explore before giving up. */
@@ -213,29 +213,35 @@ export function searchLinearization<S>(
     }
   };
   /**
-   * The ranks after base, up to the last linearized one, that are not linearized. With
-   * base and linCount they fix the set exactly, and there are few of them (ops pending
-   * past ones already placed: about the concurrency), where a bitset of the same span
-   * grows with how long one op stays pending. `words` is the span's bitset size in
-   * words, which the memory estimate counts (as it did when windows were bitsets).
+   * The ranks after base, up to the last linearized one, that are not linearized, into
+   * `holes` (their count in holesCount). With base and linCount they fix the set
+   * exactly, and there are few of them (ops pending past ones already placed: about the
+   * concurrency), where a bitset of the same span grows with how long one op stays
+   * pending. `holesWords` is the span's bitset size in words, which the memory estimate
+   * counts (as it did when the set was kept as a bitset).
    */
+  let holes = new Int32Array(16);
+  let holesCount = 0;
   let holesWords = 0;
-  const snapshotHoles = (): Holes => {
+  const snapshotHoles = (): void => {
     let ahead = linCount - base;
+    holesCount = 0;
     holesWords = 0;
-    if (ahead === 0) return NO_HOLES;
-    let one = NO_HOLES;
-    let more: number[] | null = null;
+    if (ahead === 0) return;
     let r = base + 1;
     for (; ahead > 0; r++) {
       if (linFlag[completed[r]]) ahead--;
-      else if (one === NO_HOLES) one = r;
-      else (more ??= [one]).push(r);
+      else {
+        if (holesCount === holes.length) {
+          const wider = new Int32Array(2 * holes.length);
+          wider.set(holes);
+          holes = wider;
+        }
+        holes[holesCount++] = r;
+      }
     }
     holesWords = ((r - 1 - base - 1) >>> 5) + 1;
-    return more ?? one;
   };
-
 
   // Stamps for exact comparison of info sets.
   const stamp = new Uint32Array(n);
@@ -261,8 +267,8 @@ export function searchLinearization<S>(
   const remember = (state: S, infoList: Cons | null): boolean => {
     const key = (zLo ^ model.hash(state)) >>> 0;
     const infoCount = infoList ? infoList.length : 0;
-    const holes = snapshotHoles();
-    if (!memo.addIfNew(key, zHi, linCount, base, infoCount, holes, state, infoList)) return false;
+    snapshotHoles();
+    if (!memo.addIfNew(key, zHi, linCount, base, infoCount, holes, holesCount, state, infoList)) return false;
     statesExplored++;
     windowWords += holesWords;
     return true;
