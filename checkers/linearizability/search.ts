@@ -62,13 +62,14 @@ interface Cons {
 
 /**
  * One per depth of the search, so a valid history of n ops holds n of them: only what
- * the walk needs stays here (the op that led here is path.id; the first return's
- * position follows from firstRank), and the info cursor exists once phase 2 is reached.
+ * the walk needs stays here (the first return's position follows from firstRank; the
+ * info cursor exists once phase 2 is reached). A frame is also its path's node (`id`
+ * the op that led here, `next` the frame before, `length` the depth; the root's is 0),
+ * not a frame and a node each.
  */
-interface Frame<S> {
+interface Frame<S> extends Cons {
+  readonly next: Frame<S> | null;
   readonly state: S;
-  /** The ops that led here, last first (null at the root). */
-  readonly path: Cons | null;
   readonly infoList: Cons | null;
   /** 0: first-return op; 1: walk the list; 2: info ops; 3: exhausted. */
   phase: number;
@@ -274,14 +275,16 @@ export function searchLinearization<S>(
     return true;
   };
 
-  const newFrame = (state: S, path: Cons | null, infoList: Cons | null): Frame<S> => {
+  const newFrame = (state: S, via: number, parent: Frame<S> | null, infoList: Cons | null): Frame<S> => {
     // The first return entry bounds which ops may go next: only those called before it.
     let node = next[HEAD];
     while (node >= 0 && (node & 1) === 0) node = next[node];
     const firstRank = node >= 0 ? node >>> 1 : -1;
     return {
+      id: via,
+      next: parent,
+      length: parent ? parent.length + 1 : 0,
       state,
-      path,
       infoList,
       phase: firstRank >= 0 ? 0 : 1,
       cursor: next[HEAD],
@@ -367,7 +370,7 @@ export function searchLinearization<S>(
   // ---- The search proper.
   const init = model.init();
   remember(init, null);
-  const stack: Frame<S>[] = [newFrame(init, null, null)];
+  const stack: Frame<S>[] = [newFrame(init, -1, null, null)];
   let best: { path: Cons | null; state: S; stuck: number[] } = { path: null, state: init, stuck: [] };
   const finish = (valid: SearchResult<S>["valid"], path: Cons | null, state: S, stuck: number[], stoppedBy?: SearchResult<S>["stoppedBy"]): SearchResult<S> => ({
     valid,
@@ -382,22 +385,22 @@ export function searchLinearization<S>(
 
   while (stack.length > 0) {
     const top = stack[stack.length - 1];
-    if (next[HEAD] < 0) return finish(true, top.path, top.state, []);
+    if (next[HEAD] < 0) return finish(true, top, top.state, []);
     const op = nextCandidate(top);
     if (op < 0) {
       // Dead end: nothing can go next. Remember the deepest one as the witness.
-      const depth = top.path ? top.path.length : 0;
+      const depth = top.length;
       if (depth > (best.path ? best.path.length : 0) || (depth === 0 && best.stuck.length === 0)) {
-        best = { path: top.path, state: top.state, stuck: stuckAt(top) };
+        best = { path: top, state: top.state, stuck: stuckAt(top) };
       }
       stack.pop();
-      if (top.path) clearLin(top.path.id);
+      if (top.length > 0) clearLin(top.id);
       continue;
     }
     if (++steps > stepsMax) {
       steps = stepsMax;
-      const depth = top.path ? top.path.length : 0;
-      const deepest = depth >= (best.path?.length ?? 0) ? { path: top.path, state: top.state, stuck: [] as number[] } : best;
+      const depth = top.length;
+      const deepest = depth >= (best.path?.length ?? 0) ? { path: top, state: top.state, stuck: [] as number[] } : best;
       return finish("unknown", deepest.path, deepest.state, deepest.stuck, "stepsMax");
     }
     const nextState = model.step(top.state, ops[op]);
@@ -411,8 +414,8 @@ export function searchLinearization<S>(
       clearLin(op);
       continue;
     }
-    const path: Cons = { id: op, next: top.path, length: (top.path?.length ?? 0) + 1 };
-    stack.push(newFrame(nextState, path, infoList));
+    const path = newFrame(nextState, op, top, infoList);
+    stack.push(path);
     if (stack.length > maxDepth) maxDepth = stack.length;
     if (statesExplored >= budget.statesMax || memoryMb() >= budget.memoryMbMax) {
       const deepest = path.length >= (best.path?.length ?? 0) ? { path, state: nextState, stuck: [] as number[] } : best;
@@ -424,6 +427,7 @@ export function searchLinearization<S>(
 
 function consToArray(c: Cons | null): number[] {
   const out: number[] = new Array(c ? c.length : 0);
-  for (let i = out.length - 1; c; c = c.next, i--) out[i] = c.id;
+  // A root frame is a node of length 0: it names no op.
+  for (let i = out.length - 1; c && i >= 0; c = c.next, i--) out[i] = c.id;
   return out;
 }
