@@ -97,6 +97,18 @@ describe("lost-updates checker", () => {
     expect(r.stats).toMatchObject({ acknowledgedWrites: 2, lostUpdates: 0 });
   });
 
+  it("counts a write as unknown unless it completed ok or fail, one never completed included", () => {
+    const h = new HistoryBuilder();
+    h.at(0).ev("c1", "invoke", "write", "L").ev("c2", "invoke", "write", "L").ev("c3", "invoke", "write", "L").ev("c4", "invoke", "write", "L");
+    h.at(1).ev("c2", "info", "write", "L").ev("c3", "ok", "write", "L").ev("c4", "fail", "write", "L");
+    // c1's write never completes; c5's write is superseded by its next invoke.
+    h.at(2).ev("c5", "invoke", "write", "L").ev("c5", "invoke", "write", "L").at(3).ev("c5", "ok", "write", "L");
+    h.finalRead("L", 2);
+    const r = lostUpdates(h.events, {});
+    expect(r.valid).toBe(true);
+    expect(r.stats).toMatchObject({ acknowledgedWrites: 2, lostUpdates: 0, unknownWrites: 3 });
+  });
+
   it("fails when two holders wrote from the same read", () => {
     const h = new HistoryBuilder().section("c1", "a", "L", 0, 10, 0).section("c2", "b", "L", 5, 10, 0).finalRead("L", 1);
     const r = lostUpdates(h.events, {});
