@@ -132,11 +132,12 @@ export async function main(): Promise<void> {
   // What is not yet bounded: the checkers' own working memory over the whole history
   // (max RSS is a high-water mark, so this counts only what checking adds above the runs).
   const history = runScenario(long, 1, {}, { retainHistory: keep }).history;
+  const heapBeforeMb = heapMb();
   const rssBeforeMb = process.resourceUsage().maxRSS / 1024;
   const t0 = performance.now();
-  const verdicts = runCheckers(history, checkContextFor(long));
+  const peak = peakHeapMbOf(() => runCheckers(history, checkContextFor(long)));
   console.log(
-    `checking the 10-min run's kept events (${history.length}): max RSS +${(process.resourceUsage().maxRSS / 1024 - rssBeforeMb).toFixed(0)} MB, ${((performance.now() - t0) / 1000).toFixed(1)} s, outcome ${verdicts.outcome}`,
+    `checking the 10-min run's kept events (${history.length}): peak heap +${(peak.peakMb - heapBeforeMb).toFixed(0)} MB, max RSS +${(process.resourceUsage().maxRSS / 1024 - rssBeforeMb).toFixed(0)} MB, ${((performance.now() - t0) / 1000).toFixed(1)} s, outcome ${peak.result.outcome}`,
   );
 
   console.log("");
@@ -159,6 +160,17 @@ export async function main(): Promise<void> {
 
 const ONE_CHECKER_FLAG = "--one-checker";
 
+/** `f`'s result and the peak heap in use while it ran (just before each GC, and at its end), MB. */
+function peakHeapMbOf<T>(f: () => T): { result: T; peakMb: number } {
+  const profiler = new GCProfiler();
+  profiler.start();
+  const result = f();
+  const endBytes = process.memoryUsage().heapUsed;
+  const gcs = profiler.stop()?.statistics ?? [];
+  const peakBytes = gcs.reduce((m, g) => Math.max(m, g.beforeGC.heapStatistics.usedHeapSize), endBytes);
+  return { result, peakMb: peakBytes / (1024 * 1024) };
+}
+
 interface OneChecker {
   /** Peak heap in use during the check (sampled before each GC, and at its end) over the heap before it, MB. */
   peakHeapMb: number;
@@ -173,18 +185,12 @@ function oneChecker(name: string, file: string): void {
   const { history, ctx } = deserialize(readFileSync(file)) as { history: HistoryEvent[]; ctx: CheckContext };
   const c = checkerByName(name);
   if (!c) throw new Error(`no checker named ${name}`);
-  gc?.();
-  const heapBefore = process.memoryUsage().heapUsed;
+  const heapBeforeMb = heapMb();
   const rssBeforeMb = process.memoryUsage().rss / (1024 * 1024);
-  const profiler = new GCProfiler();
-  profiler.start();
   const t0 = performance.now();
-  const r = c.check(history, ctx);
+  const { result: r, peakMb } = peakHeapMbOf(() => c.check(history, ctx));
   const wallS = (performance.now() - t0) / 1000;
-  const heapEnd = process.memoryUsage().heapUsed;
-  const gcs = profiler.stop()?.statistics ?? [];
-  const peakHeap = gcs.reduce((m, g) => Math.max(m, g.beforeGC.heapStatistics.usedHeapSize), heapEnd);
-  const peakHeapMb = (peakHeap - heapBefore) / (1024 * 1024);
+  const peakHeapMb = peakMb - heapBeforeMb;
   const maxRssMb = Math.max(0, process.resourceUsage().maxRSS / 1024 - rssBeforeMb);
   const line: OneChecker = { peakHeapMb, maxRssMb, wallS, valid: r.valid };
   console.log(JSON.stringify(line));
