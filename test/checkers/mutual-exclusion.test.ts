@@ -1,3 +1,4 @@
+import type { HistoryEvent } from "../../sim/history.js";
 import { describe, expect, it } from "vitest";
 import { mutualExclusion, type Overlap } from "../../checkers/mutual-exclusion.js";
 import { lostUpdates, type Overwrite } from "../../checkers/lost-updates.js";
@@ -86,6 +87,25 @@ describe("mutual-exclusion checker", () => {
     ok.at(4).ev("1", "invoke", "release", "L").at(5).ev("1", "ok", "release", "L");
     ok.at(6).ev("2", "invoke", "acquire", "L").at(7).ev("2", "ok", "acquire", "L");
     expect(mutualExclusion(ok.events, {}).valid).toBe(true);
+  });
+});
+
+describe("holds, stretched by the ops done under a grant", () => {
+  const e = (index: number, timeUs: number, type: HistoryEvent["type"], f: string, value?: unknown): HistoryEvent => ({
+    index, timeUs, process: "c1", type, f, lock: "L", ...(value !== undefined ? { value } : {}),
+  });
+  const held = [e(0, 0, "invoke", "acquire"), e(1, 1_000, "ok", "acquire", { grantId: "g" }), e(2, 5_000, "invoke", "release", { grantId: "g" }), e(3, 5_500, "ok", "release")];
+
+  it("an ok write counts to its completion even when that is stamped before its invoke", () => {
+    const h = [...held, e(4, 10_000, "invoke", "write", { grantId: "g" }), e(5, 8_000, "ok", "write")];
+    expect(computeHolds(h)[0]).toMatchObject({ endUs: 8_000, stretched: true });
+  });
+
+  it("a write that never completed, or was left by the next invoke, counts to its invoke", () => {
+    const never = [...held, e(4, 9_000, "invoke", "write", { grantId: "g" })];
+    expect(computeHolds(never)[0]).toMatchObject({ endUs: 9_000, stretched: true });
+    const left = [...held, e(4, 7_000, "invoke", "write", { grantId: "g" }), e(5, 8_000, "invoke", "read", { grantId: "g" }), e(6, 9_000, "fail", "read")];
+    expect(computeHolds(left)[0]).toMatchObject({ endUs: 8_000, stretched: true });
   });
 });
 

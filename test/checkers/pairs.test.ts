@@ -6,15 +6,22 @@ import { runScenario } from "../../sim/runner.js";
 
 /** The (invoke index, complete index) pairs, as pairOperations makes them and as forEachPair gives them. */
 function both(history: readonly HistoryEvent[]): { batch: string[]; streamed: string[] } {
+  // An op with no completion is "invoke>-".
   const batch = pairOperations(history)
-    .ops.filter((op) => op.complete !== undefined)
-    .map((op) => `${op.invoke.index}>${op.complete!.index}`)
+    .ops.map((op) => `${op.invoke.index}>${op.complete?.index ?? "-"}`)
     .sort();
   const streamed: string[] = [];
-  forEachPair(history, (invoke, complete, at) => {
-    expect(history[at]).toBe(invoke);
-    streamed.push(`${invoke.index}>${complete.index}`);
-  });
+  forEachPair(
+    history,
+    (invoke, complete, at) => {
+      expect(history[at]).toBe(invoke);
+      streamed.push(`${invoke.index}>${complete.index}`);
+    },
+    (invoke, at) => {
+      expect(history[at]).toBe(invoke);
+      streamed.push(`${invoke.index}>-`);
+    },
+  );
   return { batch, streamed: streamed.sort() };
 }
 
@@ -36,7 +43,7 @@ describe("forEachPair", () => {
       ev(9, "c3", "invoke", "read"), // never completes
     ];
     const { batch, streamed } = both(h);
-    expect(streamed).toEqual(["1>3", "5>7"]);
+    expect(streamed).toEqual(["0>-", "1>3", "5>7", "9>-"]);
     expect(streamed).toEqual(batch);
   });
 
