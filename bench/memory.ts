@@ -16,11 +16,22 @@
  * 3. The max RSS that checking the 10-minute run adds: the checkers still take the
  *    whole (kept) history, so this part grows with the run.
  *
+ * 4. Each checker alone on that history, in a fresh process (the kept events read back
+ *    from a v8-serialized file): its peak heap (in use just before each GC during the
+ *    check, and at its end) over the heap before it (the history loaded, a full GC), the
+ *    max RSS it adds over the process's RSS then, and its time, so a checker's working memory is read
+ *    apart from the others' (in one process max RSS is a high-water mark).
+ *
  * Nothing passes or fails. Run: npm run build && node --expose-gc dist/bench/memory.js
  * (npm run bench passes --expose-gc; without it the figures are heap deltas without a
  * forced GC, and say so).
  */
-import { pathToFileURL } from "node:url";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { GCProfiler, deserialize, serialize } from "node:v8";
 import { loadScenario } from "../scenarios/index.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { runScenario, type RunOptions } from "../sim/runner.js";
@@ -28,6 +39,8 @@ import type { HistoryEvent } from "../sim/history.js";
 import { JsonlHistoryStream } from "../sim/history-stream.js";
 import { keptForCheckers } from "../checkers/needed-events.js";
 import { runCheckers } from "../checkers/run-all.js";
+import { CHECKERS, checkerByName } from "../checkers/index.js";
+import type { CheckContext } from "../checkers/types.js";
 import { checkContextFor } from "../cli/check-context.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -119,15 +132,74 @@ export async function main(): Promise<void> {
   // What is not yet bounded: the checkers' own working memory over the whole history
   // (max RSS is a high-water mark, so this counts only what checking adds above the runs).
   const history = runScenario(long, 1, {}, { retainHistory: keep }).history;
+  const heapBeforeMb = heapMb();
   const rssBeforeMb = process.resourceUsage().maxRSS / 1024;
   const t0 = performance.now();
-  const verdicts = runCheckers(history, checkContextFor(long));
+  const peak = peakHeapMbOf(() => runCheckers(history, checkContextFor(long)));
   console.log(
-    `checking the 10-min run's kept events (${history.length}): max RSS +${(process.resourceUsage().maxRSS / 1024 - rssBeforeMb).toFixed(0)} MB, ${((performance.now() - t0) / 1000).toFixed(1)} s, outcome ${verdicts.outcome}`,
+    `checking the 10-min run's kept events (${history.length}): peak heap +${(peak.peakMb - heapBeforeMb).toFixed(0)} MB, max RSS +${(process.resourceUsage().maxRSS / 1024 - rssBeforeMb).toFixed(0)} MB, ${((performance.now() - t0) / 1000).toFixed(1)} s, outcome ${peak.result.outcome}`,
   );
+
+  console.log("");
+  console.log("== memory: each checker alone on the 10-min run's kept events, in a fresh process ==");
+  console.log("checker                  peak heap +MB  max RSS +MB  time s  verdict");
+  const dir = mkdtempSync(join(tmpdir(), "lockstep-memory-"));
+  try {
+    const file = join(dir, "history.v8");
+    writeFileSync(file, serialize({ history, ctx: checkContextFor(long) }));
+    const self = fileURLToPath(import.meta.url);
+    for (const c of CHECKERS) {
+      const out = execFileSync(process.execPath, ["--expose-gc", self, ONE_CHECKER_FLAG, c.name, file], { encoding: "utf8", maxBuffer: 1 << 20 });
+      const r = JSON.parse(out.trim().split("\n").pop()!) as OneChecker;
+      console.log(`${c.name.padEnd(24)} ${r.peakHeapMb.toFixed(1).padStart(13)} ${r.maxRssMb.toFixed(0).padStart(12)} ${r.wallS.toFixed(2).padStart(7)}  ${String(r.valid)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+const ONE_CHECKER_FLAG = "--one-checker";
+
+/** `f`'s result and the peak heap in use while it ran (just before each GC, and at its end), MB. */
+function peakHeapMbOf<T>(f: () => T): { result: T; peakMb: number } {
+  const profiler = new GCProfiler();
+  profiler.start();
+  const result = f();
+  const endBytes = process.memoryUsage().heapUsed;
+  const gcs = profiler.stop()?.statistics ?? [];
+  const peakBytes = gcs.reduce((m, g) => Math.max(m, g.beforeGC.heapStatistics.usedHeapSize), endBytes);
+  return { result, peakMb: peakBytes / (1024 * 1024) };
+}
+
+interface OneChecker {
+  /** Peak heap in use during the check (sampled before each GC, and at its end) over the heap before it, MB. */
+  peakHeapMb: number;
+  /** Max RSS over the RSS before the check (history loaded, after a full GC), MB. */
+  maxRssMb: number;
+  wallS: number;
+  valid: unknown;
+}
+
+/** The child of section 4: one checker on the history in `file`; prints one JSON line. */
+function oneChecker(name: string, file: string): void {
+  const { history, ctx } = deserialize(readFileSync(file)) as { history: HistoryEvent[]; ctx: CheckContext };
+  const c = checkerByName(name);
+  if (!c) throw new Error(`no checker named ${name}`);
+  const heapBeforeMb = heapMb();
+  const rssBeforeMb = process.memoryUsage().rss / (1024 * 1024);
+  const t0 = performance.now();
+  const { result: r, peakMb } = peakHeapMbOf(() => c.check(history, ctx));
+  const wallS = (performance.now() - t0) / 1000;
+  const peakHeapMb = peakMb - heapBeforeMb;
+  const maxRssMb = Math.max(0, process.resourceUsage().maxRSS / 1024 - rssBeforeMb);
+  const line: OneChecker = { peakHeapMb, maxRssMb, wallS, valid: r.valid };
+  console.log(JSON.stringify(line));
+  void history.length;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === ONE_CHECKER_FLAG) {
+  oneChecker(process.argv[3]!, process.argv[4]!);
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((e: unknown) => {
     console.error(e);
     process.exitCode = 1;

@@ -8,7 +8,8 @@
  * accepted under grant G is stale when a grant whose acquire-ok came after G's had
  * already had a write accepted. The summary says which rule was used.
  */
-import { pairOperations, type HistoryEvent } from "../sim/history.js";
+import type { HistoryEvent } from "../sim/history.js";
+import { forEachPair } from "./pairs.js";
 import type { CheckContext, CheckResult } from "./types.js";
 import { metered, type WorkMeter } from "./budget.js";
 
@@ -59,15 +60,23 @@ function readStorageWrites(history: readonly HistoryEvent[], meter: WorkMeter): 
   return out;
 }
 
-/** When each grant's acquire-ok happened (history order), for the no-token rule. */
+/**
+ * When each grant's acquire-ok happened (history order), for the no-token rule. A grant
+ * named by two acquire-oks (an imported history) takes the one whose acquire was
+ * invoked last, as when the ops were read in invoke order.
+ */
 function grantOrder(history: readonly HistoryEvent[], meter: WorkMeter): Map<string, number> {
   const order = new Map<string, number>();
+  const invokedAtOf = new Map<string, number>();
   meter.tick(history.length);
-  for (const op of pairOperations(history).ops) {
-    if (op.f !== "acquire" || op.outcome !== "ok") continue;
-    const g = (op.complete?.value as { grantId?: unknown } | undefined)?.grantId;
-    if (typeof g === "string") order.set(g, op.complete!.index);
-  }
+  forEachPair(history, (invoke, complete, invokedAt) => {
+    if (invoke.f !== "acquire" || complete.type !== "ok") return;
+    const g = (complete.value as { grantId?: unknown } | undefined)?.grantId;
+    if (typeof g !== "string") return;
+    if ((invokedAtOf.get(g) ?? -1) > invokedAt) return;
+    order.set(g, complete.index);
+    invokedAtOf.set(g, invokedAt);
+  });
   return order;
 }
 

@@ -1,5 +1,6 @@
 import type { HistoryEvent } from "../sim/history.js";
-import { NEMESIS, pairOperations } from "../sim/history.js";
+import { NEMESIS } from "../sim/history.js";
+import { forEachPair } from "./pairs.js";
 
 /**
  * Holds: the intervals of true time in which a client believed it held a lock and
@@ -33,7 +34,6 @@ export interface Hold {
 }
 
 export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
-  const { ops } = pairOperations(history);
   const lastUs = history.length > 0 ? history[history.length - 1]!.timeUs : 0;
   const holds: Hold[] = [];
   const byGrant = new Map<string, Hold>();
@@ -90,25 +90,34 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
   }
   for (const h of open) h.endUs = lastUs;
 
-  // Stretch by the operations done under each grant.
-  for (const op of ops) {
-    const isExtend = op.f === "extend";
-    if (op.f !== "read" && op.f !== "write" && !isExtend) continue;
-    // Only an extend the server accepted is acting under the grant; a refused one is not.
-    if (isExtend && op.outcome !== "ok") continue;
-    const g = (op.invoke.value as { grantId?: string } | undefined)?.grantId;
-    let h = g !== undefined ? byGrant.get(g) : undefined;
-    if (!h && g === undefined) {
-      // Imported history: the latest hold of this process on this lock that started before the op.
-      h = latestStartedBy(allByProcLock.get(key(op.process, op.lock)), op.startUs);
-    }
-    if (!h) continue;
-    const actedUntilUs = op.outcome === "ok" ? op.endUs : op.startUs;
-    if (actedUntilUs > h.endUs) {
+  // Stretch by the operations done under each grant, in a second pass now that every
+  // hold's end of belief is known: to the completion of an ok read, write or extend (a
+  // refused extend is not acting under the grant), to the invoke of a read or write that
+  // failed, is unknown or never completed. The hold ends at the latest of these, as when
+  // each op was applied in turn; nothing is kept per op.
+  const holdOf = (invoke: HistoryEvent): Hold | undefined => {
+    const g = (invoke.value as { grantId?: string } | undefined)?.grantId;
+    // Imported history: the latest hold of this process on this lock that started before the op.
+    return g !== undefined ? byGrant.get(g) : latestStartedBy(allByProcLock.get(key(invoke.process, invoke.lock)), invoke.timeUs);
+  };
+  const stretch = (h: Hold | undefined, actedUntilUs: number): void => {
+    if (h && actedUntilUs > h.endUs) {
       h.endUs = actedUntilUs;
       h.stretched = true;
     }
-  }
+  };
+  const readOrWrite = (invoke: HistoryEvent): boolean => invoke.f === "read" || invoke.f === "write";
+  forEachPair(
+    history,
+    (invoke, complete) => {
+      if (complete.type === "ok") {
+        if (readOrWrite(invoke) || invoke.f === "extend") stretch(holdOf(invoke), complete.timeUs);
+      } else if (readOrWrite(invoke)) stretch(holdOf(invoke), invoke.timeUs);
+    },
+    (invoke) => {
+      if (readOrWrite(invoke)) stretch(holdOf(invoke), invoke.timeUs);
+    },
+  );
   return holds;
 }
 

@@ -1,6 +1,6 @@
 import type { Checker, CheckResult } from "./types.js";
 import { metered, type WorkMeter } from "./budget.js";
-import { pairOperations } from "../sim/history.js";
+import { forEachPair } from "./pairs.js";
 
 /**
  * Lost updates: each critical section reads the lock's counter and writes it + 1.
@@ -35,24 +35,29 @@ export const lostUpdates: Checker = (history, ctx) => {
 
 function lostUpdatesMetered(history: Parameters<Checker>[0], meter: WorkMeter, phase: (p: string) => void): CheckResult {
   const finals = new Map<string, number>();
+  let writesInvoked = 0;
   for (const e of history) {
     meter.tick();
     if (e.f === "final-read" && e.type === "ok" && e.lock !== undefined) {
       finals.set(e.lock, (e.value as { counter: number }).counter);
     }
+    if (e.type === "invoke" && e.f === "write" && e.lock !== undefined) writesInvoked++;
   }
   if (finals.size === 0) {
     return { checker: "lost-updates", valid: true, summary: "not checked: the history has no final-read", skipped: "no final-read" };
   }
   const acked = new Map<string, number>();
-  let unknownWrites = 0;
+  // A write is unknown unless it completed ok or fail (one never completed counts too).
+  let writesDecided = 0;
   phase("counting acknowledged writes");
   meter.tick(history.length);
-  for (const op of pairOperations(history).ops) {
-    if (op.f !== "write" || op.lock === undefined) continue;
-    if (op.outcome === "ok") acked.set(op.lock, (acked.get(op.lock) ?? 0) + 1);
-    else if (op.outcome === "info") unknownWrites++;
-  }
+  // One pass over the pairs, keeping counts per lock, not an Operation per op.
+  forEachPair(history, (invoke, complete) => {
+    if (invoke.f !== "write" || invoke.lock === undefined) return;
+    if (complete.type === "ok") acked.set(invoke.lock, (acked.get(invoke.lock) ?? 0) + 1);
+    if (complete.type === "ok" || complete.type === "fail") writesDecided++;
+  });
+  const unknownWrites = writesInvoked - writesDecided;
   const lost: Array<{ lock: string; acknowledged: number; final: number; lost: number }> = [];
   let ackedTotal = 0;
   for (const lock of [...new Set([...finals.keys(), ...acked.keys()])].sort()) {

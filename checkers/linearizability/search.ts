@@ -11,14 +11,15 @@
  *   placed. Keeping them out means dead info ops are not rescanned at every step, which
  *   is what made many-info histories quadratic; the model's `infoKeys`/`relevantKeys`
  *   say which ones are worth trying in a state.
- * - The set of linearized ops is stored as (prefix length, small window bitset, list of
- *   info ops) and hashed incrementally (Zobrist), not as an n-bit bitset per memo entry:
+ * - The set of linearized ops is stored as (prefix length, count, the ranks past the
+ *   prefix not yet linearized, list of info ops) and hashed incrementally (Zobrist), not as an n-bit bitset per memo entry:
  *   with 100k ops per lock a full bitset per entry would cost gigabytes.
  * - Among the ops that may go next, the one whose return comes first is tried first:
  *   it is the one that must be placed soonest, and for locks it is usually the winner.
  */
 import type { Operation } from "../../sim/history.js";
 import { mix32, type Model } from "./model.js";
+import { Memo } from "./memo.js";
 
 export interface SearchBudget {
   /** Memo entries (distinct configurations) to explore before giving up. */
@@ -58,30 +59,28 @@ interface Cons {
   readonly length: number;
 }
 
-interface MemoEntry<S> {
-  readonly zHi: number;
-  readonly linCount: number;
-  readonly base: number;
-  readonly window: Uint32Array;
-  readonly infoCount: number;
-  readonly infoList: Cons | null;
-  readonly state: S;
-}
 
-interface Frame<S> {
+/**
+ * One per depth of the search, so a valid history of n ops holds n of them: only what
+ * the walk needs stays here (the first return's position follows from firstRank; the
+ * info cursor exists once phase 2 is reached). A frame is also its path's node (`id`
+ * the op that led here, `next` the frame before, `length` the depth; the root's is 0),
+ * not a frame and a node each.
+ */
+interface Frame<S> extends Cons {
+  readonly next: Frame<S> | null;
   readonly state: S;
-  /** Op that led here (-1 at the root). */
-  readonly via: number;
-  readonly path: Cons | null;
   readonly infoList: Cons | null;
   /** 0: first-return op; 1: walk the list; 2: info ops; 3: exhausted. */
   phase: number;
   cursor: number;
   firstRank: number;
-  /** Position of the first return entry still in the list (Infinity if none). */
-  firstReturnPos: number;
-  /** Info candidates, read lazily: the lists of the state's relevant keys, a cursor. */
-  infoLists: (readonly number[])[] | null;
+  info: InfoCursor | null;
+}
+
+/** Info candidates, read lazily: the lists of the state's relevant keys, a position in them. */
+interface InfoCursor {
+  readonly lists: (readonly number[])[];
   listIdx: number;
   posIdx: number;
 }
@@ -101,32 +100,31 @@ export function searchLinearization<S>(
 ): SearchResult<S> {
   // ---- Layout: entries in time order, calls before returns at equal times, so that
   // operations touching at one instant count as concurrent (the permissive choice).
+  // An entry is a number, 2 * op + (1 for a return), sorted by its time: no object per
+  // entry (there are two per op, and a lock may have hundreds of thousands of ops).
   const n = ops.length;
-  interface Ent {
-    time: number;
-    isReturn: boolean;
-    op: number;
-  }
-  const ents: Ent[] = [];
+  const ents: number[] = [];
   for (let i = 0; i < n; i++) {
-    ents.push({ time: ops[i].startUs, isReturn: false, op: i });
-    if (Number.isFinite(ops[i].endUs)) ents.push({ time: ops[i].endUs, isReturn: true, op: i });
+    ents.push(2 * i);
+    if (Number.isFinite(ops[i].endUs)) ents.push(2 * i + 1);
   }
-  ents.sort((a, b) => a.time - b.time || Number(a.isReturn) - Number(b.isReturn) || a.op - b.op);
+  const timeOf = (e: number): number => ((e & 1) === 1 ? ops[e >>> 1].endUs : ops[e >>> 1].startUs);
+  // Time, then calls before returns, then op: the same as comparing (time, isReturn, op).
+  ents.sort((a, b) => timeOf(a) - timeOf(b) || (a & 1) - (b & 1) || (a >>> 1) - (b >>> 1));
   const callPos = new Float64Array(n);
   const retPos = new Float64Array(n).fill(Infinity);
   ents.forEach((e, p) => {
-    if (e.isReturn) retPos[e.op] = p;
-    else callPos[e.op] = p;
+    if ((e & 1) === 1) retPos[e >>> 1] = p;
+    else callPos[e >>> 1] = p;
   });
 
   // Completed ops get ranks 0..m-1 in call order; info ops are kept apart.
   const completed: number[] = [];
   const infoOps: number[] = [];
   for (const e of ents) {
-    if (e.isReturn) continue;
-    if (Number.isFinite(ops[e.op].endUs)) completed.push(e.op);
-    else infoOps.push(e.op);
+    if ((e & 1) === 1) continue;
+    if (Number.isFinite(ops[e >>> 1].endUs)) completed.push(e >>> 1);
+    else infoOps.push(e >>> 1);
   }
   const m = completed.length;
   const rankOf = new Int32Array(n).fill(-1);
@@ -140,9 +138,9 @@ export function searchLinearization<S>(
   {
     let last = HEAD;
     for (const e of ents) {
-      const r = rankOf[e.op];
+      const r = rankOf[e >>> 1];
       if (r < 0) continue;
-      const node = 2 * r + (e.isReturn ? 1 : 0);
+      const node = 2 * r + (e & 1);
       next[last] = node;
       prev[node] = last;
       last = node;
@@ -215,20 +213,35 @@ export function searchLinearization<S>(
       if (r < base) base = r;
     }
   };
-  const snapshotWindow = (): Uint32Array => {
-    // Bits for ranks base+1 .. up to the last linearized rank.
+  /**
+   * The ranks after base, up to the last linearized one, that are not linearized, into
+   * `holes` (their count in holesCount). With base and linCount they fix the set
+   * exactly, and there are few of them (ops pending past ones already placed: about the
+   * concurrency), where a bitset of the same span grows with how long one op stays
+   * pending. `holesWords` is the span's bitset size in words, which the memory estimate
+   * counts (as it did when the set was kept as a bitset).
+   */
+  let holes = new Int32Array(16);
+  let holesCount = 0;
+  let holesWords = 0;
+  const snapshotHoles = (): void => {
     let ahead = linCount - base;
-    if (ahead === 0) return EMPTY_WINDOW;
-    const bits: number[] = [];
-    for (let r = base + 1; ahead > 0; r++) {
-      if (linFlag[completed[r]]) {
-        const off = r - base - 1;
-        while (bits.length <= off >>> 5) bits.push(0);
-        bits[off >>> 5] |= 1 << (off & 31);
-        ahead--;
+    holesCount = 0;
+    holesWords = 0;
+    if (ahead === 0) return;
+    let r = base + 1;
+    for (; ahead > 0; r++) {
+      if (linFlag[completed[r]]) ahead--;
+      else {
+        if (holesCount === holes.length) {
+          const wider = new Int32Array(2 * holes.length);
+          wider.set(holes);
+          holes = wider;
+        }
+        holes[holesCount++] = r;
       }
     }
-    return Uint32Array.from(bits);
+    holesWords = ((r - 1 - base - 1) >>> 5) + 1;
   };
 
   // Stamps for exact comparison of info sets.
@@ -241,7 +254,8 @@ export function searchLinearization<S>(
     return true;
   };
 
-  const memo = new Map<number, MemoEntry<S>[]>();
+  // A bucket is its one entry until a second shares the hash (most never do).
+  const memo = new Memo<S, Cons | null>(model.equal, sameInfoSet);
   let statesExplored = 0;
   let steps = 0;
   const stepsMax = budget.stepsMax ?? Infinity;
@@ -253,48 +267,29 @@ export function searchLinearization<S>(
   /** Look up the current configuration; memoize it and return true if it is new. */
   const remember = (state: S, infoList: Cons | null): boolean => {
     const key = (zLo ^ model.hash(state)) >>> 0;
-    const bucket = memo.get(key);
     const infoCount = infoList ? infoList.length : 0;
-    const window = snapshotWindow();
-    if (bucket) {
-      for (const e of bucket) {
-        if (
-          e.zHi === zHi &&
-          e.linCount === linCount &&
-          e.base === base &&
-          e.infoCount === infoCount &&
-          sameWords(e.window, window) &&
-          model.equal(e.state, state) &&
-          (infoCount === 0 || sameInfoSet(e.infoList, infoList))
-        )
-          return false;
-      }
-    }
-    const entry: MemoEntry<S> = { zHi, linCount, base, window, infoCount, infoList, state };
-    if (bucket) bucket.push(entry);
-    else memo.set(key, [entry]);
+    snapshotHoles();
+    if (!memo.addIfNew(key, zHi, linCount, base, infoCount, holes, holesCount, state, infoList)) return false;
     statesExplored++;
-    windowWords += window.length;
+    windowWords += holesWords;
     return true;
   };
 
-  const newFrame = (state: S, via: number, path: Cons | null, infoList: Cons | null): Frame<S> => {
+  const newFrame = (state: S, via: number, parent: Frame<S> | null, infoList: Cons | null): Frame<S> => {
     // The first return entry bounds which ops may go next: only those called before it.
     let node = next[HEAD];
     while (node >= 0 && (node & 1) === 0) node = next[node];
     const firstRank = node >= 0 ? node >>> 1 : -1;
     return {
+      id: via,
+      next: parent,
+      length: parent ? parent.length + 1 : 0,
       state,
-      via,
-      path,
       infoList,
       phase: firstRank >= 0 ? 0 : 1,
       cursor: next[HEAD],
       firstRank,
-      firstReturnPos: firstRank >= 0 ? retPos[completed[firstRank]] : Infinity,
-      infoLists: null,
-      listIdx: 0,
-      posIdx: 0,
+      info: null,
     };
   };
 
@@ -321,20 +316,22 @@ export function searchLinearization<S>(
    * called before the first pending return (after it, it cannot go next). Read lazily,
    * so a state with many relevant info ops costs only the ones actually tried.
    */
-  const nextInfo = (f: Frame<S>): number => {
-    if (!f.infoLists) f.infoLists = infoListsOf(f);
-    while (f.listIdx < f.infoLists.length) {
-      const list: readonly number[] = f.infoLists[f.listIdx];
-      while (f.posIdx < list.length) {
-        const op = list[f.posIdx++];
-        if (callPos[op] >= f.firstReturnPos) break;
+  const nextInfo = (f: Frame<S>, c: InfoCursor): number => {
+    // Position of the first return entry still in the list (Infinity if none).
+    const firstReturnPos = f.firstRank >= 0 ? retPos[completed[f.firstRank]] : Infinity;
+    while (c.listIdx < c.lists.length) {
+      const list: readonly number[] = c.lists[c.listIdx];
+      while (c.posIdx < list.length) {
+        const op = list[c.posIdx++];
+        if (callPos[op] >= firstReturnPos) break;
         if (!linFlag[op]) return op;
       }
-      f.listIdx++;
-      f.posIdx = 0;
+      c.listIdx++;
+      c.posIdx = 0;
     }
     return -1;
   };
+  const infoCursorOf = (f: Frame<S>): InfoCursor => ({ lists: infoListsOf(f), listIdx: 0, posIdx: 0 });
 
   /** Next candidate op of a frame, or -1 when it has none left. */
   const nextCandidate = (f: Frame<S>): number => {
@@ -351,7 +348,7 @@ export function searchLinearization<S>(
       f.phase = 2;
     }
     if (f.phase === 2) {
-      const op = nextInfo(f);
+      const op = nextInfo(f, (f.info ??= infoCursorOf(f)));
       if (op >= 0) return op;
       f.phase = 3;
     }
@@ -365,8 +362,8 @@ export function searchLinearization<S>(
       if (node >>> 1 !== f.firstRank) out.push(completed[node >>> 1]);
     }
     // Relevant info ops too, but only a few: there may be thousands.
-    const g: Frame<S> = { ...f, infoLists: null, listIdx: 0, posIdx: 0 };
-    for (let k = 0, op = nextInfo(g); op >= 0 && k < STUCK_INFO_MAX; k++, op = nextInfo(g)) out.push(op);
+    const c = infoCursorOf(f);
+    for (let k = 0, op = nextInfo(f, c); op >= 0 && k < STUCK_INFO_MAX; k++, op = nextInfo(f, c)) out.push(op);
     return out;
   };
 
@@ -388,22 +385,22 @@ export function searchLinearization<S>(
 
   while (stack.length > 0) {
     const top = stack[stack.length - 1];
-    if (next[HEAD] < 0) return finish(true, top.path, top.state, []);
+    if (next[HEAD] < 0) return finish(true, top, top.state, []);
     const op = nextCandidate(top);
     if (op < 0) {
       // Dead end: nothing can go next. Remember the deepest one as the witness.
-      const depth = top.path ? top.path.length : 0;
+      const depth = top.length;
       if (depth > (best.path ? best.path.length : 0) || (depth === 0 && best.stuck.length === 0)) {
-        best = { path: top.path, state: top.state, stuck: stuckAt(top) };
+        best = { path: top, state: top.state, stuck: stuckAt(top) };
       }
       stack.pop();
-      if (top.via >= 0) clearLin(top.via);
+      if (top.length > 0) clearLin(top.id);
       continue;
     }
     if (++steps > stepsMax) {
       steps = stepsMax;
-      const depth = top.path ? top.path.length : 0;
-      const deepest = depth >= (best.path?.length ?? 0) ? { path: top.path, state: top.state, stuck: [] as number[] } : best;
+      const depth = top.length;
+      const deepest = depth >= (best.path?.length ?? 0) ? { path: top, state: top.state, stuck: [] as number[] } : best;
       return finish("unknown", deepest.path, deepest.state, deepest.stuck, "stepsMax");
     }
     const nextState = model.step(top.state, ops[op]);
@@ -417,8 +414,8 @@ export function searchLinearization<S>(
       clearLin(op);
       continue;
     }
-    const path: Cons = { id: op, next: top.path, length: (top.path?.length ?? 0) + 1 };
-    stack.push(newFrame(nextState, op, path, infoList));
+    const path = newFrame(nextState, op, top, infoList);
+    stack.push(path);
     if (stack.length > maxDepth) maxDepth = stack.length;
     if (statesExplored >= budget.statesMax || memoryMb() >= budget.memoryMbMax) {
       const deepest = path.length >= (best.path?.length ?? 0) ? { path, state: nextState, stuck: [] as number[] } : best;
@@ -428,16 +425,9 @@ export function searchLinearization<S>(
   return finish(false, best.path, best.state, best.stuck);
 }
 
-const EMPTY_WINDOW = new Uint32Array(0);
-
-function sameWords(a: Uint32Array, b: Uint32Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 function consToArray(c: Cons | null): number[] {
   const out: number[] = new Array(c ? c.length : 0);
-  for (let i = out.length - 1; c; c = c.next, i--) out[i] = c.id;
+  // A root frame is a node of length 0: it names no op.
+  for (let i = out.length - 1; c && i >= 0; c = c.next, i--) out[i] = c.id;
   return out;
 }

@@ -42,6 +42,26 @@ describe("fencing", () => {
     expect(fencing([sw(0, "A", 5), sw(1, "A", 1)], {}).valid).toBe(false);
   });
 
+  it("without tokens, a grant named by two acquire-oks ranks by the one invoked last, whichever completed last", () => {
+    const e = (index: number, process: string, type: HistoryEvent["type"], f: string, value?: unknown): HistoryEvent => ({
+      index, timeUs: index, process, type, f, lock: "L", ...(value !== undefined ? { value } : {}),
+    });
+    const sw = (index: number, grantId: string): HistoryEvent => e(index, "storage", "ok", "storage-write", { client: "c", grantId, counter: 1 });
+    const h = [
+      e(0, "c1", "invoke", "acquire"),
+      e(1, "c2", "invoke", "acquire"),
+      e(2, "c2", "ok", "acquire", { grantId: "g" }), // invoked last: g ranks here, before h
+      e(3, "c3", "invoke", "acquire"),
+      e(4, "c3", "ok", "acquire", { grantId: "h" }),
+      e(5, "c1", "ok", "acquire", { grantId: "g" }), // completes last, invoked first
+      sw(6, "h"),
+      sw(7, "g"),
+    ];
+    const r = fencing(h, {});
+    expect(r.valid).toBe(false);
+    expect((r.witness as { staleWrites: StaleWrite[] }).staleWrites[0]).toMatchObject({ grantId: "g", newerGrantId: "h" });
+  });
+
   it("a history with no storage writes has nothing to judge", () => {
     const r = fencing(load("mutex-ok.jsonl"), {});
     expect(r.valid).toBe(true);

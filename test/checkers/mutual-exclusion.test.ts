@@ -1,3 +1,4 @@
+import type { HistoryEvent } from "../../sim/history.js";
 import { describe, expect, it } from "vitest";
 import { mutualExclusion, type Overlap } from "../../checkers/mutual-exclusion.js";
 import { lostUpdates, type Overwrite } from "../../checkers/lost-updates.js";
@@ -89,12 +90,43 @@ describe("mutual-exclusion checker", () => {
   });
 });
 
+describe("holds, stretched by the ops done under a grant", () => {
+  const e = (index: number, timeUs: number, type: HistoryEvent["type"], f: string, value?: unknown): HistoryEvent => ({
+    index, timeUs, process: "c1", type, f, lock: "L", ...(value !== undefined ? { value } : {}),
+  });
+  const held = [e(0, 0, "invoke", "acquire"), e(1, 1_000, "ok", "acquire", { grantId: "g" }), e(2, 5_000, "invoke", "release", { grantId: "g" }), e(3, 5_500, "ok", "release")];
+
+  it("an ok write counts to its completion even when that is stamped before its invoke", () => {
+    const h = [...held, e(4, 10_000, "invoke", "write", { grantId: "g" }), e(5, 8_000, "ok", "write")];
+    expect(computeHolds(h)[0]).toMatchObject({ endUs: 8_000, stretched: true });
+  });
+
+  it("a write that never completed, or was left by the next invoke, counts to its invoke", () => {
+    const never = [...held, e(4, 9_000, "invoke", "write", { grantId: "g" })];
+    expect(computeHolds(never)[0]).toMatchObject({ endUs: 9_000, stretched: true });
+    const left = [...held, e(4, 7_000, "invoke", "write", { grantId: "g" }), e(5, 8_000, "invoke", "read", { grantId: "g" }), e(6, 9_000, "fail", "read")];
+    expect(computeHolds(left)[0]).toMatchObject({ endUs: 8_000, stretched: true });
+  });
+});
+
 describe("lost-updates checker", () => {
   it("passes when the final counter equals the acknowledged writes", () => {
     const h = new HistoryBuilder().section("c1", "a", "L", 0, 10, 0).section("c2", "b", "L", 10, 10, 1).finalRead("L", 2);
     const r = lostUpdates(h.events, {});
     expect(r.valid).toBe(true);
     expect(r.stats).toMatchObject({ acknowledgedWrites: 2, lostUpdates: 0 });
+  });
+
+  it("counts a write as unknown unless it completed ok or fail, one never completed included", () => {
+    const h = new HistoryBuilder();
+    h.at(0).ev("c1", "invoke", "write", "L").ev("c2", "invoke", "write", "L").ev("c3", "invoke", "write", "L").ev("c4", "invoke", "write", "L");
+    h.at(1).ev("c2", "info", "write", "L").ev("c3", "ok", "write", "L").ev("c4", "fail", "write", "L");
+    // c1's write never completes; c5's write is superseded by its next invoke.
+    h.at(2).ev("c5", "invoke", "write", "L").ev("c5", "invoke", "write", "L").at(3).ev("c5", "ok", "write", "L");
+    h.finalRead("L", 2);
+    const r = lostUpdates(h.events, {});
+    expect(r.valid).toBe(true);
+    expect(r.stats).toMatchObject({ acknowledgedWrites: 2, lostUpdates: 0, unknownWrites: 3 });
   });
 
   it("fails when two holders wrote from the same read", () => {
