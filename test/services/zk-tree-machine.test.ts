@@ -100,6 +100,26 @@ describe("create", () => {
   });
 });
 
+  it("a leaf's first child is its own: other leaves, in this tree and another, stay childless", () => {
+    const r = Run.withSessions();
+    const other = Run.withSessions();
+    for (const run of [r, other]) {
+      run.apply(mk(1, "/a"));
+      run.apply(mk(1, "/b"));
+    }
+    r.apply(mk(1, "/a/x"));
+    expect(r.t.getChildren("/a")).toEqual(["x"]);
+    expect(r.t.getChildren("/b")).toEqual([]);
+    expect(r.t.exists("/b")!.numChildren).toBe(0);
+    expect(other.t.getChildren("/a")).toEqual([]);
+    // A node that had children and lost them is a leaf again, and can take new ones.
+    r.apply({ kind: "delete", sessionId: 1, path: "/a/x", version: -1 });
+    expect(r.t.apply({ kind: "delete", sessionId: 1, path: "/a", version: -1 }).ok).toBe(true);
+    r.apply(mk(1, "/b/y"));
+    expect(r.t.getChildren("/b")).toEqual(["y"]);
+    expect(other.t.getChildren("/b")).toEqual([]);
+  });
+
 describe("delete and set", () => {
   it("delete: a dead session, a missing node and the root are refused; version -1 is any; a wrong version and children refuse", () => {
     const r = Run.withSessions();
