@@ -114,7 +114,7 @@ describe("create", () => {
     expect(other.t.getChildren("/a")).toEqual([]);
     // A node that had children and lost them is a leaf again, and can take new ones.
     r.apply({ kind: "delete", sessionId: 1, path: "/a/x", version: -1 });
-    expect(r.t.apply({ kind: "delete", sessionId: 1, path: "/a", version: -1 }).ok).toBe(true);
+    expect(r.apply({ kind: "delete", sessionId: 1, path: "/a", version: -1 }).ok).toBe(true);
     r.apply(mk(1, "/b/y"));
     expect(r.t.getChildren("/b")).toEqual(["y"]);
     expect(other.t.getChildren("/b")).toEqual([]);
