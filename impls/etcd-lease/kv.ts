@@ -13,7 +13,7 @@
  * Lease expiry is no clock reading here: the leader proposes `leaseRevoke` when its
  * lessor says a lease has expired.
  */
-import { canonicalForm, canonicalObjectWith, mapFormCached } from "../raft-service/replica-states.js";
+import { canonicalForm, canonicalObjectWith, mapFormCached, type FormParts } from "../raft-service/replica-states.js";
 
 export interface Compare {
   key: string;
@@ -208,6 +208,17 @@ export class EtcdKv {
   get(key: string): KeyValue | undefined {
     const kv = this.keys.get(key);
     return kv ? { ...kv } : undefined;
+  }
+
+  /**
+   * What stateForm is made of (FormParts): every field it writes, in its order, the two
+   * maps as their sizes and cached entries. A field added to the store must be added here.
+   */
+  stateParts(out: FormParts): void {
+    out.push((this.#deadLeasesForm ??= canonicalForm(this.deadLeases)));
+    out.pushMap(this.keys, this.#keyEntries);
+    out.pushMap(this.leases, this.#leaseEntries);
+    out.push(this.revision);
   }
 
   /** canonicalForm(this), byte for byte, from the cached entries of unchanged keys and leases. */

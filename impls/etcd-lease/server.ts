@@ -35,6 +35,7 @@ export class EtcdServer implements ProcessBehavior {
       leaderTick: (nowUs) => this.expireLeases(nowUs),
       state: () => this.kv,
       stateForm: () => this.kv.stateForm(),
+      stateParts: (out) => this.kv.stateParts(out),
     });
   }
 

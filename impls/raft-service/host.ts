@@ -1,7 +1,7 @@
 import type { Message, ProcessContext } from "../../sim/simulation.js";
 import type { CreateRaftNode, RaftHost } from "../raft/api.js";
 import type { RaftServiceOptions } from "../raft-zk/options.js";
-import { canonicalForm, replicaStatesOf, type ReplicaStateLog } from "./replica-states.js";
+import { canonicalForm, replicaStatesOf, type FormParts, type ReplicaStateLog } from "./replica-states.js";
 
 /**
  * How a service server on the Raft core (raft-zk, etcd-lease) hosts its Raft node:
@@ -28,6 +28,8 @@ export interface RaftServiceTick {
   state?(): unknown;
   /** canonicalForm(state()), byte for byte, where the service keeps it cheaper than a walk of the whole state. */
   stateForm?(): string;
+  /** With stateForm: the parts that determine it (FormParts), so a replica that agrees with one digested before is not made to write its whole form. */
+  stateParts?(out: FormParts): void;
 }
 
 export interface NotLeaderReply {
@@ -53,6 +55,7 @@ export class RaftServiceHost<Cmd> {
     const o = cfg.options;
     const state = service.state?.bind(service);
     const form = service.stateForm ? service.stateForm.bind(service) : state ? () => canonicalForm(state()) : undefined;
+    const parts = service.stateForm && service.stateParts ? service.stateParts.bind(service) : undefined;
     const replica: ReplicaStateLog | undefined = form ? replicaStatesOf(ctx.sim).open(ctx.id) : undefined;
     // Expiry is checked on a tick: late by up to one tick, never early.
     this.tickMs = Math.max(5, Math.min(100, Math.floor(o.sessionTimeoutMs / 20)));
@@ -64,7 +67,8 @@ export class RaftServiceHost<Cmd> {
         heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
         apply: (cmd, at) => {
           const r = apply(cmd, at.index);
-          replica?.appliedForm(at.index, form!);
+          if (parts !== undefined) replica!.appliedParts(at.index, parts, form!);
+          else replica?.appliedForm(at.index, form!);
           return r;
         },
       },

@@ -173,6 +173,45 @@ export function mapFormCached<K, V>(map: Map<K, V>, cache: Map<K, [string, strin
 }
 
 /**
+ * What a state's canonical form is made of, in a state's own order: strings and
+ * numbers that a service writes so that two states whose parts are equal, position by
+ * position, have the same canonical form (the converse need not hold: the same
+ * entries met in another order are other parts and the same form). Comparing parts
+ * spares a replica that agrees with one already digested at an index the sort, the
+ * concatenation and the compare of its whole form (issue 17). `===` on strings is
+ * content equality, so equal parts are equal whatever object holds them.
+ */
+export class FormParts {
+  readonly parts: Array<string | number> = [];
+  length = 0;
+
+  push(part: string | number): void {
+    this.parts[this.length++] = part;
+  }
+
+  /** The map's size, then each entry's form (made and kept in `cache` as mapFormCached does), in the map's order. */
+  pushMap<K, V>(map: Map<K, V>, cache: Map<K, [string, string]>): void {
+    this.push(map.size);
+    // By key (no [k, v] pair per entry); the value is looked up only to make a missing entry.
+    for (const k of map.keys()) {
+      let e = cache.get(k);
+      if (e === undefined) cache.set(k, (e = mapEntryOf(canonicalForm(k), canonicalForm(map.get(k)))));
+      this.push(e[1]);
+    }
+  }
+
+  /** Whether `other` holds the same parts. */
+  equals(other: FormParts): boolean {
+    const n = this.length;
+    if (other.length !== n) return false;
+    const a = this.parts;
+    const b = other.parts;
+    for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+}
+
+/**
  * An object's canonical form with some fields' forms given (`given`, by field name,
  * e.g. from a cache) and the others walked: the bytes canonicalForm writes for `o`.
  */
@@ -210,7 +249,31 @@ export const DIGEST_STRIDE = 16;
  */
 export class DigestMemo {
   private readonly byIndex = new Map<number, [string, string]>();
+  /** By index, the parts of the last state digested there through `digestParts`, and its digest. */
+  private readonly partsByIndex = new Map<number, [FormParts, string]>();
+  /** Where the next state's parts are written (it becomes a kept entry when its digest is new). */
+  private scratch = new FormParts();
   static readonly INDEXES_MAX = 64;
+
+  /**
+   * The digest of the state whose parts `writeParts` writes and whose form `form` gives:
+   * that of the last state digested at `index` if their parts are equal, else `digest`
+   * of its form.
+   */
+  digestParts(index: number, writeParts: (out: FormParts) => void, form: () => string): string {
+    const mine = this.scratch;
+    mine.length = 0;
+    writeParts(mine);
+    const known = this.partsByIndex.get(index);
+    if (known !== undefined && known[0].equals(mine)) return known[1];
+    const d = this.digest(index, form());
+    // Kept as the index's entry (the newest state wins, as in byIndex); a fresh scratch for the next.
+    this.scratch = known !== undefined ? known[0] : new FormParts();
+    this.partsByIndex.delete(index);
+    this.partsByIndex.set(index, [mine, d]);
+    if (this.partsByIndex.size > DigestMemo.INDEXES_MAX) this.partsByIndex.delete(this.partsByIndex.keys().next().value as number);
+    return d;
+  }
 
   digest(index: number, form: string): string {
     const known = this.byIndex.get(index);
@@ -241,6 +304,12 @@ export class ReplicaStateLog {
   appliedForm(index: number, form: () => string): void {
     if (index > DIGEST_EVERY_FROM && index % DIGEST_STRIDE !== 0) return;
     this.states.push([index, this.memo.digest(index, form())]);
+  }
+
+  /** As `appliedForm`, given also the parts that determine the form (FormParts): the form is made only for a state unlike the last one digested at this index. */
+  appliedParts(index: number, parts: (out: FormParts) => void, form: () => string): void {
+    if (index > DIGEST_EVERY_FROM && index % DIGEST_STRIDE !== 0) return;
+    this.states.push([index, this.memo.digestParts(index, parts, form)]);
   }
 }
 

@@ -79,6 +79,7 @@ export class ZkServer implements ProcessBehavior {
       leaderTick: (nowUs) => this.leaderTick(nowUs),
       state: () => this.tree,
       stateForm: () => this.tree.stateForm(),
+      stateParts: (out) => this.tree.stateParts(out),
     });
   }
 

@@ -58,7 +58,7 @@ export interface SessionInfo {
   ephemerals: Set<string>;
 }
 
-import { canonicalForm, canonicalObjectWith, mapFormCached } from "../raft-service/replica-states.js";
+import { canonicalForm, canonicalObjectWith, mapFormCached, type FormParts } from "../raft-service/replica-states.js";
 
 export const SEQ_DIGITS = 10;
 
@@ -147,6 +147,9 @@ export function sequenceOf(name: string): number {
  * iteration are an empty set's, so digests and reads are unchanged.
  */
 const NO_CHILDREN: ReadonlySet<string> = new Set<string>();
+
+/** canonicalForm of an empty map (the lingering sessions, nearly always). */
+const EMPTY_MAP_FORM = canonicalForm(new Map());
 
 export class ZkTree {
   private readonly nodes = new Map<string, ZNode>();
@@ -313,6 +316,18 @@ export class ZkTree {
 
   get nodeCount(): number {
     return this.nodes.size;
+  }
+
+  /**
+   * What stateForm is made of (FormParts): every field it writes, in its order, the two
+   * maps as their sizes and cached entries. A field added to the tree must be added here.
+   */
+  stateParts(out: FormParts): void {
+    out.push((this.#deadSessionsForm ??= canonicalForm(this.deadSessions)));
+    out.push(this.lastZxid);
+    out.push(this.lingering.size === 0 ? EMPTY_MAP_FORM : canonicalForm(this.lingering));
+    out.pushMap(this.nodes, this.#nodeEntries);
+    out.pushMap(this.sessions, this.#sessionEntries);
   }
 
   /** canonicalForm(this), byte for byte, from the cached entries of unchanged nodes and sessions. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalForm } from "../../impls/raft-service/replica-states.js";
+import { canonicalForm, FormParts } from "../../impls/raft-service/replica-states.js";
 import { EtcdKv, type EtcdCmd, type KvOp } from "../../impls/etcd-lease/kv.js";
 
 /**
@@ -68,5 +68,32 @@ describe("EtcdKv.stateForm", () => {
     }
     // ... and revokes that delete keys.
     expect(revoked).toBeGreaterThan(5);
+  });
+
+  it("is made from stateParts alone: the parts name every field, the maps' entries whole (so equal parts mean equal forms)", () => {
+    // The store's form rebuilt from its parts, its layout written out: deadLeases, each
+    // map's size and entries (sorted, as canonicalForm does), then revision.
+    const fromParts = (p: FormParts): string => {
+      const xs = p.parts.slice(0, p.length);
+      let at = 1;
+      const map = (): string => {
+        const n = xs[at++] as number;
+        const entries = xs.slice(at, (at += n)) as string[];
+        return `{"$map":[${entries.sort().join(",")}]}`;
+      };
+      const keys = map();
+      const leases = map();
+      expect(at).toBe(xs.length - 1);
+      return `{"deadLeases":${xs[0] as string},"keys":${keys},"leases":${leases},"revision":${xs[at] as number}}`;
+    };
+    for (let seed = 1; seed <= 3; seed++) {
+      const kv = new EtcdKv();
+      for (const [i, cmd] of commands(seed, 300).entries()) {
+        kv.apply(cmd, i + 1);
+        const parts = new FormParts();
+        kv.stateParts(parts);
+        expect(fromParts(parts), `seed ${seed}, after command ${i + 1} (${cmd.kind})`).toBe(canonicalForm(kv));
+      }
+    }
   });
 });

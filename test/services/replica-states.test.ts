@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalForm, stateDigest, DigestMemo, ReplicaStateLog, replicaStatesOf, DIGEST_EVERY_FROM, DIGEST_STRIDE, REPLICA_STATE } from "../../impls/raft-service/replica-states.js";
+import { canonicalForm, stateDigest, DigestMemo, FormParts, ReplicaStateLog, replicaStatesOf, DIGEST_EVERY_FROM, DIGEST_STRIDE, REPLICA_STATE } from "../../impls/raft-service/replica-states.js";
 import { Simulation } from "../../sim/simulation.js";
 
 /** The replica-state digests behind the replica-agreement checker (impls/raft-service/replica-states.ts). */
@@ -136,6 +136,54 @@ describe("DigestMemo", () => {
     b.appliedForm(2, () => canonicalForm({ n: 3 }));
     expect(a.states).toEqual([[1, stateDigest({ n: 1 })], [2, stateDigest({ n: 3 })]]);
     expect(b.states).toEqual([[1, stateDigest({ n: 2 })], [2, stateDigest({ n: 3 })]]);
+  });
+});
+
+describe("DigestMemo.digestParts", () => {
+  /** A state as its parts, its form being their canonical form (equal parts, equal form, as FormParts asks). */
+  const state = (...xs: Array<string | number>) => ({
+    parts: (out: FormParts) => xs.forEach((x) => out.push(x)),
+    form: () => canonicalForm(xs),
+    digest: stateDigest(xs),
+  });
+
+  it("gives every state the digest of its own form, making the form only for parts unlike the last ones at that index", () => {
+    const memo = new DigestMemo();
+    const forms: string[] = [];
+    const digestOf = (index: number, s: ReturnType<typeof state>) =>
+      memo.digestParts(index, s.parts, () => {
+        const f = s.form();
+        forms.push(f);
+        return f;
+      });
+    const a = state("x", 1);
+    const b = state("x", 2);
+    const aLonger = state("x", 1, 3);
+    // A state, an agreeing one, a disagreeing one, an agreeing one again, at one index.
+    expect([digestOf(5, a), digestOf(5, state("x", 1)), digestOf(5, b), digestOf(5, state("x", 2)), digestOf(5, a)]).toEqual([a.digest, a.digest, b.digest, b.digest, a.digest]);
+    expect(forms).toEqual([a.form(), b.form(), a.form()]);
+    // A prefix of the kept parts is not equal to them, nor they to a longer list.
+    expect([digestOf(5, state("x")), digestOf(5, aLonger), digestOf(5, a)]).toEqual([state("x").digest, aLonger.digest, a.digest]);
+    // The same parts at another index are that index's own business.
+    forms.length = 0;
+    expect(digestOf(6, a)).toBe(a.digest);
+    expect(forms).toEqual([a.form()]);
+    // A number and the string of it are different parts.
+    expect([digestOf(7, state(1)), digestOf(7, state("1"))]).toEqual([state(1).digest, state("1").digest]);
+    // Past its bound the oldest index is forgotten, and a digest is still right.
+    for (let i = 100; i < 100 + 2 * DigestMemo.INDEXES_MAX; i++) digestOf(i, a);
+    expect(digestOf(5, b)).toBe(b.digest);
+  });
+
+  it("through ReplicaStateLog.appliedParts, samples the same indexes as appliedForm", () => {
+    const byForm = new ReplicaStateLog("zk-1", 1);
+    const byParts = new ReplicaStateLog("zk-1", 1);
+    for (let i = 1; i <= 70; i++) {
+      const s = state("n", i % 3);
+      byForm.appliedForm(i, s.form);
+      byParts.appliedParts(i, s.parts, s.form);
+    }
+    expect(byParts.states).toEqual(byForm.states);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalForm } from "../../impls/raft-service/replica-states.js";
+import { canonicalForm, FormParts } from "../../impls/raft-service/replica-states.js";
 import { ZkTree, type ZkCmd } from "../../impls/raft-zk/tree.js";
 
 /**
@@ -67,6 +67,36 @@ describe("ZkTree.stateForm", () => {
       // The workload must reach a busy tree, not fail every command on a dead session.
       expect(ok).toBeGreaterThan(100);
       expect(nodesMax).toBeGreaterThan(6);
+    }
+  });
+
+  it("is made from stateParts alone: the parts name every field, the maps' entries whole (so equal parts mean equal forms)", () => {
+    // The tree's form rebuilt from its parts, its layout written out: deadSessions,
+    // lastZxid, lingering, then each map's size and entries (sorted, as canonicalForm does).
+    const fromParts = (p: FormParts): string => {
+      const xs = p.parts.slice(0, p.length);
+      let at = 3;
+      const map = (): string => {
+        const n = xs[at++] as number;
+        const entries = xs.slice(at, (at += n)) as string[];
+        return `{"$map":[${entries.sort().join(",")}]}`;
+      };
+      const nodes = map();
+      const sessions = map();
+      expect(at).toBe(xs.length);
+      return `{"deadSessions":${xs[0] as string},"lastZxid":${xs[1] as number},"lingering":${xs[2] as string},"nodes":${nodes},"sessions":${sessions}}`;
+    };
+    for (let seed = 1; seed <= 3; seed++) {
+      const t = new ZkTree();
+      let lingered = 0;
+      for (const [i, cmd] of commands(seed, 300).entries()) {
+        t.apply(cmd, i + 1);
+        if (t.lingering.size > 0) lingered++;
+        const parts = new FormParts();
+        t.stateParts(parts);
+        expect(fromParts(parts), `seed ${seed}, after command ${i + 1} (${cmd.kind})`).toBe(canonicalForm(t));
+      }
+      expect(lingered).toBeGreaterThan(0);
     }
   });
 });
