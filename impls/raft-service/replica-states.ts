@@ -28,14 +28,21 @@ export interface ReplicaStateValue {
 /** Bound on nesting: state machines are shallow trees; a deeper value is a bug, not data. */
 const DEPTH_MAX = 64;
 
-/** JSON-quoted object keys: the same few field names are written on every digest. */
-const quotedKeys = new Map<string, string>();
-function quoteKey(k: string): string {
-  let q = quotedKeys.get(k);
+/**
+ * Object keys as a field begins: `"k":`, and `,"k":` after the first field. The same
+ * few field names are written on every digest, and one cached string per field spares
+ * the two concatenations (a string each) of quoting and colon.
+ */
+const firstFields = new Map<string, string>();
+const nextFields = new Map<string, string>();
+/** Bound on each cache: field names, not data (a state with unbounded key sets writes them uncached). */
+const FIELDS_MAX = 4096;
+function fieldStart(k: string, first: boolean): string {
+  const cache = first ? firstFields : nextFields;
+  let q = cache.get(k);
   if (q === undefined) {
-    q = JSON.stringify(k);
-    // Bounded: field names, not data (a state with unbounded key sets writes them uncached).
-    if (quotedKeys.size < 4096) quotedKeys.set(k, q);
+    q = (first ? "" : ",") + JSON.stringify(k) + ":";
+    if (cache.size < FIELDS_MAX) cache.set(k, q);
   }
   return q;
 }
@@ -137,7 +144,8 @@ function objectForm(o: object, next: number, given?: (key: string) => string | u
     const k = keys[i]!;
     const v = r[k];
     if (typeof v === "function") continue;
-    out += (first ? "" : ",") + quoteKey(k) + ":" + (given?.(k) ?? canonicalForm(v, next));
+    out += fieldStart(k, first);
+    out += given?.(k) ?? canonicalForm(v, next);
     first = false;
   }
   return out + "}";
