@@ -76,7 +76,13 @@ export class EtcdServer implements ProcessBehavior {
 
   private onRequest(from: string, msg: Message): void {
     const op = msg.op as EtcdOp;
-    const reply = (body: EtcdReply): void => this.ctx.reply(from, msg, { type: ETCD_REPLY, ...body });
+    // The body is a fresh literal of this request's: typed in place (a spread into a new
+    // object per reply took the generic copy path, the bodies having many shapes).
+    const reply = (body: EtcdReply): void => {
+      const out = body as unknown as Message;
+      out.type = ETCD_REPLY;
+      this.ctx.reply(from, msg, out);
+    };
     if (op.kind === "waitDelete") {
       // Any member serves watches from its own applied state.
       if (!this.kv.get(op.key)) return reply({ status: "ok", revision: this.kv.revision });

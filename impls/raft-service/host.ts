@@ -1,5 +1,5 @@
 import type { Message, ProcessContext } from "../../sim/simulation.js";
-import type { CreateRaftNode, RaftHost } from "../raft/api.js";
+import { isRaftMessageType, type CreateRaftNode, type RaftHost } from "../raft/api.js";
 import type { RaftServiceOptions } from "../raft-zk/options.js";
 import { canonicalForm, replicaStatesOf, type FormParts, type ReplicaStateLog } from "./replica-states.js";
 
@@ -79,7 +79,7 @@ export class RaftServiceHost<Cmd> {
 
   /** Feeds Raft protocol messages to the node; false for any other message. */
   handleRaftMessage(from: string, msg: Message): boolean {
-    if (!msg.type.startsWith("raft-")) return false;
+    if (!isRaftMessageType(msg.type)) return false;
     this.raft.handleRaftMessage(from, msg);
     return true;
   }

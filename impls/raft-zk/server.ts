@@ -162,7 +162,13 @@ export class ZkServer implements ProcessBehavior {
 
   private onRequest(from: string, msg: Message): void {
     const op = msg.op as ZkOp;
-    const reply = (body: ZkReply): void => this.ctx.reply(from, msg, { type: ZK_REPLY, ...body });
+    // The body is a fresh literal of this request's: typed in place (a spread into a new
+    // object per reply took the generic copy path, the bodies having many shapes).
+    const reply = (body: ZkReply): void => {
+      const out = body as unknown as Message;
+      out.type = ZK_REPLY;
+      this.ctx.reply(from, msg, out);
+    };
     // Watches live where they were set, leader or not.
     if (op.kind === "awaitWatch") return this.awaitWatch(from, msg, op.path, reply);
     if (!this.raft.isLeader()) return reply(this.host.notLeader());

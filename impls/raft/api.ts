@@ -73,3 +73,12 @@ export type RaftBug =
   | "acceptStaleTermAppendEntries";
 
 export type CreateRaftNode = <Cmd>(ctx: ProcessContext, opts: RaftNodeOptions<Cmd>, restarted: boolean) => RaftHost<Cmd>;
+
+/**
+ * Whether a message type is the Raft protocol's (starts with "raft-"). The four types
+ * the core sends are compared first: each is one literal, so a match is a pointer
+ * compare, where startsWith was a builtin call on every message a server took.
+ */
+export function isRaftMessageType(type: string): boolean {
+  return type === "raft-append" || type === "raft-append-resp" || type === "raft-vote" || type === "raft-vote-resp" || type.startsWith("raft-");
+}

@@ -1,5 +1,5 @@
 import type { Message, ProcessContext, TimerHandle } from "../../sim/simulation.js";
-import type { BarrierResult, CreateRaftNode, ProposeResult, RaftHost, RaftNodeOptions } from "./api.js";
+import { isRaftMessageType, type BarrierResult, type CreateRaftNode, type ProposeResult, type RaftHost, type RaftNodeOptions } from "./api.js";
 import { initialState, stepInto } from "./core/step.js";
 import type { Entry, Persisted, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState, TimerName } from "./core/types.js";
 import { LazyTimer } from "./lazy-timer.js";
@@ -149,7 +149,7 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
 
   return {
     handleRaftMessage(from: string, msg: Message): void {
-      if (typeof msg.type !== "string" || !msg.type.startsWith("raft-")) return;
+      if (typeof msg.type !== "string" || !isRaftMessageType(msg.type)) return;
       // Not nested in a step and nothing queued: one reused input (step keeps no reference
       // to it); otherwise a fresh one, as it may wait in the queue.
       if (!busy && queue.length === 0) {
