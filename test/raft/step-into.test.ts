@@ -48,4 +48,23 @@ describe("stepInto", () => {
     stepInto(b, longStep, fxB);
     expect(fxA).toEqual(keptA);
   });
+
+  it("rewrites the send and timer effects the array held into this step's, equal to step's, and makes the others new", () => {
+    // A candidate's election timeout again and again: each step's effects are all of the kinds the last one left.
+    const { s } = boot(cfg());
+    const reused: RaftEffect<Cmd>[] = [];
+    stepInto(s, longStep, reused);
+    const before = [...reused];
+    const { expected, got } = both(s, longStep, reused);
+    expect(got).toEqual(expected);
+    // The term moved on: the vote requests in the rewritten sends are this step's.
+    expect(got.filter((e) => e.kind === "send").map((e) => (e as { msg: { term: number } }).msg.term)).toEqual([2, 2]);
+    expect(got.map((e, i) => e === before[i])).toEqual([false, true, true, true]);
+    // A step whose effects are of other kinds in those slots writes new objects there.
+    const apply: RaftEffect<Cmd>[] = [{ kind: "apply", index: 9, term: 9, cmd: null }];
+    const kept = apply[0];
+    const r = both(s, longStep, apply);
+    expect(r.got).toEqual(r.expected);
+    expect(kept).toEqual({ kind: "apply", index: 9, term: 9, cmd: null });
+  });
 });

@@ -10,6 +10,7 @@ import type {
   RaftMessage,
   RaftState,
   StepResult,
+  TimerName,
   VoteRequest,
   VoteResponse,
 } from "./types.js";
@@ -59,6 +60,45 @@ class Out<Cmd> {
   }
   push(e: RaftEffect<Cmd>): void {
     this.effects[this.count++] = e;
+  }
+  /**
+   * A send, in an object the array held from the step before if one was a send (so for a
+   * timer below): the two commonest effects, one each per AppendEntries a follower takes,
+   * rewritten instead of made (see stepInto on reuse).
+   */
+  send(to: string, msg: RaftMessage<Cmd>): void {
+    const e = this.spare("send");
+    if (e !== undefined) {
+      e.to = to;
+      e.msg = msg;
+      this.count++;
+    } else this.effects[this.count++] = { kind: "send", to, msg };
+  }
+  setTimer(timer: TimerName, delayMs: number): void {
+    const e = this.spare("set-timer");
+    if (e !== undefined) {
+      e.timer = timer;
+      e.delayMs = delayMs;
+      this.count++;
+    } else this.effects[this.count++] = { kind: "set-timer", timer, delayMs };
+  }
+  /**
+   * An effect of `kind` past the ones written so far (the step before's, free to reuse),
+   * moved into the next slot; undefined if there is none. A scan: the step before's
+   * persists came first, so its sends are not where this step's go.
+   */
+  private spare<K extends "send" | "set-timer">(kind: K): Extract<RaftEffect<Cmd>, { kind: K }> | undefined {
+    const fx = this.effects;
+    const at = this.count;
+    for (let i = at; i < fx.length; i++) {
+      const e = fx[i]!;
+      if (e.kind === kind) {
+        fx[i] = fx[at]!;
+        fx[at] = e;
+        return e as Extract<RaftEffect<Cmd>, { kind: K }>;
+      }
+    }
+    return undefined;
   }
 }
 
@@ -113,7 +153,10 @@ export function step<Cmd>(state: RaftState<Cmd>, input: RaftInput<Cmd>): StepRes
 /**
  * `step`, with the effects written into `effects` (emptied first) rather than a fresh
  * array, and the new state returned: for an adapter that executes one step's effects
- * before it takes the next input, and so can keep one array for all of them.
+ * before it takes the next input, and so can keep one array for all of them. A send or
+ * set-timer effect the array held from the step before may be rewritten in place for
+ * this step's: the caller is done with a step's effects when it steps again into the
+ * same array (step, with a fresh array, makes every effect new).
  */
 export function stepInto<Cmd>(state: RaftState<Cmd>, input: RaftInput<Cmd>, effects: RaftEffect<Cmd>[]): RaftState<Cmd> {
   const out = (scratchOut as unknown as Out<Cmd>).reset(effects);
@@ -132,7 +175,7 @@ export function stepInto<Cmd>(state: RaftState<Cmd>, input: RaftInput<Cmd>, effe
     case "heartbeat-timeout":
       if (s.role === "leader") {
         broadcastAppend(s, out);
-        out.push({ kind: "set-timer", timer: "heartbeat", delayMs: s.cfg.heartbeatIntervalMs });
+        out.setTimer("heartbeat", s.cfg.heartbeatIntervalMs);
       }
       break;
     case "propose":
@@ -185,7 +228,7 @@ function restart<Cmd>(cfg: RaftConfig, p: Persisted<Cmd>, out: Out<Cmd>): RaftSt
 function resetElectionTimer<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   // §5.2: "Raft uses randomized election timeouts ... chosen randomly from a fixed interval".
   const { electionTimeoutMsMin: lo, electionTimeoutMsMax: hi } = s.cfg;
-  out.push({ kind: "set-timer", timer: "election", delayMs: lo + Math.floor(s.cfg.random() * (hi - lo + 1)) });
+  out.setTimer("election", lo + Math.floor(s.cfg.random() * (hi - lo + 1)));
 }
 
 function becomeFollower<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, term: number, leader: string | undefined): void {
@@ -216,7 +259,7 @@ function becomeCandidate<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   s.votes = new Set([s.cfg.id]);
   resetElectionTimer(s, out);
   const req: VoteRequest = { type: "raft-vote", term: s.term, lastLogIndex: lastIndex(s.log), lastLogTerm: lastTerm(s.log) };
-  for (const p of s.cfg.peers) if (p !== s.cfg.id) out.push({ kind: "send", to: p, msg: req });
+  for (const p of s.cfg.peers) if (p !== s.cfg.id) out.send(p, req);
   if (s.votes.size >= quorum(s.cfg)) becomeLeader(s, out);
 }
 
@@ -239,7 +282,7 @@ function becomeLeader<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   if (s.cfg.noopOnElection) appendNoop(s, out);
   // Figure 2: "Upon election: send initial empty AppendEntries RPCs (heartbeat) to each server".
   broadcastAppend(s, out);
-  out.push({ kind: "set-timer", timer: "heartbeat", delayMs: s.cfg.heartbeatIntervalMs });
+  out.setTimer("heartbeat", s.cfg.heartbeatIntervalMs);
   maybeCommit(s, out);
 }
 
@@ -264,8 +307,8 @@ function onMessage<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: RaftM
     const staleAccepted = m.type === "raft-append" && s.cfg.bugs.acceptStaleTermAppendEntries === true;
     if (!staleAccepted) {
       // Requests are answered so that the stale sender learns the newer term.
-      if (m.type === "raft-vote") out.push({ kind: "send", to: from, msg: voteResp(s, false) });
-      else if (m.type === "raft-append") out.push({ kind: "send", to: from, msg: appendResp(s, false, 0, 0, 0, m.seq) });
+      if (m.type === "raft-vote") out.send(from, voteResp(s, false));
+      else if (m.type === "raft-append") out.send(from, appendResp(s, false, 0, 0, 0, m.seq));
       return;
     }
   }
@@ -337,7 +380,7 @@ function handleVote<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: Vote
     }
     resetElectionTimer(s, out);
   }
-  out.push({ kind: "send", to: from, msg: voteResp(s, granted) });
+  out.send(from, voteResp(s, granted));
 }
 
 function handleAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: AppendRequest<Cmd>): void {
@@ -347,12 +390,12 @@ function handleAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: Ap
   // Figure 2: "Reply false if log doesn't contain an entry at prevLogIndex whose term
   // matches prevLogTerm". The conflict hint lets the leader skip a term at a time.
   if (prev > lastIndex(s.log)) {
-    out.push({ kind: "send", to: from, msg: appendResp(s, false, 0, 0, lastIndex(s.log) + 1, m.seq) });
+    out.send(from, appendResp(s, false, 0, 0, lastIndex(s.log) + 1, m.seq));
     return;
   }
   const t = termAt(s.log, prev);
   if (prev > 0 && t !== m.prevLogTerm) {
-    out.push({ kind: "send", to: from, msg: appendResp(s, false, 0, t, firstIndexOfTerm(s.log, t, prev), m.seq) });
+    out.send(from, appendResp(s, false, 0, t, firstIndexOfTerm(s.log, t, prev), m.seq));
     return;
   }
   // "If an existing entry conflicts with a new one (same index but different terms),
@@ -378,7 +421,7 @@ function handleAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: Ap
     s.commitIndex = commit;
     applyCommitted(s, out);
   }
-  out.push({ kind: "send", to: from, msg: appendResp(s, true, match, 0, 0, m.seq) });
+  out.send(from, appendResp(s, true, match, 0, 0, m.seq));
 }
 
 function handleAppendResponse<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: AppendResponse): void {
@@ -442,7 +485,7 @@ function sendAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, peer: string): void {
     out.lastAppend = msg;
     out.lastAppendLogLength = s.log.length;
   }
-  out.push({ kind: "send", to: peer, msg });
+  out.send(peer, msg);
   // Optimistic: assume delivery; a rejection (or the next heartbeat's) moves it back.
   s.nextIndex.set(peer, prev + msg.entries.length + 1);
 }
