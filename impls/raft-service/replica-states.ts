@@ -174,10 +174,73 @@ export function mapFormCached<K, V>(map: Map<K, V>, cache: Map<K, [string, strin
   const entries: Array<[string, string]> = [];
   for (const [k, v] of map) {
     let e = cache.get(k);
-    if (e === undefined) cache.set(k, (e = mapEntryOf(canonicalForm(k), canonicalForm(v))));
+    if (e === undefined) cache.set(k, (e = sharedEntry(k, v)));
     entries.push(e);
   }
   return canonicalMapOf(entries);
+}
+
+/**
+ * Map entries made lately, by key, shared by every state machine in the process: the
+ * replicas of a run make the same entries (the same node or session, each having
+ * applied the same commands), so the ones after the first take the first's strings when
+ * the value's content is the same, read field by field without writing a string. The
+ * content is compared exactly (===, which is content equality on strings), so a hit is
+ * the entry mapEntryOf(canonicalForm(k), canonicalForm(v)) writes; and agreeing replicas
+ * then hold one string, which FormParts compares by pointer. Bounded: oldest key out.
+ */
+const SHARED_ENTRIES_MAX = 1024;
+const sharedEntries = new Map<unknown, { content: unknown[]; entry: [string, string] }>();
+/** Marks a set in a content list (no primitive equals it). */
+const SET_MARK = {};
+const contentScratch: unknown[] = [];
+
+export function sharedEntry(k: unknown, v: unknown): [string, string] {
+  const content = contentScratch;
+  content.length = 0;
+  if (!contentOf(v, content)) return mapEntryOf(canonicalForm(k), canonicalForm(v));
+  const known = sharedEntries.get(k);
+  if (known !== undefined && sameContent(known.content, content)) return known.entry;
+  const entry = mapEntryOf(canonicalForm(k), canonicalForm(v));
+  sharedEntries.delete(k);
+  sharedEntries.set(k, { content: content.slice(), entry });
+  if (sharedEntries.size > SHARED_ENTRIES_MAX) sharedEntries.delete(sharedEntries.keys().next().value);
+  return entry;
+}
+
+function isPrimitive(x: unknown): boolean {
+  return x === null || (typeof x !== "object" && typeof x !== "function");
+}
+
+/**
+ * What decides canonicalForm(v) for a plain object whose fields are primitives,
+ * functions (left out of the form) or sets of primitives: its sorted key list (one
+ * array per shape, from sortedKeys), then each field's value, a set as SET_MARK, its
+ * size and its members in its order. False for any other value (not shared).
+ */
+function contentOf(v: unknown, out: unknown[]): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v) || v instanceof Map || v instanceof Set) return false;
+  const keys = sortedKeys(v);
+  out.push(keys);
+  const r = v as Record<string, unknown>;
+  for (let i = 0; i < keys.length; i++) {
+    const f = r[keys[i]!];
+    if (f instanceof Set) {
+      out.push(SET_MARK, f.size);
+      for (const m of f) {
+        if (!isPrimitive(m)) return false;
+        out.push(m);
+      }
+    } else if (typeof f === "object" && f !== null) return false;
+    else out.push(f);
+  }
+  return true;
+}
+
+function sameContent(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -203,7 +266,7 @@ export class FormParts {
     // By key (no [k, v] pair per entry); the value is looked up only to make a missing entry.
     for (const k of map.keys()) {
       let e = cache.get(k);
-      if (e === undefined) cache.set(k, (e = mapEntryOf(canonicalForm(k), canonicalForm(map.get(k)))));
+      if (e === undefined) cache.set(k, (e = sharedEntry(k, map.get(k))));
       this.push(e[1]);
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalForm, stateDigest, DigestMemo, FormParts, ReplicaStateLog, replicaStatesOf, DIGEST_EVERY_FROM, DIGEST_STRIDE, REPLICA_STATE } from "../../impls/raft-service/replica-states.js";
+import { canonicalForm, mapEntryOf, sharedEntry, stateDigest, DigestMemo, FormParts, ReplicaStateLog, replicaStatesOf, DIGEST_EVERY_FROM, DIGEST_STRIDE, REPLICA_STATE } from "../../impls/raft-service/replica-states.js";
 import { Simulation } from "../../sim/simulation.js";
 
 /** The replica-state digests behind the replica-agreement checker (impls/raft-service/replica-states.ts). */
@@ -136,6 +136,68 @@ describe("DigestMemo", () => {
     b.appliedForm(2, () => canonicalForm({ n: 3 }));
     expect(a.states).toEqual([[1, stateDigest({ n: 1 })], [2, stateDigest({ n: 3 })]]);
     expect(b.states).toEqual([[1, stateDigest({ n: 2 })], [2, stateDigest({ n: 3 })]]);
+  });
+});
+
+describe("sharedEntry", () => {
+  const made = (k: unknown, v: unknown) => mapEntryOf(canonicalForm(k), canonicalForm(v));
+
+  it("is the entry canonicalForm makes, for values alike and unlike under one key, whatever was made before", () => {
+    const r = (() => {
+      let x = 7;
+      return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    })();
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+    const prims: unknown[] = [0, -0, 1, 2.5, NaN, Infinity, "", "a", 'q"uote', "1", true, false, null, undefined, 10n];
+    const value = (): unknown => {
+      switch (Math.floor(r() * 6)) {
+        case 0:
+          return { a: pick(prims), b: pick(prims) };
+        case 1:
+          // Same keys, other insertion order (another shape).
+          return { b: pick(prims), a: pick(prims) };
+        case 2:
+          return { a: pick(prims), s: new Set(Array.from({ length: Math.floor(r() * 4) }, () => pick(prims))) };
+        case 3:
+          return { a: pick(prims), f: () => 1 };
+        case 4:
+          // Not shared: a nested object, a set holding an object, a map.
+          return pick([{ a: { b: pick(prims) } }, { a: 1, s: new Set([{ x: pick(prims) }]) }, new Map([[1, pick(prims)]])]);
+        default:
+          return pick(prims);
+      }
+    };
+    let alike = 0;
+    for (let i = 0; i < 3000; i++) {
+      const k = pick(["/a", "/b", 1, 2, "1"]);
+      const v = value();
+      const e = sharedEntry(k, v);
+      expect(e, `${String(k)}: ${canonicalForm(v)}`).toEqual(made(k, v));
+      // The same content again, in a fresh object: the same strings.
+      if (typeof v === "object" && v !== null && !(v instanceof Map)) {
+        const copy = Object.fromEntries(Object.entries(v).map(([f, x]) => [f, x instanceof Set ? new Set(x) : x]));
+        if (sharedEntry(k, copy)[1] === e[1]) alike++;
+        expect(sharedEntry(k, copy)).toEqual(made(k, copy));
+      }
+    }
+    expect(alike).toBeGreaterThan(500);
+  });
+
+  it("a set changed in place, or a field changed, under a key seen before gets its new entry", () => {
+    const node = { data: "x", children: new Set(["a"]), version: 1 };
+    expect(sharedEntry("/p", node)).toEqual(made("/p", node));
+    node.children.add("b");
+    expect(sharedEntry("/p", node)).toEqual(made("/p", node));
+    node.children.delete("a");
+    node.children.add("a");
+    // Same members in another order: another content list, the same (sorted) form.
+    expect(sharedEntry("/p", node)).toEqual(made("/p", node));
+    node.version = 2;
+    expect(sharedEntry("/p", node)).toEqual(made("/p", node));
+    // Past the bound the oldest key is forgotten, and an entry is still right.
+    for (let i = 0; i < 3000; i++) sharedEntry(`/k${i}`, { i });
+    node.data = "y";
+    expect(sharedEntry("/p", node)).toEqual(made("/p", node));
   });
 });
 
