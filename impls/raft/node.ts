@@ -3,6 +3,7 @@ import { isRaftMessageType, type BarrierResult, type CreateRaftNode, type Propos
 import { initialState, stepInto } from "./core/step.js";
 import type { Entry, Persisted, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState, TimerName } from "./core/types.js";
 import { LazyTimer } from "./lazy-timer.js";
+import { Waiters } from "./waiters.js";
 
 /**
  * The adapter that runs the pure core (core/step.ts) in the simulator: messages over
@@ -28,9 +29,11 @@ export function readPersisted<Cmd>(disk: Map<string, unknown>): Persisted<Cmd> {
   };
 }
 
-type Waiter<Cmd> =
-  | { kind: "propose"; cb: (r: ProposeResult<unknown>) => void; cmd: Cmd }
-  | { kind: "read"; cb: (r: BarrierResult) => void };
+/** A proposal's callback (kind "propose") or a read barrier's ("read"). */
+type WaiterCb = ((r: ProposeResult<unknown>) => void) | ((r: BarrierResult) => void);
+
+/** What every confirmed read barrier is told: shared, never written. */
+const READ_OK: BarrierResult = Object.freeze({ ok: true });
 
 export const createRaftNode: CreateRaftNode = <Cmd>(
   ctx: ProcessContext,
@@ -52,7 +55,7 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
 
   let state: RaftState<Cmd> = initialState(cfg);
   const timers = new Map<TimerName, TimerHandle>();
-  const waiters = new Map<number, Waiter<Cmd>>();
+  const waiters = new Waiters<WaiterCb>();
   let nextId = 1;
   const queue: RaftInput<Cmd>[] = [];
   let busy = false;
@@ -126,19 +129,17 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
         // No-ops (cmd null) are the core's own; the service never sees them.
         const result = e.cmd === null ? undefined : opts.apply(e.cmd, { index: e.index, term: e.term });
         if (e.proposalId !== undefined) {
-          const w = waiters.get(e.proposalId);
-          waiters.delete(e.proposalId);
-          if (w?.kind === "propose") w.cb({ ok: true, result, index: e.index, term: e.term });
+          const cb = waiters.take(e.proposalId);
+          if (cb !== undefined && waiters.takenKind === "propose") (cb as (r: ProposeResult<unknown>) => void)({ ok: true, result, index: e.index, term: e.term });
         }
         return;
       }
       case "reply": {
-        const w = waiters.get(e.id);
-        waiters.delete(e.id);
-        if (!w) return;
+        const cb = waiters.take(e.id);
+        if (cb === undefined) return;
         if (e.result.ok) {
-          if (w.kind === "read") w.cb({ ok: true });
-        } else w.cb({ ok: false, error: e.result.error });
+          if (waiters.takenKind === "read") (cb as (r: BarrierResult) => void)(READ_OK);
+        } else cb({ ok: false, error: e.result.error });
         return;
       }
     }
@@ -164,12 +165,12 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
     currentTerm: () => state.term,
     propose<Res>(cmd: Cmd, cb: (r: ProposeResult<Res>) => void): void {
       const id = nextId++;
-      waiters.set(id, { kind: "propose", cb: cb as (r: ProposeResult<unknown>) => void, cmd });
+      waiters.set(id, "propose", cb as (r: ProposeResult<unknown>) => void);
       feed({ type: "propose", id, cmd });
     },
     readBarrier(cb: (r: BarrierResult) => void): void {
       const id = nextId++;
-      waiters.set(id, { kind: "read", cb });
+      waiters.set(id, "read", cb);
       feed({ type: "read-index", id });
     },
   };
