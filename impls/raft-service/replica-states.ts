@@ -193,19 +193,24 @@ const SHARED_ENTRIES_MAX = 1024;
 const sharedEntries = new Map<unknown, { content: unknown[]; entry: [string, string] }>();
 /** Marks a set in a content list (no primitive equals it). */
 const SET_MARK = {};
-const contentScratch: unknown[] = [];
+/** The content read last (its first contentLength slots): one array kept, written by index (emptying it gave up its storage). */
+const content: unknown[] = [];
+let contentLength = 0;
 
 export function sharedEntry(k: unknown, v: unknown): [string, string] {
-  const content = contentScratch;
-  content.length = 0;
-  if (!contentOf(v, content)) return mapEntryOf(canonicalForm(k), canonicalForm(v));
+  contentLength = 0;
+  if (!contentOf(v)) return mapEntryOf(canonicalForm(k), canonicalForm(v));
   const known = sharedEntries.get(k);
-  if (known !== undefined && sameContent(known.content, content)) return known.entry;
+  if (known !== undefined && sameContent(known.content)) return known.entry;
   const entry = mapEntryOf(canonicalForm(k), canonicalForm(v));
   sharedEntries.delete(k);
-  sharedEntries.set(k, { content: content.slice(), entry });
+  sharedEntries.set(k, { content: content.slice(0, contentLength), entry });
   if (sharedEntries.size > SHARED_ENTRIES_MAX) sharedEntries.delete(sharedEntries.keys().next().value);
   return entry;
+}
+
+function put(x: unknown): void {
+  content[contentLength++] = x;
 }
 
 function isPrimitive(x: unknown): boolean {
@@ -213,33 +218,35 @@ function isPrimitive(x: unknown): boolean {
 }
 
 /**
- * What decides canonicalForm(v) for a plain object whose fields are primitives,
- * functions (left out of the form) or sets of primitives: its sorted key list (one
- * array per shape, from sortedKeys), then each field's value, a set as SET_MARK, its
- * size and its members in its order. False for any other value (not shared).
+ * Reads into `content` what decides canonicalForm(v) for a plain object whose fields
+ * are primitives, functions (left out of the form) or sets of primitives: its sorted
+ * key list (one array per shape, from sortedKeys), then each field's value, a set as
+ * SET_MARK, its size and its members in its order. False for any other value (not shared).
  */
-function contentOf(v: unknown, out: unknown[]): boolean {
+function contentOf(v: unknown): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v) || v instanceof Map || v instanceof Set) return false;
   const keys = sortedKeys(v);
-  out.push(keys);
+  put(keys);
   const r = v as Record<string, unknown>;
   for (let i = 0; i < keys.length; i++) {
     const f = r[keys[i]!];
     if (f instanceof Set) {
-      out.push(SET_MARK, f.size);
+      put(SET_MARK);
+      put(f.size);
       for (const m of f) {
         if (!isPrimitive(m)) return false;
-        out.push(m);
+        put(m);
       }
     } else if (typeof f === "object" && f !== null) return false;
-    else out.push(f);
+    else put(f);
   }
   return true;
 }
 
-function sameContent(a: unknown[], b: unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether `known` is the content just read. */
+function sameContent(known: unknown[]): boolean {
+  if (known.length !== contentLength) return false;
+  for (let i = 0; i < contentLength; i++) if (known[i] !== content[i]) return false;
   return true;
 }
 
