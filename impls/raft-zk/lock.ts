@@ -259,15 +259,25 @@ export class ZkLeaderElection {
 
 /**
  * Sequential names in sequence order (names without a sequence left out), ties in the
- * order given (a stable sort). Each name's number is read once, not twice per
- * comparison: a waiter sorts its lock's children on every wake.
+ * order given (a stable sort). Each name's number is read once, and the names are
+ * inserted in order as they are read (a lock has a handful of children): no [number,
+ * name] pair per child and no sort's copy, on every waiter's wake.
  */
 export function bySequence(children: readonly string[]): string[] {
-  const numbered: Array<[number, string]> = [];
-  for (const c of children) {
-    const q = sequenceOf(c);
-    if (!Number.isNaN(q)) numbered.push([q, c]);
+  const names: string[] = [];
+  const seqs: number[] = [];
+  for (let c = 0; c < children.length; c++) {
+    const name = children[c]!;
+    const q = sequenceOf(name);
+    if (Number.isNaN(q)) continue;
+    // After every name of a number up to q: ties keep the order given.
+    let i = names.length;
+    for (; i > 0 && seqs[i - 1]! > q; i--) {
+      names[i] = names[i - 1]!;
+      seqs[i] = seqs[i - 1]!;
+    }
+    names[i] = name;
+    seqs[i] = q;
   }
-  numbered.sort((a, b) => a[0] - b[0]);
-  return numbered.map((p) => p[1]);
+  return names;
 }
