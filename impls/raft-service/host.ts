@@ -126,13 +126,18 @@ export class RaftServiceHost<Cmd> {
     const term = this.raft.currentTerm();
     const leader = this.raft.leaderId();
     const role = this.raft.isLeader() ? "leader" : leader === undefined ? "no leader known" : "follower";
-    const key = `${role} ${term} ${leader ?? ""}`;
-    if (key === this.roleSeen) return;
-    this.roleSeen = key;
+    // Compared field by field: a key string built on every tick of every server was most of a tick's cost.
+    if (this.roleSeen !== undefined && role === this.roleSeen && term === this.termSeen && (leader ?? "") === this.leaderSeen) return;
+    this.roleSeen = role;
+    this.termSeen = term;
+    this.leaderSeen = leader ?? "";
     this.ctx.record("info", "raft-role", undefined, { role, term, ...(leader !== undefined && role !== "leader" ? { leader } : {}), was: this.roleWas ?? "starting" });
     this.roleWas = `${role}, term ${term}`;
   }
-  private roleSeen = "";
+  /** What the last note said (undefined: none yet). */
+  private roleSeen: string | undefined;
+  private termSeen = 0;
+  private leaderSeen = "";
   private roleWas: string | undefined;
 
   private tick(): void {
