@@ -207,9 +207,15 @@ function finish<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
     : undefined;
   const log: RaftEffect<Cmd> | undefined =
     out.logFromIndex !== Infinity ? { kind: "persist-log", fromIndex: out.logFromIndex, entries: s.log.slice(out.logFromIndex - 1) } : undefined;
-  // Persists first, hard state before log (no array for them).
-  if (hard !== undefined && log !== undefined) out.effects.unshift(hard, log);
-  else out.effects.unshift((hard ?? log)!);
+  // Persists first, hard state before log: this step's effects move up by one or two
+  // in a loop (unshift was a builtin call on every step that persists).
+  const fx = out.effects;
+  const k = hard !== undefined && log !== undefined ? 2 : 1;
+  for (let i = fx.length - 1; i >= 0; i--) fx[i + k] = fx[i]!;
+  if (k === 2) {
+    fx[0] = hard!;
+    fx[1] = log!;
+  } else fx[0] = (hard ?? log)!;
 }
 
 function restart<Cmd>(cfg: RaftConfig, p: Persisted<Cmd>, out: Out<Cmd>): RaftState<Cmd> {
