@@ -67,6 +67,11 @@ export interface LeaseInfo {
   keys: Set<string>;
 }
 
+const byCreateAsc = (a: KeyValue, b: KeyValue): number => a.createRevision - b.createRevision;
+const byCreateDesc = (a: KeyValue, b: KeyValue): number => b.createRevision - a.createRevision;
+const byKey = (a: KeyValue, b: KeyValue): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const copyOf = (kv: KeyValue): KeyValue => ({ ...kv });
+
 export class EtcdKv {
   private readonly keys = new Map<string, KeyValue>();
   readonly leases = new Map<number, LeaseInfo>();
@@ -111,13 +116,19 @@ export class EtcdKv {
   }
 
   private txn(cmd: Extract<EtcdCmd, { kind: "txn" }>, events: KvEvent[]): EtcdResult {
-    const succeeded = cmd.compare.every((c) => this.compare(c));
+    // Loops, not every/some: a closure each per transaction on every replica.
+    let succeeded = true;
+    for (let i = 0; i < cmd.compare.length && succeeded; i++) succeeded = this.compare(cmd.compare[i]!);
     const ops = succeeded ? cmd.success : cmd.failure;
     // A put naming an unknown lease fails the whole transaction, as in etcd.
     for (const o of ops) {
       if (o.op === "put" && o.lease && !this.leases.has(o.lease)) return { ok: false, error: "lease-not-found", revision: this.revision, events };
     }
-    const writes = ops.some((o) => o.op === "put" || (o.op === "delete" && this.keys.has(o.key)));
+    let writes = false;
+    for (let i = 0; i < ops.length && !writes; i++) {
+      const o = ops[i]!;
+      writes = o.op === "put" || (o.op === "delete" && this.keys.has(o.key));
+    }
     const rev = writes ? this.revision + 1 : this.revision;
     const responses: OpResponse[] = [];
     for (const o of ops) {
@@ -189,6 +200,7 @@ export class EtcdKv {
   /** Range read (also used by reads outside transactions, after a read barrier). */
   range(o: RangeOp): KeyValue[] {
     const maxRev = o.maxCreateRevision;
+    if (o.prefix && o.limit === 1 && (o.sort === "createAsc" || o.sort === "createDesc")) return this.firstByCreate(o.key, o.sort === "createAsc", maxRev);
     let kvs: KeyValue[];
     if (o.prefix) {
       // One pass for the prefix and the revision bound (a spread and two filters allocated an array each).
@@ -198,11 +210,26 @@ export class EtcdKv {
       const kv = this.keys.get(o.key);
       kvs = kv && (maxRev === undefined || kv.createRevision <= maxRev) ? [kv] : [];
     }
-    if (o.sort === "createAsc") kvs.sort((a, b) => a.createRevision - b.createRevision);
-    else if (o.sort === "createDesc") kvs.sort((a, b) => b.createRevision - a.createRevision);
-    else kvs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    if (o.sort === "createAsc") kvs.sort(byCreateAsc);
+    else if (o.sort === "createDesc") kvs.sort(byCreateDesc);
+    else kvs.sort(byKey);
     if (o.limit !== undefined && o.limit > 0) kvs = kvs.slice(0, o.limit);
-    return kvs.map((kv) => ({ ...kv }));
+    return kvs.map(copyOf);
+  }
+
+  /**
+   * range's answer for a prefix, sorted by create revision, limit 1 (the lock recipe's
+   * "who is first" and "who is just before me", on every replica's transactions): the
+   * first key of the least (or greatest) create revision in the store's order, which is
+   * what the stable sort puts first, found in one pass without an array or a sort.
+   */
+  private firstByCreate(prefix: string, ascending: boolean, maxRev: number | undefined): KeyValue[] {
+    let best: KeyValue | undefined;
+    for (const kv of this.keys.values()) {
+      if (!kv.key.startsWith(prefix) || (maxRev !== undefined && kv.createRevision > maxRev)) continue;
+      if (best === undefined || (ascending ? kv.createRevision < best.createRevision : kv.createRevision > best.createRevision)) best = kv;
+    }
+    return best === undefined ? [] : [{ ...best }];
   }
 
   get(key: string): KeyValue | undefined {
