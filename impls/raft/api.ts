@@ -50,9 +50,10 @@ export interface RaftNodeOptions<Cmd> {
   /**
    * Apply a committed command to the service's state machine (deterministic). Called
    * in log order, exactly once per entry per incarnation; after a restart the state
-   * machine is rebuilt from scratch by re-applying the log from index 1.
+   * machine is rebuilt from scratch by re-applying the log from index 1. `at` is the
+   * node's own object, rewritten for every apply: read it during the call, keep no reference.
    */
-  apply(cmd: Cmd, at: { index: number; term: number }): unknown;
+  apply(cmd: Cmd, at: { readonly index: number; readonly term: number }): unknown;
   /** Switchable, documented bugs (for the regression suite and scenarios to catch). */
   bugs?: Partial<Record<RaftBug, boolean>>;
   /** Bound on entries per AppendEntries message (catch-up goes in batches); default 64. */

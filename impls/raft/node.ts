@@ -69,6 +69,8 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
   const messageInput: Extract<RaftInput<Cmd>, { type: "message" }> = { type: "message", from: "", msg: { type: "raft-vote-resp", term: 0, granted: false } };
   // Reset on every AppendEntries a follower takes: its deadline moves, its kernel timer stays.
   const election = new LazyTimer(ctx, timerFires.election);
+  // Where each apply is: one object rewritten per apply (RaftNodeOptions.apply reads it during the call).
+  const appliedAt = { index: 0, term: 0 };
 
   function feed(input: RaftInput<Cmd>): void {
     if (busy) {
@@ -127,7 +129,12 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
         return;
       case "apply": {
         // No-ops (cmd null) are the core's own; the service never sees them.
-        const result = e.cmd === null ? undefined : opts.apply(e.cmd, { index: e.index, term: e.term });
+        let result: unknown;
+        if (e.cmd !== null) {
+          appliedAt.index = e.index;
+          appliedAt.term = e.term;
+          result = opts.apply(e.cmd, appliedAt);
+        }
         if (e.proposalId !== undefined) {
           const cb = waiters.take(e.proposalId);
           if (cb !== undefined && waiters.takenKind === "propose") (cb as (r: ProposeResult<unknown>) => void)({ ok: true, result, index: e.index, term: e.term });
