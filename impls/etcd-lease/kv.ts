@@ -89,7 +89,12 @@ export class EtcdKv {
   /** canonicalForm(deadLeases), kept until the next revoke: the set only grows, and a digest wrote it whole. */
   #deadLeasesForm: string | undefined = undefined;
 
-  apply(cmd: EtcdCmd, index: number): EtcdResult {
+  /**
+   * `responses`: whether a transaction's result carries its responses (ranges read, puts
+   * and deletes answered); false where nobody waits for them (a replica other than the
+   * proposer's): its state, events, revision and success are the same either way.
+   */
+  apply(cmd: EtcdCmd, index: number, responses = true): EtcdResult {
     const events: KvEvent[] = [];
     switch (cmd.kind) {
       case "leaseGrant":
@@ -111,11 +116,11 @@ export class EtcdKv {
         return { ok: true, revision: this.revision, events };
       }
       case "txn":
-        return this.txn(cmd, events);
+        return this.txn(cmd, events, responses);
     }
   }
 
-  private txn(cmd: Extract<EtcdCmd, { kind: "txn" }>, events: KvEvent[]): EtcdResult {
+  private txn(cmd: Extract<EtcdCmd, { kind: "txn" }>, events: KvEvent[], answer: boolean): EtcdResult {
     // Loops, not every/some: a closure each per transaction on every replica.
     let succeeded = true;
     for (let i = 0; i < cmd.compare.length && succeeded; i++) succeeded = this.compare(cmd.compare[i]!);
@@ -130,20 +135,21 @@ export class EtcdKv {
       writes = o.op === "put" || (o.op === "delete" && this.keys.has(o.key));
     }
     const rev = writes ? this.revision + 1 : this.revision;
-    const responses: OpResponse[] = [];
+    // Unanswered, a range reads nothing (it writes nothing either).
+    const responses: OpResponse[] | undefined = answer ? [] : undefined;
     for (const o of ops) {
-      if (o.op === "range") responses.push({ op: "range", kvs: this.range(o) });
+      if (o.op === "range") responses?.push({ op: "range", kvs: this.range(o) });
       else if (o.op === "put") {
         this.put(o.key, o.value, o.lease ?? 0, rev, events);
-        responses.push({ op: "put" });
+        responses?.push({ op: "put" });
       } else {
         const had = this.keys.has(o.key);
         if (had) this.deleteKey(o.key, rev, events);
-        responses.push({ op: "delete", deleted: had ? 1 : 0 });
+        responses?.push({ op: "delete", deleted: had ? 1 : 0 });
       }
     }
     this.revision = rev;
-    return { ok: true, revision: rev, succeeded, responses, events };
+    return responses !== undefined ? { ok: true, revision: rev, succeeded, responses, events } : { ok: true, revision: rev, succeeded, events };
   }
 
   private compare(c: Compare): boolean {

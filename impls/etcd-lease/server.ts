@@ -30,7 +30,7 @@ export class EtcdServer implements ProcessBehavior {
     private readonly cfg: EtcdServerConfig,
     restarted: boolean,
   ) {
-    this.host = new RaftServiceHost<EtcdCmd>(ctx, cfg, restarted, (cmd, index) => this.applyEntry(cmd, index), {
+    this.host = new RaftServiceHost<EtcdCmd>(ctx, cfg, restarted, (cmd, index, awaited) => this.applyEntry(cmd, index, awaited), {
       promote: (nowUs) => this.promote(nowUs),
       leaderTick: (nowUs) => this.expireLeases(nowUs),
       state: () => this.kv,
@@ -48,8 +48,8 @@ export class EtcdServer implements ProcessBehavior {
     if (msg.type === ETCD_REQUEST) this.onRequest(from, msg);
   }
 
-  private applyEntry(cmd: EtcdCmd, index: number): EtcdResult {
-    const r = this.kv.apply(cmd, index);
+  private applyEntry(cmd: EtcdCmd, index: number, awaited: boolean): EtcdResult {
+    const r = this.kv.apply(cmd, index, awaited);
     if (cmd.kind === "leaseGrant") this.expiresAtUs.set(index, this.ctx.monoUs() + cmd.ttlMs * 1000);
     else if (cmd.kind === "leaseRevoke") {
       // Revoked because this leader's lessor expired it (a client's own revoke is its release, drawn on its lane).

@@ -49,7 +49,8 @@ export class RaftServiceHost<Cmd> {
     private readonly ctx: ProcessContext,
     cfg: RaftServiceConfig,
     restarted: boolean,
-    apply: (cmd: Cmd, index: number) => unknown,
+    /** `awaited`: this node's proposal waits for the result (RaftNodeOptions.apply). */
+    apply: (cmd: Cmd, index: number, awaited: boolean) => unknown,
     private readonly service: RaftServiceTick,
   ) {
     const o = cfg.options;
@@ -66,7 +67,7 @@ export class RaftServiceHost<Cmd> {
         ...electionTimeoutsFor(ctx.id, o),
         heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
         apply: (cmd, at) => {
-          const r = apply(cmd, at.index);
+          const r = apply(cmd, at.index, at.awaited);
           if (parts !== undefined) replica!.appliedParts(at.index, parts, form!);
           else replica?.appliedForm(at.index, form!);
           return r;

@@ -65,7 +65,7 @@ export class ZkServer implements ProcessBehavior {
   ) {
     this.bugFollowerExpiry = cfg.options.bugs.followerSessionExpiry === true;
     this.lockDelayMs = cfg.lockDelayMs ?? 0;
-    this.host = new RaftServiceHost<ZkCmd>(ctx, cfg, restarted, (cmd, zxid) => this.applyEntry(cmd, zxid), {
+    this.host = new RaftServiceHost<ZkCmd>(ctx, cfg, restarted, (cmd, zxid, awaited) => this.applyEntry(cmd, zxid, awaited), {
       followerTick: () => {
         if (this.bugFollowerExpiry) this.followerExpiryBug();
       },
@@ -106,8 +106,8 @@ export class ZkServer implements ProcessBehavior {
     }
   }
 
-  private applyEntry(cmd: ZkCmd, zxid: number): ZkResult {
-    const r = this.tree.apply(cmd, zxid);
+  private applyEntry(cmd: ZkCmd, zxid: number, awaited: boolean): ZkResult {
+    const r = this.tree.apply(cmd, zxid, awaited);
     if (cmd.kind === "createSession") {
       // The session's timer starts when its creation is applied here (as leader, it counts).
       this.lastHeardUs.set(zxid, this.ctx.monoUs());

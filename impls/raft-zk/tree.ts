@@ -175,7 +175,12 @@ export class ZkTree {
     this.nodes.set("/", { data: "", czxid: 0, mzxid: 0, version: 0, ephemeralOwner: 0, children: new Set(), seqNext: 0 });
   }
 
-  apply(cmd: ZkCmd, zxid: number): ZkResult {
+  /**
+   * `answer`: whether the result carries the stat of a created or set node; false where
+   * nobody waits for it (a replica other than the proposer's): the tree, the path, the
+   * events and ok/error are the same either way.
+   */
+  apply(cmd: ZkCmd, zxid: number, answer = true): ZkResult {
     this.lastZxid = zxid;
     const events: ZkEvent[] = [];
     switch (cmd.kind) {
@@ -205,7 +210,7 @@ export class ZkTree {
         return { ok: true, events };
       }
       case "create":
-        return this.create(cmd, zxid, events);
+        return this.create(cmd, zxid, events, answer);
       case "delete": {
         if (!this.sessions.has(cmd.sessionId)) return { ok: false, error: "session-expired", events };
         const n = this.nodes.get(cmd.path);
@@ -225,12 +230,12 @@ export class ZkTree {
         n.mzxid = zxid;
         this.#nodeEntries.delete(cmd.path);
         events.push({ type: "changed", path: cmd.path });
-        return { ok: true, stat: this.statOf(n), events };
+        return answer ? { ok: true, stat: this.statOf(n), events } : { ok: true, events };
       }
     }
   }
 
-  private create(cmd: Extract<ZkCmd, { kind: "create" }>, zxid: number, events: ZkEvent[]): ZkResult {
+  private create(cmd: Extract<ZkCmd, { kind: "create" }>, zxid: number, events: ZkEvent[], answer: boolean): ZkResult {
     if (!this.sessions.has(cmd.sessionId)) return { ok: false, error: "session-expired", events };
     if (!validPath(cmd.path) || cmd.path === "/") return { ok: false, error: "bad-path", events };
     const parentPath = parentOf(cmd.path);
@@ -256,7 +261,7 @@ export class ZkTree {
       this.sessions.get(owner)!.ephemerals.add(path);
       this.#sessionEntries.delete(owner);
     }
-    return { ok: true, path, stat: this.statOf(n), events };
+    return answer ? { ok: true, path, stat: this.statOf(n), events } : { ok: true, path, events };
   }
 
   /** Delete ephemerals deepest first so a parent is never deleted before its children. */

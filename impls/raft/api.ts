@@ -51,9 +51,11 @@ export interface RaftNodeOptions<Cmd> {
    * Apply a committed command to the service's state machine (deterministic). Called
    * in log order, exactly once per entry per incarnation; after a restart the state
    * machine is rebuilt from scratch by re-applying the log from index 1. `at` is the
-   * node's own object, rewritten for every apply: read it during the call, keep no reference.
+   * node's own object, rewritten for every apply: read it during the call, keep no
+   * reference. `awaited`: a proposal of this node waits for the result; when false the
+   * result is dropped, and the service may leave out what only an answer carries.
    */
-  apply(cmd: Cmd, at: { readonly index: number; readonly term: number }): unknown;
+  apply(cmd: Cmd, at: { readonly index: number; readonly term: number; readonly awaited: boolean }): unknown;
   /** Switchable, documented bugs (for the regression suite and scenarios to catch). */
   bugs?: Partial<Record<RaftBug, boolean>>;
   /** Bound on entries per AppendEntries message (catch-up goes in batches); default 64. */

@@ -70,7 +70,7 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
   // Reset on every AppendEntries a follower takes: its deadline moves, its kernel timer stays.
   const election = new LazyTimer(ctx, timerFires.election);
   // Where each apply is: one object rewritten per apply (RaftNodeOptions.apply reads it during the call).
-  const appliedAt = { index: 0, term: 0 };
+  const appliedAt = { index: 0, term: 0, awaited: false };
 
   function feed(input: RaftInput<Cmd>): void {
     if (busy) {
@@ -129,16 +129,17 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
         return;
       case "apply": {
         // No-ops (cmd null) are the core's own; the service never sees them.
+        // The proposer's callback first, so the service knows whether a result is awaited.
+        const cb = e.proposalId !== undefined ? waiters.take(e.proposalId) : undefined;
+        const proposer = cb !== undefined && waiters.takenKind === "propose" ? (cb as (r: ProposeResult<unknown>) => void) : undefined;
         let result: unknown;
         if (e.cmd !== null) {
           appliedAt.index = e.index;
           appliedAt.term = e.term;
+          appliedAt.awaited = proposer !== undefined;
           result = opts.apply(e.cmd, appliedAt);
         }
-        if (e.proposalId !== undefined) {
-          const cb = waiters.take(e.proposalId);
-          if (cb !== undefined && waiters.takenKind === "propose") (cb as (r: ProposeResult<unknown>) => void)({ ok: true, result, index: e.index, term: e.term });
-        }
+        proposer?.({ ok: true, result, index: e.index, term: e.term });
         return;
       }
       case "reply": {

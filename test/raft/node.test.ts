@@ -13,6 +13,8 @@ interface Node {
   ctx: ProcessContext;
   host: RaftHost<string>;
   applied: Array<{ cmd: string; index: number; term: number }>;
+  /** Indexes whose apply said a proposal of this node awaited the result. */
+  awaited: number[];
 }
 
 function cluster(n: number, extra: Partial<RaftNodeOptions<string>> = {}, onApply?: (node: Node, cmd: string) => void) {
@@ -21,7 +23,7 @@ function cluster(n: number, extra: Partial<RaftNodeOptions<string>> = {}, onAppl
   const nodes = new Map<string, Node>();
   for (const id of ids) {
     sim.addProcess(id, "server", {}, (ctx, restarted) => {
-      const node: Node = { ctx, host: undefined as unknown as RaftHost<string>, applied: [] };
+      const node: Node = { ctx, host: undefined as unknown as RaftHost<string>, applied: [], awaited: [] };
       node.host = createRaftNode<string>(
         ctx,
         {
@@ -33,6 +35,7 @@ function cluster(n: number, extra: Partial<RaftNodeOptions<string>> = {}, onAppl
           ...extra,
           apply: (cmd, at) => {
             node.applied.push({ cmd, index: at.index, term: at.term });
+            if (at.awaited) node.awaited.push(at.index);
             onApply?.(node, cmd);
             return `applied:${cmd}`;
           },
@@ -208,6 +211,26 @@ describe("createRaftNode", () => {
       ["a", 1],
       ["b", 2],
     ]);
+  });
+
+  it("tells the service a result is awaited only on the proposer, and not when a restarted node applies its log again", () => {
+    const c = cluster(3);
+    c.runMs(100);
+    c.node("s1").host.propose("a", () => undefined);
+    c.node("s1").host.propose("b", () => undefined);
+    c.runMs(100);
+    expect(c.ids.map((id) => c.node(id).applied.map((a) => a.index))).toEqual([[1, 2], [1, 2], [1, 2]]);
+    expect(c.ids.map((id) => c.node(id).awaited)).toEqual([[1, 2], [], []]);
+    c.sim.restart("s1");
+    c.runMs(400);
+    // s1 (the shortest timeout) leads again and commits an entry of its new term: it
+    // applies 1 and 2 again, which no proposal of this incarnation awaits, then its own 3.
+    expect(c.node("s1").host.isLeader()).toBe(true);
+    c.node("s1").host.propose("c", () => undefined);
+    c.runMs(100);
+    expect(c.node("s1").applied.map((a) => a.index)).toEqual([1, 2, 3]);
+    expect(c.node("s1").awaited).toEqual([3]);
+    expect(c.node("s2").awaited).toEqual([]);
   });
 
   it("ignores messages that are not Raft's", () => {

@@ -96,4 +96,20 @@ describe("EtcdKv.stateForm", () => {
       }
     }
   });
+
+  it("applied without responses (a replica nobody answers from): the same store, events, revision and success", () => {
+    for (let seed = 1; seed <= 3; seed++) {
+      const answered = new EtcdKv();
+      const silent = new EtcdKv();
+      let ranges = 0;
+      for (const [i, cmd] of commands(seed, 300).entries()) {
+        const a = answered.apply(cmd, i + 1);
+        const b = silent.apply(cmd, i + 1, false);
+        if (a.ok && a.responses?.some((x) => x.op === "range")) ranges++;
+        expect(b).toEqual({ ...a, responses: undefined });
+        expect(silent.stateForm(), `seed ${seed}, after command ${i + 1}`).toBe(answered.stateForm());
+      }
+      expect(ranges).toBeGreaterThan(0);
+    }
+  });
 });

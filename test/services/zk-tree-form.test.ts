@@ -99,4 +99,20 @@ describe("ZkTree.stateForm", () => {
       expect(lingered).toBeGreaterThan(0);
     }
   });
+
+  it("applied without an answer (a replica nobody answers from): the same tree, path, events and outcome, no stat", () => {
+    for (let seed = 1; seed <= 3; seed++) {
+      const answered = new ZkTree();
+      const silent = new ZkTree();
+      let stats = 0;
+      for (const [i, cmd] of commands(seed, 300).entries()) {
+        const a = answered.apply(cmd, i + 1);
+        const b = silent.apply(cmd, i + 1, false);
+        if (a.ok && a.stat) stats++;
+        expect(b).toEqual(a.ok ? { ...a, stat: undefined } : a);
+        expect(silent.stateForm(), `seed ${seed}, after command ${i + 1}`).toBe(answered.stateForm());
+      }
+      expect(stats).toBeGreaterThan(10);
+    }
+  });
 });
