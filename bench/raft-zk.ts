@@ -11,7 +11,8 @@
  * rounds is reported with the slowest and fastest, so a noisy run shows as a wide
  * spread. Events per run are deterministic; bytes per event come from V8's sampling
  * heap profiler over one untimed round (collected objects included), so they do not
- * depend on how busy the machine is.
+ * depend on how busy the machine is. Rounds follow one another with no forced GC (see
+ * measure), as the seeds of a sweep do.
  *
  * Run: npm run build && node --expose-gc dist/bench/raft-zk.js
  */
@@ -121,8 +122,6 @@ function median(xs: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-const gc = (globalThis as { gc?: () => void }).gc;
-
 async function measure(name: string, s: Scenario, servers: number): Promise<RaftZkBenchRow> {
   // Warm the JIT on a whole round first (a 2 s run left the long run half-compiled and
   // reported a third of the steady speed), so every row is measured alike.
@@ -130,7 +129,10 @@ async function measure(name: string, s: Scenario, servers: number): Promise<Raft
   const walls: number[] = [];
   const cpus: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    gc?.(); // each round starts from the same heap, not the last round's garbage
+    // No forced GC between rounds: a full GC by gc() threw away optimized code (V8
+    // optimized 1708 functions over six rounds with one before each, 476 without), so
+    // every round after it ran partly unoptimized, at about half the speed, and the
+    // compiler's thread filled the second core. A sweep forces no GC between seeds.
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     out = round(s);
