@@ -344,12 +344,20 @@ export class DigestMemo {
     writeParts(mine);
     const known = this.partsByIndex.get(index);
     if (known !== undefined && known[0].equals(mine)) return known[1];
-    const d = this.digest(index, form());
-    // Kept as the index's entry (the newest state wins, as in byIndex); a fresh scratch for the next.
-    this.scratch = known !== undefined ? known[0] : new FormParts();
+    // Hashed here, the form not kept (byIndex's compare is for replicas without parts):
+    // a kept form of a whole state lived on through 64 indexes, and GC copied it.
+    const d = sha256Hex(form()).slice(0, 16);
+    // Kept as the index's entry (the newest state wins, as in byIndex); the scratch for
+    // the next is the entry this one replaces or pushes out, or a fresh one.
+    let spare = known?.[0];
     this.partsByIndex.delete(index);
     this.partsByIndex.set(index, [mine, d]);
-    if (this.partsByIndex.size > DigestMemo.INDEXES_MAX) this.partsByIndex.delete(this.partsByIndex.keys().next().value as number);
+    if (this.partsByIndex.size > DigestMemo.INDEXES_MAX) {
+      const oldest = this.partsByIndex.keys().next().value as number;
+      spare ??= this.partsByIndex.get(oldest)![0];
+      this.partsByIndex.delete(oldest);
+    }
+    this.scratch = spare ?? new FormParts();
     return d;
   }
 
