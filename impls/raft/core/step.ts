@@ -303,7 +303,7 @@ function failPending<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
 
 function onMessage<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: RaftMessage<Cmd>): void {
   // Only cluster members count towards votes and read quorums.
-  if (from === s.cfg.id || !s.cfg.peers.includes(from)) return;
+  if (!isOtherPeer(s.cfg, from)) return;
   if (m.term > s.term) {
     // Figure 2: "If RPC request or response contains term T > currentTerm: set
     // currentTerm = T, convert to follower".
@@ -326,6 +326,17 @@ function onMessage<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: RaftM
     case "leader":
       return stepLeader(s, out, from, m);
   }
+}
+
+/**
+ * Whether `from` is a member of the cluster other than this node: a loop of compares
+ * (peers.includes was a builtin call on every message, the core's hottest line).
+ */
+function isOtherPeer(cfg: RaftConfig, from: string): boolean {
+  if (from === cfg.id) return false;
+  const peers = cfg.peers;
+  for (let i = 0; i < peers.length; i++) if (peers[i] === from) return true;
+  return false;
 }
 
 function stepFollower<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: RaftMessage<Cmd>): void {
