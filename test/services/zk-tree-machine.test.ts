@@ -56,6 +56,23 @@ describe("paths", () => {
     expect(parentOf("/a/c/f/g")).toBe("/a/c/f");
   });
 
+  it("parentOf and baseName are the plain split on random paths, repeated, interleaved and past the split memo's bound", () => {
+    let x = 5;
+    const r = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const seen: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      // A recent path again (as the other replicas ask), or a fresh one of 1-4 segments, some alike in length.
+      const path =
+        seen.length > 0 && r() < 0.5
+          ? seen[seen.length - 1 - Math.floor(r() * Math.min(seen.length, 40))]!
+          : "/" + Array.from({ length: 1 + Math.floor(r() * 4) }, () => ["a", "b", "cd", "lock-0000000001", String(Math.floor(r() * 50))][Math.floor(r() * 5)]).join("/");
+      seen.push(path);
+      const slash = path.lastIndexOf("/");
+      const ask = r() < 0.5 ? [parentOf(path), baseName(path)] : [baseName(path), parentOf(path)].reverse();
+      expect(ask, path).toEqual([slash <= 0 ? "/" : path.slice(0, slash), path.slice(slash + 1)]);
+    }
+  });
+
   it("sequenceOf takes ASCII digits only, as the regex \\d did", () => {
     expect(sequenceOf("0000000000")).toBe(0);
     expect(sequenceOf("x9999999999")).toBe(9999999999);
