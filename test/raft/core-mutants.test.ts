@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { initialState, quorum, step } from "../../impls/raft/core/step.js";
 import { lastIndexOfTerm } from "../../impls/raft/core/log.js";
+import { PeerTable } from "../../impls/raft/core/peer-table.js";
 import type { AppendRequest, AppendResponse, Entry, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../impls/raft/core/types.js";
 import { boot as bootCore, cfg, type Cmd } from "./core-fixture.js";
 
@@ -28,10 +29,16 @@ function leaderOf(c: RaftConfig, log: Entry<Cmd>[], term: number): { s: RaftStat
 describe("fresh state and election", () => {
   it("initialState is the documented fresh node", () => {
     const s = initialState<Cmd>(cfg());
-    expect({ ...s, cfg: undefined }).toStrictEqual({
+    // The per-peer tables are PeerTables (private fields, which toStrictEqual does not see): checked by content.
+    expect({ ...s, cfg: undefined, nextIndex: undefined, matchIndex: undefined, ackedSeq: undefined }).toStrictEqual({
       cfg: undefined, term: 0, votedFor: null, log: [], role: "follower", leaderId: undefined, commitIndex: 0, lastApplied: 0,
-      votes: new Set(), nextIndex: new Map(), matchIndex: new Map(), seq: 0, ackedSeq: new Map(), reads: [], readRoundSeq: 0, proposals: new Map(), noopAppended: false,
+      votes: new Set(), nextIndex: undefined, matchIndex: undefined, seq: 0, ackedSeq: undefined, reads: [], readRoundSeq: 0, proposals: new Map(), noopAppended: false,
     });
+    for (const t of [s.nextIndex, s.matchIndex, s.ackedSeq]) {
+      expect(t).toBeInstanceOf(PeerTable);
+      expect([...t]).toEqual([]);
+      expect(t.size).toBe(0);
+    }
   });
 
   it("a new leader tracks every peer but itself, cancels its election timer and arms its heartbeat", () => {

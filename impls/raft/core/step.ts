@@ -1,3 +1,4 @@
+import { PeerTable } from "./peer-table.js";
 import { firstIndexOfTerm, isUpToDate, lastIndex, lastIndexOfTerm, lastTerm, termAt } from "./log.js";
 import type {
   AppendRequest,
@@ -120,10 +121,10 @@ export function initialState<Cmd>(cfg: RaftConfig): RaftState<Cmd> {
     commitIndex: 0,
     lastApplied: 0,
     votes: new Set(),
-    nextIndex: new Map(),
-    matchIndex: new Map(),
+    nextIndex: new PeerTable(cfg.peers),
+    matchIndex: new PeerTable(cfg.peers),
     seq: 0,
-    ackedSeq: new Map(),
+    ackedSeq: new PeerTable(cfg.peers),
     reads: [],
     readRoundSeq: 0,
     proposals: new Map(),
@@ -137,9 +138,9 @@ export function cloneState<Cmd>(s: RaftState<Cmd>): RaftState<Cmd> {
     ...s,
     log: [...s.log],
     votes: new Set(s.votes),
-    nextIndex: new Map(s.nextIndex),
-    matchIndex: new Map(s.matchIndex),
-    ackedSeq: new Map(s.ackedSeq),
+    nextIndex: s.nextIndex.clone(),
+    matchIndex: s.matchIndex.clone(),
+    ackedSeq: s.ackedSeq.clone(),
     reads: s.reads.map((r) => ({ ...r })),
     proposals: new Map(s.proposals),
   };
@@ -272,17 +273,18 @@ function becomeCandidate<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
 function becomeLeader<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   s.role = "leader";
   s.leaderId = s.cfg.id;
-  s.nextIndex = new Map();
-  s.matchIndex = new Map();
-  s.ackedSeq = new Map();
+  s.nextIndex = new PeerTable(s.cfg.peers);
+  s.matchIndex = new PeerTable(s.cfg.peers);
+  s.ackedSeq = new PeerTable(s.cfg.peers);
   s.reads = [];
   s.readRoundSeq = 0;
   s.proposals = new Map();
   s.noopAppended = false;
-  for (const p of s.cfg.peers) {
-    if (p === s.cfg.id) continue;
-    s.nextIndex.set(p, lastIndex(s.log) + 1);
-    s.matchIndex.set(p, 0);
+  const peers = s.cfg.peers;
+  for (let i = 0; i < peers.length; i++) {
+    if (peers[i] === s.cfg.id) continue;
+    s.nextIndex.setAt(i, lastIndex(s.log) + 1);
+    s.matchIndex.setAt(i, 0);
   }
   out.push({ kind: "cancel-timer", timer: "election" });
   if (s.cfg.noopOnElection) appendNoop(s, out);
@@ -442,19 +444,26 @@ function handleAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: Ap
 }
 
 function handleAppendResponse<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: AppendResponse): void {
+  // The sender's slot in the per-peer tables, found once (onMessage let only members through).
+  const pi = s.nextIndex.indexOf(from);
   // Any response of our term acknowledges our leadership for the round it echoes.
-  if (m.seq > (s.ackedSeq.get(from) ?? 0)) s.ackedSeq.set(from, m.seq);
-  const match = s.matchIndex.get(from) ?? 0;
-  const next = s.nextIndex.get(from) ?? lastIndex(s.log) + 1;
+  if (m.seq > s.ackedSeq.at(pi, 0)) s.ackedSeq.setAt(pi, m.seq);
+  const match = s.matchIndex.at(pi, 0);
+  const next = s.nextIndex.at(pi, lastIndex(s.log) + 1);
   if (m.success) {
+    let newMatch = match;
     if (m.matchIndex > match) {
-      s.matchIndex.set(from, m.matchIndex);
+      newMatch = m.matchIndex;
+      s.matchIndex.setAt(pi, newMatch);
       maybeCommit(s, out);
     }
-    const newMatch = s.matchIndex.get(from)!;
-    if (next < newMatch + 1) s.nextIndex.set(from, newMatch + 1);
+    let newNext = next;
+    if (next < newMatch + 1) {
+      newNext = newMatch + 1;
+      s.nextIndex.setAt(pi, newNext);
+    }
     // Entries appended while earlier ones were in flight, or beyond a batch bound.
-    if (s.nextIndex.get(from)! <= lastIndex(s.log)) sendAppend(s, out, from);
+    if (newNext <= lastIndex(s.log)) sendAppend(s, out, from, pi);
   } else {
     // Fast backup: skip the follower's whole conflicting term, or to its log's end.
     let to = m.conflictIndex;
@@ -465,8 +474,8 @@ function handleAppendResponse<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: strin
     to = Math.max(match + 1, Math.min(to, lastIndex(s.log) + 1));
     // A stale rejection (the follower has caught up since) would only move us forward: ignore.
     if (to < next) {
-      s.nextIndex.set(from, to);
-      sendAppend(s, out, from);
+      s.nextIndex.setAt(pi, to);
+      sendAppend(s, out, from, pi);
     }
   }
   checkReads(s, out);
@@ -477,8 +486,9 @@ function handleAppendResponse<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: strin
 /** The entries of every empty AppendEntries (a heartbeat): shared, never written. */
 const NO_ENTRIES: readonly Entry<never>[] = Object.freeze([]);
 
-function sendAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, peer: string): void {
-  const prev = s.nextIndex.get(peer)! - 1;
+/** `pi`: the peer's position in cfg.peers (its slot in the per-peer tables). */
+function sendAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, peer: string, pi: number): void {
+  const prev = s.nextIndex.at(pi, NaN) - 1;
   let msg = out.lastAppend;
   // The same message as the peer before, if nothing it carries has moved since.
   if (
@@ -504,12 +514,13 @@ function sendAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, peer: string): void {
   }
   out.send(peer, msg);
   // Optimistic: assume delivery; a rejection (or the next heartbeat's) moves it back.
-  s.nextIndex.set(peer, prev + msg.entries.length + 1);
+  s.nextIndex.setAt(pi, prev + msg.entries.length + 1);
 }
 
 function broadcastAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   s.seq++;
-  for (const p of s.cfg.peers) if (p !== s.cfg.id) sendAppend(s, out, p);
+  const peers = s.cfg.peers;
+  for (let i = 0; i < peers.length; i++) if (peers[i] !== s.cfg.id) sendAppend(s, out, peers[i]!, i);
 }
 
 function appendLocal<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, e: Entry<Cmd>): number {
@@ -539,7 +550,7 @@ function maybeCommit<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   const count = peers.length;
   for (let i = 0; i < count; i++) {
     const p = peers[i]!;
-    matches[i] = p === s.cfg.id ? lastIndex(s.log) : (s.matchIndex.get(p) ?? 0);
+    matches[i] = p === s.cfg.id ? lastIndex(s.log) : s.matchIndex.at(i, 0);
   }
   // Ascending; the quorum-th largest is at length - quorum. Insertion sort: a cluster
   // has a handful of servers, and the typed array's sort is a builtin call per ack.
@@ -587,7 +598,8 @@ function propose<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, id: number, cmd: Cmd): v
   s.proposals.set(index, id);
   // Followers that are caught up get it now; the others are mid-pipeline and get it
   // with the response to what they have in flight, or with the next heartbeat.
-  for (const p of s.cfg.peers) if (p !== s.cfg.id && s.nextIndex.get(p) === index) sendAppend(s, out, p);
+  const peers = s.cfg.peers;
+  for (let i = 0; i < peers.length; i++) if (peers[i] !== s.cfg.id && s.nextIndex.at(i, NaN) === index) sendAppend(s, out, peers[i]!, i);
   maybeCommit(s, out);
 }
 
@@ -623,9 +635,7 @@ function startReadRound<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
 
 /** How many servers (the leader included) have acknowledged round `seq` or a later one. */
 function acksOf<Cmd>(s: RaftState<Cmd>, seq: number): number {
-  let acks = 1; // the leader itself
-  for (const acked of s.ackedSeq.values()) if (acked >= seq) acks++;
-  return acks;
+  return 1 + s.ackedSeq.countAtLeast(seq); // the leader itself, and the peers
 }
 
 function readRoundInFlight<Cmd>(s: RaftState<Cmd>): boolean {

@@ -1,4 +1,5 @@
 import type { RaftBug } from "../api.js";
+import type { PeerTable } from "./peer-table.js";
 
 /**
  * Data of the pure Raft core: configuration, state, inputs, effects, wire messages.
@@ -62,11 +63,12 @@ export interface RaftState<Cmd> {
   lastApplied: number;
   votes: Set<string>;
   // Leader only.
-  nextIndex: Map<string, number>;
-  matchIndex: Map<string, number>;
+  /** By position in cfg.peers (PeerTable; reads like a Map). */
+  nextIndex: PeerTable;
+  matchIndex: PeerTable;
   /** Heartbeat round counter; followers echo it, so a leader knows who acknowledged what. */
   seq: number;
-  ackedSeq: Map<string, number>;
+  ackedSeq: PeerTable;
   reads: PendingRead[];
   /**
    * The heartbeat round the pending reads last started (0: none this term). While a
