@@ -1,10 +1,10 @@
 import type { Fiber } from "../../sim/fiber.js";
 import type { ProcessContext } from "../../sim/simulation.js";
-import { leaderRequest, type LeaderCursor, type StatusReply } from "../raft-zk/leader-request.js";
+import { leaderCall, type AnswerSink, type LeaderCursor, type StatusReply } from "../raft-zk/leader-request.js";
 
 /**
  * The client side of a session with a service on the Raft core (a ZooKeeper session,
- * an etcd lease): requests go to the leader (leaderRequest); one session at a time is
+ * an etcd lease): requests go to the leader (leaderCall); one session at a time is
  * kept alive from a spawned fiber. The client remembers the send time of the latest
  * request the service answered for the session (a leader confirmed by a majority
  * heard from it after that instant): locks of the session are trusted until then plus
@@ -51,7 +51,7 @@ export interface SessionProtocol<Op, Reply, S extends ServiceSession> {
 
 export type SessionCallResult<Reply> = Reply | { status: "timeout" } | { status: "unknown" };
 
-export class SessionClient<Op, Reply extends StatusReply, S extends ServiceSession> {
+export class SessionClient<Op, Reply extends StatusReply, S extends ServiceSession> implements AnswerSink<Reply, Op> {
   session: S | undefined;
   private readonly cursor: LeaderCursor;
   /** Called after each contact with the service for a session (lock libraries refresh their grants). */
@@ -73,16 +73,20 @@ export class SessionClient<Op, Reply extends StatusReply, S extends ServiceSessi
   /**
    * Send one operation to the leader, following redirects, until `deadlineUs` (monotonic).
    * A write whose request timed out is not retried (`unknown`) unless `retryTimeouts`.
+   * The fiber is leaderCall's own (no generator of this method wrapped round it): what
+   * an answer says of the session is taken in `answered`, as leaderCall returns it.
    */
-  *request(op: Op, deadlineUs: number, retryTimeouts: boolean): Fiber<SessionCallResult<Reply>> {
-    const r = yield* leaderRequest<Reply>(this.ctx, this.cursor, { type: this.p.requestType, op }, { deadlineUs, requestTimeoutMs: this.p.requestTimeoutMs, retryTimeouts });
-    if (r.status !== "answered") return r;
+  request(op: Op, deadlineUs: number, retryTimeouts: boolean): Fiber<SessionCallResult<Reply>> {
+    return leaderCall<Reply, Op>(this.ctx, this.cursor, { type: this.p.requestType, op }, deadlineUs, this.p.requestTimeoutMs, retryTimeouts, this, op);
+  }
+
+  /** leaderCall's sink (AnswerSink): an answer to an op proving the live session renews it, or says it expired. */
+  answered(reply: Reply, sentUs: number, op: Op): void {
     const s = this.session;
     if (s && this.p.provesSession(op) === s.id) {
-      if (r.reply.status === "ok") this.heard(s, r.sentUs);
-      else if (this.p.expiredBy(r.reply)) s.expired = true;
+      if (reply.status === "ok") this.heard(s, sentUs);
+      else if (this.p.expiredBy(reply)) s.expired = true;
     }
-    return r.reply;
   }
 
   private heard(s: S, sentUs: number): void {

@@ -1,5 +1,5 @@
 import type { Fiber } from "../../sim/fiber.js";
-import type { Message, ProcessContext } from "../../sim/simulation.js";
+import type { Message, ProcessContext, RpcResult } from "../../sim/simulation.js";
 
 /**
  * Sending a request to a Raft-replicated service's leader, shared by the Raft-ZK and
@@ -43,18 +43,57 @@ export function* leaderRequest<R extends StatusReply>(
   msg: Message,
   o: { deadlineUs: number; requestTimeoutMs: number; retryTimeouts: boolean },
 ): Fiber<LeaderCallResult<R>> {
+  const sink = new LastAnswer<R>();
+  const r = yield* leaderCall<R, undefined>(ctx, cursor, msg, o.deadlineUs, o.requestTimeoutMs, o.retryTimeouts, sink, undefined);
+  return sink.got ? { status: "answered", reply: r as R, sentUs: sink.sentUs } : (r as LeaderCallResult<R>);
+}
+
+/** Told of the answer a leaderCall is about to return, with its request's send time. */
+export interface AnswerSink<R, A> {
+  answered(reply: R, sentUs: number, arg: A): void;
+}
+
+/** leaderRequest's sink: whether the call was answered, and when that request was sent. */
+class LastAnswer<R> implements AnswerSink<R, undefined> {
+  got = false;
+  sentUs = 0;
+  answered(_reply: R, sentUs: number): void {
+    this.got = true;
+    this.sentUs = sentUs;
+  }
+}
+
+/**
+ * leaderRequest's loop, lean for the clients' every request: the waits are yielded as
+ * they are (ctx.callWait, ctx.sleepWait: no CallFiber or SleepFiber), at the same
+ * points and in the same order as `yield* ctx.call` and `yield* ctx.sleep` would, and
+ * no options or result object is made. It returns the answer itself, or a
+ * `{ status: "timeout" | "unknown" }` of its own; `sink.answered(reply, sentUs, arg)`
+ * runs just before an answer is returned (so the caller needs no generator of its
+ * own to look at the send time).
+ */
+export function* leaderCall<R extends StatusReply, A>(
+  ctx: ProcessContext,
+  cursor: LeaderCursor,
+  msg: Message,
+  deadlineUs: number,
+  requestTimeoutMs: number,
+  retryTimeouts: boolean,
+  sink: AnswerSink<R, A> | undefined,
+  arg: A,
+): Fiber<R | { status: "timeout" } | { status: "unknown" }> {
   /** Servers that timed out during this request (made on the first timeout: most requests meet none). */
   let silent: Set<string> | undefined;
   for (let i = 0; i < ATTEMPTS_MAX; i++) {
-    const leftUs = o.deadlineUs - ctx.monoUs();
+    const leftUs = deadlineUs - ctx.monoUs();
     if (leftUs <= 0) return { status: "timeout" };
     const to = cursor.servers[cursor.guess]!;
     const sentUs = ctx.monoUs();
-    const r = yield* ctx.call(to, msg, Math.min(o.requestTimeoutMs, Math.ceil(leftUs / 1000)));
+    const r = (yield ctx.callWait(to, msg, Math.min(requestTimeoutMs, Math.ceil(leftUs / 1000)))) as RpcResult;
     if (!r.ok) {
       (silent ??= new Set()).add(to);
       cursor.guess = (cursor.guess + 1) % cursor.servers.length;
-      if (!o.retryTimeouts) return { status: "unknown" };
+      if (!retryTimeouts) return { status: "unknown" };
       continue;
     }
     const rep = r.reply as unknown as R;
@@ -63,15 +102,16 @@ export function* leaderRequest<R extends StatusReply>(
       if (hinted >= 0 && rep.leader !== to && !silent?.has(rep.leader!)) cursor.guess = hinted;
       else {
         cursor.guess = (cursor.guess + 1) % cursor.servers.length;
-        yield* ctx.sleep(NO_LEADER_BACKOFF_MS);
+        yield ctx.sleepWait(NO_LEADER_BACKOFF_MS);
       }
       continue;
     }
     if (rep.status === "retry") {
-      yield* ctx.sleep(NO_LEADER_BACKOFF_MS);
+      yield ctx.sleepWait(NO_LEADER_BACKOFF_MS);
       continue;
     }
-    return { status: "answered", reply: rep, sentUs };
+    sink?.answered(rep, sentUs, arg);
+    return rep;
   }
   return { status: "timeout" };
 }
