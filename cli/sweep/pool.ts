@@ -80,8 +80,6 @@ export class SweepPool {
   private closed = false;
   private cancelled = false;
   private claiming: Claiming | undefined;
-  /** Wakes runSeeds when it waits for the threads' last chunks and the sweep fails instead. */
-  private wakeOnFailure: (() => void) | undefined;
 
   /** `started`: threads already started for this sweep (threads.ts), so they load while this thread does. */
   constructor(
@@ -119,30 +117,27 @@ export class SweepPool {
     }
     const claiming: Claiming = { chunks, counter: newClaimCounter(this.threads.length), answered: new Array<boolean>(chunks.length).fill(false), here: -1 };
     this.claiming = claiming;
-    let left = chunks.length;
-    let allDone: () => void = () => undefined;
-    const finished = new Promise<void>((resolve) => {
-      allDone = resolve;
-      this.wakeOnFailure = resolve;
-    });
     const onChunk = (index: number, results: SeedResult[]): void => {
       // After a failure or an interrupt nothing more counts: what finished before it is the result.
       if (this.failure || claiming.answered[index]) return;
       claiming.answered[index] = true;
       done[index] = results;
       onResults?.(results);
-      if (--left === 0) allDone();
     };
-    if (chunks.length === 0) allDone();
-    this.threads.forEach((w, t) => {
-      const claim: ClaimJob = { type: "claim", jobId: this.nextJobId++, chunks, counter: claiming.counter, slot: threadSlot(t), onChunk, resolve: () => undefined, reject: () => undefined };
-      this.running.get(w)!.push(claim);
-      w.postMessage({ type: "claim", jobId: claim.jobId, chunks, counter: claiming.counter, slot: claim.slot } satisfies ToWorker);
-    });
+    // Each thread answers its claim once the counter ran out, after its last chunk's results
+    // (one port, in order); a failure settles every claim at once. Waiting for the answers
+    // rather than for the last chunk leaves no thread stopped while it still loads.
+    const claims = this.threads.map(
+      (w, t) =>
+        new Promise<void>((settled) => {
+          const claim: ClaimJob = { type: "claim", jobId: this.nextJobId++, chunks, counter: claiming.counter, slot: threadSlot(t), onChunk, resolve: () => settled(), reject: () => settled() };
+          this.running.get(w)!.push(claim);
+          w.postMessage({ type: "claim", jobId: claim.jobId, chunks, counter: claiming.counter, slot: claim.slot } satisfies ToWorker);
+        }),
+    );
     await this.claimHere(claiming, onChunk);
-    await finished;
+    await Promise.all(claims);
     this.claiming = undefined;
-    this.wakeOnFailure = undefined;
     if (this.failure && !this.cancelled) throw this.failure;
     return done.flatMap((x) => x ?? []);
   }
@@ -292,7 +287,6 @@ export class SweepPool {
     if (this.failure) return;
     this.failure = e;
     if (this.claiming) stopClaims(this.claiming.counter, this.claiming.chunks.length);
-    this.wakeOnFailure?.();
     for (const job of [...[...this.running.values()].flat(), ...this.queue]) job.reject(e);
     for (const posted of this.running.values()) posted.length = 0;
     this.queue.length = 0;
