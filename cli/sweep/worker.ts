@@ -21,30 +21,31 @@ port.on("message", (msg: ToWorker) => {
     scenario = msg.scenario;
     return;
   }
-  if (msg.type === "claim") return claim(msg);
+  // The answer goes out a microtask later, after this message's other listeners: the build's
+  // code-cache recorder (bin/load-bundle.js) writes its file then, before the main thread,
+  // reading the answer, can stop this thread.
   void handle(msg).then((reply) => port.postMessage(reply));
 });
 
-async function handle(msg: Exclude<ToWorker, { type: "scenario" } | Claim>): Promise<FromWorker> {
+async function handle(msg: Exclude<ToWorker, { type: "scenario" }>): Promise<FromWorker> {
   try {
     if (!scenario) throw new Error("sweep worker: a job came before the scenario");
+    if (msg.type === "claim") return claim(scenario, msg);
     return { type: "done", jobId: msg.jobId, results: await doWork(scenario, msg) };
   } catch (err) {
     return { type: "error", jobId: msg.jobId, error: toWire(err) };
   }
 }
 
-/** Take chunks until none is left, synchronously: nothing else is asked of a thread meanwhile. */
-function claim(msg: Claim): void {
-  try {
-    if (!scenario) throw new Error("sweep worker: a job came before the scenario");
-    const { counter, chunks, slot } = msg;
-    for (let i = claimChunk(counter, chunks.length, slot); i >= 0; i = claimChunk(counter, chunks.length, slot)) {
-      const results = chunks[i]!.map((seed) => runSeed(scenario!, seed));
-      port.postMessage({ type: "chunk", jobId: msg.jobId, index: i, results } satisfies FromWorker);
-    }
-    port.postMessage({ type: "done", jobId: msg.jobId, results: [] } satisfies FromWorker);
-  } catch (err) {
-    port.postMessage({ type: "error", jobId: msg.jobId, error: toWire(err) } satisfies FromWorker);
+/**
+ * Take chunks until none is left, synchronously (nothing else is asked of a thread
+ * meanwhile), posting each chunk's results; the answer ("done") says the counter ran out.
+ */
+function claim(s: Scenario, msg: Claim): FromWorker {
+  const { counter, chunks, slot } = msg;
+  for (let i = claimChunk(counter, chunks.length, slot); i >= 0; i = claimChunk(counter, chunks.length, slot)) {
+    const results = chunks[i]!.map((seed) => runSeed(s, seed));
+    port.postMessage({ type: "chunk", jobId: msg.jobId, index: i, results } satisfies FromWorker);
   }
+  return { type: "done", jobId: msg.jobId, results: [] };
 }
