@@ -198,6 +198,14 @@ async function measureSize(root: string, dir: string, scenario: string, seeds: n
     `cpu 2 workers / 1 worker: ${(rows[1]!.cpuMs / rows[0]!.cpuMs).toFixed(2)}x, 2 processes / 1: ${(pair.cpuMs / rows[0]!.cpuMs).toFixed(2)}x (work the second worker adds: its own start-up, its isolate's compiling, slower memory)` +
       (load > 0.5 ? `; other work on the machine (load ${load.toFixed(2)}) competes with the second worker: the wall figures are unreliable, the cpu ones much less so` : ""),
   );
+  // Whatever the scheduling, 2 cores finish no sooner than half the CPU time the work takes: a
+  // 1-worker sweep that keeps more than one core busy (V8 compiling and collecting on helper
+  // threads) leaves less than 2x to gain, and the 2-worker sweep's own CPU bounds it further.
+  const coresBusy1 = rows[0]!.cpuMs / rows[0]!.wallMs;
+  console.log(
+    `bound from cpu time: a 1-worker sweep keeps ${coresBusy1.toFixed(2)} cores busy, so 2 cores give at most ${(2 / coresBusy1).toFixed(2)}x even if a second worker cost nothing; ` +
+      `with the cpu the pool's 2 workers took, at most ${((2 * rows[0]!.wallMs) / rows[1]!.cpuMs).toFixed(2)}x`,
+  );
   // On a shared machine other work comes and goes: each kind's fastest round is the one it disturbed least.
   const bestMs = (kind: string): number => Math.min(...runs[kind]!.map((m) => m.wallMs));
   const [best1, best2, bestPair] = [bestMs("w1"), bestMs("w2"), bestMs("pair")];
