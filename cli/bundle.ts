@@ -182,8 +182,9 @@ function recordCodeCache(root: string, outdir: string): void {
     });
     if (r.status === null || r.stderr !== "") throw new Error(`recording the code cache failed: ${r.stderr || r.error?.message || r.signal}`);
     statSync(join(outdir, "cli.js.cache"));
-    // A small sweep on two workers: the main thread and the worker thread each record their bundle's cache.
-    const sweep = ["sweep", "naive-gc-pause", "--seeds", "1..4", "--workers", "2", "--reports", "0", "--out", join(dir, "sweep")];
+    // A small sweep on two workers: the main thread and the worker thread each record their bundle's cache. Seeds
+    // are taken by whichever thread is free, so there are enough that the worker, loading meanwhile, runs some too.
+    const sweep = ["sweep", "naive-gc-pause", "--seeds", "1..100", "--workers", "2", "--reports", "0", "--out", join(dir, "sweep")];
     const s = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(loader)}).recordSweepCodeCache(process.argv.slice(1))`, ...sweep], {
       cwd: root,
       stdio: ["ignore", "ignore", "pipe"],

@@ -14,6 +14,11 @@ const CHUNKS = 6;
 const START_DENOM = WIDTH ** CHUNKS;
 const SIGNIFICANCE = 2 ** 52;
 const OVERFLOW = SIGNIFICANCE * 2;
+/** A 32-bit top of seven bytes at least this: the 56-bit V is at least 2^52 (double()'s fast case). */
+const TOP_NIBBLE_MIN = 2 ** 28;
+const TWO_POW_24 = 2 ** 24;
+const TWO_POW_MINUS_32 = 2 ** -32;
+const TWO_POW_MINUS_56 = 2 ** -56;
 
 /** The key of the stream being built (never kept: the state is copied into S). */
 const keyScratch = new Uint8Array(WIDTH);
@@ -70,12 +75,48 @@ export class Arc4 {
     return r;
   }
 
-  /** Uniform in [0, 1) with 52 significant bits, as seedrandom's `double()`. */
+  /**
+   * Uniform in [0, 1), as seedrandom's `double()`: the same value from the same bytes.
+   * seedrandom takes seven bytes V (56 bits) and, when V ≥ 2^52 (its first byte ≥ 16,
+   * fifteen draws in sixteen), returns V cut to its top 53 bits over 2^56 through a loop
+   * of float halvings. Here that case is the 32-bit top `hi` plus the 24-bit rest with
+   * its low k bits cleared (k = bits of V past 53), both exact; the rest takes seedrandom's
+   * loop as it was (doubleLoop). test/sim/arc4.test.ts compares both paths to seedrandom.
+   */
   double(): number {
-    let n = this.next(CHUNKS);
-    let d = START_DENOM;
-    let x = 0;
-    // seedrandom's loop: each pass draws a byte, and a nonzero numerator passes 2^52 within two passes.
+    const s = this.s;
+    let i = this.i;
+    let j = this.j;
+    let hi = 0;
+    let lo = 0;
+    // Seven RC4 outputs, as next(7) would draw them: four into hi, three into lo.
+    for (let n = 0; n < 7; n++) {
+      i = MASK & (i + 1);
+      const t = s[i]!;
+      j = MASK & (j + t);
+      const u = s[j]!;
+      s[i] = u;
+      s[j] = t;
+      const byte = s[MASK & (u + t)]!;
+      if (n < 4) hi = (hi << 8) | byte;
+      else lo = (lo << 8) | byte;
+    }
+    this.i = i;
+    this.j = j;
+    hi >>>= 0;
+    if (hi >= TOP_NIBBLE_MIN) {
+      // V has 53 + k bits, k in 0..3: seedrandom's halvings drop exactly V's low k bits.
+      const k = 3 - Math.clz32(hi);
+      return hi * TWO_POW_MINUS_32 + ((lo >>> k) << k) * TWO_POW_MINUS_56;
+    }
+    // V < 2^52: seedrandom's state after its first pass, then its loop.
+    return this.doubleLoop(hi * TWO_POW_24 + (lo & ~MASK), lo & MASK);
+  }
+
+  /** seedrandom's double() loop, from after its first pass (n = the six bytes × 256, x = the seventh). */
+  private doubleLoop(n: number, x: number): number {
+    let d = START_DENOM * WIDTH;
+    // Each pass draws a byte, and a nonzero numerator passes 2^52 within two passes.
     while (n < SIGNIFICANCE) {
       n = (n + x) * WIDTH;
       d *= WIDTH;

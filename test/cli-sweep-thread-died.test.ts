@@ -22,11 +22,18 @@ describe("lockstep sweep: a worker thread dies", () => {
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (this: Worker, m: unknown): void {
       post.call(this, m);
-      if ((m as { type?: string }).type === "run") void this.terminate();
+      const claim = m as { type?: string; counter?: Int32Array; slot?: number };
+      // Once it has taken a chunk (its slot in the shared counter names one): stopped any earlier, it would hold no seed.
+      if (claim.type !== "claim") return;
+      const poll = setInterval(() => {
+        if (Atomics.load(claim.counter!, claim.slot!) === 0) return;
+        clearInterval(poll);
+        void this.terminate();
+      }, 1);
     };
     let code: number;
     try {
-      code = await main(["sweep", "naive-gc-pause", "--seeds", "1..200", "--workers", "2", "--reports", "0", "--out", out]);
+      code = await main(["sweep", "naive-gc-pause", "--seeds", "1..1000", "--workers", "2", "--reports", "0", "--out", out]);
     } finally {
       Worker.prototype.postMessage = post;
     }

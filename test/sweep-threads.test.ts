@@ -7,6 +7,7 @@ import { chunksOf, SweepPool } from "../cli/sweep/pool.js";
 import { runSweep } from "../cli/sweep/sweep.js";
 import { startThreads, threadsFor } from "../cli/sweep/threads.js";
 import { describeThreadDied, SweepThreadDied } from "../cli/sweep/thread-died.js";
+import { killOnceClaimed } from "./helpers/kill-once-claimed.js";
 
 /**
  * The main thread is one of the sweep's workers (2 workers = it and one thread), threads
@@ -62,23 +63,21 @@ describe("sweep threads", () => {
 
   it("a thread that dies mid-sweep fails it with a named error, the seeds it held and a replay command", async () => {
     const s = loadScenario("naive-gc-pause");
-    let killed = false;
     const pool = new SweepPool(s, 2);
     const thread = (pool as unknown as Internals).threads[0]!;
     try {
-      const run = pool.runSeeds(
-        Array.from({ length: 200 }, (_, i) => i + 1),
-        () => {
-          // Stopped from outside once the sweep is under way, as a crashed thread would stop (terminate() exits 0 or 1: either must fail the sweep).
-          if (!killed) void thread.terminate();
-          killed = true;
-        },
-      );
-      const err = await run.then(() => undefined, (e: unknown) => e);
+      // Stopped from outside once it holds a chunk, as a crashed thread would stop (terminate() exits 0 or 1: either must fail the sweep).
+      const killed = killOnceClaimed(thread);
+      // Enough seeds that the thread, loading from sources, takes some before this thread has run them all.
+      const seeds = Array.from({ length: 1000 }, (_, i) => i + 1);
+      const err = await pool.runSeeds(seeds).then(() => undefined, (e: unknown) => e);
       expect(err).toBeInstanceOf(SweepThreadDied);
+      const chunk = await killed;
       const died = err as SweepThreadDied;
       expect(died.message).toMatch(/a sweep worker thread stopped \(exit code \d+\) while running seeds? \d+/);
       expect(died.seeds.length).toBeGreaterThan(0);
+      // The chunk its slot named is what it held.
+      expect(died.seeds).toEqual(chunksOf(seeds, 2)[chunk]);
     } finally {
       await pool.close();
     }
@@ -87,22 +86,9 @@ describe("sweep threads", () => {
   it("runSweep adds the replay command of the first seed the dead thread held; the CLI prints seed and replay", async () => {
     const s = loadScenario("naive-gc-pause");
     const threads = startThreads(1);
-    let killed = false;
-    const err = await runSweep(s, {
-      range: { from: 1, to: 200 },
-      workers: 2,
-      limit: 5,
-      threads,
-      // The progress sink sees each finished chunk: the first one kills the thread.
-      progress: {
-        isTTY: true,
-        write: () => {
-          if (!killed) void threads[0]!.terminate();
-          killed = true;
-          return true;
-        },
-      },
-    }).then(() => undefined, (e: unknown) => e);
+    void killOnceClaimed(threads[0]!);
+    // Enough seeds that the thread takes some before this thread has run them all.
+    const err = await runSweep(s, { range: { from: 1, to: 1000 }, workers: 2, limit: 5, threads, progress: false }).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(SweepThreadDied);
     const died = err as SweepThreadDied;
     expect(died.replay).toBe(`npx lockstep run naive-gc-pause --seed ${died.seeds[0]}`);

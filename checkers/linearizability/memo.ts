@@ -6,7 +6,13 @@
  * of an open table (a slot's chain may mix keys: the key is compared first).
  */
 
-const SLOTS_MIN = 1 << 10;
+/**
+ * Entries to start with (doubled as needed): a sweep checks a short history per seed, which
+ * memoizes a few dozen configurations, and nine columns of 1024 cost it ~44 KB of zeroed
+ * typed arrays per check (their allocation was ~2% of a seed's time). 16 Int32s are 64 bytes,
+ * which V8 keeps on its heap, with no separate backing store.
+ */
+const SLOTS_MIN = 1 << 4;
 
 export class Memo<S, I> {
   private size = 0;

@@ -1,6 +1,6 @@
 import type { RunAvailability } from "../../reports/availability.js";
 import { parseAvailabilityCounts } from "./summary-read.js";
-import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../../sim/errors.js";
 import { Fields } from "../../sim/validate.js";
@@ -33,6 +33,9 @@ export function progressPath(outDir: string): string {
 }
 
 export class Checkpoint {
+  /** Opened at the first append and kept (an append by path opened and closed the file per chunk). */
+  private fd: number | undefined;
+
   private constructor(
     readonly path: string,
     readonly done: SeedResult[],
@@ -76,7 +79,18 @@ export class Checkpoint {
 
   append(results: readonly SeedResult[]): void {
     if (results.length === 0) return;
-    appendFileSync(this.path, results.map((r) => JSON.stringify(r) + "\n").join(""));
+    this.fd ??= openSync(this.path, "a");
+    let text = "";
+    for (const r of results) text += JSON.stringify(r) + "\n";
+    // Written whole before the next chunk is read: a kill leaves at most the last line cut short.
+    const buf = Buffer.from(text, "utf8");
+    for (let at = 0; at < buf.length; ) at += writeSync(this.fd, buf, at);
+  }
+
+  /** Done appending (the sweep ended, however it ended). */
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 
 }

@@ -10,10 +10,26 @@ export type Work = { type: "run"; jobId: number; seeds: number[] } | { type: "re
  * scenario comes first: a thread is started before the scenario is read (threads.ts).
  * Answers carry seed results only, never a history.
  */
-export type ToWorker = { type: "scenario"; scenario: Scenario } | Work;
+export type ToWorker = { type: "scenario"; scenario: Scenario } | Work | Claim;
+
+/**
+ * A sweep's seeds, taken chunk by chunk from a shared counter (claim.ts) rather than posted
+ * one job at a time: a thread never waits for the main thread to hand it the next chunk.
+ * Each chunk's results come back as a "chunk" message; "done" when the counter ran out.
+ */
+export interface Claim {
+  type: "claim";
+  jobId: number;
+  chunks: number[][];
+  /** claim.ts's counter, shared by every thread of the sweep. */
+  counter: Int32Array;
+  /** This thread's slot in it (claim.ts threadSlot). */
+  slot: number;
+}
 
 export type FromWorker =
   | { type: "done"; jobId: number; results: SeedResult[] }
+  | { type: "chunk"; jobId: number; index: number; results: SeedResult[] }
   | { type: "error"; jobId: number; error: WireError };
 
 /** An error as it crosses a thread: enough to rebuild the user-facing kinds. */

@@ -130,6 +130,7 @@ async function sweep(scenario: Scenario, o: SweepOptions): Promise<SweepResult> 
     return { summary, results, shard, interrupted, resumed: done.length };
   } finally {
     o.signal?.removeEventListener("abort", onAbort);
+    checkpoint?.close();
     await pool.close();
   }
 }

@@ -1,7 +1,7 @@
 import type { Fiber } from "../../sim/fiber.js";
-import type { ProcessContext } from "../../sim/simulation.js";
+import type { ProcessContext, RpcResult } from "../../sim/simulation.js";
 import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
-import type { RedisConnection } from "../redis/client.js";
+import { toRedisResult, type RedisConnection, type RedisResult } from "../redis/client.js";
 import type { RedisCommand } from "../redis/commands.js";
 
 /**
@@ -55,7 +55,9 @@ export class SetnxLockClient implements LockClient {
       const sentMonoUs = this.ctx.monoUs();
       // redis-lock 1.0.0: lockTimeoutValue = Date.now() + timeout + 1, read before the SET.
       const expiresAtWallMs = this.ctx.wallMs() + o.ttlMs + 1;
-      const r = yield* this.opts.conn.call(set);
+      const conn = this.opts.conn;
+      // The same call either way; a direct connection's wait spares a fiber object per poll.
+      const r: RedisResult = conn.wait !== undefined ? toRedisResult((yield conn.wait(set)) as RpcResult) : yield* conn.call(set);
       if (r.ok && r.reply === "OK") {
         const deadline: WallDeadline = { expiresAtWallMs };
         const grant: Grant = {

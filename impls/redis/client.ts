@@ -1,4 +1,4 @@
-import type { Fiber, FiberStep } from "../../sim/fiber.js";
+import type { Fiber, FiberStep, Wait } from "../../sim/fiber.js";
 import type { ProcessContext, RpcResult } from "../../sim/simulation.js";
 import { REDIS_REQUEST, type RedisCommand, type RedisReply } from "./commands.js";
 import { REPL } from "./replication.js";
@@ -14,7 +14,7 @@ export function redisCall(ctx: ProcessContext, node: string, command: RedisComma
 }
 
 /** The kernel's result object is this call's alone: it becomes the Redis result in place. */
-function toRedisResult(r: RpcResult): RedisResult {
+export function toRedisResult(r: RpcResult): RedisResult {
   if (!r.ok) return r;
   const out = r as unknown as { ok: true; reply: RedisReply };
   out.reply = r.reply.result as RedisReply;
@@ -48,10 +48,19 @@ class NodeResult implements FiberStep {
 /** A client's connection to "the" Redis: one fixed node, or whatever Sentinel says is the primary. */
 export interface RedisConnection {
   call(command: RedisCommand): Fiber<RedisResult>;
+  /**
+   * What `call` yields, for a connection that is one kernel call: `toRedisResult((yield
+   * conn.wait(c)) as RpcResult)` is `yield* conn.call(c)` without a fiber object per
+   * command (a SET NX poll loop's hot path, issue 17). Absent: use `call`.
+   */
+  wait?(command: RedisCommand): Wait;
 }
 
 export function directConnection(ctx: ProcessContext, node: string, timeoutMs: number): RedisConnection {
-  return { call: (command) => redisCall(ctx, node, command, timeoutMs) };
+  return {
+    call: (command) => redisCall(ctx, node, command, timeoutMs),
+    wait: (command) => ctx.callWait(node, { type: REDIS_REQUEST, command, rpcId: undefined }, timeoutMs),
+  };
 }
 
 /**
