@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every bench module in bench/, one after another in one process.
  * Figures are printed, never judged (speed is not a test). Modules written by others
- * are loaded if they are there, so a missing one does not stop the rest.
+ * are loaded if they are there, so a missing one does not stop the rest. The target lines
+ * the modules report (bench/targets.ts) are printed again together at the end.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -31,6 +32,10 @@ async function runAll(): Promise<void> {
     }
     console.log(`(bench/${name}: ${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
   }
+  // The modules are loaded by URL above; the summary reads the same module instance they reported to.
+  const { reportedTargets } = (await import(new URL(`./targets.${ext}`, import.meta.url).href)) as typeof import("./targets.js");
+  console.log("== issue 17 targets, as measured in this run ==");
+  for (const line of reportedTargets()) console.log(line);
   if (failed > 0) process.exitCode = 1;
 }
 

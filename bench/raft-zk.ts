@@ -21,6 +21,7 @@ import { pathToFileURL } from "node:url";
 import { loadScenario } from "../scenarios/index.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { runScenario } from "../sim/runner.js";
+import { reportTarget } from "./targets.js";
 
 export interface RaftZkBenchRow {
   name: string;
@@ -196,7 +197,7 @@ export async function main(): Promise<RaftZkBenchRow[]> {
   }
   const zkRow = rows[0]!;
   const naiveRow = rows[rows.length - 1]!;
-  console.log(
+  reportTarget(
     `target (issue 17): raft-zk 5 nodes × 10 clients ≥ ${RAFT_ZK_TARGET_SIM_S_PER_WALL_S} sim s / wall s: ${zkRow.simSPerWallS.toFixed(0)} (${(zkRow.simSPerWallS / RAFT_ZK_TARGET_SIM_S_PER_WALL_S).toFixed(2)} of the target; ${(zkRow.simSPerWallS / naiveRow.simSPerWallS).toFixed(2)}× naive-baseline in this run)`,
   );
   return rows;

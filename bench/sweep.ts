@@ -29,6 +29,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { packageRoot } from "../sim/paths.js";
+import { reportTarget } from "./targets.js";
 
 export interface SweepRow {
   workers: number;
@@ -190,8 +191,8 @@ async function measureSize(root: string, dir: string, scenario: string, seeds: n
   const poolX = rows[1]!.seedsPerS / rows[0]!.seedsPerS;
   const ceilingX = pair.seedsPerS / rows[0]!.seedsPerS;
   const load = Math.max(loadBefore, loadAfter);
-  console.log(
-    `speed-up over 1 worker: the pool's 2 workers ${poolX.toFixed(2)}x wall (target >= 1.8x); this machine's ceiling, 2 separate processes side by side, ${ceilingX.toFixed(2)}x: ` +
+  reportTarget(
+    `target (issue 17), sweep ${seeds} seeds: speed-up over 1 worker: the pool's 2 workers ${poolX.toFixed(2)}x wall (target >= 1.8x); this machine's ceiling, 2 separate processes side by side, ${ceilingX.toFixed(2)}x: ` +
       `the pool gets ${Math.round((100 * poolX) / ceilingX)}% of what the machine allows; with start-up serial and the rest halved exactly it would be ${boundX.toFixed(2)}x`,
   );
   console.log(
