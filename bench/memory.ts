@@ -132,7 +132,7 @@ export async function main(): Promise<void> {
   console.log(`(streamed: ${(chars / (1024 * 1024)).toFixed(1)} MB of JSONL through a 64 KiB buffer)`);
   const mbList = (r: { mbAt: number[] }): string => r.mbAt.map((mb) => mb.toFixed(1)).join(" / ");
   reportTarget(
-    `target (issue 17): a 10-minute 10-client run in bounded memory: live heap at ${MARKS_MIN.join(" / ")} sim min, history streamed ${mbList(streamed)} MB, beside history retained ${mbList(retainedRow)} MB; ` +
+    `: a 10-minute 10-client run in bounded memory: live heap at ${MARKS_MIN.join(" / ")} sim min, history streamed ${mbList(streamed)} MB, beside history retained ${mbList(retainedRow)} MB; ` +
       `checking still keeps the checkers' events (${mbList(checked)} MB)`,
   );
 

@@ -198,7 +198,7 @@ export async function main(): Promise<RaftZkBenchRow[]> {
   const zkRow = rows[0]!;
   const naiveRow = rows[rows.length - 1]!;
   reportTarget(
-    `target (issue 17): raft-zk 5 nodes × 10 clients ≥ ${RAFT_ZK_TARGET_SIM_S_PER_WALL_S} sim s / wall s: ${zkRow.simSPerWallS.toFixed(0)} (${(zkRow.simSPerWallS / RAFT_ZK_TARGET_SIM_S_PER_WALL_S).toFixed(2)} of the target; ${(zkRow.simSPerWallS / naiveRow.simSPerWallS).toFixed(2)}× naive-baseline in this run)`,
+    `: raft-zk 5 nodes × 10 clients ≥ ${RAFT_ZK_TARGET_SIM_S_PER_WALL_S} sim s / wall s: ${zkRow.simSPerWallS.toFixed(0)} (${(zkRow.simSPerWallS / RAFT_ZK_TARGET_SIM_S_PER_WALL_S).toFixed(2)} of the target; ${(zkRow.simSPerWallS / naiveRow.simSPerWallS).toFixed(2)}× naive-baseline in this run)`,
   );
   return rows;
 }

@@ -192,7 +192,7 @@ async function measureSize(root: string, dir: string, scenario: string, seeds: n
   const ceilingX = pair.seedsPerS / rows[0]!.seedsPerS;
   const load = Math.max(loadBefore, loadAfter);
   reportTarget(
-    `target (issue 17), sweep ${seeds} seeds: speed-up over 1 worker: the pool's 2 workers ${poolX.toFixed(2)}x wall (target >= 1.8x); this machine's ceiling, 2 separate processes side by side, ${ceilingX.toFixed(2)}x: ` +
+    `, sweep ${seeds} seeds: speed-up over 1 worker: the pool's 2 workers ${poolX.toFixed(2)}x wall (target >= 1.8x); this machine's ceiling, 2 separate processes side by side, ${ceilingX.toFixed(2)}x: ` +
       `the pool gets ${Math.round((100 * poolX) / ceilingX)}% of what the machine allows; with start-up serial and the rest halved exactly it would be ${boundX.toFixed(2)}x`,
   );
   console.log(

@@ -1,17 +1,12 @@
 /**
- * Issue 17's targets, as each bench module measured them in this run: a module prints its
- * target line where its rows are, and `npm run bench` (bench/index.ts) prints them again
- * together at the end, so the figures a reader compares stand in one block.
+ * Issue 17's target lines. A bench module prints its target line where its rows are;
+ * `npm run bench` (bench/index.ts) runs each module in a process of its own and picks the
+ * lines that begin with TARGET_PREFIX out of its output, to print them together at the end,
+ * so the figures a reader compares stand in one block.
  */
-const lines: string[] = [];
+export const TARGET_PREFIX = "target (issue 17)";
 
-/** Print a target line now and keep it for the summary. */
-export function reportTarget(line: string): void {
-  console.log(line);
-  lines.push(line);
-}
-
-/** The target lines reported so far, in the order the modules ran. */
-export function reportedTargets(): readonly string[] {
-  return lines;
+/** Print a target line; `what` follows the prefix (e.g. ": kernel only ..."). */
+export function reportTarget(what: string): void {
+  console.log(`${TARGET_PREFIX}${what}`);
 }
