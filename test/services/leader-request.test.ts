@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Simulation, type Message } from "../../sim/simulation.js";
+import { scriptedServers } from "../helpers/scripted-servers.js";
 import { leaderRequest, type LeaderCallResult } from "../../impls/raft-zk/leader-request.js";
 
 /**
@@ -7,19 +7,7 @@ import { leaderRequest, type LeaderCallResult } from "../../impls/raft-zk/leader
  * clients, against scripted servers: a stranded leader that answers nothing, its
  * follower that still names it, and the majority's leader.
  */
-function world(behaviour: Record<string, (msg: Message) => Message | undefined>) {
-  const sim = new Simulation({ seed: "lr", network: { latencyUsBase: 1000, latencyUsJitter: 0 } });
-  for (const [id, answer] of Object.entries(behaviour)) {
-    sim.addProcess(id, "server", {}, (ctx) => ({
-      onMessage: (from, msg) => {
-        const body = answer(msg);
-        if (body) ctx.reply(from, msg, body);
-      },
-    }));
-  }
-  const client = sim.addProcess("c1", "client", {}, () => ({}));
-  return { sim, client };
-}
+const world = (behaviour: Parameters<typeof scriptedServers>[1]) => scriptedServers("lr", behaviour);
 
 function ask(w: ReturnType<typeof world>, servers: string[], retryTimeouts = true) {
   const cursor = { servers, guess: 0 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Simulation, type Message } from "../../sim/simulation.js";
+import type { Message } from "../../sim/simulation.js";
+import { scriptedServers } from "../helpers/scripted-servers.js";
 import { leaderRequest } from "../../impls/raft-zk/leader-request.js";
 import { ServiceSession, SessionClient, type SessionProtocol } from "../../impls/raft-service/session-client.js";
 
@@ -27,19 +28,7 @@ const protocol: SessionProtocol<Op, Reply, ServiceSession> = {
   expiredBy: (reply) => reply.status === "session-expired",
 };
 
-function world(behaviour: Record<string, (msg: Message) => Message | undefined>) {
-  const sim = new Simulation({ seed: "sc", network: { latencyUsBase: 1000, latencyUsJitter: 0 } });
-  for (const [id, answer] of Object.entries(behaviour)) {
-    sim.addProcess(id, "server", {}, (ctx) => ({
-      onMessage: (from, msg) => {
-        const body = answer(msg);
-        if (body) ctx.reply(from, msg, body);
-      },
-    }));
-  }
-  const client = sim.addProcess("c1", "client", {}, () => ({}));
-  return { sim, client };
-}
+const world = (behaviour: Parameters<typeof scriptedServers>[1]) => scriptedServers("sc", behaviour);
 
 const servers = () => ({
   s1: () => undefined, // silent: one timeout first
