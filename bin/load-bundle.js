@@ -135,9 +135,9 @@ function runSweepWorker() {
     return;
   }
   if (!workerData.record) return;
-  // Added after the worker's own listener: a claim's (or a run job's) seeds have run (synchronously) by the time this is called.
+  // Added after the worker's own listener: a claim's seeds have run (synchronously) by the time this is called.
   parentPort.on("message", (m) => {
-    if (m.type === "claim" || m.type === "run") fs.writeFileSync(path.join(bundleDir, workerData.cache), script.createCachedData());
+    if (m.type === "claim") fs.writeFileSync(path.join(bundleDir, workerData.cache), script.createCachedData());
   });
 }
 

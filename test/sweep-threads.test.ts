@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Worker } from "node:worker_threads";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadScenario } from "../scenarios/index.js";
 import { InputError } from "../sim/errors.js";
 import type { Scenario } from "../scenarios/schema.js";
@@ -53,11 +56,13 @@ describe("sweep threads", () => {
   it("an InputError thrown in a thread arrives as an InputError", async () => {
     const s: Scenario = { ...loadScenario("naive-baseline"), faults: [{ kind: "pause", atMs: 10, delayMs: 0, target: "ghost", durationMs: 5 }] };
     const pool = new SweepPool(s, 2);
+    const dir = mkdtempSync(join(tmpdir(), "lockstep-sweep-threads-"));
     try {
-      // Submitted without this thread taking a share: the job goes to the thread.
-      await expect((pool as unknown as Internals).submit({ type: "run", jobId: 0, seeds: [1] })).rejects.toBeInstanceOf(InputError);
+      // Submitted without this thread taking a share: the job goes to the thread, whose run of the seed is refused.
+      await expect((pool as unknown as Internals).submit({ type: "report", jobId: 0, seed: 1, dir: join(dir, "seed-1") })).rejects.toBeInstanceOf(InputError);
     } finally {
       await pool.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

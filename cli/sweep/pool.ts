@@ -261,7 +261,7 @@ export class SweepPool {
   /** A thread stopped without being asked (crashed, ran out of memory): the sweep fails, naming the seeds it held. */
   private threadDied(w: Worker, reason: string): void {
     if (this.closed || this.failure) return;
-    const seeds = (this.running.get(w) ?? []).flatMap((j) => (j.type === "run" ? j.seeds : j.type === "report" ? [j.seed] : this.heldBy(w)));
+    const seeds = (this.running.get(w) ?? []).flatMap((j) => (j.type === "report" ? [j.seed] : this.heldBy(w)));
     this.fail(new SweepThreadDied(reason, seeds));
   }
 

@@ -2,8 +2,8 @@ import { InputError, SimLimitError, SimulationStopError } from "../../sim/errors
 import type { Scenario } from "../../scenarios/schema.js";
 import type { SeedResult } from "./run-seed.js";
 
-/** A job: a chunk of seeds to run, or one failing seed whose run directory to write. */
-export type Work = { type: "run"; jobId: number; seeds: number[] } | { type: "report"; jobId: number; seed: number; dir: string };
+/** A job posted to one thread: a failing seed whose run directory to write (seeds to run come as a Claim). */
+export type Work = { type: "report"; jobId: number; seed: number; dir: string };
 
 /**
  * Messages between the sweep's main thread and its workers (structured-cloned). The
