@@ -21,6 +21,8 @@ export class IdSlots<V> {
   private overflow: Map<number, { value: V; tag: number }> | undefined;
   /** The tag of the value `take` last returned. */
   takenTag = -1;
+  /** Ids waiting now. */
+  count = 0;
 
   /** Note `value` waiting on `id` (≥ 1), with `tag` (an int32). */
   set(id: number, value: V, tag: number): void {
@@ -29,13 +31,16 @@ export class IdSlots<V> {
       const i = id & this.mask;
       const cur = this.ids[i]!;
       if (cur === FREE || cur === id) {
+        if (cur === FREE) this.count++;
         this.ids[i] = id;
         this.values[i] = value;
         this.tags[i] = tag;
         return;
       }
       if (this.ids.length >= SLOTS_MAX) {
-        (this.overflow ??= new Map()).set(id, { value, tag });
+        const overflow = (this.overflow ??= new Map());
+        if (!overflow.has(id)) this.count++;
+        overflow.set(id, { value, tag });
         return;
       }
       this.grow();
@@ -50,11 +55,13 @@ export class IdSlots<V> {
       this.takenTag = this.tags[i]!;
       this.ids[i] = FREE;
       this.values[i] = undefined;
+      this.count--;
       return value;
     }
     const o = this.overflow?.get(id);
     if (o === undefined) return undefined;
     this.overflow!.delete(id);
+    this.count--;
     this.takenTag = o.tag;
     return o.value;
   }

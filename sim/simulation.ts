@@ -152,6 +152,9 @@ export class ProcessContext {
   private readonly callWaitOne = new CallWait(this);
   /** By destination id: processes and links are never removed, so a route stays good. */
   private readonly routes = new Map<string, Route>();
+  /** The last destination sent to and its route (see send). */
+  private lastTo: string | undefined = undefined;
+  private lastRoute: Route | undefined = undefined;
   behavior: ProcessBehavior = {};
 
   constructor(
@@ -182,6 +185,9 @@ export class ProcessContext {
   }
 
   send(to: string, msg: Message): void {
+    // The destination sent to last, checked first: a follower answers its one leader, a
+    // client asks its one server, and a compare is cheaper than the map's string hash lookup.
+    if (to === this.lastTo) return this.sim.sendOn(this.id, this.lastRoute!.dest, this.lastRoute!.link, msg);
     let route = this.routes.get(to);
     if (route === undefined) {
       const dest = this.sim.contexts.get(to);
@@ -190,6 +196,8 @@ export class ProcessContext {
       route = new Route(dest, this.sim.network.link(this.id, to));
       this.routes.set(to, route);
     }
+    this.lastTo = to;
+    this.lastRoute = route;
     this.sim.sendOn(this.id, route.dest, route.link, msg);
   }
 
@@ -309,6 +317,12 @@ export class ProcessContext {
 
   /** Called by the simulation when a message arrives (process is running). */
   handle(from: string, msg: Message): void {
+    // No call waits (a server's usual state): whatever the message, onMessage has it, as a
+    // late reply would; and its inReplyTo, a load over every message shape there is, goes unread.
+    if (this.pending.count === 0) {
+      this.behavior.onMessage?.(from, msg);
+      return;
+    }
     if (msg.inReplyTo !== undefined) {
       const run = this.pending.take(msg.inReplyTo);
       if (run !== undefined) {

@@ -39,6 +39,10 @@ describe("PendingCalls", () => {
     const ids = [1, 1 + (1 << 16), 1 + (1 << 17), 5];
     const runs = ids.map(run);
     ids.forEach((id, i) => p.set(id, runs[i]!, i));
+    // Setting an id again replaces it, in the table or the overflow: still four waiting.
+    p.set(1 + (1 << 17), runs[2]!, 2);
+    p.set(5, runs[3]!, 3);
+    expect(p.count).toBe(4);
     expect(p.take(1 + (1 << 16))).toBe(runs[1]);
     expect(p.takenTimerSlot).toBe(1);
     expect(p.take(1 + (1 << 16))).toBeUndefined();
@@ -46,6 +50,7 @@ describe("PendingCalls", () => {
     expect(p.takenTimerSlot).toBe(2);
     expect(p.take(1)).toBe(runs[0]);
     expect(p.take(5)).toBe(runs[3]);
+    expect(p.count).toBe(0);
   });
 
   it("holds thousands of outstanding calls as a Map would", () => {
@@ -63,10 +68,15 @@ describe("PendingCalls", () => {
         expect(p.take(gone)).toBe(m.get(gone));
         m.delete(gone);
       }
+      // The count is the Map's size (ProcessContext.handle skips replies when it is 0).
+      expect(p.count).toBe(m.size);
     }
     for (let id = 1; id <= 5000; id++) {
       expect(p.take(id)).toBe(m.get(id));
       if (m.has(id)) expect(p.takenTimerSlot).toBe(id % 1000);
+      m.delete(id);
+      expect(p.count).toBe(m.size);
     }
+    expect(p.count).toBe(0);
   });
 });
