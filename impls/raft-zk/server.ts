@@ -107,7 +107,9 @@ export class ZkServer implements ProcessBehavior {
   }
 
   private applyEntry(cmd: ZkCmd, zxid: number, awaited: boolean): ZkResult {
-    const r = this.tree.apply(cmd, zxid, awaited);
+    // Events are read by the watches here (if any) and by a leader's expiry record only.
+    const withEvents = this.watches.size > 0 || (cmd.kind === "expireSession" && this.raft.isLeader());
+    const r = this.tree.apply(cmd, zxid, awaited, withEvents);
     if (cmd.kind === "createSession") {
       // The session's timer starts when its creation is applied here (as leader, it counts).
       this.lastHeardUs.set(zxid, this.ctx.monoUs());

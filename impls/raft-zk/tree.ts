@@ -96,7 +96,12 @@ const seqPaths: string[] = [];
 let seqNext = 0;
 
 function sequentialPath(prefix: string, seq: number): string {
-  for (let i = 0; i < seqPaths.length; i++) if (seqNumbers[i] === seq && seqPrefixes[i] === prefix) return seqPaths[i]!;
+  // Newest first: the replicas of a create come one after another, so their match is
+  // near the top, and every miss on the way is a string compare.
+  for (let k = 1; k <= seqPaths.length; k++) {
+    const i = (seqNext - k + MEMO_SLOTS) % MEMO_SLOTS;
+    if (seqNumbers[i] === seq && seqPrefixes[i] === prefix) return seqPaths[i]!;
+  }
   const path = prefix + String(seq).padStart(SEQ_DIGITS, "0");
   seqPrefixes[seqNext] = prefix;
   seqNumbers[seqNext] = seq;
@@ -117,7 +122,11 @@ const splitNames: string[] = [];
 let splitNext = 0;
 
 function splitOf(path: string): number {
-  for (let i = 0; i < splitPaths.length; i++) if (splitPaths[i] === path) return i;
+  // Newest first, as sequentialPath: a miss is a compare of two strings, mostly of one length.
+  for (let k = 1; k <= splitPaths.length; k++) {
+    const i = (splitNext - k + MEMO_SLOTS) % MEMO_SLOTS;
+    if (splitPaths[i] === path) return i;
+  }
   const slash = path.lastIndexOf("/");
   const at = splitNext;
   splitPaths[at] = path;
@@ -165,6 +174,9 @@ export function sequenceOf(name: string): number {
  */
 const NO_CHILDREN: ReadonlySet<string> = new Set<string>();
 
+/** The events of an apply whose caller wants none: never written (apply checks #withEvents before each push). */
+const NO_EVENTS: readonly ZkEvent[] = Object.freeze([]);
+
 /** canonicalForm of an empty map (the lingering sessions, nearly always). */
 const EMPTY_MAP_FORM = canonicalForm(new Map());
 
@@ -187,6 +199,8 @@ export class ZkTree {
   readonly #sessionEntries = new Map<number, [string, string]>();
   /** canonicalForm(deadSessions), kept until the next session dies: the set only grows, and a digest wrote it whole. */
   #deadSessionsForm: string | undefined = undefined;
+  /** The apply under way lists its events (apply's withEvents). */
+  #withEvents = true;
 
   constructor() {
     this.nodes.set("/", { data: "", czxid: 0, mzxid: 0, version: 0, ephemeralOwner: 0, children: new Set(), seqNext: 0 });
@@ -194,12 +208,14 @@ export class ZkTree {
 
   /**
    * `answer`: whether the result carries the stat of a created or set node; false where
-   * nobody waits for it (a replica other than the proposer's): the tree, the path, the
-   * events and ok/error are the same either way.
+   * nobody waits for it (a replica other than the proposer's). `withEvents`: whether the
+   * result lists the events (false where no watch or record reads them: they are then an
+   * empty list). The tree, the path and ok/error are the same either way.
    */
-  apply(cmd: ZkCmd, zxid: number, answer = true): ZkResult {
+  apply(cmd: ZkCmd, zxid: number, answer = true, withEvents = true): ZkResult {
     this.lastZxid = zxid;
-    const events: ZkEvent[] = [];
+    this.#withEvents = withEvents;
+    const events: ZkEvent[] = withEvents ? [] : (NO_EVENTS as ZkEvent[]);
     switch (cmd.kind) {
       case "createSession":
         // The session id is the zxid of its creation: unique across the cluster's life.
@@ -246,7 +262,7 @@ export class ZkTree {
         n.version++;
         n.mzxid = zxid;
         this.#nodeEntries.delete(cmd.path);
-        events.push({ type: "changed", path: cmd.path });
+        if (this.#withEvents) events.push({ type: "changed", path: cmd.path });
         return answer ? { ok: true, stat: this.statOf(n), events } : { ok: true, events };
       }
     }
@@ -295,7 +311,7 @@ export class ZkTree {
     parent.children.add(baseName(path));
     this.#nodeEntries.delete(path);
     this.#nodeEntries.delete(parentPath);
-    events.push({ type: "created", path });
+    if (this.#withEvents) events.push({ type: "created", path });
     return n;
   }
 
@@ -311,7 +327,7 @@ export class ZkTree {
       this.sessions.get(n.ephemeralOwner)?.ephemerals.delete(path);
       this.#sessionEntries.delete(n.ephemeralOwner);
     }
-    events.push({ type: "deleted", path });
+    if (this.#withEvents) events.push({ type: "deleted", path });
   }
 
   private statOf(n: ZNode): Stat {

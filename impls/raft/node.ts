@@ -54,7 +54,9 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
   if (!cfg.peers.includes(ctx.id)) throw new Error(`raft: peers ${cfg.peers.join(",")} do not include ${ctx.id}`);
 
   let state: RaftState<Cmd> = initialState(cfg);
-  const timers = new Map<TimerName, TimerHandle>();
+  /** The heartbeat's kernel timer (the election timer is the LazyTimer below). */
+  let heartbeat: TimerHandle | undefined;
+  let diskLog: Entry<Cmd>[] | undefined;
   const waiters = new Waiters<WaiterCb>();
   let nextId = 1;
   const queue: RaftInput<Cmd>[] = [];
@@ -106,8 +108,13 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
         ctx.disk.set(DISK_VOTED_FOR, e.votedFor);
         return;
       case "persist-log": {
-        let log = ctx.disk.get(DISK_LOG) as Entry<Cmd>[] | undefined;
-        if (!log) ctx.disk.set(DISK_LOG, (log = []));
+        // This node alone writes its log to the disk: the array found once is the one there.
+        let log = diskLog;
+        if (log === undefined) {
+          log = ctx.disk.get(DISK_LOG) as Entry<Cmd>[] | undefined;
+          if (!log) ctx.disk.set(DISK_LOG, (log = []));
+          diskLog = log;
+        }
         // Cut only on a truncation: setting length is a runtime call even when it changes nothing.
         if (log.length !== e.fromIndex - 1) log.length = e.fromIndex - 1;
         for (const entry of e.entries) log.push(entry);
@@ -118,14 +125,14 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
         return;
       case "set-timer": {
         if (e.timer === "election") return election.set(e.delayMs);
-        ctx.cancelTimer(timers.get(e.timer));
-        timers.set(e.timer, ctx.setTimer(e.delayMs, timerFires[e.timer]));
+        ctx.cancelTimer(heartbeat);
+        heartbeat = ctx.setTimer(e.delayMs, timerFires.heartbeat);
         return;
       }
       case "cancel-timer":
         if (e.timer === "election") return election.cancel();
-        ctx.cancelTimer(timers.get(e.timer));
-        timers.delete(e.timer);
+        ctx.cancelTimer(heartbeat);
+        heartbeat = undefined;
         return;
       case "apply": {
         // No-ops (cmd null) are the core's own; the service never sees them.

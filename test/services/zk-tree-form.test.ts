@@ -115,4 +115,21 @@ describe("ZkTree.stateForm", () => {
       expect(stats).toBeGreaterThan(10);
     }
   });
+
+  it("applied without events (no watch reads them): the same tree, path and outcome, and no events", () => {
+    for (let seed = 1; seed <= 3; seed++) {
+      const listed = new ZkTree();
+      const quiet = new ZkTree();
+      let events = 0;
+      for (const [i, cmd] of commands(seed, 300).entries()) {
+        const a = listed.apply(cmd, i + 1);
+        const b = quiet.apply(cmd, i + 1, true, false);
+        events += a.events.length;
+        expect(b).toEqual({ ...a, events: [] });
+        expect(quiet.stateForm(), `seed ${seed}, after command ${i + 1}`).toBe(listed.stateForm());
+      }
+      // The commands did make events: the comparison above was not of empty lists alone.
+      expect(events).toBeGreaterThan(20);
+    }
+  });
 });
