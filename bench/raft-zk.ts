@@ -22,6 +22,7 @@ import { loadScenario } from "../scenarios/index.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { runScenario } from "../sim/runner.js";
 import { reportTarget } from "./targets.js";
+import { minorFaults, pageFaultCost } from "./page-faults.js";
 
 export interface RaftZkBenchRow {
   name: string;
@@ -47,6 +48,11 @@ export interface RaftZkBenchRow {
   eventsPerWallS: number;
   /** Sampled estimate of bytes allocated per event (undefined: no inspector). */
   bytesPerEvent: number | undefined;
+  /**
+   * Minor page faults of the process in a timed round, median of the rounds: fresh heap
+   * pages (see page-faults.ts). Rounds that took none ran fastest.
+   */
+  pageFaultsPerRound: number;
   acquisitions: number;
 }
 
@@ -129,15 +135,18 @@ async function measure(name: string, s: Scenario, servers: number): Promise<Raft
   let out = round(s);
   const walls: number[] = [];
   const cpus: number[] = [];
+  const faults: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     // No forced GC between rounds: a full GC by gc() threw away optimized code (V8
     // optimized 1708 functions over six rounds with one before each, 476 without), so
     // every round after it ran partly unoptimized, at about half the speed, and the
     // compiler's thread filled the second core. A sweep forces no GC between seeds.
     const c0 = process.cpuUsage();
+    const f0 = minorFaults();
     const t0 = performance.now();
     out = round(s);
     walls.push(performance.now() - t0);
+    faults.push(minorFaults() - f0);
     const c = process.cpuUsage(c0);
     cpus.push((c.user + c.system) / 1000);
   }
@@ -161,6 +170,7 @@ async function measure(name: string, s: Scenario, servers: number): Promise<Raft
     events: out.events,
     eventsPerWallS: out.events / (wallMs / 1000),
     bytesPerEvent: alloc ? alloc.bytes / alloc.events : undefined,
+    pageFaultsPerRound: median(faults),
     acquisitions: out.acquisitions,
   };
 }
@@ -192,13 +202,18 @@ export async function main(): Promise<RaftZkBenchRow[]> {
     const bytes = r.bytesPerEvent === undefined ? "n/a" : r.bytesPerEvent.toFixed(0);
     console.log(
       `${r.name.padEnd(38)} ${r.simSPerWallS.toFixed(1).padStart(8)} sim s / wall s ${spread.padStart(12)} ${r.simSPerCpuS.toFixed(1).padStart(8)} sim s / CPU s  ${Math.round(r.eventsPerWallS).toString().padStart(9)} events / wall s  ` +
-        `${bytes.padStart(5)} B / event  ${r.events} events, ${r.acquisitions} acquisitions, ${r.wallMs.toFixed(0)} ms wall a round`,
+        `${bytes.padStart(5)} B / event  ${r.events} events, ${r.acquisitions} acquisitions, ${r.wallMs.toFixed(0)} ms wall a round, ${r.pageFaultsPerRound} page faults a round`,
     );
   }
+  const fault = pageFaultCost();
+  const zk = rows[0]!;
+  console.log(
+    `page faults: one costs ${fault.usPerFault.toFixed(2)} µs on this machine (a fresh buffer touched page by page); raft-zk's ${zk.pageFaultsPerRound} a round are then ~${((zk.pageFaultsPerRound * fault.usPerFault) / 1000).toFixed(0)} ms of its ${zk.wallMs.toFixed(0)} ms (V8 maps fresh old-space pages for a run's promoted state)`,
+  );
   const zkRow = rows[0]!;
   const naiveRow = rows[rows.length - 1]!;
   reportTarget(
-    `: raft-zk 5 nodes × 10 clients ≥ ${RAFT_ZK_TARGET_SIM_S_PER_WALL_S} sim s / wall s: ${zkRow.simSPerWallS.toFixed(0)} (${(zkRow.simSPerWallS / RAFT_ZK_TARGET_SIM_S_PER_WALL_S).toFixed(2)} of the target; ${(zkRow.simSPerWallS / naiveRow.simSPerWallS).toFixed(2)}× naive-baseline in this run)`,
+    `: raft-zk 5 nodes × 10 clients ≥ ${RAFT_ZK_TARGET_SIM_S_PER_WALL_S} sim s / wall s: ${zkRow.simSPerWallS.toFixed(0)} (${(zkRow.simSPerWallS / RAFT_ZK_TARGET_SIM_S_PER_WALL_S).toFixed(2)} of the target; ${(zkRow.simSPerWallS / naiveRow.simSPerWallS).toFixed(2)}× naive-baseline in this run; ${zkRow.pageFaultsPerRound} page faults a round at ${fault.usPerFault.toFixed(1)} µs each)`,
   );
   return rows;
 }
