@@ -26,45 +26,18 @@ export interface StatusReply {
   leader?: string;
 }
 
-export type LeaderCallResult<R> =
-  | { status: "answered"; reply: R; sentUs: number }
-  /** A write timed out: it may or may not have been applied. */
-  | { status: "unknown" }
-  | { status: "timeout" };
-
 /** Pause after a not-leader answer without a usable hint, ms. */
 export const NO_LEADER_BACKOFF_MS = 20;
 /** Bound on attempts of one request (redirects and retries), whatever the deadline. */
 export const ATTEMPTS_MAX = 64;
-
-export function* leaderRequest<R extends StatusReply>(
-  ctx: ProcessContext,
-  cursor: LeaderCursor,
-  msg: Message,
-  o: { deadlineUs: number; requestTimeoutMs: number; retryTimeouts: boolean },
-): Fiber<LeaderCallResult<R>> {
-  const sink = new LastAnswer<R>();
-  const r = yield* leaderCall<R, undefined>(ctx, cursor, msg, o.deadlineUs, o.requestTimeoutMs, o.retryTimeouts, sink, undefined);
-  return sink.got ? { status: "answered", reply: r as R, sentUs: sink.sentUs } : (r as LeaderCallResult<R>);
-}
 
 /** Told of the answer a leaderCall is about to return, with its request's send time. */
 export interface AnswerSink<R, A> {
   answered(reply: R, sentUs: number, arg: A): void;
 }
 
-/** leaderRequest's sink: whether the call was answered, and when that request was sent. */
-class LastAnswer<R> implements AnswerSink<R, undefined> {
-  got = false;
-  sentUs = 0;
-  answered(_reply: R, sentUs: number): void {
-    this.got = true;
-    this.sentUs = sentUs;
-  }
-}
-
 /**
- * leaderRequest's loop, lean for the clients' every request: the waits are yielded as
+ * The request loop, lean for the clients' every request: the waits are yielded as
  * they are (ctx.callWait, ctx.sleepWait: no CallFiber or SleepFiber), at the same
  * points and in the same order as `yield* ctx.call` and `yield* ctx.sleep` would, and
  * no options or result object is made. It returns the answer itself, or a

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { scriptedServers } from "../helpers/scripted-servers.js";
-import { leaderRequest, type LeaderCallResult } from "../../impls/raft-zk/leader-request.js";
+import { leaderRequest, scriptedServers, type LeaderRequestResult } from "../helpers/scripted-servers.js";
 
 /**
- * leaderRequest (impls/raft-zk/leader-request.ts), the redirect logic of the Raft-backed
+ * leaderCall (impls/raft-zk/leader-request.ts, through the test helper leaderRequest), the redirect logic of the Raft-backed
  * clients, against scripted servers: a stranded leader that answers nothing, its
  * follower that still names it, and the majority's leader.
  */
@@ -11,7 +10,7 @@ const world = (behaviour: Parameters<typeof scriptedServers>[1]) => scriptedServ
 
 function ask(w: ReturnType<typeof world>, servers: string[], retryTimeouts = true) {
   const cursor = { servers, guess: 0 };
-  let out: LeaderCallResult<{ status: string; leader?: string }> | undefined;
+  let out: LeaderRequestResult<{ status: string; leader?: string }> | undefined;
   w.client.spawn(leaderRequest(w.client, cursor, { type: "req" }, { deadlineUs: 2_000_000, requestTimeoutMs: 200, retryTimeouts }), (r) => (out = r.value));
   w.sim.run(3_000_000);
   return { out, cursor };

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../sim/simulation.js";
-import { scriptedServers } from "../helpers/scripted-servers.js";
-import { leaderRequest } from "../../impls/raft-zk/leader-request.js";
+import { leaderRequest, scriptedServers } from "../helpers/scripted-servers.js";
 import { ServiceSession, SessionClient, type SessionProtocol } from "../../impls/raft-service/session-client.js";
 
 /**
