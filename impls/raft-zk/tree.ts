@@ -174,7 +174,7 @@ export function sequenceOf(name: string): number {
  */
 const NO_CHILDREN: ReadonlySet<string> = new Set<string>();
 
-/** The events of an apply whose caller wants none: never written (apply checks #withEvents before each push). */
+/** The events of an apply whose caller wants none: never written (each push checks for it first). */
 const NO_EVENTS: readonly ZkEvent[] = Object.freeze([]);
 
 /** canonicalForm of an empty map (the lingering sessions, nearly always). */
@@ -199,8 +199,6 @@ export class ZkTree {
   readonly #sessionEntries = new Map<number, [string, string]>();
   /** canonicalForm(deadSessions), kept until the next session dies: the set only grows, and a digest wrote it whole. */
   #deadSessionsForm: string | undefined = undefined;
-  /** The apply under way lists its events (apply's withEvents). */
-  #withEvents = true;
 
   constructor() {
     this.nodes.set("/", { data: "", czxid: 0, mzxid: 0, version: 0, ephemeralOwner: 0, children: new Set(), seqNext: 0 });
@@ -214,7 +212,6 @@ export class ZkTree {
    */
   apply(cmd: ZkCmd, zxid: number, answer = true, withEvents = true): ZkResult {
     this.lastZxid = zxid;
-    this.#withEvents = withEvents;
     const events: ZkEvent[] = withEvents ? [] : (NO_EVENTS as ZkEvent[]);
     switch (cmd.kind) {
       case "createSession":
@@ -262,7 +259,7 @@ export class ZkTree {
         n.version++;
         n.mzxid = zxid;
         this.#nodeEntries.delete(cmd.path);
-        if (this.#withEvents) events.push({ type: "changed", path: cmd.path });
+        if (events !== NO_EVENTS) events.push({ type: "changed", path: cmd.path });
         return answer ? { ok: true, stat: this.statOf(n), events } : { ok: true, events };
       }
     }
@@ -311,7 +308,7 @@ export class ZkTree {
     parent.children.add(baseName(path));
     this.#nodeEntries.delete(path);
     this.#nodeEntries.delete(parentPath);
-    if (this.#withEvents) events.push({ type: "created", path });
+    if (events !== NO_EVENTS) events.push({ type: "created", path });
     return n;
   }
 
@@ -327,7 +324,7 @@ export class ZkTree {
       this.sessions.get(n.ephemeralOwner)?.ephemerals.delete(path);
       this.#sessionEntries.delete(n.ephemeralOwner);
     }
-    if (this.#withEvents) events.push({ type: "deleted", path });
+    if (events !== NO_EVENTS) events.push({ type: "deleted", path });
   }
 
   private statOf(n: ZNode): Stat {
