@@ -1,5 +1,5 @@
 import type { Fiber, FiberStep, Wait } from "../../sim/fiber.js";
-import type { ProcessContext, RpcResult } from "../../sim/simulation.js";
+import type { Message, ProcessContext, RpcResult } from "../../sim/simulation.js";
 import { REDIS_REQUEST, type RedisCommand, type RedisReply } from "./commands.js";
 import { REPL } from "./replication.js";
 
@@ -10,7 +10,17 @@ export type RedisResult = { ok: true; reply: RedisReply } | { ok: false; error: 
 export function redisCall(ctx: ProcessContext, node: string, command: RedisCommand, timeoutMs: number): Fiber<RedisResult> {
   // One kernel call fiber, no generator of its own per command; the request is built
   // with its rpcId slot, so setting it adds no property (issue 17).
-  return ctx.callAs(node, { type: REDIS_REQUEST, command, rpcId: undefined }, timeoutMs, toRedisResult);
+  return ctx.callAs(node, requestOf(command), timeoutMs, toRedisResult);
+}
+
+/** A command's request message, with its rpcId slot (the kernel sets it in place). */
+function requestOf(command: RedisCommand): Message {
+  return { type: REDIS_REQUEST, command, rpcId: undefined };
+}
+
+/** What `redisCall` yields, for a fiber that yields it itself: its result goes through toRedisResult. */
+function redisWait(ctx: ProcessContext, node: string, command: RedisCommand, timeoutMs: number): Wait {
+  return ctx.callWait(node, requestOf(command), timeoutMs);
 }
 
 /** The kernel's result object is this call's alone: it becomes the Redis result in place. */
@@ -31,7 +41,7 @@ export function toRedisResult(r: RpcResult): RedisResult {
  */
 export function redisCallEach(ctx: ProcessContext, nodes: readonly string[], command: RedisCommand, timeoutMs: number, onResult: (i: number, r: RedisResult) => void): void {
   for (let i = 0; i < nodes.length; i++) {
-    ctx.callWait(nodes[i]!, { type: REDIS_REQUEST, command, rpcId: undefined }, timeoutMs).begin(new NodeResult(i, onResult));
+    redisWait(ctx, nodes[i]!, command, timeoutMs).begin(new NodeResult(i, onResult));
   }
 }
 
@@ -59,7 +69,7 @@ export interface RedisConnection {
 export function directConnection(ctx: ProcessContext, node: string, timeoutMs: number): RedisConnection {
   return {
     call: (command) => redisCall(ctx, node, command, timeoutMs),
-    wait: (command) => ctx.callWait(node, { type: REDIS_REQUEST, command, rpcId: undefined }, timeoutMs),
+    wait: (command) => redisWait(ctx, node, command, timeoutMs),
   };
 }
 
