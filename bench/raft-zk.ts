@@ -206,11 +206,10 @@ export async function main(): Promise<RaftZkBenchRow[]> {
     );
   }
   const fault = pageFaultCost();
-  const zk = rows[0]!;
-  console.log(
-    `page faults: one costs ${fault.usPerFault.toFixed(2)} µs on this machine (a fresh buffer touched page by page); raft-zk's ${zk.pageFaultsPerRound} a round are then ~${((zk.pageFaultsPerRound * fault.usPerFault) / 1000).toFixed(0)} ms of its ${zk.wallMs.toFixed(0)} ms (V8 maps fresh old-space pages for a run's promoted state)`,
-  );
   const zkRow = rows[0]!;
+  console.log(
+    `page faults: one costs ${fault.usPerFault.toFixed(2)} µs on this machine (a fresh buffer touched page by page); raft-zk's ${zkRow.pageFaultsPerRound} a round are then ~${((zkRow.pageFaultsPerRound * fault.usPerFault) / 1000).toFixed(0)} ms of its ${zkRow.wallMs.toFixed(0)} ms (V8 maps fresh old-space pages for a run's promoted state)`,
+  );
   const naiveRow = rows[rows.length - 1]!;
   reportTarget(
     `: raft-zk 5 nodes × 10 clients ≥ ${RAFT_ZK_TARGET_SIM_S_PER_WALL_S} sim s / wall s: ${zkRow.simSPerWallS.toFixed(0)} (${(zkRow.simSPerWallS / RAFT_ZK_TARGET_SIM_S_PER_WALL_S).toFixed(2)} of the target; ${(zkRow.simSPerWallS / naiveRow.simSPerWallS).toFixed(2)}× naive-baseline in this run; ${zkRow.pageFaultsPerRound} page faults a round at ${fault.usPerFault.toFixed(1)} µs each)`,

@@ -48,39 +48,49 @@ interface Measured {
   cpuMs: number;
 }
 
+/** How to start one `lockstep sweep` process, and the file where it reports its own CPU time. */
+function sweepInvocation(root: string, dir: string, scenario: string, seeds: string, workers: number, tag: string, entry: string) {
+  const cpuFile = join(dir, `cpu-${tag}.json`);
+  const hook = pathToFileURL(join(root, "dist", "bench", "cpu-usage-hook.js")).href;
+  const args = ["--import", hook, entry, "sweep", scenario, "--seeds", seeds, "--workers", String(workers), "--reports", "0", "--out", join(dir, tag)];
+  const options = { cwd: root, stdio: ["ignore", "ignore", "pipe"] as ["ignore", "ignore", "pipe"], env: { ...process.env, LOCKSTEP_BENCH_CPU_FILE: cpuFile } };
+  return { args, options, cpuFile, what: `sweep ${scenario} --seeds ${seeds} --workers ${workers}` };
+}
+
+/** A finished sweep process's figures, or the failure it was. */
+function measuredOf(run: { cpuFile: string; what: string }, status: number | null, stderr: string, wallMs: number): Measured {
+  // 3 is an unsafe scenario's answer, 4 and 5 the others a sweep gives; 1, 2 or 7 mean the bench measured a failure.
+  if (![0, 3, 4, 5].includes(status ?? -1)) throw new Error(`bench: ${run.what} exited ${status}: ${stderr.slice(-300)}`);
+  const cpu = JSON.parse(readFileSync(run.cpuFile, "utf8")) as { userUs: number; systemUs: number };
+  return { wallMs, cpuMs: (cpu.userUs + cpu.systemUs) / 1000 };
+}
+
 /**
  * One fresh `lockstep sweep` process: its wall time, seen from here, and its CPU time, reported by itself.
  * `entry`: bin/lockstep.js (the start-up bundle) unless given (unbundledEntry()).
  */
 function sweepProcess(root: string, dir: string, scenario: string, seeds: number, workers: number, tag: string, entry = join(root, "bin", "lockstep.js")): Measured {
-  const cpuFile = join(dir, `cpu-${tag}.json`);
-  const hook = pathToFileURL(join(root, "dist", "bench", "cpu-usage-hook.js")).href;
-  const args = ["--import", hook, entry, "sweep", scenario, "--seeds", `1..${seeds}`, "--workers", String(workers), "--reports", "0", "--out", join(dir, tag)];
+  const run = sweepInvocation(root, dir, scenario, `1..${seeds}`, workers, tag, entry);
   const start = performance.now();
-  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", env: { ...process.env, LOCKSTEP_BENCH_CPU_FILE: cpuFile } });
-  const wallMs = performance.now() - start;
-  // 3 is an unsafe scenario's answer, 4 and 5 the others a sweep gives; 1, 2 or 7 mean the bench measured a failure.
-  if (![0, 3, 4, 5].includes(r.status ?? -1)) throw new Error(`bench: sweep ${scenario} --workers ${workers} exited ${r.status}: ${r.stderr.slice(-300)}`);
-  const cpu = JSON.parse(readFileSync(cpuFile, "utf8")) as { userUs: number; systemUs: number };
-  return { wallMs, cpuMs: (cpu.userUs + cpu.systemUs) / 1000 };
+  const r = spawnSync(process.execPath, run.args, { ...run.options, encoding: "utf8" });
+  return measuredOf(run, r.status, r.stderr, performance.now() - start);
 }
 
-/** `sweepProcess` without waiting: so that two can run side by side. */
+/** `sweepProcess` of one worker without waiting, on a range of seeds: so that two can run side by side. */
 function sweepProcessAsync(root: string, dir: string, scenario: string, seeds: string, tag: string): Promise<Measured> {
-  const cpuFile = join(dir, `cpu-${tag}.json`);
-  const hook = pathToFileURL(join(root, "dist", "bench", "cpu-usage-hook.js")).href;
-  const args = ["--import", hook, join(root, "bin", "lockstep.js"), "sweep", scenario, "--seeds", seeds, "--workers", "1", "--reports", "0", "--out", join(dir, tag)];
+  const run = sweepInvocation(root, dir, scenario, seeds, 1, tag, join(root, "bin", "lockstep.js"));
   const start = performance.now();
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, LOCKSTEP_BENCH_CPU_FILE: cpuFile } });
+  const child = spawn(process.execPath, run.args, run.options);
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (status) => {
-      const wallMs = performance.now() - start;
-      if (![0, 3, 4, 5].includes(status ?? -1)) return reject(new Error(`bench: sweep ${scenario} --seeds ${seeds} exited ${status}: ${stderr.slice(-300)}`));
-      const cpu = JSON.parse(readFileSync(cpuFile, "utf8")) as { userUs: number; systemUs: number };
-      resolve({ wallMs, cpuMs: (cpu.userUs + cpu.systemUs) / 1000 });
+      try {
+        resolve(measuredOf(run, status, stderr, performance.now() - start));
+      } catch (e) {
+        reject(e);
+      }
     });
   });
 }
