@@ -10,6 +10,12 @@
  * order they were first set. Only cluster members have slots: setting another name
  * throws (the core only ever records members).
  */
+/** Position of `peer` in `peers`, or -1: a loop of compares (includes/indexOf were a builtin call on every message). */
+export function peerIndex(peers: readonly string[], peer: string): number {
+  for (let i = 0; i < peers.length; i++) if (peers[i] === peer) return i;
+  return -1;
+}
+
 export class PeerTable {
   readonly #peers: readonly string[];
   /** The value at each peer's position; `present` says whether it is set. */
@@ -25,9 +31,7 @@ export class PeerTable {
 
   /** Position of `peer` in cfg.peers, or -1. */
   indexOf(peer: string): number {
-    const peers = this.#peers;
-    for (let i = 0; i < peers.length; i++) if (peers[i] === peer) return i;
-    return -1;
+    return peerIndex(this.#peers, peer);
   }
 
   /** The value at position `i`, or `absent` if none is set there. */
