@@ -1,4 +1,4 @@
-// Mutation testing of the Raft adapter impls/raft/node.ts (issue 14): npm run mutation:node.
+// Mutation testing of the Raft adapter services/raft/node.ts (issue 14): npm run mutation:node.
 // Base settings from stryker.config.json; its own test set, reports and incremental file.
 import { readFileSync } from "node:fs";
 
@@ -9,7 +9,7 @@ delete base._comment;
 export default {
   ...base,
   vitest: { configFile: "vitest.mutation.node.config.ts" },
-  mutate: ["impls/raft/node.ts"],
+  mutate: ["services/raft/node.ts"],
   jsonReporter: { fileName: "mutation-report/node/mutation.json" },
   htmlReporter: { fileName: "mutation-report/node/mutation.html" },
   incrementalFile: "mutation-report/node/stryker-incremental.json",

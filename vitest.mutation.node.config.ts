@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * The test set StrykerJS runs against each mutant of the Raft adapter, impls/raft/node.ts
+ * The test set StrykerJS runs against each mutant of the Raft adapter, services/raft/node.ts
  * (stryker.node.config.mjs, `npm run mutation:node`): its unit tests (test/raft/node.test.ts)
  * and the 6.824-style regression suite on its first seed (the whole suite drives the
  * core through this adapter). `npm test` does not use it.

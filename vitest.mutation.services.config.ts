@@ -9,7 +9,7 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   test: {
-    include: ["test/impls/raft-zk-tree.test.ts", "test/impls/etcd-lease-kv.test.ts", "test/services/*.test.ts"],
+    include: ["test/designs/raft-zk-tree.test.ts", "test/designs/etcd-lease-kv.test.ts", "test/services/*.test.ts"],
     // Scenario runs over seeds (seconds each) are for npm test.
     exclude: ["test/services/renewal-faults.test.ts"],
     testTimeout: 60_000,

@@ -9,16 +9,16 @@
  *   expect(r.outcome).toBe("unsafe");
  */
 import { loadScenario, allScenarios } from "../scenarios/index.js";
-import { runScenario, type RunOutput } from "../sim/runner.js";
+import { runScenario, type RunOutput } from "../harness/runner.js";
 import { runCheckers, type Verdicts } from "../checkers/run-all.js";
-import { checkContextFor } from "../cli/check-context.js";
-import { withLibrary } from "../impls/library/override.js";
-import { replayCommand } from "../cli/replay-command.js";
+import { checkContextFor } from "../harness/check-context.js";
+import { withLibrary } from "../scenarios/with-library.js";
+import { replayCommand } from "../harness/replay-command.js";
 import type { Scenario } from "../scenarios/schema.js";
 import type { HistoryEvent } from "../sim/history.js";
 
 export { loadScenario, allScenarios, runScenario, runCheckers, checkContextFor, withLibrary };
-export { BUILTIN_ADAPTERS, type AdapterInstance, type AdapterModule } from "../impls/library/adapter.js";
+export { BUILTIN_ADAPTERS, type AdapterInstance, type AdapterModule } from "../designs/library/adapter.js";
 export { InputError, SimLimitError, SimulationStopError } from "../sim/errors.js";
 export { SimulationEscapeError, LibraryError } from "../sim/sandbox/errors.js";
 export type { Scenario, HistoryEvent, RunOutput, Verdicts };

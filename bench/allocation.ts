@@ -17,7 +17,7 @@ import { setFlagsFromString } from "node:v8";
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import type { Scenario } from "../scenarios/schema.js";
-import type { SeedResult } from "../cli/sweep/run-seed.js";
+import type { SeedResult } from "../harness/sweep/run-seed.js";
 
 /** A Redis SET NX design, a Redlock design, a Raft/ZooKeeper design. */
 export const ALLOCATION_SCENARIOS = ["naive-gc-pause", "redlock-clock-jump", "raft-zk-baseline"] as const;
@@ -46,7 +46,7 @@ async function loadBuild(distDir: string | undefined): Promise<Build> {
   const ext = distDir === undefined && import.meta.url.endsWith(".ts") ? "ts" : "js";
   const root = distDir === undefined ? new URL("../", import.meta.url) : pathToFileURL(resolve(distDir) + "/");
   const scenarios = (await import(new URL(`scenarios/index.${ext}`, root).href)) as Pick<Build, "loadScenario">;
-  const seeds = (await import(new URL(`cli/sweep/run-seed.${ext}`, root).href)) as Pick<Build, "runSeed">;
+  const seeds = (await import(new URL(`harness/sweep/run-seed.${ext}`, root).href)) as Pick<Build, "runSeed">;
   return { loadScenario: scenarios.loadScenario, runSeed: seeds.runSeed };
 }
 

@@ -6,8 +6,8 @@
  */
 import { pathToFileURL } from "node:url";
 import { allScenarios } from "../scenarios/index.js";
-import { DESIGNS } from "../impls/index.js";
-import { pickBase } from "../sim/explore/base.js";
+import { DESIGNS } from "../designs/index.js";
+import { pickBase } from "../harness/explore/base.js";
 import { measureScenario } from "./kernel.js";
 
 export interface DesignRow {

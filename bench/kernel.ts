@@ -8,7 +8,7 @@
  */
 import { pathToFileURL } from "node:url";
 import { loadScenario } from "../scenarios/index.js";
-import { runScenario } from "../sim/runner.js";
+import { runScenario } from "../harness/runner.js";
 import { Simulation } from "../sim/simulation.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { reportTarget } from "./targets.js";

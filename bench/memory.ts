@@ -34,14 +34,14 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { GCProfiler, deserialize, serialize } from "node:v8";
 import { loadScenario } from "../scenarios/index.js";
 import type { Scenario } from "../scenarios/schema.js";
-import { runScenario, type RunOptions } from "../sim/runner.js";
+import { runScenario, type RunOptions } from "../harness/runner.js";
 import type { HistoryEvent } from "../sim/history.js";
 import { JsonlHistoryStream } from "../sim/history-stream.js";
 import { keptForCheckers } from "../checkers/needed-events.js";
 import { runCheckers } from "../checkers/run-all.js";
 import { CHECKERS, checkerByName } from "../checkers/index.js";
 import type { CheckContext } from "../checkers/types.js";
-import { checkContextFor } from "../cli/check-context.js";
+import { checkContextFor } from "../harness/check-context.js";
 import { reportTarget } from "./targets.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -98,7 +98,7 @@ export async function main(): Promise<void> {
   console.log("run                                   events  heap MB  bytes/ev  wall s");
   const base = loadScenario("naive-baseline");
   // One unmeasured run first: code loaded at first use (fengari for the Lua scripts,
-  // impls/redis/lua.ts) would otherwise count as retained by the first measured run.
+  // services/redis/lua.ts) would otherwise count as retained by the first measured run.
   void runScenario(base, 1).history.length;
   // Runs of a few hundred events are below the heap's noise; naive-baseline has ~20k.
   console.log(retained("naive-baseline (30 s, 3 clients)", base));

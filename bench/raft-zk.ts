@@ -20,7 +20,7 @@ import { Session } from "node:inspector/promises";
 import { pathToFileURL } from "node:url";
 import { loadScenario } from "../scenarios/index.js";
 import type { Scenario } from "../scenarios/schema.js";
-import { runScenario } from "../sim/runner.js";
+import { runScenario } from "../harness/runner.js";
 import { reportTarget } from "./targets.js";
 import { minorFaults, pageFaultCost } from "./page-faults.js";
 

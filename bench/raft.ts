@@ -8,8 +8,8 @@
  */
 import { pathToFileURL } from "node:url";
 import { Simulation } from "../sim/simulation.js";
-import type { RaftHost } from "../impls/raft/api.js";
-import { createRaftNode } from "../impls/raft/node.js";
+import type { RaftHost } from "../services/raft/api.js";
+import { createRaftNode } from "../services/raft/node.js";
 
 export interface RaftBenchRow {
   proposalsPerSimS: number;

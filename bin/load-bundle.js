@@ -6,7 +6,7 @@
  *      bundle of the CLI, through vm.Script with V8's code cache (cli.js.cache), so nothing is
  *      resolved, linked or (mostly) compiled.
  *   3. `sweep`: run sweep.js (main with the sweep command) the same way; its worker threads run
- *      bin/sweep-worker.js, which runs sweep-worker.js (cli/sweep/worker.ts bundled) likewise.
+ *      bin/sweep-worker.js, which runs sweep-worker.js (harness/sweep/worker.ts bundled) likewise.
  *   4. Everything else: import dist/cli/main.js, as before the bundle.
  * A missing or unreadable manifest, a bundle older than any file it was made from (an edit
  * and a `tsc` without the bundle step), or a missing bundle all mean 4; a missing or rejected
@@ -121,7 +121,7 @@ function loadBundle(manifest, sweep = false) {
 
 /**
  * In a sweep worker thread (bin/sweep-worker.js): run sweep-worker.js, the bundle of
- * dist/cli/sweep/worker.js; the main thread found the bundle fresh just before. A bundle that
+ * dist/harness/sweep/worker.js; the main thread found the bundle fresh just before. A bundle that
  * will not load falls back to the unbundled worker, before any message is read.
  */
 function runSweepWorker() {
@@ -131,7 +131,7 @@ function runSweepWorker() {
     script = loadScript(workerData.bundle, workerData.cache, undefined).script;
   } catch {
     const { pathToFileURL } = require("node:url");
-    import(pathToFileURL(path.join(root, "dist", "cli", "sweep", "worker.js")).href);
+    import(pathToFileURL(path.join(root, "dist", "harness", "sweep", "worker.js")).href);
     return;
   }
   if (!workerData.record) return;
@@ -153,7 +153,7 @@ function finish(promise, exitNow = () => false) {
     },
     (err) => {
       process.stderr.write(`lockstep: internal error (a bug in lockstep, please report it):\n${String((err && err.stack) || err)}\n`);
-      process.exitCode = 1; // EXIT.internal (cli/exit-codes.ts)
+      process.exitCode = 1; // EXIT.internal (harness/exit-codes.ts)
     },
   );
 }

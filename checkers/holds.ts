@@ -12,7 +12,7 @@ import { forEachPair } from "./pairs.js";
  * lease lapsed was still acting as the holder.
  *
  * The `lapse` note is taken when the client's clock passes the lease end, even while
- * the client is paused (sim/workload.ts), so a client that wakes, finds its lease
+ * the client is paused (harness/workload.ts), so a client that wakes, finds its lease
  * gone and does nothing is not counted as holding through the pause.
  *
  * Grants are matched by `value.grantId` where present (lockstep's own histories),

@@ -6,7 +6,7 @@ import type { CheckResult, Checker } from "./types.js";
  * Replica agreement: every replica's state machine (the ZooKeeper tree, the etcd KV
  * and leases) holds the same state at each applied index, not only the same commands.
  * Reads the `replica-state` annotations a Raft-backed design writes at the end of a
- * run (impls/raft-service/replica-states.ts): per server incarnation, the digest of
+ * run (services/raft-service/replica-states.ts): per server incarnation, the digest of
  * its state after each index it applied. Two incarnations that applied index i must
  * report one digest there; a difference means a state machine that is not a function
  * of its log (it read a clock, a map's order, its own role...) or a corrupted replica.

@@ -10,7 +10,7 @@
  *   every file the bundle was made from, so a bundle older than dist/ is not used.
  *
  * - sweep.js and sweep-worker.js, the same for `sweep`: main with only the sweep command, and
- *   the sweep's worker thread (cli/sweep/worker.js), each with its code cache, recorded by a
+ *   the sweep's worker thread (harness/sweep/worker.js), each with its code cache, recorded by a
  *   small sweep on two workers. threads.ts starts the worker through the loader
  *   (import.meta.lockstepSweepWorker), since its own file is not beside the bundle.
  *
@@ -33,7 +33,7 @@ import { COMMANDS } from "./commands/index.js";
 const BUNDLED_PACKAGES = new Set(["commander", "edn-data"]);
 /** Commands cli.js runs; the rest are stubs (see above). */
 const BUNDLED_COMMANDS = new Set(["check"]);
-/** The sweep's own pair: sweep.js is main with only `sweep` real, sweep-worker.js is the worker thread (cli/sweep/worker.ts). */
+/** The sweep's own pair: sweep.js is main with only `sweep` real, sweep-worker.js is the worker thread (harness/sweep/worker.ts). */
 const SWEEP_COMMANDS = new Set(["sweep"]);
 export const MANIFEST_FORMAT = 1;
 
@@ -122,7 +122,7 @@ export async function bundleCli(root = packageRoot()): Promise<string> {
   const built = await Promise.all([
     bundleOne(root, "cli/main.js", "cli.js", BUNDLED_COMMANDS, pkg.version, external),
     bundleOne(root, "cli/main.js", "sweep.js", SWEEP_COMMANDS, pkg.version, external),
-    bundleOne(root, "cli/sweep/worker.js", "sweep-worker.js", SWEEP_COMMANDS, pkg.version, external),
+    bundleOne(root, "harness/sweep/worker.js", "sweep-worker.js", SWEEP_COMMANDS, pkg.version, external),
   ]);
   // Each route checks only its own bundles' inputs: check's start stats no sweep files.
   const inputsOf = (paths: string[]): Record<string, number> => {

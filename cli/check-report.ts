@@ -14,7 +14,7 @@ import type { Verdicts } from "../checkers/run-all.js";
 import type { RunRecord } from "../reports/types.js";
 import { renderRunReport } from "../reports/run-report.js";
 import { escapeHtml } from "../reports/html.js";
-import { lockstepVersion } from "./version.js";
+import { lockstepVersion } from "../harness/version.js";
 
 export const IMPORTED_NOTE = "imported history: not a lockstep run, nothing to replay";
 const RECHECK = "check it again: ";

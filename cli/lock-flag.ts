@@ -1,6 +1,6 @@
 /**
  * `--lock <adapter>`: run a Redis scenario on a real lock library instead of its design,
- * as `<scenario>@<adapter>` does (impls/library/override.ts). A built-in adapter name
+ * as `<scenario>@<adapter>` does (scenarios/with-library.ts). A built-in adapter name
  * (lockstep list) or a path to the user's own adapter module.
  */
 export const LOCK_FLAG = ["--lock <adapter>", "run on a real lock library: a built-in adapter (see `lockstep list`) or a path to your own adapter module"] as const;

@@ -1,10 +1,10 @@
 import { Command, CommanderError } from "commander";
 import { InputError, SimLimitError, SimulationStopError } from "../sim/errors.js";
-import { EXIT } from "./exit-codes.js";
+import { EXIT } from "../harness/exit-codes.js";
 import { takeExitCode } from "./exit-state.js";
-import { lockstepVersion } from "./version.js";
+import { lockstepVersion } from "../harness/version.js";
 import { COMMANDS } from "./commands/index.js";
-import { printable, printableLines } from "./printable.js";
+import { printable, printableLines } from "../harness/printable.js";
 import { writeErr, writeOut } from "./stdio.js";
 
 export { useDirectStdio, wroteToStream } from "./stdio.js";

@@ -1,6 +1,6 @@
 // The driver's fault engine for a real run: fires the plan's pause steps at their triggers
 // (plan.ts says which trigger is made race-free how) and records each fault's start and end
-// in the history as the `nemesis` process, as sim/faults.ts does.
+// in the history as the `nemesis` process, as faults/apply.ts does.
 //
 // A pause is SIGSTOP of the target's process (a Node client: timers, sockets and reply
 // handling all freeze; a redis-server: it serves nothing, its keys expire meanwhile by
@@ -226,7 +226,7 @@ export class RealFaults {
 
   /**
    * partition/cut/isolate: the proxies of its links hold bytes from now on; with a duration,
-   * those links heal when it has passed. heal: every link heals. Noted as sim/faults.ts notes them.
+   * those links heal when it has passed. heal: every link heals. Noted as faults/apply.ts notes them.
    */
   private async network(pf: PlannedFault): Promise<FaultLog | undefined> {
     if (this.stopped || (!this.proxies && !this.peerLinks)) return undefined;
@@ -275,7 +275,7 @@ export class RealFaults {
    * delay/loss: the proxies' delay lines of its links add `extraMs` to every chunk, or draw
    * losses at `lossRate` (each one an RTO late; real/link-conditions.ts), from now on; with a
    * duration the links go back to their standing conditions when it has passed. Noted as
-   * sim/faults.ts notes them.
+   * faults/apply.ts notes them.
    */
   private async linkCondition(pf: PlannedFault): Promise<FaultLog | undefined> {
     if (this.stopped || (!this.proxies && !this.peerLinks)) return undefined;
@@ -344,7 +344,7 @@ export class RealFaults {
 
   /**
    * clock-jump of a redis-server, emulated (real/ttl-shift.ts): every TTL on it shifted by
-   * deltaMs, at once and atomically. Noted as sim/faults.ts notes a jump, marked emulated.
+   * deltaMs, at once and atomically. Noted as faults/apply.ts notes a jump, marked emulated.
    * Of a client: its libfaketime clock (clientClockJump).
    */
   private async clockJump(pf: PlannedFault): Promise<FaultLog | undefined> {

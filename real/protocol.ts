@@ -32,7 +32,7 @@ export type RecipeConfig =
       retryJitterMs: number;
     }
   | {
-      /** design `library`: an adapter module (impls/library/adapter.ts) driving a lock library (real/child/library.ts). */
+      /** design `library`: an adapter module (designs/library/adapter.ts) driving a lock library (real/child/library.ts). */
       kind: "library";
       /** Absolute path of the adapter module, loaded with the child's own require. */
       adapterFile: string;
@@ -123,7 +123,7 @@ export type ToClient =
   | { t: "storage-reply"; body: Record<string, unknown> }
   | { t: "go"; gateId: number };
 
-/** What impls/storage/resource.ts reads from a message. */
+/** What services/storage/resource.ts reads from a message. */
 export interface StorageRequest {
   type: "resource-read" | "resource-write";
   rpcId: number;

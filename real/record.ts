@@ -1,12 +1,12 @@
-// results.json of a real run: the simulator's RunRecord (cli/artifacts.ts buildRecord, so
+// results.json of a real run: the simulator's RunRecord (harness/artifacts.ts buildRecord, so
 // every field a report reads is there) with the replay command replaced by the real-run
 // note, and a `real` block: versions, time scale, fault log, run checks.
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { historyToJsonl, type HistoryEvent } from "../sim/history.js";
 import { runCheckers } from "../checkers/run-all.js";
-import { buildRecord } from "../cli/artifacts.js";
-import { checkContextFor } from "../cli/check-context.js";
+import { buildRecord } from "../harness/artifacts.js";
+import { checkContextFor } from "../harness/check-context.js";
 import type { RunRecord } from "../reports/types.js";
 import { renderRunReport } from "../reports/run-report.js";
 import type { RealPlan } from "./plan.js";

@@ -5,7 +5,7 @@
 // (and no fault is pending) or the scenario's end plus the simulator's drain has passed.
 import { randomBytes } from "node:crypto";
 import type { HistoryEvent } from "../sim/history.js";
-import type { RunMeta } from "../sim/runner.js";
+import type { RunMeta } from "../harness/runner.js";
 import { ServerGroup, type ServerProcess } from "./servers/index.js";
 import { hrNowNs, RunClock } from "./clock.js";
 import { addClientProcess, clientDir } from "./clients.js";
@@ -26,7 +26,7 @@ import type { TimeScale } from "./time-scale.js";
 import { ClientClockFile, clientClockChecks, type ClientClockEvidence, type ClockReading } from "./faketime.js";
 import { AofFsyncTicks, hostCrashChecks, hostCrashTargets } from "./aof-cut.js";
 
-/** After the scenario's end, as sim/runner.ts: time for outstanding operations to complete (scaled with the run). */
+/** After the scenario's end, as harness/runner.ts: time for outstanding operations to complete (scaled with the run). */
 export const DRAIN_MS = 2_000;
 /** t0 lies this far after the start message leaves, so every client has it before time zero. */
 const START_LEAD_MS = 50;

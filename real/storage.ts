@@ -1,5 +1,5 @@
 // The protected resource of a real run, kept in the driver: the simulator's own Resource
-// (impls/storage/resource.ts) — one counter per lock, the fencing and owner checks, a
+// (services/storage/resource.ts) — one counter per lock, the fencing and owner checks, a
 // `storage-write` annotation for every write it applies or rejects — driven by the
 // requests client processes send over the control connection instead of by simulated
 // messages. Same code, so the resource cannot differ between sim and real runs.
@@ -8,7 +8,7 @@
 // in the driver, so its time is the driver's clock.
 import type { EventType } from "../sim/history.js";
 import type { Message, ProcessContext } from "../sim/simulation.js";
-import { RESOURCE_ID, Resource } from "../impls/storage/resource.js";
+import { RESOURCE_ID, Resource } from "../services/storage/resource.js";
 import type { StorageRequest } from "./protocol.js";
 
 export { RESOURCE_ID };

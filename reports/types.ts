@@ -1,4 +1,4 @@
-import type { RunMeta } from "../sim/runner.js";
+import type { LinkConditionSpec } from "../scenarios/schema.js";
 import type { Verdicts } from "../checkers/run-all.js";
 import type { SweepAvailability } from "./availability.js";
 import type { ClientSpec, Expectation, FaultStep, WorkloadSpec } from "../scenarios/schema.js";
@@ -57,4 +57,24 @@ export interface CompareMatrix {
   cells: CompareCell[];
   /** Cells not run, and why (a scenario's faults name servers the design lacks, ...). */
   skipped?: Array<{ design: string; scenario: string; reason: string }>;
+}
+
+/** What a run was: its scenario, design, seed, processes and the faults it met (results.json's meta). */
+export interface RunMeta {
+  scenario: string;
+  design: string;
+  seed: number;
+  durationMs: number;
+  endUs: number;
+  serverIds: string[];
+  clientIds: string[];
+  fencingTokens: boolean;
+  /** The fault steps the run used: the scenario's, then any the nemesis drew. */
+  faults: FaultStep[];
+  eventsRun: number;
+  network: Record<string, number>;
+  /** The scenario's standing network conditions (`network.links`), when it has any. */
+  conditions?: LinkConditionSpec[];
+  /** Wall-clock offset from true time of each process, sampled over the run (µs). */
+  clockSamples: Array<{ timeUs: number; offsetsUs: Record<string, number> }>;
 }

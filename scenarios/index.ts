@@ -5,7 +5,7 @@ import { packageRoot } from "../sim/paths.js";
 import { checkJsonDepth } from "../sim/json-depth.js";
 import { didYouMean } from "../sim/suggest.js";
 import { parseScenario, type Scenario } from "./schema.js";
-import { withLibrary } from "../impls/library/override.js";
+import { withLibrary } from "./with-library.js";
 
 /**
  * The scenario registry: every `scenarios/**\/*.json` file, by name (its file name
@@ -51,7 +51,7 @@ export function loadScenarioFile(path: string, displayName = path): Scenario {
 
 /**
  * Load by registered name or by path; `<scenario>@<adapter>` runs it on a real lock
- * library (impls/library/override.ts).
+ * library (scenarios/with-library.ts).
  */
 export function loadScenario(nameOrPath: string): Scenario {
   const at = nameOrPath.indexOf("@", 1);

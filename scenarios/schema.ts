@@ -5,6 +5,10 @@ import { DRAIN_MS, EVENTS_MAX_CEILING, SIM_TIME_MS_MAX_CEILING, SIM_TIME_MS_MAX_
 /** A scenario's clients, by count or by list (each is a simulated process and its history). */
 export const CLIENTS_MAX = 1000;
 import type { EventType } from "../sim/history.js";
+import { FAULT_KINDS, type FaultStep } from "../faults/types.js";
+import { VALIDITY_CHECKS, type ClientSpec, type WorkloadSpec } from "../designs/workload-spec.js";
+export { FAULT_KINDS, type FaultKind, type FaultStep, type FaultTrigger } from "../faults/types.js";
+export { VALIDITY_CHECKS, type ClientSpec, type ValidityCheck, type WorkloadSpec } from "../designs/workload-spec.js";
 import { WORK_DISTS, WORK_DIST_FIELDS, type WorkTime } from "../sim/work-time.js";
 
 /**
@@ -15,91 +19,7 @@ import { WORK_DISTS, WORK_DIST_FIELDS, type WorkTime } from "../sim/work-time.js
 export const EXPECTATIONS = ["safe", "unsafe", "unsafe-but-fenced", "liveness-loss"] as const;
 export type Expectation = (typeof EXPECTATIONS)[number];
 
-export const FAULT_KINDS = [
-  "pause",
-  "crash",
-  "restart",
-  "clock-jump",
-  "clock-drift",
-  "partition",
-  "cut",
-  "isolate",
-  "heal",
-  "delay",
-  "loss",
-] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** When a fault step fires: at a true time, or when a history event happens. */
-export interface FaultTrigger {
-  atMs?: number;
-  /** Fire when `process` records the nth (1-based) event with this f and type. */
-  on?: { process: string; f: string; type: EventType; nth: number };
-  /** Extra delay after the trigger, ms. */
-  delayMs: number;
-}
-
-export interface FaultStep extends FaultTrigger {
-  kind: FaultKind;
-  /** The process acted on (pause, crash, restart, clock-*, isolate). */
-  target?: string;
-  /** How long it lasts; at the end the fault is undone (resume, restart, heal, drift back). */
-  durationMs?: number;
-  deltaMs?: number;
-  driftPpm?: number;
-  /** partition: groups of process ids; links between groups are cut (unlisted processes keep all links). */
-  groups?: string[][];
-  /** partition: cut only from earlier groups to later ones (asymmetric). */
-  oneWay?: boolean;
-  /** cut/delay/loss: explicit directed links [from, to]. */
-  links?: Array<[string, string]>;
-  extraMs?: number;
-  lossRate?: number;
-  /** Short note shown in the report next to the step. */
-  note?: string;
-}
-
-export interface ClientSpec {
-  id: string;
-  startMs: number;
-  /** Stop after this many acquisitions (default: run until the scenario's end). */
-  opsMax?: number;
-  /** This client's work time, instead of the workload's (a number or a distribution). */
-  workMs?: WorkTime;
-}
-
-export interface WorkloadSpec {
-  locks: string[];
-  ttlMs: number;
-  waitMs: number;
-  /** Time between the read and the write of the critical section, ms, or a distribution drawn per hold. */
-  workMs: WorkTime;
-  /** Pause between iterations, ms, plus up to thinkJitterMs at random. */
-  thinkMs: number;
-  thinkJitterMs: number;
-  /** Does the protected resource check fencing tokens? */
-  fencing: boolean;
-  /**
-   * antirez's alternative to fencing: the read claims the resource with the grant's
-   * random value, and a write is applied only while the resource still names that
-   * value as its owner (check-and-set on a linearizable store). Works with any design.
-   */
-  ownerCheck: boolean;
-  /** Socket timeout of the storage calls, ms. */
-  resourceTimeoutMs: number;
-  /** Extend the lease once in each critical section by this TTL (0: never). */
-  extendTtlMs: number;
-  /**
-   * When the client asks its library whether it still holds the lock before acting:
-   * "before-read" (default) once, before the critical section; "before-read-and-write"
-   * again before the write (the using() example's `if (signal.aborted) throw`); "none":
-   * never — it acts on whatever acquire returned (node-redlock v5 may return an expired lock).
-   */
-  validityCheck: ValidityCheck;
-}
-
-export const VALIDITY_CHECKS = ["before-read", "before-read-and-write", "none"] as const;
-export type ValidityCheck = (typeof VALIDITY_CHECKS)[number];
 
 /**
  * A random nemesis: fault steps drawn from the run's seed (with the same fast-check

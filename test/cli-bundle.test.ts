@@ -183,7 +183,7 @@ describe.skipIf(!existsSync(manifestPath))("a stale, missing or spoilt bundle", 
 
   it("a file rewritten later with the same size still marks the bundle stale", () => {
     const dir = copyPackage();
-    const file = join(dir, "dist", "cli", "printable.js");
+    const file = join(dir, "dist", "harness", "printable.js");
     writeFileSync(file, readFileSync(file));
     const later = new Date(Date.now() + 60_000);
     utimesSync(file, later, later);
@@ -229,7 +229,7 @@ describe.skipIf(!existsSync(manifestPath))("a stale, missing or spoilt bundle", 
     return { status: r.status, stderr: r.stderr, route, runs: r.status === 3 ? (JSON.parse(r.stdout) as { runs: number }).runs : -1 };
   };
 
-  it("a sweep's worker threads run the worker's bundle, not dist/cli/sweep/worker.js", () => {
+  it("a sweep's worker threads run the worker's bundle, not dist/harness/sweep/worker.js", () => {
     const dir = copyPackage();
     const marker = join(dir, "worker-ran-the-bundle");
     const file = join(dir, "dist", "cli", "bundle", "sweep-worker.js");
@@ -242,7 +242,7 @@ describe.skipIf(!existsSync(manifestPath))("a stale, missing or spoilt bundle", 
 
   it("a stale sweep bundle, or a spoilt worker bundle, falls back to dist/ and gives the same sweep", () => {
     const stale = copyPackage();
-    const file = join(stale, "dist", "cli", "sweep", "pool.js");
+    const file = join(stale, "dist", "harness", "sweep", "pool.js");
     writeFileSync(file, readFileSync(file, "utf8") + "\n");
     const spoilt = copyPackage();
     writeFileSync(join(spoilt, "dist", "cli", "bundle", "sweep-worker.js"), "this is not JavaScript");

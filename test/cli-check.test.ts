@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { registerCheck } from "../cli/commands/check.js";
-import { EXIT } from "../cli/exit-codes.js";
+import { EXIT } from "../harness/exit-codes.js";
 import { takeExitCode } from "../cli/exit-state.js";
 import { InputError } from "../sim/errors.js";
 

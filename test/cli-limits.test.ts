@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
-import { EXIT } from "../cli/exit-codes.js";
+import { EXIT } from "../harness/exit-codes.js";
 import { Simulation } from "../sim/simulation.js";
 import { SimLimitError } from "../sim/errors.js";
-import { runScenario } from "../sim/runner.js";
+import { runScenario } from "../harness/runner.js";
 import { loadScenarioFile } from "../scenarios/index.js";
 import { captureStdio } from "./helpers/capture-stdio.js";
 

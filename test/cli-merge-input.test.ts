@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
-import { EXIT } from "../cli/exit-codes.js";
+import { EXIT } from "../harness/exit-codes.js";
 import { captureStdio } from "./helpers/capture-stdio.js";
-import type { SweepSummary } from "../cli/sweep/summary.js";
+import type { SweepSummary } from "../harness/sweep/summary.js";
 
 const io = captureStdio();
 const dir = join(import.meta.dirname, "fixtures", "summaries");

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
-import { EXIT } from "../cli/exit-codes.js";
+import { EXIT } from "../harness/exit-codes.js";
 import { captureStdio } from "./helpers/capture-stdio.js";
 
 const io = captureStdio();

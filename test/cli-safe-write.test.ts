@@ -4,10 +4,10 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
-import { EXIT } from "../cli/exit-codes.js";
+import { EXIT } from "../harness/exit-codes.js";
 import { captureStdio } from "./helpers/capture-stdio.js";
-import { writtenByLockstep } from "../cli/safe-write.js";
-import { scenarioToJson } from "../sim/explore/scenario-file.js";
+import { writtenByLockstep } from "../harness/safe-write.js";
+import { scenarioToJson } from "../harness/explore/scenario-file.js";
 import { loadScenario } from "../scenarios/index.js";
 
 const io = captureStdio();

@@ -4,10 +4,10 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, wri
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { main } from "../cli/main.js";
-import { EXIT } from "../cli/exit-codes.js";
+import { EXIT } from "../harness/exit-codes.js";
 import { captureStdio } from "./helpers/capture-stdio.js";
-import { resultFields, type SweepSummary } from "../cli/sweep/summary.js";
-import { runSweep } from "../cli/sweep/sweep.js";
+import { resultFields, type SweepSummary } from "../harness/sweep/summary.js";
+import { runSweep } from "../harness/sweep/sweep.js";
 import { loadScenario } from "../scenarios/index.js";
 
 const io = captureStdio();

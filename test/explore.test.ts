@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadScenario, loadScenarioFile } from "../scenarios/index.js";
 import { parseScenario, type Scenario } from "../scenarios/schema.js";
-import { faultScheduleArb, type FaultSpace } from "../sim/explore/arbitraries.js";
-import { scenarioToJson } from "../sim/explore/scenario-file.js";
-import { shrinkScenario } from "../sim/explore/shrink.js";
+import { faultScheduleArb, type FaultSpace } from "../harness/explore/arbitraries.js";
+import { scenarioToJson } from "../harness/explore/scenario-file.js";
+import { shrinkScenario } from "../harness/explore/shrink.js";
 import { exploreCommand, violation } from "../cli/commands/explore.js";
 import { shrinkCommand } from "../cli/commands/shrink.js";
-import { runSeed } from "../cli/sweep/run-seed.js";
-import { EXIT } from "../cli/exit-codes.js";
+import { runSeed } from "../harness/sweep/run-seed.js";
+import { EXIT } from "../harness/exit-codes.js";
 import { InputError } from "../sim/errors.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "lockstep-explore-"));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { chunkOfSlot, chunksClaimed, claimChunk, newClaimCounter, stopClaims, threadSlot } from "../cli/sweep/claim.js";
+import { chunkOfSlot, chunksClaimed, claimChunk, newClaimCounter, stopClaims, threadSlot } from "../harness/sweep/claim.js";
 
-/** The shared counter a sweep's threads take chunks from (cli/sweep/claim.ts). */
+/** The shared counter a sweep's threads take chunks from (harness/sweep/claim.ts). */
 describe("sweep claim counter", () => {
   it("hands out every chunk once, in order, then -1; a thread's slot names its last chunk", () => {
     const counter = newClaimCounter(2);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../scenarios/index.js";
-import { SweepPool } from "../cli/sweep/pool.js";
+import { SweepPool } from "../harness/sweep/pool.js";
 
 /**
  * The pool posts two jobs ahead to each worker, and a worker's report jobs are async, so

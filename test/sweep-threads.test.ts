@@ -6,10 +6,10 @@ import { join } from "node:path";
 import { loadScenario } from "../scenarios/index.js";
 import { InputError } from "../sim/errors.js";
 import type { Scenario } from "../scenarios/schema.js";
-import { chunksOf, SweepPool } from "../cli/sweep/pool.js";
-import { runSweep } from "../cli/sweep/sweep.js";
-import { startThreads, threadsFor } from "../cli/sweep/threads.js";
-import { describeThreadDied, SweepThreadDied } from "../cli/sweep/thread-died.js";
+import { chunksOf, SweepPool } from "../harness/sweep/pool.js";
+import { runSweep } from "../harness/sweep/sweep.js";
+import { startThreads, threadsFor } from "../harness/sweep/threads.js";
+import { describeThreadDied, SweepThreadDied } from "../harness/sweep/thread-died.js";
 import { killOnceClaimed } from "./helpers/kill-once-claimed.js";
 
 /**

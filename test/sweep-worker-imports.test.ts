@@ -1,7 +1,7 @@
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { fastCheck } from "../sim/lazy-fast-check.js";
+import { fastCheck } from "../harness/lazy-fast-check.js";
 
 // A sweep thread (and the sweep command's own thread) loads its modules before its first seed:
 // a fixed cost paid once per thread. Packages and modules that only some scenarios or designs
@@ -28,9 +28,9 @@ async function staticallyReached(entry: string): Promise<Set<string>> {
 }
 
 describe("what a sweep thread loads at start", () => {
-  it.each(["cli/sweep/worker.ts", "cli/commands/sweep.ts"])("%s reaches neither fast-check, fengari, esbuild nor the HTML report", async (entry) => {
+  it.each(["harness/sweep/worker.ts", "cli/commands/sweep.ts"])("%s reaches neither fast-check, fengari, esbuild nor the HTML report", async (entry) => {
     const reached = await staticallyReached(entry);
-    expect(reached.has("sim/runner.ts"), "the graph was read: the simulator is reached").toBe(true);
+    expect(reached.has("harness/runner.ts"), "the graph was read: the simulator is reached").toBe(true);
     for (const lazy of ["fast-check", "fengari", "esbuild", "reports/run-report.ts"]) expect([...reached].filter((p) => p === lazy), lazy).toEqual([]);
   });
 

@@ -3,12 +3,12 @@ import fc from "fast-check";
 import { loadScenario } from "../scenarios/index.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { InputError } from "../sim/errors.js";
-import { parseShard, shardOf, seedsOf } from "../cli/sweep/range.js";
-import { wilson95 } from "../cli/sweep/wilson.js";
-import { runSweep } from "../cli/sweep/sweep.js";
-import { mergeSummaries } from "../cli/sweep/merge.js";
-import { resultFields, type SweepSummary } from "../cli/sweep/summary.js";
-import { Progress } from "../cli/sweep/progress.js";
+import { parseShard, shardOf, seedsOf } from "../harness/sweep/range.js";
+import { wilson95 } from "../harness/sweep/wilson.js";
+import { runSweep } from "../harness/sweep/sweep.js";
+import { mergeSummaries } from "../harness/sweep/merge.js";
+import { resultFields, type SweepSummary } from "../harness/sweep/summary.js";
+import { Progress } from "../harness/sweep/progress.js";
 
 /**
  * A short scenario whose outcome depends on the seed: c1 is paused for longer than

@@ -20,7 +20,7 @@ import { STEPS_MAX_DEFAULT } from "../../checkers/budget.js";
 import { InputError } from "../../sim/errors.js";
 import { NUMBER_MAGNITUDE_MAX } from "../../sim/validate.js";
 import type { HistoryEvent } from "../../sim/history.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../../harness/exit-codes.js";
 import { setExitCode } from "../exit-state.js";
 import { writeOut } from "../stdio.js";
 

@@ -1,22 +1,22 @@
 import type { Command } from "commander";
 import { join } from "node:path";
 import { setExitCode } from "../exit-state.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../../harness/exit-codes.js";
 import { parsePositiveInt, parseSeedRange, parseWorkers } from "../args.js";
 import { didYouMean } from "../../sim/suggest.js";
 import { allScenarios, loadScenario } from "../../scenarios/index.js";
-import { DESIGNS, designByName } from "../../impls/index.js";
-import { BUILTIN_ADAPTERS } from "../../impls/library/adapter.js";
-import { LIBRARY_PREFIX } from "../sweep/compare.js";
+import { DESIGNS, designByName } from "../../designs/index.js";
+import { BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
+import { LIBRARY_PREFIX } from "../../harness/sweep/compare.js";
 import { InputError } from "../../sim/errors.js";
-import { defaultWorkers } from "../sweep/pool.js";
-import { runCompare, type CompareResult } from "../sweep/compare.js";
-import { writeJsonAtomic, writeTextAtomic } from "../sweep/write.js";
+import { defaultWorkers } from "../../harness/sweep/pool.js";
+import { runCompare, type CompareResult } from "../../harness/sweep/compare.js";
+import { writeJsonAtomic, writeTextAtomic } from "../../harness/sweep/write.js";
 import { cellAt } from "../../reports/compare-cells.js";
 import { renderComparePage } from "../../reports/compare-page.js";
 import { formatCompareTable } from "../../reports/compare-table.js";
-import { printableLines } from "../printable.js";
-import { checkOutputDir } from "../safe-write.js";
+import { printableLines } from "../../harness/printable.js";
+import { checkOutputDir } from "../../harness/safe-write.js";
 
 interface CompareFlags {
   designs?: string;

@@ -1,26 +1,26 @@
 import type { Command } from "commander";
-import { writeTextAtomic } from "../sweep/write.js";
+import { writeTextAtomic } from "../../harness/sweep/write.js";
 import { join } from "node:path";
 import { loadScenario, scenarioFiles } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { buildRecord, writeRunArtifacts } from "../artifacts.js";
-import { checkContextFor } from "../check-context.js";
+import { buildRecord, writeRunArtifacts } from "../../harness/artifacts.js";
+import { checkContextFor } from "../../harness/check-context.js";
 import { parsePositiveInt, parseSeed } from "../args.js";
 import { runAvailability } from "../../reports/availability.js";
 import { thumbnailSvg } from "../../reports/debate-thumb.js";
 import type { Outcome } from "../../checkers/run-all.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import type { Scenario } from "../../scenarios/schema.js";
-import { wilson95 } from "../sweep/wilson.js";
+import { wilson95 } from "../../harness/sweep/wilson.js";
 import type { DebateTest } from "../../reports/debate-claims.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../../harness/exit-codes.js";
 import { debateTests } from "../../reports/debate-claims.js";
 import { bearingOf, classify, renderDebatePage, tallyText, type DebateEntry, type SeedTally } from "../../reports/debate.js";
 import type { RunRecord } from "../../reports/types.js";
 import { setExitCode } from "../exit-state.js";
-import { printableLines } from "../printable.js";
-import { checkOutputDir } from "../safe-write.js";
+import { printableLines } from "../../harness/printable.js";
+import { checkOutputDir } from "../../harness/safe-write.js";
 
 /**
  * `lockstep debate`: run the scenario behind each claim of the Redlock debate

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import { DESIGNS } from "../../impls/index.js";
+import { DESIGNS } from "../../designs/index.js";
 import { allScenarios } from "../../scenarios/index.js";
 import { CHECKERS } from "../../checkers/index.js";
-import { BUILTIN_ADAPTERS } from "../../impls/library/adapter.js";
-import { printable } from "../printable.js";
+import { BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
+import { printable } from "../../harness/printable.js";
 
 export function registerList(program: Command): void {
   program

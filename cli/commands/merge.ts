@@ -1,12 +1,12 @@
 import type { Command } from "commander";
 import { setExitCode } from "../exit-state.js";
-import { mergeSummaries } from "../sweep/merge.js";
-import { formatSweepSummary } from "../sweep/format.js";
-import { sweepExitCode } from "../sweep/exit.js";
-import { writeJsonAtomic } from "../sweep/write.js";
-import { checkReplaceable } from "../safe-write.js";
-import { readSummaryFile } from "../sweep/summary-read.js";
-import { terminalJson } from "../printable.js";
+import { mergeSummaries } from "../../harness/sweep/merge.js";
+import { formatSweepSummary } from "../../harness/sweep/format.js";
+import { sweepExitCode } from "../../harness/sweep/exit.js";
+import { writeJsonAtomic } from "../../harness/sweep/write.js";
+import { checkReplaceable } from "../../harness/safe-write.js";
+import { readSummaryFile } from "../../harness/sweep/summary-read.js";
+import { terminalJson } from "../../harness/printable.js";
 
 export function registerMerge(program: Command): void {
   program

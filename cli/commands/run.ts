@@ -2,17 +2,17 @@ import type { Command } from "commander";
 import { verdictMark } from "../verdict-mark.js";
 import { join } from "node:path";
 import { loadScenario } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { buildRecord, checkRunDir, writeRunArtifacts } from "../artifacts.js";
-import { EXIT } from "../exit-codes.js";
+import { buildRecord, checkRunDir, writeRunArtifacts } from "../../harness/artifacts.js";
+import { EXIT } from "../../harness/exit-codes.js";
 import { setExitCode } from "../exit-state.js";
 import { parseSeed } from "../args.js";
-import { checkContextFor } from "../check-context.js";
+import { checkContextFor } from "../../harness/check-context.js";
 import type { RunRecord } from "../../reports/types.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
-import { printableLines, terminalJson } from "../printable.js";
-import { StreamedHistoryFile } from "../streamed-history.js";
+import { printableLines, terminalJson } from "../../harness/printable.js";
+import { StreamedHistoryFile } from "../../harness/streamed-history.js";
 
 export function registerRun(program: Command): void {
   program

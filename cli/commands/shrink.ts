@@ -1,18 +1,18 @@
 import type { Command } from "commander";
 import { join } from "node:path";
 import { setExitCode } from "../exit-state.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../../harness/exit-codes.js";
 import { parsePositiveInt, parseSeed } from "../args.js";
 import { loadScenario } from "../../scenarios/index.js";
 import { InputError } from "../../sim/errors.js";
-import { shrinkScenario, type ShrinkResult } from "../../sim/explore/shrink.js";
-import { runSeed } from "../sweep/run-seed.js";
-import { writeCounterexample, formatCounterexample } from "../sweep/counterexample.js";
+import { shrinkScenario, type ShrinkResult } from "../../harness/explore/shrink.js";
+import { runSeed } from "../../harness/sweep/run-seed.js";
+import { writeCounterexample, formatCounterexample } from "../../harness/sweep/counterexample.js";
 import { violation, parseCheckerList } from "./explore.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
-import { printableLines } from "../printable.js";
-import { checkOutputDir } from "../safe-write.js";
+import { printableLines } from "../../harness/printable.js";
+import { checkOutputDir } from "../../harness/safe-write.js";
 
 export interface ShrinkFlags {
   lock?: string;

@@ -3,17 +3,17 @@ import { setExitCode } from "../exit-state.js";
 import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
 import { parsePositiveInt, parseSeedRange, parseWorkers } from "../args.js";
-import { defaultWorkers, startThreads, threadsFor } from "../sweep/threads.js";
-import { describeThreadDied, SweepThreadDied } from "../sweep/thread-died.js";
-import { parseShard } from "../sweep/range.js";
-import { formatSweepSummary } from "../sweep/format.js";
-import { sweepExitCode } from "../sweep/exit.js";
-import { writeJsonAtomic } from "../sweep/write.js";
+import { defaultWorkers, startThreads, threadsFor } from "../../harness/sweep/threads.js";
+import { describeThreadDied, SweepThreadDied } from "../../harness/sweep/thread-died.js";
+import { parseShard } from "../../harness/sweep/range.js";
+import { formatSweepSummary } from "../../harness/sweep/format.js";
+import { sweepExitCode } from "../../harness/sweep/exit.js";
+import { writeJsonAtomic } from "../../harness/sweep/write.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
-import { checkOutputDir, checkReplaceable, removeLiveTemps } from "../safe-write.js";
-import { removeProgress } from "../sweep/checkpoint.js";
-import { EXIT } from "../exit-codes.js";
-import { printable, printableLines, terminalJson } from "../printable.js";
+import { checkOutputDir, checkReplaceable, removeLiveTemps } from "../../harness/safe-write.js";
+import { removeProgress } from "../../harness/sweep/checkpoint.js";
+import { EXIT } from "../../harness/exit-codes.js";
+import { printable, printableLines, terminalJson } from "../../harness/printable.js";
 
 interface SweepFlags {
   lock?: string;
@@ -105,7 +105,7 @@ interface Parsed {
 
 async function sweepWith(name: string, opts: SweepFlags, p: Parsed, threads: Worker[]): Promise<void> {
   const { range, shard, workers, limit, reportsMax } = p;
-  const [{ loadScenario }, { runSweep }] = await Promise.all([import("../../scenarios/index.js"), import("../sweep/sweep.js")]);
+  const [{ loadScenario }, { runSweep }] = await Promise.all([import("../../scenarios/index.js"), import("../../harness/sweep/sweep.js")]);
   const scenario = loadScenario(withLockFlag(name, opts.lock));
   const suffix = shard && shard.count > 1 ? `-shard-${shard.index}-of-${shard.count}` : "";
   const dir = opts.out ?? join("runs", `sweep-${scenario.name}-${range.from}-${range.to}${suffix}`);

@@ -1,5 +1,5 @@
 // etcd's concurrency.Mutex (client/v3/concurrency/mutex.go) on the real etcd3 client, step
-// for step as impls/etcd-lease/mutex.ts models it. etcd3's own lock() is a try-lock (one
+// for step as designs/etcd-lease/mutex.ts models it. etcd3's own lock() is a try-lock (one
 // Txn, no queue), so the recipe is written on its lease, KV and watch calls:
 //  - session: one lease of leaseTtlS with etcd3's own keepalive loop (every TTL/3);
 //  - myKey = <pfx><leaseID in hex>; one Txn: If(CreateRevision(myKey) = 0)

@@ -1,8 +1,8 @@
 // Design `library` in a real client process: the same adapter module the simulator runs
-// (impls/library/adapter.ts has the contract), loaded here with this process's own
+// (designs/library/adapter.ts has the contract), loaded here with this process's own
 // `require`, so `require("ioredis")`, `require("redis")` and the lock library are the real
 // npm packages and Date, timers and randomness are the host's. The outcomes are mapped
-// exactly as impls/library/client.ts maps them:
+// exactly as designs/library/client.ts maps them:
 //   acquire: resolves null/undefined/false → fail; resolves { handle, validityMs?, … } → ok,
 //            the library believing it holds for validityMs (else ttlMs) from now; rejects → unknown.
 //   release: resolves false → ok, not released; anything else → ok, released; rejects → unknown.
@@ -12,7 +12,7 @@ import { createRequire, Module } from "node:module";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { RecipeConfig } from "../protocol.js";
-import { readAcquired, readExtended, type AdapterInstance, type AdapterModule } from "../../impls/library/adapter.js";
+import { readAcquired, readExtended, type AdapterInstance, type AdapterModule } from "../../designs/library/adapter.js";
 import { packageRoot } from "../../sim/paths.js";
 import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
 

@@ -1,4 +1,4 @@
-// What a client recipe offers the workload loop: the real counterpart of impls/types.ts's
+// What a client recipe offers the workload loop: the real counterpart of designs/types.ts's
 // LockClient, async and timed on the run clock (µs since the run's t0).
 
 export interface RealGrant {

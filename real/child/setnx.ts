@@ -1,5 +1,5 @@
 // The seeds' SET NX PX lock on real Redis with ioredis, step for step as
-// impls/redis-setnx/client.ts models it: a random token per acquisition, `SET lock:<name>
+// designs/redis-setnx/client.ts models it: a random token per acquisition, `SET lock:<name>
 // token NX PX ttl` polled every retryDelayMs until waitMs has passed (on the wall clock, as
 // the seed's time.time() loop), release by a Lua compare-and-delete (EVAL), extend by a Lua
 // compare-and-pexpire; with `fencing`, `INCR fence:<name>` after the SET gives the token

@@ -1,4 +1,4 @@
-// The client workload against real servers: sim/workload.ts's clientLoop, step for step and
+// The client workload against real servers: harness/workload.ts's clientLoop, step for step and
 // with the same history events, in async form. acquire → check holds() → read → work →
 // [extend] → write → release → think, until the run's end or opsMax. The protected resource
 // is the driver's in-driver storage (real/storage.ts), reached over the control connection.
@@ -92,7 +92,7 @@ async function criticalSection(env: LoopEnv, g: RealGrant, grantId: string, work
       return;
     }
   }
-  // As sim/workload.ts: the check moved to just before the write (a faked clock decides it).
+  // As harness/workload.ts: the check moved to just before the write (a faked clock decides it).
   if (spec.validityCheck === "before-read-and-write" && !locks.holds(g)) {
     await link.record("info", "write-skipped", lock, { grantId, reason: "the library no longer holds the lock" });
     return;

@@ -1,5 +1,5 @@
 // The ZooKeeper lock recipe on the real node-zookeeper-client, step for step as
-// impls/raft-zk/lock.ts models it (recipes.md "Locks"; Curator's LockInternals):
+// designs/raft-zk/lock.ts models it (recipes.md "Locks"; Curator's LockInternals):
 //  1. create `<dir>/_c_<guid>-lock-` EPHEMERAL_SEQUENTIAL (the GUID finds our node again
 //     if the create's reply is lost: Curator's protection mode), then read its creation
 //     zxid (exists → stat.czxid): the fencing token;

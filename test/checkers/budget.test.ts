@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { CHECKERS } from "../../checkers/index.js";
 import { parseJsonlHistory } from "../../checkers/import/jsonl.js";
 import { loadScenario } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
-import { checkContextFor } from "../../cli/check-context.js";
+import { runScenario } from "../../harness/runner.js";
+import { checkContextFor } from "../../harness/check-context.js";
 
 const fixture = (name: string) =>
   parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { allScenarios } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
-import { checkContextFor } from "../../cli/check-context.js";
+import { runScenario } from "../../harness/runner.js";
+import { checkContextFor } from "../../harness/check-context.js";
 import { mutualExclusion } from "../../checkers/mutual-exclusion.js";
 import { checkerByName } from "../../checkers/index.js";
 import { pairOperations, type HistoryEvent } from "../../sim/history.js";

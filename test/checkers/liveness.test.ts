@@ -4,7 +4,7 @@ import { parseJsonlHistory } from "../../checkers/import/jsonl.js";
 import { liveness, type CrashedHolder, type SlowWait } from "../../checkers/liveness.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { loadScenario } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import type { FaultStep } from "../../scenarios/schema.js";
 
 const load = (name: string): HistoryEvent[] =>

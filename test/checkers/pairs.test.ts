@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { forEachPair } from "../../checkers/pairs.js";
 import { pairOperations, type HistoryEvent } from "../../sim/history.js";
 import { allScenarios } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 
 /** The (invoke index, complete index) pairs, as pairOperations makes them and as forEachPair gives them. */
 function both(history: readonly HistoryEvent[]): { batch: string[]; streamed: string[] } {

@@ -2,18 +2,18 @@ import { describe, expect, it } from "vitest";
 import { replicaAgreement } from "../../checkers/replica-agreement.js";
 import { checkerByName } from "../../checkers/index.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { DESIGNS } from "../../impls/index.js";
-import type { CreateRaftNode } from "../../impls/raft/api.js";
-import { createRaftNode } from "../../impls/raft/node.js";
-import { raftZkDesign } from "../../impls/raft-zk/design.js";
-import { etcdLeaseDesign } from "../../impls/etcd-lease/design.js";
-import type { ZkCmd } from "../../impls/raft-zk/tree.js";
-import type { EtcdCmd } from "../../impls/etcd-lease/kv.js";
-import { canonicalForm, stateDigest } from "../../impls/raft-service/replica-states.js";
+import { DESIGNS } from "../../designs/index.js";
+import type { CreateRaftNode } from "../../services/raft/api.js";
+import { createRaftNode } from "../../services/raft/node.js";
+import { raftZkDesign } from "../../designs/raft-zk/design.js";
+import { etcdLeaseDesign } from "../../designs/etcd-lease/design.js";
+import type { ZkCmd } from "../../designs/raft-zk/tree.js";
+import type { EtcdCmd } from "../../designs/etcd-lease/kv.js";
+import { canonicalForm, stateDigest } from "../../services/raft-service/replica-states.js";
 import { allScenarios, loadScenario } from "../../scenarios/index.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import type { HistoryEvent } from "../../sim/history.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 
 /**
  * The replica-agreement checker on hand-made histories that must pass and must fail,

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../../cli/main.js";
-import { EXIT } from "../../cli/exit-codes.js";
+import { EXIT } from "../../harness/exit-codes.js";
 import { EXPLORE_EXIT_CODES } from "../../cli/commands/explore.js";
 import { loadScenario, loadScenarioFile } from "../../scenarios/index.js";
 import { captureStdio } from "../helpers/capture-stdio.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main.js";
-import { EXIT } from "../../cli/exit-codes.js";
+import { EXIT } from "../../harness/exit-codes.js";
 import { allScenarios } from "../../scenarios/index.js";
-import { DESIGNS } from "../../impls/index.js";
+import { DESIGNS } from "../../designs/index.js";
 import { captureStdio } from "../helpers/capture-stdio.js";
 
 const io = captureStdio();

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { scenarioFiles } from "../../scenarios/index.js";
-import { BUILTIN_ADAPTERS } from "../../impls/library/adapter.js";
+import { BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
 
 const README = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
 

@@ -3,18 +3,18 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../../cli/main.js";
-import { EXIT } from "../../cli/exit-codes.js";
+import { EXIT } from "../../harness/exit-codes.js";
 import { loadScenario } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { historyToJsonl } from "../../sim/history.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { checkContextFor } from "../../cli/check-context.js";
+import { checkContextFor } from "../../harness/check-context.js";
 import { captureStdio } from "../helpers/capture-stdio.js";
 
 const io = captureStdio();
 const tmp = () => mkdtempSync(join(tmpdir(), "lockstep-streamed-"));
 
-describe("lockstep run writes history.jsonl as the run goes (cli/streamed-history.ts)", () => {
+describe("lockstep run writes history.jsonl as the run goes (harness/streamed-history.ts)", () => {
   it("the streamed file is the in-memory history's bytes, the verdicts the in-memory ones, and no temp is left", async () => {
     for (const [name, seed] of [["naive-gc-pause", 2], ["naive-baseline", 1]] as const) {
       const dir = join(tmp(), "run");

@@ -9,7 +9,7 @@ import { writeFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadScenario, scenarioFiles } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { historyToJsonl } from "../../sim/history.js";
 import { packageRoot } from "../../sim/paths.js";
 

@@ -1,5 +1,5 @@
 import type { Worker } from "node:worker_threads";
-import type { Claim } from "../../cli/sweep/protocol.js";
+import type { Claim } from "../../harness/sweep/protocol.js";
 
 /**
  * Stop `worker` from outside (as a crash or an out-of-memory thread stops) once it has

@@ -4,10 +4,10 @@
  * replays it.
  */
 import { expect, it } from "vitest";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { checkContextFor } from "../../cli/check-context.js";
-import { replayCommand } from "../../cli/artifacts.js";
+import { checkContextFor } from "../../harness/check-context.js";
+import { replayCommand } from "../../harness/artifacts.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import { loadScenario } from "../../scenarios/index.js";
 

@@ -1,6 +1,6 @@
 import type { Fiber } from "../../sim/fiber.js";
 import { Simulation, type Message, type ProcessContext } from "../../sim/simulation.js";
-import { leaderCall, type AnswerSink, type LeaderCursor, type StatusReply } from "../../impls/raft-zk/leader-request.js";
+import { leaderCall, type AnswerSink, type LeaderCursor, type StatusReply } from "../../services/raft-service/leader-request.js";
 
 /**
  * A simulation of scripted servers and one client c1, for the Raft-backed clients' request

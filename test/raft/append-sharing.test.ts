@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { step } from "../../impls/raft/core/step.js";
-import type { AppendRequest, Entry, RaftEffect, RaftMessage, RaftState } from "../../impls/raft/core/types.js";
+import { step } from "../../services/raft/core/step.js";
+import type { AppendRequest, Entry, RaftEffect, RaftMessage, RaftState } from "../../services/raft/core/types.js";
 import { boot, cfg, type Cmd } from "./core-fixture.js";
 
 /**

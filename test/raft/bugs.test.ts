@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { RaftBug } from "../../impls/raft/api.js";
-import { createRaftNode } from "../../impls/raft/node.js";
+import type { RaftBug } from "../../services/raft/api.js";
+import { createRaftNode } from "../../services/raft/node.js";
 import { RaftCheckError, withBugs } from "./harness.js";
 import { RAFT_TESTS } from "./suite.js";
 

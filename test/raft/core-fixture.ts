@@ -2,8 +2,8 @@
  * A three-server Raft core config and a booted state for unit checks of the core's
  * step function (core-units, core-mutants): fixed timing, random() fixed at 0.5.
  */
-import { initialState, step } from "../../impls/raft/core/step.js";
-import type { Entry, RaftConfig, RaftEffect, RaftState } from "../../impls/raft/core/types.js";
+import { initialState, step } from "../../services/raft/core/step.js";
+import type { Entry, RaftConfig, RaftEffect, RaftState } from "../../services/raft/core/types.js";
 
 export type Cmd = string;
 

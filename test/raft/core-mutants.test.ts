@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { initialState, quorum, step } from "../../impls/raft/core/step.js";
-import { lastIndexOfTerm } from "../../impls/raft/core/log.js";
-import { PeerTable } from "../../impls/raft/core/peer-table.js";
-import type { AppendRequest, AppendResponse, Entry, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../impls/raft/core/types.js";
+import { initialState, quorum, step } from "../../services/raft/core/step.js";
+import { lastIndexOfTerm } from "../../services/raft/core/log.js";
+import { PeerTable } from "../../services/raft/core/peer-table.js";
+import type { AppendRequest, AppendResponse, Entry, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../services/raft/core/types.js";
 import { boot as bootCore, cfg, type Cmd } from "./core-fixture.js";
 
 /**
- * Tests written against the survivors of the first StrykerJS run on impls/raft/core
+ * Tests written against the survivors of the first StrykerJS run on services/raft/core
  * (docs/raft-bugs.md, "Mutation testing"): each pins a behaviour a mutant changed
  * without any other test noticing. Through the core API only.
  */

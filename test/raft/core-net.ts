@@ -1,7 +1,7 @@
 import seedrandom from "seedrandom";
-import type { RaftBug } from "../../impls/raft/api.js";
-import { initialState, step } from "../../impls/raft/core/step.js";
-import type { Entry, Persisted, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../impls/raft/core/types.js";
+import type { RaftBug } from "../../services/raft/api.js";
+import { initialState, step } from "../../services/raft/core/step.js";
+import type { Entry, Persisted, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../services/raft/core/types.js";
 
 /**
  * An in-memory network of Raft cores driven through the core API only (after etcd's

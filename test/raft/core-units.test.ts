@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { cloneState, quorum, step } from "../../impls/raft/core/step.js";
-import { firstIndexOfTerm, isUpToDate, lastIndexOfTerm, termAt } from "../../impls/raft/core/log.js";
-import type { Entry, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../impls/raft/core/types.js";
+import { cloneState, quorum, step } from "../../services/raft/core/step.js";
+import { firstIndexOfTerm, isUpToDate, lastIndexOfTerm, termAt } from "../../services/raft/core/log.js";
+import type { Entry, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../services/raft/core/types.js";
 import { boot, cfg, type Cmd } from "./core-fixture.js";
 
 /**

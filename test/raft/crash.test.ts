@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AppendRequest, AppendResponse, Entry, RaftEffect, VoteResponse } from "../../impls/raft/core/types.js";
+import type { AppendRequest, AppendResponse, Entry, RaftEffect, VoteResponse } from "../../services/raft/core/types.js";
 import { CoreNet, CoreNetError, CrashPoint, termsOf, type Cmd } from "./core-net.js";
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import seedrandom from "seedrandom";
-import type { Entry } from "../../impls/raft/core/types.js";
-import { createRaftNode } from "../../impls/raft/node.js";
+import type { Entry } from "../../services/raft/core/types.js";
+import { createRaftNode } from "../../services/raft/node.js";
 import { CoreNet, type Cmd } from "./core-net.js";
 import { withBatch } from "./harness.js";
 import { RAFT_TESTS } from "./suite.js";

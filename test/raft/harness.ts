@@ -1,6 +1,6 @@
 import { Simulation } from "../../sim/simulation.js";
 import type { Rng } from "../../sim/rng.js";
-import type { CreateRaftNode, RaftHost, RaftNodeOptions } from "../../impls/raft/api.js";
+import type { CreateRaftNode, RaftHost, RaftNodeOptions } from "../../services/raft/api.js";
 
 /**
  * A Raft cluster in the lockstep simulator, after the MIT 6.824 lab's config.go: N

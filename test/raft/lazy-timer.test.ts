@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Simulation, type ProcessContext } from "../../sim/simulation.js";
-import { LazyTimer } from "../../impls/raft/lazy-timer.js";
+import { LazyTimer } from "../../services/raft/lazy-timer.js";
 
 /**
  * The election timer's deadline moves without a kernel timer per reset
- * (impls/raft/lazy-timer.ts): it fires once, at the last deadline set, and a follower
+ * (services/raft/lazy-timer.ts): it fires once, at the last deadline set, and a follower
  * reset every few ms keeps one event in the queue, not one per reset.
  */
 function setup() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isRaftMessageType } from "../../impls/raft/api.js";
+import { isRaftMessageType } from "../../services/raft/api.js";
 
 /** isRaftMessageType: the core's four types by compare, any other "raft-" type as startsWith said. */
 describe("isRaftMessageType", () => {

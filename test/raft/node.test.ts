@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Simulation, type ProcessContext } from "../../sim/simulation.js";
-import { createRaftNode, readPersisted } from "../../impls/raft/node.js";
-import type { RaftHost, RaftNodeOptions } from "../../impls/raft/api.js";
+import { createRaftNode, readPersisted } from "../../services/raft/node.js";
+import type { RaftHost, RaftNodeOptions } from "../../services/raft/api.js";
 
 /**
- * The adapter that runs the pure Raft core in the simulator (impls/raft/node.ts): what
+ * The adapter that runs the pure Raft core in the simulator (services/raft/node.ts): what
  * it writes to the disk and reads back on a restart, its timers (one per name), the
  * callbacks of proposals and read barriers, no-ops kept from the service, re-entrant
  * proposals from an apply callback. Small clusters in a bare Simulation, 1 ms links.

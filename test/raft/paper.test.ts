@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import seedrandom from "seedrandom";
-import type { RaftBug } from "../../impls/raft/api.js";
-import { cloneState, initialState, step } from "../../impls/raft/core/step.js";
-import type { AppendRequest, AppendResponse, Entry, RaftEffect, RaftInput, RaftMessage, RaftState, VoteResponse } from "../../impls/raft/core/types.js";
+import type { RaftBug } from "../../services/raft/api.js";
+import { cloneState, initialState, step } from "../../services/raft/core/step.js";
+import type { AppendRequest, AppendResponse, Entry, RaftEffect, RaftInput, RaftMessage, RaftState, VoteResponse } from "../../services/raft/core/types.js";
 
 /**
  * The core's step function checked against the Raft paper (Ongaro & Ousterhout 2014),

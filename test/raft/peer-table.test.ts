@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PeerTable } from "../../impls/raft/core/peer-table.js";
+import { PeerTable } from "../../services/raft/core/peer-table.js";
 
 /** PeerTable (the leader's per-peer numbers by position) against the Map it replaced. */
 function lcg(seed: number): () => number {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { CreateRaftNode } from "../../impls/raft/api.js";
-import { createRaftNode } from "../../impls/raft/node.js";
+import type { CreateRaftNode } from "../../services/raft/api.js";
+import { createRaftNode } from "../../services/raft/node.js";
 import { RAFT_TESTS } from "./suite.js";
 
 /**

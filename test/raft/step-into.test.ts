@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cloneState, step, stepInto } from "../../impls/raft/core/step.js";
-import type { RaftEffect, RaftInput, RaftState } from "../../impls/raft/core/types.js";
+import { cloneState, step, stepInto } from "../../services/raft/core/step.js";
+import type { RaftEffect, RaftInput, RaftState } from "../../services/raft/core/types.js";
 import { boot, cfg, type Cmd } from "./core-fixture.js";
 
 /**

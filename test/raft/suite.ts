@@ -1,4 +1,4 @@
-import type { CreateRaftNode } from "../../impls/raft/api.js";
+import type { CreateRaftNode } from "../../services/raft/api.js";
 import { RaftCluster, type ClusterOptions } from "./harness.js";
 
 /**

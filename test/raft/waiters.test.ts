@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { Waiters, type WaiterKind } from "../../impls/raft/waiters.js";
+import { Waiters, type WaiterKind } from "../../services/raft/waiters.js";
 
-/** Waiters (impls/raft/waiters.ts) against a Map: slot clashes, growth, the overflow past the table's bound. */
+/** Waiters (services/raft/waiters.ts) against a Map: slot clashes, growth, the overflow past the table's bound. */
 function lcg(seed: number): () => number {
   let x = seed >>> 0;
   return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);

@@ -16,7 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../cli/main.js";
-import { EXIT } from "../../cli/exit-codes.js";
+import { EXIT } from "../../harness/exit-codes.js";
 import { loadScenario } from "../../scenarios/index.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { planReal, type RealRunRecord } from "../../real/index.js";

@@ -8,7 +8,7 @@ import { loadScenario } from "../../scenarios/index.js";
 import { computeHolds } from "../../checkers/holds.js";
 import { renderRunReport } from "../../reports/run-report.js";
 import { renderComparePage } from "../../reports/compare-page.js";
-import { writeRunArtifacts } from "../../cli/artifacts.js";
+import { writeRunArtifacts } from "../../harness/artifacts.js";
 import { main } from "../../cli/main.js";
 import { DEBATE, debateTests } from "../../reports/debate-claims.js";
 import { HOSTILE, hostileScenario, longScenario, runFixture, smallMatrix, type RunFixture } from "./fixtures.js";

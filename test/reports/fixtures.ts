@@ -1,13 +1,13 @@
 import { loadScenario } from "../../scenarios/index.js";
 import type { Scenario } from "../../scenarios/schema.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { checkContextFor } from "../../cli/check-context.js";
-import { buildRecord } from "../../cli/artifacts.js";
+import { checkContextFor } from "../../harness/check-context.js";
+import { buildRecord } from "../../harness/artifacts.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import type { CompareCell, CompareMatrix, RunRecord } from "../../reports/types.js";
 import { addRunAvailability, emptySweepAvailability, runAvailability } from "../../reports/availability.js";
-import { scenarioOnDesign } from "../../cli/sweep/compare.js";
+import { scenarioOnDesign } from "../../harness/sweep/compare.js";
 
 /** What the report renderers take, from a real run. */
 export interface RunFixture {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { checkContextFor } from "../../cli/check-context.js";
+import { checkContextFor } from "../../harness/check-context.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { buildRunView } from "../../reports/run-view.js";
 import { describeNote } from "../../reports/notes.js";

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { loadScenario } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { checkContextFor } from "../../cli/check-context.js";
+import { checkContextFor } from "../../harness/check-context.js";
 import { historyToJsonl } from "../../sim/history.js";
 
 function run(name: string, seed?: number) {
@@ -63,7 +63,7 @@ describe("determinism", () => {
   it("and in another process", () => {
     const script = `
       import { loadScenario } from "./scenarios/index.ts";
-      import { runScenario } from "./sim/runner.ts";
+      import { runScenario } from "./harness/runner.ts";
       import { historyToJsonl } from "./sim/history.ts";
       import { createHash } from "node:crypto";
       const s = loadScenario("naive-baseline");

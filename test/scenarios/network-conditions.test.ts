@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
 import { parseScenario } from "../../scenarios/schema.js";
-import { runScenario } from "../../sim/runner.js";
-import { replayCommand } from "../../cli/artifacts.js";
+import { runScenario } from "../../harness/runner.js";
+import { replayCommand } from "../../harness/artifacts.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 import { outcomeOf } from "../helpers/scenario-sweep.js";
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { checkContextFor } from "../../cli/check-context.js";
+import { checkContextFor } from "../../harness/check-context.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import type { Scenario } from "../../scenarios/schema.js";
-import { redlock, parseRedlockOptions } from "../../impls/redlock/design.js";
-import type { RedisServer } from "../../impls/redis/server.js";
-import type { AcquireResult, ExtendResult, Grant } from "../../impls/types.js";
+import { redlock, parseRedlockOptions } from "../../designs/redlock/design.js";
+import type { RedisServer } from "../../services/redis/server.js";
+import type { AcquireResult, ExtendResult, Grant } from "../../designs/types.js";
 import { Simulation } from "../../sim/simulation.js";
 import { sweep, sweepMessage, SWEEP_SEEDS } from "../helpers/scenario-sweep.js";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseScenario } from "../../scenarios/schema.js";
 import { loadScenario, loadScenarioFile, allScenarios } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { expectScenarioError, MINIMAL_SCENARIO, scenarioErrorOf } from "../helpers/input-error.js";
 
 const good = MINIMAL_SCENARIO;

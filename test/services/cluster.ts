@@ -10,13 +10,13 @@
 import { Simulation } from "../../sim/simulation.js";
 import type { Message } from "../../sim/simulation.js";
 import type { HistoryEvent } from "../../sim/history.js";
-import { createRaftNode } from "../../impls/raft/node.js";
-import { parseRaftServiceOptions, serverIds } from "../../impls/raft-zk/options.js";
-import { RAFT_ZK_BUGS } from "../../impls/raft-zk/design.js";
-import { ZkServer, zkServer } from "../../impls/raft-zk/server.js";
-import { EtcdServer, etcdServer } from "../../impls/etcd-lease/server.js";
-import { ZK_REQUEST, type ZkOp, type ZkReply } from "../../impls/raft-zk/protocol.js";
-import { ETCD_REQUEST, type EtcdOp, type EtcdReply } from "../../impls/etcd-lease/protocol.js";
+import { createRaftNode } from "../../services/raft/node.js";
+import { parseRaftServiceOptions, serverIds } from "../../services/raft-service/options.js";
+import { RAFT_ZK_BUGS } from "../../designs/raft-zk/design.js";
+import { ZkServer, zkServer } from "../../designs/raft-zk/server.js";
+import { EtcdServer, etcdServer } from "../../designs/etcd-lease/server.js";
+import { ZK_REQUEST, type ZkOp, type ZkReply } from "../../designs/raft-zk/protocol.js";
+import { ETCD_REQUEST, type EtcdOp, type EtcdReply } from "../../designs/etcd-lease/protocol.js";
 
 export interface ClusterOptions {
   nodes?: number;

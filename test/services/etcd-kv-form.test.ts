@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalForm, FormParts } from "../../impls/raft-service/replica-states.js";
-import { EtcdKv, type EtcdCmd, type KvOp } from "../../impls/etcd-lease/kv.js";
+import { canonicalForm, FormParts } from "../../services/raft-service/replica-states.js";
+import { EtcdKv, type EtcdCmd, type KvOp } from "../../designs/etcd-lease/kv.js";
 
 /**
  * EtcdKv.stateForm keeps per-key and per-lease canonical entries and drops them on

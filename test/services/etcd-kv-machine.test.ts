@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { EtcdKv, type EtcdCmd, type KvOp, type Compare } from "../../impls/etcd-lease/kv.js";
+import { EtcdKv, type EtcdCmd, type KvOp, type Compare } from "../../designs/etcd-lease/kv.js";
 
 /**
- * EtcdKv's apply, command by command (impls/etcd-lease/kv.ts): the revision rule, leases
+ * EtcdKv's apply, command by command (designs/etcd-lease/kv.ts): the revision rule, leases
  * and their keys, each compare target and operator, ranges. Complements
- * test/impls/etcd-lease-kv.test.ts (the Mutex's transactions).
+ * test/designs/etcd-lease-kv.test.ts (the Mutex's transactions).
  */
 const txn = (success: KvOp[], compare: Compare[] = [], failure: KvOp[] = []): EtcdCmd => ({ kind: "txn", compare, success, failure });
 const put = (key: string, value = "v", lease?: number): KvOp => ({ op: "put", key, value, ...(lease !== undefined ? { lease } : {}) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EtcdKv, type EtcdCmd, type RangeOp } from "../../impls/etcd-lease/kv.js";
+import { EtcdKv, type EtcdCmd, type RangeOp } from "../../designs/etcd-lease/kv.js";
 
 /**
  * EtcdKv.range's one-pass answer for a prefix sorted by create revision with limit 1

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { EtcdCluster } from "./cluster.js";
-import type { EtcdOp } from "../../impls/etcd-lease/protocol.js";
+import type { EtcdOp } from "../../designs/etcd-lease/protocol.js";
 
 /**
- * The etcd-lease server (impls/etcd-lease/server.ts) through its client protocol:
+ * The etcd-lease server (designs/etcd-lease/server.ts) through its client protocol:
  * redirects, leases and their expiry on the leader's lessor (also across a leader
  * change, with Promote's extension), keepalives, transactions, ranges, waitDelete. A
  * 3-server cluster with etcd-1 preferred, 1 ms links, TTL 1 s (expiry tick 50 ms).

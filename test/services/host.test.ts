@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { electionTimeoutsFor } from "../../impls/raft-service/host.js";
-import { parseRaftServiceOptions } from "../../impls/raft-zk/options.js";
+import { electionTimeoutsFor } from "../../services/raft-service/host.js";
+import { parseRaftServiceOptions } from "../../services/raft-service/options.js";
 import { ZkCluster } from "./cluster.js";
 
 /**
- * RaftServiceHost (impls/raft-service/host.ts), the part shared by raft-zk and
+ * RaftServiceHost (services/raft-service/host.ts), the part shared by raft-zk and
  * etcd-lease: election timeouts, the expiry tick's period, the answer to a proposal
  * that fails, promote/demote. Through a real cluster on the Raft core.
  */

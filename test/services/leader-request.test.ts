@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { leaderRequest, scriptedServers, type LeaderRequestResult } from "../helpers/scripted-servers.js";
 
 /**
- * leaderCall (impls/raft-zk/leader-request.ts, through the test helper leaderRequest), the redirect logic of the Raft-backed
+ * leaderCall (services/raft-service/leader-request.ts, through the test helper leaderRequest), the redirect logic of the Raft-backed
  * clients, against scripted servers: a stranded leader that answers nothing, its
  * follower that still names it, and the majority's leader.
  */

@@ -12,7 +12,7 @@ import { outcomeOf } from "../helpers/scenario-sweep.js";
  * the holder keeps its lock through the changes: no lapse, a renewal and a write after
  * the faults, a release that frees, and the waiter only after it. Their 200-seed sweeps
  * (safe on each) run with every scenarios/raft-zk/ and scenarios/etcd-lease/ file
- * (test/impls/raft-zk-scenarios.test.ts, etcd-lease-scenarios.test.ts).
+ * (test/designs/raft-zk-scenarios.test.ts, etcd-lease-scenarios.test.ts).
  */
 const SEEDS = 10;
 const find = (h: readonly HistoryEvent[], p: Partial<HistoryEvent>) =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { canonicalForm, mapEntryOf, sharedEntry, stateDigest, DigestMemo, FormParts, ReplicaStateLog, replicaStatesOf, DIGEST_EVERY_FROM, DIGEST_STRIDE, REPLICA_STATE } from "../../impls/raft-service/replica-states.js";
+import { canonicalForm, mapEntryOf, sharedEntry, stateDigest, DigestMemo, FormParts, ReplicaStateLog, replicaStatesOf, DIGEST_EVERY_FROM, DIGEST_STRIDE, REPLICA_STATE } from "../../services/raft-service/replica-states.js";
 import { Simulation } from "../../sim/simulation.js";
 
-/** The replica-state digests behind the replica-agreement checker (impls/raft-service/replica-states.ts). */
+/** The replica-state digests behind the replica-agreement checker (services/raft-service/replica-states.ts). */
 describe("canonicalForm", () => {
   it("is the same for maps, sets and objects built in different orders, and differs for different contents", () => {
     const a = { m: new Map([[1, "x"], [2, "y"]]), s: new Set(["b", "a"]), o: { z: 1, a: [1, 2] } };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../sim/simulation.js";
 import { leaderRequest, scriptedServers } from "../helpers/scripted-servers.js";
-import { ServiceSession, SessionClient, type SessionProtocol } from "../../impls/raft-service/session-client.js";
+import { ServiceSession, SessionClient, type SessionProtocol } from "../../services/raft-service/session-client.js";
 
 /**
  * SessionClient.request is leaderCall's fiber with the session bookkeeping in its

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bySequence } from "../../impls/raft-zk/lock.js";
-import { sequenceOf } from "../../impls/raft-zk/tree.js";
+import { bySequence } from "../../designs/raft-zk/lock.js";
+import { sequenceOf } from "../../designs/raft-zk/tree.js";
 
 /** bySequence (the recipe's order of a lock's children) against a stable sort by sequence number, on many random child lists. */
 describe("bySequence on random children", () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ZkCluster } from "./cluster.js";
-import type { ZkOp } from "../../impls/raft-zk/protocol.js";
+import type { ZkOp } from "../../designs/raft-zk/protocol.js";
 
 /**
- * The Raft-ZK server (impls/raft-zk/server.ts) through its client protocol: redirects,
+ * The Raft-ZK server (designs/raft-zk/server.ts) through its client protocol: redirects,
  * sessions and their expiry on the leader's clock (also across a leader change), the
  * reads and writes, watches, the lock-delay. A 3-server cluster with zk-1 preferred,
  * 1 ms links, session timeout 1 s (expiry tick 50 ms).

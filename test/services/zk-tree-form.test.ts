@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalForm, FormParts } from "../../impls/raft-service/replica-states.js";
-import { ZkTree, type ZkCmd } from "../../impls/raft-zk/tree.js";
+import { canonicalForm, FormParts } from "../../services/raft-service/replica-states.js";
+import { ZkTree, type ZkCmd } from "../../designs/raft-zk/tree.js";
 
 /**
  * ZkTree.stateForm keeps per-node and per-session canonical entries and drops them on

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ZkTree, sequenceOf, parentOf, baseName, type ZkCmd } from "../../impls/raft-zk/tree.js";
+import { ZkTree, sequenceOf, parentOf, baseName, type ZkCmd } from "../../designs/raft-zk/tree.js";
 
 /**
- * ZkTree's apply, command by command (impls/raft-zk/tree.ts): paths, parents, versions,
+ * ZkTree's apply, command by command (designs/raft-zk/tree.ts): paths, parents, versions,
  * events, ephemerals and their sessions, the lock-delay's lingering nodes. Complements
- * test/impls/raft-zk-tree.test.ts.
+ * test/designs/raft-zk-tree.test.ts.
  */
 const mk = (sessionId: number, path: string, o: Partial<{ ephemeral: boolean; sequential: boolean; parents: boolean; data: string }> = {}): ZkCmd => ({
   kind: "create",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 
 /**
  * The run's clock samples (meta.clockSamples), kept in flat arrays during the run and made

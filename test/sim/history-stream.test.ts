@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { loadScenario } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { historyToJsonl, type HistoryEvent } from "../../sim/history.js";
 import { JsonlHistoryStream } from "../../sim/history-stream.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { InputError } from "../../sim/errors.js";
-import { checkContextFor } from "../../cli/check-context.js";
+import { checkContextFor } from "../../harness/check-context.js";
 import { fixturePath, shippedScenarioNames, type DigestFixture } from "../helpers/history-digests.js";
 
 /** A run whose history goes only to a JSONL stream (nothing retained): its chunks, and the run. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { keptForCheckers } from "../../checkers/needed-events.js";
-import { checkContextFor } from "../../cli/check-context.js";
+import { checkContextFor } from "../../harness/check-context.js";
 import { shippedScenarioNames } from "../helpers/history-digests.js";
 
 /**

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { drawNemesis } from "../../sim/nemesis.js";
+import { drawNemesis } from "../../harness/nemesis.js";
 import { Rng } from "../../sim/rng.js";
 import { parseScenario, type NemesisSpec } from "../../scenarios/schema.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { checkContextFor } from "../../cli/check-context.js";
+import { checkContextFor } from "../../harness/check-context.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 
 const world = { servers: ["s1", "s2", "s3"], clients: ["c1", "c2"], ttlMs: 1000 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { didYouMean, nearestNames } from "../../sim/suggest.js";
 import { main } from "../../cli/main.js";
-import { EXIT } from "../../cli/exit-codes.js";
+import { EXIT } from "../../harness/exit-codes.js";
 import { scenarioFiles } from "../../scenarios/index.js";
 import { captureStdio } from "../helpers/capture-stdio.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Rng } from "../../sim/rng.js";
 import { drawWorkMs, scaleWorkTime, workTimeMeanMs, type WorkTime } from "../../sim/work-time.js";
 import { parseScenario } from "../../scenarios/schema.js";
-import { runScenario } from "../../sim/runner.js";
+import { runScenario } from "../../harness/runner.js";
 import { historyToJsonl, type HistoryEvent } from "../../sim/history.js";
 import { scaleScenario } from "../../real/time-scale.js";
 

@@ -1,0 +1,101 @@
+/**
+ * A LockClient whose every decision is made by real lock-library code running in the
+ * process's sandbox realm, through an adapter module (adapter.ts has the contract).
+ * The workload's fibers call the adapter; each call runs as one realm turn and the
+ * fiber resumes when the library's promise settles.
+ *
+ * Outcomes: the adapter's acquire resolving null is a definite failure; a rejection
+ * is unknown (the library gave up midway, a request may have taken effect), as is an
+ * extend or release that rejects.
+ */
+import { suspend, type Fiber } from "../../sim/fiber.js";
+import type { Message, ProcessContext } from "../../sim/simulation.js";
+import type { Realm } from "../../sim/sandbox/realm.js";
+import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
+import type { ClientHub } from "../../services/redis-clients/hub.js";
+import { readAcquired, readExtended, type AdapterInstance } from "./adapter.js";
+
+interface Settled {
+  ok: boolean;
+  value: unknown;
+}
+
+function reasonOf(e: unknown): string {
+  if (e && typeof e === "object" && "message" in e) {
+    const name = "name" in e && typeof e.name === "string" && e.name !== "Error" ? `${e.name}: ` : "";
+    return `${name}${String((e as { message: unknown }).message)}`;
+  }
+  return String(e);
+}
+
+export class LibraryLockClient implements LockClient {
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly realm: Realm,
+    private readonly hub: ClientHub,
+    private readonly adapter: AdapterInstance,
+    private readonly adapterName: string,
+  ) {}
+
+  private *call(method: "acquire" | "release" | "extend", args: unknown[]): Fiber<Settled> {
+    const fn = this.adapter[method] as ((...a: unknown[]) => unknown) | undefined;
+    return yield* suspend<Settled>((resume) => {
+      this.realm.enter(`${this.adapterName}.${method}()`, () =>
+        this.realm.prelude.settle(
+          () => fn!.apply(this.adapter, args),
+          (ok, value) => this.realm.later(() => resume({ ok, value })),
+        ),
+      );
+    });
+  }
+
+  *acquire(lock: string, opts: AcquireOptions): Fiber<AcquireResult> {
+    const r = yield* this.call("acquire", [lock, { ttlMs: opts.ttlMs, waitMs: opts.waitMs }]);
+    if (!r.ok) return { outcome: "unknown", reason: reasonOf(r.value) };
+    if (r.value === null || r.value === undefined || r.value === false) return { outcome: "fail", reason: `${this.adapterName} did not acquire the lock` };
+    const got = readAcquired(r.value, this.adapterName);
+    const validityMs = got.validityMs ?? opts.ttlMs;
+    const grant: Grant = {
+      lock,
+      secret: got.secret ?? "",
+      ttlMs: opts.ttlMs,
+      validityMs,
+      expiresAtMonoUs: this.ctx.monoUs() + validityMs * 1000,
+      data: got.handle,
+      ...(got.token !== undefined ? { token: got.token } : {}),
+    };
+    return { outcome: "ok", grant };
+  }
+
+  *release(grant: Grant): Fiber<ReleaseResult> {
+    const r = yield* this.call("release", [grant.data]);
+    if (!r.ok) return { outcome: "unknown", reason: reasonOf(r.value) };
+    return { outcome: "ok", released: r.value !== false };
+  }
+
+  *extend(grant: Grant, ttlMs: number): Fiber<ExtendResult> {
+    if (typeof this.adapter.extend !== "function") return { outcome: "fail", reason: `${this.adapterName} has no extend` };
+    const r = yield* this.call("extend", [grant.data, ttlMs]);
+    if (!r.ok) return { outcome: "unknown", reason: reasonOf(r.value) };
+    if (r.value === null || r.value === undefined || r.value === false) return { outcome: "fail", reason: `${this.adapterName} refused to extend` };
+    const got = readExtended(r.value, this.adapterName);
+    const validityMs = got.validityMs ?? ttlMs;
+    grant.validityMs = validityMs;
+    grant.expiresAtMonoUs = this.ctx.monoUs() + validityMs * 1000;
+    if (got.handle !== undefined) grant.data = got.handle;
+    return { outcome: "ok", validityMs };
+  }
+
+  /** The library's own belief, asked synchronously (adapter.holds), else the validity it reported. */
+  holds(grant: Grant): boolean {
+    if (typeof this.adapter.holds === "function") {
+      const held = this.realm.enter(`${this.adapterName}.holds()`, () => this.adapter.holds!(grant.data));
+      return held === true;
+    }
+    return this.ctx.monoUs() < grant.expiresAtMonoUs;
+  }
+
+  onMessage(from: string, msg: Message): void {
+    this.hub.onMessage(from, msg);
+  }
+}

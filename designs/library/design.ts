@@ -1,0 +1,120 @@
+/**
+ * `library`: a real lock library, unmodified, run inside the simulator. N simulated
+ * Redis nodes redis-1..redis-N (the same ids as the redlock design, so its fault
+ * scenarios apply), each reachable by library code at 127.0.0.1:<basePort + i - 1>;
+ * each client process runs the adapter (adapter.ts) in its own sandbox realm
+ * (sim/sandbox/), where `require("ioredis")` and `require("redis")` are the
+ * simulated clients and time, timers and randomness are the process's own.
+ *
+ * Options:
+ *   adapter      a built-in adapter name (adapter.ts BUILTIN_ADAPTERS) or a path to one
+ *   nodes        number of Redis nodes (default: the adapter's, else 1)
+ *   basePort     6379
+ *   options      an object handed to the adapter's create() (library settings)
+ *   persistence, fsyncIntervalMs, sweepIntervalMs   the nodes' settings, as in redlock
+ */
+import type { DesignEntry } from "../types.js";
+import { Fields } from "../../sim/validate.js";
+import { InputError } from "../../sim/errors.js";
+import { redisServer } from "../../services/redis/server.js";
+import { PERSISTENCE_MODES, type PersistenceMode } from "../../services/redis/aof.js";
+import { Realm, installRejectionHook } from "../../sim/sandbox/realm.js";
+import { ModuleLoader } from "../../sim/sandbox/module-loader.js";
+import { ClientHub } from "../../services/redis-clients/hub.js";
+import { ioredisModule } from "../../services/redis-clients/ioredis.js";
+import { nodeRedisModule } from "../../services/redis-clients/node-redis.js";
+import { BUILTIN_ADAPTERS, adapterPath, type AdapterModule } from "./adapter.js";
+import { LibraryLockClient } from "./client.js";
+
+export interface LibraryDesignOptions {
+  adapter: string;
+  adapterFile: string;
+  nodes: number;
+  basePort: number;
+  options: Record<string, unknown>;
+  persistence: PersistenceMode;
+  fsyncIntervalMs: number;
+  sweepIntervalMs: number;
+}
+
+const FIELDS = ["adapter", "nodes", "basePort", "options", "persistence", "fsyncIntervalMs", "sweepIntervalMs"];
+
+export const libraryNodeId = (i: number): string => `redis-${i}`;
+
+export function parseLibraryOptions(raw: unknown, file: string, prefix: string): LibraryDesignOptions {
+  const f = Fields.root(file, raw ?? {}, prefix).only(FIELDS);
+  const adapter = f.string("adapter");
+  const adapterFile = adapterPath(adapter, file, f.field("adapter"));
+  const nodes = f.number("nodes", { integer: true, min: 1, max: 15, dflt: BUILTIN_ADAPTERS[adapter]?.nodesDefault ?? 1 });
+  const basePort = f.number("basePort", { integer: true, min: 1, max: 65535 - 15, dflt: 6379 });
+  const options = (raw as Record<string, unknown> | undefined)?.options ?? {};
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new InputError(file, f.field("options"), "an object (settings handed to the adapter)");
+  }
+  return {
+    adapter,
+    adapterFile,
+    nodes,
+    basePort,
+    options: options as Record<string, unknown>,
+    persistence: f.oneOf("persistence", PERSISTENCE_MODES, "none"),
+    fsyncIntervalMs: f.number("fsyncIntervalMs", { min: 1, dflt: 1000 }),
+    sweepIntervalMs: f.number("sweepIntervalMs", { min: 1, dflt: 100 }),
+  };
+}
+
+export const library: DesignEntry<LibraryDesignOptions> = {
+  name: "library",
+  description: "a real lock library (redlock, redis-semaphore, redis-lock, or your own adapter) run unmodified in the simulator over N simulated Redis nodes",
+  parseOptions: parseLibraryOptions,
+  setup({ sim, processOptions }, o) {
+    const nodes = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
+    for (const n of nodes) {
+      sim.addProcess(n, "server", processOptions(n), redisServer({ sweepIntervalMs: o.sweepIntervalMs, persistence: o.persistence, fsyncIntervalMs: o.fsyncIntervalMs }));
+    }
+    const addresses = nodes.map((_, i) => `127.0.0.1:${o.basePort + i}`);
+    const byAddress = new Map<string, string>();
+    nodes.forEach((n, i) => {
+      byAddress.set(addresses[i], n);
+      byAddress.set(String(o.basePort + i), n);
+    });
+    installRejectionHook();
+    return {
+      serverIds: nodes,
+      fencing: false,
+      createClient: (ctx) => {
+        const rng = ctx.rng.fork(`sandbox/${ctx.proc.incarnation}`);
+        const realm = new Realm({
+          processId: ctx.id,
+          wallMs: () => ctx.wallMs(),
+          monoUs: () => ctx.monoUs(),
+          setTimer: (delayUs, fn) => {
+            const h = ctx.setTimerUs(delayUs, fn);
+            return { cancel: () => ctx.cancelTimer(h) };
+          },
+          random: () => rng.float(),
+        });
+        const hub = new ClientHub(ctx, realm, { nodes, byAddress });
+        const loader = new ModuleLoader(
+          realm,
+          new Map([
+            ["ioredis", () => ioredisModule(hub)],
+            ["redis", () => nodeRedisModule(hub)],
+            ["@redis/client", () => nodeRedisModule(hub)],
+          ]),
+        );
+        const instance = realm.enter(`loading adapter ${o.adapter}`, () => {
+          const loaded = loader.load(o.adapterFile) as AdapterModule & { default?: AdapterModule };
+          // An ES module's `export default { create }` arrives as exports.default.
+          const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
+          if (!mod || typeof mod.create !== "function") throw new InputError(o.adapterFile, "module.exports.create", "a function create({ addresses, options, processId })");
+          return mod.create({ addresses: realm.fromJson(addresses) as string[], options: realm.fromJson(o.options) as Record<string, unknown>, processId: ctx.id });
+        });
+        if (!instance || typeof instance.acquire !== "function" || typeof instance.release !== "function") {
+          throw new InputError(o.adapterFile, "create()", "an object with acquire(lock, { ttlMs, waitMs }) and release(handle)");
+        }
+        return new LibraryLockClient(ctx, realm, hub, instance, o.adapter);
+      },
+    };
+  },
+};

@@ -1,0 +1,63 @@
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import type { Scenario } from "../../scenarios/schema.js";
+import { loadScenarioFile } from "../../scenarios/index.js";
+import { runScenario } from "../runner.js";
+import { runCheckers } from "../../checkers/run-all.js";
+import { scenarioToJson, describeStep } from "../explore/scenario-file.js";
+import { checkContextFor } from "../check-context.js";
+import { buildRecord, replayCommand, writeRunArtifacts } from "../artifacts.js";
+import { writeJsonAtomic } from "./write.js";
+import type { RunRecord } from "../../reports/types.js";
+
+export interface WrittenCounterexample {
+  file: string;
+  runDir: string;
+  scenario: Scenario;
+  record: RunRecord;
+  replay: string;
+}
+
+/**
+ * Write a (shrunk) failing scenario as a scenario file plus its run directory. The
+ * file is loaded back through the scenario validator and run again: what is written
+ * must be a valid scenario that still fails (`stillFails`), or lockstep has a bug.
+ * The scenario's name must be the one it was explored under: the run's random
+ * streams are seeded from name and seed.
+ */
+export function writeCounterexample(dir: string, s: Scenario, seed: number, stillFails: (s: Scenario, seed: number) => boolean): WrittenCounterexample {
+  const file = join(dir, `${s.name}.json`);
+  const first = runScenario(s, seed);
+  const verdicts = runCheckers(first.history, checkContextFor(s));
+  const withExpect: Scenario = { ...s, seed, expect: verdicts.outcome === "unknown" ? s.expect : verdicts.outcome, file };
+  writeJsonAtomic(file, scenarioToJson(withExpect));
+
+  const loaded = loadScenarioFile(file);
+  const plain = (x: Scenario): unknown => JSON.parse(JSON.stringify(scenarioToJson(x)));
+  if (!isDeepStrictEqual(plain(loaded), plain(withExpect))) {
+    throw new Error(`lockstep bug: ${file} does not load back as the scenario that was written`);
+  }
+  if (!stillFails(loaded, seed)) throw new Error(`lockstep bug: ${file} with seed ${seed} no longer fails when loaded back`);
+  const run = runScenario(loaded, seed);
+  const again = runCheckers(run.history, checkContextFor(loaded));
+  if (again.outcome !== verdicts.outcome || again.safety !== verdicts.safety) {
+    throw new Error(`lockstep bug: ${file} with seed ${seed} gave ${again.outcome} when reloaded, ${verdicts.outcome} before`);
+  }
+  const record = buildRecord(loaded, seed, run, again);
+  const runDir = join(dir, "run");
+  writeRunArtifacts(runDir, record, run.history);
+  return { file, runDir, scenario: loaded, record, replay: replayCommand(loaded, seed) };
+}
+
+/** The terminal lines every counterexample ends with: faults, outcome, seed, replay. */
+export function formatCounterexample(w: WrittenCounterexample): string[] {
+  const failed = w.record.verdicts.results.filter((r) => r.valid === false).map((r) => r.checker);
+  return [
+    `${w.scenario.faults.length} fault step(s):`,
+    ...(w.scenario.faults.length > 0 ? w.scenario.faults.map((f) => `  ${describeStep(f)}`) : ["  (none: the workload alone violates safety)"]),
+    `outcome: ${w.record.verdicts.outcome}${failed.length > 0 ? ` — failed: ${failed.join(", ")}` : ""}`,
+    `seed: ${w.record.seed}`,
+    `replay: ${w.replay}`,
+    `wrote ${w.file} and ${w.runDir}/ (history.jsonl, results.json, report.html)`,
+  ];
+}

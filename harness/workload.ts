@@ -1,0 +1,143 @@
+import type { Fiber } from "../sim/fiber.js";
+import type { ProcessContext } from "../sim/simulation.js";
+import type { ClientSpec, WorkloadSpec } from "../scenarios/schema.js";
+import type { Grant, LockClient } from "../designs/types.js";
+import { RESOURCE_ID } from "../services/storage/resource.js";
+import { drawWorkMs, type WorkTime } from "../sim/work-time.js";
+import type { Rng } from "../sim/rng.js";
+
+/**
+ * The client workload: acquire, read-modify-write the lock's counter on the storage
+ * node, release, think, repeat. Every step is recorded as invoke + ok/fail/info.
+ *
+ * The client believes it holds the lock from acquire-ok until it invokes release or
+ * its library says the grant has lapsed by its own clock (recorded as a `lapse`
+ * annotation at the true time its monotonic clock passes grant.expiresAtMonoUs, even
+ * while it is paused — see watchLapse). It checks
+ * its belief once, before the critical section — as real code does — so a pause
+ * between that check and the write is exactly Kleppmann's unsafe window
+ * (`validityCheck` moves or drops the check).
+ */
+export interface WorkloadRun {
+  spec: WorkloadSpec;
+  client: ClientSpec;
+  /** True end of the run in the client's monotonic terms: no new acquisitions after it. */
+  endMonoUs: number;
+}
+
+export function* clientLoop(ctx: ProcessContext, locks: LockClient, run: WorkloadRun): Fiber<void> {
+  const { spec, client } = run;
+  const workTime = client.workMs ?? spec.workMs;
+  // Work times are drawn from a stream of their own, forked by name (and incarnation, so a
+  // restarted client does not repeat its draws): the client's other dice (lock pick, think
+  // jitter) fall as they did before, and a number or a fixed draw takes nothing from it.
+  const work: Work = { time: workTime, rng: ctx.rng.fork(`work-time/${ctx.proc.incarnation}`) };
+  if (client.startMs > 0) yield* ctx.sleep(client.startMs);
+  let n = 0;
+  while (ctx.monoUs() < run.endMonoUs && (client.opsMax === undefined || n < client.opsMax)) {
+    n++;
+    const lock = spec.locks.length === 1 ? spec.locks[0]! : ctx.rng.pick(spec.locks);
+    ctx.record("invoke", "acquire", lock, { ttlMs: spec.ttlMs, waitMs: spec.waitMs });
+    const r = yield* locks.acquire(lock, { ttlMs: spec.ttlMs, waitMs: spec.waitMs });
+    if (r.outcome === "ok") {
+      // Unique across restarts: a restarted client starts counting again.
+      const grantId = ctx.proc.incarnation === 0 ? `${ctx.id}#${n}` : `${ctx.id}.${ctx.proc.incarnation}#${n}`;
+      const g = r.grant;
+      ctx.record("ok", "acquire", lock, {
+        grantId,
+        ...(g.token !== undefined ? { token: g.token } : {}),
+        validityMs: round3(g.validityMs),
+        ttlMs: g.ttlMs,
+      });
+      const held = { released: false };
+      watchLapse(ctx, locks, g, grantId, held);
+      if (spec.validityCheck === "none" || locks.holds(g)) {
+        yield* criticalSection(ctx, locks, spec, work, g, grantId);
+      }
+      ctx.record("invoke", "release", lock, { grantId });
+      held.released = true;
+      const rel = yield* locks.release(g);
+      if (rel.outcome === "ok") ctx.record("ok", "release", lock, { released: rel.released });
+      else ctx.record("info", "release", lock, { reason: rel.reason });
+    } else if (r.outcome === "fail") {
+      ctx.record("fail", "acquire", lock, { reason: r.reason });
+    } else {
+      ctx.record("info", "acquire", lock, { reason: r.reason });
+    }
+    const thinkMs = spec.thinkMs + (spec.thinkJitterMs > 0 ? ctx.rng.int(0, spec.thinkJitterMs) : 0);
+    if (thinkMs > 0) yield* ctx.sleep(thinkMs);
+  }
+}
+
+interface Work {
+  time: WorkTime;
+  rng: Rng;
+}
+
+function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: WorkloadSpec, work: Work, g: Grant, grantId: string): Fiber<void> {
+  const lock = g.lock;
+  const tok = g.token !== undefined ? { token: g.token } : {};
+  // The owner check sends the grant's random value to the storage (kept out of the history).
+  const owner = spec.ownerCheck ? { owner: g.secret } : {};
+  ctx.record("invoke", "read", lock, { grantId, ...tok });
+  const rd = yield* ctx.call(RESOURCE_ID, { type: "resource-read", lock, grantId, ...tok, ...owner }, spec.resourceTimeoutMs);
+  if (!rd.ok) {
+    ctx.record("info", "read", lock, { reason: "timeout" });
+    return;
+  }
+  const counter = rd.reply.counter as number;
+  ctx.record("ok", "read", lock, { counter });
+  const workMs = drawWorkMs(work.time, () => work.rng.float());
+  if (workMs > 0) yield* ctx.sleep(workMs);
+  if (spec.extendTtlMs > 0) {
+    ctx.record("invoke", "extend", lock, { grantId, ttlMs: spec.extendTtlMs });
+    const ex = yield* locks.extend(g, spec.extendTtlMs);
+    if (ex.outcome === "ok") ctx.record("ok", "extend", lock, { validityMs: round3(ex.validityMs) });
+    else {
+      ctx.record(ex.outcome === "fail" ? "fail" : "info", "extend", lock, { reason: ex.reason });
+      return;
+    }
+  }
+  if (spec.validityCheck === "before-read-and-write" && !locks.holds(g)) {
+    ctx.record("info", "write-skipped", lock, { grantId, reason: "the library no longer holds the lock" });
+    return;
+  }
+  ctx.record("invoke", "write", lock, { grantId, ...tok, counter: counter + 1 });
+  const wr = yield* ctx.call(RESOURCE_ID, { type: "resource-write", lock, grantId, ...tok, ...owner, counter: counter + 1 }, spec.resourceTimeoutMs);
+  if (!wr.ok) ctx.record("info", "write", lock, { reason: "timeout" });
+  else if (wr.reply.type === "resource-write-ok") ctx.record("ok", "write", lock, {});
+  else ctx.record("fail", "write", lock, { reason: wr.reply.reason });
+}
+
+const LAPSE_RECHECK_US_MIN = 1000;
+
+/**
+ * Record a `lapse` when the library's own clock says the grant expired before release.
+ *
+ * The note is the simulator's observation of the client's monotonic clock passing
+ * grant.expiresAtMonoUs, so it is taken at that true time even while the client is
+ * paused (its clocks run on during a pause): it is scheduled on the simulation's queue
+ * directly rather than as a process timer, which a pause would hold back until wake-up
+ * and so make a client that does nothing after waking look like a holder for the whole
+ * pause. The library's `holds()` is a pure query of its state, which nothing changes
+ * while the process is paused. A crash or restart of the client drops the watch.
+ */
+function watchLapse(ctx: ProcessContext, locks: LockClient, g: Grant, grantId: string, held: { released: boolean }): void {
+  const incarnation = ctx.proc.incarnation;
+  const arm = (delayUsMin: number): void => {
+    const delayUs = Math.max(delayUsMin, g.expiresAtMonoUs - ctx.monoUs());
+    ctx.sim.schedule(ctx.sim.nowUs + ctx.proc.mono.trueDurationFor(delayUs), () => {
+      if (ctx.proc.incarnation !== incarnation || ctx.proc.state === "crashed") return;
+      if (held.released) return;
+      // Extended meanwhile, or a library that keeps believing past expiresAtMonoUs (a
+      // session still alive): look again later rather than spinning at one instant.
+      if (locks.holds(g)) return arm(LAPSE_RECHECK_US_MIN);
+      ctx.record("info", "lapse", g.lock, { grantId });
+    });
+  };
+  arm(0);
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
