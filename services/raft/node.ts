@@ -1,3 +1,4 @@
+import { rulesWithBugs } from "./variants.js";
 import type { Message, ProcessContext, TimerHandle } from "../../sim/simulation.js";
 import { isRaftMessageType, type BarrierResult, type CreateRaftNode, type ProposeResult, type RaftHost, type RaftNodeOptions } from "./api.js";
 import { initialState, stepInto } from "./core/step.js";
@@ -48,7 +49,7 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
     heartbeatIntervalMs: opts.heartbeatIntervalMs,
     entriesPerAppendMax: opts.entriesPerAppendMax ?? 64,
     noopOnElection: opts.noopOnElection ?? false,
-    bugs: { ...opts.bugs },
+    rules: rulesWithBugs(opts.bugs),
     random: () => ctx.rng.float(),
   };
   if (!cfg.peers.includes(ctx.id)) throw new Error(`raft: peers ${cfg.peers.join(",")} do not include ${ctx.id}`);
