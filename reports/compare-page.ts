@@ -50,7 +50,7 @@ function cellHtml(c: CompareCell | undefined, skipped: string | undefined): stri
   const rate = c.violationRate;
   const challenge = challengeOf(c);
   // Two holders whose stale writes the resource rejected is a violation of the lock, not of the data: amber, not red.
-  // 0% where no second client ever got the lock near a hold is not "safe": nothing could overlap.
+  // 0% where no run was challenged (checkers/challenge.ts) is not "safe": nothing could overlap.
   const tone =
     c.violations === 0 ? (challenge === "unchallenged" ? "unchallenged" : "zero") : c.outcome === "unsafe-but-fenced" ? "fenced" : rate < 0.05 ? "low" : rate < 0.5 ? "mid" : "high";
   const a = c.availability;
