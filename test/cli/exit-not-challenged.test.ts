@@ -4,7 +4,7 @@ import { realExitCode } from "../../cli/commands/real.js";
 import { sweepExitCode } from "../../harness/sweep/exit.js";
 import { EXIT } from "../../harness/exit-codes.js";
 import type { RunRecord } from "../../reports/types.js";
-import type { RealRunRecord } from "../../real/summary.js";
+import type { RealRunRecord } from "../../real/record.js";
 import type { SweepSummary } from "../../harness/sweep/summary.js";
 import type { Outcome } from "../../checkers/run-all.js";
 
