@@ -62,24 +62,9 @@ export function createEditor(svgHost: HTMLElement, tableHost: HTMLElement, raw: 
     const h = el("rect", { x: x - 5, y: y - 11, width: 10, height: 22, rx: 3, class: `handle h-${field}`, tabindex: 0, role: "slider", "aria-label": label, "aria-valuenow": Math.round(shown(i, field)), "data-fault": i, "data-field": field });
     h.addEventListener("pointerdown", (ev) => {
       ev.preventDefault();
-      (ev.target as Element).setPointerCapture(ev.pointerId);
       const v0 = valueOf(i, field);
       drag = { i, field, x0: ev.clientX, v0, v: v0 };
     });
-    h.addEventListener("pointermove", (ev) => {
-      if (!drag || drag.i !== i || drag.field !== field) return;
-      drag.v = snap(drag.v0 + (ev.clientX - drag.x0) * msPerPx());
-      redraw();
-    });
-    const finish = (): void => {
-      if (!drag || drag.i !== i || drag.field !== field) return;
-      const d = drag;
-      drag = null;
-      if (d.v !== d.v0) onEdit(setValue(i, field, d.v));
-      else redraw();
-    };
-    h.addEventListener("pointerup", finish);
-    h.addEventListener("pointercancel", finish);
     h.addEventListener("keydown", (ev) => {
       const step = ev.shiftKey ? 1000 : 100;
       const dir = ev.key === "ArrowRight" || ev.key === "ArrowUp" ? 1 : ev.key === "ArrowLeft" || ev.key === "ArrowDown" ? -1 : 0;
@@ -91,6 +76,23 @@ export function createEditor(svgHost: HTMLElement, tableHost: HTMLElement, raw: 
     g.appendChild(h);
   }
   let focusAfter: string | null = null;
+
+  // On the window, not the handle: the handle is drawn anew on every move.
+  window.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    drag.v = snap(drag.v0 + (ev.clientX - drag.x0) * msPerPx());
+    redraw();
+  });
+  const finish = (): void => {
+    if (!drag) return;
+    const d = drag;
+    drag = null;
+    focusAfter = `[data-fault="${d.i}"][data-field="${d.field}"]`;
+    if (d.v !== d.v0) onEdit(setValue(d.i, d.field, d.v));
+    else redraw();
+  };
+  window.addEventListener("pointerup", finish);
+  window.addEventListener("pointercancel", finish);
 
   function row(svg: SVGElement, f: RawFault, i: number): void {
     const y = MT + i * ROW_H + ROW_H / 2;

@@ -24,6 +24,8 @@ interface State {
 }
 let state: State;
 let last: PlayRun | undefined;
+/** Said once, after the next run (a damaged link). */
+let notice = "";
 
 /** What the page did, for the browser test and the bench: the last run's history and timings. */
 const stats = { runs: 0, lastMs: 0, simMs: 0, outcome: "", historyJsonl: "", scenarioFile: "", fileName: "", seed: 0, error: "" };
@@ -66,7 +68,7 @@ function fromUrl(): State {
   if (h.startsWith("run=")) {
     const st = decodeState(h.slice(4));
     if (st) return st;
-    errorLine.textContent = "The link's run could not be read (the #run= part is damaged); showing naive-gc-pause.";
+    notice = "The link's run could not be read (the #run= part is damaged); showing naive-gc-pause.";
   }
   return start("naive-gc-pause");
 }
@@ -94,7 +96,9 @@ function rerun(): void {
     document.body.setAttribute("data-error", "1");
     return;
   }
-  stats.error = errorLine.textContent = "";
+  stats.error = "";
+  errorLine.textContent = notice;
+  notice = "";
   document.body.removeAttribute("data-error");
   last = run;
   stats.simMs = performance.now() - t0;
