@@ -9,9 +9,11 @@ import { lockstepVersion } from "../version.js";
  * The playground's browser bundle: the simulator, the built-in designs, the runner,
  * the checkers and the run report's renderer, bundled by esbuild from the same sources
  * `lockstep run` uses. What only Node has is kept out by small stand-ins:
- * - node built-ins (fs, path, crypto, module, vm, ...) become functions that throw a
+ * - node:crypto becomes browser-crypto.ts (Node's SHA-256 and SHA-1, which histories
+ *   carry: the Raft designs' replica-state digests);
+ * - other node built-ins (fs, path, module, vm, ...) become functions that throw a
  *   clear error if a run ever reaches them (the built-in designs never do; the real
- *   Lua of the library clients is the one path that would);
+ *   Lua of the library clients, through node:module, is the one path that would);
  * - the version and the report page's script are fixed at build time;
  * - the library design (real npm libraries in node:vm realms) is left out.
  */
@@ -43,6 +45,7 @@ function standIns(): Plugin {
     name: "lockstep-browser-stand-ins",
     setup(b) {
       b.onResolve({ filter: /.*/ }, (a) => {
+        if (a.path === "node:crypto" || a.path === "crypto") return { path: join(root, "harness", "playground", "browser-crypto.ts") };
         if (builtins.has(a.path)) return { path: a.path.replace(/^node:/, ""), namespace: NS + "-node" };
         if (a.kind === "entry-point") return undefined;
         if (!a.path.startsWith(".")) return undefined;

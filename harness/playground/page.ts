@@ -38,7 +38,11 @@ const editor = createEditor($("pg-timeline"), $("pg-faults"), () => state.raw, (
 });
 
 function markEdited(): void {
-  if (!state.raw.name.endsWith("-edited")) state.raw.name = `${state.base}-edited`;
+  if (state.raw.name.endsWith("-edited")) return;
+  state.raw.name = `${state.base}-edited`;
+  // The story told the original faults; the steps beside it are this run's.
+  state.raw.title = `${String(state.raw.title)} (edited in the playground)`;
+  state.raw.story = `Edited in the playground from ${state.base}; its story, for the original faults: ${String(state.raw.story)}`;
 }
 
 function fill(): void {
@@ -138,7 +142,8 @@ function showVerdict(run: PlayRun): void {
 /** The report frame as tall as its page, so the playground scrolls as one page. */
 function fitFrame(): void {
   const doc = frame.contentDocument;
-  if (doc) frame.style.height = doc.documentElement.scrollHeight + 20 + "px";
+  // The body's own height: the document's is at least the frame's, so it would never shrink.
+  if (doc?.body) frame.style.height = Math.ceil(doc.body.getBoundingClientRect().height) + 24 + "px";
 }
 
 function download(): void {
