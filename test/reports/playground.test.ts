@@ -5,6 +5,10 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { main } from "../../cli/main.js";
+import { loadScenario } from "../../scenarios/index.js";
+import { runScenario } from "../../harness/runner.js";
+import { historyToJsonl } from "../../sim/history.js";
+import { debateTests } from "../../reports/debate-claims.js";
 
 /**
  * The playground in headless Chromium: the page is written by `lockstep playground`,
@@ -123,6 +127,21 @@ describe("lockstep playground in Chromium", () => {
     const shared = await open(hash);
     expect((await pg(shared.page)).historyJsonl).toBe(st.historyJsonl);
     expect(shared.problems).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 180_000);
+
+  it("computes every debate scenario's history exactly as the CLI's runner does", async () => {
+    const { page, problems } = await open("#scenario=naive-gc-pause");
+    const names = [...new Set(debateTests().map((t) => t.test.scenario))];
+    expect(names.length).toBeGreaterThan(10);
+    let runs = 1;
+    for (const name of names) {
+      await page.evaluate((n) => (location.hash = "#scenario=" + n), name);
+      const st = await nextRun(page, runs++);
+      const s = loadScenario(name);
+      expect(st.error).toBe("");
+      expect(st.historyJsonl, name).toBe(historyToJsonl(runScenario(s, s.seed).history));
+    }
     expect(problems).toEqual([]);
   }, 180_000);
 
