@@ -189,6 +189,24 @@ describe("lockstep playground in Chromium", () => {
     expect(problems).toEqual([]);
   }, 60_000);
 
+  it("the debate page links each claim's scenario into the playground, which opens at it", async () => {
+    const dir = join(OUT, "debate");
+    expect(await main(["debate", "--out", dir, "--seed", "1", "--seeds", "1"])).toBe(0);
+    process.exitCode = undefined;
+    const page = await ctx.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    await page.goto(pathToFileURL(join(dir, "debate.html")).href);
+    const links = page.locator("a.play");
+    expect(await links.count()).toBe(debateTests().length);
+    await page.locator('tr[data-scenario="redlock-clock-jump"] a.play').first().click();
+    await page.waitForSelector("body[data-runs='1']", { timeout: 60_000 });
+    expect(await page.locator("#pg-scenario").inputValue()).toBe("redlock-clock-jump");
+    expect((await pg(page)).outcome).toBe("unsafe");
+    expect(await page.locator('[data-field="jump"]').count()).toBe(1);
+    expect(problems).toEqual([]);
+  }, 180_000);
+
   it("a narrow window reflows: nothing wider than the window", async () => {
     const { page, problems } = await open("#scenario=redlock-clock-jump");
     await page.setViewportSize({ width: 420, height: 800 });
