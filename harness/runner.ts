@@ -6,9 +6,9 @@ import type { RunMeta } from "../reports/types.js";
 import type { HistoryEvent } from "../sim/history.js";
 import type { ProcessOptions, SimProcess } from "../sim/process.js";
 import { InputError, SimulationStopError } from "../sim/errors.js";
-import type { FaultStep, Scenario } from "../scenarios/schema.js";
+import type { Scenario } from "../scenarios/schema.js";
 import { drawNemesis } from "./nemesis.js";
-import { conditionLinks, LINK_SETTINGS, referencedProcesses, type LinkConditionSpec } from "../scenarios/schema.js";
+import { conditionLinks, LINK_SETTINGS, referencedProcesses } from "../scenarios/schema.js";
 import type { LinkOptions } from "../sim/network.js";
 import { designByName, DESIGNS } from "../designs/index.js";
 import { RESOURCE_ID, resourceNode, type Resource } from "../services/storage/resource.js";
@@ -113,7 +113,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
     }
   }
   // Samples go into flat number arrays, an offset per process per sample (an object per
-  // sample and an entries pair per process were most of the sampling's garbage, issue 17);
+  // sample and an entries pair per process were most of the sampling's garbage);
   // the records are built at the end, for the skewed clocks only.
   const sampleEveryUs = Math.max(1000, Math.floor(endUs / CLOCK_SAMPLES));
   const sampledProcs: SimProcess[] = [];
