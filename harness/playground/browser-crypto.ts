@@ -4,16 +4,20 @@
  * Node's, over the UTF-8 of a string, as Node hashes a string. Anything else throws.
  * test/harness/playground-crypto.test.ts holds them equal to Node's.
  */
-type Algorithm = "sha256" | "sha1";
 
 export function hash(algorithm: string, data: string, encoding: string = "hex"): string {
   return createHash(algorithm).update(data).digest(encoding);
 }
 
-export function createHash(algorithm: string): { update(s: string): { digest(e: string): string }; digest(e: string): string } {
+interface Hash {
+  update(s: string): Hash;
+  digest(encoding: string): string;
+}
+
+export function createHash(algorithm: string): Hash {
   if (algorithm !== "sha256" && algorithm !== "sha1") throw new Error(`lockstep playground: node:crypto ${algorithm} is not available in the browser`);
   const parts: string[] = [];
-  const h = {
+  const h: Hash = {
     update(s: string) {
       parts.push(s);
       return h;
