@@ -21,8 +21,9 @@ export interface Editor {
   draw(startsMs: Array<number | null>, durationMs: number): void;
 }
 
-export function createEditor(svgHost: HTMLElement, tableHost: HTMLElement, raw: () => RawScenario, onEdit: (e: Edit) => void): Editor {
-  const ed = new FaultEditor(svgHost, raw, onEdit);
+/** `onPreview`: the edit a drag would make if let go now (the page shows its verdict meanwhile). */
+export function createEditor(svgHost: HTMLElement, tableHost: HTMLElement, raw: () => RawScenario, onEdit: (e: Edit) => void, onPreview: (e: Edit) => void): Editor {
+  const ed = new FaultEditor(svgHost, raw, onEdit, onPreview);
   return {
     draw(s, durationMs) {
       ed.starts = s;
@@ -43,12 +44,17 @@ class FaultEditor {
     private readonly host: HTMLElement,
     private readonly raw: () => RawScenario,
     private readonly onEdit: (e: Edit) => void,
+    private readonly onPreview: (e: Edit) => void,
   ) {
     // On the window, not the handle: the handle is drawn anew on every move.
     window.addEventListener("pointermove", (ev) => {
-      if (!this.drag) return;
-      this.drag.v = snap(this.drag.v0 + (ev.clientX - this.drag.x0) * this.msPerPx());
+      const d = this.drag;
+      if (!d) return;
+      const v = snap(d.v0 + (ev.clientX - d.x0) * this.msPerPx());
+      if (v === d.v) return;
+      d.v = v;
       this.redraw();
+      this.onPreview(this.setValue(d.i, d.field, v));
     });
     window.addEventListener("pointerup", () => this.finishDrag());
     window.addEventListener("pointercancel", () => this.finishDrag());

@@ -4,7 +4,7 @@
  * uses, and drawn by the run report's renderer in a frame below the editor. The
  * page's state (scenario JSON and seed) lives in the URL fragment.
  */
-import { runEdited, type PlaygroundData, type PlayRun, type RawScenario } from "./play.js";
+import { runEdited, verdictsOf, type PlaygroundData, type PlayRun, type RawScenario } from "./play.js";
 import { createEditor } from "./editor.js";
 import { decodeState, encodeState } from "./state.js";
 
@@ -35,7 +35,37 @@ const editor = createEditor($("pg-timeline"), $("pg-faults"), () => state.raw, (
   edit(state.raw);
   markEdited();
   rerun();
-});
+}, preview);
+
+/**
+ * While a handle is dragged: the verdict the run would get if let go here, at most once
+ * a frame; the report is drawn when it is let go.
+ */
+let previewPending: ((raw: RawScenario) => void) | null = null;
+function preview(edit: (raw: RawScenario) => void): void {
+  const first = previewPending === null;
+  previewPending = edit;
+  if (!first) return;
+  const runsThen = runsStarted;
+  requestAnimationFrame(() => {
+    // Let go meanwhile: the real run has drawn its verdict.
+    if (runsStarted !== runsThen) {
+      previewPending = null;
+      return;
+    }
+    const raw = JSON.parse(JSON.stringify(state.raw)) as RawScenario;
+    previewPending!(raw);
+    previewPending = null;
+    try {
+      const v = verdictsOf(raw, state.seed, `${state.raw.name}.json`);
+      const badge = $("pg-outcome");
+      badge.textContent = v.outcome.replace(/-/g, " ") + " (if let go here)";
+      badge.className = `badge outcome-${v.outcome}`;
+    } catch {
+      // The edit is checked in full when it is let go.
+    }
+  });
+}
 
 function markEdited(): void {
   if (state.raw.name.endsWith("-edited")) return;
@@ -86,8 +116,10 @@ function syncControls(): void {
   $("pg-claims").textContent = claims.length ? "Tests: " + claims.map((c) => `${c.who}: “${c.claim}”`).join(" · ") : "";
 }
 
+let runsStarted = 0;
 function rerun(): void {
   const t0 = performance.now();
+  runsStarted++;
   syncControls();
   const file = state.raw.name === state.base ? data.scenarios.find((s) => s.name === state.base)!.file : `${state.raw.name}.json`;
   history.replaceState(null, "", "#run=" + encodeState(state));

@@ -1,7 +1,7 @@
-import { parseScenario } from "../../scenarios/schema.js";
+import { parseScenario, type Scenario } from "../../scenarios/schema.js";
 import { checkJsonDepth } from "../../sim/json-depth.js";
 import { historyToJsonl, type HistoryEvent } from "../../sim/history.js";
-import { runCheckers } from "../../checkers/run-all.js";
+import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
 import { renderRunReport } from "../../reports/run-report.js";
 import type { RunRecord } from "../../reports/types.js";
 import { runScenario } from "../runner.js";
@@ -62,10 +62,7 @@ export interface PlayRun {
 }
 
 export function runEdited(raw: RawScenario, seed: number, file: string): PlayRun {
-  // A copy: parsing fills in defaults, and the page keeps editing its own object.
-  const copy = JSON.parse(JSON.stringify(raw)) as unknown;
-  checkJsonDepth(copy, file);
-  const scenario = parseScenario(copy, file);
+  const scenario = parsed(raw, file);
   const run = runScenario(scenario, seed);
   const verdicts = runCheckers(run.history, checkContextFor(scenario));
   const record = buildRecord(scenario, seed, run, verdicts);
@@ -76,6 +73,19 @@ export function runEdited(raw: RawScenario, seed: number, file: string): PlayRun
     reportHtml: renderRunReport(record, run.history),
     faultStartsMs: faultStarts(run.history, raw.faults?.length ?? 0),
   };
+}
+
+/** Only the verdicts, for the verdict line while a handle is dragged (no report drawn). */
+export function verdictsOf(raw: RawScenario, seed: number, file: string): Verdicts {
+  const scenario = parsed(raw, file);
+  return runCheckers(runScenario(scenario, seed).history, checkContextFor(scenario));
+}
+
+function parsed(raw: RawScenario, file: string): Scenario {
+  // A copy: parsing fills in defaults, and the page keeps editing its own object.
+  const copy = JSON.parse(JSON.stringify(raw)) as unknown;
+  checkJsonDepth(copy, file);
+  return parseScenario(copy, file);
 }
 
 /** The nemesis records each step's start (value.step, phase "start" or none): the editor anchors its bars there. */

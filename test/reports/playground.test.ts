@@ -64,7 +64,7 @@ async function nextRun(page: Page, before: number): Promise<Playground["lockstep
 }
 
 /** Drags the pause's right edge until it lasts `ms`, by the handles' own pixel scale. */
-async function dragPauseTo(page: Page, ms: number): Promise<void> {
+async function dragPauseTo(page: Page, ms: number, beforeLetGo?: () => Promise<void>): Promise<void> {
   const startBox = (await page.locator('[data-fault="0"][data-field="start"]').boundingBox())!;
   const durHandle = page.locator('[data-fault="0"][data-field="duration"]');
   const durBox = (await durHandle.boundingBox())!;
@@ -76,6 +76,7 @@ async function dragPauseTo(page: Page, ms: number): Promise<void> {
   await page.mouse.down();
   await page.mouse.move(x0 + (ms - nowMs) * pxPerMs * 0.5, y, { steps: 4 });
   await page.mouse.move(x0 + (ms - nowMs) * pxPerMs, y, { steps: 4 });
+  await beforeLetGo?.();
   await page.mouse.up();
 }
 
@@ -98,7 +99,11 @@ describe("lockstep playground in Chromium", () => {
     expect(await page.locator("#pg-outcome").textContent()).toBe("unsafe");
 
     // 15 s pause, 10 s TTL: shortened to 8 s the lease outlives the pause.
-    await dragPauseTo(page, 8000);
+    // While held, the verdict line already says what letting go here would give.
+    await dragPauseTo(page, 8000, async () => {
+      await page.waitForFunction(() => document.getElementById("pg-outcome")!.textContent === "safe (if let go here)", null, { timeout: 30_000 });
+      expect((await pg(page)).runs).toBe(1);
+    });
     let st = await nextRun(page, 1);
     const shortMs = JSON.parse(readScenario(await page.evaluate(() => location.hash))).faults[0].durationMs;
     expect(shortMs).toBeGreaterThan(7000);
