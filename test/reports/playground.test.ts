@@ -93,27 +93,28 @@ async function cliHistory(page: Page, name: string): Promise<string> {
 }
 
 describe("lockstep playground in Chromium", () => {
-  it("a shorter pause makes naive-gc-pause safe, a longer one unsafe, and the page's history is the CLI's, byte for byte", async () => {
+  it("a shorter pause leaves naive-gc-pause unchallenged, a longer one unsafe, and the page's history is the CLI's, byte for byte", async () => {
     const { page, problems } = await open("#scenario=naive-gc-pause");
     expect((await pg(page)).outcome).toBe("unsafe");
     expect(await page.locator("#pg-outcome").textContent()).toBe("unsafe");
 
-    // 15 s pause, 10 s TTL: shortened to 8 s the lease outlives the pause.
+    // 15 s pause, 10 s TTL: shortened to 8 s the lease outlives the pause, c2 gets the lock
+    // only after c1 released: no two beliefs meet, so the run is not challenged (not "safe").
     // While held, the verdict line already says what letting go here would give.
     await dragPauseTo(page, 8000, async () => {
-      await page.waitForFunction(() => document.getElementById("pg-outcome")!.textContent === "safe (if let go here)", null, { timeout: 30_000 });
+      await page.waitForFunction(() => document.getElementById("pg-outcome")!.textContent === "not challenged (if let go here)", null, { timeout: 30_000 });
       expect((await pg(page)).runs).toBe(1);
     });
     let st = await nextRun(page, 1);
     const shortMs = JSON.parse(readScenario(await page.evaluate(() => location.hash))).faults[0].durationMs;
     expect(shortMs).toBeGreaterThan(7000);
     expect(shortMs).toBeLessThan(9000);
-    expect(st.outcome).toBe("safe");
-    expect(await page.locator("#pg-outcome").textContent()).toBe("safe");
+    expect(st.outcome).toBe("not-challenged");
+    expect(await page.locator("#pg-outcome").textContent()).toBe("not challenged");
     // The report frame was drawn by the run report's own page script, for this run.
     const frame = page.frameLocator("#pg-report");
     await expect.poll(() => frame.locator("body").getAttribute("data-drawn")).toBe("1");
-    expect(await frame.locator(".badge").first().textContent()).toBe("safe");
+    expect(await frame.locator(".badge").first().textContent()).toBe("not challenged");
     await page.screenshot({ path: join(OUT, "1-pause-shortened-safe.png"), fullPage: true });
     expect(await cliHistory(page, "shortened.json")).toBe(st.historyJsonl);
 
