@@ -47,8 +47,13 @@ describe("lockstep playground", () => {
     expect(run.faultStartsMs[0]).toBeCloseTo(1.117, 3);
     const shorter = JSON.parse(JSON.stringify(ngc.raw)) as typeof ngc.raw;
     shorter.faults![0]!.durationMs = 8000;
-    // The lease outlives an 8 s pause: c2 gets the lock after c1 released, nothing overlapped.
-    expect(runEdited(shorter, 1, "x.json").record.verdicts.outcome).toBe("not-challenged");
+    // No checker fails, but nobody's claims met: by the scenario's challenge the run tested nothing.
+    const untested = runEdited(shorter, 1, "x.json").record.verdicts;
+    expect(untested.outcome).toBe("not-challenged");
+    expect(untested.results.every((c) => c.valid !== false)).toBe(true);
+    // c2 asked while c1 held it and was served after: that tests the lock, and it held.
+    shorter.challenge = { kind: "waiter-served" };
+    expect(runEdited(shorter, 1, "x.json").record.verdicts.outcome).toBe("safe");
     // The page's copy is not changed by parsing.
     expect(shorter.faults![0]!.delayMs).toBeUndefined();
   });

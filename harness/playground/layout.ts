@@ -14,6 +14,12 @@ export function playgroundBody(): string {
 <label>design <select id="pg-design"></select></label>
 <label>seed <input id="pg-seed" type="number" min="0" step="1"></label>
 <label><input id="pg-fencing" type="checkbox"> the resource checks fencing tokens</label>
+<label title="what must happen in a run for it to have tested the lock at all (docs/scenarios.md, challenge)">a test of the lock is <select id="pg-challenge">
+<option value="overlapping-belief">two clients' beliefs overlapping</option>
+<option value="waiter-served">a waiter served after a holder</option>
+<option value="expiry-handover">a handover by expiry, not release</option>
+<option value="waiter-waited">a waiter kept waiting a TTL</option>
+</select></label>
 <button type="button" id="pg-reset">back to the scenario</button>
 <button type="button" id="pg-download">download as scenario file</button>
 </form>
@@ -28,6 +34,7 @@ export function playgroundBody(): string {
 </section>
 <section class="pg-verdict" aria-live="polite">
 <h2>Verdict <span id="pg-outcome" class="badge"></span></h2>
+<p id="pg-challenged" class="explain"></p>
 <ul id="pg-checkers"></ul>
 <p class="explain">replay it: download the scenario file, then <code id="pg-replay"></code></p>
 </section>

@@ -14,6 +14,7 @@ const scenarioSel = $<HTMLSelectElement>("pg-scenario");
 const designSel = $<HTMLSelectElement>("pg-design");
 const seedIn = $<HTMLInputElement>("pg-seed");
 const fencingIn = $<HTMLInputElement>("pg-fencing");
+const challengeSel = $<HTMLSelectElement>("pg-challenge");
 const frame = $<HTMLIFrameElement>("pg-report");
 const errorLine = $("pg-error");
 
@@ -112,6 +113,7 @@ function syncControls(): void {
   designSel.value = state.raw.design;
   seedIn.value = String(state.seed);
   fencingIn.checked = state.raw.workload?.fencing === true;
+  challengeSel.value = (state.raw.challenge as { kind?: string } | undefined)?.kind ?? "overlapping-belief";
   const claims = data.scenarios.find((s) => s.name === state.base)?.claims ?? [];
   $("pg-claims").textContent = claims.length ? "Tests: " + claims.map((c) => `${c.who}: “${c.claim}”`).join(" · ") : "";
 }
@@ -160,6 +162,7 @@ function showVerdict(run: PlayRun): void {
   badge.textContent = v.outcome.replace(/-/g, " ");
   badge.className = `badge outcome-${v.outcome}`;
   document.body.setAttribute("data-outcome", v.outcome);
+  $("pg-challenged").textContent = `${v.challenge.challenged ? "challenged" : "NOT challenged"}: ${v.challenge.why}`;
   const lines = $("pg-checkers");
   lines.textContent = "";
   for (const c of v.results) {
@@ -215,6 +218,12 @@ seedIn.addEventListener("change", () => {
 });
 fencingIn.addEventListener("change", () => {
   state.raw.workload = { ...state.raw.workload, fencing: fencingIn.checked };
+  markEdited();
+  rerun();
+});
+challengeSel.addEventListener("change", () => {
+  // The scenario's own field: the downloaded file carries it, so the CLI judges the same.
+  state.raw.challenge = { kind: challengeSel.value };
   markEdited();
   rerun();
 });

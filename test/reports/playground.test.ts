@@ -85,22 +85,24 @@ async function cliHistory(page: Page, name: string): Promise<string> {
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#pg-download")]);
   const file = join(OUT, name);
   await download.saveAs(file);
-  const { seed } = await pg(page);
+  const { seed, outcome } = await pg(page);
   const dir = join(OUT, `${name}-run`);
   await main(["run", file, "--seed", String(seed), "--out", dir]);
   process.exitCode = undefined;
+  // The same verdict too: the file carries every edit (faults, design, fencing, challenge).
+  expect((JSON.parse(readFileSync(join(dir, "results.json"), "utf8")) as { verdicts: { outcome: string } }).verdicts.outcome).toBe(outcome);
   return readFileSync(join(dir, "history.jsonl"), "utf8");
 }
 
 describe("lockstep playground in Chromium", () => {
-  it("a shorter pause leaves naive-gc-pause unchallenged, a longer one unsafe, and the page's history is the CLI's, byte for byte", async () => {
+  it("naive-gc-pause: a pause shorter than the TTL fails no checker (safe once a served waiter counts as a test), a longer one is unsafe; the page's history and verdict are the CLI's", async () => {
     const { page, problems } = await open("#scenario=naive-gc-pause");
     expect((await pg(page)).outcome).toBe("unsafe");
     expect(await page.locator("#pg-outcome").textContent()).toBe("unsafe");
 
-    // 15 s pause, 10 s TTL: shortened to 8 s the lease outlives the pause, c2 gets the lock
-    // only after c1 released: no two beliefs meet, so the run is not challenged (not "safe").
-    // While held, the verdict line already says what letting go here would give.
+    // 15 s pause, 10 s TTL: shortened to 8 s the lease outlives the pause. While held, the
+    // verdict line already says what letting go here would give: no checker fails, but by
+    // the scenario's challenge (two beliefs overlapping) the run tested nothing.
     await dragPauseTo(page, 8000, async () => {
       await page.waitForFunction(() => document.getElementById("pg-outcome")!.textContent === "not challenged (if let go here)", null, { timeout: 30_000 });
       expect((await pg(page)).runs).toBe(1);
@@ -110,16 +112,22 @@ describe("lockstep playground in Chromium", () => {
     expect(shortMs).toBeGreaterThan(7000);
     expect(shortMs).toBeLessThan(9000);
     expect(st.outcome).toBe("not-challenged");
-    expect(await page.locator("#pg-outcome").textContent()).toBe("not challenged");
+    expect(await page.locator("#pg-checkers li.fail").count()).toBe(0);
+    // c2 asked for the lock while c1 held it and got it after c1 let go: a test the lock passed.
+    await page.selectOption("#pg-challenge", "waiter-served");
+    st = await nextRun(page, 2);
+    expect(st.outcome).toBe("safe");
+    expect(await page.locator("#pg-outcome").textContent()).toBe("safe");
+    expect(await page.locator("#pg-challenged").textContent()).toMatch(/^challenged: /);
     // The report frame was drawn by the run report's own page script, for this run.
     const frame = page.frameLocator("#pg-report");
     await expect.poll(() => frame.locator("body").getAttribute("data-drawn")).toBe("1");
-    expect(await frame.locator(".badge").first().textContent()).toBe("not challenged");
+    expect(await frame.locator(".badge").first().textContent()).toBe("safe");
     await page.screenshot({ path: join(OUT, "1-pause-shortened-safe.png"), fullPage: true });
     expect(await cliHistory(page, "shortened.json")).toBe(st.historyJsonl);
 
     await dragPauseTo(page, 12000);
-    st = await nextRun(page, 2);
+    st = await nextRun(page, 3);
     expect(st.outcome).toBe("unsafe");
     expect(await frame.locator(".badge").first().textContent()).toBe("unsafe");
     await page.screenshot({ path: join(OUT, "2-pause-lengthened-unsafe.png"), fullPage: true });
