@@ -1,0 +1,16 @@
+/**
+ * The attack catalogue: every attack by name (one file each in this folder). The CLI
+ * and scenario tooling refer to attacks only through this list.
+ */
+import type { Attack } from "./types.js";
+import { holderPauseBeforeWrite } from "./holder-pause-before-write.js";
+import { lateRelease } from "./late-release.js";
+import { serverClockJump } from "./server-clock-jump.js";
+
+export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
+
+export const ATTACKS: readonly Attack[] = [holderPauseBeforeWrite, lateRelease, serverClockJump];
+
+export function attackByName(name: string): Attack | undefined {
+  return ATTACKS.find((a) => a.name === name);
+}

@@ -1,0 +1,56 @@
+import type { CompiledScenario, LockUnderTest } from "./types.js";
+
+/** The lease an attack on a Redis-family lock asks for, ms (short, so runs stay short). */
+export const REDIS_TTL_MS = 1000;
+/** The Raft designs' session/lease default (services/raft-service/options.ts). */
+const RAFT_SESSION_MS_DEFAULT = 4000;
+
+const RAFT_DESIGNS = new Set(["raft-zk", "etcd-lease"]);
+
+export function isRaftDesign(lock: LockUnderTest): boolean {
+  return RAFT_DESIGNS.has(lock.design);
+}
+
+/**
+ * How long this lock lets a silent holder keep the lock, ms: the session timeout or
+ * lease TTL of a Raft design (its option, else its default), the TTL the workload asks
+ * for on a Redis-family lock.
+ */
+export function leaseMsOf(lock: LockUnderTest): number {
+  if (isRaftDesign(lock)) {
+    const s = lock.designOptions?.sessionTimeoutMs;
+    return typeof s === "number" ? s : RAFT_SESSION_MS_DEFAULT;
+  }
+  return REDIS_TTL_MS;
+}
+
+/** Milliseconds, whole: attacks state durations as multiples of the lease. */
+export function timesLease(lock: LockUnderTest, factor: number): number {
+  return Math.round(leaseMsOf(lock) * factor);
+}
+
+/**
+ * The common frame: c1 (the holder) starts first and takes the lock; c2 (a waiter)
+ * starts 10 ms later and polls for it. One critical section each, long waits so that
+ * the waiter is still there when the lease lapses.
+ */
+export function baseScenario(lock: LockUnderTest, name: string, title: string, story: string): CompiledScenario {
+  const leaseMs = leaseMsOf(lock);
+  return {
+    name: `attack-${name}-${lock.label.replace(/[^a-z0-9-]/gi, "-").toLowerCase()}`,
+    title: `${title} [${lock.label}]`,
+    story,
+    design: lock.design,
+    ...(lock.designOptions ? { designOptions: lock.designOptions } : {}),
+    expect: "safe",
+    seed: 1,
+    durationMs: leaseMs * 6,
+    clients: [
+      { id: "c1", startMs: 0, opsMax: 1 },
+      { id: "c2", startMs: 10, opsMax: 1 },
+    ],
+    workload: { locks: ["order:123"], ttlMs: leaseMs, waitMs: leaseMs * 4, workMs: 5, thinkMs: 0, thinkJitterMs: 0 },
+    faults: [],
+    challenge: { kind: "overlapping-belief" },
+  };
+}
