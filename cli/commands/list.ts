@@ -3,12 +3,13 @@ import { DESIGNS } from "../../designs/index.js";
 import { allScenarios } from "../../scenarios/index.js";
 import { CHECKERS } from "../../checkers/index.js";
 import { BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
+import { ATTACKS } from "../../attacks/index.js";
 import { printable } from "../../harness/printable.js";
 
 export function registerList(program: Command): void {
   program
     .command("list")
-    .description("name the designs, scenarios and checkers lockstep knows")
+    .description("name the designs, scenarios, attacks and checkers lockstep knows")
     .action(() => {
       const out: string[] = ["designs:"];
       for (const d of DESIGNS) out.push(`  ${d.name.padEnd(22)} ${d.description}`);
@@ -18,6 +19,8 @@ export function registerList(program: Command): void {
       const scenarios = allScenarios();
       const nameWidth = Math.max(...scenarios.map((s) => s.name.length));
       for (const s of scenarios) out.push(`  ${s.name.padEnd(nameWidth)} ${s.design.padEnd(15)} expect ${s.expect.padEnd(18)} ${s.title}`);
+      out.push("attacks (faults by intent, compiled for each lock; lockstep audit runs them):");
+      for (const a of ATTACKS) out.push(`  ${a.name.padEnd(26)} ${a.title}`);
       out.push("checkers:");
       for (const c of CHECKERS) out.push(`  ${c.name.padEnd(22)} ${c.kind.padEnd(9)} ${c.description}`);
       process.stdout.write(out.map(printable).join("\n") + "\n");

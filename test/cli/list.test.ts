@@ -3,6 +3,7 @@ import { main } from "../../cli/main.js";
 import { EXIT } from "../../harness/exit-codes.js";
 import { allScenarios } from "../../scenarios/index.js";
 import { DESIGNS } from "../../designs/index.js";
+import { ATTACKS } from "../../attacks/index.js";
 import { captureStdio } from "../helpers/capture-stdio.js";
 
 const io = captureStdio();
@@ -12,6 +13,7 @@ describe("lockstep list", () => {
     expect(await main(["list"])).toBe(EXIT.ok);
     for (const d of DESIGNS) expect(io.out).toContain(`\n  ${d.name} `);
     for (const s of allScenarios()) expect(io.out).toContain(`\n  ${s.name} `);
+    for (const a of ATTACKS) expect(io.out).toContain(`\n  ${a.name} `);
   });
 
   it("never calls the project's design briefs 'seed NNN', which reads as a --seed value", async () => {

@@ -1,0 +1,84 @@
+import { ATTACKS, type Attack, type CompiledScenario, type LockUnderTest } from "../../attacks/index.js";
+import { parseScenario, type Scenario } from "../../scenarios/schema.js";
+import { runScenario } from "../runner.js";
+import { runCheckers } from "../../checkers/run-all.js";
+import { checkContextFor } from "../check-context.js";
+import { wilson95 } from "../sweep/wilson.js";
+
+/**
+ * The audit: every applicable attack x seeds on the lock under test and, seed for seed,
+ * on the backend's reference recipe. A seed unsafe here and safe in the reference is
+ * the lock's own code; unsafe in both is a limit of the backend.
+ */
+export type Finding = "your code" | "known limit of this backend" | "none";
+
+export interface AttackRow {
+  attack: string;
+  refused?: string;
+  runs: number;
+  counts: Record<string, number>;
+  unsafeRate: number;
+  unsafeCi95: [number, number];
+  challengedShare: number;
+  reference: string;
+  /** Of the seeds unsafe here, how many the reference was unsafe on too. */
+  referenceUnsafe: number;
+  finding: Finding;
+  /** The first seed whose run is the finding's evidence (unsafe here; safe in the reference for "your code"). */
+  counterexampleSeed?: number;
+  scenario?: CompiledScenario;
+}
+
+const UNSAFE = new Set(["unsafe", "unsafe-but-fenced"]);
+
+/** The recipe this lock's backend is judged against: compare-and-delete SET NX PX on one node, Redlock on N, a Raft design's own. */
+export function referenceOf(lock: LockUnderTest): LockUnderTest {
+  const nodes = typeof lock.designOptions?.nodes === "number" ? lock.designOptions.nodes : undefined;
+  if (lock.design === "redlock" || (lock.design === "library" && nodes !== undefined && nodes > 1)) {
+    return { design: "redlock", ...(nodes ? { designOptions: { nodes } } : {}), label: "redlock (reference)" };
+  }
+  if (lock.design === "raft-zk" || lock.design === "etcd-lease") return { design: lock.design, label: `${lock.design} (reference)` };
+  return { design: "redis-setnx", label: "redis-setnx (reference)" };
+}
+
+function outcome(s: Scenario, seed: number, challenge: CompiledScenario["challenge"]): { outcome: string } {
+  const out = runScenario(s, seed);
+  return { outcome: runCheckers(out.history, checkContextFor({ ...s, challenge } as Scenario)).outcome };
+}
+
+function scenarioOf(c: CompiledScenario, what: string): Scenario {
+  return parseScenario(JSON.parse(JSON.stringify(c)), `<attack ${what}>`);
+}
+
+export function auditAttack(attack: Attack, lock: LockUnderTest, seeds: number): AttackRow {
+  const ref = referenceOf(lock);
+  const empty = { attack: attack.name, runs: 0, counts: {}, unsafeRate: 0, unsafeCi95: [0, 0] as [number, number], challengedShare: 0, reference: ref.label, referenceUnsafe: 0, finding: "none" as Finding };
+  const mine = attack.compile(lock);
+  if (!mine.ok) return { ...empty, refused: mine.refusal };
+  const theirs = attack.compile(ref);
+  const s = scenarioOf(mine.scenario, attack.name);
+  const r = theirs.ok ? scenarioOf(theirs.scenario, `${attack.name} reference`) : undefined;
+  const counts: Record<string, number> = {};
+  let unsafe = 0, challenged = 0, referenceUnsafe = 0;
+  let yours: number | undefined, limit: number | undefined;
+  for (let seed = 1; seed <= seeds; seed++) {
+    const o = outcome(s, seed, mine.scenario.challenge).outcome;
+    counts[o] = (counts[o] ?? 0) + 1;
+    if (o !== "not-challenged") challenged++;
+    if (!UNSAFE.has(o)) continue;
+    unsafe++;
+    const refUnsafe = r ? UNSAFE.has(outcome(r, seed, theirs.ok ? theirs.scenario.challenge : mine.scenario.challenge).outcome) : true;
+    if (refUnsafe) { referenceUnsafe++; limit ??= seed; } else yours ??= seed;
+  }
+  const finding: Finding = yours !== undefined ? "your code" : limit !== undefined ? "known limit of this backend" : "none";
+  const counterexampleSeed = yours ?? limit;
+  return {
+    ...empty, runs: seeds, counts, unsafeRate: unsafe / seeds, unsafeCi95: wilson95(unsafe, seeds),
+    challengedShare: challenged / seeds, referenceUnsafe, finding,
+    ...(counterexampleSeed !== undefined ? { counterexampleSeed, scenario: { ...mine.scenario, seed: counterexampleSeed, expect: "unsafe" } } : {}),
+  };
+}
+
+export function audit(lock: LockUnderTest, opts: { seeds: number; attacks?: readonly Attack[] }): AttackRow[] {
+  return (opts.attacks ?? ATTACKS).map((a) => auditAttack(a, lock, opts.seeds));
+}

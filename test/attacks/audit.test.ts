@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { audit, referenceOf } from "../../harness/audit/audit.js";
+import { attackByName } from "../../attacks/index.js";
+
+const SEEDS = 3;
+
+describe("audit: the differential against the backend's reference recipe", () => {
+  it("picks compare-and-delete SET NX PX for one node, Redlock for N, a Raft design's own recipe", () => {
+    expect(referenceOf({ design: "library", designOptions: { nodes: 1 }, label: "x" }).design).toBe("redis-setnx");
+    expect(referenceOf({ design: "library", designOptions: { nodes: 5 }, label: "x" })).toEqual({ design: "redlock", designOptions: { nodes: 5 }, label: "redlock (reference)" });
+    expect(referenceOf({ design: "raft-zk", label: "x" }).design).toBe("raft-zk");
+  });
+
+  it("flags a plain-DEL release as your code on late-release, with a counterexample seed", () => {
+    const [row] = audit({ design: "redis-setnx", designOptions: { release: "del" }, label: "plain-del" }, { seeds: SEEDS, attacks: [attackByName("late-release")!] });
+    expect(row!.finding).toBe("your code");
+    expect(row!.counterexampleSeed).toBe(1);
+    expect(row!.scenario?.designOptions).toEqual({ release: "del" });
+    expect(row!.referenceUnsafe).toBe(0);
+  });
+
+  it("lists single Redis's pause and clock-jump failures as backend limits, never as your code", () => {
+    const rows = audit({ design: "redis-setnx", label: "redis-setnx" }, { seeds: SEEDS });
+    const by = Object.fromEntries(rows.map((r) => [r.attack, r.finding]));
+    expect(by).toEqual({ "holder-pause-before-write": "known limit of this backend", "late-release": "none", "server-clock-jump": "known limit of this backend" });
+    expect(rows.every((r) => r.challengedShare === 1)).toBe(true);
+  });
+
+  it("carries a refusal instead of runs where the attack does not apply", () => {
+    const [row] = audit({ design: "raft-zk", label: "raft-zk" }, { seeds: SEEDS, attacks: [attackByName("server-clock-jump")!] });
+    expect(row!.refused).toMatch(/no single node holds the key/);
+    expect(row!.runs).toBe(0);
+  });
+});
