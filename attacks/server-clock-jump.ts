@@ -1,8 +1,14 @@
 import type { Attack } from "./types.js";
 import { baseScenario, timesLease } from "./lease.js";
 
-/** The process that holds the key, where one node does (the single-node Redis designs). */
-const KEY_NODE: Record<string, string> = { "redis-setnx": "redis-1", "redis-fenced": "redis-1" };
+import type { LockUnderTest } from "./types.js";
+
+/** The process that holds the key, where one node does: single Redis, or a library over one node. */
+function keyNodeOf(lock: LockUnderTest): string | undefined {
+  if (lock.design === "redis-setnx" || lock.design === "redis-fenced") return "redis-1";
+  if (lock.design === "library" && (lock.designOptions?.nodes ?? 1) === 1) return "redis-1";
+  return undefined;
+}
 
 export const serverClockJump: Attack = {
   name: "server-clock-jump",
@@ -11,7 +17,7 @@ export const serverClockJump: Attack = {
     "Just after the holder is granted the lock, the wall clock of the node holding the key jumps forward by 1.5x the lease (an NTP step, an operator). The key expires at once by the node's clock, a waiter takes the lock while the holder is still in its critical section.",
   source: "http://antirez.com/news/101",
   compile(lock) {
-    const node = KEY_NODE[lock.design];
+    const node = keyNodeOf(lock);
     if (!node) return { ok: false, refusal: `no single node holds the key: ${lock.design} is not a single Redis` };
     const s = baseScenario(lock, this.name, this.title, this.story);
     s.workload.workMs = timesLease(lock, 0.5);

@@ -17,6 +17,8 @@ export const EXIT = {
   stopped: 7,
   /** No checker failed, but the run never challenged the lock (checkers/challenge.ts): "safe" would mean nothing. */
   notChallenged: 8,
+  /** `lockstep audit`: some attack was unsafe on the lock under test and safe on its backend's reference recipe. */
+  auditYourCode: 9,
   /** Interrupted (SIGINT/SIGTERM), as shells report 128 + SIGINT; a sweep says how to resume. */
   interrupted: 130,
 } as const;

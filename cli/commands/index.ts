@@ -32,7 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "list",
     args: "",
-    summary: "name the designs, scenarios and checkers lockstep knows",
+    summary: "name the designs, scenarios, attacks and checkers lockstep knows",
     load: async () => (await import("./list.js")).registerList,
   },
   {
@@ -47,6 +47,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary:
       "run one scenario over a range of seeds in parallel; print violation rates with 95% intervals; write summary.json and the failing seeds' reports",
     load: async () => (await import("./sweep.js")).registerSweep,
+  },
+  {
+    name: "audit",
+    args: "",
+    summary: "run every attack that applies to a lock over many seeds, beside its backend's reference recipe; say which findings are your code",
+    load: async () => (await import("./audit.js")).registerAudit,
   },
   {
     name: "merge",

@@ -1,0 +1,72 @@
+import type { Command } from "commander";
+import { setExitCode } from "../exit-state.js";
+import { EXIT } from "../../harness/exit-codes.js";
+import { parsePositiveInt } from "../args.js";
+import { InputError } from "../../sim/errors.js";
+import { ATTACKS, attackByName, type Attack, type LockUnderTest } from "../../attacks/index.js";
+import { designByName, DESIGNS } from "../../designs/index.js";
+import { BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
+import { formatAudit, runAudit } from "../../harness/audit/run.js";
+import { checkOutputDir } from "../../harness/safe-write.js";
+import { isAbsolute, resolve } from "node:path";
+
+interface AuditFlags {
+  lock?: string;
+  design?: string;
+  designOptions?: string;
+  nodes?: string;
+  seeds: string;
+  attacks?: string;
+  out?: string;
+}
+
+function lockOf(o: AuditFlags): LockUnderTest {
+  if ((o.lock === undefined) === (o.design === undefined)) throw new InputError("<arg>", "--lock/--design", "exactly one of --lock <adapter> or --design <name>");
+  let options: Record<string, unknown> | undefined;
+  if (o.designOptions !== undefined) {
+    try { options = JSON.parse(o.designOptions) as Record<string, unknown>; } catch { options = undefined; }
+    if (options === null || typeof options !== "object" || Array.isArray(options)) throw new InputError("<arg>", "--design-options", "a JSON object");
+  }
+  if (o.design !== undefined) {
+    if (!designByName(o.design)) throw new InputError("<arg>", "--design", `one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
+    return { design: o.design, ...(options ? { designOptions: options } : {}), label: o.design };
+  }
+  const builtin = BUILTIN_ADAPTERS[o.lock!];
+  const nodes = o.nodes !== undefined ? parsePositiveInt(o.nodes, "--nodes") : builtin?.nodesDefault ?? 1;
+  const adapter = builtin || isAbsolute(o.lock!) ? o.lock! : resolve(o.lock!);
+  return { design: "library", designOptions: { ...options, adapter, nodes }, label: o.lock! };
+}
+
+function attacksOf(list: string | undefined): readonly Attack[] {
+  if (list === undefined) return ATTACKS;
+  return list.split(",").map((n) => {
+    const a = attackByName(n.trim());
+    if (!a) throw new InputError("<arg>", "--attacks", `attack names from: ${ATTACKS.map((x) => x.name).join(", ")}; got "${n}"`);
+    return a;
+  });
+}
+
+export function registerAudit(program: Command): void {
+  program
+    .command("audit")
+    .description("run every attack that applies to a lock over many seeds, beside its backend's reference recipe; say which findings are your code")
+    .option("--lock <adapter>", "a built-in adapter (see `lockstep list`) or a path to your own adapter module")
+    .option("--design <name>", "a built-in design instead of an adapter")
+    .option("--design-options <json>", "the design's (or library design's) options, as in a scenario file")
+    .option("--nodes <n>", "Redis nodes the adapter talks to (default: the adapter's, else 1)")
+    .option("--seeds <n>", "seeds per attack", "50")
+    .option("--attacks <names>", "comma-separated attack names (default: the whole catalogue)")
+    .option("--out <dir>", "write audit.html, audit.json and the counterexamples here")
+    .action((o: AuditFlags) => {
+      const lock = lockOf(o);
+      const seeds = parsePositiveInt(o.seeds, "--seeds");
+      const attacks = attacksOf(o.attacks);
+      if (o.out) checkOutputDir(o.out);
+      const result = runAudit(lock, {
+        seeds, attacks, ...(o.out ? { out: o.out } : {}),
+        progress: (done, of, row) => process.stderr.write(`[${done}/${of}] ${row.attack}: ${row.refused !== undefined ? "refused" : row.finding}\n`),
+      });
+      process.stdout.write(formatAudit(result));
+      setExitCode(result.yourCode.length > 0 ? EXIT.auditYourCode : EXIT.ok);
+    });
+}

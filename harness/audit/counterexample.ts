@@ -1,0 +1,37 @@
+import { join } from "node:path";
+import type { LockUnderTest } from "../../attacks/index.js";
+import { parseScenario, type Scenario } from "../../scenarios/schema.js";
+import { runScenario } from "../runner.js";
+import { runCheckers } from "../../checkers/run-all.js";
+import { checkContextFor } from "../check-context.js";
+import { shrinkScenario } from "../explore/shrink.js";
+import { writeCounterexample, type WrittenCounterexample } from "../sweep/counterexample.js";
+import type { AttackRow } from "./audit.js";
+
+const UNSAFE = new Set(["unsafe", "unsafe-but-fenced"]);
+/** Runs a shrink may spend on one finding (each candidate costs one run, two for "your code"). */
+const SHRINK_RUNS_MAX = 200;
+
+export function isUnsafe(s: Scenario, seed: number): boolean {
+  return UNSAFE.has(runCheckers(runScenario(s, seed).history, checkContextFor(s)).outcome);
+}
+
+/** The same scenario, schedule and seed on the reference recipe. */
+export function onReference(s: Scenario, ref: LockUnderTest): Scenario {
+  return { ...s, design: ref.design, designOptions: ref.designOptions ?? {} };
+}
+
+/**
+ * The finding's smallest counterexample: shrunk while it stays unsafe here and, for a
+ * finding in the user's code, safe on the reference under the same schedule; written
+ * as a replayable scenario file and its run report under dir/<attack>/.
+ */
+export function writeFinding(dir: string, row: AttackRow, ref: LockUnderTest): WrittenCounterexample | undefined {
+  if (!row.scenario || row.counterexampleSeed === undefined) return undefined;
+  const seed = row.counterexampleSeed;
+  const yours = row.finding === "your code";
+  const violates = (s: Scenario, sd: number) => isUnsafe(s, sd) && (!yours || !isUnsafe(onReference(s, ref), sd));
+  const start = parseScenario(JSON.parse(JSON.stringify(row.scenario)), `<attack ${row.attack}>`);
+  const shrunk = shrinkScenario({ scenario: start, seed, runsMax: SHRINK_RUNS_MAX, violates }).scenario;
+  return writeCounterexample(join(dir, row.attack), shrunk, seed, violates);
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { main } from "../../cli/main.js";
+import { EXIT } from "../../harness/exit-codes.js";
+import { captureStdio } from "../helpers/capture-stdio.js";
+import { loadScenarioFile } from "../../scenarios/index.js";
+
+const io = captureStdio();
+
+describe("lockstep audit", () => {
+  it("exits auditYourCode on a plain-DEL release and writes a replayable, shrunk counterexample", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "audit-")), "a");
+    const code = await main(["audit", "--design", "redis-setnx", "--design-options", '{"release":"del"}', "--seeds", "3", "--attacks", "late-release", "--out", out]);
+    expect(code).toBe(EXIT.auditYourCode);
+    expect(io.out).toMatch(/late-release .* your code/);
+    const json = JSON.parse(readFileSync(join(out, "audit.json"), "utf8"));
+    expect(json.yourCode).toEqual(["late-release"]);
+    const s = loadScenarioFile(json.rows[0].counterexample.file);
+    expect(s.expect).toBe("unsafe");
+    // Shrunk: the third client the attack brings is not needed for a plain DEL to delete the waiter's key.
+    expect(s.clients.length).toBe(2);
+    expect(readFileSync(join(out, "audit.html"), "utf8")).toContain('href="counterexamples/late-release/run/report.html"');
+    expect(existsSync(join(out, "counterexamples/late-release/run/report.html"))).toBe(true);
+  });
+
+  it("exits ok on examples/my-lock: its unsafe attacks are the backend's limits", async () => {
+    const code = await main(["audit", "--lock", "examples/my-lock/adapter.ts", "--seeds", "3"]);
+    expect(code).toBe(EXIT.ok);
+    expect(io.out).toContain("holder-pause-before-write  100%");
+    expect(io.out).toMatch(/holder-pause-before-write .* known limit of this backend/);
+    expect(io.out).toContain("no finding attributed to your code");
+  });
+
+  it("refuses an unknown attack and a missing lock with one line naming the flag", async () => {
+    expect(await main(["audit", "--design", "redis-setnx", "--attacks", "nope"])).toBe(EXIT.badInput);
+    expect(io.err).toMatch(/--attacks/);
+    expect(await main(["audit", "--seeds", "3"])).toBe(EXIT.badInput);
+    expect(io.err).toMatch(/--lock\/--design/);
+  });
+});
