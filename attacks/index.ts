@@ -6,10 +6,12 @@ import type { Attack } from "./types.js";
 import { holderPauseBeforeWrite } from "./holder-pause-before-write.js";
 import { lateRelease } from "./late-release.js";
 import { serverClockJump } from "./server-clock-jump.js";
+import { extendAfterLapse } from "./extend-after-lapse.js";
+import { waiterDeadline } from "./waiter-deadline.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
-export const ATTACKS: readonly Attack[] = [holderPauseBeforeWrite, lateRelease, serverClockJump];
+export const ATTACKS: readonly Attack[] = [holderPauseBeforeWrite, lateRelease, extendAfterLapse, waiterDeadline, serverClockJump];
 
 export function attackByName(name: string): Attack | undefined {
   return ATTACKS.find((a) => a.name === name);

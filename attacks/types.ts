@@ -24,10 +24,10 @@ export interface CompiledScenario {
   expect: "safe" | "unsafe";
   seed: number;
   durationMs: number;
-  clients: Array<{ id: string; startMs: number; opsMax?: number }>;
+  clients: Array<{ id: string; startMs: number; opsMax?: number; workMs?: number }>;
   workload: Record<string, unknown>;
   faults: FaultStep[];
-  challenge: { kind: "overlapping-belief" | "expiry-handover" | "waiter-served" | "waiter-waited" };
+  challenge: { kind: "overlapping-belief" | "expiry-handover" | "waiter-served" } | { kind: "waiter-waited"; waitedMsMin?: number };
   network?: Record<string, unknown>;
 }
 

@@ -66,3 +66,13 @@ describe("each attack: unsafe where it must be, safe (and challenged) where it m
     expect(runAttack("server-clock-jump", setnx).every((r) => r.outcome === "unsafe" && r.challenged)).toBe(true);
   });
 });
+
+describe("extend-after-lapse and waiter-deadline on the designs", () => {
+  it("extend-after-lapse: safe and challenged on redis-setnx (its extend checks the value)", () => {
+    expect(runAttack("extend-after-lapse", setnx)).toEqual(SEEDS.map(() => ({ outcome: "safe", challenged: true })));
+  });
+
+  it("waiter-deadline: safe and challenged on redis-setnx, the waiter gives up", () => {
+    expect(runAttack("waiter-deadline", setnx)).toEqual(SEEDS.map(() => ({ outcome: "safe", challenged: true })));
+  });
+});

@@ -22,7 +22,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
   it("lists single Redis's pause and clock-jump failures as backend limits, never as your code", () => {
     const rows = audit({ design: "redis-setnx", label: "redis-setnx" }, { seeds: SEEDS });
     const by = Object.fromEntries(rows.map((r) => [r.attack, r.finding]));
-    expect(by).toEqual({ "holder-pause-before-write": "known limit of this backend", "late-release": "none", "server-clock-jump": "known limit of this backend" });
+    expect(by).toEqual({ "holder-pause-before-write": "known limit of this backend", "late-release": "none", "extend-after-lapse": "none", "waiter-deadline": "none", "server-clock-jump": "known limit of this backend" });
     expect(rows.every((r) => r.challengedShare === 1)).toBe(true);
   });
 
