@@ -1,0 +1,17 @@
+import { defineFault, forDuration, linkList, parseLinks } from "./def.js";
+
+export const cut = defineFault({
+  name: "cut",
+  doc: "cut the directed `links` ([from, to] pairs) for durationMs",
+  fields: ["links"],
+  needsTarget: false,
+  parse(f, step) {
+    step.links = parseLinks(f);
+  },
+  links: (step) => step.links!,
+  apply(ctx, step) {
+    ctx.cutFor(step.links!, {});
+  },
+  real: { mechanism: "proxy-cut" },
+  describe: (s) => `cut ${linkList(s.links!)}${forDuration(s)}`,
+});

@@ -1,0 +1,16 @@
+import { defineFault } from "./def.js";
+
+export const heal = defineFault({
+  name: "heal",
+  doc: "heal every cut link at once",
+  fields: [],
+  needsTarget: false,
+  parse() {},
+  links: () => [],
+  apply(ctx) {
+    ctx.sim.network.healAll();
+    ctx.note("start", []);
+  },
+  real: { mechanism: "proxy-cut" },
+  describe: () => "heal the network",
+});
