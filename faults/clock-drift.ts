@@ -42,5 +42,6 @@ export const clockDrift = defineFault({
       });
     },
   },
+  report: { start: (m) => `${m.who}'s clock drifts at ${m.num("driftPpm")} ppm${m.dur}${m.note}` },
   describe: (s) => `${s.target}'s clocks drift ${s.driftPpm} ppm${forDuration(s)}`,
 });

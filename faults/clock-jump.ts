@@ -35,5 +35,8 @@ export const clockJump = defineFault({
       });
     },
   },
+  report: {
+    start: (m) => `${m.who}'s wall clock jumps ${m.num("deltaMs")! >= 0 ? "forward" : "back"} by ${m.fmtMs(Math.abs(m.num("deltaMs") ?? 0))}${m.note}`,
+  },
   describe: (s) => `${s.target}'s wall clock jumps ${s.deltaMs! > 0 ? "+" : ""}${s.deltaMs} ms`,
 });

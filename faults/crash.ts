@@ -28,5 +28,9 @@ export const crash = defineFault({
       );
     },
   },
+  report: {
+    start: (m) => `${m.who} crashes${m.dur ? ` (down${m.dur})` : ""}${m.note}`,
+    end: (m) => `${m.who} restarts`,
+  },
   describe: (s) => `crash ${s.target}${s.durationMs !== undefined ? `, restart after ${s.durationMs} ms` : " (stays down)"}`,
 });

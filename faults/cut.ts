@@ -13,5 +13,6 @@ export const cut = defineFault({
     ctx.cutFor(step.links!, {});
   },
   real: { mechanism: "proxy-cut" },
+  report: { start: (m) => `links between ${m.who} are cut${m.dur}${m.note}` },
   describe: (s) => `cut ${linkList(s.links!)}${forDuration(s)}`,
 });

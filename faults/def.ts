@@ -89,6 +89,28 @@ export interface FaultExplore {
   arb(fc: FastCheck, s: FaultSpace): Arbitrary<FaultStepFields> | undefined;
 }
 
+/** A fault as the report saw it in the history: who it hit, how long, its own numbers. */
+export interface FaultReportMark {
+  /** The processes it acted on, comma-separated. */
+  who: string;
+  /** " for 300 ms" when it ended, else "". */
+  dur: string;
+  /** " — its note" when it has one, else "". */
+  note: string;
+  groups?: string[][];
+  oneWay?: boolean;
+  /** One of its own numeric fields (deltaMs, lossRate, ...) as noted at its start. */
+  num(field: string): number | undefined;
+  fmtMs(ms: number): string;
+}
+
+export interface FaultReport {
+  /** The sentence at its start: "c1 is paused for 300 ms". */
+  start(m: FaultReportMark): string;
+  /** The sentence at its end (default: "<kind> on <who> ends"). */
+  end?(m: FaultReportMark): string;
+}
+
 export interface FaultKindDef<N extends string = string> {
   name: N;
   /** One line for docs and `--help`. */
@@ -106,6 +128,8 @@ export interface FaultKindDef<N extends string = string> {
   /** Without durationMs it stays in force to the end (a healing nemesis drops such steps). */
   persistsWithoutDuration?: boolean;
   explore?: FaultExplore;
+  /** How the run report tells it (default: "<kind> on <who>"). */
+  report?: FaultReport;
   /** What it does, for stories and terminal output: "pause c1 for 300 ms". */
   describe(step: FaultStepFields): string;
 }

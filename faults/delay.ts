@@ -21,5 +21,6 @@ export const delay = defineFault({
     });
   },
   real: { mechanism: "proxy-condition" },
+  report: { start: (m) => `messages between ${m.who} are delayed by ${m.num("extraMs")} ms${m.dur}${m.note}` },
   describe: (s) => `delay ${linkList(s.links!)} by ${s.extraMs} ms${forDuration(s)}`,
 });

@@ -12,5 +12,6 @@ export const heal = defineFault({
     ctx.note("start", []);
   },
   real: { mechanism: "proxy-cut" },
+  report: { start: (m) => `the network heals${m.note}` },
   describe: () => "heal the network",
 });

@@ -21,6 +21,9 @@ export const FAULT_KINDS: readonly FaultKind[] = FAULT_DEFS.map((d) => d.name);
 
 const BY_NAME = new Map<string, FaultKindDef>(FAULT_DEFS.map((d) => [d.name, d]));
 
+/** The kind's entry, or undefined for a kind the registry lacks (an imported history's "kill"). */
+export const findFaultDef = (kind: string): FaultKindDef | undefined => BY_NAME.get(kind);
+
 export function faultDef(kind: string): FaultKindDef {
   const def = BY_NAME.get(kind);
   if (!def) throw new Error(`unknown fault kind "${kind}"; expected one of: ${FAULT_KINDS.join(", ")}`);

@@ -25,5 +25,9 @@ export const isolate = defineFault({
       return fc.record({ kind: fc.constant("isolate"), atMs: exploreAt(fc, s), delayMs: fc.constant(0), target: fc.constantFrom(...s.servers), durationMs: exploreLasting(fc, 2 * s.ttlMs) });
     },
   },
+  report: {
+    start: (m) => `network partition${m.oneWay ? " (one way)" : ""}: ${(m.groups ?? []).map((g) => `{${g.join(", ")}}`).join(" | ")}${m.dur}${m.note}`,
+    end: () => "the partition ends",
+  },
   describe: (s) => `isolate ${s.target}${forDuration(s)}`,
 });

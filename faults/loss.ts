@@ -37,5 +37,6 @@ export const loss = defineFault({
         }));
     },
   },
+  report: { start: (m) => `messages between ${m.who} are lost at rate ${m.num("lossRate")}${m.dur}${m.note}` },
   describe: (s) => `lose ${Math.round(s.lossRate! * 100)}% of messages on ${linkList(s.links!)}${forDuration(s)}`,
 });

@@ -45,5 +45,9 @@ export const partition = defineFault({
         }));
     },
   },
+  report: {
+    start: (m) => `network partition${m.oneWay ? " (one way)" : ""}: ${(m.groups ?? []).map((g) => `{${g.join(", ")}}`).join(" | ")}${m.dur}${m.note}`,
+    end: () => "the partition ends",
+  },
   describe: (s) => `partition ${s.groups!.map((g) => `[${g.join(", ")}]`).join(s.oneWay ? " -/-> " : " | ")}${forDuration(s)}`,
 });

@@ -23,5 +23,9 @@ export const pause = defineFault({
       return fc.record({ kind: fc.constant("pause"), atMs: exploreAt(fc, s), delayMs: fc.constant(0), target: fc.constantFrom(...any), durationMs: exploreLasting(fc, 2 * s.ttlMs) });
     },
   },
+  report: {
+    start: (m) => `${m.who} is paused${m.dur}${m.note}`,
+    end: (m) => `the pause of ${m.who} resumes`,
+  },
   describe: (s) => `pause ${s.target}${forDuration(s)}`,
 });

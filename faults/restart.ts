@@ -19,5 +19,6 @@ export const restart = defineFault({
       return fc.record({ kind: fc.constant("restart"), atMs: exploreAt(fc, s), delayMs: fc.constant(0), target: fc.constantFrom(...s.servers) });
     },
   },
+  report: { start: (m) => `${m.who} restarts${m.note}` },
   describe: (s) => `restart ${s.target}`,
 });

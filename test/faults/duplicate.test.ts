@@ -9,6 +9,7 @@ import type { FaultStep } from "../../faults/types.js";
 import { parseScenario } from "../../scenarios/schema.js";
 import { planReal } from "../../real/plan.js";
 import { describeStep } from "../../harness/explore/scenario-file.js";
+import { faultSentence, type RunView } from "../../reports/run-view.js";
 import { inputErrorOf, MINIMAL_SCENARIO, scenarioErrorOf } from "../helpers/input-error.js";
 
 const scenario = (fault: Record<string, unknown>) => ({ ...MINIMAL_SCENARIO, faults: [fault] });
@@ -67,6 +68,13 @@ describe("fault kind: duplicate", () => {
     expect(describeStep({ kind: "duplicate", atMs: 5, delayMs: 0, durationMs: 20, links: [["c1", "redis-1"]], duplicateRate: 0.25 })).toBe(
       "at 5 ms: duplicate 25% of messages on c1->redis-1 for 20 ms",
     );
+  });
+
+  it("the run report tells it in words, with its rate and length", () => {
+    const view = { lanes: [{ id: "c1" }, { id: "redis-1" }] } as unknown as RunView;
+    const mark = { kind: "duplicate", step: 0, s: 1000, e: 51_000, lanes: [0, 1], duplicateRate: 0.5 };
+    expect(faultSentence(view, mark)).toBe("messages between c1, redis-1 are duplicated at rate 0.5 for 50 ms");
+    expect(faultSentence(view, { ...mark, kind: "kill" })).toBe("kill on c1, redis-1 for 50 ms"); // a kind the registry lacks
   });
 
   it("real mode refuses it, naming the step and saying why", () => {
