@@ -1,5 +1,6 @@
 // The fault registry: every kind is one complete entry, and everything that used to switch
 // on the kind string reads it from there.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { FAULT_DEFS, FAULT_FIELDS, FAULT_KINDS, faultDef } from "../../faults/index.js";
 import { FAULT_KINDS as SCHEMA_KINDS } from "../../scenarios/schema.js";
@@ -40,5 +41,12 @@ describe("the fault registry", () => {
     expect(FAULT_FIELDS.slice(0, 6)).toEqual(["kind", "atMs", "on", "delayMs", "target", "durationMs"]);
     expect(FAULT_FIELDS.at(-1)).toBe("note");
     expect(() => faultDef("meteor")).toThrow(/unknown fault kind "meteor"/);
+  });
+
+  it("docs/scenarios.md's fault table has a row for every kind, and no row for a kind the registry lacks", () => {
+    const doc = readFileSync(new URL("../../docs/scenarios.md", import.meta.url), "utf8");
+    const table = doc.slice(doc.indexOf("## Faults"), doc.indexOf("## Random nemesis"));
+    const rows = [...table.matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => m[1]);
+    expect(rows).toEqual([...FAULT_KINDS]);
   });
 });
