@@ -63,6 +63,11 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     const real = dp[m];
     define(dp, m, { [m](l, o) { return real.call(this, loc(l), zoned(o)); } }[m]);
   }
+  // The zone's name in toString follows the host's ICU locale: fixed to the en-US name.
+  for (const m of ["toString", "toTimeString"]) {
+    const real = dp[m];
+    define(dp, m, { [m]() { return real.call(this).replace(/ \([^()]*\)$/, " (Coordinated Universal Time)"); } }[m]);
+  }
   for (const [proto, m] of [[Number.prototype, "toLocaleString"], [BigInt.prototype, "toLocaleString"], [String.prototype, "localeCompare"]]) {
     const real = proto[m];
     define(proto, m, m === "localeCompare" ? function localeCompare(that, l, o) { return real.call(this, that, loc(l), o); } : function toLocaleString(l, o) { return real.call(this, loc(l), o); });

@@ -1,0 +1,8 @@
+// Escape corpus: AbortSignal.timeout on the virtual clock.
+"use strict";
+module.exports = {
+  expect: "same",
+  probe() {
+    const t0 = performance.now(); return new Promise((resolve) => { AbortSignal.timeout(30).addEventListener("abort", (e) => resolve([e.target.reason.name, performance.now() - t0])); });
+  },
+};

@@ -1,0 +1,8 @@
+// Escape corpus: the host Object through the context's global.
+"use strict";
+module.exports = {
+  expect: "same",
+  probe() {
+    return [globalThis.constructor.constructor("return process.pid")(), global.constructor.name, typeof globalThis.constructor];
+  },
+};

@@ -1,0 +1,8 @@
+// Escape corpus: the host Function through TextEncoder's output.
+"use strict";
+module.exports = {
+  expect: "same",
+  probe() {
+    const b = new TextEncoder().encode("hé"); return [Array.from(b), b.constructor.constructor("return process.pid")(), new TextDecoder().decode(b)];
+  },
+};
