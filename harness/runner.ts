@@ -114,7 +114,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
     }
   }
   // Samples go into flat number arrays, an offset per process per sample (an object per
-  // sample and an entries pair per process were most of the sampling's garbage, issue 17);
+  // sample and an entries pair per process were most of the sampling's garbage);
   // the records are built at the end, for the skewed clocks only.
   const sampleEveryUs = Math.max(1000, Math.floor(endUs / CLOCK_SAMPLES));
   const sampledProcs: SimProcess[] = [];
