@@ -80,10 +80,7 @@ export function hostBridge(realm: Realm, seal: () => Seal): Record<string, unkno
     randomUUID: () => realm.randomUUID(),
     escape: (call: string, detail: string) => realm.escapeError(call, detail),
     overBudget: (n: number) => {
-      throw realm.bound(
-        "an endless chain of promise reactions",
-        `${n} promise reactions and nextTick callbacks queued in one turn; the chain never lets simulated time move`,
-      );
+      throw realm.bound("an endless chain of promise reactions", `${n} promise reactions and nextTick callbacks queued in one turn; the chain never lets simulated time move`);
     },
     arm: (id: number, delayUs: number, kind: string) => realm.armTimer(id, delayUs, kind),
     disarm: (id: number) => realm.disarmTimer(id),

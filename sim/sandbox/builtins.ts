@@ -46,15 +46,14 @@ const OUTSIDE = [
 
 /** A module whose every property access is an escape, named by module and property. */
 function outside(realm: Realm, name: string): unknown {
-  return realm.seal.trust(new Proxy(
-    realm.prelude.freshNull(),
-    {
+  return realm.seal.trust(
+    new Proxy(realm.prelude.freshNull(), {
       get: (_t, prop) => {
         if (prop === "__esModule" || typeof prop === "symbol") return undefined;
         return realm.escape(`require("${name}").${String(prop)}`);
       },
-    },
-  ));
+    }),
+  );
 }
 
 export function isBuiltin(spec: string): boolean {
@@ -104,50 +103,18 @@ export function builtinModule(realm: Realm, spec: string, loadEvents: () => unkn
   switch (name) {
     case "events":
       return loadEvents();
-    case "util": {
-      const inherits = (ctor: { prototype: object }, superCtor: { prototype: object }): void => {
-        Object.defineProperty(ctor, "super_", { value: superCtor, writable: true, configurable: true });
-        Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
-      };
-      return {
-        inherits,
-        promisify: realm.prelude.promisify,
-        callbackify: realm.prelude.callbackify,
-        format: nodeUtil.format,
-        inspect: nodeUtil.inspect,
-        isDeepStrictEqual: nodeUtil.isDeepStrictEqual,
-        deprecate: (fn: unknown) => fn,
-        debuglog: () => () => undefined,
-        types: nodeUtil.types,
-        TextEncoder: g.TextEncoder,
-        TextDecoder: g.TextDecoder,
-        isArray: Array.isArray,
-      };
-    }
+    case "util":
+      return utilModule(realm, g);
     case "crypto":
-      return {
-        randomBytes: (n: number, cb?: (e: Error | null, b: Uint8Array) => void) => {
-          const b = realm.randomBytes(n);
-          if (typeof cb === "function") {
-            (g.process as { nextTick(f: () => void): void }).nextTick(() => cb(null, b));
-            return undefined;
-          }
-          return b;
-        },
-        randomUUID: () => realm.randomUUID(),
-        getRandomValues: (a: ArrayBufferView) => realm.fillRandom(a),
-        randomInt: (a: number, b?: number) => {
-          const [lo, hi] = b === undefined ? [0, a] : [a, b];
-          return lo + Math.floor(realm.host.random() * (hi - lo));
-        },
-        randomFillSync: (a: ArrayBufferView) => realm.fillRandom(a),
-        createHash,
-        createHmac,
-        timingSafeEqual,
-        webcrypto: g.crypto,
-      };
+      return cryptoModule(realm, g);
     case "buffer":
-      return { Buffer: g.Buffer, constants: bufferConstants, kMaxLength: bufferConstants.MAX_LENGTH, atob: g.atob, btoa: g.btoa };
+      return {
+        Buffer: g.Buffer,
+        constants: bufferConstants,
+        kMaxLength: bufferConstants.MAX_LENGTH,
+        atob: g.atob,
+        btoa: g.btoa,
+      };
     case "string_decoder":
       return stringDecoder;
     case "url":
@@ -185,49 +152,106 @@ export function builtinModule(realm: Realm, spec: string, loadEvents: () => unkn
       // Libraries ask only whether to colour their logs (debug does): never a terminal here.
       return { isatty: () => false };
     case "os":
-      return {
-        EOL: "\n",
-        hostname: () => `sim-${realm.host.processId}`,
-        platform: () => "linux",
-        type: () => "Linux",
-        arch: () => "x64",
-        release: () => "sim",
-        endianness: () => "LE",
-        cpus: () => [],
-        totalmem: () => 0,
-        freemem: () => 0,
-        loadavg: () => [0, 0, 0],
-        availableParallelism: () => 1,
-        constants: {},
-        uptime: () => realm.host.monoUs() / 1e6,
-        networkInterfaces: () => realm.escape('require("os").networkInterfaces()'),
-        tmpdir: () => realm.escape('require("os").tmpdir()'),
-        homedir: () => realm.escape('require("os").homedir()'),
-        userInfo: () => realm.escape('require("os").userInfo()'),
-      };
-    case "fs": {
-      // Reading a package's own files (a Lua script beside it) is deterministic; the rest is not.
-      const check = (call: string, file: unknown): string => {
-        const f = String(file);
-        if (!readable(f, roots)) realm.escape(`require("fs").${call}(${JSON.stringify(f)})`, "a file outside node_modules and the adapter's directory");
-        return f;
-      };
-      const fs: Record<string, unknown> = {
-        readFileSync: (file: unknown, opts?: unknown) => readFileSync(check("readFileSync", file), opts as BufferEncoding),
-        existsSync: (file: unknown) => existsSync(check("existsSync", file)),
-        statSync: (file: unknown) => statSync(check("statSync", file)),
-      };
-      return realm.seal.trust(
-        new Proxy(realm.seal.toRealm(fs) as Record<string, unknown>, {
-          get: (t, prop) => {
-            if (typeof prop === "symbol" || prop === "__esModule") return undefined;
-            if (prop in t) return t[prop];
-            return realm.escape(`require("fs").${prop}`);
-          },
-        }),
-      );
-    }
+      return osModule(realm);
+    case "fs":
+      return fsModule(realm, roots);
     default:
       return outside(realm, name);
   }
+}
+
+function utilModule(realm: Realm, g: Record<string, unknown>): unknown {
+  const inherits = (ctor: { prototype: object }, superCtor: { prototype: object }): void => {
+    Object.defineProperty(ctor, "super_", {
+      value: superCtor,
+      writable: true,
+      configurable: true,
+    });
+    Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
+  };
+  return {
+    inherits,
+    promisify: realm.prelude.promisify,
+    callbackify: realm.prelude.callbackify,
+    format: nodeUtil.format,
+    inspect: nodeUtil.inspect,
+    isDeepStrictEqual: nodeUtil.isDeepStrictEqual,
+    deprecate: (fn: unknown) => fn,
+    debuglog: () => () => undefined,
+    types: nodeUtil.types,
+    TextEncoder: g.TextEncoder,
+    TextDecoder: g.TextDecoder,
+    isArray: Array.isArray,
+  };
+}
+
+function cryptoModule(realm: Realm, g: Record<string, unknown>): unknown {
+  return {
+    randomBytes: (n: number, cb?: (e: Error | null, b: Uint8Array) => void) => {
+      const b = realm.randomBytes(n);
+      if (typeof cb === "function") {
+        (g.process as { nextTick(f: () => void): void }).nextTick(() => cb(null, b));
+        return undefined;
+      }
+      return b;
+    },
+    randomUUID: () => realm.randomUUID(),
+    getRandomValues: (a: ArrayBufferView) => realm.fillRandom(a),
+    randomInt: (a: number, b?: number) => {
+      const [lo, hi] = b === undefined ? [0, a] : [a, b];
+      return lo + Math.floor(realm.host.random() * (hi - lo));
+    },
+    randomFillSync: (a: ArrayBufferView) => realm.fillRandom(a),
+    createHash,
+    createHmac,
+    timingSafeEqual,
+    webcrypto: g.crypto,
+  };
+}
+
+/** Fixed values, and the process's clock: nothing of the host machine. */
+function osModule(realm: Realm): unknown {
+  return {
+    EOL: "\n",
+    hostname: () => `sim-${realm.host.processId}`,
+    platform: () => "linux",
+    type: () => "Linux",
+    arch: () => "x64",
+    release: () => "sim",
+    endianness: () => "LE",
+    cpus: () => [],
+    totalmem: () => 0,
+    freemem: () => 0,
+    loadavg: () => [0, 0, 0],
+    availableParallelism: () => 1,
+    constants: {},
+    uptime: () => realm.host.monoUs() / 1e6,
+    networkInterfaces: () => realm.escape('require("os").networkInterfaces()'),
+    tmpdir: () => realm.escape('require("os").tmpdir()'),
+    homedir: () => realm.escape('require("os").homedir()'),
+    userInfo: () => realm.escape('require("os").userInfo()'),
+  };
+}
+
+/** Reading a package's own files (a Lua script beside it) is deterministic; the rest is not. */
+function fsModule(realm: Realm, roots: readonly string[]): unknown {
+  const check = (call: string, file: unknown): string => {
+    const f = String(file);
+    if (!readable(f, roots)) realm.escape(`require("fs").${call}(${JSON.stringify(f)})`, "a file outside node_modules and the adapter's directory");
+    return f;
+  };
+  const fs: Record<string, unknown> = {
+    readFileSync: (file: unknown, opts?: unknown) => readFileSync(check("readFileSync", file), opts as BufferEncoding),
+    existsSync: (file: unknown) => existsSync(check("existsSync", file)),
+    statSync: (file: unknown) => statSync(check("statSync", file)),
+  };
+  return realm.seal.trust(
+    new Proxy(realm.seal.toRealm(fs) as Record<string, unknown>, {
+      get: (t, prop) => {
+        if (typeof prop === "symbol" || prop === "__esModule") return undefined;
+        if (prop in t) return t[prop];
+        return realm.escape(`require("fs").${prop}`);
+      },
+    }),
+  );
 }

@@ -18,6 +18,18 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   const G = globalThis;
   const define = (o, k, v) => Object.defineProperty(o, k, { value: v, writable: true, configurable: true, enumerable: false });
   const escape = (call, detail) => { throw host.escape(call, detail || ""); };
+  // The globals, which the host puts on the context's global object itself (an assignment
+  // from inside goes through the context's interceptors, which costs). Those in "lazy"
+  // are built on first use (Intl, Event and its kin, the host-backed classes, Buffer): a
+  // realm is made per simulated process, and most library code never touches them.
+  const out = {};
+  const lazy = {};
+  const lazyGlobal = (name, build) => {
+    lazy[name] = {
+      get() { const v = build(); define(G, name, v); return v; },
+      set(v) { define(G, name, v); },
+    };
+  };
 
   // ---- clocks ---------------------------------------------------------------------
   const RealDate = Date;
@@ -27,11 +39,10 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   }
   Object.setPrototypeOf(VDate, RealDate);
   VDate.prototype = RealDate.prototype;
-  define(RealDate.prototype, "constructor", VDate);
   VDate.now = function now() { return host.wallMs(); };
   VDate.parse = RealDate.parse;
   VDate.UTC = RealDate.UTC;
-  G.Date = VDate;
+  out.Date = VDate;
   Math.random = function random() { return host.random(); };
   const monoMs = () => host.monoMs();
 
@@ -39,43 +50,57 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   const LOCALE = "en-US";
   const loc = (l) => (l === undefined ? LOCALE : l);
   const zoned = (o) => (o === undefined ? { timeZone: "UTC" } : o !== null && typeof o === "object" && o.timeZone === undefined ? { ...o, timeZone: "UTC" } : o);
-  const RealDTF = Intl.DateTimeFormat;
-  function DateTimeFormat(locales, options) { return Reflect.construct(RealDTF, [loc(locales), zoned(options)], new.target || DateTimeFormat); }
-  DateTimeFormat.prototype = RealDTF.prototype;
-  DateTimeFormat.supportedLocalesOf = RealDTF.supportedLocalesOf;
-  define(RealDTF.prototype, "constructor", DateTimeFormat);
-  const fmtGet = Object.getOwnPropertyDescriptor(RealDTF.prototype, "format").get;
-  Object.defineProperty(RealDTF.prototype, "format", { configurable: true, get() { const f = fmtGet.call(this); return (d) => f(d === undefined ? host.wallMs() : d); } });
-  const ftp = RealDTF.prototype.formatToParts;
-  define(RealDTF.prototype, "formatToParts", function formatToParts(d) { return ftp.call(this, d === undefined ? host.wallMs() : d); });
-  Intl.DateTimeFormat = DateTimeFormat;
-  for (const name of ["NumberFormat", "Collator", "PluralRules", "RelativeTimeFormat", "ListFormat", "DisplayNames", "Segmenter"]) {
-    const Real = Intl[name];
-    if (typeof Real !== "function") continue;
-    const Fixed = function (locales, options) { return Reflect.construct(Real, [loc(locales), options], new.target || Fixed); };
-    Fixed.prototype = Real.prototype;
-    Fixed.supportedLocalesOf = Real.supportedLocalesOf;
-    define(Real.prototype, "constructor", Fixed);
-    Intl[name] = Fixed;
+  // Intl's constructors are patched when library code first names Intl (V8 builds them lazily).
+  const RealIntl = Intl;
+  function fixIntl() {
+    const RealDTF = RealIntl.DateTimeFormat;
+    function DateTimeFormat(locales, options) { return Reflect.construct(RealDTF, [loc(locales), zoned(options)], new.target || DateTimeFormat); }
+    DateTimeFormat.prototype = RealDTF.prototype;
+    DateTimeFormat.supportedLocalesOf = RealDTF.supportedLocalesOf;
+    define(RealDTF.prototype, "constructor", DateTimeFormat);
+    const fmtGet = Object.getOwnPropertyDescriptor(RealDTF.prototype, "format").get;
+    Object.defineProperty(RealDTF.prototype, "format", { configurable: true, get() { const f = fmtGet.call(this); return (d) => f(d === undefined ? host.wallMs() : d); } });
+    const ftp = RealDTF.prototype.formatToParts;
+    define(RealDTF.prototype, "formatToParts", function formatToParts(d) { return ftp.call(this, d === undefined ? host.wallMs() : d); });
+    RealIntl.DateTimeFormat = DateTimeFormat;
+    for (const name of ["NumberFormat", "Collator", "PluralRules", "RelativeTimeFormat", "ListFormat", "DisplayNames", "Segmenter"]) {
+      const Real = RealIntl[name];
+      if (typeof Real !== "function") continue;
+      const Fixed = function (locales, options) { return Reflect.construct(Real, [loc(locales), options], new.target || Fixed); };
+      Fixed.prototype = Real.prototype;
+      Fixed.supportedLocalesOf = Real.supportedLocalesOf;
+      define(Real.prototype, "constructor", Fixed);
+      RealIntl[name] = Fixed;
+    }
+    return RealIntl;
   }
+  lazyGlobal("Intl", fixIntl);
+  // One defineProperties per prototype: each change to an intrinsic prototype costs a
+  // copy of its property table, paid once per realm.
+  const method = (v) => ({ value: v, writable: true, configurable: true, enumerable: false });
   const dp = RealDate.prototype;
-  for (const m of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"]) {
-    const real = dp[m];
-    define(dp, m, { [m](l, o) { return real.call(this, loc(l), zoned(o)); } }[m]);
-  }
+  const [dLs, dLds, dLts, dTs, dTts] = [dp.toLocaleString, dp.toLocaleDateString, dp.toLocaleTimeString, dp.toString, dp.toTimeString];
   // The zone's name in toString follows the host's ICU locale: fixed to the en-US name.
-  for (const m of ["toString", "toTimeString"]) {
-    const real = dp[m];
-    define(dp, m, { [m]() { return real.call(this).replace(/ \([^()]*\)$/, " (Coordinated Universal Time)"); } }[m]);
-  }
-  for (const [proto, m] of [[Number.prototype, "toLocaleString"], [BigInt.prototype, "toLocaleString"], [String.prototype, "localeCompare"]]) {
-    const real = proto[m];
-    define(proto, m, m === "localeCompare" ? function localeCompare(that, l, o) { return real.call(this, that, loc(l), o); } : function toLocaleString(l, o) { return real.call(this, loc(l), o); });
-  }
-  for (const m of ["toLocaleUpperCase", "toLocaleLowerCase"]) {
-    const real = String.prototype[m];
-    define(String.prototype, m, { [m](l) { return real.call(this, loc(l)); } }[m]);
-  }
+  const zoneName = (s) => s.replace(/ \([^()]*\)$/, " (Coordinated Universal Time)");
+  Object.defineProperties(dp, {
+    constructor: method(VDate),
+    toLocaleString: method(function toLocaleString(l, o) { return dLs.call(this, loc(l), zoned(o)); }),
+    toLocaleDateString: method(function toLocaleDateString(l, o) { return dLds.call(this, loc(l), zoned(o)); }),
+    toLocaleTimeString: method(function toLocaleTimeString(l, o) { return dLts.call(this, loc(l), zoned(o)); }),
+    toString: method(function toString() { return zoneName(dTs.call(this)); }),
+    toTimeString: method(function toTimeString() { return zoneName(dTts.call(this)); }),
+  });
+  const nLs = Number.prototype.toLocaleString;
+  define(Number.prototype, "toLocaleString", function toLocaleString(l, o) { return nLs.call(this, loc(l), o); });
+  const bLs = BigInt.prototype.toLocaleString;
+  define(BigInt.prototype, "toLocaleString", function toLocaleString(l, o) { return bLs.call(this, loc(l), o); });
+  const sp = String.prototype;
+  const [sLc, sLu, sLl] = [sp.localeCompare, sp.toLocaleUpperCase, sp.toLocaleLowerCase];
+  Object.defineProperties(sp, {
+    localeCompare: method(function localeCompare(that, l, o) { return sLc.call(this, that, loc(l), o); }),
+    toLocaleUpperCase: method(function toLocaleUpperCase(l) { return sLu.call(this, loc(l)); }),
+    toLocaleLowerCase: method(function toLocaleLowerCase(l) { return sLl.call(this, loc(l)); }),
+  });
 
   // ---- microtasks, ticks and the per-turn budget ---------------------------------------
   let reactions = 0;
@@ -93,7 +118,7 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     if (typeof fn !== "function") throw new TypeError('The "callback" argument must be of type function');
     resolved.then(() => fn());
   };
-  G.queueMicrotask = queueMicrotask;
+  out.queueMicrotask = queueMicrotask;
   let ticks = [];
   let tickAt = 0;
   function nextTick(fn, ...args) {
@@ -157,12 +182,12 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     else timers.delete(id);
     e.fn(...e.args);
   }
-  G.setTimeout = function setTimeout(fn, ms, ...args) { return arm(fn, args, delayUs(ms), "timeout", "setTimeout"); };
-  G.setInterval = function setInterval(fn, ms, ...args) { return arm(fn, args, delayUs(ms), "interval", "setInterval"); };
-  G.setImmediate = function setImmediate(fn, ...args) { return arm(fn, args, 0, "immediate", "setImmediate"); };
-  G.clearTimeout = function clearTimeout(t) { clear(t); };
-  G.clearInterval = function clearInterval(t) { clear(t); };
-  G.clearImmediate = function clearImmediate(t) { clear(t); };
+  out.setTimeout = function setTimeout(fn, ms, ...args) { return arm(fn, args, delayUs(ms), "timeout", "setTimeout"); };
+  out.setInterval = function setInterval(fn, ms, ...args) { return arm(fn, args, delayUs(ms), "interval", "setInterval"); };
+  out.setImmediate = function setImmediate(fn, ...args) { return arm(fn, args, 0, "immediate", "setImmediate"); };
+  out.clearTimeout = function clearTimeout(t) { clear(t); };
+  out.clearInterval = function clearInterval(t) { clear(t); };
+  out.clearImmediate = function clearImmediate(t) { clear(t); };
 
   // ---- process, performance, console ------------------------------------------------
   const noop = function () {};
@@ -206,10 +231,10 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   process.emit = () => false;
   process.listeners = () => [];
   process.listenerCount = () => 0;
-  G.process = process;
-  G.global = G;
+  out.process = process;
+  out.global = G;
   // Marks and measures keep host timing state; they stop the run rather than return made-up entries.
-  G.performance = {
+  out.performance = {
     now: function now() { return monoMs(); }, timeOrigin: 0,
     mark: () => escape("performance.mark()"), measure: () => escape("performance.measure()"),
     getEntries: () => [], getEntriesByName: () => [], getEntriesByType: () => [],
@@ -218,8 +243,8 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     timerify: () => escape("performance.timerify()"),
     toJSON: () => ({ timeOrigin: 0 }),
   };
-  G.console = {};
-  for (const k of ["log", "info", "warn", "error", "debug", "trace", "dir", "table", "time", "timeEnd", "timeLog", "group", "groupEnd", "assert", "count"]) G.console[k] = noop;
+  out.console = {};
+  for (const k of ["log", "info", "warn", "error", "debug", "trace", "dir", "table", "time", "timeEnd", "timeLog", "group", "groupEnd", "assert", "count"]) out.console[k] = noop;
 
   // ---- randomness ------------------------------------------------------------------
   const crypto = {
@@ -227,150 +252,165 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     randomUUID: function randomUUID() { return host.randomUUID(); },
     get subtle() { return undefined; },
   };
-  G.crypto = crypto;
+  out.crypto = crypto;
   // GC-driven APIs would make runs depend on the host's collector: hold strongly, never finalize.
-  G.WeakRef = class WeakRef { #t; constructor(t) { this.#t = t; } deref() { return this.#t; } };
-  G.FinalizationRegistry = class FinalizationRegistry { register() {} unregister() { return false; } };
-  for (const name of ["fetch", "WebSocket", "XMLHttpRequest", "EventSource"]) G[name] = function () { escape(name + "()"); };
+  out.WeakRef = class WeakRef { #t; constructor(t) { this.#t = t; } deref() { return this.#t; } };
+  out.FinalizationRegistry = class FinalizationRegistry { register() {} unregister() { return false; } };
+  for (const name of ["fetch", "WebSocket", "XMLHttpRequest", "EventSource"]) out[name] = function () { escape(name + "()"); };
 
   // ---- Event, EventTarget, AbortController (timeStamp is the process's clock) -------------
-  class DOMException extends Error {
-    constructor(message = "", name = "Error") { super(message); define(this, "name", name); }
-  }
-  class Event {
-    #stop = false;
-    constructor(type, init) {
-      if (arguments.length === 0) throw new TypeError('The "type" argument must be specified');
-      this.type = String(type);
-      this.bubbles = !!(init && init.bubbles);
-      this.cancelable = !!(init && init.cancelable);
-      this.defaultPrevented = false;
-      this.timeStamp = monoMs();
-      this.target = null;
-      this.currentTarget = null;
-      this.isTrusted = false;
+  let events;
+  const eventClasses = () => events || (events = buildEvents());
+  function buildEvents() {
+    class DOMException extends Error {
+      constructor(message = "", name = "Error") { super(message); define(this, "name", name); }
     }
-    preventDefault() { if (this.cancelable) this.defaultPrevented = true; }
-    stopImmediatePropagation() { this.#stop = true; }
-    stopPropagation() {}
-    static stopped(e) { return #stop in e && e.#stop; }
-  }
-  const stopped = Event.stopped;
-  delete Event.stopped;
-  class EventTarget {
-    #listeners = new Map();
-    addEventListener(type, fn, opts) {
-      if (!fn) return;
-      const once = !!(opts && typeof opts === "object" && opts.once);
-      const list = this.#listeners.get(type) || [];
-      if (list.some((l) => l.fn === fn)) return;
-      list.push({ fn, once });
-      this.#listeners.set(type, list);
-      const signal = opts && typeof opts === "object" ? opts.signal : undefined;
-      if (signal) signal.addEventListener("abort", () => this.removeEventListener(type, fn), { once: true });
-    }
-    removeEventListener(type, fn) {
-      const list = this.#listeners.get(type);
-      if (list) this.#listeners.set(type, list.filter((l) => l.fn !== fn));
-    }
-    dispatchEvent(event) {
-      event.target = this;
-      event.currentTarget = this;
-      const handler = this["on" + event.type];
-      const list = [...(this.#listeners.get(event.type) || [])];
-      if (typeof handler === "function") list.push({ fn: handler, once: false });
-      for (const l of list) {
-        if (l.once) this.removeEventListener(event.type, l.fn);
-        if (typeof l.fn === "function") l.fn.call(this, event);
-        else if (l.fn && typeof l.fn.handleEvent === "function") l.fn.handleEvent(event);
-        if (stopped(event)) break;
+    class Event {
+      #stop = false;
+      constructor(type, init) {
+        if (arguments.length === 0) throw new TypeError('The "type" argument must be specified');
+        this.type = String(type);
+        this.bubbles = !!(init && init.bubbles);
+        this.cancelable = !!(init && init.cancelable);
+        this.defaultPrevented = false;
+        this.timeStamp = monoMs();
+        this.target = null;
+        this.currentTarget = null;
+        this.isTrusted = false;
       }
-      event.currentTarget = null;
-      return !event.defaultPrevented;
+      preventDefault() { if (this.cancelable) this.defaultPrevented = true; }
+      stopImmediatePropagation() { this.#stop = true; }
+      stopPropagation() {}
+      static stopped(e) { return #stop in e && e.#stop; }
     }
-  }
-  class AbortSignal extends EventTarget {
-    #aborted = false; #reason = undefined;
-    constructor(key) { super(); if (key !== kSignal) throw new TypeError("Illegal constructor"); this.onabort = null; }
-    get aborted() { return this.#aborted; }
-    get reason() { return this.#reason; }
-    throwIfAborted() { if (this.#aborted) throw this.#reason; }
-    static abortWith(s, reason) {
-      if (s.#aborted) return;
-      s.#aborted = true;
-      s.#reason = reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
-      s.dispatchEvent(new Event("abort"));
+    const stopped = Event.stopped;
+    delete Event.stopped;
+    class EventTarget {
+      #listeners = new Map();
+      addEventListener(type, fn, opts) {
+        if (!fn) return;
+        const once = !!(opts && typeof opts === "object" && opts.once);
+        const list = this.#listeners.get(type) || [];
+        if (list.some((l) => l.fn === fn)) return;
+        list.push({ fn, once });
+        this.#listeners.set(type, list);
+        const signal = opts && typeof opts === "object" ? opts.signal : undefined;
+        if (signal) signal.addEventListener("abort", () => this.removeEventListener(type, fn), { once: true });
+      }
+      removeEventListener(type, fn) {
+        const list = this.#listeners.get(type);
+        if (list) this.#listeners.set(type, list.filter((l) => l.fn !== fn));
+      }
+      dispatchEvent(event) {
+        event.target = this;
+        event.currentTarget = this;
+        const handler = this["on" + event.type];
+        const list = [...(this.#listeners.get(event.type) || [])];
+        if (typeof handler === "function") list.push({ fn: handler, once: false });
+        for (const l of list) {
+          if (l.once) this.removeEventListener(event.type, l.fn);
+          if (typeof l.fn === "function") l.fn.call(this, event);
+          else if (l.fn && typeof l.fn.handleEvent === "function") l.fn.handleEvent(event);
+          if (stopped(event)) break;
+        }
+        event.currentTarget = null;
+        return !event.defaultPrevented;
+      }
     }
-    static abort(reason) { const s = new AbortSignal(kSignal); abortWith(s, reason); return s; }
-    // A timeout on the simulated process's clock, as everything else here.
-    static timeout(ms) { const s = new AbortSignal(kSignal); G.setTimeout(() => abortWith(s, new DOMException("The operation was aborted due to timeout", "TimeoutError")), ms); return s; }
-    static any(signals) {
-      const s = new AbortSignal(kSignal);
-      for (const x of signals) { if (x.aborted) { abortWith(s, x.reason); return s; } }
-      for (const x of signals) x.addEventListener("abort", () => abortWith(s, x.reason), { once: true });
-      return s;
+    class AbortSignal extends EventTarget {
+      #aborted = false; #reason = undefined;
+      constructor(key) { super(); if (key !== kSignal) throw new TypeError("Illegal constructor"); this.onabort = null; }
+      get aborted() { return this.#aborted; }
+      get reason() { return this.#reason; }
+      throwIfAborted() { if (this.#aborted) throw this.#reason; }
+      static abortWith(s, reason) {
+        if (s.#aborted) return;
+        s.#aborted = true;
+        s.#reason = reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
+        s.dispatchEvent(new Event("abort"));
+      }
+      static abort(reason) { const s = new AbortSignal(kSignal); abortWith(s, reason); return s; }
+      // A timeout on the simulated process's clock, as everything else here.
+      static timeout(ms) { const s = new AbortSignal(kSignal); out.setTimeout(() => abortWith(s, new DOMException("The operation was aborted due to timeout", "TimeoutError")), ms); return s; }
+      static any(signals) {
+        const s = new AbortSignal(kSignal);
+        for (const x of signals) { if (x.aborted) { abortWith(s, x.reason); return s; } }
+        for (const x of signals) x.addEventListener("abort", () => abortWith(s, x.reason), { once: true });
+        return s;
+      }
     }
+    const kSignal = Symbol("signal");
+    const abortWith = AbortSignal.abortWith;
+    delete AbortSignal.abortWith;
+    class AbortController {
+      #signal = new AbortSignal(kSignal);
+      get signal() { return this.#signal; }
+      abort(reason) { abortWith(this.#signal, reason); }
+    }
+    return { Event, EventTarget, AbortSignal, AbortController, DOMException };
   }
-  const kSignal = Symbol("signal");
-  const abortWith = AbortSignal.abortWith;
-  delete AbortSignal.abortWith;
-  class AbortController {
-    #signal = new AbortSignal(kSignal);
-    get signal() { return this.#signal; }
-    abort(reason) { abortWith(this.#signal, reason); }
-  }
-  Object.assign(G, { Event, EventTarget, AbortSignal, AbortController, DOMException });
+  for (const name of ["Event", "EventTarget", "AbortSignal", "AbortController", "DOMException"]) lazyGlobal(name, () => eventClasses()[name]);
+
 
   // ---- wrappers over host functions and host-backed classes --------------------------------
-  function wrapFn(fn, name, length) {
-    const f = function (...args) { return host.apply(fn, this, args, new.target); };
-    Object.defineProperty(f, "name", { value: name, configurable: true });
-    Object.defineProperty(f, "length", { value: length, configurable: true });
-    return f;
+  // A computed key names the function without a defineProperty per wrapper.
+  function wrapFn(fn, name) {
+    return { [name]: function (...args) { return host.apply(fn, this, args, new.target); } }[name];
   }
   // A realm class whose instances hold a host object (in a WeakMap only this closure
   // sees); methods and accessors run on it through the bridge.
+  const BACKED = {
+    URLSearchParams: [["append", "delete", "get", "getAll", "has", "set", "sort", "toString"], ["size"]],
+    URL: [["toString", "toJSON"], ["href", "origin", "protocol", "username", "password", "host", "hostname", "port", "pathname", "search", "searchParams", "hash"], ["canParse"]],
+    TextEncoder: [["encode", "encodeInto"], ["encoding"]],
+    TextDecoder: [["decode"], ["encoding", "fatal", "ignoreBOM"]],
+    StringDecoder: [["write", "end", "text"], ["encoding", "lastChar", "lastNeed", "lastTotal"]],
+    Hash: [["update", "digest", "copy"], []],
+    Hmac: [["update", "digest"], []],
+    Stats: [["isFile", "isDirectory", "isSymbolicLink"], ["size", "mode"]],
+  };
   const backed = {};
+  const backedOf = (name) => backed[name] || (backed[name] = hostBacked(name, ...BACKED[name]));
   function hostBacked(name, methods, props, statics) {
     const inner = new WeakMap();
     const C = { [name]: class { constructor(...a) { inner.set(this, host.construct(name, a, new.target)); } } }[name];
     for (const m of methods) define(C.prototype, m, { [m](...a) { return host.invoke(inner.get(this), m, a); } }[m]);
     for (const p of props) Object.defineProperty(C.prototype, p, { configurable: true, get() { return host.getProp(inner.get(this), p); }, set(v) { host.setProp(inner.get(this), p, v); } });
     for (const m of statics || []) define(C, m, { [m](...a) { return host.applyStatic(name, m, a); } }[m]);
-    backed[name] = { C, adopt(h) { const o = Object.create(C.prototype); inner.set(o, h); return o; }, handle: (o) => inner.get(o) };
-    return C;
+    if (name === "URLSearchParams") iterable(C, (o) => inner.get(o));
+    return { C, adopt(h) { const o = Object.create(C.prototype); inner.set(o, h); return o; } };
   }
-  const URLSearchParams = hostBacked("URLSearchParams", ["append", "delete", "get", "getAll", "has", "set", "sort", "toString"], ["size"]);
-  const iterOf = (kind) => function () { return host.invokeList(backed.URLSearchParams.handle(this), kind)[Symbol.iterator](); };
-  define(URLSearchParams.prototype, "entries", iterOf("entries"));
-  define(URLSearchParams.prototype, "keys", iterOf("keys"));
-  define(URLSearchParams.prototype, "values", iterOf("values"));
-  define(URLSearchParams.prototype, Symbol.iterator, URLSearchParams.prototype.entries);
-  define(URLSearchParams.prototype, "forEach", function forEach(fn, thisArg) { for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this); });
-  const URL = hostBacked("URL", ["toString", "toJSON"], ["href", "origin", "protocol", "username", "password", "host", "hostname", "port", "pathname", "search", "searchParams", "hash"], ["canParse"]);
-  const TextEncoder = hostBacked("TextEncoder", ["encode", "encodeInto"], ["encoding"]);
-  const TextDecoder = hostBacked("TextDecoder", ["decode"], ["encoding", "fatal", "ignoreBOM"]);
-  hostBacked("StringDecoder", ["write", "end", "text"], ["encoding", "lastChar", "lastNeed", "lastTotal"]);
-  hostBacked("Hash", ["update", "digest", "copy"], []);
-  hostBacked("Hmac", ["update", "digest"], []);
-  hostBacked("Stats", ["isFile", "isDirectory", "isSymbolicLink"], ["size", "mode"]);
-  Object.assign(G, { URL, URLSearchParams, TextEncoder, TextDecoder });
+  function iterable(C, handle) {
+    const iterOf = (kind) => function () { return host.invokeList(handle(this), kind)[Symbol.iterator](); };
+    define(C.prototype, "entries", iterOf("entries"));
+    define(C.prototype, "keys", iterOf("keys"));
+    define(C.prototype, "values", iterOf("values"));
+    define(C.prototype, Symbol.iterator, C.prototype.entries);
+    define(C.prototype, "forEach", function forEach(fn, thisArg) { for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this); });
+  }
+  for (const name of ["URL", "URLSearchParams", "TextEncoder", "TextDecoder"]) lazyGlobal(name, () => backedOf(name).C);
 
   // ---- Buffer: a realm Uint8Array whose methods run Node's on the same bytes ---------------
-  class Buffer extends Uint8Array {}
-  const bufferMethods = JSON.parse(host.bufferMethods);
-  for (const m of bufferMethods) define(Buffer.prototype, m, { [m](...a) { return host.bufferCall(m, this, a); } }[m]);
-  define(Buffer.prototype, "toJSON", function toJSON() { return { type: "Buffer", data: Array.from(this) }; });
-  for (const m of JSON.parse(host.bufferStatics)) define(Buffer, m, { [m](...a) { return host.bufferStatic(m, a); } }[m]);
-  define(Buffer, "isBuffer", function isBuffer(b) { return b instanceof Buffer; });
-  Buffer.poolSize = 8192;
-  G.Buffer = Buffer;
-  const bufferView = (ab, off, len) => Reflect.construct(Uint8Array, [ab, off, len], Buffer);
-  const bufferOf = (len) => Reflect.construct(Uint8Array, [len], Buffer);
+  let RealmBuffer;
+  function buildBuffer() {
+    class Buffer extends Uint8Array {}
+    // One defineProperties per object: each change to a prototype copies its table.
+    const protoMethods = { toJSON: method(function toJSON() { return { type: "Buffer", data: Array.from(this) }; }) };
+    for (const m of JSON.parse(host.bufferMethods)) protoMethods[m] = method(function (...a) { return host.bufferCall(m, this, a); });
+    Object.defineProperties(Buffer.prototype, protoMethods);
+    const statics = { isBuffer: method(function isBuffer(b) { return b instanceof Buffer; }), poolSize: method(8192) };
+    for (const m of JSON.parse(host.bufferStatics)) statics[m] = method(function (...a) { return host.bufferStatic(m, a); });
+    Object.defineProperties(Buffer, statics);
+    return Buffer;
+  }
+  const getBuffer = () => RealmBuffer || (RealmBuffer = buildBuffer());
+  lazyGlobal("Buffer", getBuffer);
+  const bufferView = (ab, off, len) => Reflect.construct(Uint8Array, [ab, off, len], getBuffer());
+  const bufferOf = (len) => Reflect.construct(Uint8Array, [len], getBuffer());
   const typedOf = (name, len) => new G[name](len);
-  G.atob = wrapFn(host.atob, "atob", 1);
-  G.btoa = wrapFn(host.btoa, "btoa", 1);
-  G.structuredClone = wrapFn(host.structuredClone, "structuredClone", 1);
+  out.atob = wrapFn(host.atob, "atob");
+  out.btoa = wrapFn(host.btoa, "btoa");
+  out.structuredClone = wrapFn(host.structuredClone, "structuredClone");
 
   // ---- modules --------------------------------------------------------------------
   function makeRequire(req, resolve) {
@@ -408,8 +448,8 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     };
   }
   const timersPromises = {
-    setTimeout: (ms, value) => new Promise((resolve) => G.setTimeout(() => resolve(value), ms)),
-    setImmediate: (value) => new Promise((resolve) => G.setImmediate(() => resolve(value))),
+    setTimeout: (ms, value) => new Promise((resolve) => out.setTimeout(() => resolve(value), ms)),
+    setImmediate: (value) => new Promise((resolve) => out.setImmediate(() => resolve(value))),
   };
   // Runs a library promise to its end and reports to the host by callback: host code
   // must not call .then on a realm promise (its continuation would go to the host queue).
@@ -418,7 +458,7 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   }
   return {
     promisify, callbackify, timersPromises, settle, queueMicrotask, nextTick, runTicks, hasTicks, newTurn, fire,
-    wrapFn, backed, bufferView, bufferOf, typedOf, makeRequire, makeModule, makeError, freshObject, freshNull,
-    realmBuffer: Buffer,
+    globals: out, lazyGlobals: lazy, wrapFn, backedOf, bufferView, bufferOf, typedOf, makeRequire, makeModule, makeError, freshObject, freshNull,
+    getBuffer,
   };
 })`;

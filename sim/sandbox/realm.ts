@@ -61,6 +61,10 @@ export interface PreludeExports extends SealPrelude {
   fire(id: number): void;
   makeRequire(req: (id: string) => unknown, resolve: (id: string) => unknown): unknown;
   makeModule(filename: string): { exports: unknown; loaded: boolean };
+  /** The realm's globals (realm values), for the host to put on the context's global object. */
+  globals: Record<string, unknown>;
+  /** Globals built on first use: realm accessor functions. */
+  lazyGlobals: Record<string, { get(): unknown; set(v: unknown): void }>;
 }
 
 /** Rounds of (ticks, drain, host callbacks) in one turn before it is called a livelock. */
@@ -73,7 +77,11 @@ export const CLOCK_READS_PER_TURN_MAX = 1_000_000;
 export const IMMEDIATES_PER_INSTANT_MAX = 100_000;
 const DRAIN = new vm.Script("undefined", { filename: "lockstep:drain" });
 const PRELUDE = new vm.Script(PRELUDE_SOURCE, { filename: "lockstep:prelude" });
-const TIMER_WHAT: Record<string, string> = { timeout: "a setTimeout callback", interval: "a setInterval callback", immediate: "a setImmediate callback" };
+const TIMER_WHAT: Record<string, string> = {
+  timeout: "a setTimeout callback",
+  interval: "a setInterval callback",
+  immediate: "a setImmediate callback",
+};
 
 export class Realm {
   readonly context: vm.Context;
@@ -106,10 +114,17 @@ export class Realm {
     this.Array = vm.runInContext("Array", this.context) as ArrayConstructor;
     this.JSON = vm.runInContext("JSON", this.context) as JSON;
     const realmDate = vm.runInContext("Date", this.context) as DateConstructor;
-    let seal!: Seal;
-    const bridge = hostBridge(this, () => seal);
+    const bridge = hostBridge(this, () => this.seal);
     this.prelude = (PRELUDE.runInContext(this.context) as (h: unknown) => PreludeExports)(bridge);
-    seal = this.seal = new Seal(this.prelude, this.Array, realmDate);
+    Object.assign(sandbox, this.prelude.globals);
+    for (const [name, { get, set }] of Object.entries(this.prelude.lazyGlobals))
+      Object.defineProperty(sandbox, name, {
+        get,
+        set,
+        configurable: true,
+        enumerable: false,
+      });
+    this.seal = new Seal(this.prelude, this.Array, realmDate);
     Realm.live.add(this.Promise);
   }
 
@@ -252,7 +267,10 @@ export class Realm {
       this.immediatesAtInstant = 0;
     }
     if (++this.immediatesAtInstant > IMMEDIATES_PER_INSTANT_MAX) {
-      this.bound("an endless setImmediate chain", `${IMMEDIATES_PER_INSTANT_MAX} setImmediate callbacks at one simulated instant (t=${now} µs); library code keeps scheduling one, so simulated time never moves`);
+      this.bound(
+        "an endless setImmediate chain",
+        `${IMMEDIATES_PER_INSTANT_MAX} setImmediate callbacks at one simulated instant (t=${now} µs); library code keeps scheduling one, so simulated time never moves`,
+      );
     }
   }
 

@@ -16,15 +16,15 @@ import { Stats } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 
 export interface SealPrelude {
-  wrapFn(fn: unknown, name: string, length: number): (...a: unknown[]) => unknown;
-  backed: Record<string, { adopt(h: object): object; handle(o: object): object | undefined }>;
+  wrapFn(fn: unknown, name: string): (...a: unknown[]) => unknown;
+  backedOf(name: string): { adopt(h: object): object };
   bufferView(ab: ArrayBufferLike, off: number, len: number): Uint8Array;
   bufferOf(len: number): Uint8Array;
   typedOf(name: string, len: number): ArrayBufferView & ArrayLike<number> & { set(a: ArrayLike<number>): void };
   makeError(name: string, message: string, code: unknown): Error;
   freshObject(): Record<string, unknown>;
   freshNull(): Record<string, unknown>;
-  realmBuffer: unknown;
+  getBuffer(): unknown;
 }
 
 /** Host classes whose instances cross as the realm's host-backed class of the same name. */
@@ -73,7 +73,7 @@ export class Seal {
     if (typeof (v as { then?: unknown }).then === "function") throw new TypeError("a host promise cannot cross into a sandbox realm");
     backedClasses ??= BACKED.map(([n, c]) => [n, c()]);
     for (const [name, cls] of backedClasses) {
-      if (v instanceof (cls as new () => object)) return this.p.backed[name].adopt(o);
+      if (v instanceof (cls as new () => object)) return this.p.backedOf(name).adopt(o);
     }
     return this.object(o);
   }
@@ -105,7 +105,7 @@ export class Seal {
   }
 
   private fn(f: (...a: unknown[]) => unknown): unknown {
-    const w = this.p.wrapFn(f, f.name, f.length) as unknown as Record<string, unknown>;
+    const w = this.p.wrapFn(f, f.name) as unknown as Record<string, unknown>;
     this.cache.set(f, w);
     for (const k of Object.keys(f)) w[k] = this.toRealm((f as unknown as Record<string, unknown>)[k]);
     return w;

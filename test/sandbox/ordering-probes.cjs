@@ -3,6 +3,7 @@
 // timer callback, where Node's order is fixed (from the main module, setTimeout(0)
 // against setImmediate depends on the host's speed).
 "use strict";
+/* global clearImmediate -- a Node global */
 const PROBES = {
   "nextTick before promise reactions"(log) {
     Promise.resolve().then(() => log("promise"));

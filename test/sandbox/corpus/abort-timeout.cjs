@@ -1,5 +1,6 @@
 // Escape corpus: AbortSignal.timeout on the virtual clock.
 "use strict";
+/* global AbortSignal, performance -- the sandbox's globals, as Node's */
 module.exports = {
   expect: "same",
   probe() {

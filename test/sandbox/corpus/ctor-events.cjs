@@ -1,5 +1,6 @@
 // Escape corpus: the host Function through Event, EventTarget, AbortController.
 "use strict";
+/* global Event, AbortController -- the sandbox's globals, as Node's */
 module.exports = {
   expect: "same",
   probe() {

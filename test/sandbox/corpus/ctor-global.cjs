@@ -1,5 +1,6 @@
 // Escape corpus: the host Object through the context's global.
 "use strict";
+/* global global -- the sandbox's globals, as Node's */
 module.exports = {
   expect: "same",
   probe() {

@@ -1,5 +1,6 @@
 // Escape corpus: the host Function through TextEncoder's output.
 "use strict";
+/* global TextEncoder, TextDecoder -- the sandbox's globals, as Node's */
 module.exports = {
   expect: "same",
   probe() {

@@ -1,5 +1,6 @@
 // Escape corpus: Event's timeStamp (the host's performance clock).
 "use strict";
+/* global Event -- the sandbox's globals, as Node's */
 module.exports = {
   expect: "same",
   probe() {

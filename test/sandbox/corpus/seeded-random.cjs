@@ -1,5 +1,6 @@
 // Escape corpus: Math.random, crypto.randomUUID, randomBytes (seeded).
 "use strict";
+/* global crypto -- the sandbox's globals, as Node's */
 module.exports = {
   expect: "same",
   probe() {
