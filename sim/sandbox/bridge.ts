@@ -4,8 +4,7 @@
  * (through the seal), and clock reads count against the turn's budget.
  */
 import { Buffer } from "node:buffer";
-import type { Realm } from "./realm.js";
-import { REACTIONS_PER_TURN_MAX } from "./realm.js";
+import { REACTIONS_PER_TURN_MAX } from "./bounds.js";
 import type { Seal } from "./seal.js";
 
 type Fn = (...a: unknown[]) => unknown;
@@ -42,7 +41,19 @@ function fixTimeZone(): void {
   if (process.env.TZ !== "UTC") process.env.TZ = "UTC";
 }
 
-export function hostBridge(realm: Realm, seal: () => Seal): Record<string, unknown> {
+/** What of its realm the bridge uses (realm.ts's Realm; a structural type keeps the import one-way). */
+export interface BridgeRealm {
+  readonly host: { wallMs(): number; monoUs(): number; random(): number };
+  clockRead(): void;
+  escapeError(call: string, detail?: string): Error;
+  bound(what: string, detail: string): Error;
+  armTimer(id: number, delayUs: number, kind: string): void;
+  disarmTimer(id: number): void;
+  fillRandom<A extends ArrayBufferView>(a: A): A;
+  randomUUID(): string;
+}
+
+export function hostBridge(realm: BridgeRealm, seal: () => Seal): Record<string, unknown> {
   fixTimeZone();
   const h = realm.host;
   const onBuffer = (self: unknown): Buffer => {

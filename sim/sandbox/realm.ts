@@ -34,6 +34,7 @@ import { InputError } from "../errors.js";
 import { PRELUDE_SOURCE } from "./prelude.js";
 import { Seal, type SealPrelude } from "./seal.js";
 import { hostBridge } from "./bridge.js";
+import { CLOCK_READS_PER_TURN_MAX, IMMEDIATES_PER_INSTANT_MAX } from "./bounds.js";
 
 export interface RealmHost {
   /** The simulated process's id (for error messages). */
@@ -69,12 +70,6 @@ export interface PreludeExports extends SealPrelude {
 
 /** Rounds of (ticks, drain, host callbacks) in one turn before it is called a livelock. */
 const TURN_ROUNDS_MAX = 100_000;
-/** Promise reactions (then/catch/finally, queueMicrotask) and nextTicks one turn may queue. */
-export const REACTIONS_PER_TURN_MAX = 1_000_000;
-/** Clock reads in one turn: inside a turn simulated time stands still, so a spin on it never ends. */
-export const CLOCK_READS_PER_TURN_MAX = 1_000_000;
-/** setImmediate callbacks run at one simulated instant before the chain is called endless. */
-export const IMMEDIATES_PER_INSTANT_MAX = 100_000;
 const DRAIN = new vm.Script("undefined", { filename: "lockstep:drain" });
 const PRELUDE = new vm.Script(PRELUDE_SOURCE, { filename: "lockstep:prelude" });
 const TIMER_WHAT: Record<string, string> = {
