@@ -83,8 +83,8 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
     const c = s.clocks[id];
     return c ? { wall: { offsetUs: Math.round(c.offsetMs * 1000), driftPpm: c.driftPpm } } : {};
   };
-  const instance = design.setup({ sim, processOptions }, options);
-  if (s.workload.fencing && !instance.fencing) {
+  const instance = design.setup({ sim, processOptions, fencing: s.workload.fencing }, options);
+  if (s.workload.fencing && !instance.fencing && !instance.tokensFromGrants) {
     throw new InputError(s.file, "workload.fencing", `design "${s.design}" issues no fencing token; expected false, or a design with tokens`);
   }
   let resource: Resource | undefined;
@@ -163,7 +163,8 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
       endUs: sim.nowUs,
       serverIds: instance.serverIds,
       clientIds: s.clients.map((c) => c.id),
-      fencingTokens: instance.fencing,
+      // Tokens from client code: a fencing run that finished had one on every grant.
+      fencingTokens: instance.fencing || (instance.tokensFromGrants === true && s.workload.fencing),
       faults,
       eventsRun: sim.eventsRun,
       network: { ...sim.network.stats },

@@ -1,3 +1,4 @@
+import { parseChallenge, type ChallengeSpec } from "./challenge-spec.js";
 import { Fields } from "../sim/validate.js";
 import { InputError } from "../sim/errors.js";
 import { DRAIN_MS, EVENTS_MAX_CEILING, SIM_TIME_MS_MAX_CEILING, SIM_TIME_MS_MAX_DEFAULT } from "../sim/limits.js";
@@ -96,6 +97,8 @@ export interface Scenario {
    * the scenario to the sweep's threads; each seed is then run twice and compared.
    */
   checkDeterminism?: boolean;
+  /** What a run must show to have tested the lock (scenarios/challenge-spec.ts); absent: overlapping beliefs. */
+  challenge?: ChallengeSpec;
 }
 
 const TOP = [
@@ -116,6 +119,7 @@ const TOP = [
   "nemesis",
   "checks",
   "limits",
+  "challenge",
 ] as const;
 
 export function parseScenario(raw: unknown, file: string): Scenario {
@@ -123,6 +127,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
   const name = f.string("name");
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) f.fail("name", "expected lower-case letters, digits and dashes");
   const limits = parseLimits(f);
+  const challenge = parseChallenge(f);
   // The run covers durationMs plus the drain: refuse here what the simulator could not finish.
   const simTimeMsMax = limits?.simTimeMsMax ?? SIM_TIME_MS_MAX_DEFAULT;
   const durationMsMax = simTimeMsMax - DRAIN_MS;
@@ -227,6 +232,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     ...(nemesis ? { nemesis } : {}),
     checks,
     ...(limits ? { limits } : {}),
+    ...(challenge ? { challenge } : {}),
   };
 }
 
