@@ -23,10 +23,10 @@ const isAccessor = (proto: object, k: string): boolean => {
   const d = Object.getOwnPropertyDescriptor(proto, k);
   return d !== undefined && (d.get !== undefined || d.set !== undefined);
 };
-const BUFFER_METHODS = Object.getOwnPropertyNames(Buffer.prototype).filter(
-  (k) => k !== "constructor" && k !== "toJSON" && !isAccessor(Buffer.prototype, k) && typeof (Buffer.prototype as unknown as Record<string, unknown>)[k] === "function",
+export const BUFFER_METHODS = Object.getOwnPropertyNames(Buffer.prototype).filter(
+  (k) => /^[A-Za-z_$][\w$]*$/.test(k) && k !== "constructor" && k !== "toJSON" && !isAccessor(Buffer.prototype, k) && typeof (Buffer.prototype as unknown as Record<string, unknown>)[k] === "function",
 );
-const BUFFER_STATICS = ["from", "alloc", "allocUnsafe", "allocUnsafeSlow", "byteLength", "concat", "compare", "isEncoding", "copyBytesFrom"].filter(
+export const BUFFER_STATICS = ["from", "alloc", "allocUnsafe", "allocUnsafeSlow", "byteLength", "concat", "compare", "isEncoding", "copyBytesFrom"].filter(
   (k) => typeof (Buffer as unknown as Record<string, unknown>)[k] === "function",
 );
 
@@ -73,8 +73,6 @@ export function hostBridge(realm: BridgeRealm, seal: () => Seal): Record<string,
     nodeVersion: process.version,
     nodeVersions: JSON.stringify(process.versions),
     reactionsMax: REACTIONS_PER_TURN_MAX,
-    bufferMethods: JSON.stringify(BUFFER_METHODS),
-    bufferStatics: JSON.stringify(BUFFER_STATICS),
     wallMs: () => {
       realm.clockRead();
       return Math.floor(h.wallMs());

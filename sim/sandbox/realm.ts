@@ -33,7 +33,7 @@ import { LibraryBoundError, LibraryError, SimulationEscapeError } from "./errors
 import { InputError } from "../errors.js";
 import { PRELUDE_SOURCE } from "./prelude.js";
 import { Seal, type SealPrelude } from "./seal.js";
-import { hostBridge } from "./bridge.js";
+import { BUFFER_METHODS, BUFFER_STATICS, hostBridge } from "./bridge.js";
 import { CLOCK_READS_PER_TURN_MAX, IMMEDIATES_PER_INSTANT_MAX } from "./bounds.js";
 
 export interface RealmHost {
@@ -71,7 +71,12 @@ export interface PreludeExports extends SealPrelude {
 /** Rounds of (ticks, drain, host callbacks) in one turn before it is called a livelock. */
 const TURN_ROUNDS_MAX = 100_000;
 const DRAIN = new vm.Script("undefined", { filename: "lockstep:drain" });
-const PRELUDE = new vm.Script(PRELUDE_SOURCE, { filename: "lockstep:prelude" });
+/** Node's Buffer methods, written into the prelude's Buffer class body (they are identifiers). */
+const BUFFER_CLASS_BODY = [
+  ...BUFFER_METHODS.map((m) => `${m}(...a) { return host.bufferCall(${JSON.stringify(m)}, this, a); }`),
+  ...BUFFER_STATICS.map((m) => `static ${m}(...a) { return host.bufferStatic(${JSON.stringify(m)}, a); }`),
+].join("\n      ");
+const PRELUDE = new vm.Script(PRELUDE_SOURCE.replace("/*BUFFER_METHODS*/", BUFFER_CLASS_BODY), { filename: "lockstep:prelude" });
 const TIMER_WHAT: Record<string, string> = {
   timeout: "a setTimeout callback",
   interval: "a setInterval callback",
