@@ -34,6 +34,7 @@ import { InputError } from "../errors.js";
 import { PRELUDE_SOURCE } from "./prelude.js";
 import { Seal, type SealPrelude } from "./seal.js";
 import { BUFFER_METHODS, BUFFER_STATICS, hostBridge } from "./bridge.js";
+import { RealmTimers } from "./timers.js";
 import { CLOCK_READS_PER_TURN_MAX, IMMEDIATES_PER_INSTANT_MAX } from "./bounds.js";
 
 export interface RealmHost {
@@ -59,7 +60,6 @@ export interface PreludeExports extends SealPrelude {
   runTicks(): void;
   hasTicks(): boolean;
   newTurn(): void;
-  fire(id: number): void;
   makeRequire(req: (id: string) => unknown, resolve: (id: string) => unknown): unknown;
   makeModule(filename: string): { exports: unknown; loaded: boolean };
   /** The realm's globals (realm values), for the host to put on the context's global object. */
@@ -77,11 +77,6 @@ const BUFFER_CLASS_BODY = [
   ...BUFFER_STATICS.map((m) => `static ${m}(...a) { return host.bufferStatic(${JSON.stringify(m)}, a); }`),
 ].join("\n      ");
 const PRELUDE = new vm.Script(PRELUDE_SOURCE.replace("/*BUFFER_METHODS*/", BUFFER_CLASS_BODY), { filename: "lockstep:prelude" });
-const TIMER_WHAT: Record<string, string> = {
-  timeout: "a setTimeout callback",
-  interval: "a setInterval callback",
-  immediate: "a setImmediate callback",
-};
 
 export class Realm {
   readonly context: vm.Context;
@@ -92,7 +87,7 @@ export class Realm {
   readonly Error: ErrorConstructor;
   readonly Array: ArrayConstructor;
   private readonly JSON: JSON;
-  private readonly timerHandles = new Map<number, { cancel(): void }>();
+  readonly timers: RealmTimers;
   private depth = 0;
   private after: Array<() => void> = [];
   private failure: Error | undefined;
@@ -114,6 +109,7 @@ export class Realm {
     this.Array = vm.runInContext("Array", this.context) as ArrayConstructor;
     this.JSON = vm.runInContext("JSON", this.context) as JSON;
     const realmDate = vm.runInContext("Date", this.context) as DateConstructor;
+    this.timers = new RealmTimers(host.setTimer, (what, fn) => this.enter(what, fn), () => this.countImmediate());
     const bridge = hostBridge(this, () => this.seal);
     this.prelude = (PRELUDE.runInContext(this.context) as (h: unknown) => PreludeExports)(bridge);
     Object.assign(sandbox, this.prelude.globals);
@@ -242,22 +238,6 @@ export class Realm {
   /** Compile and run a CommonJS-wrapped script in this realm. */
   runScript(script: vm.Script): unknown {
     return script.runInContext(this.context);
-  }
-
-  /** Arm timer `id` of the prelude's table: it fires as a simulated event, one turn. */
-  armTimer(id: number, delayUs: number, kind: string): void {
-    const what = TIMER_WHAT[kind] ?? "a timer callback";
-    const handle = this.host.setTimer(delayUs, () => {
-      this.timerHandles.delete(id);
-      if (kind === "immediate") this.countImmediate();
-      this.enter(what, () => this.prelude.fire(id));
-    });
-    this.timerHandles.set(id, handle);
-  }
-
-  disarmTimer(id: number): void {
-    this.timerHandles.get(id)?.cancel();
-    this.timerHandles.delete(id);
   }
 
   private countImmediate(): void {
