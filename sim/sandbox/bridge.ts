@@ -45,6 +45,7 @@ function fixTimeZone(): void {
 export interface BridgeRealm {
   readonly host: { wallMs(): number; monoUs(): number; random(): number };
   clockRead(): void;
+  queueTick(fn: (...a: unknown[]) => unknown, args: unknown[]): void;
   escapeError(call: string, detail?: string): Error;
   bound(what: string, detail: string): Error;
   readonly timers: { arm(fn: (...a: unknown[]) => unknown, ms: unknown, args: unknown[], kind: number): number; clear(id: unknown): void; refresh(id: number): void };
@@ -90,6 +91,7 @@ export function hostBridge(realm: BridgeRealm, seal: () => Seal): Record<string,
     overBudget: (n: number) => {
       throw realm.bound("an endless chain of promise reactions", `${n} promise reactions and nextTick callbacks queued in one turn; the chain never lets simulated time move`);
     },
+    queueTick: (fn: (...a: unknown[]) => unknown, args: unknown[]) => realm.queueTick(fn, args),
     armTimer: (fn: (...a: unknown[]) => unknown, ms: unknown, args: unknown[], kind: number) => realm.timers.arm(fn, ms, args, kind),
     clearTimer: (id: unknown) => realm.timers.clear(id),
     refreshTimer: (id: number) => realm.timers.refresh(id),

@@ -103,11 +103,12 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   });
 
   // ---- microtasks, ticks and the per-turn budget ---------------------------------------
-  let reactions = 0;
+  // The turn's count, in memory the host resets at each turn without a call into the realm.
+  const turnCounts = new Int32Array(1);
   const REACTIONS_MAX = host.reactionsMax;
   const realThen = Promise.prototype.then;
   define(Promise.prototype, "then", function then(onFulfilled, onRejected) {
-    if (++reactions > REACTIONS_MAX) host.overBudget(reactions);
+    if (++turnCounts[0] > REACTIONS_MAX) host.overBudget(turnCounts[0]);
     return realThen.call(this, onFulfilled, onRejected);
   });
   // Handlers are wrapped in realm closures: V8 queues a reaction on the queue of the
@@ -119,26 +120,14 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     resolved.then(() => fn());
   };
   out.queueMicrotask = queueMicrotask;
-  let ticks = [];
-  let tickAt = 0;
+  // The tick queue is the host's (realm.ts runs it before the promise reactions, as Node's
+  // processTicksAndRejections does).
   function nextTick(fn, ...args) {
     if (typeof fn !== "function") throw new TypeError('The "callback" argument must be of type function');
-    if (++reactions > REACTIONS_MAX) host.overBudget(reactions);
-    ticks.push(args.length ? () => fn(...args) : fn);
+    if (++turnCounts[0] > REACTIONS_MAX) host.overBudget(turnCounts[0]);
+    host.queueTick(fn, args);
   }
-  // Node's processTicksAndRejections: every queued tick (and those they queue), then the
-  // promise reactions (the host drains those); again while ticks were queued meanwhile.
-  function runTicks() {
-    while (tickAt < ticks.length) {
-      const f = ticks[tickAt];
-      ticks[tickAt++] = undefined;
-      f();
-    }
-    ticks = [];
-    tickAt = 0;
-  }
-  const hasTicks = () => tickAt < ticks.length;
-  const newTurn = () => { reactions = 0; };
+
 
   // ---- timers on the process's monotonic clock ------------------------------------
   // The table is the host's (timers.ts): these are thin, as they are called often.
@@ -442,7 +431,7 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     Promise.resolve().then(() => start()).then((value) => done(true, value), (error) => done(false, error));
   }
   return {
-    promisify, callbackify, timersPromises, settle, queueMicrotask, nextTick, runTicks, hasTicks, newTurn,
+    promisify, callbackify, timersPromises, settle, queueMicrotask, nextTick, turnCounts,
     globals: out, lazyGlobals: lazy, wrapFn, backedOf, bufferView, bufferOf, typedOf, makeRequire, makeModule, makeError, freshObject, freshNull,
     getBuffer,
   };

@@ -57,9 +57,8 @@ export interface PreludeExports extends SealPrelude {
   settle: (start: () => unknown, done: (ok: boolean, value: unknown) => void) => void;
   queueMicrotask: (fn: () => void) => void;
   nextTick: (fn: () => void) => void;
-  runTicks(): void;
-  hasTicks(): boolean;
-  newTurn(): void;
+  /** The turn's reaction count (element 0), reset by the host at each turn. */
+  turnCounts: Int32Array;
   makeRequire(req: (id: string) => unknown, resolve: (id: string) => unknown): unknown;
   makeModule(filename: string): { exports: unknown; loaded: boolean };
   /** The realm's globals (realm values), for the host to put on the context's global object. */
@@ -90,6 +89,8 @@ export class Realm {
   readonly timers: RealmTimers;
   private depth = 0;
   private after: Array<() => void> = [];
+  /** process.nextTick's queue: callback, arguments, callback, arguments... */
+  private ticks: unknown[] = [];
   private failure: Error | undefined;
   private clockReads = 0;
   private immediatesAtInstant = 0;
@@ -179,7 +180,7 @@ export class Realm {
     if (this.depth > 0) return this.guard(where, fn);
     this.depth++;
     this.clockReads = 0;
-    this.prelude.newTurn();
+    this.prelude.turnCounts[0] = 0;
     try {
       const result = this.guard(where, fn);
       this.settleTurn(where);
@@ -191,11 +192,10 @@ export class Realm {
   }
 
   private settleTurn(where: string): void {
-    const p = this.prelude;
     for (let round = 0; ; round++) {
       if (round >= TURN_ROUNDS_MAX) this.fail(new LibraryError(this.host.processId, where, new Error(`no quiet point after ${TURN_ROUNDS_MAX} rounds of callbacks (a livelock?)`)));
       if (this.failure) return;
-      if (p.hasTicks()) this.guard(`${where} (process.nextTick callbacks)`, () => p.runTicks());
+      if (this.ticks.length > 0) this.guard(`${where} (process.nextTick callbacks)`, () => this.runTicks());
       if (this.failure) return;
       try {
         // No vm timeout here: it starts a watchdog thread per call (~60x the cost of the
@@ -205,12 +205,29 @@ export class Realm {
         this.fail(new LibraryError(this.host.processId, `${where} (promise continuations)`, this.hostError(e)));
         return;
       }
-      if (p.hasTicks()) continue;
+      if (this.ticks.length > 0) continue;
       if (this.after.length === 0) return;
       const batch = this.after;
       this.after = [];
       for (const f of batch) this.guard(where, f);
     }
+  }
+
+  /** Queue a process.nextTick callback (a realm function and its arguments). */
+  queueTick(fn: (...a: unknown[]) => unknown, args: unknown[]): void {
+    this.ticks.push(fn, args);
+  }
+
+  /** Every queued tick, and those they queue, in order. */
+  private runTicks(): void {
+    const q = this.ticks;
+    for (let i = 0; i < q.length; i += 2) {
+      const fn = q[i] as (...a: unknown[]) => unknown;
+      const args = q[i + 1] as unknown[];
+      q[i] = q[i + 1] = undefined;
+      fn(...args);
+    }
+    this.ticks = [];
   }
 
   /** The host error a realm error stands for, if it was made from one. */
