@@ -4,9 +4,10 @@
 // steps, serve the in-driver storage, and collect the history until every client is done
 // (and no fault is pending) or the scenario's end plus the simulator's drain has passed.
 import { randomBytes } from "node:crypto";
+import { loadNote, loadTolerantMs } from "./servers/deadlines.js";
 import type { HistoryEvent } from "../sim/history.js";
 import type { RunMeta } from "../harness/runner.js";
-import { ServerGroup, type ServerProcess } from "./servers/index.js";
+import { ServerGroup, stoppedBySignal, type ServerProcess } from "./servers/index.js";
 import { hrNowNs, RunClock } from "./clock.js";
 import { addClientProcess, clientDir } from "./clients.js";
 import { ControlServer } from "./control.js";
@@ -186,7 +187,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       workload: s.workload,
       recipe: plan.design.recipe(redis.map((r) => endpointFor(c.id, r))),
       gates: plan.faults.flatMap((pf) => (pf.trigger.kind === "gate" && pf.trigger.process === c.id ? [{ gateId: pf.trigger.gateId, f: pf.trigger.f, type: pf.trigger.type, nth: pf.trigger.nth }] : [])),
-      gateTimeoutMs: 5_000 + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),
+      gateTimeoutMs: loadTolerantMs(5_000) + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),
       endUs: Math.round(s.durationMs * 1000),
     });
     const fail = (err: unknown) => {
@@ -275,7 +276,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     const clockSpreadUs: number[] = [];
     const readClock = (c: ClientState): Promise<ClockReading> =>
       new Promise<ClockReading>((resolve, reject) => {
-        const t = setTimeout(() => reject(new RealRunError(`client ${c.id} did not answer a clock ping within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+        const boundMs = loadTolerantMs(PING_TIMEOUT_MS);
+        const t = setTimeout(() => reject(new RealRunError(`client ${c.id} did not answer a clock ping within ${boundMs} ms (${loadNote()})`)), boundMs);
         c.pong = (ns, wallMs) => {
           clearTimeout(t);
           c.pong = undefined;
@@ -331,6 +333,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     let endedBy = "";
     // Bounded by the deadline: each turn sleeps POLL_MS of real time.
     for (;;) {
+      const signal = stoppedBySignal();
+      if (signal) throw new RealRunError(`stopped by ${signal}`);
       if (runError) throw runError;
       for (const c of clients.values()) {
         if (c.fatal) throw new RealRunError(`client ${c.id} failed: ${c.fatal.split("\n")[0]}`, c.proc!.logTail());

@@ -83,6 +83,8 @@ export async function startEtcdCluster(group: ServerGroup, opts: EtcdClusterOpti
       cwd: dir,
       logFile: join(dir, "server.log"),
       ready: () => etcdHealthy(m.clientPort),
+      readyWhat: "GET /health answered {\"health\":\"true\"} (the cluster has a leader)",
+      listenPorts: [m.clientPort, m.peerPort],
       readyTimeoutMs: opts.readyTimeoutMs ?? 20_000,
       stopGraceMs: 2_000,
     });
