@@ -4,7 +4,6 @@ import { DRAIN_MS, EVENTS_MAX_CEILING, SIM_TIME_MS_MAX_CEILING, SIM_TIME_MS_MAX_
 
 /** A scenario's clients, by count or by list (each is a simulated process and its history). */
 export const CLIENTS_MAX = 1000;
-import type { EventType } from "../sim/history.js";
 import { FAULT_KINDS, type FaultStep } from "../faults/types.js";
 import { VALIDITY_CHECKS, type ClientSpec, type WorkloadSpec } from "../designs/workload-spec.js";
 export { FAULT_KINDS, type FaultKind, type FaultStep, type FaultTrigger } from "../faults/types.js";

@@ -9,15 +9,8 @@ import type { EventType, HistoryEvent } from "./history.js";
 import { SimLimitError } from "./errors.js";
 import { DEFAULT_LIMITS, PROJECTION_MARGIN, type SimLimits } from "./limits.js";
 
-/** A message between processes. `rpcId` marks a request; `inReplyTo` its reply. */
-export interface Message {
-  type: string;
-  rpcId?: number;
-  inReplyTo?: number;
-  [field: string]: unknown;
-}
-
-export type RpcResult<T = Message> = { ok: true; reply: T } | { ok: false; error: "timeout" };
+import type { Message, RpcResult } from "./message.js";
+export type { Message, RpcResult } from "./message.js";
 
 export interface ProcessBehavior {
   /** A message that is not the reply to one of this process's pending calls. */

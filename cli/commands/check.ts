@@ -11,7 +11,7 @@ import { verdictMark } from "../verdict-mark.js";
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
-import type { CheckContext, CheckResult } from "../../checkers/types.js";
+import type { CheckContext } from "../../checkers/types.js";
 import { parseJsonlHistoryWithLines } from "../../checkers/import/jsonl.js";
 import { MODEL_NAMES, isModelName, type ModelName } from "../../checkers/linearizability/models/index.js";
 import { familyOf, modelForHistory, notApplicable, unsupportedOp } from "../../checkers/applicable.js";
