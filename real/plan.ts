@@ -12,7 +12,10 @@
 //                                             shows it stopped, and only then sends the reply
 //     on a client's ok/fail/info event      → a gate: the client sends the event and waits for
 //                                             the driver's go; the driver stops the target and
-//                                             then sends go, which is read after SIGCONT
+//                                             then sends go, which is read after SIGCONT. A pause
+//                                             of that client itself holds it only after the code
+//                                             following the event ran on to its next wait, so its
+//                                             timers run through the pause (as in the simulator)
 //     on a storage-write event              → in the driver, as the write is recorded
 //   pause, crash or restart of a server (etcd, ZooKeeper, redis-failover's Redis), also
 //     on a client's acquire/release/extend invoke → when that event reaches the driver, nothing
