@@ -51,6 +51,7 @@ import { RESOURCE_ID } from "./storage.js";
 import { scaleScenario, timeScaleInfo, type TimeScale } from "./time-scale.js";
 import { FAKETIME_LIB, faketimeAvailable, type FakeClock } from "./faketime.js";
 import { HOST_CRASH_NOTE } from "./aof-cut.js";
+import type { RealNemesis } from "./nemesis.js";
 
 /** What a crash of a plain redis-server does to its data, by its AOF mode. */
 function hostCrashNote(aof: AofMode): string {
@@ -158,6 +159,8 @@ export interface RealPlan {
   fakeClocks: Record<string, FakeClock>;
   /** The cluster's members reach each other through peer proxies (the scenario cuts server↔server links). */
   peerProxied: boolean;
+  /** The random nemesis's steps for this run's seed (real/nemesis.ts), when the scenario has one. */
+  nemesis?: RealNemesis;
 }
 
 /** Why each fault kind other than pause is refused, and what it would take. */
@@ -189,7 +192,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     throw new InputError(s.file, f, `real mode cannot run this: ${why}`);
   };
 
-  if (s.nemesis) field("nemesis", "a random nemesis is not in real mode yet; give the fault steps in `faults`");
+  if (s.nemesis) field("nemesis", "a random nemesis is drawn per run from its seed: plan it with planRealRun (real/nemesis.ts)");
   const scenarioClients = new Set(s.clients.map((c) => c.id));
   for (const [id, c] of Object.entries(s.clocks)) {
     if (c.offsetMs === 0 && c.driftPpm === 0) continue;

@@ -7,7 +7,8 @@ import { setExitCode } from "../exit-state.js";
 import { parsePositiveInt } from "../args.js";
 import { printable } from "../../harness/printable.js";
 import { writeJsonAtomic } from "../../harness/sweep/write.js";
-import { planReal, type RealPlan } from "../../real/plan.js";
+import type { RealPlan } from "../../real/plan.js";
+import { nemesisLines, planRealRun } from "../../real/nemesis.js";
 import { REAL_NOTE, runRealOnce } from "../../real/run.js";
 import { recordRealRun, writeRealArtifacts, type RealRunRecord } from "../../real/record.js";
 import { parseTimeScale } from "../../real/time-scale.js";
@@ -50,9 +51,11 @@ export function registerReal(program: Command): void {
       if (runs > RUNS_MAX) throw new InputError("<arg>", "--runs", `expected at most ${RUNS_MAX}, got ${runs}`);
       const factor = parseTimeScale(opts.timeScale);
       const scenario = loadScenario(withLockFlag(name, opts.lock));
-      const plan = planReal(scenario, factor);
+      // Planned before anything starts (bad input costs nothing); a nemesis is drawn per run, from its seed.
+      const plan = planRealRun(scenario, factor, scenario.seed);
+      const planOf = (seed: number): RealPlan => (seed === scenario.seed ? plan : planRealRun(scenario, factor, seed));
       const dir = opts.out ?? join("runs", `${scenario.name}-real`);
-      await runBatch(plan, dir, runs, opts);
+      await runBatch(plan, planOf, dir, runs, opts);
     });
 }
 
@@ -67,7 +70,7 @@ function cleanDeadRuns(name: string | undefined): void {
  * The batch's runs, one after another. However it ends — every run done, a run failing, a
  * signal — the finished runs get their summary.json, which says which run stopped the batch.
  */
-async function runBatch(plan: RealPlan, dir: string, runs: number, opts: RealFlags): Promise<void> {
+async function runBatch(plan: RealPlan, planOf: (seed: number) => RealPlan, dir: string, runs: number, opts: RealFlags): Promise<void> {
   const scenario = plan.scenario;
   const records: RealRunRecord[] = [];
   const dirs: string[] = [];
@@ -106,8 +109,12 @@ async function runBatch(plan: RealPlan, dir: string, runs: number, opts: RealFla
       current = i;
       sampleLoad(batch);
       let out;
+      const seed = scenario.seed + i - 1;
+      const runPlan = planOf(seed);
+      const progress = (l: string) => process.stderr.write(`lockstep real: ${printable(l)}\n`);
+      if (runPlan.nemesis) for (const l of nemesisLines(runPlan.nemesis)) progress(`run ${i}/${runs}: ${l}`);
       try {
-        out = await runRealOnce(plan, { run: i, runs, seed: scenario.seed + i - 1, progress: (l) => process.stderr.write(`lockstep real: ${printable(l)}\n`) });
+        out = await runRealOnce(runPlan, { run: i, runs, seed, progress });
       } catch (err) {
         const signal = stoppedBySignal();
         if (signal) return stop(`stopped by ${signal}`);
@@ -117,7 +124,7 @@ async function runBatch(plan: RealPlan, dir: string, runs: number, opts: RealFla
         setExitCode(code);
         return;
       }
-      const record = recordRealRun(plan, out);
+      const record = recordRealRun(runPlan, out);
       const runDir = runs === 1 ? dir : join(dir, `run-${String(i).padStart(width, "0")}`);
       writeRealArtifacts(runDir, record, out.history);
       records.push(record);
