@@ -138,7 +138,6 @@ describe("real mode: the CLI", () => {
       [["real", "redlock-acquire-pause"], /faults\[0\]\.on: real mode cannot run this: pause of c1 on c1's acquire invoke/],
       [["real", "redis-release-late-cad"], /faults\[0\]: real mode cannot run this: the link storage → c1: /],
       [["real", "redlock-clock-drift-fast"], /clocks\.redis-1: real mode cannot run this: .*libfaketime deadlocks it/],
-      [["real", "etcd-lease-nemesis"], /nemesis: real mode cannot run this/],
       [["real", "naive-basline"], /unknown scenario; did you mean naive-baseline\?/],
       [["real", "naive-baseline", "--time-scale", "0"], /--time-scale: expected a number from 0\.01 to 10/],
       [["real", "naive-baseline", "--time-scale", "0.001"], /--time-scale: expected a number/],
