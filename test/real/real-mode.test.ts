@@ -190,6 +190,9 @@ describe("real mode: SIGINT of the driver mid-run", () => {
       child.kill("SIGINT");
       const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("timeout"), 10_000))]);
       expect(code, stderrOf()).toBe(130);
+      // Said as a stop, not as a crash with log tails.
+      expect(stderrOf()).toMatch(/run 1\/1 stopped by SIGINT/);
+      expect(stderrOf()).not.toMatch(/exited during the run|last log lines/);
       await until("every descendant gone", () => tree.every(isGone), 3_000);
       expect(existsSync(join(out, "results.json"))).toBe(false);
       expect(readdirSync(tmp).filter((d) => d.startsWith("lockstep-real-"))).toEqual([]);

@@ -96,6 +96,36 @@ describe("real mode: a dead run's leftovers", () => {
   }, 60_000);
 });
 
+describe("real mode: a batch stopped part-way", () => {
+  it("SIGINT in run 2 of 3: exit 130, summary.json for the finished run naming run 2 and the signal, the load recorded", async () => {
+    const tmp = join(scratch, "batch");
+    mkdirSync(tmp);
+    const out = join(scratch, "batch-out");
+    const child = spawn(process.execPath, ["--import", "tsx", cliChild, "real", "naive-baseline", "--runs", "3", "--time-scale", "0.1", "--out", out], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, TMPDIR: tmp },
+    });
+    let stderr = "";
+    let stdout = "";
+    child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    await until("run 2/3 started", () => /run 2\/3 started/.test(stderr), 60_000);
+    child.kill("SIGINT");
+    expect(await exited, stderr).toBe(130);
+    expect(stderr).toMatch(/run 2\/3 stopped by SIGINT; summary\.json for the 1 finished run\(s\)/);
+    expect(stderr).not.toMatch(/exited during the run/);
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { runs: number; runsPlanned: number; stoppedBy: unknown; load: { cores: number; oneMinute: { min: number; max: number } }; perRun: unknown[] };
+    expect(summary).toMatchObject({ runs: 1, runsPlanned: 3, stoppedBy: { run: 2, reason: "stopped by SIGINT" } });
+    expect(summary.perRun).toHaveLength(1);
+    expect(summary.load.cores).toBeGreaterThan(0);
+    expect(summary.load.oneMinute.max).toBeGreaterThanOrEqual(summary.load.oneMinute.min);
+    expect(stdout).toMatch(/STOPPED at run 2\/3: stopped by SIGINT/);
+    expect(runDirsIn(tmp)).toEqual([]);
+  }, 120_000);
+});
+
 describe("real mode: ports", () => {
   it("a port another process took after lockstep chose it: redis-server moves to a fresh port, and only our own pid listening counts as ready", async () => {
     const taken = await freePort();
