@@ -61,18 +61,18 @@ function nemesisDraw(s: Scenario, serverIds: readonly string[], rng: Rng): Fault
 
 /**
  * The random nemesis's steps for a scenario and seed, as `runScenario` draws them (the same
- * seed string, the same stream, the design's own server ids), without running anything.
+ * seed string, the same stream, the design's own server ids, returned too), without running anything.
  * Real mode performs these steps on real servers.
  */
-export function nemesisSteps(s: Scenario, seed: number): FaultStep[] {
-  if (!s.nemesis) return [];
+export function nemesisSteps(s: Scenario, seed: number): { steps: FaultStep[]; serverIds: readonly string[] } {
+  if (!s.nemesis) return { steps: [], serverIds: [] };
   const design = designByName(s.design);
   if (!design) throw new InputError(s.file, "design", `unknown design "${s.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
   const options = design.parseOptions(s.designOptions, s.file, "designOptions");
   const { links: _conditions, ...network } = s.network;
   const sim = new Simulation({ seed: `lockstep:${seed}`, network });
   const instance = design.setup({ sim, processOptions: () => ({}) }, options);
-  return nemesisDraw(s, instance.serverIds, sim.rng);
+  return { steps: nemesisDraw(s, instance.serverIds, sim.rng), serverIds: instance.serverIds };
 }
 
 function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>, opts: RunOptions): RunOutput {

@@ -9,6 +9,9 @@ import { nemesisSteps } from "../harness/runner.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
 import { planReal, type RealPlan } from "./plan.js";
 
+/** Designs whose real servers are a cluster sized by designOptions.nodes. */
+const CLUSTER_DESIGNS = new Set(["etcd-lease", "raft-zk"]);
+
 export interface RealNemesis {
   seed: number;
   /** Every step the simulator draws for this seed, in its order. */
@@ -25,8 +28,11 @@ function describe(st: FaultStep): string {
 /** The plan of one real run: the scenario's own plan, plus, with a nemesis, the steps drawn from `seed`. */
 export function planRealRun(original: Scenario, timeScale: number, seed: number): RealPlan {
   if (!original.nemesis) return planReal(original, timeScale);
-  const drawn = nemesisSteps(original, seed);
-  const base = { ...original, nemesis: undefined };
+  const { steps: drawn, serverIds } = nemesisSteps(original, seed);
+  // The real cluster has the simulator's size, so every member a step names exists and majorities count the same.
+  const clustered = CLUSTER_DESIGNS.has(original.design) && (original.designOptions as { nodes?: unknown } | undefined)?.nodes === undefined;
+  const designOptions = clustered ? { ...(original.designOptions ?? {}), nodes: serverIds.length } : original.designOptions;
+  const base = { ...original, designOptions, nemesis: undefined };
   const accepted: FaultStep[] = [];
   const notPerformed: Array<string | undefined> = [];
   for (const step of drawn) {

@@ -1,6 +1,7 @@
 // The random nemesis in real mode: each run's steps are the simulator's draw for that run's
 // seed — the very steps runScenario performs (its meta.faults) — and a drawn step real mode
-// cannot perform is listed, with the reason, never silently dropped. No process starts here.
+// cannot perform is listed, with the reason, never silently dropped; the real cluster has the
+// simulator's members. No process starts here.
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
 import { runScenario } from "../../harness/runner.js";
@@ -22,8 +23,11 @@ describe("real mode: the random nemesis is the simulator's draw", () => {
         expect(n.drawn.length).toBeGreaterThan(0);
         const performed = n.drawn.filter((_, i) => n.notPerformed[i] === undefined);
         expect(plan.faults.map((f) => f.step)).toEqual(performed);
+        // The real cluster has the simulator's members, so only clock faults of a server stay undone.
+        expect(plan.design.cluster!.ids).toEqual(sim.meta.serverIds);
         n.notPerformed.forEach((why, i) => {
           if (why === undefined) return;
+          expect(n.drawn[i]!.kind, why).toMatch(/^clock-(jump|drift)$/);
           expect(plan.notApplied.some((l) => l.startsWith(`nemesis step ${i + 1} (`) && l.includes(`seed ${seed}: not performed: `))).toBe(true);
         });
         const lines = nemesisLines(n);
