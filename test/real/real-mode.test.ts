@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadTolerantMs } from "../../real/servers/deadlines.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../cli/main.js";
 import { EXIT } from "../../harness/exit-codes.js";
@@ -188,7 +189,7 @@ describe("real mode: SIGINT of the driver mid-run", () => {
       const tree = descendants(child.pid!);
       expect(tree.length, "watchdogs, redis-server and two clients").toBeGreaterThanOrEqual(6);
       child.kill("SIGINT");
-      const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("timeout"), 10_000))]);
+      const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("timeout"), loadTolerantMs(10_000)))]);
       expect(code, stderrOf()).toBe(130);
       // Said as a stop, not as a crash with log tails.
       expect(stderrOf()).toMatch(/run 1\/1 stopped by SIGINT/);

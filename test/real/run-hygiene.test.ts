@@ -69,7 +69,7 @@ describe("real mode: a dead run's leftovers", () => {
     for (const pid of owner.pids) expect(isGone(pid), `pid ${pid} of the dead run`).toBe(true);
     expect(runDirsIn(tmp)).toEqual([]); // the dead run's dir is gone, and the new run removed its own
     expect(run.dir.startsWith(tmp)).toBe(true);
-  }, 120_000);
+  }, 300_000);
 
   it("`lockstep real --clean` removes a dead owner's dir and kills its processes, and leaves a live owner's dir alone", async () => {
     const tmp = join(scratch, "clean");
@@ -93,7 +93,7 @@ describe("real mode: a dead run's leftovers", () => {
     await until("the stray is gone", () => isGone(stray.pid!), 5_000);
     expect(existsSync(deadDir)).toBe(false);
     expect(existsSync(liveDir)).toBe(true);
-  }, 60_000);
+  }, 240_000);
 });
 
 describe("real mode: a batch stopped part-way", () => {
@@ -123,7 +123,7 @@ describe("real mode: a batch stopped part-way", () => {
     expect(summary.load.oneMinute.max).toBeGreaterThanOrEqual(summary.load.oneMinute.min);
     expect(stdout).toMatch(/STOPPED at run 2\/3: stopped by SIGINT/);
     expect(runDirsIn(tmp)).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe("real mode: ports", () => {
@@ -143,7 +143,7 @@ describe("real mode: ports", () => {
       await group.stop();
       foreign.close();
     }
-  }, 60_000);
+  }, 240_000);
 });
 
 describe("real mode: --lock and TypeScript adapters, as in the simulator", () => {
@@ -191,5 +191,5 @@ export function create({ addresses }: { addresses: string[] }) {
       expect(real.stderr).not.toMatch(/\n\s+at /);
     }
     expect(runDirsIn(tmp)).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
