@@ -104,8 +104,8 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
     const c = s.clocks[id];
     return c ? { wall: { offsetUs: Math.round(c.offsetMs * 1000), driftPpm: c.driftPpm } } : {};
   };
-  const instance = design.setup({ sim, processOptions }, options);
-  if (s.workload.fencing && !instance.fencing) {
+  const instance = design.setup({ sim, processOptions, fencing: s.workload.fencing }, options);
+  if (s.workload.fencing && !instance.fencing && !instance.tokensFromGrants) {
     throw new InputError(s.file, "workload.fencing", `design "${s.design}" issues no fencing token; expected false, or a design with tokens`);
   }
   let resource: Resource | undefined;
@@ -133,7 +133,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
     }
   }
   // Samples go into flat number arrays, an offset per process per sample (an object per
-  // sample and an entries pair per process were most of the sampling's garbage, issue 17);
+  // sample and an entries pair per process were most of the sampling's garbage);
   // the records are built at the end, for the skewed clocks only.
   const sampleEveryUs = Math.max(1000, Math.floor(endUs / CLOCK_SAMPLES));
   const sampledProcs: SimProcess[] = [];
@@ -182,7 +182,8 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
       endUs: sim.nowUs,
       serverIds: instance.serverIds,
       clientIds: s.clients.map((c) => c.id),
-      fencingTokens: instance.fencing,
+      // Tokens from client code: a fencing run that finished had one on every grant.
+      fencingTokens: instance.fencing || (instance.tokensFromGrants === true && s.workload.fencing),
       faults,
       eventsRun: sim.eventsRun,
       network: { ...sim.network.stats },

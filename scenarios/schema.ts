@@ -1,3 +1,4 @@
+import { parseChallenge, type ChallengeSpec } from "./challenge-spec.js";
 import { Fields } from "../sim/validate.js";
 import { InputError } from "../sim/errors.js";
 import { DRAIN_MS, EVENTS_MAX_CEILING, SIM_TIME_MS_MAX_CEILING, SIM_TIME_MS_MAX_DEFAULT } from "../sim/limits.js";
@@ -89,6 +90,8 @@ export interface Scenario {
   checks: { livenessBoundMs?: number; clockDriftPpmMax: number };
   /** Raised run bounds (sim/limits.ts); absent: the defaults. */
   limits?: { eventsMax?: number; simTimeMsMax?: number };
+  /** What a run must show to have tested the lock (scenarios/challenge-spec.ts); absent: overlapping beliefs. */
+  challenge?: ChallengeSpec;
 }
 
 const TOP = [
@@ -109,6 +112,7 @@ const TOP = [
   "nemesis",
   "checks",
   "limits",
+  "challenge",
 ] as const;
 
 export function parseScenario(raw: unknown, file: string): Scenario {
@@ -116,6 +120,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
   const name = f.string("name");
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) f.fail("name", "expected lower-case letters, digits and dashes");
   const limits = parseLimits(f);
+  const challenge = parseChallenge(f);
   // The run covers durationMs plus the drain: refuse here what the simulator could not finish.
   const simTimeMsMax = limits?.simTimeMsMax ?? SIM_TIME_MS_MAX_DEFAULT;
   const durationMsMax = simTimeMsMax - DRAIN_MS;
@@ -220,6 +225,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     ...(nemesis ? { nemesis } : {}),
     checks,
     ...(limits ? { limits } : {}),
+    ...(challenge ? { challenge } : {}),
   };
 }
 

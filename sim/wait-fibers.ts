@@ -10,7 +10,7 @@ export interface WaitSource {
 /**
  * The fibers `ctx.call` and `ctx.sleep` return, written by hand: one small object per
  * call or sleep, where a generator is a generator object, its register file and an
- * iterator result per step (issue 17). `yield*` drives them as any iterator: the first
+ * iterator result per step. `yield*` drives them as any iterator: the first
  * `next` yields the kernel's wait, the second takes what it resumed with and finishes.
  * Each is its own iterator result (`value`, `done`): `yield*` hands it up unchanged to
  * the fiber's run, which reads it at once.

@@ -53,10 +53,11 @@ export function registerDebate(program: Command): void {
           const scenario = loadScenario(name);
           const s = seed ?? scenario.seed;
           const run = runScenario(scenario, s);
-          const record = buildRecord(scenario, s, run, runCheckers(run.history, checkContextFor(scenario)));
+          const verdicts = runCheckers(run.history, checkContextFor(scenario));
+          const record = buildRecord(scenario, s, run, verdicts);
           writeRunArtifacts(join(out, name), record, run.history);
           records.set(name, record);
-          const a = runAvailability(run.history, scenario.workload.ttlMs);
+          const a = runAvailability(run.history, verdicts.challenge.challenged);
           extra.set(name, { challenged: a.challenged, refused: refusedIn(run.history, a.failedAcquires), thumb: thumbnailSvg(record, run.history) });
           sweeps.set(name, Array.from({ length: seedsTo }, (_, i) => seedRun(scenario, i + 1)));
           if (!record.expectationMet) unexpected++;
@@ -98,7 +99,7 @@ export interface SeedRun {
 function seedRun(s: Scenario, seed: number): SeedRun {
   const run = runScenario(s, seed);
   const v = runCheckers(run.history, checkContextFor(s));
-  const a = runAvailability(run.history, s.workload.ttlMs);
+  const a = runAvailability(run.history, v.challenge.challenged);
   return { seed, outcome: v.outcome, challenged: a.challenged, refused: refusedIn(run.history, a.failedAcquires) };
 }
 

@@ -149,11 +149,15 @@ export function realExitCode(records: readonly RealRunRecord[], okIfExpected: bo
     }
     return EXIT.internal;
   }
-  if (okIfExpected) return records.every((r) => r.expectationMet) ? EXIT.ok : EXIT.unexpected;
+  const unchallenged = records.some((r) => r.verdicts.outcome === "not-challenged");
+  if (okIfExpected) {
+    if (!records.every((r) => r.expectationMet || r.verdicts.outcome === "not-challenged")) return EXIT.unexpected;
+    return unchallenged ? EXIT.notChallenged : EXIT.ok;
+  }
   if (records.some((r) => r.verdicts.safety === false)) return EXIT.safetyViolation;
   if (records.some((r) => r.verdicts.liveness === false)) return EXIT.livenessViolation;
   if (records.some((r) => r.verdicts.valid === "unknown")) return EXIT.unknown;
-  return EXIT.ok;
+  return unchallenged ? EXIT.notChallenged : EXIT.ok;
 }
 
 /**

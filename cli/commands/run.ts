@@ -51,13 +51,24 @@ export function registerRun(program: Command): void {
     });
 }
 
+/**
+ * A run that was not challenged exits 8 even with --ok-if-expected: no scenario expects a
+ * vacuous pass, and CI must tell one from a pass (0) and from another verdict (6).
+ */
 export function exitCodeFor(record: RunRecord, okIfExpected: boolean): number {
-  if (okIfExpected) return record.expectationMet ? EXIT.ok : EXIT.unexpected;
   const v = record.verdicts;
+  if (v.outcome === "not-challenged") return EXIT.notChallenged;
+  if (okIfExpected) return record.expectationMet ? EXIT.ok : EXIT.unexpected;
   if (v.safety === false) return EXIT.safetyViolation;
   if (v.liveness === false) return EXIT.livenessViolation;
   if (v.valid === "unknown") return EXIT.unknown;
   return EXIT.ok;
+}
+
+/** The challenge line of a run's summary: what tested the lock, or why nothing did. */
+export function challengeLine(r: RunRecord): string {
+  const c = r.verdicts.challenge;
+  return c.challenged ? `challenged: ${c.why}` : `NOT CHALLENGED: ${c.why}`;
 }
 
 
@@ -65,6 +76,7 @@ export function formatRunSummary(r: RunRecord, dir: string): string {
   const lines: string[] = [];
   lines.push(`lockstep run ${r.scenario.name} — design ${r.scenario.design}, seed ${r.seed}`);
   for (const c of r.verdicts.results) lines.push(`  ${verdictMark(c)} ${c.checker.padEnd(18)} ${c.summary}`);
+  lines.push(challengeLine(r));
   lines.push(`outcome: ${r.verdicts.outcome} (expected: ${r.scenario.expect}${r.expectationMet ? ", as expected" : ", NOT as expected"})`);
   lines.push(`seed: ${r.seed}`);
   lines.push(`replay: ${r.replay}`);

@@ -41,8 +41,7 @@ export function runSeed(scenario: Scenario, seed: number): SeedResult {
     expectationMet: v.outcome === scenario.expect,
     eventsRun: run.meta.eventsRun,
     endUs: run.meta.endUs,
-    // "Near" a hold: within one lease of it, the span in which a double grant could happen.
-    availability: runAvailability(run.history, scenario.workload.ttlMs),
+    availability: runAvailability(run.history, v.challenge.challenged),
   };
 }
 
