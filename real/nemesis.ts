@@ -7,18 +7,12 @@
 import { InputError } from "../sim/errors.js";
 import { nemesisSteps } from "../harness/runner.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
-import { planReal, type RealPlan } from "./plan.js";
+import { planReal, type RealNemesis, type RealPlan } from "./plan.js";
+
+export type { RealNemesis };
 
 /** Designs whose real servers are a cluster sized by designOptions.nodes. */
 const CLUSTER_DESIGNS = new Set(["etcd-lease", "raft-zk"]);
-
-export interface RealNemesis {
-  seed: number;
-  /** Every step the simulator draws for this seed, in its order. */
-  drawn: FaultStep[];
-  /** Per drawn step: undefined = performed, else why not. */
-  notPerformed: Array<string | undefined>;
-}
 
 function describe(st: FaultStep): string {
   const what = st.kind === "partition" ? `partition ${JSON.stringify(st.groups)}` : st.kind === "cut" || st.kind === "delay" || st.kind === "loss" ? `${st.kind} ${JSON.stringify(st.links)}` : `${st.kind} ${st.target ?? ""}`.trim();

@@ -51,7 +51,6 @@ import { RESOURCE_ID } from "./storage.js";
 import { scaleScenario, timeScaleInfo, type TimeScale } from "./time-scale.js";
 import { FAKETIME_LIB, faketimeAvailable, type FakeClock } from "./faketime.js";
 import { HOST_CRASH_NOTE } from "./aof-cut.js";
-import type { RealNemesis } from "./nemesis.js";
 
 /** What a crash of a plain redis-server does to its data, by its AOF mode. */
 function hostCrashNote(aof: AofMode): string {
@@ -140,6 +139,15 @@ function linksOf(
   if (dropped.size > 0) notApplied.push(`${at}: ${[...dropped].join(", ")} exist only in the simulator's larger cluster; their links are not cut`);
   if (out.length === 0 && step.kind !== "heal") field(at, "no proxied link left to cut");
   return out;
+}
+
+/** A run's random nemesis (real/nemesis.ts plans it): the simulator's draw for the run's seed. */
+export interface RealNemesis {
+  seed: number;
+  /** Every step the simulator draws for this seed, in its order. */
+  drawn: FaultStep[];
+  /** Per drawn step: undefined = performed, else why not. */
+  notPerformed: Array<string | undefined>;
 }
 
 export interface RealPlan {
