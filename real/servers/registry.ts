@@ -8,6 +8,8 @@ import { join } from "node:path";
 
 export const RUN_DIR_PREFIX = "lockstep-real-";
 export const OWNER_FILE = "owner.json";
+/** mkdtemp's names for RUN_DIR_PREFIX (six random characters): not a test's "lockstep-real-mode-test-…" scratch dir. */
+const RUN_DIR_NAME = /^lockstep-real-[A-Za-z0-9]{6}$/;
 /** A dir without owner.json younger than this may be a group still writing it: left alone. */
 const UNOWNED_GRACE_MS = 10 * 60_000;
 
@@ -88,7 +90,7 @@ export function sweepDeadRuns(parentDir: string): SweepResult {
   const result: SweepResult = { removedDirs: [], killedPids: [] };
   let entries: string[];
   try {
-    entries = readdirSync(parentDir).filter((e) => e.startsWith(RUN_DIR_PREFIX));
+    entries = readdirSync(parentDir).filter((e) => RUN_DIR_NAME.test(e));
   } catch {
     return result;
   }

@@ -4,7 +4,7 @@
 // server to a fresh port, and the ready check counts only our own process listening on it;
 // a TypeScript / ES module adapter is compiled as the simulator compiles it.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -23,7 +23,7 @@ const cliChild = resolve(here, "../helpers/cli-child.ts");
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-hygiene-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const runDirsIn = (parent: string) => readdirSync(parent).filter((e) => e.startsWith(RUN_DIR_PREFIX));
+const runDirsIn = (parent: string) => readdirSync(parent).filter((e) => /^lockstep-real-[A-Za-z0-9]{6}$/.test(e));
 
 /** The lockstep CLI from sources with its own TMPDIR; its exit code and output. */
 function cli(args: string[], tmp: string): { code: number | null; stdout: string; stderr: string } {
@@ -76,8 +76,13 @@ describe("real mode: a dead run's leftovers", () => {
     mkdirSync(tmp);
     const dead = spawnSync("true");
     const deadPid = dead.pid!;
-    const deadDir = join(tmp, `${RUN_DIR_PREFIX}dead`);
-    const liveDir = join(tmp, `${RUN_DIR_PREFIX}live`);
+    const deadDir = join(tmp, `${RUN_DIR_PREFIX}dead00`);
+    const liveDir = join(tmp, `${RUN_DIR_PREFIX}live00`);
+    // A test's scratch dir with a similar name, old and ownerless: not a run's, never swept.
+    const scratchLike = join(tmp, `${RUN_DIR_PREFIX}mode-test-abcdef`);
+    mkdirSync(scratchLike);
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(scratchLike, hourAgo, hourAgo);
     mkdirSync(join(deadDir, "redis-1"), { recursive: true });
     mkdirSync(liveDir);
     writeFileSync(join(deadDir, OWNER_FILE), JSON.stringify({ ownerPid: deadPid, ownerStart: "1", createdAt: "", pids: [] }));
@@ -93,6 +98,7 @@ describe("real mode: a dead run's leftovers", () => {
     await until("the stray is gone", () => isGone(stray.pid!), 5_000);
     expect(existsSync(deadDir)).toBe(false);
     expect(existsSync(liveDir)).toBe(true);
+    expect(existsSync(scratchLike)).toBe(true);
   }, 240_000);
 });
 
