@@ -227,7 +227,15 @@ function gaveUp(failed: readonly Operation[]): string {
   const reason = (last.complete?.value as { reason?: string } | undefined)?.reason;
   const n = failed.length === 1 ? "" : ` after ${failed.length} attempts`;
   const how = last.outcome === "fail" ? "gave up" : "stopped without an answer";
-  return `${how} at ${sec(endOf(last))}${n}${reason ? ` (${reason})` : ""}`;
+  return `${how} at ${sec(endOf(last))}${n}${reason ? ` (${reason})` : ""}${shortOfWait(last)}`;
+}
+
+/** When a wait ended well inside the waitMs the workload allowed: the library gave up on its own. */
+function shortOfWait(o: Operation): string {
+  const waitMs = (o.invoke.value as { waitMs?: number } | undefined)?.waitMs;
+  const waitedUs = endOf(o) - o.startUs;
+  if (o.outcome !== "fail" || waitMs === undefined || waitMs <= 0 || waitedUs >= waitMs * 1000 * 0.9) return "";
+  return `, ${ms(waitedUs)} into the ${ms(waitMs * 1000)} the workload would wait (waitMs): its own limit, not the scenario's`;
 }
 
 function ending(h: Hold): string {

@@ -65,7 +65,7 @@ function cellHtml(c: CompareCell | undefined, skipped: string | undefined): stri
     .filter(([, v]) => v > 0)
     .map(([k, v]) => `${k}: ${v}`)
     .join(", ");
-  const tip = `${c.violations} of ${c.runs} runs violated safety${checkers ? ` (${checkers})` : ""}; 95% CI ${ciText(c)}${a ? `; ${availabilityText(c)}; challenged in ${a.challengedRuns} of ${c.runs} runs` : ""}`;
+  const tip = `${c.violations} of ${c.runs} runs violated safety${checkers ? ` (${checkers})` : ""}; 95% CI ${ciText(c)}${a ? `; ${availabilityText(c)}; its challenge met in ${a.challengedRuns} of ${c.runs} runs` : ""}`;
   const bar = `<span class="bar" aria-hidden="true"><span class="fill" style="width:${(rate * 100).toFixed(1)}%"></span><span class="ci" style="left:${(c.ci95[0] * 100).toFixed(1)}%;width:${((c.ci95[1] - c.ci95[0]) * 100).toFixed(1)}%"></span></span>`;
   const link =
     c.failingSeed !== undefined

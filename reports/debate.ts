@@ -25,6 +25,8 @@ export interface DebateEntry {
   thumb?: string;
   /** The same scenario over many seeds. */
   seeds?: SeedTally;
+  /** Link into the playground at this scenario (`lockstep playground`), relative to the debate page. */
+  playground?: string;
 }
 
 /** A test's runs over seeds from..to, each classified as classify() does. */
@@ -139,7 +141,7 @@ function claimCard(c: DebateClaim, entries: DebateEntry[]): string {
     .map((en) => {
       const test = c.tests.find((t) => t.scenario === en.scenario);
       const b = bearingOf(en);
-      const name = en.report ? `<a href="${e(en.report)}">${e(en.scenario)}</a>` : e(en.scenario);
+      const name = (en.report ? `<a href="${e(en.report)}">${e(en.scenario)}</a>` : e(en.scenario)) + (en.playground ? ` <a class="play" href="${e(en.playground)}">change its faults in the playground</a>` : "");
       const outcome = en.record
         ? `<span class="badge outcome-${e(en.record.verdicts.outcome)}">${e(en.record.verdicts.outcome.replace(/-/g, " "))}</span> <span class="seed">seed ${en.record.seed}</span>`
         : "";
@@ -209,6 +211,7 @@ main.debate { padding: 12px 24px; max-width: 1500px; }
 .claim .tag { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-style: normal; margin-right: 4px; }
 .claim .restated { margin: 2px 0 4px 12px; font-size: 13px; }
 td.scn .thumb-link { display: block; margin-top: 4px; }
+td.scn a.play { display: block; font-weight: normal; font-size: 12px; }
 .seeds { color: var(--muted); margin-top: 3px; }
 .seed { color: var(--muted); font-size: 11px; }
 tr.b-untested td.bearing { color: var(--muted); font-weight: normal; }

@@ -24,6 +24,7 @@ export function scenarioToJson(s: Scenario): Record<string, unknown> {
     faults,
     checks: s.checks,
     ...(s.limits ? { limits: s.limits } : {}),
+    ...(s.challenge ? { challenge: s.challenge } : {}),
   };
 }
 

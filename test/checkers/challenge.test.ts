@@ -55,6 +55,20 @@ describe("challenge: overlapping-belief (the default)", () => {
     expect(r.why).toBe("c2 never held L while c1 believed it did: c2 gave up at 2.2 s after 3 attempts (retry count exhausted), before c1's hold ended at 15 s (it released)");
   });
 
+  it("says when a waiter gave up well inside the waitMs it was given: the library's own limit", () => {
+    const b = grant(new HistoryBuilder(), "c1", "c1#1", 0);
+    b.at(1000).ev("c2", "invoke", "acquire", "L", { ttlMs: 10_000, waitMs: 30_000 }).at(2700).ev("c2", "fail", "acquire", "L", { reason: "quorum not reached" });
+    b.at(15_000).ev("c1", "invoke", "release", "L", { grantId: "c1#1" });
+    expect(judgeChallenge(b.events).why).toBe(
+      "c2 never held L while c1 believed it did: c2 gave up at 2.7 s (quorum not reached), 1.7 s into the 30 s the workload would wait (waitMs): its own limit, not the scenario's, before c1's hold ended at 15 s (it released)",
+    );
+    // A wait that used (nearly) all of waitMs ran out by the scenario's own limit: nothing more to say.
+    const full = grant(new HistoryBuilder(), "c1", "c1#1", 0);
+    full.at(1000).ev("c2", "invoke", "acquire", "L", { ttlMs: 10_000, waitMs: 3000 }).at(4000).ev("c2", "fail", "acquire", "L", { reason: "timeout" });
+    full.at(15_000).ev("c1", "invoke", "release", "L", { grantId: "c1#1" });
+    expect(judgeChallenge(full.events).why).toMatch(/c2 gave up at 4 s \(timeout\), before c1's hold ended/);
+  });
+
   it("does not count a grant whose validity was gone on arrival (no belief) as meeting a hold", () => {
     const b = grant(new HistoryBuilder(), "c1", "c1#1", 0);
     // c2's grant lapses at once and it does nothing under it.

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseScenario } from "../../scenarios/schema.js";
 import { expectScenarioError, MINIMAL_SCENARIO, scenarioErrorOf } from "../helpers/input-error.js";
+import { scenarioToJson } from "../../harness/explore/scenario-file.js";
+import { loadScenario } from "../../scenarios/index.js";
 
 const withChallenge = (challenge: unknown) => ({ ...MINIMAL_SCENARIO, challenge });
 
@@ -11,6 +13,13 @@ describe("the scenario's challenge field", () => {
       expect(parseScenario(withChallenge({ kind }), "g.json").challenge).toEqual({ kind });
     }
     expect(parseScenario(withChallenge({ kind: "waiter-waited", waitedMsMin: 500 }), "g.json").challenge).toEqual({ kind: "waiter-waited", waitedMsMin: 500 });
+  });
+
+  it("survives being written back as a file (compare cells, counterexamples), so a cell is judged by its scenario's rule", () => {
+    const s = loadScenario("redlock-baseline");
+    expect(s.challenge).toEqual({ kind: "waiter-served" });
+    expect(parseScenario(JSON.parse(JSON.stringify(scenarioToJson(s))), "again.json").challenge).toEqual({ kind: "waiter-served" });
+    expect("challenge" in scenarioToJson(loadScenario("naive-gc-pause"))).toBe(false);
   });
 
   it.each([
