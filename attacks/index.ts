@@ -8,10 +8,11 @@ import { lateRelease } from "./late-release.js";
 import { serverClockJump } from "./server-clock-jump.js";
 import { extendAfterLapse } from "./extend-after-lapse.js";
 import { waiterDeadline } from "./waiter-deadline.js";
+import { slowAcquire } from "./slow-acquire.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
-export const ATTACKS: readonly Attack[] = [holderPauseBeforeWrite, lateRelease, extendAfterLapse, waiterDeadline, serverClockJump];
+export const ATTACKS: readonly Attack[] = [holderPauseBeforeWrite, lateRelease, extendAfterLapse, waiterDeadline, slowAcquire, serverClockJump];
 
 export function attackByName(name: string): Attack | undefined {
   return ATTACKS.find((a) => a.name === name);

@@ -41,9 +41,10 @@ export function referenceOf(lock: LockUnderTest): LockUnderTest {
   return { design: "redis-setnx", label: "redis-setnx (reference)" };
 }
 
-function outcome(s: Scenario, seed: number, challenge: CompiledScenario["challenge"]): { outcome: string } {
+function outcome(s: Scenario, seed: number, challenge: CompiledScenario["challenge"]): { outcome: string; challenged: boolean } {
   const out = runScenario(s, seed);
-  return { outcome: runCheckers(out.history, checkContextFor({ ...s, challenge } as Scenario)).outcome };
+  const v = runCheckers(out.history, checkContextFor({ ...s, challenge } as Scenario));
+  return { outcome: v.outcome, challenged: v.challenge.challenged };
 }
 
 function scenarioOf(c: CompiledScenario, what: string): Scenario {
@@ -62,9 +63,10 @@ export function auditAttack(attack: Attack, lock: LockUnderTest, seeds: number):
   let unsafe = 0, challenged = 0, referenceUnsafe = 0;
   let yours: number | undefined, limit: number | undefined;
   for (let seed = 1; seed <= seeds; seed++) {
-    const o = outcome(s, seed, mine.scenario.challenge).outcome;
+    const run = outcome(s, seed, mine.scenario.challenge);
+    const o = run.outcome;
     counts[o] = (counts[o] ?? 0) + 1;
-    if (o !== "not-challenged") challenged++;
+    if (run.challenged) challenged++;
     if (!UNSAFE.has(o)) continue;
     unsafe++;
     const refUnsafe = r ? UNSAFE.has(outcome(r, seed, theirs.ok ? theirs.scenario.challenge : mine.scenario.challenge).outcome) : true;

@@ -75,4 +75,9 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
   it("waiter-deadline: safe and challenged on redis-setnx, the waiter gives up", () => {
     expect(runAttack("waiter-deadline", setnx)).toEqual(SEEDS.map(() => ({ outcome: "safe", challenged: true })));
   });
+
+  it("slow-acquire: never unsafe on redis-setnx, which refuses the late grant (so nothing overlaps: not challenged)", () => {
+    const runs = runAttack("slow-acquire", setnx);
+    expect(runs.map((r) => r.outcome === "unsafe" || r.challenged)).toEqual(SEEDS.map(() => false));
+  });
 });

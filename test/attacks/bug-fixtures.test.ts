@@ -14,6 +14,8 @@ const BUGS: Array<[string, string]> = [
   ["test/fixtures/adapters/bugs/plain-del.cjs", "late-release"],
   ["test/fixtures/adapters/bugs/tokenless-extend.cjs", "extend-after-lapse"],
   ["test/fixtures/adapters/bugs/proceed-at-deadline.cjs", "waiter-deadline"],
+  ["test/fixtures/adapters/bugs/no-validity-after-slow-acquire.cjs", "slow-acquire"],
+  ["test/fixtures/adapters/bugs/trust-past-validity.cjs", "slow-acquire"],
 ];
 
 describe("the audit on adapters with one bug each", () => {
