@@ -6,6 +6,7 @@ import type { RunMeta } from "../reports/types.js";
 import type { HistoryEvent } from "../sim/history.js";
 import type { ProcessOptions, SimProcess } from "../sim/process.js";
 import { InputError, SimulationStopError } from "../sim/errors.js";
+import { replayCommand } from "./replay-command.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { drawNemesis } from "./nemesis.js";
 import { conditionLinks, LINK_SETTINGS, referencedProcesses } from "../scenarios/schema.js";
@@ -41,7 +42,7 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
     return runScenarioInner(s, seed, limits, opts);
   } catch (e) {
     // A stopped run names its seed, so the user can replay the very run that stopped.
-    if (e instanceof SimulationStopError) e.replay ??= { scenario: s.name, seed };
+    if (e instanceof SimulationStopError) e.replay ??= { scenario: s.name, seed, command: replayCommand(s, seed) };
     throw e;
   }
 }

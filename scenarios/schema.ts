@@ -90,6 +90,13 @@ export interface Scenario {
   checks: { livenessBoundMs?: number; clockDriftPpmMax: number };
   /** Raised run bounds (sim/limits.ts); absent: the defaults. */
   limits?: { eventsMax?: number; simTimeMsMax?: number };
+  /** Set when the scenario was put on a lock library (`@adapter`, `--lock`): the adapter as given, resolved. */
+  lock?: string;
+  /**
+   * Not from the file: set by `--check-determinism` on sweep, so the setting travels with
+   * the scenario to the sweep's threads; each seed is then run twice and compared.
+   */
+  checkDeterminism?: boolean;
   /** What a run must show to have tested the lock (scenarios/challenge-spec.ts); absent: overlapping beliefs. */
   challenge?: ChallengeSpec;
 }

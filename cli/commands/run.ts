@@ -13,6 +13,7 @@ import type { RunRecord } from "../../reports/types.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { printableLines, terminalJson } from "../../harness/printable.js";
 import { StreamedHistoryFile } from "../../harness/streamed-history.js";
+import { checkDeterminism } from "../../harness/determinism.js";
 
 export function registerRun(program: Command): void {
   program
@@ -25,7 +26,8 @@ export function registerRun(program: Command): void {
     .option("--json", "print results.json instead of the summary")
     .option("--force", "replace files in --out that lockstep did not write")
     .option(...LOCK_FLAG)
-    .action((name: string, opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean; lock?: string; force?: boolean }) => {
+    .option("--check-determinism", "run the seed twice and stop (exit 7) naming the first event where the histories differ")
+    .action((name: string, opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean; lock?: string; force?: boolean; checkDeterminism?: boolean }) => {
       const scenario = loadScenario(withLockFlag(name, opts.lock));
       const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
       const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}`);
@@ -39,6 +41,7 @@ export function registerRun(program: Command): void {
       try {
         const run = runScenario(scenario, seed, {}, { historySink: streamed.stream.push });
         const historyTemp = streamed.finish();
+        if (opts.checkDeterminism) checkDeterminism(scenario, seed, run.history);
         const verdicts = runCheckers(run.history, checkContextFor(scenario));
         record = buildRecord(scenario, seed, run, verdicts);
         writeRunArtifacts(dir, record, run.history, write, historyTemp);
