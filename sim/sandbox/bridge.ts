@@ -45,10 +45,10 @@ function fixTimeZone(): void {
 export interface BridgeRealm {
   readonly host: { wallMs(): number; monoUs(): number; random(): number };
   clockRead(): void;
+  queueTick(fn: (...a: unknown[]) => unknown, args: unknown[]): void;
   escapeError(call: string, detail?: string): Error;
   bound(what: string, detail: string): Error;
-  armTimer(id: number, delayUs: number, kind: string): void;
-  disarmTimer(id: number): void;
+  readonly timers: { arm(fn: (...a: unknown[]) => unknown, ms: unknown, args: unknown[], kind: number): number; clear(id: unknown): void; refresh(id: number): void };
   fillRandom<A extends ArrayBufferView>(a: A): A;
   randomUUID(): string;
 }
@@ -91,8 +91,10 @@ export function hostBridge(realm: BridgeRealm, seal: () => Seal): Record<string,
     overBudget: (n: number) => {
       throw realm.bound("an endless chain of promise reactions", `${n} promise reactions and nextTick callbacks queued in one turn; the chain never lets simulated time move`);
     },
-    arm: (id: number, delayUs: number, kind: string) => realm.armTimer(id, delayUs, kind),
-    disarm: (id: number) => realm.disarmTimer(id),
+    queueTick: (fn: (...a: unknown[]) => unknown, args: unknown[]) => realm.queueTick(fn, args),
+    armTimer: (fn: (...a: unknown[]) => unknown, ms: unknown, args: unknown[], kind: number) => realm.timers.arm(fn, ms, args, kind),
+    clearTimer: (id: unknown) => realm.timers.clear(id),
+    refreshTimer: (id: number) => realm.timers.refresh(id),
     apply: (fn: Fn, self: unknown, a: unknown[], newTarget: unknown) => seal().apply(fn, self, a, newTarget),
     // The host object itself goes back: the prelude keeps it where library code cannot see it.
     construct: (name: string, a: unknown[]) => {

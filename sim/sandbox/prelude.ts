@@ -103,11 +103,12 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   });
 
   // ---- microtasks, ticks and the per-turn budget ---------------------------------------
-  let reactions = 0;
+  // The turn's count, in memory the host resets at each turn without a call into the realm.
+  const turnCounts = new Int32Array(1);
   const REACTIONS_MAX = host.reactionsMax;
   const realThen = Promise.prototype.then;
   define(Promise.prototype, "then", function then(onFulfilled, onRejected) {
-    if (++reactions > REACTIONS_MAX) host.overBudget(reactions);
+    if (++turnCounts[0] > REACTIONS_MAX) host.overBudget(turnCounts[0]);
     return realThen.call(this, onFulfilled, onRejected);
   });
   // Handlers are wrapped in realm closures: V8 queues a reaction on the queue of the
@@ -119,72 +120,44 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     resolved.then(() => fn());
   };
   out.queueMicrotask = queueMicrotask;
-  let ticks = [];
-  let tickAt = 0;
+  // The tick queue is the host's (realm.ts runs it before the promise reactions, as Node's
+  // processTicksAndRejections does).
   function nextTick(fn, ...args) {
     if (typeof fn !== "function") throw new TypeError('The "callback" argument must be of type function');
-    if (++reactions > REACTIONS_MAX) host.overBudget(reactions);
-    ticks.push(args.length ? () => fn(...args) : fn);
+    if (++turnCounts[0] > REACTIONS_MAX) host.overBudget(turnCounts[0]);
+    host.queueTick(fn, args);
   }
-  // Node's processTicksAndRejections: every queued tick (and those they queue), then the
-  // promise reactions (the host drains those); again while ticks were queued meanwhile.
-  function runTicks() {
-    while (tickAt < ticks.length) {
-      const f = ticks[tickAt];
-      ticks[tickAt++] = undefined;
-      f();
-    }
-    ticks = [];
-    tickAt = 0;
-  }
-  const hasTicks = () => tickAt < ticks.length;
-  const newTurn = () => { reactions = 0; };
+
 
   // ---- timers on the process's monotonic clock ------------------------------------
-  const timers = new Map();
-  let nextTimerId = 1;
+  // The table is the host's (timers.ts): these are thin, as they are called often.
   class Timeout {
-    #id; #delayUs; #kind;
-    constructor(id, delayUs, kind) { this.#id = id; this.#delayUs = delayUs; this.#kind = kind; }
+    #id;
+    constructor(id) { this.#id = id; }
     ref() { return this; }
     unref() { return this; }
     hasRef() { return true; }
-    refresh() { if (timers.has(this.#id)) { host.disarm(this.#id); host.arm(this.#id, this.#delayUs, this.#kind); } return this; }
-    close() { clear(this); return this; }
+    refresh() { host.refreshTimer(this.#id); return this; }
+    close() { host.clearTimer(this.#id); return this; }
     [Symbol.toPrimitive]() { return this.#id; }
-    static idOf(t) { return #id in t ? t.#id : NaN; }
-    static delayOf(t) { return t.#delayUs; }
+    static idOf(t) { return #id in t ? t.#id : t; }
   }
   const idOf = Timeout.idOf;
-  const delayOf = Timeout.delayOf;
   delete Timeout.idOf;
-  delete Timeout.delayOf;
-  function arm(fn, args, delayUs, kind, name) {
-    if (typeof fn !== "function") throw new TypeError('The "callback" argument to ' + name + " must be of type function");
-    const id = nextTimerId++;
-    const t = new Timeout(id, delayUs, kind);
-    timers.set(id, { t, fn, args, repeat: kind === "interval" });
-    host.arm(id, delayUs, kind);
-    return t;
-  }
-  // Node: a delay that is not a number in [1, 2^31-1] becomes 1 ms.
-  const delayUs = (ms) => { const n = Number(ms); return (Number.isFinite(n) && n >= 1 && n <= 0x7fffffff ? Math.trunc(n) : 1) * 1000; };
-  function clear(t) {
-    const id = t !== null && typeof t === "object" ? idOf(t) : typeof t === "number" ? t : typeof t === "string" ? Number(t) : NaN;
-    if (!timers.has(id)) return;
-    timers.delete(id);
-    host.disarm(id);
-  }
-  function fire(id) {
-    const e = timers.get(id);
-    if (!e) return;
-    if (e.repeat) host.arm(id, delayOf(e.t), "interval");
-    else timers.delete(id);
-    e.fn(...e.args);
-  }
-  out.setTimeout = function setTimeout(fn, ms, ...args) { return arm(fn, args, delayUs(ms), "timeout", "setTimeout"); };
-  out.setInterval = function setInterval(fn, ms, ...args) { return arm(fn, args, delayUs(ms), "interval", "setInterval"); };
-  out.setImmediate = function setImmediate(fn, ...args) { return arm(fn, args, 0, "immediate", "setImmediate"); };
+  const notCallback = (name) => new TypeError('The "callback" argument to ' + name + " must be of type function");
+  const clear = (t) => host.clearTimer(t !== null && typeof t === "object" ? idOf(t) : t);
+  out.setTimeout = function setTimeout(fn, ms, ...args) {
+    if (typeof fn !== "function") throw notCallback("setTimeout");
+    return new Timeout(host.armTimer(fn, ms, args, 0));
+  };
+  out.setInterval = function setInterval(fn, ms, ...args) {
+    if (typeof fn !== "function") throw notCallback("setInterval");
+    return new Timeout(host.armTimer(fn, ms, args, 1));
+  };
+  out.setImmediate = function setImmediate(fn, ...args) {
+    if (typeof fn !== "function") throw notCallback("setImmediate");
+    return new Timeout(host.armTimer(fn, 0, args, 2));
+  };
   out.clearTimeout = function clearTimeout(t) { clear(t); };
   out.clearInterval = function clearInterval(t) { clear(t); };
   out.clearImmediate = function clearImmediate(t) { clear(t); };
@@ -458,7 +431,7 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     Promise.resolve().then(() => start()).then((value) => done(true, value), (error) => done(false, error));
   }
   return {
-    promisify, callbackify, timersPromises, settle, queueMicrotask, nextTick, runTicks, hasTicks, newTurn, fire,
+    promisify, callbackify, timersPromises, settle, queueMicrotask, nextTick, turnCounts,
     globals: out, lazyGlobals: lazy, wrapFn, backedOf, bufferView, bufferOf, typedOf, makeRequire, makeModule, makeError, freshObject, freshNull,
     getBuffer,
   };

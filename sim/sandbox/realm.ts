@@ -34,6 +34,7 @@ import { InputError } from "../errors.js";
 import { PRELUDE_SOURCE } from "./prelude.js";
 import { Seal, type SealPrelude } from "./seal.js";
 import { BUFFER_METHODS, BUFFER_STATICS, hostBridge } from "./bridge.js";
+import { RealmTimers } from "./timers.js";
 import { CLOCK_READS_PER_TURN_MAX, IMMEDIATES_PER_INSTANT_MAX } from "./bounds.js";
 
 export interface RealmHost {
@@ -56,10 +57,8 @@ export interface PreludeExports extends SealPrelude {
   settle: (start: () => unknown, done: (ok: boolean, value: unknown) => void) => void;
   queueMicrotask: (fn: () => void) => void;
   nextTick: (fn: () => void) => void;
-  runTicks(): void;
-  hasTicks(): boolean;
-  newTurn(): void;
-  fire(id: number): void;
+  /** The turn's reaction count (element 0), reset by the host at each turn. */
+  turnCounts: Int32Array;
   makeRequire(req: (id: string) => unknown, resolve: (id: string) => unknown): unknown;
   makeModule(filename: string): { exports: unknown; loaded: boolean };
   /** The realm's globals (realm values), for the host to put on the context's global object. */
@@ -77,11 +76,6 @@ const BUFFER_CLASS_BODY = [
   ...BUFFER_STATICS.map((m) => `static ${m}(...a) { return host.bufferStatic(${JSON.stringify(m)}, a); }`),
 ].join("\n      ");
 const PRELUDE = new vm.Script(PRELUDE_SOURCE.replace("/*BUFFER_METHODS*/", BUFFER_CLASS_BODY), { filename: "lockstep:prelude" });
-const TIMER_WHAT: Record<string, string> = {
-  timeout: "a setTimeout callback",
-  interval: "a setInterval callback",
-  immediate: "a setImmediate callback",
-};
 
 export class Realm {
   readonly context: vm.Context;
@@ -92,9 +86,11 @@ export class Realm {
   readonly Error: ErrorConstructor;
   readonly Array: ArrayConstructor;
   private readonly JSON: JSON;
-  private readonly timerHandles = new Map<number, { cancel(): void }>();
+  readonly timers: RealmTimers;
   private depth = 0;
   private after: Array<() => void> = [];
+  /** process.nextTick's queue: callback, arguments, callback, arguments... */
+  private ticks: unknown[] = [];
   private failure: Error | undefined;
   private clockReads = 0;
   private immediatesAtInstant = 0;
@@ -114,6 +110,7 @@ export class Realm {
     this.Array = vm.runInContext("Array", this.context) as ArrayConstructor;
     this.JSON = vm.runInContext("JSON", this.context) as JSON;
     const realmDate = vm.runInContext("Date", this.context) as DateConstructor;
+    this.timers = new RealmTimers(host.setTimer, (what, fn) => this.enter(what, fn), () => this.countImmediate());
     const bridge = hostBridge(this, () => this.seal);
     this.prelude = (PRELUDE.runInContext(this.context) as (h: unknown) => PreludeExports)(bridge);
     Object.assign(sandbox, this.prelude.globals);
@@ -183,7 +180,7 @@ export class Realm {
     if (this.depth > 0) return this.guard(where, fn);
     this.depth++;
     this.clockReads = 0;
-    this.prelude.newTurn();
+    this.prelude.turnCounts[0] = 0;
     try {
       const result = this.guard(where, fn);
       this.settleTurn(where);
@@ -195,11 +192,10 @@ export class Realm {
   }
 
   private settleTurn(where: string): void {
-    const p = this.prelude;
     for (let round = 0; ; round++) {
       if (round >= TURN_ROUNDS_MAX) this.fail(new LibraryError(this.host.processId, where, new Error(`no quiet point after ${TURN_ROUNDS_MAX} rounds of callbacks (a livelock?)`)));
       if (this.failure) return;
-      if (p.hasTicks()) this.guard(`${where} (process.nextTick callbacks)`, () => p.runTicks());
+      if (this.ticks.length > 0) this.guard(`${where} (process.nextTick callbacks)`, () => this.runTicks());
       if (this.failure) return;
       try {
         // No vm timeout here: it starts a watchdog thread per call (~60x the cost of the
@@ -209,12 +205,29 @@ export class Realm {
         this.fail(new LibraryError(this.host.processId, `${where} (promise continuations)`, this.hostError(e)));
         return;
       }
-      if (p.hasTicks()) continue;
+      if (this.ticks.length > 0) continue;
       if (this.after.length === 0) return;
       const batch = this.after;
       this.after = [];
       for (const f of batch) this.guard(where, f);
     }
+  }
+
+  /** Queue a process.nextTick callback (a realm function and its arguments). */
+  queueTick(fn: (...a: unknown[]) => unknown, args: unknown[]): void {
+    this.ticks.push(fn, args);
+  }
+
+  /** Every queued tick, and those they queue, in order. */
+  private runTicks(): void {
+    const q = this.ticks;
+    for (let i = 0; i < q.length; i += 2) {
+      const fn = q[i] as (...a: unknown[]) => unknown;
+      const args = q[i + 1] as unknown[];
+      q[i] = q[i + 1] = undefined;
+      fn(...args);
+    }
+    this.ticks = [];
   }
 
   /** The host error a realm error stands for, if it was made from one. */
@@ -242,22 +255,6 @@ export class Realm {
   /** Compile and run a CommonJS-wrapped script in this realm. */
   runScript(script: vm.Script): unknown {
     return script.runInContext(this.context);
-  }
-
-  /** Arm timer `id` of the prelude's table: it fires as a simulated event, one turn. */
-  armTimer(id: number, delayUs: number, kind: string): void {
-    const what = TIMER_WHAT[kind] ?? "a timer callback";
-    const handle = this.host.setTimer(delayUs, () => {
-      this.timerHandles.delete(id);
-      if (kind === "immediate") this.countImmediate();
-      this.enter(what, () => this.prelude.fire(id));
-    });
-    this.timerHandles.set(id, handle);
-  }
-
-  disarmTimer(id: number): void {
-    this.timerHandles.get(id)?.cancel();
-    this.timerHandles.delete(id);
   }
 
   private countImmediate(): void {
