@@ -7,7 +7,8 @@ import type { HistoryEvent } from "../sim/history.js";
 import type { ProcessOptions, SimProcess } from "../sim/process.js";
 import { InputError, SimulationStopError } from "../sim/errors.js";
 import { replayCommand } from "./replay-command.js";
-import type { Scenario } from "../scenarios/schema.js";
+import type { FaultStep, Scenario } from "../scenarios/schema.js";
+import type { Rng } from "../sim/rng.js";
 import { drawNemesis } from "./nemesis.js";
 import { conditionLinks, LINK_SETTINGS, referencedProcesses } from "../scenarios/schema.js";
 import type { LinkOptions } from "../sim/network.js";
@@ -54,6 +55,27 @@ function scenarioLimits(s: Scenario): Partial<SimLimits> {
   return out;
 }
 
+/** The nemesis's steps from the run's own stream: one function, so a real run draws exactly what the simulator draws. */
+function nemesisDraw(s: Scenario, serverIds: readonly string[], rng: Rng): FaultStep[] {
+  return drawNemesis(s.nemesis!, { servers: serverIds, clients: s.clients.map((c) => c.id), ttlMs: s.workload.ttlMs }, rng.fork("nemesis"));
+}
+
+/**
+ * The random nemesis's steps for a scenario and seed, as `runScenario` draws them (the same
+ * seed string, the same stream, the design's own server ids, returned too), without running anything.
+ * Real mode performs these steps on real servers.
+ */
+export function nemesisSteps(s: Scenario, seed: number): { steps: FaultStep[]; serverIds: readonly string[] } {
+  if (!s.nemesis) return { steps: [], serverIds: [] };
+  const design = designByName(s.design);
+  if (!design) throw new InputError(s.file, "design", `unknown design "${s.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
+  const options = design.parseOptions(s.designOptions, s.file, "designOptions");
+  const { links: _conditions, ...network } = s.network;
+  const sim = new Simulation({ seed: `lockstep:${seed}`, network });
+  const instance = design.setup({ sim, processOptions: () => ({}) }, options);
+  return { steps: nemesisDraw(s, instance.serverIds, sim.rng), serverIds: instance.serverIds };
+}
+
 function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>, opts: RunOptions): RunOutput {
   const design = designByName(s.design);
   if (!design) {
@@ -91,9 +113,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
   sim.addProcess(RESOURCE_ID, "resource", processOptions(RESOURCE_ID), resourceNode({ fencing: s.workload.fencing, ownerCheck: s.workload.ownerCheck }, (r) => (resource = r)));
 
   const endUs = s.durationMs * 1000;
-  const faults = s.nemesis
-    ? [...s.faults, ...drawNemesis(s.nemesis, { servers: instance.serverIds, clients: s.clients.map((c) => c.id), ttlMs: s.workload.ttlMs }, sim.rng.fork("nemesis"))]
-    : s.faults;
+  const faults = s.nemesis ? [...s.faults, ...nemesisDraw(s, instance.serverIds, sim.rng)] : s.faults;
   // Faults first: a step triggered by a client's very first event must see it.
   // (Process ids are checked below, once every process exists; nothing fires before run().)
   new FaultSchedule(sim, faults).install();

@@ -12,7 +12,10 @@
 //                                             shows it stopped, and only then sends the reply
 //     on a client's ok/fail/info event      → a gate: the client sends the event and waits for
 //                                             the driver's go; the driver stops the target and
-//                                             then sends go, which is read after SIGCONT
+//                                             then sends go, which is read after SIGCONT. A pause
+//                                             of that client itself holds it only after the code
+//                                             following the event ran on to its next wait, so its
+//                                             timers run through the pause (as in the simulator)
 //     on a storage-write event              → in the driver, as the write is recorded
 //   pause, crash or restart of a server (etcd, ZooKeeper, redis-failover's Redis), also
 //     on a client's acquire/release/extend invoke → when that event reaches the driver, nothing
@@ -139,6 +142,15 @@ function linksOf(
   return out;
 }
 
+/** A run's random nemesis (real/nemesis.ts plans it): the simulator's draw for the run's seed. */
+export interface RealNemesis {
+  seed: number;
+  /** Every step the simulator draws for this seed, in its order. */
+  drawn: FaultStep[];
+  /** Per drawn step: undefined = performed, else why not. */
+  notPerformed: Array<string | undefined>;
+}
+
 export interface RealPlan {
   /** The scenario with --time-scale applied (what the run and the checkers use). */
   scenario: Scenario;
@@ -156,6 +168,8 @@ export interface RealPlan {
   fakeClocks: Record<string, FakeClock>;
   /** The cluster's members reach each other through peer proxies (the scenario cuts server↔server links). */
   peerProxied: boolean;
+  /** The random nemesis's steps for this run's seed (real/nemesis.ts), when the scenario has one. */
+  nemesis?: RealNemesis;
 }
 
 const stopSignal = (step: FaultStep): boolean => {
@@ -190,7 +204,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     throw new InputError(s.file, f, `real mode cannot run this: ${why}`);
   };
 
-  if (s.nemesis) field("nemesis", "a random nemesis is not in real mode yet; give the fault steps in `faults`");
+  if (s.nemesis) field("nemesis", "a random nemesis is drawn per run from its seed: plan it with planRealRun (real/nemesis.ts)");
   const scenarioClients = new Set(s.clients.map((c) => c.id));
   for (const [id, c] of Object.entries(s.clocks)) {
     if (c.offsetMs === 0 && c.driftPpm === 0) continue;

@@ -29,19 +29,27 @@ let transformSync: typeof TransformSync | undefined;
 /** ES modules and TypeScript are turned into CommonJS by esbuild (a user's own lock may be either). */
 const TRANSFORM: Record<string, "ts" | "js"> = { ".mjs": "js", ".ts": "ts", ".mts": "ts", ".cts": "ts" };
 
+/**
+ * The module's source as CommonJS: TypeScript and ES modules compiled by esbuild, anything
+ * else as written. Real mode loads a user's adapter through this too, so both modes accept
+ * the same files and refuse the same ones with the same message.
+ */
+export function commonJsSource(file: string): { source: string; compiled: boolean } {
+  const src = readFileSync(file, "utf8").replace(/^#!.*/, "");
+  const loader = TRANSFORM[extname(file)] ?? (/^\s*(import|export)\s/m.test(src) ? "js" : undefined);
+  if (!loader) return { source: src, compiled: false };
+  transformSync ??= (createRequire(import.meta.url)("esbuild") as { transformSync: typeof TransformSync }).transformSync;
+  try {
+    return { source: transformSync(src, { format: "cjs", loader, sourcefile: file, target: "node20" }).code, compiled: true };
+  } catch (e) {
+    throw new InputError(file, "(module)", `a module esbuild can compile (${(e as Error).message.split("\n")[0]})`);
+  }
+}
+
 function compiled(file: string): vm.Script {
   let s = scriptCache.get(file);
   if (!s) {
-    let src = readFileSync(file, "utf8").replace(/^#!.*/, "");
-    const loader = TRANSFORM[extname(file)] ?? (/^\s*(import|export)\s/m.test(src) ? "js" : undefined);
-    if (loader) {
-      transformSync ??= (createRequire(import.meta.url)("esbuild") as { transformSync: typeof TransformSync }).transformSync;
-      try {
-        src = transformSync(src, { format: "cjs", loader, sourcefile: file, target: "node20" }).code;
-      } catch (e) {
-        throw new InputError(file, "(module)", `a module esbuild can compile (${(e as Error).message.split("\n")[0]})`);
-      }
-    }
+    const src = commonJsSource(file).source;
     s = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${src}\n})`, { filename: file });
     scriptCache.set(file, s);
   }
