@@ -20,7 +20,8 @@ import type { HistoryEvent } from "../sim/history.js";
 export { loadScenario, allScenarios, runScenario, runCheckers, checkContextFor, withLibrary };
 export { BUILTIN_ADAPTERS, type AdapterInstance, type AdapterModule } from "../designs/library/adapter.js";
 export { InputError, SimLimitError, SimulationStopError } from "../sim/errors.js";
-export { SimulationEscapeError, LibraryError } from "../sim/sandbox/errors.js";
+export { SimulationEscapeError, LibraryError, LibraryBoundError } from "../sim/sandbox/errors.js";
+export { NondeterminismError } from "../harness/determinism.js";
 export type { Scenario, HistoryEvent, RunOutput, Verdicts };
 
 export interface CheckResultSummary {

@@ -1,5 +1,5 @@
 /**
- * Bytes allocated per event and per seed (issue 17): a sweep is allocation-bound (two
+ * Bytes allocated per event and per seed : a sweep is allocation-bound (two
  * sweep workers side by side slow each other through the memory system, where pure CPU
  * loops do not), so the bytes a seed allocates are the figure to cut. They are counted
  * by V8's sampling heap profiler (every object allocated, collected or not, sampled

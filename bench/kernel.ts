@@ -98,7 +98,7 @@ export function measureScenario(s: Scenario, wallMsMin: number, runsMin: number)
  * its clock and answering every message with one, so every event is a timer or a
  * delivery through the full kernel path (queue, network, lifecycle, RPC-free handlers)
  * with next to no design code. This is the figure the "one event ≤ 3 bare heap
- * operations" target (issue 17) is about; the scenario rows add the designs' own work.
+ * operations" target is about; the scenario rows add the designs' own work.
  */
 export function kernelOnlyRun(simS: number): { events: number; simUs: number } {
   const sim = new Simulation({ seed: "bench-kernel" });

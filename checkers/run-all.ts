@@ -1,6 +1,7 @@
 import type { HistoryEvent } from "../sim/history.js";
 import { CHECKERS } from "./index.js";
 import { worstOf, type CheckContext, type CheckResult, type Verdict } from "./types.js";
+import { judgeChallenge, type ChallengeResult } from "./challenge.js";
 
 /**
  * Run every registered checker and classify the run:
@@ -9,9 +10,11 @@ import { worstOf, type CheckContext, type CheckResult, type Verdict } from "./ty
  *  - unsafe-but-fenced: two clients held the lock at once, but the resource rejected
  *    the stale holder's writes and no update was lost;
  *  - liveness-loss: safe, but a waiter was not served within its bound;
- *  - safe.
+ *  - not-challenged: no checker failed, but nothing in the run tested the lock (its
+ *    challenge, checkers/challenge.ts, never happened), so "safe" would mean nothing;
+ *  - safe: no checker failed, and the run was challenged.
  */
-export type Outcome = "safe" | "unsafe" | "unsafe-but-fenced" | "liveness-loss" | "unknown";
+export type Outcome = "safe" | "unsafe" | "unsafe-but-fenced" | "liveness-loss" | "not-challenged" | "unknown";
 
 export interface Verdicts {
   results: CheckResult[];
@@ -19,6 +22,8 @@ export interface Verdicts {
   liveness: Verdict;
   valid: Verdict;
   outcome: Outcome;
+  /** Whether the run tested the lock at all, and why (not). */
+  challenge: ChallengeResult;
 }
 
 /** Checkers whose failure means the lock itself was not exclusive (the data may still be fenced). */
@@ -59,5 +64,19 @@ export function runCheckers(history: readonly HistoryEvent[], ctx: CheckContext,
   else if (safety === "unknown") outcome = "unknown";
   else if (liveness === false) outcome = "liveness-loss";
   else outcome = liveness === "unknown" ? "unknown" : "safe";
-  return { results, safety, liveness, valid, outcome };
+  const challenge = challengeOf(history, ctx, safety);
+  if (outcome === "safe" && !challenge.challenged) outcome = "not-challenged";
+  return { results, safety, liveness, valid, outcome, challenge };
+}
+
+/**
+ * The run's challenge by the scenario's rule. A violation needs two claims to meet, so
+ * an unsafe run is challenged whatever the rule asked for (a scenario aimed at waits may
+ * still break exclusion); the default rule's overlap then says where.
+ */
+function challengeOf(history: readonly HistoryEvent[], ctx: CheckContext, safety: Verdict): ChallengeResult {
+  const judged = judgeChallenge(history, ctx.challenge);
+  if (judged.challenged || safety !== false) return judged;
+  const overlap = judgeChallenge(history);
+  return overlap.challenged ? overlap : { ...judged, challenged: true, why: `a safety checker found a violation (${judged.why})` };
 }

@@ -1,3 +1,4 @@
+import type { ChallengeSpec } from "../scenarios/challenge-spec.js";
 import type { HistoryEvent } from "../sim/history.js";
 
 /** Tri-state verdict; composes worst-wins: true < "unknown" < false. */
@@ -38,6 +39,8 @@ export interface CheckContext {
   searchBudget?: { statesMax?: number; memoryMbMax?: number };
   /** Model name for the linearizability checker. */
   model?: string;
+  /** What the run must show to have tested the lock (checkers/challenge.ts); absent: overlapping beliefs. */
+  challenge?: ChallengeSpec;
 }
 
 export type Checker = (history: readonly HistoryEvent[], ctx: CheckContext) => CheckResult;

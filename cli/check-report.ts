@@ -42,7 +42,7 @@ export function recordForImported(file: string, format: string, model: string, h
       story: `A history recorded elsewhere (${format}), checked by lockstep check under the ${model} model. File order is the history order; times are the history's own.`,
       file,
       design: `imported (${format})`,
-      expect: verdicts.outcome === "unknown" ? "safe" : verdicts.outcome,
+      expect: verdicts.outcome === "unknown" || verdicts.outcome === "not-challenged" ? "safe" : verdicts.outcome,
       clients: clients.map((id) => ({ id, startMs: 0 })),
       workload: {
         locks,

@@ -63,7 +63,7 @@ export async function main(argv: string[]): Promise<number> {
       const r = err.replay;
       writeErr(
         `lockstep: run stopped: ${printable(err.message)}\n` +
-          (r ? `seed: ${r.seed}\nreplay: npx lockstep run ${printable(r.scenario)} --seed ${r.seed}\n` : ""),
+          (r ? `seed: ${r.seed}\nreplay: ${printable(r.command ?? `npx lockstep run ${r.scenario} --seed ${r.seed}`)}\n` : ""),
       );
       return EXIT.stopped;
     }

@@ -65,6 +65,8 @@ export interface DesignSetupContext {
   sim: Simulation;
   /** Clock settings the scenario gives for a process id (empty if none). */
   processOptions(id: string): ProcessOptions;
+  /** Whether the resource checks fencing tokens in this run (the workload's `fencing`). */
+  fencing?: boolean;
 }
 
 export interface DesignInstance {
@@ -74,6 +76,12 @@ export interface DesignInstance {
   createClient(ctx: ProcessContext): LockClient;
   /** Whether grants carry a fencing token. */
   fencing: boolean;
+  /**
+   * Whether grants may carry a token the client code returns (a library adapter's
+   * `token`): a fencing workload is then allowed, and the design refuses, at the first
+   * grant without one, to go on as if it had fenced.
+   */
+  tokensFromGrants?: boolean;
 }
 
 export interface DesignEntry<O = unknown> {

@@ -2,6 +2,8 @@ import type { FaultStep } from "./types.js";
 import type { HistoryEvent } from "../sim/history.js";
 import { NEMESIS } from "../sim/history.js";
 import type { Simulation } from "../sim/simulation.js";
+import { flat, type Link, type SimFaultContext } from "./def.js";
+import { faultDef } from "./index.js";
 
 /**
  * The fault schedule: applies a scenario's timed (or event-triggered) steps to the
@@ -42,126 +44,32 @@ export class FaultSchedule {
     }
   }
 
-  private note(step: FaultStep, i: number, phase: "start" | "end", targets: string[], extra: Record<string, unknown> = {}): void {
-    this.sim.record({
-      process: NEMESIS,
-      type: "info",
-      f: step.kind,
-      value: { phase, step: i, targets, ...extra, ...(step.note ? { note: step.note } : {}) },
-    });
-  }
-
-  private later(step: FaultStep, fn: () => void): void {
-    if (step.durationMs !== undefined) this.sim.schedule(this.sim.nowUs + step.durationMs * 1000, fn);
+  /** The context a kind's effect runs in: notes and undo bound to this step. */
+  private contextFor(step: FaultStep, i: number): SimFaultContext {
+    const sim = this.sim;
+    const note = (phase: "start" | "end", targets: string[], extra: Record<string, unknown> = {}): void => {
+      sim.record({
+        process: NEMESIS,
+        type: "info",
+        f: step.kind,
+        value: { phase, step: i, targets, ...extra, ...(step.note ? { note: step.note } : {}) },
+      });
+    };
+    const later = (fn: () => void): void => {
+      if (step.durationMs !== undefined) sim.schedule(sim.nowUs + step.durationMs * 1000, fn);
+    };
+    const cutFor = (links: Link[], extra: Record<string, unknown>): void => {
+      for (const [a, b] of links) sim.network.cutLink(a, b);
+      note("start", flat(links), { ...extra, links });
+      later(() => {
+        for (const [a, b] of links) sim.network.healLink(a, b);
+        note("end", flat(links));
+      });
+    };
+    return { sim, note, later, cutFor };
   }
 
   private apply(step: FaultStep, i: number): void {
-    const sim = this.sim;
-    switch (step.kind) {
-      case "pause": {
-        const t = step.target!;
-        this.note(step, i, "start", [t], { durationMs: step.durationMs });
-        sim.pause(t, step.durationMs! * 1000);
-        this.later(step, () => this.note(step, i, "end", [t]));
-        return;
-      }
-      case "crash": {
-        const t = step.target!;
-        this.note(step, i, "start", [t]);
-        sim.crash(t);
-        this.later(step, () => {
-          sim.restart(t);
-          this.note(step, i, "end", [t], { restarted: true });
-        });
-        return;
-      }
-      case "restart": {
-        const t = step.target!;
-        sim.restart(t);
-        this.note(step, i, "start", [t]);
-        return;
-      }
-      case "clock-jump": {
-        const t = step.target!;
-        const p = sim.process(t);
-        p.wall.jump(sim.nowUs, step.deltaMs! * 1000);
-        this.note(step, i, "start", [t], { deltaMs: step.deltaMs, offsetUs: p.wall.offsetAt(sim.nowUs) });
-        return;
-      }
-      case "clock-drift": {
-        const t = step.target!;
-        const p = sim.process(t);
-        const before = p.wall.driftPpm;
-        p.wall.setDrift(sim.nowUs, step.driftPpm!);
-        p.mono.setDrift(sim.nowUs, step.driftPpm!);
-        this.note(step, i, "start", [t], { driftPpm: step.driftPpm });
-        this.later(step, () => {
-          p.wall.setDrift(sim.nowUs, before);
-          p.mono.setDrift(sim.nowUs, before);
-          this.note(step, i, "end", [t], { driftPpm: before });
-        });
-        return;
-      }
-      case "partition": {
-        const links: Array<[string, string]> = [];
-        const groups = step.groups!;
-        for (let a = 0; a < groups.length; a++) {
-          for (let b = 0; b < groups.length; b++) {
-            if (a === b || (step.oneWay && b < a)) continue;
-            for (const x of groups[a]!) for (const y of groups[b]!) links.push([x, y]);
-          }
-        }
-        this.cutFor(step, i, links, { groups, oneWay: step.oneWay });
-        return;
-      }
-      case "cut":
-        this.cutFor(step, i, step.links!, {});
-        return;
-      case "isolate": {
-        const t = step.target!;
-        const links: Array<[string, string]> = [];
-        for (const other of sim.processes.keys()) {
-          if (other === t) continue;
-          links.push([t, other], [other, t]);
-        }
-        this.cutFor(step, i, links, { groups: [[t], [...sim.processes.keys()].filter((x) => x !== t)] });
-        return;
-      }
-      case "heal":
-        sim.network.healAll();
-        this.note(step, i, "start", []);
-        return;
-      case "delay": {
-        for (const [a, b] of step.links!) sim.network.setExtraDelay(a, b, step.extraMs! * 1000);
-        this.note(step, i, "start", flat(step.links!), { links: step.links, extraMs: step.extraMs });
-        this.later(step, () => {
-          for (const [a, b] of step.links!) sim.network.setExtraDelay(a, b, 0);
-          this.note(step, i, "end", flat(step.links!));
-        });
-        return;
-      }
-      case "loss": {
-        for (const [a, b] of step.links!) sim.network.setLink(a, b, { lossRate: step.lossRate! });
-        this.note(step, i, "start", flat(step.links!), { links: step.links, lossRate: step.lossRate });
-        this.later(step, () => {
-          for (const [a, b] of step.links!) sim.network.setLink(a, b, { lossRate: sim.network.opts.lossRate });
-          this.note(step, i, "end", flat(step.links!));
-        });
-        return;
-      }
-    }
+    faultDef(step.kind).apply(this.contextFor(step, i), step);
   }
-
-  private cutFor(step: FaultStep, i: number, links: Array<[string, string]>, extra: Record<string, unknown>): void {
-    for (const [a, b] of links) this.sim.network.cutLink(a, b);
-    this.note(step, i, "start", flat(links), { ...extra, links });
-    this.later(step, () => {
-      for (const [a, b] of links) this.sim.network.healLink(a, b);
-      this.note(step, i, "end", flat(links));
-    });
-  }
-}
-
-function flat(links: Array<[string, string]>): string[] {
-  return [...new Set(links.flat())].sort();
 }

@@ -10,5 +10,6 @@ export function checkContextFor(s: Scenario): CheckContext {
     clockDriftPpmMax: s.checks.clockDriftPpmMax,
     fencing: s.workload.fencing,
     livenessBoundMs: s.checks.livenessBoundMs,
+    ...(s.challenge ? { challenge: s.challenge } : {}),
   };
 }

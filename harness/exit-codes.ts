@@ -15,6 +15,8 @@ export const EXIT = {
   unexpected: 6,
   /** The run was stopped: library code left the simulation, or used what it does not model. */
   stopped: 7,
+  /** No checker failed, but the run never challenged the lock (checkers/challenge.ts): "safe" would mean nothing. */
+  notChallenged: 8,
   /** Interrupted (SIGINT/SIGTERM), as shells report 128 + SIGINT; a sweep says how to resume. */
   interrupted: 130,
 } as const;

@@ -2,6 +2,7 @@ import { fastCheck } from "./lazy-fast-check.js";
 import type { FaultStep, NemesisSpec } from "../scenarios/schema.js";
 import { faultScheduleArb } from "./explore/arbitraries.js";
 import type { Rng } from "../sim/rng.js";
+import { faultDef } from "../faults/index.js";
 
 /**
  * The random nemesis: draws a scenario's extra fault steps from the run's seed, with
@@ -27,6 +28,6 @@ export function drawNemesis(spec: NemesisSpec, world: NemesisWorld, rng: Rng): F
   });
   const [drawn] = fastCheck().sample(arb, { seed: rng.int(0, 0x7fffffff), numRuns: 1 });
   return drawn!
-    .filter((st) => !spec.healing || (st.kind !== "crash" && st.kind !== "clock-drift") || st.durationMs !== undefined)
+    .filter((st) => !spec.healing || !faultDef(st.kind).persistsWithoutDuration || st.durationMs !== undefined)
     .map((st) => ({ ...st, atMs: (st.atMs ?? 0) + spec.startMs, note: `drawn by the nemesis` }));
 }

@@ -5,7 +5,7 @@
  * plain line whatever the data holds.
  */
 export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- the control characters are what it replaces
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
     if (c === "\n") return "\\n";
     if (c === "\r") return "\\r";
@@ -25,6 +25,5 @@ export function printableLines(text: string): string {
  * raw; they become \u escapes too, and the text is the same JSON value.
  */
 export function terminalJson(value: unknown): string {
-  // eslint-disable-next-line no-control-regex
   return JSON.stringify(value, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) + "\n";
 }

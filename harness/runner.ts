@@ -6,9 +6,11 @@ import type { RunMeta } from "../reports/types.js";
 import type { HistoryEvent } from "../sim/history.js";
 import type { ProcessOptions, SimProcess } from "../sim/process.js";
 import { InputError, SimulationStopError } from "../sim/errors.js";
+import { replayCommand } from "./replay-command.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
+import type { Rng } from "../sim/rng.js";
 import { drawNemesis } from "./nemesis.js";
-import { conditionLinks, LINK_SETTINGS, referencedProcesses, type LinkConditionSpec } from "../scenarios/schema.js";
+import { conditionLinks, LINK_SETTINGS, referencedProcesses } from "../scenarios/schema.js";
 import type { LinkOptions } from "../sim/network.js";
 import { designByName, DESIGNS } from "../designs/index.js";
 import { RESOURCE_ID, resourceNode, type Resource } from "../services/storage/resource.js";
@@ -41,7 +43,7 @@ export function runScenario(s: Scenario, seed: number, limits: Partial<SimLimits
     return runScenarioInner(s, seed, limits, opts);
   } catch (e) {
     // A stopped run names its seed, so the user can replay the very run that stopped.
-    if (e instanceof SimulationStopError) e.replay ??= { scenario: s.name, seed };
+    if (e instanceof SimulationStopError) e.replay ??= { scenario: s.name, seed, command: replayCommand(s, seed) };
     throw e;
   }
 }
@@ -51,6 +53,27 @@ function scenarioLimits(s: Scenario): Partial<SimLimits> {
   if (s.limits?.eventsMax !== undefined) out.eventsMax = s.limits.eventsMax;
   if (s.limits?.simTimeMsMax !== undefined) out.timeUsMax = s.limits.simTimeMsMax * 1000;
   return out;
+}
+
+/** The nemesis's steps from the run's own stream: one function, so a real run draws exactly what the simulator draws. */
+function nemesisDraw(s: Scenario, serverIds: readonly string[], rng: Rng): FaultStep[] {
+  return drawNemesis(s.nemesis!, { servers: serverIds, clients: s.clients.map((c) => c.id), ttlMs: s.workload.ttlMs }, rng.fork("nemesis"));
+}
+
+/**
+ * The random nemesis's steps for a scenario and seed, as `runScenario` draws them (the same
+ * seed string, the same stream, the design's own server ids, returned too), without running anything.
+ * Real mode performs these steps on real servers.
+ */
+export function nemesisSteps(s: Scenario, seed: number): { steps: FaultStep[]; serverIds: readonly string[] } {
+  if (!s.nemesis) return { steps: [], serverIds: [] };
+  const design = designByName(s.design);
+  if (!design) throw new InputError(s.file, "design", `unknown design "${s.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
+  const options = design.parseOptions(s.designOptions, s.file, "designOptions");
+  const { links: _conditions, ...network } = s.network;
+  const sim = new Simulation({ seed: `lockstep:${seed}`, network });
+  const instance = design.setup({ sim, processOptions: () => ({}) }, options);
+  return { steps: nemesisDraw(s, instance.serverIds, sim.rng), serverIds: instance.serverIds };
 }
 
 function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>, opts: RunOptions): RunOutput {
@@ -82,17 +105,15 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
     const c = s.clocks[id];
     return c ? { wall: { offsetUs: Math.round(c.offsetMs * 1000), driftPpm: c.driftPpm } } : {};
   };
-  const instance = design.setup({ sim, processOptions }, options);
-  if (s.workload.fencing && !instance.fencing) {
+  const instance = design.setup({ sim, processOptions, fencing: s.workload.fencing }, options);
+  if (s.workload.fencing && !instance.fencing && !instance.tokensFromGrants) {
     throw new InputError(s.file, "workload.fencing", `design "${s.design}" issues no fencing token; expected false, or a design with tokens`);
   }
   let resource: Resource | undefined;
   sim.addProcess(RESOURCE_ID, "resource", processOptions(RESOURCE_ID), resourceNode({ fencing: s.workload.fencing, ownerCheck: s.workload.ownerCheck }, (r) => (resource = r)));
 
   const endUs = s.durationMs * 1000;
-  const faults = s.nemesis
-    ? [...s.faults, ...drawNemesis(s.nemesis, { servers: instance.serverIds, clients: s.clients.map((c) => c.id), ttlMs: s.workload.ttlMs }, sim.rng.fork("nemesis"))]
-    : s.faults;
+  const faults = s.nemesis ? [...s.faults, ...nemesisDraw(s, instance.serverIds, sim.rng)] : s.faults;
   // Faults first: a step triggered by a client's very first event must see it.
   // (Process ids are checked below, once every process exists; nothing fires before run().)
   new FaultSchedule(sim, faults).install();
@@ -113,7 +134,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
     }
   }
   // Samples go into flat number arrays, an offset per process per sample (an object per
-  // sample and an entries pair per process were most of the sampling's garbage, issue 17);
+  // sample and an entries pair per process were most of the sampling's garbage);
   // the records are built at the end, for the skewed clocks only.
   const sampleEveryUs = Math.max(1000, Math.floor(endUs / CLOCK_SAMPLES));
   const sampledProcs: SimProcess[] = [];
@@ -162,7 +183,8 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
       endUs: sim.nowUs,
       serverIds: instance.serverIds,
       clientIds: s.clients.map((c) => c.id),
-      fencingTokens: instance.fencing,
+      // Tokens from client code: a fencing run that finished had one on every grant.
+      fencingTokens: instance.fencing || (instance.tokensFromGrants === true && s.workload.fencing),
       faults,
       eventsRun: sim.eventsRun,
       network: { ...sim.network.stats },

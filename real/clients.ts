@@ -46,6 +46,7 @@ export function addClientProcess(
     cwd: dir,
     logFile: join(dir, "client.log"),
     ready: () => Promise.resolve(isReady()),
+    readyWhat: "its hello on the control connection, its config (sent once the servers are up) and its ready with the packages it loaded",
     readyTimeoutMs: CLIENT_READY_TIMEOUT_MS,
     stopGraceMs: 500,
     ...(env ? { env } : {}),

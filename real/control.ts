@@ -4,6 +4,7 @@
 // (protocol.ts), bounded in length.
 import { createServer, type Server, type Socket } from "node:net";
 import { LOOPBACK } from "./servers/index.js";
+import { loadTolerantMs } from "./servers/deadlines.js";
 import { LineSplitter, type FromClient, type ToClient } from "./protocol.js";
 
 export interface ControlHandlers {
@@ -51,7 +52,7 @@ export class ControlServer {
     let id: string | undefined;
     const helloTimer = setTimeout(() => {
       if (id === undefined) sock.destroy();
-    }, HELLO_TIMEOUT_MS);
+    }, loadTolerantMs(HELLO_TIMEOUT_MS));
     const lines = new LineSplitter((line) => {
       let msg: FromClient;
       try {

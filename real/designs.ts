@@ -28,6 +28,7 @@ import { DEFAULT_ZK_RECIPE } from "../designs/raft-zk/recipe.js";
 import type { EtcdLeaseOptions } from "../designs/etcd-lease/design.js";
 import { PRIMARY_ID, replicaId, SENTINEL_ID, type FailoverDesignOptions } from "../designs/redis-failover/design.js";
 import { BUILTIN_ADAPTERS } from "../designs/library/adapter.js";
+import { commonJsSource } from "../sim/sandbox/module-loader.js";
 import { libraryNodeId, type LibraryDesignOptions } from "../designs/library/design.js";
 import type { RecipeConfig, RedisEndpoint } from "./protocol.js";
 import { packageVersion } from "./child/packages.js";
@@ -195,6 +196,8 @@ function libraryPlan(s: Scenario, o: LibraryDesignOptions, notApplied: string[])
   notApplied.push(
     `designOptions.adapter (${o.adapter}): loaded with the client process's own require, not in the simulator's sandbox: the library sees the host's clock, timers and randomness, and its own real ioredis/redis clients (a real run is not replayable anyway)`,
   );
+  // Compiled now as well as in the client, so a module esbuild cannot compile is refused before anything starts.
+  if (commonJsSource(o.adapterFile).compiled) notApplied.push(`designOptions.adapter (${o.adapter}): compiled to CommonJS by esbuild, as the simulator compiles it`);
   const aof = aofFor(s, o.persistence, o.fsyncIntervalMs);
   const ids = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
   const what = BUILTIN_ADAPTERS[o.adapter]?.description ?? `the adapter ${o.adapterFile}`;

@@ -24,6 +24,7 @@ import type { ProxySet } from "./proxy.js";
 import type { StartedServer } from "./start-servers.js";
 import type { AofMode, RealFailover } from "./designs.js";
 import { serverVersion } from "./versions.js";
+import { LoadTolerantDeadline, loadNote } from "./servers/deadlines.js";
 
 export const MASTER_NAME = "lockstep";
 const SENTINEL_QUORUM = 2;
@@ -103,10 +104,13 @@ export async function startFailoverServers(group: ServerGroup, f: RealFailover, 
       }),
     ),
   );
-  const t0 = performance.now();
-  // Bounded: ACQUAINT_TIMEOUT_MS of polling.
+  const deadline = new LoadTolerantDeadline(ACQUAINT_TIMEOUT_MS);
+  // Bounded: ACQUAINT_TIMEOUT_MS of polling, stretched by the machine's load.
   while (!(await acquainted(ports, replicas.map((r) => r.port)))) {
-    if (performance.now() - t0 > ACQUAINT_TIMEOUT_MS) throw new RealRunError(`the sentinels did not all see each other, the primary and its replicas within ${ACQUAINT_TIMEOUT_MS} ms`, sentinels[0]!.process.logTail());
+    if (deadline.expired()) {
+      const what = "every sentinel to see both peers, the primary and its replicas (link up)";
+      throw new RealRunError(`the sentinels were not ready after ${deadline.elapsedMs()} ms: waited for ${what} (${loadNote()})`, sentinels[0]!.process.logTail());
+    }
     await new Promise((r) => setTimeout(r, ACQUAINT_POLL_MS));
   }
   const aofText = String(aof || "off");

@@ -27,6 +27,8 @@ import type { ProxySet } from "./proxy.js";
 import { shiftTtls } from "./ttl-shift.js";
 import type { AofFsyncTicks } from "./aof-cut.js";
 import { wallStepMs, type ClientClockFile, type ClockReading } from "./faketime.js";
+import { realSupportOf } from "../faults/index.js";
+import type { RealMechanism } from "../faults/def.js";
 
 /** What results.json says about each fault step that fired. */
 export interface FaultLog {
@@ -183,13 +185,26 @@ export class RealFaults {
   }
 
   private fire(pf: PlannedFault): Promise<FaultLog | undefined> {
-    const k = pf.step.kind;
-    const p =
-      k === "pause" ? this.pause(pf) : k === "crash" ? this.crash(pf) : k === "restart" ? this.restart(pf) : k === "clock-jump" ? this.clockJump(pf) : k === "delay" || k === "loss" ? this.linkCondition(pf) : this.network(pf);
+    const p = this.byMechanism(pf);
     const tracked = p.then(() => undefined, () => undefined);
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
     return p;
+  }
+
+  /** Performs a step by the mechanism its kind declares (faults/<kind>.ts); the plan refused the rest. */
+  private byMechanism(pf: PlannedFault): Promise<FaultLog | undefined> {
+    const real = realSupportOf(pf.step.kind);
+    if (!("mechanism" in real)) return Promise.reject(new Error(`fault kind ${pf.step.kind} is refused in real mode: ${real.refused}`));
+    const mechanisms: Record<RealMechanism, (pf: PlannedFault) => Promise<FaultLog | undefined>> = {
+      "stop-signal": (p) => this.pause(p),
+      crash: (p) => this.crash(p),
+      restart: (p) => this.restart(p),
+      "clock-jump": (p) => this.clockJump(p),
+      "proxy-cut": (p) => this.network(p),
+      "proxy-condition": (p) => this.linkCondition(p),
+    };
+    return mechanisms[real.mechanism](pf);
   }
 
   /** The process a step acts on: its target, or the current leader for a step naming the preferred leader. */

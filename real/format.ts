@@ -71,14 +71,19 @@ export function formatRealRunLine(r: RealRunRecord, dir: string): string {
   return `run ${r.real.run}/${r.real.runs}: ${r.verdicts.outcome}${r.expectationMet ? " (as expected)" : ` (expected ${r.scenario.expect})`}, wall ${(r.real.wallMs / 1000).toFixed(1)} s, ${r.meta.eventsRun} events${checksHold(r) ? "" : ", RUN CHECKS FAILED"} → ${dir}\n`;
 }
 
-export function formatRealSummary(s: RealSummary, first: RealRunRecord, summaryPath: string): string {
+export function formatRealSummary(s: RealSummary, first: RealRunRecord | undefined, summaryPath: string): string {
   const lines: string[] = [];
-  lines.push(`lockstep real ${s.scenario} — design ${s.design}, ${s.runs} real runs — ${s.note}`);
-  lines.push(`  versions: ${versionsLine(first)}; time scale ${s.timeScale}`);
+  const of = s.stoppedBy ? `${s.runs} of ${s.runsPlanned} real runs` : `${s.runs} real runs`;
+  lines.push(`lockstep real ${s.scenario} — design ${s.design}, ${of} — ${s.note}`);
+  if (s.stoppedBy) lines.push(`  STOPPED at run ${s.stoppedBy.run}/${s.runsPlanned}: ${s.stoppedBy.reason}; the figures below are of the ${s.runs} finished run(s)`);
+  if (first) lines.push(`  versions: ${versionsLine(first)}; time scale ${s.timeScale}`);
   const order = Object.entries(s.outcomes).sort((a, b) => b[1] - a[1]);
-  lines.push(`  outcomes: ${order.map(([o, n]) => `${o} ${n}/${s.runs} (${((100 * n) / s.runs).toFixed(0)}%)`).join(", ")}`);
-  lines.push(`  expected ${s.expect}: ${s.expected.matched}/${s.runs}; safety violations in ${s.safetyViolations}/${s.runs}${s.invalidRuns > 0 ? `; INVALID runs (run checks failed): ${s.invalidRuns}` : ""}`);
-  lines.push(`  wall time: ${(s.wallMs.total / 1000).toFixed(1)} s in all, at most ${(s.wallMs.max / 1000).toFixed(1)} s per run`);
+  if (s.runs > 0) {
+    lines.push(`  outcomes: ${order.map(([o, n]) => `${o} ${n}/${s.runs} (${((100 * n) / s.runs).toFixed(0)}%)`).join(", ")}`);
+    lines.push(`  expected ${s.expect}: ${s.expected.matched}/${s.runs}; safety violations in ${s.safetyViolations}/${s.runs}${s.invalidRuns > 0 ? `; INVALID runs (run checks failed): ${s.invalidRuns}` : ""}`);
+  }
+  const l = s.load.oneMinute;
+  lines.push(`  wall time: ${(s.wallMs.total / 1000).toFixed(1)} s in all, at most ${(s.wallMs.max / 1000).toFixed(1)} s per run; load ${l.min}–${l.max} (mean ${l.mean}) on ${s.load.cores} cores`);
   lines.push(`wrote ${summaryPath} and ${s.runs} run directories`);
   return lines.join("\n") + "\n";
 }

@@ -12,7 +12,10 @@
 //                                             shows it stopped, and only then sends the reply
 //     on a client's ok/fail/info event      → a gate: the client sends the event and waits for
 //                                             the driver's go; the driver stops the target and
-//                                             then sends go, which is read after SIGCONT
+//                                             then sends go, which is read after SIGCONT. A pause
+//                                             of that client itself holds it only after the code
+//                                             following the event ran on to its next wait, so its
+//                                             timers run through the pause (as in the simulator)
 //     on a storage-write event              → in the driver, as the write is recorded
 //   pause, crash or restart of a server (etcd, ZooKeeper, redis-failover's Redis), also
 //     on a client's acquire/release/extend invoke → when that event reaches the driver, nothing
@@ -42,6 +45,7 @@
 import { InputError } from "../sim/errors.js";
 import type { EventType } from "../sim/history.js";
 import { conditionLinks, type FaultStep, type Scenario } from "../scenarios/schema.js";
+import { faultDef, realSupportOf } from "../faults/index.js";
 import { designServerIds, planDesign, type AofMode, type RealDesignPlan } from "./designs.js";
 import type { LinkSettings } from "./link-conditions.js";
 import { RESOURCE_ID } from "./storage.js";
@@ -79,7 +83,11 @@ export interface PlannedFault {
   links?: Array<[string, string]>;
 }
 
-const NETWORK_KINDS = new Set<FaultStep["kind"]>(["partition", "cut", "isolate", "heal", "delay", "loss"]);
+/** A step real mode performs on the proxied links (cut or conditioned), by its kind's declared mechanism. */
+function isNetworkStep(step: FaultStep): boolean {
+  const real = realSupportOf(step.kind);
+  return "mechanism" in real && (real.mechanism === "proxy-cut" || real.mechanism === "proxy-condition");
+}
 
 /**
  * The directed links a network step cuts, each between a client and a server (the per-link
@@ -102,11 +110,7 @@ function linksOf(
   peerLink: (a: string, b: string) => boolean = () => false,
 ): Array<[string, string]> {
   const raw: Array<[string, string]> = [];
-  if (step.kind === "partition") {
-    const g = step.groups!;
-    for (let a = 0; a < g.length; a++) for (let b = 0; b < g.length; b++) if (a !== b && !(step.oneWay && b < a)) for (const x of g[a]!) for (const y of g[b]!) raw.push([x, y]);
-  } else if (step.kind === "cut" || step.kind === "delay" || step.kind === "loss") raw.push(...step.links!);
-  else if (step.kind === "isolate") for (const o of [...clients, ...servers]) if (o !== step.target) raw.push([step.target!, o], [o, step.target!]);
+  raw.push(...(faultDef(step.kind).links?.(step, [...clients, ...servers]) ?? []));
   const dropped = new Set<string>();
   const storageDropped = new Set<string>();
   const out: Array<[string, string]> = [];
@@ -138,6 +142,15 @@ function linksOf(
   return out;
 }
 
+/** A run's random nemesis (real/nemesis.ts plans it): the simulator's draw for the run's seed. */
+export interface RealNemesis {
+  seed: number;
+  /** Every step the simulator draws for this seed, in its order. */
+  drawn: FaultStep[];
+  /** Per drawn step: undefined = performed, else why not. */
+  notPerformed: Array<string | undefined>;
+}
+
 export interface RealPlan {
   /** The scenario with --time-scale applied (what the run and the checkers use). */
   scenario: Scenario;
@@ -155,15 +168,20 @@ export interface RealPlan {
   fakeClocks: Record<string, FakeClock>;
   /** The cluster's members reach each other through peer proxies (the scenario cuts server↔server links). */
   peerProxied: boolean;
+  /** The random nemesis's steps for this run's seed (real/nemesis.ts), when the scenario has one. */
+  nemesis?: RealNemesis;
 }
 
-/** Why each fault kind other than pause is refused, and what it would take. */
-const NOT_YET: Partial<Record<FaultStep["kind"], string>> = {
-  crash: "real mode crashes servers (a plain redis-server's host crash emulated by an AOF cut), not clients, yet",
-  restart: "real mode restarts servers, not clients, yet",
-  "clock-jump": "a jump of a redis-server is emulated (PTTL shift) and a client's is real (libfaketime), but of an etcd/ZooKeeper server (the JVM is not wired up; etcd, a Go binary, ignores libfaketime) not in real mode yet",
-  "clock-drift": "redis-server deadlocks under libfaketime, and a client's libfaketime rate runs from its process's start (a rate changed mid-run would jump its clock too); a client's drift from the start is clocks.<client>.driftPpm; drift steps are not in real mode yet",
+const stopSignal = (step: FaultStep): boolean => {
+  const real = realSupportOf(step.kind);
+  return "mechanism" in real && real.mechanism === "stop-signal";
 };
+
+/** Why a fault kind is refused, or what its mechanism does not reach yet (declared in faults/<kind>.ts). */
+function notYet(kind: string): string | undefined {
+  const real = realSupportOf(kind);
+  return "refused" in real ? real.refused : real.limits;
+}
 
 /** Why a design's clocks cannot be faked yet (REAL-SYSTEMS.md). */
 const CLOCK_WHY: Record<string, string> = {
@@ -186,7 +204,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     throw new InputError(s.file, f, `real mode cannot run this: ${why}`);
   };
 
-  if (s.nemesis) field("nemesis", "a random nemesis is not in real mode yet; give the fault steps in `faults`");
+  if (s.nemesis) field("nemesis", "a random nemesis is drawn per run from its seed: plan it with planRealRun (real/nemesis.ts)");
   const scenarioClients = new Set(s.clients.map((c) => c.id));
   for (const [id, c] of Object.entries(s.clocks)) {
     if (c.offsetMs === 0 && c.driftPpm === 0) continue;
@@ -213,7 +231,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     const at = `faults[${index}]`;
     const what = describeStep(step);
     const cluster = design.cluster;
-    if (NETWORK_KINDS.has(step.kind)) {
+    if (isNetworkStep(step)) {
       const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && /^(etcd|zk)-\d+$/.test(id);
       const fo = design.failover;
       const replication = (a: string, b: string): boolean => fo !== undefined && ((a === fo.primary && fo.replicas.includes(b)) || (b === fo.primary && fo.replicas.includes(a)));
@@ -244,8 +262,8 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     // A plain redis-server's crash is a host crash, emulated by cutting its AOF (real/aof-cut.ts).
     const plainRedisCrash = (step.kind === "crash" || step.kind === "restart") && cluster === undefined && !design.failover && step.target !== undefined && design.redis.some((r) => r.id === step.target);
     if (plainRedisCrash) notApplied.push(`${at}: ${hostCrashNote(design.redis.find((r) => r.id === step.target)!.aof)}`);
-    if (step.kind !== "pause" && !serverCrash && !redisJump && !clientJump && !plainRedisCrash) {
-      field(at, `${what}: ${NOT_YET[step.kind] ?? "not in real mode yet"}; real mode performs pauses, cuts, delays and loss of proxied links, clock jumps of a client (libfaketime)${cluster || design.failover ? ", crash/restart of a server" : ", crash/restart of a redis-server (a host crash: its AOF cut back to the last fsync), clock jumps of a redis-server (emulated)"} only so far`);
+    if (!stopSignal(step) && !serverCrash && !redisJump && !clientJump && !plainRedisCrash) {
+      field(at, `${what}: ${notYet(step.kind) ?? "not in real mode yet"}; real mode performs pauses, cuts, delays and loss of proxied links, clock jumps of a client (libfaketime)${cluster || design.failover ? ", crash/restart of a server" : ", crash/restart of a redis-server (a host crash: its AOF cut back to the last fsync), clock jumps of a redis-server (emulated)"} only so far`);
     }
     const target = step.target!;
     const targetKind = clientIds.has(target)

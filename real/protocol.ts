@@ -77,7 +77,16 @@ export interface GateSpec {
   type: EventType;
   /** The nth (1-based) event of this client with this f and type. */
   nth: number;
+  /**
+   * The fault pauses this client itself: it runs on to its next wait (arming its timers,
+   * sending what it sends), as a simulated process finishes the triggering event, and holds
+   * there (synchronously) until the driver has stopped it and written the gate's go file.
+   */
+  holdAfter?: boolean;
 }
+
+/** In a client's own dir (its cwd): the ids of the gates the driver has passed, one a line. */
+export const GATE_GO_FILE = "gate-go";
 
 export interface ClientConfig {
   clientId: string;

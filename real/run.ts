@@ -4,9 +4,12 @@
 // steps, serve the in-driver storage, and collect the history until every client is done
 // (and no fault is pending) or the scenario's end plus the simulator's drain has passed.
 import { randomBytes } from "node:crypto";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadNote, loadTolerantMs } from "./servers/deadlines.js";
 import type { HistoryEvent } from "../sim/history.js";
 import type { RunMeta } from "../harness/runner.js";
-import { ServerGroup, type ServerProcess } from "./servers/index.js";
+import { ServerGroup, stoppedBySignal, type ServerProcess } from "./servers/index.js";
 import { hrNowNs, RunClock } from "./clock.js";
 import { addClientProcess, clientDir } from "./clients.js";
 import { ControlServer } from "./control.js";
@@ -14,7 +17,7 @@ import { RealRunError } from "./errors.js";
 import { RealFaults, type FaultLog } from "./faults.js";
 import { RunHistory } from "./history.js";
 import type { RealPlan } from "./plan.js";
-import type { ClientConfig, FromClient, StorageRequest, WireEvent } from "./protocol.js";
+import { GATE_GO_FILE, type ClientConfig, type FromClient, type StorageRequest, type WireEvent } from "./protocol.js";
 import { DriverStorage, RESOURCE_ID } from "./storage.js";
 import { checkRun, type RunCheck } from "./run-checks.js";
 import { startDesignServers, type StartedServer } from "./start-servers.js";
@@ -185,8 +188,13 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       client: s.clients[c.index]!,
       workload: s.workload,
       recipe: plan.design.recipe(redis.map((r) => endpointFor(c.id, r))),
-      gates: plan.faults.flatMap((pf) => (pf.trigger.kind === "gate" && pf.trigger.process === c.id ? [{ gateId: pf.trigger.gateId, f: pf.trigger.f, type: pf.trigger.type, nth: pf.trigger.nth }] : [])),
-      gateTimeoutMs: 5_000 + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),
+      gates: plan.faults.flatMap((pf) => {
+        const t = pf.trigger;
+        if (t.kind !== "gate" || t.process !== c.id) return [];
+        const holdAfter = pf.step.kind === "pause" && pf.target === c.id;
+        return [{ gateId: t.gateId, f: t.f, type: t.type, nth: t.nth, ...(holdAfter ? { holdAfter } : {}) }];
+      }),
+      gateTimeoutMs: loadTolerantMs(5_000) + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),
       endUs: Math.round(s.durationMs * 1000),
     });
     const fail = (err: unknown) => {
@@ -210,6 +218,9 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       const logs = await faults.onGate(id, gateId);
       const now = clock.nowUs();
       for (const l of logs) l.releasedUs ??= now;
+      // A client holding after its continuation (a pause of itself) reads this file, not the socket: it holds synchronously.
+      const dir = clients.get(id)?.proc?.spec.cwd;
+      if (dir) appendFileSync(join(dir, GATE_GO_FILE), `${gateId}\n`);
       control!.send(id, { t: "go", gateId });
     };
     const onMessage = (id: string, msg: FromClient): void => {
@@ -275,7 +286,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     const clockSpreadUs: number[] = [];
     const readClock = (c: ClientState): Promise<ClockReading> =>
       new Promise<ClockReading>((resolve, reject) => {
-        const t = setTimeout(() => reject(new RealRunError(`client ${c.id} did not answer a clock ping within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+        const boundMs = loadTolerantMs(PING_TIMEOUT_MS);
+        const t = setTimeout(() => reject(new RealRunError(`client ${c.id} did not answer a clock ping within ${boundMs} ms (${loadNote()})`)), boundMs);
         c.pong = (ns, wallMs) => {
           clearTimeout(t);
           c.pong = undefined;
@@ -331,6 +343,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     let endedBy = "";
     // Bounded by the deadline: each turn sleeps POLL_MS of real time.
     for (;;) {
+      const signal = stoppedBySignal();
+      if (signal) throw new RealRunError(`stopped by ${signal}`);
       if (runError) throw runError;
       for (const c of clients.values()) {
         if (c.fatal) throw new RealRunError(`client ${c.id} failed: ${c.fatal.split("\n")[0]}`, c.proc!.logTail());

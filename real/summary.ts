@@ -1,6 +1,38 @@
 // Several real runs of one scenario: their outcome counts (what `lockstep sweep` reports for
 // simulated seeds, for the sim-vs-real table), written as summary.json beside run-<i>/.
+import { availableParallelism, loadavg } from "node:os";
 import type { RealRunRecord } from "./record.js";
+
+/** What a batch knows without any finished run: the scenario, the runs asked for, how it ended, the load. */
+export interface RealBatch {
+  scenario: string;
+  design: string;
+  expect: string;
+  note: string;
+  timeScale: number;
+  runsPlanned: number;
+  /** The run that stopped the batch before it finished (an error, or a signal), and why. */
+  stoppedBy?: { run: number; reason: string };
+  /** 1-minute load average read before each run and at the end: a real run's outcome can depend on it. */
+  loadSamples: number[];
+}
+
+/** The batch's load, as summary.json and the sim-vs-real table give it. */
+export interface LoadFigures {
+  cores: number;
+  oneMinute: { min: number; mean: number; max: number };
+}
+
+/** Read the 1-minute load average into the batch (before each run and at its end). */
+export function sampleLoad(batch: RealBatch): void {
+  batch.loadSamples.push(Math.round((loadavg()[0] ?? 0) * 100) / 100);
+}
+
+function loadFigures(samples: readonly number[]): LoadFigures {
+  const xs = samples.length ? samples : [0];
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return { cores: availableParallelism(), oneMinute: { min: Math.min(...xs), mean: Math.round(mean * 100) / 100, max: Math.max(...xs) } };
+}
 
 export interface RealSummary {
   scenario: string;
@@ -8,6 +40,10 @@ export interface RealSummary {
   expect: string;
   note: string;
   runs: number;
+  runsPlanned: number;
+  /** Set when the batch ended before its last run: which run stopped it and why. */
+  stoppedBy?: { run: number; reason: string };
+  load: LoadFigures;
   timeScale: number;
   /** Outcome → number of runs. */
   outcomes: Record<string, number>;
@@ -20,8 +56,7 @@ export interface RealSummary {
   perRun: Array<{ run: number; outcome: string; expectationMet: boolean; wallMs: number; checksHold: boolean; dir: string }>;
 }
 
-export function summarize(records: readonly RealRunRecord[], dirs: readonly string[]): RealSummary {
-  const first = records[0]!;
+export function summarize(records: readonly RealRunRecord[], dirs: readonly string[], batch: RealBatch): RealSummary {
   const outcomes: Record<string, number> = {};
   for (const r of records) outcomes[r.verdicts.outcome] = (outcomes[r.verdicts.outcome] ?? 0) + 1;
   const matched = records.filter((r) => r.expectationMet).length;
@@ -33,17 +68,20 @@ export function summarize(records: readonly RealRunRecord[], dirs: readonly stri
   }
   const walls = records.map((r) => r.real.wallMs);
   return {
-    scenario: first.scenario.name,
-    design: first.scenario.design,
-    expect: first.scenario.expect,
-    note: first.real.note,
+    scenario: batch.scenario,
+    design: batch.design,
+    expect: batch.expect,
+    note: batch.note,
     runs: records.length,
-    timeScale: first.real.timeScale.factor,
+    runsPlanned: batch.runsPlanned,
+    ...(batch.stoppedBy ? { stoppedBy: batch.stoppedBy } : {}),
+    load: loadFigures(batch.loadSamples),
+    timeScale: batch.timeScale,
     outcomes,
-    expected: { matched, rate: matched / records.length },
+    expected: { matched, rate: records.length ? matched / records.length : 0 },
     safetyViolations: records.filter((r) => r.verdicts.safety === false).length,
     invalidRuns: records.filter((r) => !checksHold(r)).length,
-    wallMs: { total: walls.reduce((a, b) => a + b, 0), max: Math.max(...walls) },
+    wallMs: { total: walls.reduce((a, b) => a + b, 0), max: walls.length ? Math.max(...walls) : 0 },
     versions: { servers, packages },
     perRun: records.map((r, i) => ({
       run: r.real.run,

@@ -5,7 +5,7 @@ import { computeHolds } from "../checkers/holds.js";
  * Availability beside safety: a lock that never lets a second client in cannot let
  * two in at once, so a 0% violation rate means little unless the design was
  * challenged. Per run: grants, failed acquires, the time someone waited while nobody
- * held the lock, and whether a second client ever got the lock near another's hold.
+ * held the lock, and whether the run challenged the lock (checkers/challenge.ts).
  *
  * A pure function of the history (simulated time only), so a sweep can keep it per
  * seed and shards add up to the unsharded sweep.
@@ -18,10 +18,9 @@ export interface RunAvailability {
   /** True time, µs, in which some client waited for a lock that no client held (per lock, summed). */
   idleWhileWaitingUs: number;
   /**
-   * Whether some client was granted a lock while another client held it, or within
-   * `nearMs` after that hold ended: the design was put to the test a double grant
-   * needs. A run where the second client gave up, or where clients took turns far
-   * apart, is not.
+   * Whether the run challenged the lock, as checkers/challenge.ts judged it by the
+   * scenario's rule (by default: a client granted the lock while another still believed
+   * it held it). A run where the second client gave up, or where clients took turns, is not.
    */
   challenged: boolean;
 }
@@ -34,7 +33,8 @@ export interface SweepAvailability {
   challengedRuns: number;
 }
 
-export function runAvailability(history: readonly HistoryEvent[], nearMs: number): RunAvailability {
+/** `challenged` is the run's judged challenge (checkers/challenge.ts, in the run's Verdicts). */
+export function runAvailability(history: readonly HistoryEvent[], challenged: boolean): RunAvailability {
   const { ops } = pairOperations(history);
   const endUs = history.length > 0 ? history[history.length - 1]!.timeUs : 0;
   let grants = 0;
@@ -71,26 +71,6 @@ export function runAvailability(history: readonly HistoryEvent[], nearMs: number
       holding += x.hold;
       prevUs = x.t;
     }
-  }
-  // Challenged: a grant to one client that starts during, or within nearMs after, another client's hold.
-  const nearUs = nearMs * 1000;
-  let challenged = false;
-  const byLock = new Map<string, typeof holds>();
-  for (const h of holds) {
-    const l = byLock.get(h.lock);
-    if (l) l.push(h);
-    else byLock.set(h.lock, [h]);
-  }
-  for (const list of byLock.values()) {
-    list.sort((a, b) => a.startUs - b.startUs);
-    // Holds so far, the latest end per process: enough to ask "did someone else hold it recently?".
-    const lastEnd = new Map<string, number>();
-    for (const h of list) {
-      for (const [p, e] of lastEnd) if (p !== h.process && h.startUs <= e + nearUs) challenged = true;
-      if (challenged) break;
-      lastEnd.set(h.process, Math.max(lastEnd.get(h.process) ?? -Infinity, Math.min(h.endUs, endUs)));
-    }
-    if (challenged) break;
   }
   return { grants, failedAcquires, idleWhileWaitingUs, challenged };
 }

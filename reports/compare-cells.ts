@@ -31,9 +31,8 @@ export function seedCount(m: CompareMatrix): number {
 }
 
 /**
- * Whether a cell's safety figure was put to the test: "unchallenged" when no run had a
- * second client granted the lock near another's hold (0% then says nothing about
- * safety), "partly" when only some runs did, "challenged" when all did, "unknown" for
+ * Whether a cell's safety figure was put to the test: "unchallenged" when no run met
+ * its scenario's challenge (checkers/challenge.ts; 0% then says nothing about safety), "partly" when only some runs did, "challenged" when all did, "unknown" for
  * cells from before availability was recorded.
  */
 export type Challenge = "challenged" | "partly" | "unchallenged" | "unknown";

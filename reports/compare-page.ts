@@ -31,7 +31,7 @@ ${rows}
 <ul>
 <li><b>0%</b> is not a proof of safety: with ${n} seeds and no failure the interval still reaches <b>${pct(wilsonUpper0(n))}</b>. Only a design that is safe by construction stays at 0% under every scenario that attacks it.</li>
 <li><b>A small rate is a real bug.</b> A lock that fails one run in fifty fails every day in production.</li>
-<li><b>Not challenged</b> (grey): no run had a second client granted the lock while, or shortly after (within one lease), another held it; say the second client gave up after its retries. Nothing could overlap, so the 0% says nothing about safety. Under each rate: grants, failed acquires, and the time per run in which someone waited while nobody held the lock, which is what a safe design pays.</li>
+<li><b>Not challenged</b> (grey): no run met the scenario's challenge (by default: a client granted the lock while another still believed it held it); say the second client gave up after its retries, or took and released the lock before the first got it. Nothing could overlap, so the 0% says nothing about safety. Under each rate: grants, failed acquires, and the time per run in which someone waited while nobody held the lock, which is what a safe design pays.</li>
 <li><b>—</b>: the cell was not run; the reason is written in it (a scenario whose faults name servers the design does not have, or fencing checks on a design without tokens).</li>
 <li><b>Amber</b> cells are mostly <i>unsafe but fenced</i>: the lock let two clients hold it, but fencing tokens kept the data safe.</li>
 <li><b>Outcome</b> under the rate is the most frequent verdict: <i>unsafe</i> (the data was harmed), <i>unsafe but fenced</i> (two holders, but the resource rejected the stale one), <i>liveness loss</i> (safe, but someone waited too long), <i>safe</i>.</li>
@@ -50,13 +50,13 @@ function cellHtml(c: CompareCell | undefined, skipped: string | undefined): stri
   const rate = c.violationRate;
   const challenge = challengeOf(c);
   // Two holders whose stale writes the resource rejected is a violation of the lock, not of the data: amber, not red.
-  // 0% where no second client ever got the lock near a hold is not "safe": nothing could overlap.
+  // 0% where no run was challenged (checkers/challenge.ts) is not "safe": nothing could overlap.
   const tone =
     c.violations === 0 ? (challenge === "unchallenged" ? "unchallenged" : "zero") : c.outcome === "unsafe-but-fenced" ? "fenced" : rate < 0.05 ? "low" : rate < 0.5 ? "mid" : "high";
   const a = c.availability;
   const challengeLine =
     challenge === "unchallenged"
-      ? `<span class="challenge none">not challenged: no second client got the lock near another's hold in any run</span>`
+      ? `<span class="challenge none">not challenged: no run met the scenario's challenge</span>`
       : challenge === "partly" && a
         ? `<span class="challenge part">challenged in ${a.challengedRuns} of ${c.runs} runs</span>`
         : "";
@@ -65,7 +65,7 @@ function cellHtml(c: CompareCell | undefined, skipped: string | undefined): stri
     .filter(([, v]) => v > 0)
     .map(([k, v]) => `${k}: ${v}`)
     .join(", ");
-  const tip = `${c.violations} of ${c.runs} runs violated safety${checkers ? ` (${checkers})` : ""}; 95% CI ${ciText(c)}${a ? `; ${availabilityText(c)}; a second client got the lock near another's hold in ${a.challengedRuns} of ${c.runs} runs` : ""}`;
+  const tip = `${c.violations} of ${c.runs} runs violated safety${checkers ? ` (${checkers})` : ""}; 95% CI ${ciText(c)}${a ? `; ${availabilityText(c)}; its challenge met in ${a.challengedRuns} of ${c.runs} runs` : ""}`;
   const bar = `<span class="bar" aria-hidden="true"><span class="fill" style="width:${(rate * 100).toFixed(1)}%"></span><span class="ci" style="left:${(c.ci95[0] * 100).toFixed(1)}%;width:${((c.ci95[1] - c.ci95[0]) * 100).toFixed(1)}%"></span></span>`;
   const link =
     c.failingSeed !== undefined

@@ -23,7 +23,7 @@ export function formatCompareTable(matrix: CompareMatrix): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   const out = [
-    `violation rate over seeds ${matrix.seeds.from}..${matrix.seeds.to} (violations/runs, rate, 95% Wilson interval; "not challenged": no second client got the lock near another's hold, so 0% proves nothing; a failing seed to replay)`,
+    `violation rate over seeds ${matrix.seeds.from}..${matrix.seeds.to} (violations/runs, rate, 95% Wilson interval; "not challenged": no run met the scenario's challenge (by default a grant while another client still believed it held), so 0% proves nothing; a failing seed to replay)`,
     line(header),
     widths.map((w) => "-".repeat(w)).join("  "),
     ...rows.map(line),

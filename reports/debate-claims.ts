@@ -27,8 +27,8 @@ export interface DebateTest {
   /** The claim is borne out when the run's outcome is one of these. */
   supportedBy: Outcome[];
   /**
-   * What makes a safe run a test of the claim. By default a second client getting the
-   * lock near another's hold (reports/availability.ts); "refusal" when the claim is that
+   * What makes a safe run a test of the claim. By default the run's challenge
+   * (checkers/challenge.ts, by its scenario's rule); "refusal" when the claim is that
    * a client refuses a lock it cannot trust, so a failed acquire is the test.
    */
   testedBy?: "refusal";

@@ -17,7 +17,7 @@ export interface DebateEntry {
   record?: RunRecord;
   /** Link to that run's report, relative to the debate page. */
   report?: string;
-  /** Whether that run challenged the lock (a second client got it near another's hold: reports/availability.ts). */
+  /** Whether that run challenged the lock (checkers/challenge.ts, by its scenario's rule). */
   challenged?: boolean;
   /** Whether some acquire in that run failed (a refusal, for tests with testedBy "refusal"). */
   refused?: boolean;
@@ -25,6 +25,8 @@ export interface DebateEntry {
   thumb?: string;
   /** The same scenario over many seeds. */
   seeds?: SeedTally;
+  /** Link into the playground at this scenario (`lockstep playground`), relative to the debate page. */
+  playground?: string;
 }
 
 /** A test's runs over seeds from..to, each classified as classify() does. */
@@ -33,7 +35,7 @@ export interface SeedTally {
   to: number;
   borneOut: number;
   notBorneOut: number;
-  /** Runs that did not test the claim: safe, with no second client near a hold (nor, for a refusal test, a failed acquire). */
+  /** Runs that did not test the claim: safe but not challenged (nor, for a refusal test, a failed acquire). */
   untested: number;
   /** 95% Wilson interval of borneOut / (borneOut + notBorneOut). */
   ci95: [number, number];
@@ -42,14 +44,16 @@ export interface SeedTally {
 export type Bearing = "borne-out" | "not-borne-out" | "untested" | "not-run";
 
 /**
- * One run against one test of a claim. A run that came out safe without anyone getting
- * near a hold put nothing to the test (nobody could have overlapped), so it neither
+ * One run against one test of a claim. A run that came out safe without being challenged
+ * (checkers/challenge.ts) put nothing to the test (nobody could have overlapped), so it neither
  * bears a claim out nor refutes it: it is `untested`, never "not borne out".
  */
 export function classify(test: DebateTest, outcome: Outcome, challenged: boolean, refused = false): Exclude<Bearing, "not-run"> {
   const tested = test.testedBy === "refusal" ? refused || challenged : challenged;
-  if (outcome === "safe" && !tested) return "untested";
-  return test.supportedBy.includes(outcome) ? "borne-out" : "not-borne-out";
+  // not-challenged is a safe run the challenge rule found vacuous; a refusal can still test a claim.
+  const judged = outcome === "not-challenged" ? "safe" : outcome;
+  if (judged === "safe" && !tested) return "untested";
+  return test.supportedBy.includes(judged) ? "borne-out" : "not-borne-out";
 }
 
 export function bearingOf(entry: DebateEntry): Bearing {
@@ -62,7 +66,7 @@ export function bearingOf(entry: DebateEntry): Bearing {
 const BEARING_TEXT: Record<Bearing, string> = {
   "borne-out": "borne out",
   "not-borne-out": "not borne out",
-  untested: "not tested by this run (no second client got near a hold, and no refusal to judge)",
+  untested: "not tested by this run (the run was not challenged, and no refusal to judge)",
   "not-run": "not run (no such scenario yet)",
 };
 
@@ -110,7 +114,7 @@ ${round.question ? `<p class="question"><b>Ask the class:</b> ${e(round.question
   const body = `<header class="top">
 <h1>The Redlock debate, replayed</h1>
 <p class="explain">In February 2016 Martin Kleppmann argued that Redlock, Redis's distributed lock, is unsafe; Salvatore Sanfilippo (antirez), its author, replied. Each claim below sits beside the lockstep scenarios that test it: a deterministic simulation of exactly the situation the claim describes, with its outcome and whether that outcome bears the claim out. Click a scenario to open its run report and see the timeline.</p>
-<p class="explain">Each claim is first given in its author's own words, quoted and linked to the passage (a paraphrase says so), then restated. A run that came out safe with no second client ever near a hold tested nothing (nobody could have overlapped): it is counted as not testing the claim, never as refuting it. Rates over seeds come with 95% Wilson intervals.</p>
+<p class="explain">Each claim is first given in its author's own words, quoted and linked to the passage (a paraphrase says so), then restated. A run that came out safe but not challenged (no client granted the lock while another still believed it held it, or the scenario's own challenge unmet) tested nothing (nobody could have overlapped): it is counted as not testing the claim, never as refuting it. Rates over seeds come with 95% Wilson intervals.</p>
 <p class="explain">${scenariosRun} scenario${scenariosRun === 1 ? "" : "s"} run${seeds.length ? `, seed${seeds.length === 1 ? "" : "s"} ${e(seeds.join(", "))}` : ""}. Replay any of them with the command in its report.</p>
 <ul class="sources">${Object.values(SOURCES)
     .map((s) => `<li>[${e(s.key)}] <a href="${e(s.url)}">${e(s.title)}</a></li>`)
@@ -137,7 +141,7 @@ function claimCard(c: DebateClaim, entries: DebateEntry[]): string {
     .map((en) => {
       const test = c.tests.find((t) => t.scenario === en.scenario);
       const b = bearingOf(en);
-      const name = en.report ? `<a href="${e(en.report)}">${e(en.scenario)}</a>` : e(en.scenario);
+      const name = (en.report ? `<a href="${e(en.report)}">${e(en.scenario)}</a>` : e(en.scenario)) + (en.playground ? ` <a class="play" href="${e(en.playground)}">change its faults in the playground</a>` : "");
       const outcome = en.record
         ? `<span class="badge outcome-${e(en.record.verdicts.outcome)}">${e(en.record.verdicts.outcome.replace(/-/g, " "))}</span> <span class="seed">seed ${en.record.seed}</span>`
         : "";
@@ -165,7 +169,7 @@ function claimCard(c: DebateClaim, entries: DebateEntry[]): string {
       : entries.length === 0 || runs === 0
         ? `<p class="overall untested">Not run.</p>`
         : yes + no === 0
-          ? `<p class="overall untested">No run tested it: every run was safe without a second client near a hold.</p>`
+          ? `<p class="overall untested">No run tested it: every run was safe but not challenged.</p>`
           : no === 0
             ? `<p class="overall yes">Borne out by every run that tested it (${yes}).</p>`
             : yes === 0
@@ -207,6 +211,7 @@ main.debate { padding: 12px 24px; max-width: 1500px; }
 .claim .tag { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-style: normal; margin-right: 4px; }
 .claim .restated { margin: 2px 0 4px 12px; font-size: 13px; }
 td.scn .thumb-link { display: block; margin-top: 4px; }
+td.scn a.play { display: block; font-weight: normal; font-size: 12px; }
 .seeds { color: var(--muted); margin-top: 3px; }
 .seed { color: var(--muted); font-size: 11px; }
 tr.b-untested td.bearing { color: var(--muted); font-weight: normal; }

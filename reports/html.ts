@@ -26,13 +26,13 @@ export function jsonForScript(value: unknown): string {
 export const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
 
 /** The document shell: CSP, title, style, body, scripts. `body` and `scripts` are trusted markup built by the caller. */
-export function page(opts: { title: string; style: string; body: string; scripts?: string[] }): string {
+export function page(opts: { title: string; style: string; body: string; scripts?: string[]; csp?: string }): string {
   return [
     "<!DOCTYPE html>",
     '<html lang="en">',
     "<head>",
     '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">`,
+    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(opts.csp ?? CSP)}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(opts.title)}</title>`,
     `<style>${opts.style}</style>`,

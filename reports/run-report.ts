@@ -75,6 +75,7 @@ export function renderRunReportFromView(record: RunRecord, view: RunView): strin
 <span class="badge outcome-${e(outcome)}">${e(outcome.replace(/-/g, " "))}</span>
 <span class="expect ${r.expectationMet ? "met" : "unmet"}">${r.expectationMet ? "as the scenario expects" : `the scenario expects <b>${e(r.scenario.expect)}</b>`}</span>
 </div>
+${challengeLine(r)}
 <dl class="facts">${facts.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join("")}</dl>
 <div class="replay"><span>replay this run:</span> <code id="replay-command">${e(r.replay)}</code> <button type="button" id="copy-replay">copy</button></div>
 <p class="verdict-line">checkers: ${r.verdicts.results
@@ -129,6 +130,7 @@ ${omittedNotes(view)}
 </div>
 <aside class="story">
 <h2>The story</h2>
+${r.verdicts.challenge?.challenged === false ? `<p class="story-note">This run did not get where the story goes: ${e(r.verdicts.challenge.why)}. The story is what the scenario aims at.</p>` : ""}
 <p class="story-text">${e(r.scenario.story)}</p>
 <h3>What happened, step by step</h3>
 <p class="explain">Hover a step to find its mark on the timeline; click it to zoom there.</p>
@@ -172,4 +174,11 @@ function otherFindings(view: RunView, lin: LinearizationView | undefined): strin
 
 function fmtSeconds(us: number): string {
   return `${(us / 1e6).toFixed(3)} s`;
+}
+
+/** Whether the run tested the lock, and why (not): results.json from before the challenge was judged has none. */
+function challengeLine(r: RunRecord): string {
+  const c = r.verdicts.challenge;
+  if (!c) return "";
+  return `<p class="challenge ${c.challenged ? "met" : "unmet"}">${c.challenged ? "challenged" : "<b>not challenged</b>"}: ${escapeHtml(c.why)}</p>`;
 }

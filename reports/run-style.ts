@@ -19,6 +19,9 @@ footer { color: var(--muted); font-size: 12px; padding: 12px 24px 24px; }
 .outcome-unsafe-but-fenced { background: var(--warn); }
 .outcome-liveness-loss { background: #8e6c00; }
 .outcome-unknown { background: #777; }
+.outcome-not-challenged { background: #5b6b82; }
+.challenge { margin: 4px 0; font-size: 14px; } .challenge.unmet { color: #5b6b82; }
+.story-note { font-style: italic; color: #5b6b82; }
 `;
 
 export const RUN_STYLE =

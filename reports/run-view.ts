@@ -2,6 +2,8 @@ import { NEMESIS, pairOperations, type HistoryEvent } from "../sim/history.js";
 import { computeHolds, type Hold } from "../checkers/holds.js";
 import type { RunRecord } from "./types.js";
 import { describeNote } from "./notes.js";
+import { findFaultDef } from "../faults/index.js";
+import type { FaultReportMark } from "../faults/def.js";
 import { HOLD_END, type AttemptColumns, type ErrorColumns, type FaultMark, type HoldColumns, type Lane, type NoteMark, type RoleBand, type RunView, type StoryStep, type ViolationMark, type WriteColumns } from "./run-view-types.js";
 
 export * from "./run-view-types.js";
@@ -232,7 +234,8 @@ function buildFaults(history: readonly HistoryEvent[], laneOf: Map<string, numbe
     if (Array.isArray(v.groups)) f.groups = (v.groups as unknown[]).map((g) => (Array.isArray(g) ? g.map(String) : [String(g)]));
     if (v.oneWay === true) f.oneWay = true;
     if (typeof v.note === "string") f.note = v.note;
-    for (const k of ["deltaMs", "driftPpm", "extraMs", "lossRate"] as const) if (typeof v[k] === "number") f[k] = v[k] as number;
+    // Each kind's own numbers as its start noted them (deltaMs, lossRate, ...), for its sentence and the page.
+    for (const k of findFaultDef(e.f)?.fields ?? []) if (typeof v[k] === "number") (f as unknown as Record<string, number>)[k] = v[k] as number;
     faults.push(f);
     if (v.phase === "start" && step >= 0) open.set(step, f);
   }
@@ -412,8 +415,7 @@ function buildSteps(v: RunView): StoryStep[] {
   v.faults.forEach((f, i) => {
     steps.push({ t: f.s, text: faultSentence(v, f), ref: { kind: "fault", i }, tone: "fault" });
     if (f.e !== null && f.e < v.endUs && !INSTANT.has(f.kind)) {
-      const end = f.kind === "pause" ? "resumes" : f.kind === "crash" ? "restarts" : "ends";
-      steps.push({ t: f.e, text: `${faultName(v, f)} ${end}`, ref: { kind: "fault", i }, tone: "fault" });
+      steps.push({ t: f.e, text: faultEndSentence(v, f), ref: { kind: "fault", i }, tone: "fault" });
     }
   });
   v.violations.forEach((x, i) => steps.push({ t: x.s, text: `violation (${x.checker}): ${x.sentence}`, ref: { kind: "violation", i }, tone: "bad" }));
@@ -443,50 +445,33 @@ function buildSteps(v: RunView): StoryStep[] {
   return steps;
 }
 
-function faultName(v: RunView, f: FaultMark): string {
-  const who = f.lanes.map((l) => v.lanes[l]!.id).join(", ");
-  switch (f.kind) {
-    case "pause":
-      return `the pause of ${who}`;
-    case "crash":
-      return `${who}`;
-    case "partition":
-    case "isolate":
-      return "the partition";
-    default:
-      return `${f.kind}${who ? ` on ${who}` : ""}`;
-  }
+/** The fault as its kind's report functions read it (faults/<kind>.ts). */
+function reportMark(v: RunView, f: FaultMark): FaultReportMark {
+  return {
+    who: f.lanes.map((l) => v.lanes[l]!.id).join(", "),
+    dur: f.e !== null ? ` for ${fmtMs((f.e - f.s) / 1000)}` : "",
+    note: f.note ? ` — ${f.note}` : "",
+    ...(f.groups ? { groups: f.groups } : {}),
+    ...(f.oneWay ? { oneWay: f.oneWay } : {}),
+    num: (field) => {
+      const x = (f as unknown as Record<string, unknown>)[field];
+      return typeof x === "number" ? x : undefined;
+    },
+    fmtMs,
+  };
+}
+
+/** The sentence at a fault's end: "the pause of c1 resumes", "the partition ends". */
+function faultEndSentence(v: RunView, f: FaultMark): string {
+  const m = reportMark(v, f);
+  const end = findFaultDef(f.kind)?.report?.end;
+  return end ? end(m) : `${f.kind}${m.who ? ` on ${m.who}` : ""} ends`;
 }
 
 export function faultSentence(v: RunView, f: FaultMark): string {
-  const who = f.lanes.map((l) => v.lanes[l]!.id).join(", ");
-  const dur = f.e !== null ? ` for ${fmtMs((f.e - f.s) / 1000)}` : "";
-  const note = f.note ? ` — ${f.note}` : "";
-  switch (f.kind) {
-    case "pause":
-      return `${who} is paused${dur}${note}`;
-    case "crash":
-      return `${who} crashes${f.e !== null ? ` (down${dur})` : ""}${note}`;
-    case "restart":
-      return `${who} restarts${note}`;
-    case "clock-jump":
-      return `${who}'s wall clock jumps ${f.deltaMs! >= 0 ? "forward" : "back"} by ${fmtMs(Math.abs(f.deltaMs ?? 0))}${note}`;
-    case "clock-drift":
-      return `${who}'s clock drifts at ${f.driftPpm} ppm${dur}${note}`;
-    case "partition":
-    case "isolate":
-      return `network partition${f.oneWay ? " (one way)" : ""}: ${(f.groups ?? []).map((g) => `{${g.join(", ")}}`).join(" | ")}${dur}${note}`;
-    case "heal":
-      return `the network heals${note}`;
-    case "delay":
-      return `messages between ${who} are delayed by ${f.extraMs} ms${dur}${note}`;
-    case "loss":
-      return `messages between ${who} are lost at rate ${f.lossRate}${dur}${note}`;
-    case "cut":
-      return `links between ${who} are cut${dur}${note}`;
-    default:
-      return `${f.kind}${who ? ` on ${who}` : ""}${dur}${note}`;
-  }
+  const m = reportMark(v, f);
+  const start = findFaultDef(f.kind)?.report?.start;
+  return start ? start(m) : `${f.kind}${m.who ? ` on ${m.who}` : ""}${m.dur}${m.note}`;
 }
 
 export function fmtMs(ms: number): string {

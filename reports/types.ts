@@ -46,7 +46,7 @@ export interface CompareCell {
   failingReport?: string;
   /** The most frequent outcome over the seeds. */
   outcome?: string;
-  /** Grants, failed acquires, idle time while someone waited, runs in which a second client got near a hold. */
+  /** Grants, failed acquires, idle time while someone waited, runs that were challenged (checkers/challenge.ts). */
   availability?: SweepAvailability;
 }
 

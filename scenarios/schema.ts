@@ -1,11 +1,12 @@
+import { parseChallenge, type ChallengeSpec } from "./challenge-spec.js";
 import { Fields } from "../sim/validate.js";
 import { InputError } from "../sim/errors.js";
 import { DRAIN_MS, EVENTS_MAX_CEILING, SIM_TIME_MS_MAX_CEILING, SIM_TIME_MS_MAX_DEFAULT } from "../sim/limits.js";
 
 /** A scenario's clients, by count or by list (each is a simulated process and its history). */
 export const CLIENTS_MAX = 1000;
-import type { EventType } from "../sim/history.js";
 import { FAULT_KINDS, type FaultStep } from "../faults/types.js";
+import { FAULT_FIELDS, faultDef } from "../faults/index.js";
 import { VALIDITY_CHECKS, type ClientSpec, type WorkloadSpec } from "../designs/workload-spec.js";
 export { FAULT_KINDS, type FaultKind, type FaultStep, type FaultTrigger } from "../faults/types.js";
 export { VALIDITY_CHECKS, type ClientSpec, type ValidityCheck, type WorkloadSpec } from "../designs/workload-spec.js";
@@ -90,6 +91,15 @@ export interface Scenario {
   checks: { livenessBoundMs?: number; clockDriftPpmMax: number };
   /** Raised run bounds (sim/limits.ts); absent: the defaults. */
   limits?: { eventsMax?: number; simTimeMsMax?: number };
+  /** Set when the scenario was put on a lock library (`@adapter`, `--lock`): the adapter as given, resolved. */
+  lock?: string;
+  /**
+   * Not from the file: set by `--check-determinism` on sweep, so the setting travels with
+   * the scenario to the sweep's threads; each seed is then run twice and compared.
+   */
+  checkDeterminism?: boolean;
+  /** What a run must show to have tested the lock (scenarios/challenge-spec.ts); absent: overlapping beliefs. */
+  challenge?: ChallengeSpec;
 }
 
 const TOP = [
@@ -110,6 +120,7 @@ const TOP = [
   "nemesis",
   "checks",
   "limits",
+  "challenge",
 ] as const;
 
 export function parseScenario(raw: unknown, file: string): Scenario {
@@ -117,6 +128,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
   const name = f.string("name");
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) f.fail("name", "expected lower-case letters, digits and dashes");
   const limits = parseLimits(f);
+  const challenge = parseChallenge(f);
   // The run covers durationMs plus the drain: refuse here what the simulator could not finish.
   const simTimeMsMax = limits?.simTimeMsMax ?? SIM_TIME_MS_MAX_DEFAULT;
   const durationMsMax = simTimeMsMax - DRAIN_MS;
@@ -221,6 +233,7 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     ...(nemesis ? { nemesis } : {}),
     checks,
     ...(limits ? { limits } : {}),
+    ...(challenge ? { challenge } : {}),
   };
 }
 
@@ -332,23 +345,6 @@ export function conditionLinks(c: LinkConditionSpec): Array<[string, string]> {
   return out;
 }
 
-const FAULT_FIELDS = [
-  "kind",
-  "atMs",
-  "on",
-  "delayMs",
-  "target",
-  "durationMs",
-  "deltaMs",
-  "driftPpm",
-  "groups",
-  "oneWay",
-  "links",
-  "extraMs",
-  "lossRate",
-  "note",
-];
-
 function parseFault(f: Fields): FaultStep {
   f.only(FAULT_FIELDS);
   const kind = f.oneOf("kind", FAULT_KINDS);
@@ -366,41 +362,10 @@ function parseFault(f: Fields): FaultStep {
       nth: o.number("nth", { integer: true, min: 1, dflt: 1 }),
     };
   }
-  const needsTarget = ["pause", "crash", "restart", "clock-jump", "clock-drift", "isolate"].includes(kind);
-  if (needsTarget) step.target = f.string("target");
+  const def = faultDef(kind);
+  if (def.needsTarget) step.target = f.string("target");
   step.durationMs = f.optNumber("durationMs", { min: 0 });
-  switch (kind) {
-    case "pause":
-      step.durationMs = f.number("durationMs", { min: 0 });
-      break;
-    case "clock-jump":
-      step.deltaMs = f.number("deltaMs");
-      break;
-    case "clock-drift":
-      step.driftPpm = f.number("driftPpm", { min: -500_000, max: 500_000 });
-      break;
-    case "partition": {
-      const groups = f.array("groups");
-      if (groups.length < 2 || groups.some((g) => !Array.isArray(g) || g.length === 0 || g.some((x) => typeof x !== "string"))) {
-        f.fail("groups", "expected two or more non-empty lists of process ids");
-      }
-      step.groups = groups as string[][];
-      step.oneWay = f.boolean("oneWay", false);
-      break;
-    }
-    case "cut":
-    case "delay":
-    case "loss": {
-      const links = f.array("links");
-      if (links.length === 0 || links.some((l) => !Array.isArray(l) || l.length !== 2 || l.some((x) => typeof x !== "string"))) {
-        f.fail("links", 'expected a list of [from, to] pairs of process ids, e.g. [["c1", "redis-1"]]');
-      }
-      step.links = links as Array<[string, string]>;
-      if (kind === "delay") step.extraMs = f.number("extraMs", { min: 0 });
-      if (kind === "loss") step.lossRate = f.number("lossRate", { min: 0, max: 1 });
-      break;
-    }
-  }
+  def.parse(f, step);
   return step;
 }
 

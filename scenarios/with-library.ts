@@ -54,5 +54,5 @@ export function withLibrary(s: Scenario, adapter: string, field = "--lock"): Sce
     designOptions.options = { redlock, ioredis };
   }
   if (s.design === "library") Object.assign(designOptions, { ...original, adapter: adapterRef });
-  return { ...s, name: `${s.name}@${adapter}`, title: `${s.title} [${adapter}]`, design: "library", designOptions };
+  return { ...s, name: `${s.name}@${adapter}`, title: `${s.title} [${adapter}]`, design: "library", designOptions, lock: adapterRef };
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Make sure the Debian packages real mode starts (real/servers/) are installed:
 # redis-server, redis-sentinel, redis-tools, etcd-server, etcd-client, zookeeper (+ Java), faketime and libfaketime
-# (the preload library real/faketime.ts puts client processes under).
+# (the preload library real/faketime.ts puts client processes under), and GNU parallel (the
+# README's recipe for sharded sweeps, run by test/gnu-parallel.test.ts).
 # Idempotent: does nothing when every binary is there; otherwise apt-get install (apt-get update
 # first only when the package lists are missing or the install fails without it), and fails
 # loudly if something still cannot be found.
@@ -17,6 +18,7 @@ NEEDED=(
   "/usr/share/java/zookeeper.jar:zookeeper"
   "faketime:faketime"
   "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1:libfaketime"
+  "parallel:parallel"
 )
 have() {
   case "$1" in

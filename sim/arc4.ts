@@ -5,7 +5,7 @@
  * gave through seedrandom (test/sim/arc4.test.ts compares the two). Kept here because a
  * seedrandom instance costs several kilobytes of garbage per fork (a 256-entry array
  * grown by push, four closures, a 256-character string mixed into a global pool), and a
- * run forks a stream per process and per client incarnation (issue 17).
+ * run forks a stream per process and per client incarnation.
  */
 const WIDTH = 256;
 const MASK = WIDTH - 1;

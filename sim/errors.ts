@@ -38,5 +38,6 @@ export class SimLimitError extends Error {
  * message with the seed and the replay command (`replay` is filled in by the runner).
  */
 export class SimulationStopError extends Error {
-  replay?: { scenario: string; seed: number };
+  /** `command` is the whole replay line (a file run on a lock library needs its --lock). */
+  replay?: { scenario: string; seed: number; command?: string };
 }

@@ -3,13 +3,13 @@
  * insertion order, so events at the same microsecond run in the order they were
  * scheduled — on every run, on every machine.
  *
- * Struct of arrays, allocation-free per event (issue 17): the heap holds the keys
+ * Struct of arrays, allocation-free per event: the heap holds the keys
  * (time, seq) and a slot number in typed arrays; a slot holds the handler and its
  * arguments. An event is a handler that is not created per event (a module function
  * or a method) plus up to three values and one number, so scheduling a message or a
  * timer builds no closure and no event record. Slots are reused through a free list.
  *
- * Cancellation is lazy (issue 17): a cancelled event keeps its heap entry, its slot is
+ * Cancellation is lazy: a cancelled event keeps its heap entry, its slot is
  * marked (no handler) and skipped without being run; when cancelled entries pass half
  * the heap, the live ones are re-heaped in one pass. Keys are unique, so the order of
  * the live events is the same whichever way the heap is built.

@@ -9,7 +9,7 @@
  * The kernel's own waits (a sleep, a call) yield a Wait instead: an object that is
  * handed the fiber's run and resumes it itself, exactly once by construction (a timer
  * fires once; a call's reply and its timeout each take the call out first). It
- * builds no closure per step, where a Suspend costs two (issue 17).
+ * builds no closure per step, where a Suspend costs two.
  */
 export type Suspend = (resume: (value: unknown) => void) => void;
 

@@ -2,7 +2,7 @@
  * Values waiting on ids handed out in order (a process's outstanding calls by rpcId, a
  * Raft node's proposals and read barriers), each with a number tag, in parallel arrays:
  * no object per entry, and no Map set and emptied once per request (a Map shrinks its
- * table when emptied, then grows it again: an allocation every few requests; issue 17).
+ * table when emptied, then grows it again: an allocation every few requests).
  * Most ids complete soon, so the ids waiting at once are a narrow span: slot `id & mask`
  * rarely holds another id, and when it does the table doubles until they part (up to
  * SLOTS_MAX; past it the rare clash, a long-stuck id, goes to a Map). Nothing iterates

@@ -23,7 +23,7 @@ export class SimProcess {
   readonly mono: LocalClock;
   /**
    * Events held during a pause, in arrival order: a handler and its three arguments per
-   * entry (the kernel's messages and timers queue no closure, issue 17); `inboxHead` is
+   * entry (the kernel's messages and timers queue no closure); `inboxHead` is
    * the next to run.
    */
   private inboxFns: Array<(a: any, b: any, c: any) => void> = [];

@@ -9,15 +9,8 @@ import type { EventType, HistoryEvent } from "./history.js";
 import { SimLimitError } from "./errors.js";
 import { DEFAULT_LIMITS, PROJECTION_MARGIN, type SimLimits } from "./limits.js";
 
-/** A message between processes. `rpcId` marks a request; `inReplyTo` its reply. */
-export interface Message {
-  type: string;
-  rpcId?: number;
-  inReplyTo?: number;
-  [field: string]: unknown;
-}
-
-export type RpcResult<T = Message> = { ok: true; reply: T } | { ok: false; error: "timeout" };
+import type { Message, RpcResult } from "./message.js";
+export type { Message, RpcResult } from "./message.js";
 
 export interface ProcessBehavior {
   /** A message that is not the reply to one of this process's pending calls. */
@@ -38,7 +31,7 @@ export interface TimerHandle {
 }
 
 /**
- * A timer is its own event record: one object per timer, no closure (issue 17). It
+ * A timer is its own event record: one object per timer, no closure. It
  * calls `fn(arg)`, so the kernel's own timers (a call's timeout, a sleep) pass a shared
  * function and their state instead of a closure.
  */
@@ -65,7 +58,7 @@ const TIMED_OUT: RpcResult = Object.freeze({ ok: false, error: "timeout" }) as R
 
 /**
  * The event of a call's timeout: (process, incarnation, rpcId), no object of its own
- * (issue 17); through the process's lifecycle as a timer is. A reply that came first
+ *; through the process's lifecycle as a timer is. A reply that came first
  * cancelled it, or (while paused) took the call out, so it finds nothing to do.
  */
 function callTimeoutEvent(ctx: ProcessContext, incarnation: number, _unused: undefined, rpcId: number): void {
@@ -121,7 +114,7 @@ function deliverMessage(ctx: ProcessContext, from: string, msg: Message, incarna
   else ctx.handle(from, msg);
 }
 
-/** Where a process's messages to one peer go: the peer and the link, found once (issue 17). */
+/** Where a process's messages to one peer go: the peer and the link, found once. */
 class Route {
   constructor(
     readonly dest: ProcessContext,

@@ -1,10 +1,16 @@
 import type { Fiber, Suspend, Wait } from "./fiber.js";
-import type { Message, ProcessContext, RpcResult } from "./simulation.js";
+import type { Message, RpcResult } from "./message.js";
+
+/** The two waits a process context hands out (ProcessContext implements it). */
+export interface WaitSource {
+  callWait(to: string, msg: Message, timeoutMs: number): Wait;
+  sleepWait(ms: number): Wait;
+}
 
 /**
  * The fibers `ctx.call` and `ctx.sleep` return, written by hand: one small object per
  * call or sleep, where a generator is a generator object, its register file and an
- * iterator result per step (issue 17). `yield*` drives them as any iterator: the first
+ * iterator result per step. `yield*` drives them as any iterator: the first
  * `next` yields the kernel's wait, the second takes what it resumed with and finishes.
  * Each is its own iterator result (`value`, `done`): `yield*` hands it up unchanged to
  * the fiber's run, which reads it at once.
@@ -47,7 +53,7 @@ abstract class WaitFiber<R> implements Fiber<R> {
 /** `ctx.call`, and `ctx.callAs` with the result mapped (redisCall's reply unwrapping). */
 export class CallFiber<R> extends WaitFiber<R> {
   constructor(
-    private readonly ctx: ProcessContext,
+    private readonly ctx: WaitSource,
     private readonly to: string,
     private readonly msg: Message,
     private readonly timeoutMs: number,
@@ -67,7 +73,7 @@ export class CallFiber<R> extends WaitFiber<R> {
 
 export class SleepFiber extends WaitFiber<void> {
   constructor(
-    private readonly ctx: ProcessContext,
+    private readonly ctx: WaitSource,
     private readonly ms: number,
   ) {
     super();

@@ -64,12 +64,14 @@ describe("messages from data print as one plain line", () => {
     const file = join(dir, "escapes.json");
     const lock = "L\u001b]0;owned\u0007\u009b2J";
     writeFileSync(file, JSON.stringify({ ...base, name: "escapes", story: "s", expect: "safe", clients: [{ id: "c\u001b[31m1" }], workload: { locks: [lock], ttlMs: 100 } }));
-    // A safe run's summary names no lock; its --out path (from the command line) carries the escapes here.
-    expect(await main(["run", file, "--out", join(dir, "out\u001b[2J\u009b")])).toBe(EXIT.ok);
+    // One client, so the run is not challenged (exit 8) and its NOT CHALLENGED line names the lock;
+    // its --out path (from the command line) carries the escapes too.
+    expect(await main(["run", file, "--out", join(dir, "out\u001b[2J\u009b")])).toBe(EXIT.notChallenged);
+    expect(io.out).toContain("NOT CHALLENGED: only c\\x1b[31m1 was ever granted L\\x1b]0;owned");
     expect(io.out).toContain("out\\x1b[2J\\x9b/history.jsonl");
     expect(io.out).not.toMatch(CONTROL);
     io.out = "";
-    expect(await main(["run", file, "--out", join(dir, "out"), "--json"])).toBe(EXIT.ok);
+    expect(await main(["run", file, "--out", join(dir, "out"), "--json"])).toBe(EXIT.notChallenged);
     expect(io.out).not.toMatch(CONTROL);
     const record = JSON.parse(io.out) as { scenario: { workload: { locks: string[] } } };
     expect(record.scenario.workload.locks).toEqual([lock]);

@@ -47,7 +47,8 @@ describe("run bounds: the validator refuses what the simulator cannot finish", (
     );
     io.err = "";
     const fits = scenarioFile("fits", { durationMs: 3000, clients: 1, limits: { simTimeMsMax: 5000 } });
-    expect((await run(fits)).code).toBe(EXIT.ok);
+    // One client: nobody to exclude, so the run is not challenged (exit 8); the bound is what is tested here.
+    expect((await run(fits)).code).toBe(EXIT.notChallenged);
     // Raised: a 25 h scenario loads (it is not run here: that is a day of simulation).
     const long = loadScenarioFile(scenarioFile("long", { durationMs: 90_000_000, clients: 1, limits: { simTimeMsMax: 90_002_000 } }));
     expect(long.limits).toEqual({ simTimeMsMax: 90_002_000 });
@@ -83,7 +84,8 @@ describe("run bounds: the validator refuses what the simulator cannot finish", (
     expect(r.err).toMatch(new RegExp(`^lockstep: simulation bound hit: eventsMax = ${events - 1} \\(at t=\\d+µs\\); shorten the scenario, or raise the bound with its "limits" field \\(docs/scenarios\\.md#limits\\)$`));
     expect(existsSync(r.out)).toBe(false);
     io.err = "";
-    expect((await run(scenarioFile("under", { durationMs: 2000, clients: 2, limits: { eventsMax: events } }))).code).toBe(EXIT.ok);
+    // Two clients taking turns with no fault never challenge the lock (exit 8): the run completed, which is the point.
+    expect((await run(scenarioFile("under", { durationMs: 2000, clients: 2, limits: { eventsMax: events } }))).code).toBe(EXIT.notChallenged);
   });
 
   it("a 1-client day that fits the time bound is stopped early by the event bound, exit 2, naming it and the way to raise it", async () => {

@@ -31,6 +31,25 @@ describe("lockstep run", () => {
     expect(await main(["run", "naive-gc-pause", "--ok-if-expected", "--out", join(tmp(), "b")])).toBe(EXIT.ok);
   });
 
+  it("says NOT CHALLENGED, not SAFE, and exits 8 when nobody else held the lock (naive-gc-pause on redlock-v4)", async () => {
+    const dir = join(tmp(), "v4");
+    expect(await main(["run", "naive-gc-pause", "--lock", "redlock-v4", "--out", dir])).toBe(EXIT.notChallenged);
+    expect(io.out).toMatch(/^NOT CHALLENGED: c2 never held order:123 while c1 believed it did: c2 gave up at 2\.7 s \(redlock-v4 did not acquire the lock\), 1\.7 s into the 30 s the workload would wait \(waitMs\): its own limit, not the scenario's, before c1's hold ended at 15 s/m);
+    expect(io.out).toMatch(/^outcome: not-challenged /m);
+    const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
+    expect(results.verdicts.outcome).toBe("not-challenged");
+    expect(results.verdicts.safety).toBe(true);
+    expect(results.verdicts.challenge).toMatchObject({ challenged: false, kind: "overlapping-belief", grants: 1, acquiresFailed: 1 });
+    const report = readFileSync(join(dir, "report.html"), "utf8");
+    expect(report).toContain('class="badge outcome-not-challenged"');
+    expect(report).toContain("This run did not get where the story goes: c2 never held order:123");
+    // --ok-if-expected does not turn a vacuous pass into 0 (nor into 6: it is its own code).
+    expect(await main(["run", "naive-gc-pause", "--lock", "redlock-v4", "--ok-if-expected", "--out", join(tmp(), "v4b")])).toBe(EXIT.notChallenged);
+    // The design the scenario was written for is challenged (and unsafe): c2 got the lock while c1 slept.
+    expect(await main(["run", "naive-gc-pause", "--out", join(tmp(), "naive")])).toBe(EXIT.safetyViolation);
+    expect(io.out).toMatch(/^challenged: c2 was granted order:123 at 10 s while c1 still held it/m);
+  });
+
   it("rejects unknown scenarios, bad seeds and bad files with one clear line and exit 2, writing nothing", async () => {
     const dir = join(tmp(), "never");
     expect(await main(["run", "no-such", "--out", dir])).toBe(EXIT.badInput);

@@ -174,7 +174,7 @@ describe("a sweep survives interruption", () => {
     const bad: Array<[string, string]> = [
       ['{"seed": 1, "outcome": "fine"', 'line 2: expected one JSON value per line'],
       [seedLine.replace('"seed":1', '"seed":7'), "line 2.seed: expected an integer from 1 to 4, got 7"],
-      [seedLine.replace('"outcome":"unsafe"', '"outcome":"fine"'), 'line 2.outcome: expected one of "safe", "unsafe", "unsafe-but-fenced", "liveness-loss", "unknown", got "fine"'],
+      [seedLine.replace('"outcome":"unsafe"', '"outcome":"fine"'), 'line 2.outcome: expected one of "safe", "unsafe", "unsafe-but-fenced", "liveness-loss", "not-challenged", "unknown", got "fine"'],
       [seedLine.replace('"safety":false', '"safety":"no"'), 'line 2.safety: expected true, false or "unknown", got "no"'],
       [`${seedLine}\n${seedLine}`, "line 3: seed: expected each seed once, got 1 again"],
     ];

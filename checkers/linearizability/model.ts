@@ -65,7 +65,6 @@ export interface Model<S> {
 export type InfoKey = string | readonly string[] | null | undefined;
 
 /** Erased model type for registries. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyModel = Model<any>;
 
 /** Mixes a 32-bit value (murmur3 finalizer); used by models to build hashes. */

@@ -11,7 +11,7 @@ import { verdictMark } from "../verdict-mark.js";
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
-import type { CheckContext, CheckResult } from "../../checkers/types.js";
+import type { CheckContext } from "../../checkers/types.js";
 import { parseJsonlHistoryWithLines } from "../../checkers/import/jsonl.js";
 import { MODEL_NAMES, isModelName, type ModelName } from "../../checkers/linearizability/models/index.js";
 import { familyOf, modelForHistory, notApplicable, unsupportedOp } from "../../checkers/applicable.js";
@@ -168,6 +168,10 @@ function contextFrom(opts: CheckOptions): CheckContext {
   return ctx;
 }
 
+/**
+ * By the checkers only: a history recorded elsewhere comes without the scenario that says
+ * what would challenge it, so "not challenged" (printed, by the default rule) is not exit 8.
+ */
 export function exitCodeForVerdicts(v: Verdicts): number {
   if (v.safety === false) return EXIT.safetyViolation;
   if (v.liveness === false) return EXIT.livenessViolation;
@@ -182,6 +186,7 @@ export function formatCheck(file: string, events: number, v: Verdicts, model?: s
     lines.push(`  ${verdictMark(r)} ${r.checker.padEnd(18)} ${r.summary}`);
     if (r.valid !== true && r.witness !== undefined) lines.push(...formatWitness(r.witness).map((l) => `         ${l}`));
   }
+  lines.push(v.challenge.challenged ? `challenged: ${v.challenge.why}` : `not challenged (by the default rule): ${v.challenge.why}`);
   lines.push(`outcome: ${v.outcome} (safety ${String(v.safety)}, liveness ${String(v.liveness)})`);
   return lines.join("\n") + "\n";
 }

@@ -21,6 +21,7 @@ import type { RunRecord } from "../../reports/types.js";
 import { setExitCode } from "../exit-state.js";
 import { printableLines } from "../../harness/printable.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
+import { playgroundData, writePlayground } from "../../harness/playground/write.js";
 
 /**
  * `lockstep debate`: run the scenario behind each claim of the Redlock debate
@@ -35,7 +36,7 @@ export function registerDebate(program: Command): void {
     .option("--out <dir>", "directory for debate.html and the runs (default: runs/debate)")
     .option("--seed <n>", "the one run shown per scenario uses this seed (default: each scenario's own)")
     .option("--seeds <n>", "also run each scenario on seeds 1..n for the claim's rate and interval", "20")
-    .action((opts: { out?: string; seed?: string; seeds: string }) => {
+    .action(async (opts: { out?: string; seed?: string; seeds: string }) => {
       const out = opts.out ?? join("runs", "debate");
       checkOutputDir(out);
       const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : undefined;
@@ -43,6 +44,8 @@ export function registerDebate(program: Command): void {
       const extra = new Map<string, { challenged: boolean; refused: boolean; thumb: string }>();
       const sweeps = new Map<string, SeedRun[]>();
       const known = scenarioFiles();
+      // Each claim's scenario opens in the playground written beside the page.
+      const playable = new Set(playgroundData().scenarios.map((p) => p.name));
       const records = new Map<string, RunRecord>();
       const entries: DebateEntry[] = [];
       const lines: string[] = [];
@@ -53,10 +56,11 @@ export function registerDebate(program: Command): void {
           const scenario = loadScenario(name);
           const s = seed ?? scenario.seed;
           const run = runScenario(scenario, s);
-          const record = buildRecord(scenario, s, run, runCheckers(run.history, checkContextFor(scenario)));
+          const verdicts = runCheckers(run.history, checkContextFor(scenario));
+          const record = buildRecord(scenario, s, run, verdicts);
           writeRunArtifacts(join(out, name), record, run.history);
           records.set(name, record);
-          const a = runAvailability(run.history, scenario.workload.ttlMs);
+          const a = runAvailability(run.history, verdicts.challenge.challenged);
           extra.set(name, { challenged: a.challenged, refused: refusedIn(run.history, a.failedAcquires), thumb: thumbnailSvg(record, run.history) });
           sweeps.set(name, Array.from({ length: seedsTo }, (_, i) => seedRun(scenario, i + 1)));
           if (!record.expectationMet) unexpected++;
@@ -69,17 +73,19 @@ export function registerDebate(program: Command): void {
           scenario: name,
           ...(record && x ? { record, report: `${name}/report.html`, challenged: x.challenged, refused: x.refused, thumb: x.thumb } : {}),
           ...(swept ? { seeds: tally(test, swept) } : {}),
+          ...(playable.has(name) ? { playground: `playground/index.html#scenario=${encodeURIComponent(name)}` } : {}),
         };
         entries.push(entry);
         const outcome = record ? `${record.verdicts.outcome}${record.expectationMet ? "" : ` (expected ${record.scenario.expect})`}` : "no such scenario";
         lines.push(`  ${claim.id.padEnd(26)} ${name.padEnd(34)} ${outcome.padEnd(20)} ${bearingOf(entry).replace(/-/g, " ").padEnd(14)} ${entry.seeds ? tallyText(entry.seeds) : ""}`);
       }
+      await writePlayground(join(out, "playground"));
       const page = join(out, "debate.html");
       writeTextAtomic(page, renderDebatePage(entries));
       process.stdout.write(printableLines(
         `lockstep debate — ${records.size} scenarios run, each also on seeds 1..${seedsTo}\n  ${"claim".padEnd(26)} ${"scenario".padEnd(34)} ${"outcome".padEnd(20)} the claim is\n` +
           lines.join("\n") +
-          `\nwrote ${page}\n` +
+          `\nwrote ${page} and ${join(out, "playground", "index.html")}\n` +
           (unexpected ? `${unexpected} run(s) did not give their scenario's expected outcome\n` : ""),
       ));
       // Through main's exit state: bin/lockstep.js sets process.exitCode from main's return.
@@ -98,7 +104,7 @@ export interface SeedRun {
 function seedRun(s: Scenario, seed: number): SeedRun {
   const run = runScenario(s, seed);
   const v = runCheckers(run.history, checkContextFor(s));
-  const a = runAvailability(run.history, s.workload.ttlMs);
+  const a = runAvailability(run.history, v.challenge.challenged);
   return { seed, outcome: v.outcome, challenged: a.challenged, refused: refusedIn(run.history, a.failedAcquires) };
 }
 

@@ -81,4 +81,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "run the scenarios behind the Redlock debate's claims and write debate.html with their reports",
     load: async () => (await import("./debate.js")).registerDebate,
   },
+  {
+    name: "playground",
+    args: "",
+    summary: "write an offline page that runs the simulator in the browser: edit a scenario's faults, watch the verdict change",
+    load: async () => (await import("./playground.js")).registerPlayground,
+  },
 ];

@@ -7,14 +7,17 @@ import { setExitCode } from "../exit-state.js";
 import { parsePositiveInt } from "../args.js";
 import { printable } from "../../harness/printable.js";
 import { writeJsonAtomic } from "../../harness/sweep/write.js";
-import { planReal } from "../../real/plan.js";
-import { runRealOnce } from "../../real/run.js";
+import type { RealPlan } from "../../real/plan.js";
+import { nemesisLines, planRealRun } from "../../real/nemesis.js";
+import { REAL_NOTE, runRealOnce } from "../../real/run.js";
 import { recordRealRun, writeRealArtifacts, type RealRunRecord } from "../../real/record.js";
 import { parseTimeScale } from "../../real/time-scale.js";
 import { RealRunError } from "../../real/errors.js";
-import { checksHold, summarize } from "../../real/summary.js";
+import { checksHold, sampleLoad, summarize, type RealBatch } from "../../real/summary.js";
 import { formatRealRun, formatRealRunLine, formatRealSummary } from "../../real/format.js";
-import { MissingServerBinaryError, ServerExitedError, ServerStartTimeoutError, ServerStopTimeoutError } from "../../real/servers/index.js";
+import { hooksInstalled, MissingServerBinaryError, ServerExitedError, ServerStartTimeoutError, ServerStopTimeoutError, stoppedBySignal, sweepDeadRuns } from "../../real/servers/index.js";
+import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
+import { tmpdir } from "node:os";
 
 interface RealFlags {
   runs: string;
@@ -22,6 +25,8 @@ interface RealFlags {
   timeScale: string;
   okIfExpected?: boolean;
   json?: boolean;
+  lock?: string;
+  clean?: boolean;
 }
 
 /** More real runs than this in one command is a sweep's job (each run starts real processes). */
@@ -31,49 +36,109 @@ export function registerReal(program: Command): void {
   program
     .command("real")
     .description("run a scenario against real servers and real npm clients on 127.0.0.1; write history.jsonl, results.json and report.html, judged by the same checkers (not replayable)")
-    .argument("<scenario>", "a scenario name (see `lockstep list`) or a path to a scenario JSON file")
+    .argument("[scenario]", "a scenario name (see `lockstep list`) or a path to a scenario JSON file")
     .option("--runs <n>", "real runs, one after another (with more than 1: run-<i>/ per run and summary.json)", "1")
     .option("--out <dir>", "directory for the run's files (default: runs/<scenario>-real)")
     .option("--time-scale <x>", "multiply the scenario's times (TTLs, pauses, durations) by x, e.g. 0.2 for quick runs", "1")
     .option("--ok-if-expected", "exit 0 when every run's outcome is the scenario's expected verdict, even if unsafe")
     .option("--json", "print results.json (summary.json with --runs > 1) instead of the summary")
-    .action(async (name: string, opts: RealFlags) => {
+    .option(...LOCK_FLAG)
+    .option("--clean", "remove the temp dirs and processes that dead real runs (their driver killed) left behind, then exit")
+    .action(async (name: string | undefined, opts: RealFlags) => {
+      if (opts.clean) return cleanDeadRuns(name);
+      if (name === undefined) throw new InputError("<arg>", "<scenario>", "a scenario name or path (or --clean)");
       const runs = parsePositiveInt(opts.runs, "--runs");
       if (runs > RUNS_MAX) throw new InputError("<arg>", "--runs", `expected at most ${RUNS_MAX}, got ${runs}`);
       const factor = parseTimeScale(opts.timeScale);
-      const scenario = loadScenario(name);
-      const plan = planReal(scenario, factor);
+      const scenario = loadScenario(withLockFlag(name, opts.lock));
+      // Planned before anything starts (bad input costs nothing); a nemesis is drawn per run, from its seed.
+      const plan = planRealRun(scenario, factor, scenario.seed);
+      const planOf = (seed: number): RealPlan => (seed === scenario.seed ? plan : planRealRun(scenario, factor, seed));
       const dir = opts.out ?? join("runs", `${scenario.name}-real`);
-      const records: RealRunRecord[] = [];
-      const dirs: string[] = [];
-      const width = String(runs).length;
-      for (let i = 1; i <= runs; i++) {
-        let out;
-        try {
-          out = await runRealOnce(plan, { run: i, runs, seed: scenario.seed + i - 1, progress: (l) => process.stderr.write(`lockstep real: ${printable(l)}\n`) });
-        } catch (err) {
-          const code = realFailureCode(err);
-          if (code === undefined) throw err;
-          setExitCode(code);
-          return;
-        }
-        const record = recordRealRun(plan, out);
-        const runDir = runs === 1 ? dir : join(dir, `run-${String(i).padStart(width, "0")}`);
-        writeRealArtifacts(runDir, record, out.history);
-        records.push(record);
-        dirs.push(runDir);
-        if (opts.json) continue;
-        process.stdout.write(runs === 1 ? formatRealRun(record, runDir) : formatRealRunLine(record, runDir));
-      }
-      if (runs > 1) {
-        const summary = summarize(records, dirs);
-        const path = join(dir, "summary.json");
-        writeJsonAtomic(path, summary);
-        if (opts.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
-        else process.stdout.write(formatRealSummary(summary, records[0]!, path));
-      } else if (opts.json) process.stdout.write(JSON.stringify(records[0], null, 2) + "\n");
-      setExitCode(realExitCode(records, opts.okIfExpected ?? false));
+      await runBatch(plan, planOf, dir, runs, opts);
     });
+}
+
+/** `lockstep real --clean`: sweep the OS temp dir of dead runs' leftovers. */
+function cleanDeadRuns(name: string | undefined): void {
+  if (name !== undefined) throw new InputError("<arg>", "--clean", `takes no scenario (got ${JSON.stringify(name)})`);
+  const r = sweepDeadRuns(tmpdir());
+  process.stdout.write(`lockstep real --clean: removed ${r.removedDirs.length} dead run dir(s)${r.removedDirs.length ? ` (${r.removedDirs.join(", ")})` : ""}, killed ${r.killedPids.length} process(es) they left\n`);
+}
+
+/**
+ * The batch's runs, one after another. However it ends — every run done, a run failing, a
+ * signal — the finished runs get their summary.json, which says which run stopped the batch.
+ */
+async function runBatch(plan: RealPlan, planOf: (seed: number) => RealPlan, dir: string, runs: number, opts: RealFlags): Promise<void> {
+  const scenario = plan.scenario;
+  const records: RealRunRecord[] = [];
+  const dirs: string[] = [];
+  const width = String(runs).length;
+  const batch: RealBatch = { scenario: scenario.name, design: scenario.design, expect: scenario.expect, note: REAL_NOTE, timeScale: plan.timeScale.factor, runsPlanned: runs, loadSamples: [] };
+  let current = 0;
+  let summaryWritten = false;
+  const writeSummary = (): void => {
+    if (runs === 1 || summaryWritten) return;
+    summaryWritten = true;
+    sampleLoad(batch);
+    const summary = summarize(records, dirs, batch);
+    const path = join(dir, "summary.json");
+    writeJsonAtomic(path, summary);
+    if (opts.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+    else process.stdout.write(formatRealSummary(summary, records[0], path));
+  };
+  const stop = (reason: string): void => {
+    if (batch.stoppedBy) return;
+    batch.stoppedBy = { run: current, reason };
+    // A single run's failure is printed by realFailureCode; a signal, and any stop of a batch, are said here.
+    if (runs > 1 || reason.startsWith("stopped by")) {
+      process.stderr.write(`lockstep real: run ${current}/${runs} ${reason}${runs > 1 ? `; summary.json for the ${records.length} finished run(s)` : ""}\n`);
+    }
+    writeSummary();
+  };
+  // Before the groups' own handler (installed later, per run): the summary is written, then they stop the servers and exit.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    stop(`stopped by ${signal}`);
+    if (!hooksInstalled()) process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    for (let i = 1; i <= runs; i++) {
+      current = i;
+      sampleLoad(batch);
+      let out;
+      const seed = scenario.seed + i - 1;
+      const runPlan = planOf(seed);
+      const progress = (l: string) => process.stderr.write(`lockstep real: ${printable(l)}\n`);
+      if (runPlan.nemesis) for (const l of nemesisLines(runPlan.nemesis)) progress(`run ${i}/${runs}: ${l}`);
+      try {
+        out = await runRealOnce(runPlan, { run: i, runs, seed, progress });
+      } catch (err) {
+        const signal = stoppedBySignal();
+        if (signal) return stop(`stopped by ${signal}`);
+        const code = realFailureCode(err);
+        stop(`failed: ${printable((err instanceof Error ? err.message : String(err)).split("\n")[0] ?? "")}`);
+        if (code === undefined) throw err;
+        setExitCode(code);
+        return;
+      }
+      const record = recordRealRun(runPlan, out);
+      const runDir = runs === 1 ? dir : join(dir, `run-${String(i).padStart(width, "0")}`);
+      writeRealArtifacts(runDir, record, out.history);
+      records.push(record);
+      dirs.push(runDir);
+      if (opts.json) continue;
+      process.stdout.write(runs === 1 ? formatRealRun(record, runDir) : formatRealRunLine(record, runDir));
+    }
+    writeSummary();
+    if (runs === 1 && opts.json) process.stdout.write(JSON.stringify(records[0], null, 2) + "\n");
+    setExitCode(realExitCode(records, opts.okIfExpected ?? false));
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
 }
 
 /** Over every run: a run whose real-run checks failed is no evidence (exit 1); then as `lockstep run`/`sweep`. */
@@ -84,11 +149,15 @@ export function realExitCode(records: readonly RealRunRecord[], okIfExpected: bo
     }
     return EXIT.internal;
   }
-  if (okIfExpected) return records.every((r) => r.expectationMet) ? EXIT.ok : EXIT.unexpected;
+  const unchallenged = records.some((r) => r.verdicts.outcome === "not-challenged");
+  if (okIfExpected) {
+    if (!records.every((r) => r.expectationMet || r.verdicts.outcome === "not-challenged")) return EXIT.unexpected;
+    return unchallenged ? EXIT.notChallenged : EXIT.ok;
+  }
   if (records.some((r) => r.verdicts.safety === false)) return EXIT.safetyViolation;
   if (records.some((r) => r.verdicts.liveness === false)) return EXIT.livenessViolation;
   if (records.some((r) => r.verdicts.valid === "unknown")) return EXIT.unknown;
-  return EXIT.ok;
+  return unchallenged ? EXIT.notChallenged : EXIT.ok;
 }
 
 /**

@@ -13,6 +13,7 @@ import type { RunRecord } from "../../reports/types.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { printableLines, terminalJson } from "../../harness/printable.js";
 import { StreamedHistoryFile } from "../../harness/streamed-history.js";
+import { checkDeterminism } from "../../harness/determinism.js";
 
 export function registerRun(program: Command): void {
   program
@@ -25,7 +26,8 @@ export function registerRun(program: Command): void {
     .option("--json", "print results.json instead of the summary")
     .option("--force", "replace files in --out that lockstep did not write")
     .option(...LOCK_FLAG)
-    .action((name: string, opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean; lock?: string; force?: boolean }) => {
+    .option("--check-determinism", "run the seed twice and stop (exit 7) naming the first event where the histories differ")
+    .action((name: string, opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean; lock?: string; force?: boolean; checkDeterminism?: boolean }) => {
       const scenario = loadScenario(withLockFlag(name, opts.lock));
       const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
       const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}`);
@@ -39,6 +41,7 @@ export function registerRun(program: Command): void {
       try {
         const run = runScenario(scenario, seed, {}, { historySink: streamed.stream.push });
         const historyTemp = streamed.finish();
+        if (opts.checkDeterminism) checkDeterminism(scenario, seed, run.history);
         const verdicts = runCheckers(run.history, checkContextFor(scenario));
         record = buildRecord(scenario, seed, run, verdicts);
         writeRunArtifacts(dir, record, run.history, write, historyTemp);
@@ -51,13 +54,24 @@ export function registerRun(program: Command): void {
     });
 }
 
+/**
+ * A run that was not challenged exits 8 even with --ok-if-expected: no scenario expects a
+ * vacuous pass, and CI must tell one from a pass (0) and from another verdict (6).
+ */
 export function exitCodeFor(record: RunRecord, okIfExpected: boolean): number {
-  if (okIfExpected) return record.expectationMet ? EXIT.ok : EXIT.unexpected;
   const v = record.verdicts;
+  if (v.outcome === "not-challenged") return EXIT.notChallenged;
+  if (okIfExpected) return record.expectationMet ? EXIT.ok : EXIT.unexpected;
   if (v.safety === false) return EXIT.safetyViolation;
   if (v.liveness === false) return EXIT.livenessViolation;
   if (v.valid === "unknown") return EXIT.unknown;
   return EXIT.ok;
+}
+
+/** The challenge line of a run's summary: what tested the lock, or why nothing did. */
+export function challengeLine(r: RunRecord): string {
+  const c = r.verdicts.challenge;
+  return c.challenged ? `challenged: ${c.why}` : `NOT CHALLENGED: ${c.why}`;
 }
 
 
@@ -65,6 +79,7 @@ export function formatRunSummary(r: RunRecord, dir: string): string {
   const lines: string[] = [];
   lines.push(`lockstep run ${r.scenario.name} — design ${r.scenario.design}, seed ${r.seed}`);
   for (const c of r.verdicts.results) lines.push(`  ${verdictMark(c)} ${c.checker.padEnd(18)} ${c.summary}`);
+  lines.push(challengeLine(r));
   lines.push(`outcome: ${r.verdicts.outcome} (expected: ${r.scenario.expect}${r.expectationMet ? ", as expected" : ", NOT as expected"})`);
   lines.push(`seed: ${r.seed}`);
   lines.push(`replay: ${r.replay}`);

@@ -27,6 +27,7 @@ interface SweepFlags {
   json?: boolean;
   resume?: boolean;
   force?: boolean;
+  checkDeterminism?: boolean;
 }
 
 /** A word for a shell command line, quoted only when it needs to be. */
@@ -72,6 +73,7 @@ export function registerSweep(program: Command): void {
     .option("--resume", "continue an interrupted sweep from --out's progress.jsonl (same scenario, --seeds and --shard)")
     .option("--force", "replace a summary.json in --out that lockstep did not write")
     .option(...LOCK_FLAG)
+    .option("--check-determinism", "run every seed twice and stop (exit 7) naming the first event where a seed's histories differ")
     .action(async (name: string, opts: SweepFlags) => {
       const range = parseSeedRange(opts.seeds, "--seeds");
       const shard = opts.shard !== undefined ? parseShard(opts.shard, "--shard") : undefined;
@@ -106,7 +108,8 @@ interface Parsed {
 async function sweepWith(name: string, opts: SweepFlags, p: Parsed, threads: Worker[]): Promise<void> {
   const { range, shard, workers, limit, reportsMax } = p;
   const [{ loadScenario }, { runSweep }] = await Promise.all([import("../../scenarios/index.js"), import("../../harness/sweep/sweep.js")]);
-  const scenario = loadScenario(withLockFlag(name, opts.lock));
+  const loaded = loadScenario(withLockFlag(name, opts.lock));
+  const scenario = opts.checkDeterminism ? { ...loaded, checkDeterminism: true } : loaded;
   const suffix = shard && shard.count > 1 ? `-shard-${shard.index}-of-${shard.count}` : "";
   const dir = opts.out ?? join("runs", `sweep-${scenario.name}-${range.from}-${range.to}${suffix}`);
   const summaryPath = join(dir, "summary.json");
@@ -132,6 +135,7 @@ async function sweepWith(name: string, opts: SweepFlags, p: Parsed, threads: Wor
       `--seeds ${range.from}..${range.to}`,
       ...(shard ? [`--shard ${shard.index}/${shard.count}`] : []),
       ...(opts.lock ? [`--lock ${shellWord(opts.lock)}`] : []),
+      ...(opts.checkDeterminism ? ["--check-determinism"] : []),
       `--failing-max ${limit}`,
       `--reports ${reportsMax}`,
       `--out ${shellWord(dir)}`,

@@ -8,6 +8,7 @@
  * is unknown (the library gave up midway, a request may have taken effect), as is an
  * extend or release that rejects.
  */
+import { InputError } from "../../sim/errors.js";
 import { suspend, type Fiber } from "../../sim/fiber.js";
 import type { Message, ProcessContext } from "../../sim/simulation.js";
 import type { Realm } from "../../sim/sandbox/realm.js";
@@ -35,6 +36,8 @@ export class LibraryLockClient implements LockClient {
     private readonly hub: ClientHub,
     private readonly adapter: AdapterInstance,
     private readonly adapterName: string,
+    /** Set when the run fences writes: the adapter file, named when a grant comes without a token. */
+    private readonly tokenRequiredOf?: string,
   ) {}
 
   private *call(method: "acquire" | "release" | "extend", args: unknown[]): Fiber<Settled> {
@@ -54,6 +57,10 @@ export class LibraryLockClient implements LockClient {
     if (!r.ok) return { outcome: "unknown", reason: reasonOf(r.value) };
     if (r.value === null || r.value === undefined || r.value === false) return { outcome: "fail", reason: `${this.adapterName} did not acquire the lock` };
     const got = readAcquired(r.value, this.adapterName);
+    if (this.tokenRequiredOf !== undefined && got.token === undefined) {
+      // Going on would have the resource refuse every write ("no-token"): a run that fences nothing.
+      throw new InputError(this.tokenRequiredOf, "acquire() result", `a fencing token (a number, { handle, token }) on every grant: this scenario's workload.fencing checks one on each write, and this adapter returned none; run a scenario without fencing, or return the token your lock issues`);
+    }
     const validityMs = got.validityMs ?? opts.ttlMs;
     const grant: Grant = {
       lock,

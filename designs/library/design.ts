@@ -67,7 +67,7 @@ export const library: DesignEntry<LibraryDesignOptions> = {
   name: "library",
   description: "a real lock library (redlock, redis-semaphore, redis-lock, or your own adapter) run unmodified in the simulator over N simulated Redis nodes",
   parseOptions: parseLibraryOptions,
-  setup({ sim, processOptions }, o) {
+  setup({ sim, processOptions, fencing: requireToken }, o) {
     const nodes = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
     for (const n of nodes) {
       sim.addProcess(n, "server", processOptions(n), redisServer({ sweepIntervalMs: o.sweepIntervalMs, persistence: o.persistence, fsyncIntervalMs: o.fsyncIntervalMs }));
@@ -82,6 +82,7 @@ export const library: DesignEntry<LibraryDesignOptions> = {
     return {
       serverIds: nodes,
       fencing: false,
+      tokensFromGrants: true,
       createClient: (ctx) => {
         const rng = ctx.rng.fork(`sandbox/${ctx.proc.incarnation}`);
         const realm = new Realm({
@@ -113,7 +114,7 @@ export const library: DesignEntry<LibraryDesignOptions> = {
         if (!instance || typeof instance.acquire !== "function" || typeof instance.release !== "function") {
           throw new InputError(o.adapterFile, "create()", "an object with acquire(lock, { ttlMs, waitMs }) and release(handle)");
         }
-        return new LibraryLockClient(ctx, realm, hub, instance, o.adapter);
+        return new LibraryLockClient(ctx, realm, hub, instance, o.adapter, requireToken ? o.adapterFile : undefined);
       },
     };
   },

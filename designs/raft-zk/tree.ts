@@ -192,7 +192,7 @@ export class ZkTree {
   /**
    * Canonical map entries (replica-states.ts) of nodes and sessions, by key, dropped
    * whenever that node or session changes: a replica digest then walks only what
-   * changed since the last one, not the whole tree (issue 17). ES-private, so not a
+   * changed since the last one, not the whole tree. ES-private, so not a
    * field of the canonical form itself.
    */
   readonly #nodeEntries = new Map<string, [string, string]>();

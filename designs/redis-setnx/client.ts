@@ -49,7 +49,7 @@ export class SetnxLockClient implements LockClient {
     const endWallMs = this.ctx.wallMs() + o.waitMs;
     let timedOut = false;
     // One command for every attempt: a command is never changed once sent (the server
-    // only reads it), so the polls share it rather than build one each (issue 17).
+    // only reads it), so the polls share it rather than build one each.
     const set: RedisCommand = { cmd: "SET", key, value: secret, nx: true, pxMs: o.ttlMs };
     for (let attempt = 0; ; attempt++) {
       const sentMonoUs = this.ctx.monoUs();

@@ -246,7 +246,7 @@ export class RedlockClient implements LockClient {
   ): Fiber<{ ok: true; expiration: number; results: RedisResult[] } | { ok: false; reason: string }> {
     const { opts } = this;
     const firstStart = this.nowMs();
-    let last = "";
+    let last: string;
     for (let attempt = 1; ; attempt++) {
       const start = this.nowMs();
       const results = yield* this.onAll(command);
@@ -270,7 +270,7 @@ export class RedlockClient implements LockClient {
     const isOk = (r: RedisResult) => r.ok && r.reply === "OK";
     const start = this.nowMs();
     const end = start + o.waitMs;
-    let last = "never tried";
+    let last: string;
     let attempt = 0;
     do {
       const results = yield* this.onEachInTurn({ cmd: "SET", key: lock, value, nx: true, pxMs: o.ttlMs });

@@ -19,6 +19,7 @@ export function formatSweepSummary(s: SweepSummary, wrote: string[] = []): strin
   out.push(row("safety (any)", s.safety, s.runs));
   out.push(row("liveness (any)", s.liveness, s.runs));
   out.push(`outcomes: ${Object.entries(s.outcomes).map(([o, n]) => `${o} ${n}`).join(", ") || "none"}`);
+  if (s.availability) out.push(`challenged: ${s.availability.challengedRuns}/${s.runs} runs (${pct(s.runs === 0 ? 0 : s.availability.challengedRuns / s.runs)}); a safe run that was not challenged counts as not-challenged, not safe`);
   out.push(`expected ${s.expected.verdict}: ${s.expected.matched}/${s.runs} runs matched (${pct(s.expected.rate)})`);
   if (s.failingSeeds.count > 0) {
     const more = s.failingSeeds.count > s.failingSeeds.first.length ? ` … (${s.failingSeeds.count} in all)` : "";

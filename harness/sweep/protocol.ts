@@ -39,7 +39,7 @@ export interface WireError {
   stack?: string;
   input?: { file: string; field: string; expected: string };
   limit?: { limit: string; value: number; detail: string };
-  stopped?: { scenario: string; seed: number } | null;
+  stopped?: { scenario: string; seed: number; command?: string } | null;
 }
 
 export function toWire(err: unknown): WireError {

@@ -1,5 +1,6 @@
 import type { Scenario } from "../../scenarios/schema.js";
 import { runScenario } from "../runner.js";
+import { checkDeterminism } from "../determinism.js";
 import { runCheckers, type Outcome } from "../../checkers/run-all.js";
 import type { Verdict } from "../../checkers/types.js";
 import { checkContextFor } from "../check-context.js";
@@ -28,6 +29,7 @@ export interface SeedResult {
 
 export function runSeed(scenario: Scenario, seed: number): SeedResult {
   const run = runScenario(scenario, seed);
+  if (scenario.checkDeterminism) checkDeterminism(scenario, seed, run.history);
   const v = runCheckers(run.history, checkContextFor(scenario));
   const checkers: Record<string, Verdict> = {};
   for (const r of v.results) checkers[r.checker] = r.valid;
@@ -41,8 +43,7 @@ export function runSeed(scenario: Scenario, seed: number): SeedResult {
     expectationMet: v.outcome === scenario.expect,
     eventsRun: run.meta.eventsRun,
     endUs: run.meta.endUs,
-    // "Near" a hold: within one lease of it, the span in which a double grant could happen.
-    availability: runAvailability(run.history, scenario.workload.ttlMs),
+    availability: runAvailability(run.history, v.challenge.challenged),
   };
 }
 

@@ -66,7 +66,7 @@ export function scenarioDigest(s: Scenario): string {
 }
 
 /** Outcomes in a fixed order, so summary.json text does not depend on which seed came first. */
-export const OUTCOMES: readonly Outcome[] = ["safe", "unsafe", "unsafe-but-fenced", "liveness-loss", "unknown"];
+export const OUTCOMES: readonly Outcome[] = ["safe", "unsafe", "unsafe-but-fenced", "liveness-loss", "not-challenged", "unknown"];
 
 export function rateCi(violations: number, unknown: number, runs: number): RateCi {
   return { violations, unknown, rate: runs === 0 ? 0 : violations / runs, ci95: wilson95(violations, runs) };

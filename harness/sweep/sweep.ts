@@ -91,7 +91,7 @@ async function sweep(scenario: Scenario, o: SweepOptions): Promise<SweepResult> 
   const pool = new SweepPool(scenario, Math.min(o.workers, Math.max(1, seeds.length)), o.threads);
   const onAbort = (): void => void pool.cancel();
   o.signal?.addEventListener("abort", onAbort);
-  let interrupted = false;
+  let interrupted: boolean;
   try {
     if (o.signal?.aborted) await pool.cancel();
     const fresh = await pool.runSeeds(seeds, (chunk) => {

@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import type { RecipeConfig } from "../protocol.js";
 import { readAcquired, readExtended, type AdapterInstance, type AdapterModule } from "../../designs/library/adapter.js";
 import { packageRoot } from "../../sim/paths.js";
+import { commonJsSource } from "../../sim/sandbox/module-loader.js";
 import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
 
 type LibraryConfig = Extract<RecipeConfig, { kind: "library" }>;
@@ -77,6 +78,27 @@ function aliasAdapterRequires(adapterFile: string, aliases: Readonly<Record<stri
   };
 }
 
+/**
+ * The adapter's exports. TypeScript and ES module adapters are compiled to CommonJS as the
+ * simulator compiles them (commonJsSource) and run as a module of their own file name, so
+ * their requires resolve from their own directory; plain CommonJS is simply required.
+ */
+function loadAdapterModule(file: string): unknown {
+  const { source, compiled } = commonJsSource(file);
+  if (!compiled) return require(file);
+  const cached = require.cache[file];
+  if (cached) return cached.exports;
+  type NodeModule = InstanceType<typeof Module> & { _compile(src: string, file: string): void; filename: string; paths: string[] };
+  const M = Module as unknown as { new (id: string): NodeModule; _nodeModulePaths(dir: string): string[] };
+  const m = new M(file);
+  m.filename = file;
+  m.paths = M._nodeModulePaths(dirname(file));
+  require.cache[file] = m;
+  m._compile(source, file);
+  m.loaded = true;
+  return m.exports;
+}
+
 const notAcquired = (v: unknown): boolean => v === null || v === undefined || v === false;
 
 export class LibraryRecipe implements RealLockClient {
@@ -92,7 +114,7 @@ export class LibraryRecipe implements RealLockClient {
   async connect(): Promise<void> {
     addPackageModulesToSearchPath();
     if (this.cfg.requireAliases) aliasAdapterRequires(this.cfg.adapterFile, this.cfg.requireAliases);
-    const loaded = require(this.cfg.adapterFile) as AdapterModule & { default?: AdapterModule };
+    const loaded = loadAdapterModule(this.cfg.adapterFile) as AdapterModule & { default?: AdapterModule };
     const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
     if (!mod || typeof mod.create !== "function") throw new Error(`${this.cfg.adapterFile}: module.exports.create is not a function create({ addresses, options, processId })`);
     const instance = await mod.create({ addresses: [...this.cfg.addresses], options: structuredClone(this.cfg.options), processId: this.processId });

@@ -7,10 +7,11 @@
 // queued during a pause in arrival order, so a reply that arrived first wins there. Every
 // timeout below therefore gives its verdict one setImmediate later, after the poll phase
 // has read what is buffered.
+import { readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import type { EventType } from "../../sim/history.js";
 import { hrNowNs, RunClock } from "../clock.js";
-import { LineSplitter, type ClientConfig, type FromClient, type GateSpec, type StorageRequest, type ToClient } from "../protocol.js";
+import { GATE_GO_FILE, LineSplitter, type ClientConfig, type FromClient, type GateSpec, type StorageRequest, type ToClient } from "../protocol.js";
 
 export type StorageResult = { ok: true; reply: Record<string, unknown> } | { ok: false };
 
@@ -130,7 +131,30 @@ export class DriverLink {
     const n = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, n);
     const gate = this.config?.gates.find((g: GateSpec) => g.f === f && g.type === type && g.nth === n);
-    if (gate) await this.waitAtGate(gate.gateId);
+    if (gate?.holdAfter) this.holdAfterContinuation(gate.gateId);
+    else if (gate) await this.waitAtGate(gate.gateId);
+  }
+
+  /**
+   * A pause of this client triggered by its own event: the code after the event runs on to
+   * its next wait (it arms its timers, as in the simulator, where they run through the pause),
+   * then — one setImmediate later, before any timer or input — the process holds, blocked,
+   * until the driver has stopped it (SIGSTOP) and written the gate's go file. After SIGCONT,
+   * libuv fires the timers whose time passed during the stop, as real Node does.
+   */
+  private holdAfterContinuation(gateId: number): void {
+    const boundMs = this.config!.gateTimeoutMs;
+    setImmediate(() => {
+      // Asked for only now, at the hold point: a stop landing earlier would freeze the continuation before it armed its timers.
+      this.send({ t: "gate", gateId });
+      const start = performance.now();
+      const cell = new Int32Array(new SharedArrayBuffer(4));
+      // Bounded by gateTimeoutMs (the pause's length plus a load-tolerant margin); 1 ms per turn.
+      while (!goFileHas(gateId)) {
+        if (performance.now() - start > boundMs) throw new Error(`no go file from the driver at gate ${gateId} within ${boundMs} ms`);
+        Atomics.wait(cell, 0, 0, 1);
+      }
+    });
   }
 
   private waitAtGate(gateId: number): Promise<void> {
@@ -167,5 +191,13 @@ export class DriverLink {
       });
       this.send({ t: "storage", msg: { ...msg, rpcId } });
     });
+  }
+}
+
+function goFileHas(gateId: number): boolean {
+  try {
+    return readFileSync(GATE_GO_FILE, "utf8").split("\n").includes(String(gateId));
+  } catch {
+    return false;
   }
 }

@@ -19,8 +19,12 @@ export class ServerStartTimeoutError extends Error {
     readonly server: string,
     readonly timeoutMs: number,
     readonly logTail: string,
+    /** What the wait was for, e.g. "PING answered +PONG by pid 123 listening on :6379". */
+    readonly waitedFor = "its ready check",
+    /** The machine's load when the wait ran out, e.g. "load 14.20 on 2 cores". */
+    readonly load = "",
   ) {
-    super(`${server} not ready after ${timeoutMs} ms; last log lines:\n${logTail || "(empty log)"}`);
+    super(`${server} not ready after ${timeoutMs} ms: waited for ${waitedFor}${load ? ` (${load})` : ""}; last log lines:\n${logTail || "(empty log)"}`);
   }
 }
 

@@ -7,6 +7,9 @@ import { freePorts, LOOPBACK } from "./ports.js";
 import { etcdHealthy } from "./probes.js";
 import type { ServerProcess } from "./server-process.js";
 
+/** A short run's keys and revisions take kilobytes; the quota only bounds a runaway run. */
+const ETCD_BACKEND_QUOTA_BYTES = 128 * 1024 * 1024;
+
 export interface EtcdClusterOptions {
   size?: number;
   /** Member name prefix (default "etcd": etcd1, etcd2, …). */
@@ -72,6 +75,13 @@ export async function startEtcdCluster(group: ServerGroup, opts: EtcdClusterOpti
       "--initial-cluster-token", token,
       "--heartbeat-interval", String(opts.heartbeatMs ?? 100),
       "--election-timeout", String(opts.electionMs ?? 1000),
+      // Disk per member for a short run: etcd 3.4 preallocates 64 MB WAL segments (no flag
+      // changes that), so keep one segment plus the one being prepared, one snapshot, and
+      // bound the backend; a run never writes enough to snapshot at 10 000 transactions.
+      "--max-wals", "1",
+      "--max-snapshots", "1",
+      "--snapshot-count", "10000",
+      "--quota-backend-bytes", String(ETCD_BACKEND_QUOTA_BYTES),
       "--logger", "zap",
       "--log-outputs", "stderr",
     ];
@@ -83,6 +93,8 @@ export async function startEtcdCluster(group: ServerGroup, opts: EtcdClusterOpti
       cwd: dir,
       logFile: join(dir, "server.log"),
       ready: () => etcdHealthy(m.clientPort),
+      readyWhat: "GET /health answered {\"health\":\"true\"} (the cluster has a leader)",
+      listenPorts: [m.clientPort, m.peerPort],
       readyTimeoutMs: opts.readyTimeoutMs ?? 20_000,
       stopGraceMs: 2_000,
     });

@@ -3,7 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { registerLive, unregisterLive, type StoppableGroup } from "./lifecycle.js";
+import { newOwnerRecord, RUN_DIR_PREFIX, sweepDeadRuns, writeOwnerRecord, type OwnerRecord } from "./registry.js";
 import { ServerProcess, type ServerSpec } from "./server-process.js";
+
+/** Parent dirs already swept by this process: one sweep per parent is enough (dead runs do not come back). */
+const swept = new Set<string>();
 
 export interface ServerGroupOptions {
   /** Parent of the per-run temp dir (default: the OS temp dir). */
@@ -18,9 +22,16 @@ export class ServerGroup implements StoppableGroup {
   private readonly members: ServerProcess[] = [];
   private stopped = false;
   private readonly keepDir: boolean;
+  private readonly owner: OwnerRecord = newOwnerRecord();
 
   constructor(opts: ServerGroupOptions = {}) {
-    this.dir = mkdtempSync(join(opts.parentDir ?? tmpdir(), "lockstep-real-"));
+    const parent = opts.parentDir ?? tmpdir();
+    if (!swept.has(parent)) {
+      swept.add(parent);
+      sweepDeadRuns(parent);
+    }
+    this.dir = mkdtempSync(join(parent, RUN_DIR_PREFIX));
+    writeOwnerRecord(this.dir, this.owner);
     this.keepDir = opts.keepDir ?? process.env.LOCKSTEP_KEEP_REAL_DIR === "1";
     registerLive(this);
   }
@@ -48,7 +59,10 @@ export class ServerGroup implements StoppableGroup {
   /** Register a server (not started yet). The group stops it from now on. */
   add(spec: ServerSpec): ServerProcess {
     if (this.stopped) throw new Error("ServerGroup already stopped");
-    const p = new ServerProcess(spec);
+    const p = new ServerProcess(spec, (pid) => {
+      this.owner.pids.push(pid);
+      if (!this.stopped) writeOwnerRecord(this.dir, this.owner);
+    });
     this.members.push(p);
     return p;
   }

@@ -14,6 +14,7 @@ export const SIGNAL_STOP_BOUND_MS = 5_000;
 const live = new Set<StoppableGroup>();
 let installed = false;
 let handlingSignal = false;
+let signalled: NodeJS.Signals | undefined;
 
 function killEverySync(): void {
   for (const g of live) g.killAllSync();
@@ -31,6 +32,7 @@ function onSignal(signal: NodeJS.Signals): void {
     process.exit(code);
   }
   handlingSignal = true;
+  signalled = signal;
   process.stderr.write(`lockstep: ${signal}: stopping ${live.size} server group(s)\n`);
   const hard = setTimeout(() => {
     killEverySync();
@@ -72,4 +74,9 @@ export function unregisterLive(group: StoppableGroup): void {
 /** For tests: are the hooks in place? */
 export function hooksInstalled(): boolean {
   return installed;
+}
+
+/** The signal (SIGINT/SIGTERM) that is stopping every group, if one is: a run that ends now was stopped, not crashed. */
+export function stoppedBySignal(): NodeJS.Signals | undefined {
+  return signalled;
 }

@@ -1,6 +1,7 @@
 // Ready checks over loopback, each bounded by its own timeout, plus the bounded retry loop.
 import { request } from "node:http";
 import { connect } from "node:net";
+import { LoadTolerantDeadline } from "./deadlines.js";
 import { LOOPBACK } from "./ports.js";
 
 /** Send `payload` over TCP and collect the reply until `done(reply)` or close; never longer than timeoutMs. */
@@ -118,23 +119,24 @@ export async function etcdHealthy(clientPort: number, timeoutMs = 1000): Promise
 export const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Retry `probe` every intervalMs until it is true; bounded by timeoutMs (each probe must be
- * bounded itself). `check` runs before every attempt and may throw (e.g. the process exited).
+ * Retry `probe` every intervalMs until it is true, within a load-tolerant bound of base
+ * timeoutMs (each probe must be bounded itself). `check` runs before every attempt and may
+ * throw (e.g. the process exited). onTimeout gets the ms actually waited.
  */
 export async function waitUntil(opts: {
   probe: () => Promise<boolean>;
   timeoutMs: number;
   intervalMs?: number;
   check?: () => void;
-  onTimeout: () => Error;
+  onTimeout: (waitedMs: number) => Error;
 }): Promise<void> {
-  const deadline = Date.now() + opts.timeoutMs;
+  const deadline = new LoadTolerantDeadline(opts.timeoutMs);
   const interval = opts.intervalMs ?? 50;
   for (;;) {
     opts.check?.();
     if (await opts.probe()) return;
     opts.check?.();
-    if (Date.now() + interval > deadline) throw opts.onTimeout();
-    await sleepMs(interval);
+    if (deadline.expired()) throw opts.onTimeout(deadline.elapsedMs());
+    await sleepMs(Math.min(interval, deadline.remainingMs()));
   }
 }

@@ -13,6 +13,8 @@ export interface RedisOptions {
   /** More `--option value` arguments, appended last. */
   extraArgs?: readonly string[];
   readyTimeoutMs?: number;
+  /** The port to try first (default: a free one); taken by another process, a fresh one is used. */
+  port?: number;
 }
 
 export interface RedisServer {
@@ -27,30 +29,35 @@ export async function startRedis(group: ServerGroup, opts: RedisOptions = {}): P
   const command = findBinary("redis-server");
   const name = opts.name ?? group.nextName("redis");
   const dataDir = group.serverDir(name);
-  const port = await freePort();
+  let port = opts.port ?? (await freePort());
   const aof = opts.aof ?? "everysec";
-  const args = [
-    "--port", String(port),
-    "--bind", LOOPBACK,
-    "--protected-mode", "no",
-    "--daemonize", "no",
-    "--dir", dataDir,
-    "--logfile", "",
-    "--save", "",
-    // aof-load-truncated: a host crash (real/aof-cut.ts) may leave a partial last command; load the rest.
-    ...(aof === false ? ["--appendonly", "no"] : ["--appendonly", "yes", "--appendfsync", aof, "--aof-load-truncated", "yes"]),
-    ...(opts.extraArgs ?? []),
-  ];
+  const portParts = (p: number) => ({
+    kind: `redis-server :${p}`,
+    args: [
+      "--port", String(p),
+      "--bind", LOOPBACK,
+      "--protected-mode", "no",
+      "--daemonize", "no",
+      "--dir", dataDir,
+      "--logfile", "",
+      "--save", "",
+      // aof-load-truncated: a host crash (real/aof-cut.ts) may leave a partial last command; load the rest.
+      ...(aof === false ? ["--appendonly", "no"] : ["--appendonly", "yes", "--appendfsync", aof, "--aof-load-truncated", "yes"]),
+      ...(opts.extraArgs ?? []),
+    ],
+    ready: () => redisPing(p),
+    listenPorts: [p],
+  });
   const proc = group.add({
     name,
-    kind: `redis-server :${port}`,
+    ...portParts(port),
     command,
-    args,
     cwd: dataDir,
     logFile: join(dataDir, "server.log"),
-    ready: () => redisPing(port),
+    readyWhat: "PING answered +PONG",
     readyTimeoutMs: opts.readyTimeoutMs ?? 10_000,
     stopGraceMs: 2_000,
+    rebind: async () => portParts((port = await freePort())),
   });
   await proc.start();
   return { name, host: LOOPBACK, port, dataDir, process: proc };

@@ -38,10 +38,31 @@ export async function startSentinel(group: ServerGroup, opts: SentinelOptions): 
   const command = findBinary("redis-sentinel");
   const name = opts.name ?? group.nextName("sentinel");
   const dir = group.serverDir(name);
-  const port = opts.port ?? (await freePort());
+  let port = opts.port ?? (await freePort());
   const masterName = opts.masterName ?? "mymaster";
   const configFile = join(dir, "sentinel.conf");
-  // Sentinel rewrites this file (it must be writable); a restart reads the rewritten state.
+  const portParts = (p: number) => {
+    writeSentinelConfig(configFile, p, dir, masterName, opts);
+    return { kind: `redis-sentinel :${p}`, args: [configFile], ready: () => redisPing(p), listenPorts: [p] };
+  };
+  const proc = group.add({
+    name,
+    ...portParts(port),
+    command,
+    cwd: dir,
+    logFile: join(dir, "server.log"),
+    readyWhat: "PING answered +PONG",
+    readyTimeoutMs: opts.readyTimeoutMs ?? 10_000,
+    stopGraceMs: 2_000,
+    // Peers told this port in advance cannot follow a move: only a sentinel that chose its own port moves.
+    ...(opts.port === undefined ? { rebind: async () => portParts((port = await freePort())) } : {}),
+  });
+  await proc.start();
+  return { name, host: LOOPBACK, port, masterName, configFile, process: proc };
+}
+
+/** Sentinel rewrites this file (it must be writable); a restart reads the rewritten state. */
+function writeSentinelConfig(configFile: string, port: number, dir: string, masterName: string, opts: SentinelOptions): void {
   writeFileSync(
     configFile,
     [
@@ -61,17 +82,4 @@ export async function startSentinel(group: ServerGroup, opts: SentinelOptions): 
       "",
     ].join("\n"),
   );
-  const proc = group.add({
-    name,
-    kind: `redis-sentinel :${port}`,
-    command,
-    args: [configFile],
-    cwd: dir,
-    logFile: join(dir, "server.log"),
-    ready: () => redisPing(port),
-    readyTimeoutMs: opts.readyTimeoutMs ?? 10_000,
-    stopGraceMs: 2_000,
-  });
-  await proc.start();
-  return { name, host: LOOPBACK, port, masterName, configFile, process: proc };
 }

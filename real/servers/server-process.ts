@@ -3,6 +3,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { ServerExitedError, ServerStartTimeoutError, ServerStopTimeoutError } from "./errors.js";
+import { LoadTolerantDeadline, loadNote } from "./deadlines.js";
+import { pidListensOn } from "./ports.js";
 import { sleepMs, waitUntil } from "./probes.js";
 import { WATCHDOG_ARGV0, WATCHDOG_SCRIPT } from "./watchdog.js";
 
@@ -18,7 +20,17 @@ export interface ServerSpec {
   logFile: string;
   /** One bounded probe: is it serving? */
   ready: () => Promise<boolean>;
+  /** Base bound of the ready wait, stretched by the machine's load (deadlines.ts). */
   readyTimeoutMs: number;
+  /** What the ready check waits for, for the message when it runs out (e.g. "PING answered +PONG"). */
+  readyWhat?: string;
+  /** Ports the server must itself be listening on before it counts as ready (not a foreign process on them). */
+  listenPorts?: readonly number[];
+  /**
+   * The server could not bind its port (a process took it after lockstep chose it): give the
+   * spec's port-dependent parts for a fresh port, and start() tries again (at most BIND_ATTEMPTS times).
+   */
+  rebind?: () => Promise<Pick<ServerSpec, "kind" | "args" | "ready" | "listenPorts">>;
   /** After SIGTERM, how long stop() waits before SIGKILL of the process group. */
   stopGraceMs: number;
 }
@@ -30,7 +42,11 @@ export interface ExitInfo {
   signal: string | null;
 }
 
-const PID_LINE_TIMEOUT_MS = 5_000;
+/** Base bound for the watchdog's pid line: one fork of /bin/sh, slow only on a loaded machine. */
+const PID_LINE_TIMEOUT_MS = 10_000;
+const BIND_ATTEMPTS = 4;
+/** How redis-server, etcd (Go) and ZooKeeper (Java) say their port was taken. */
+const BIND_FAILURE = /address already in use|EADDRINUSE|BindException/i;
 const KILL_WAIT_MS = 3_000;
 const PAUSE_CONFIRM_MS = 1_000;
 const LOG_TAIL_BYTES = 16 * 1024;
@@ -69,7 +85,15 @@ export class ServerProcess {
   /** Every pid this handle ever spawned (wrappers and servers), for leak checks. */
   readonly pidsEver: number[] = [];
 
-  constructor(readonly spec: ServerSpec) {}
+  constructor(
+    private _spec: ServerSpec,
+    /** Told every pid this handle spawns (the group's owner record keeps them). */
+    private readonly onPid: (pid: number) => void = () => {},
+  ) {}
+
+  get spec(): ServerSpec {
+    return this._spec;
+  }
 
   get name(): string {
     return this.spec.name;
@@ -111,8 +135,24 @@ export class ServerProcess {
 
   /** Spawn under the watchdog and wait for its ready check. Throws named errors, bounded. */
   async start(): Promise<void> {
-    await this.spawnProcess();
-    await this.waitReady();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.spawnProcess();
+        await this.waitReady();
+        return;
+      } catch (err) {
+        if (!(err instanceof ServerExitedError) || !this._spec.rebind || attempt >= BIND_ATTEMPTS || !this.failedToBind()) throw err;
+        appendFileSync(this._spec.logFile, `--- lockstep: ${this._spec.name} could not bind its port; trying a fresh one ---\n`);
+        this._spec = { ...this._spec, ...(await this._spec.rebind()) };
+      }
+    }
+  }
+
+  /** Did the latest start of this server fail to bind (its log since the start marker says so)? */
+  private failedToBind(): boolean {
+    const tail = this.logTail(60);
+    const since = tail.lastIndexOf("--- lockstep: start #");
+    return BIND_FAILURE.test(since >= 0 ? tail.slice(since) : tail);
   }
 
   /** Spawn only; resolves once the server's pid is known. */
@@ -128,7 +168,7 @@ export class ServerProcess {
     });
     this.child = child;
     this.exitInfo = undefined;
-    if (child.pid !== undefined) this.pidsEver.push(child.pid);
+    if (child.pid !== undefined) this.recordPid(child.pid);
     this.exitedPromise = new Promise<ExitInfo>((resolve) => {
       child.once("exit", (code, signal) => {
         const info: ExitInfo = { code, signal };
@@ -149,7 +189,15 @@ export class ServerProcess {
 
     const pid = await new Promise<number>((resolve, reject) => {
       let text = "";
-      const timer = setTimeout(() => fail(new ServerStartTimeoutError(this.label(), PID_LINE_TIMEOUT_MS, this.logTail())), PID_LINE_TIMEOUT_MS);
+      const deadline = new LoadTolerantDeadline(PID_LINE_TIMEOUT_MS);
+      let timer: NodeJS.Timeout;
+      const arm = () => {
+        timer = setTimeout(() => {
+          if (!deadline.expired()) return arm();
+          fail(new ServerStartTimeoutError(this.label(), deadline.elapsedMs(), this.logTail(), "the pid line of its watchdog (/bin/sh)", loadNote()));
+        }, deadline.remainingMs());
+      };
+      arm();
       const onData = (chunk: Buffer) => {
         text += chunk.toString("utf8");
         const nl = text.indexOf("\n");
@@ -175,22 +223,24 @@ export class ServerProcess {
       child.once("exit", onExit);
     });
     this.serverPid = pid;
-    this.pidsEver.push(pid);
+    this.recordPid(pid);
     if (this.exitInfo === undefined) this._state = "running";
   }
 
   /** Bounded wait for the ready check; a server that exits meanwhile fails at once. */
   async waitReady(timeoutMs = this.spec.readyTimeoutMs): Promise<void> {
+    const ports = this.spec.listenPorts ?? [];
+    const what = `${this.spec.readyWhat ?? "its ready check"}${ports.length ? `, from pid ${this.serverPid} itself listening on ${ports.map((p) => `:${p}`).join(", ")}` : ""}`;
     try {
       await waitUntil({
-        probe: this.spec.ready,
+        probe: async () => (await this.spec.ready()) && ports.every((p) => this.serverPid !== undefined && pidListensOn(this.serverPid, p)),
         timeoutMs,
         check: () => {
           if (!this.isLive()) {
             throw new ServerExitedError(this.label(), describeExit(this.exitInfo ?? { code: null, signal: null }), this.logTail());
           }
         },
-        onTimeout: () => new ServerStartTimeoutError(this.label(), timeoutMs, this.logTail()),
+        onTimeout: (waitedMs) => new ServerStartTimeoutError(this.label(), waitedMs, this.logTail(), what, loadNote()),
       });
     } catch (err) {
       this.killGroupSync();
@@ -252,6 +302,11 @@ export class ServerProcess {
     signalSafely(this.serverPid, "SIGKILL");
     signalSafely(this.child.pid === undefined ? undefined : -this.child.pid, "SIGKILL");
     this.child.stdin?.destroy();
+  }
+
+  private recordPid(pid: number): void {
+    this.pidsEver.push(pid);
+    this.onPid(pid);
   }
 
   private async exitWithin(ms: number): Promise<ExitInfo | undefined> {

@@ -115,6 +115,8 @@ export async function startZooKeeperEnsemble(group: ServerGroup, opts: ZooKeeper
       cwd: dir,
       logFile: join(dir, "server.log"),
       ready: () => zkServing(p.clientPort),
+      readyWhat: "`srvr` reporting a Mode (the ensemble has a leader)",
+      listenPorts: [p.clientPort],
       readyTimeoutMs: opts.readyTimeoutMs ?? 30_000,
       stopGraceMs: 2_000,
     });

@@ -95,7 +95,7 @@ function compareEntries(a: [string, string], b: [string, string]): number {
 /**
  * A canonical JSON form: maps, sets and object keys in sorted order; functions left out.
  * Built by string concatenation, without an array per level (a digest walks the whole
- * state machine, and this was a Raft-backed run's largest cost; issue 17). Sorting
+ * state machine, and this was a Raft-backed run's largest cost). Sorting
  * compares the same strings the array version joined, so the bytes are the same.
  */
 export function canonicalForm(value: unknown, depth = 0): string {
@@ -256,7 +256,7 @@ function sameContent(known: unknown[]): boolean {
  * position, have the same canonical form (the converse need not hold: the same
  * entries met in another order are other parts and the same form). Comparing parts
  * spares a replica that agrees with one already digested at an index the sort, the
- * concatenation and the compare of its whole form (issue 17). `===` on strings is
+ * concatenation and the compare of its whole form. `===` on strings is
  * content equality, so equal parts are equal whatever object holds them.
  */
 export class FormParts {
@@ -322,7 +322,7 @@ export const DIGEST_STRIDE = 16;
 /**
  * The last digests taken, by applied index, with the form they hash: the replicas of a
  * run digest the same indexes, and agreeing ones the same form, so all but the first
- * compare strings instead of hashing (the hash was half a digest's cost; issue 17).
+ * compare strings instead of hashing (the hash was half a digest's cost).
  * Bounded: the oldest index leaves first.
  */
 export class DigestMemo {

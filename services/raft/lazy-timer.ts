@@ -3,7 +3,7 @@ import type { ProcessContext, TimerHandle } from "../../sim/simulation.js";
 /**
  * A timer whose deadline moves without rescheduling: a Raft follower resets its
  * election timer on every AppendEntries, and cancelling a kernel timer still leaves its
- * event in the queue (it costs a step when due; issue 17: 15.9k of a 68k-event run).
+ * event in the queue (it costs a step when due: 15.9k of a 68k-event run).
  * This keeps at most one kernel timer armed; moving the deadline later only records it,
  * and when the armed timer comes due before the deadline it re-arms for the remainder.
  * Deadlines are on the process's monotonic clock, as the kernel's timers are. A deadline

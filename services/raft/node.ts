@@ -1,7 +1,8 @@
+import { rulesWithBugs } from "./variants.js";
 import type { Message, ProcessContext, TimerHandle } from "../../sim/simulation.js";
 import { isRaftMessageType, type BarrierResult, type CreateRaftNode, type ProposeResult, type RaftHost, type RaftNodeOptions } from "./api.js";
 import { initialState, stepInto } from "./core/step.js";
-import type { Entry, Persisted, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState, TimerName } from "./core/types.js";
+import type { Entry, Persisted, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState } from "./core/types.js";
 import { LazyTimer } from "./lazy-timer.js";
 import { Waiters } from "./waiters.js";
 
@@ -35,11 +36,25 @@ type WaiterCb = ((r: ProposeResult<unknown>) => void) | ((r: BarrierResult) => v
 /** What every confirmed read barrier is told: shared, never written. */
 const READ_OK: BarrierResult = Object.freeze({ ok: true });
 
-export const createRaftNode: CreateRaftNode = <Cmd>(
-  ctx: ProcessContext,
-  opts: RaftNodeOptions<Cmd>,
-  _restarted: boolean,
-): RaftHost<Cmd> => {
+export const createRaftNode: CreateRaftNode = <Cmd>(ctx: ProcessContext, opts: RaftNodeOptions<Cmd>, _restarted: boolean): RaftHost<Cmd> => {
+  const node = new RaftNode<Cmd>(ctx, opts);
+  // Boot (or reboot) from the disk.
+  node.feed({ type: "restart", persisted: readPersisted<Cmd>(ctx.disk) });
+  return {
+    handleRaftMessage: (from: string, msg: Message): void => node.takeMessage(from, msg),
+    isLeader: () => node.state.role === "leader",
+    leaderId: () => node.state.leaderId,
+    currentTerm: () => node.state.term,
+    propose<Res>(cmd: Cmd, cb: (r: ProposeResult<Res>) => void): void {
+      node.feed({ type: "propose", id: node.wait("propose", cb as (r: ProposeResult<unknown>) => void), cmd });
+    },
+    readBarrier(cb: (r: BarrierResult) => void): void {
+      node.feed({ type: "read-index", id: node.wait("read", cb) });
+    },
+  };
+};
+
+function configOf<Cmd>(ctx: ProcessContext, opts: RaftNodeOptions<Cmd>): RaftConfig {
   const cfg: RaftConfig = {
     id: ctx.id,
     peers: [...opts.peers],
@@ -48,38 +63,72 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
     heartbeatIntervalMs: opts.heartbeatIntervalMs,
     entriesPerAppendMax: opts.entriesPerAppendMax ?? 64,
     noopOnElection: opts.noopOnElection ?? false,
-    bugs: { ...opts.bugs },
+    rules: rulesWithBugs(opts.bugs),
     random: () => ctx.rng.float(),
   };
   if (!cfg.peers.includes(ctx.id)) throw new Error(`raft: peers ${cfg.peers.join(",")} do not include ${ctx.id}`);
+  return cfg;
+}
 
-  let state: RaftState<Cmd> = initialState(cfg);
+/** One node: the core's state, and the executor of its effects. */
+class RaftNode<Cmd> {
+  state: RaftState<Cmd>;
   /** The heartbeat's kernel timer (the election timer is the LazyTimer below). */
-  let heartbeat: TimerHandle | undefined;
-  let diskLog: Entry<Cmd>[] | undefined;
-  const waiters = new Waiters<WaiterCb>();
-  let nextId = 1;
-  const queue: RaftInput<Cmd>[] = [];
-  let busy = false;
+  private heartbeat: TimerHandle | undefined;
+  private diskLog: Entry<Cmd>[] | undefined;
+  private readonly waiters = new Waiters<WaiterCb>();
+  private nextId = 1;
+  private readonly queue: RaftInput<Cmd>[] = [];
+  private busy = false;
   // One step's effects, executed before the next step refills it (inputs that arrive
   // meanwhile are queued): one array for the node's life, not one per step.
-  const effects: RaftEffect<Cmd>[] = [];
+  private readonly effects: RaftEffect<Cmd>[] = [];
   // Timer inputs and callbacks are the same every time: built once, not per (re)arm
-  // (a follower re-arms its election timer on every AppendEntries; issue 17).
-  const timerInputs: Record<TimerName, RaftInput<Cmd>> = { election: { type: "election-timeout" }, heartbeat: { type: "heartbeat-timeout" } };
-  const timerFires: Record<TimerName, () => void> = { election: () => feed(timerInputs.election), heartbeat: () => feed(timerInputs.heartbeat) };
-  const messageInput: Extract<RaftInput<Cmd>, { type: "message" }> = { type: "message", from: "", msg: { type: "raft-vote-resp", term: 0, granted: false } };
+  // (a follower re-arms its election timer on every AppendEntries).
+  private readonly electionInput: RaftInput<Cmd> = { type: "election-timeout" };
+  private readonly heartbeatInput: RaftInput<Cmd> = { type: "heartbeat-timeout" };
+  private readonly fireElection = (): void => this.feed(this.electionInput);
+  private readonly fireHeartbeat = (): void => this.feed(this.heartbeatInput);
+  private readonly messageInput: Extract<RaftInput<Cmd>, { type: "message" }> = { type: "message", from: "", msg: { type: "raft-vote-resp", term: 0, granted: false } };
   // Reset on every AppendEntries a follower takes: its deadline moves, its kernel timer stays.
-  const election = new LazyTimer(ctx, timerFires.election);
+  private readonly election: LazyTimer;
   // Where each apply is: one object rewritten per apply (RaftNodeOptions.apply reads it during the call).
-  const appliedAt = { index: 0, term: 0, awaited: false };
+  private readonly appliedAt = { index: 0, term: 0, awaited: false };
 
-  function feed(input: RaftInput<Cmd>): void {
-    if (busy) {
+  constructor(
+    private readonly ctx: ProcessContext,
+    private readonly opts: RaftNodeOptions<Cmd>,
+  ) {
+    this.state = initialState(configOf(ctx, opts));
+    this.election = new LazyTimer(ctx, this.fireElection);
+  }
+
+  /** A callback's id for the core's reply. */
+  wait(kind: "propose" | "read", cb: WaiterCb): number {
+    const id = this.nextId++;
+    this.waiters.set(id, kind, cb);
+    return id;
+  }
+
+  takeMessage(from: string, msg: Message): void {
+    if (typeof msg.type !== "string" || !isRaftMessageType(msg.type)) return;
+    // Not nested in a step and nothing queued: one reused input (step keeps no reference
+    // to it); otherwise a fresh one, as it may wait in the queue.
+    if (!this.busy && this.queue.length === 0) {
+      this.messageInput.from = from;
+      this.messageInput.msg = msg as unknown as RaftMessage<Cmd>;
+      return this.feed(this.messageInput);
+    }
+    this.feed({ type: "message", from, msg: msg as unknown as RaftMessage<Cmd> });
+  }
+
+  feed(input: RaftInput<Cmd>): void {
+    const queue = this.queue;
+    if (this.busy) {
       queue.push(input);
       return;
     }
-    busy = true;
+    this.busy = true;
     let head = 0;
     try {
       let next: RaftInput<Cmd> | undefined = input;
@@ -89,104 +138,81 @@ export const createRaftNode: CreateRaftNode = <Cmd>(
         next = queue[head++];
       }
       // Then whatever the effects queue, in arrival order (an index, not shift()).
+      const effects = this.effects;
       while (next !== undefined) {
-        state = stepInto(state, next, effects);
-        for (let i = 0; i < effects.length; i++) execute(effects[i]!);
+        this.state = stepInto(this.state, next, effects);
+        for (let i = 0; i < effects.length; i++) this.execute(effects[i]!);
         next = head < queue.length ? queue[head++] : undefined;
       }
     } finally {
       // Only when something was queued (splice allocates its result even for 0).
       if (head > 0) queue.splice(0, head);
-      busy = false;
+      this.busy = false;
     }
   }
 
-  function execute(e: RaftEffect<Cmd>): void {
+  private execute(e: RaftEffect<Cmd>): void {
     switch (e.kind) {
       case "persist-hard-state":
-        ctx.disk.set(DISK_TERM, e.term);
-        ctx.disk.set(DISK_VOTED_FOR, e.votedFor);
+        this.ctx.disk.set(DISK_TERM, e.term);
+        this.ctx.disk.set(DISK_VOTED_FOR, e.votedFor);
         return;
-      case "persist-log": {
-        // This node alone writes its log to the disk: the array found once is the one there.
-        let log = diskLog;
-        if (log === undefined) {
-          log = ctx.disk.get(DISK_LOG) as Entry<Cmd>[] | undefined;
-          if (!log) ctx.disk.set(DISK_LOG, (log = []));
-          diskLog = log;
-        }
-        // Cut only on a truncation: setting length is a runtime call even when it changes nothing.
-        if (log.length !== e.fromIndex - 1) log.length = e.fromIndex - 1;
-        for (const entry of e.entries) log.push(entry);
-        return;
-      }
+      case "persist-log":
+        return this.persistLog(e.fromIndex, e.entries);
       case "send":
-        ctx.send(e.to, e.msg as unknown as Message);
+        this.ctx.send(e.to, e.msg as unknown as Message);
         return;
-      case "set-timer": {
-        if (e.timer === "election") return election.set(e.delayMs);
-        ctx.cancelTimer(heartbeat);
-        heartbeat = ctx.setTimer(e.delayMs, timerFires.heartbeat);
+      case "set-timer":
+        if (e.timer === "election") return this.election.set(e.delayMs);
+        this.ctx.cancelTimer(this.heartbeat);
+        this.heartbeat = this.ctx.setTimer(e.delayMs, this.fireHeartbeat);
         return;
-      }
       case "cancel-timer":
-        if (e.timer === "election") return election.cancel();
-        ctx.cancelTimer(heartbeat);
-        heartbeat = undefined;
+        if (e.timer === "election") return this.election.cancel();
+        this.ctx.cancelTimer(this.heartbeat);
+        this.heartbeat = undefined;
         return;
-      case "apply": {
-        // No-ops (cmd null) are the core's own; the service never sees them.
-        // The proposer's callback first, so the service knows whether a result is awaited.
-        const cb = e.proposalId !== undefined ? waiters.take(e.proposalId) : undefined;
-        const proposer = cb !== undefined && waiters.takenKind === "propose" ? (cb as (r: ProposeResult<unknown>) => void) : undefined;
-        let result: unknown;
-        if (e.cmd !== null) {
-          appliedAt.index = e.index;
-          appliedAt.term = e.term;
-          appliedAt.awaited = proposer !== undefined;
-          result = opts.apply(e.cmd, appliedAt);
-        }
-        proposer?.({ ok: true, result, index: e.index, term: e.term });
-        return;
-      }
-      case "reply": {
-        const cb = waiters.take(e.id);
-        if (cb === undefined) return;
-        if (e.result.ok) {
-          if (waiters.takenKind === "read") (cb as (r: BarrierResult) => void)(READ_OK);
-        } else cb({ ok: false, error: e.result.error });
-        return;
-      }
+      case "apply":
+        return this.apply(e);
+      case "reply":
+        return this.reply(e);
     }
   }
 
-  // Boot (or reboot) from the disk.
-  feed({ type: "restart", persisted: readPersisted<Cmd>(ctx.disk) });
+  private persistLog(fromIndex: number, entries: readonly Entry<Cmd>[]): void {
+    // This node alone writes its log to the disk: the array found once is the one there.
+    let log = this.diskLog;
+    if (log === undefined) {
+      log = this.ctx.disk.get(DISK_LOG) as Entry<Cmd>[] | undefined;
+      if (!log) this.ctx.disk.set(DISK_LOG, (log = []));
+      this.diskLog = log;
+    }
+    // Cut only on a truncation: setting length is a runtime call even when it changes nothing.
+    if (log.length !== fromIndex - 1) log.length = fromIndex - 1;
+    for (const entry of entries) log.push(entry);
+  }
 
-  return {
-    handleRaftMessage(from: string, msg: Message): void {
-      if (typeof msg.type !== "string" || !isRaftMessageType(msg.type)) return;
-      // Not nested in a step and nothing queued: one reused input (step keeps no reference
-      // to it); otherwise a fresh one, as it may wait in the queue.
-      if (!busy && queue.length === 0) {
-        messageInput.from = from;
-        messageInput.msg = msg as unknown as RaftMessage<Cmd>;
-        return feed(messageInput);
-      }
-      feed({ type: "message", from, msg: msg as unknown as RaftMessage<Cmd> });
-    },
-    isLeader: () => state.role === "leader",
-    leaderId: () => state.leaderId,
-    currentTerm: () => state.term,
-    propose<Res>(cmd: Cmd, cb: (r: ProposeResult<Res>) => void): void {
-      const id = nextId++;
-      waiters.set(id, "propose", cb as (r: ProposeResult<unknown>) => void);
-      feed({ type: "propose", id, cmd });
-    },
-    readBarrier(cb: (r: BarrierResult) => void): void {
-      const id = nextId++;
-      waiters.set(id, "read", cb);
-      feed({ type: "read-index", id });
-    },
-  };
-};
+  private apply(e: Extract<RaftEffect<Cmd>, { kind: "apply" }>): void {
+    // No-ops (cmd null) are the core's own; the service never sees them.
+    // The proposer's callback first, so the service knows whether a result is awaited.
+    const cb = e.proposalId !== undefined ? this.waiters.take(e.proposalId) : undefined;
+    const proposer = cb !== undefined && this.waiters.takenKind === "propose" ? (cb as (r: ProposeResult<unknown>) => void) : undefined;
+    let result: unknown;
+    if (e.cmd !== null) {
+      const at = this.appliedAt;
+      at.index = e.index;
+      at.term = e.term;
+      at.awaited = proposer !== undefined;
+      result = this.opts.apply(e.cmd, at);
+    }
+    proposer?.({ ok: true, result, index: e.index, term: e.term });
+  }
+
+  private reply(e: Extract<RaftEffect<Cmd>, { kind: "reply" }>): void {
+    const cb = this.waiters.take(e.id);
+    if (cb === undefined) return;
+    if (e.result.ok) {
+      if (this.waiters.takenKind === "read") (cb as (r: BarrierResult) => void)(READ_OK);
+    } else cb({ ok: false, error: e.result.error });
+  }
+}

@@ -49,6 +49,15 @@ export function isWriteArgv(argv: readonly string[]): boolean {
   return WRITES.has((argv[0] ?? "").toUpperCase());
 }
 
+/** One command's surroundings: the node, its frozen clock, and how a key is written. */
+interface Call {
+  env: ArgvEnv;
+  store: RedisStore;
+  now: number;
+  put(key: string, entry: Entry | null): void;
+  inScript: boolean;
+}
+
 /** Execute one command. `inScript`: called by redis.call (no scripting commands there). */
 export function executeArgv(argv: readonly string[], env: ArgvEnv, inScript = false): ArgvReply {
   if (argv.length === 0) return err("ERR empty command");
@@ -56,10 +65,15 @@ export function executeArgv(argv: readonly string[], env: ArgvEnv, inScript = fa
   const a = argv.slice(1);
   if (env.readonly && WRITES.has(name)) return err("READONLY You can't write against a read only replica.");
   const { store } = env;
-  const now = env.nowMs;
-  const put = (key: string, entry: Entry | null): void => {
-    env.touch(key);
-    store.write(key, entry);
+  const c: Call = {
+    env,
+    store,
+    now: env.nowMs,
+    put: (key, entry) => {
+      env.touch(key);
+      store.write(key, entry);
+    },
+    inScript,
   };
   switch (name) {
     case "PING":
@@ -73,130 +87,156 @@ export function executeArgv(argv: readonly string[], env: ArgvEnv, inScript = fa
     case "QUIT":
       return OK;
     case "TIME": {
-      const us = Math.floor(now * 1000);
+      const us = Math.floor(c.now * 1000);
       return [String(Math.floor(us / 1e6)), String(us % 1e6)];
     }
     case "GET":
-      if (a.length !== 1) return wrongArgs(name);
-      return store.read(a[0], now)?.value ?? null;
-    case "EXISTS": {
-      if (a.length === 0) return wrongArgs(name);
-      return a.filter((k) => store.read(k, now) !== undefined).length;
-    }
+      return a.length === 1 ? (store.read(a[0], c.now)?.value ?? null) : wrongArgs(name);
+    case "EXISTS":
+      return a.length === 0 ? wrongArgs(name) : a.filter((k) => store.read(k, c.now) !== undefined).length;
     case "DBSIZE":
-      return store.liveCount(now);
+      return store.liveCount(c.now);
     case "SET":
-      return set(a, env, put);
+      return set(a, env, c.put);
     case "SETNX":
-      if (a.length !== 2) return wrongArgs(name);
-      if (store.read(a[0], now)) return 0;
-      put(a[0], { value: a[1] });
-      return 1;
+      return setnx(a, c);
     case "SETEX":
-    case "PSETEX": {
-      if (a.length !== 3) return wrongArgs(name);
-      const t = int(a[1]);
-      if (t === undefined) return NOT_INT;
-      if (t <= 0) return err(`ERR invalid expire time in '${name.toLowerCase()}' command`);
-      put(a[0], { value: a[2], expireAtMs: now + (name === "SETEX" ? t * 1000 : t) });
-      return OK;
-    }
-    case "GETDEL": {
-      if (a.length !== 1) return wrongArgs(name);
-      const e = store.read(a[0], now);
-      if (!e) return null;
-      put(a[0], null);
-      return e.value;
-    }
+    case "PSETEX":
+      return setex(name, a, c);
+    case "GETDEL":
+      return getdel(a, c);
     case "DEL":
-    case "UNLINK": {
-      if (a.length === 0) return wrongArgs(name);
-      let n = 0;
-      for (const k of a) {
-        if (store.read(k, now)) {
-          put(k, null);
-          n++;
-        }
-      }
-      return n;
-    }
+    case "UNLINK":
+      return del(name, a, c);
     case "EXPIRE":
     case "PEXPIRE":
     case "EXPIREAT":
-    case "PEXPIREAT": {
-      if (a.length < 2) return wrongArgs(name);
-      const t = int(a[1]);
-      if (t === undefined) return NOT_INT;
-      const e = store.read(a[0], now);
-      if (!e) return 0;
-      const cond = (a[2] ?? "").toUpperCase();
-      const at = name === "EXPIRE" ? now + t * 1000 : name === "PEXPIRE" ? now + t : name === "EXPIREAT" ? t * 1000 : t;
-      if (cond === "NX" && e.expireAtMs !== undefined) return 0;
-      if (cond === "XX" && e.expireAtMs === undefined) return 0;
-      if (cond === "GT" && (e.expireAtMs === undefined || at <= e.expireAtMs)) return 0;
-      if (cond === "LT" && e.expireAtMs !== undefined && at >= e.expireAtMs) return 0;
-      if (cond !== "" && !["NX", "XX", "GT", "LT"].includes(cond)) return err(`ERR Unsupported option ${a[2]}`);
-      put(a[0], at <= now ? null : { value: e.value, expireAtMs: at });
-      return 1;
-    }
-    case "PERSIST": {
-      const e = a.length === 1 ? store.read(a[0], now) : undefined;
-      if (!e || e.expireAtMs === undefined) return 0;
-      put(a[0], { value: e.value });
-      return 1;
-    }
+    case "PEXPIREAT":
+      return expire(name, a, c);
+    case "PERSIST":
+      return persist(a, c);
     case "TTL":
-    case "PTTL": {
-      if (a.length !== 1) return wrongArgs(name);
-      const e = store.read(a[0], now);
-      if (!e) return -2;
-      if (e.expireAtMs === undefined) return -1;
-      const ms = e.expireAtMs - now;
-      return name === "PTTL" ? Math.round(ms) : Math.round(ms / 1000);
-    }
+    case "PTTL":
+      return ttl(name, a, c);
     case "INCR":
     case "DECR":
     case "INCRBY":
-    case "DECRBY": {
-      const by = name === "INCR" || name === "DECR" ? 1 : int(a[1]);
-      if (a.length !== (name.endsWith("BY") ? 2 : 1)) return wrongArgs(name);
-      if (by === undefined) return NOT_INT;
-      const e = store.read(a[0], now);
-      const cur = e ? int(e.value) : 0;
-      if (cur === undefined) return NOT_INT;
-      const v = name.startsWith("DECR") ? cur - by : cur + by;
-      put(a[0], { value: String(v), expireAtMs: e?.expireAtMs });
-      return v;
-    }
+    case "DECRBY":
+      return incr(name, a, c);
     case "SCRIPT":
-      if (inScript) return err("ERR This Redis command is not allowed from script");
-      return script(a, env);
+      return inScript ? err("ERR This Redis command is not allowed from script") : script(a, env);
     case "EVAL":
     case "EVALSHA":
     case "EVAL_RO":
-    case "EVALSHA_RO": {
-      if (inScript) return err("ERR This Redis command is not allowed from script");
-      if (a.length < 2) return wrongArgs(name);
-      const numKeys = int(a[1]);
-      if (numKeys === undefined) return NOT_INT;
-      if (numKeys < 0) return err("ERR Number of keys can't be negative");
-      if (numKeys > a.length - 2) return err("ERR Number of keys can't be greater than number of args");
-      let sha: string;
-      if (name.startsWith("EVALSHA")) sha = a[0].toLowerCase();
-      else {
-        const loaded = env.scripts.load(a[0]);
-        if ("error" in loaded) return { error: loaded.error };
-        sha = loaded.sha;
-      }
-      const readOnly = name.endsWith("_RO");
-      return env.scripts.run(sha, a.slice(2, 2 + numKeys), a.slice(2 + numKeys), (inner) => {
-        if (readOnly && isWriteArgv(inner)) return err("ERR Write commands are not allowed from read-only scripts.");
-        return executeArgv(inner, env, true);
-      });
-    }
+    case "EVALSHA_RO":
+      return evalScript(name, a, c);
     default:
       throw new UnsupportedCommandError(name);
   }
+}
+
+function setnx(a: string[], c: Call): ArgvReply {
+  if (a.length !== 2) return wrongArgs("SETNX");
+  if (c.store.read(a[0], c.now)) return 0;
+  c.put(a[0], { value: a[1] });
+  return 1;
+}
+
+function setex(name: string, a: string[], c: Call): ArgvReply {
+  if (a.length !== 3) return wrongArgs(name);
+  const t = int(a[1]);
+  if (t === undefined) return NOT_INT;
+  if (t <= 0) return err(`ERR invalid expire time in '${name.toLowerCase()}' command`);
+  c.put(a[0], { value: a[2], expireAtMs: c.now + (name === "SETEX" ? t * 1000 : t) });
+  return OK;
+}
+
+function getdel(a: string[], c: Call): ArgvReply {
+  if (a.length !== 1) return wrongArgs("GETDEL");
+  const e = c.store.read(a[0], c.now);
+  if (!e) return null;
+  c.put(a[0], null);
+  return e.value;
+}
+
+function del(name: string, a: string[], c: Call): ArgvReply {
+  if (a.length === 0) return wrongArgs(name);
+  let n = 0;
+  for (const k of a) {
+    if (c.store.read(k, c.now)) {
+      c.put(k, null);
+      n++;
+    }
+  }
+  return n;
+}
+
+/** EXPIRE / PEXPIRE / EXPIREAT / PEXPIREAT key t [NX|XX|GT|LT] */
+function expire(name: string, a: string[], c: Call): ArgvReply {
+  if (a.length < 2) return wrongArgs(name);
+  const t = int(a[1]);
+  if (t === undefined) return NOT_INT;
+  const e = c.store.read(a[0], c.now);
+  if (!e) return 0;
+  const cond = (a[2] ?? "").toUpperCase();
+  const at = name === "EXPIRE" ? c.now + t * 1000 : name === "PEXPIRE" ? c.now + t : name === "EXPIREAT" ? t * 1000 : t;
+  if (cond === "NX" && e.expireAtMs !== undefined) return 0;
+  if (cond === "XX" && e.expireAtMs === undefined) return 0;
+  if (cond === "GT" && (e.expireAtMs === undefined || at <= e.expireAtMs)) return 0;
+  if (cond === "LT" && e.expireAtMs !== undefined && at >= e.expireAtMs) return 0;
+  if (cond !== "" && !["NX", "XX", "GT", "LT"].includes(cond)) return err(`ERR Unsupported option ${a[2]}`);
+  c.put(a[0], at <= c.now ? null : { value: e.value, expireAtMs: at });
+  return 1;
+}
+
+function persist(a: string[], c: Call): ArgvReply {
+  const e = a.length === 1 ? c.store.read(a[0], c.now) : undefined;
+  if (!e || e.expireAtMs === undefined) return 0;
+  c.put(a[0], { value: e.value });
+  return 1;
+}
+
+function ttl(name: string, a: string[], c: Call): ArgvReply {
+  if (a.length !== 1) return wrongArgs(name);
+  const e = c.store.read(a[0], c.now);
+  if (!e) return -2;
+  if (e.expireAtMs === undefined) return -1;
+  const ms = e.expireAtMs - c.now;
+  return name === "PTTL" ? Math.round(ms) : Math.round(ms / 1000);
+}
+
+function incr(name: string, a: string[], c: Call): ArgvReply {
+  const by = name === "INCR" || name === "DECR" ? 1 : int(a[1]);
+  if (a.length !== (name.endsWith("BY") ? 2 : 1)) return wrongArgs(name);
+  if (by === undefined) return NOT_INT;
+  const e = c.store.read(a[0], c.now);
+  const cur = e ? int(e.value) : 0;
+  if (cur === undefined) return NOT_INT;
+  const v = name.startsWith("DECR") ? cur - by : cur + by;
+  c.put(a[0], { value: String(v), expireAtMs: e?.expireAtMs });
+  return v;
+}
+
+/** EVAL / EVALSHA (and their _RO forms) script numkeys key... arg... */
+function evalScript(name: string, a: string[], c: Call): ArgvReply {
+  if (c.inScript) return err("ERR This Redis command is not allowed from script");
+  if (a.length < 2) return wrongArgs(name);
+  const numKeys = int(a[1]);
+  if (numKeys === undefined) return NOT_INT;
+  if (numKeys < 0) return err("ERR Number of keys can't be negative");
+  if (numKeys > a.length - 2) return err("ERR Number of keys can't be greater than number of args");
+  let sha: string;
+  if (name.startsWith("EVALSHA")) sha = a[0].toLowerCase();
+  else {
+    const loaded = c.env.scripts.load(a[0]);
+    if ("error" in loaded) return { error: loaded.error };
+    sha = loaded.sha;
+  }
+  const readOnly = name.endsWith("_RO");
+  return c.env.scripts.run(sha, a.slice(2, 2 + numKeys), a.slice(2 + numKeys), (inner) => {
+    if (readOnly && isWriteArgv(inner)) return err("ERR Write commands are not allowed from read-only scripts.");
+    return executeArgv(inner, c.env, true);
+  });
 }
 
 /** SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL] */

@@ -9,7 +9,7 @@ export type RedisResult = { ok: true; reply: RedisReply } | { ok: false; error: 
 /** Send one command to a Redis node and wait for its reply, up to `timeoutMs` on the caller's clock. */
 export function redisCall(ctx: ProcessContext, node: string, command: RedisCommand, timeoutMs: number): Fiber<RedisResult> {
   // One kernel call fiber, no generator of its own per command; the request is built
-  // with its rpcId slot, so setting it adds no property (issue 17).
+  // with its rpcId slot, so setting it adds no property.
   return ctx.callAs(node, requestOf(command), timeoutMs, toRedisResult);
 }
 
@@ -35,7 +35,7 @@ export function toRedisResult(r: RpcResult): RedisResult {
  * One command to several nodes at once, each result handed to `onResult(i, result)` as
  * it comes (reply or timeout). The kernel's call waits are begun here directly, with a
  * small receiver each, where a fiber spawned per node cost a run, two closures and a
- * call fiber (issue 17). The calls go out in node order, as spawned fibers sent them;
+ * call fiber. The calls go out in node order, as spawned fibers sent them;
  * a crash of the caller drops them all (its pending calls and timers go), as it stopped
  * spawned fibers.
  */
@@ -61,7 +61,7 @@ export interface RedisConnection {
   /**
    * What `call` yields, for a connection that is one kernel call: `toRedisResult((yield
    * conn.wait(c)) as RpcResult)` is `yield* conn.call(c)` without a fiber object per
-   * command (a SET NX poll loop's hot path, issue 17). Absent: use `call`.
+   * command (a SET NX poll loop's hot path). Absent: use `call`.
    */
   wait?(command: RedisCommand): Wait;
 }

@@ -52,7 +52,6 @@ type CallFn = (argv: string[]) => ArgvReply;
  * state behind between calls: globals are read-only, as Redis 7 makes them.
  */
 class LuaEngine {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private readonly L: any;
   private readonly compiled = new Set<string>();
   private call: CallFn | null = null;
@@ -192,6 +191,9 @@ class LuaEngine {
     lua.lua_call(L, 1, 0);
     this.call = call;
     this.hooks = 0;
+    // fengari's math.random reads Math.random: for the script's run it is the seeded
+    // pivot (Redis 5's deterministic random for scripts), and the host's is put back after.
+    /* eslint-disable no-restricted-properties */
     const hostRandom = Math.random;
     Math.random = pivotRandom(sha);
     let status: number;
@@ -199,6 +201,7 @@ class LuaEngine {
       status = lua.lua_pcall(L, 0, 1, 0);
     } finally {
       Math.random = hostRandom;
+      /* eslint-enable no-restricted-properties */
       this.call = null;
     }
     let reply: ArgvReply;

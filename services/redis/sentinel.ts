@@ -61,6 +61,8 @@ export class Sentinel {
 
   private ping(node: string): void {
     const ctx = this.ctx;
+    // A generator cannot be an arrow function, so the fiber reads the options through a name.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
     ctx.spawn(
       (function* () {

@@ -100,7 +100,7 @@ export class RedisServer {
     return `${this.ctx.id}/${this.ctx.proc.incarnation}/${this.promotions}`;
   }
 
-  // The periodic timers' functions, made once per node rather than once per tick (issue 17).
+  // The periodic timers' functions, made once per node rather than once per tick.
   private readonly sweepTick = (): void => {
     if (this.role === "primary") {
       const keys = this.store.sweepKeys(this.ctx.wallMs());
@@ -170,7 +170,7 @@ export class RedisServer {
       return { error: "READONLY You can't write against a read only replica." };
     }
     // The key's raw state before and after, compared without an Effect copy per command
-    // (issue 17); an Effect is built only for a change that is logged.
+    //; an Effect is built only for a change that is logged.
     const key = command.key;
     const was = this.store.rawEntry(key);
     const wasValue = was?.value;

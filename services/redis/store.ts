@@ -155,7 +155,7 @@ export class RedisStore {
 
   /** Active expiry, returning the keys removed (the primary propagates them as DELs). */
   sweepKeys(nowMs: number): readonly string[] {
-    // Runs every 100 ms of a node's clock: no [key, entry] pair per key, no array when nothing expired (issue 17).
+    // Runs every 100 ms of a node's clock: no [key, entry] pair per key, no array when nothing expired.
     let keys: string[] | undefined;
     for (const k of this.data.keys()) {
       const e = this.data.get(k)!;

@@ -37,3 +37,20 @@ function describe(e: unknown): string {
   }
   return String(e);
 }
+
+/**
+ * Library code would have run forever inside one simulated instant (an endless promise
+ * chain, a busy wait on the clock, a setImmediate loop): the sandbox stops it, named,
+ * where Node would hang.
+ */
+export class LibraryBoundError extends SimulationStopError {
+  constructor(
+    readonly processId: string,
+    /** What was bounded, e.g. "a busy wait on the clock". */
+    readonly what: string,
+    detail: string,
+  ) {
+    super(`library code on ${processId} ran ${what}: ${detail}`);
+    this.name = "LibraryBoundError";
+  }
+}

@@ -13,7 +13,7 @@ import { dirname, extname } from "node:path";
 import vm from "node:vm";
 import type { transformSync as TransformSync } from "esbuild";
 import { InputError } from "../errors.js";
-import { builtinModule, isBuiltin } from "./builtins.js";
+import { builtinModule, isBuiltin, isUnprovidedBuiltin } from "./builtins.js";
 import type { Realm } from "./realm.js";
 
 interface Module {
@@ -29,19 +29,27 @@ let transformSync: typeof TransformSync | undefined;
 /** ES modules and TypeScript are turned into CommonJS by esbuild (a user's own lock may be either). */
 const TRANSFORM: Record<string, "ts" | "js"> = { ".mjs": "js", ".ts": "ts", ".mts": "ts", ".cts": "ts" };
 
+/**
+ * The module's source as CommonJS: TypeScript and ES modules compiled by esbuild, anything
+ * else as written. Real mode loads a user's adapter through this too, so both modes accept
+ * the same files and refuse the same ones with the same message.
+ */
+export function commonJsSource(file: string): { source: string; compiled: boolean } {
+  const src = readFileSync(file, "utf8").replace(/^#!.*/, "");
+  const loader = TRANSFORM[extname(file)] ?? (/^\s*(import|export)\s/m.test(src) ? "js" : undefined);
+  if (!loader) return { source: src, compiled: false };
+  transformSync ??= (createRequire(import.meta.url)("esbuild") as { transformSync: typeof TransformSync }).transformSync;
+  try {
+    return { source: transformSync(src, { format: "cjs", loader, sourcefile: file, target: "node20" }).code, compiled: true };
+  } catch (e) {
+    throw new InputError(file, "(module)", `a module esbuild can compile (${(e as Error).message.split("\n")[0]})`);
+  }
+}
+
 function compiled(file: string): vm.Script {
   let s = scriptCache.get(file);
   if (!s) {
-    let src = readFileSync(file, "utf8").replace(/^#!.*/, "");
-    const loader = TRANSFORM[extname(file)] ?? (/^\s*(import|export)\s/m.test(src) ? "js" : undefined);
-    if (loader) {
-      transformSync ??= (createRequire(import.meta.url)("esbuild") as { transformSync: typeof TransformSync }).transformSync;
-      try {
-        src = transformSync(src, { format: "cjs", loader, sourcefile: file, target: "node20" }).code;
-      } catch (e) {
-        throw new InputError(file, "(module)", `a module esbuild can compile (${(e as Error).message.split("\n")[0]})`);
-      }
-    }
+    const src = commonJsSource(file).source;
     s = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${src}\n})`, { filename: file });
     scriptCache.set(file, s);
   }
@@ -65,6 +73,8 @@ function resolveFrom(fromFile: string, spec: string): string | undefined {
 
 export class ModuleLoader {
   private readonly cache = new Map<string, Module>();
+  /** Directories library code may read files in (fs): those of the modules loaded from outside node_modules. */
+  private readonly roots: string[] = [];
 
   /**
    * @param overrides modules by bare name that replace packages (the simulated clients)
@@ -81,7 +91,8 @@ export class ModuleLoader {
       const key = `override:${spec}`;
       const hit = this.cache.get(key);
       if (hit) return hit.exports;
-      const m: Module = { exports: override(this.realm), loaded: true };
+      // The simulated clients are built for the realm on purpose: they cross as they are.
+      const m: Module = { exports: this.realm.seal.trust(override(this.realm)), loaded: true };
       this.cache.set(key, m);
       return m.exports;
     }
@@ -91,10 +102,11 @@ export class ModuleLoader {
       if (hit) return hit.exports;
       const m: Module = { exports: undefined, loaded: false };
       this.cache.set(key, m);
-      m.exports = builtinModule(this.realm, spec, () => this.require(createRequire(import.meta.url).resolve("events/"), fromFile));
+      m.exports = this.realm.seal.toRealm(builtinModule(this.realm, spec, () => this.require(createRequire(import.meta.url).resolve("events/"), fromFile), this.roots));
       m.loaded = true;
       return m.exports;
     }
+    if (isUnprovidedBuiltin(spec)) this.realm.escape(`require("${spec}")`, "a Node builtin the sandbox does not provide");
     const file = resolveFrom(fromFile, spec);
     if (!file) throw new InputError(fromFile, `require("${spec}")`, "a module that can be found from this file (is the package installed?)");
     return this.load(file);
@@ -112,12 +124,16 @@ export class ModuleLoader {
     if (extname(file) === ".node") {
       throw new InputError(file, "(module)", "a JavaScript module (native addons cannot run in the simulator)");
     }
-    const exportsObj = this.realm.runScript(new vm.Script("({})"));
-    const m: Module = { exports: exportsObj, loaded: false };
+    if (!file.split(/[\\/]/).includes("node_modules")) this.roots.push(dirname(file));
+    // module, exports and require are the realm's: a host function here would hand
+    // library code the host's Function through its constructor.
+    const m = this.realm.prelude.makeModule(file);
     this.cache.set(file, m);
     const fn = this.realm.runScript(compiled(file)) as (...a: unknown[]) => void;
-    const req = (s: string): unknown => this.require(s, file);
-    Object.assign(req, { resolve: (s: string) => createRequire(file).resolve(s), cache: {} });
+    const req = this.realm.prelude.makeRequire(
+      (s: string) => this.require(s, file),
+      (s: string) => createRequire(file).resolve(s),
+    );
     fn.call(m.exports, m.exports, req, m, file, dirname(file));
     m.loaded = true;
     return m.exports;

@@ -2,22 +2,40 @@
  * A sandbox realm: a V8 context in which unmodified library code (a lock library, a
  * user's own module) runs as one simulated process. Everything in it that could read
  * the host — Date, performance.now, process.hrtime, timers, Math.random, crypto's
- * randomness — is that process's virtual clock, timer or seeded stream instead.
+ * randomness, Intl's default date, Event timestamps — is that process's virtual clock,
+ * timer or seeded stream instead; what cannot be made so stops the run, named.
  *
- * Turns: host code enters the realm (a timer fires, a reply arrives, a fiber calls the
- * library) through `enter`, which afterwards drains the realm's own microtask queue
- * (the context is made with microtaskMode "afterEvaluate", so running an empty script
- * runs every pending continuation, synchronously). So a promise chain runs to its end
- * before the next simulated event, and the run stays one synchronous, seeded loop.
+ * Sealed: every global is built in the realm by the prelude (prelude.ts) over a bridge
+ * of host functions only the prelude sees; host values crossing in go through seal.ts.
+ * The context's global is made from a null-prototype object, so `this.constructor` at
+ * top level is the realm's Object, not the host's.
+ *
+ * Turns, as Node orders them: host code enters the realm (a timer fires, a reply
+ * arrives, a fiber calls the library) through `enter`, which afterwards runs every
+ * queued process.nextTick callback, then the realm's promise reactions (the context
+ * is made with microtaskMode "afterEvaluate", so running an empty script runs every
+ * pending continuation, synchronously), again while ticks were queued meanwhile. A
+ * promise chain runs to its end before the next simulated event, and the run stays
+ * one synchronous, seeded loop.
+ *
+ * Bounded: a turn that queues more than REACTIONS_PER_TURN_MAX promise reactions and
+ * ticks, or reads the clock more than CLOCK_READS_PER_TURN_MAX times (a busy wait on
+ * Date.now(), which never moves inside a turn), and a setImmediate chain that fires
+ * IMMEDIATES_PER_INSTANT_MAX times without simulated time moving, stop the run with a
+ * LibraryBoundError naming it: never a hang.
  *
  * Anything that would leave the simulation (a real socket, the host clock, a real
  * timer) throws a SimulationEscapeError naming the call; it is kept and re-thrown from
  * `enter`, so a library that catches it cannot hide it.
  */
 import vm from "node:vm";
-import { LibraryError, SimulationEscapeError } from "./errors.js";
+import { LibraryBoundError, LibraryError, SimulationEscapeError } from "./errors.js";
 import { InputError } from "../errors.js";
 import { PRELUDE_SOURCE } from "./prelude.js";
+import { Seal, type SealPrelude } from "./seal.js";
+import { BUFFER_METHODS, BUFFER_STATICS, hostBridge } from "./bridge.js";
+import { RealmTimers } from "./timers.js";
+import { CLOCK_READS_PER_TURN_MAX, IMMEDIATES_PER_INSTANT_MAX } from "./bounds.js";
 
 export interface RealmHost {
   /** The simulated process's id (for error messages). */
@@ -32,93 +50,115 @@ export interface RealmHost {
   random(): number;
 }
 
-interface PreludeExports {
+export interface PreludeExports extends SealPrelude {
   promisify: (fn: unknown) => unknown;
   callbackify: (fn: unknown) => unknown;
   timersPromises: Record<string, unknown>;
   settle: (start: () => unknown, done: (ok: boolean, value: unknown) => void) => void;
   queueMicrotask: (fn: () => void) => void;
+  nextTick: (fn: () => void) => void;
+  /** The turn's reaction count (element 0), reset by the host at each turn. */
+  turnCounts: Int32Array;
+  makeRequire(req: (id: string) => unknown, resolve: (id: string) => unknown): unknown;
+  makeModule(filename: string): { exports: unknown; loaded: boolean };
+  /** The realm's globals (realm values), for the host to put on the context's global object. */
+  globals: Record<string, unknown>;
+  /** Globals built on first use: realm accessor functions. */
+  lazyGlobals: Record<string, { get(): unknown; set(v: unknown): void }>;
 }
 
-/** Rounds of (drain, host callbacks) in one turn before it is called a livelock. */
+/** Rounds of (ticks, drain, host callbacks) in one turn before it is called a livelock. */
 const TURN_ROUNDS_MAX = 100_000;
 const DRAIN = new vm.Script("undefined", { filename: "lockstep:drain" });
-const PRELUDE = new vm.Script(PRELUDE_SOURCE, { filename: "lockstep:prelude" });
-
-/** A Node-like Timeout object, so libraries can call unref()/refresh() on it. */
-class VirtualTimeout {
-  cancelled = false;
-  handle: { cancel(): void } | undefined;
-  constructor(
-    readonly id: number,
-    readonly arm: (t: VirtualTimeout) => void,
-  ) {}
-  ref(): this {
-    return this;
-  }
-  unref(): this {
-    return this;
-  }
-  hasRef(): boolean {
-    return true;
-  }
-  refresh(): this {
-    this.handle?.cancel();
-    if (!this.cancelled) this.arm(this);
-    return this;
-  }
-  close(): this {
-    this.cancelled = true;
-    this.handle?.cancel();
-    return this;
-  }
-  [Symbol.toPrimitive](): number {
-    return this.id;
-  }
-}
+/** Node's Buffer methods, written into the prelude's Buffer class body (they are identifiers). */
+const BUFFER_CLASS_BODY = [
+  ...BUFFER_METHODS.map((m) => `${m}(...a) { return host.bufferCall(${JSON.stringify(m)}, this, a); }`),
+  ...BUFFER_STATICS.map((m) => `static ${m}(...a) { return host.bufferStatic(${JSON.stringify(m)}, a); }`),
+].join("\n      ");
+const PRELUDE = new vm.Script(PRELUDE_SOURCE.replace("/*BUFFER_METHODS*/", BUFFER_CLASS_BODY), { filename: "lockstep:prelude" });
 
 export class Realm {
   readonly context: vm.Context;
   readonly prelude: PreludeExports;
+  readonly seal: Seal;
   /** The realm's own intrinsics, for host code that builds values library code sees. */
   readonly Promise: PromiseConstructor;
   readonly Error: ErrorConstructor;
   readonly Array: ArrayConstructor;
   private readonly JSON: JSON;
-  private readonly timers = new Map<number, VirtualTimeout>();
-  private nextTimerId = 1;
+  readonly timers: RealmTimers;
   private depth = 0;
   private after: Array<() => void> = [];
+  /** process.nextTick's queue: callback, arguments, callback, arguments... */
+  private ticks: unknown[] = [];
   private failure: Error | undefined;
+  private clockReads = 0;
+  private immediatesAtInstant = 0;
+  private immediateInstantUs = -1;
 
   constructor(readonly host: RealmHost) {
-    const sandbox: Record<string, unknown> = {};
+    // A null-prototype global: the contextified global looks names up on this object
+    // first, and an ordinary object would answer `constructor` with the host's Object.
+    const sandbox = Object.create(null) as Record<string, unknown>;
     this.context = vm.createContext(sandbox, {
       name: `lockstep:${host.processId}`,
       microtaskMode: "afterEvaluate",
       codeGeneration: { strings: true, wasm: false },
     });
-    const bridge = {
-      wallMs: () => Math.floor(host.wallMs()),
-      random: () => host.random(),
-    };
-    this.prelude = (PRELUDE.runInContext(this.context) as (h: unknown) => PreludeExports)(bridge);
     this.Promise = vm.runInContext("Promise", this.context) as PromiseConstructor;
     this.Error = vm.runInContext("Error", this.context) as ErrorConstructor;
     this.Array = vm.runInContext("Array", this.context) as ArrayConstructor;
     this.JSON = vm.runInContext("JSON", this.context) as JSON;
-    this.installGlobals(sandbox);
+    const realmDate = vm.runInContext("Date", this.context) as DateConstructor;
+    this.timers = new RealmTimers(host.setTimer, (what, fn) => this.enter(what, fn), () => this.countImmediate());
+    const bridge = hostBridge(this, () => this.seal);
+    this.prelude = (PRELUDE.runInContext(this.context) as (h: unknown) => PreludeExports)(bridge);
+    Object.assign(sandbox, this.prelude.globals);
+    for (const [name, { get, set }] of Object.entries(this.prelude.lazyGlobals))
+      Object.defineProperty(sandbox, name, {
+        get,
+        set,
+        configurable: true,
+        enumerable: false,
+      });
+    this.seal = new Seal(this.prelude, this.Array, realmDate);
     Realm.live.add(this.Promise);
   }
 
   /** Promise constructors of live realms: their unhandled rejections are the library's, not ours. */
   static readonly live = new WeakSet<object>();
 
-  /** Throws (and remembers) an escape; `enter` re-throws it even if library code caught it. */
+  /**
+   * Stop the run with an escape naming `call`: the host error is kept (and re-thrown
+   * from `enter`, even if library code catches what it is thrown); library code gets a
+   * realm error of the same message.
+   */
   escape(call: string, detail = ""): never {
+    throw this.escapeError(call, detail);
+  }
+
+  /** The realm error `escape` throws, with the host's escape recorded. */
+  escapeError(call: string, detail = ""): Error {
     const e = new SimulationEscapeError(call, this.host.processId, detail);
     this.failure ??= e;
-    throw e;
+    return this.seal.error(e);
+  }
+
+  /** Stop the run with a bound error; library code gets a realm error of the same message. */
+  bound(what: string, detail: string): Error {
+    const e = new LibraryBoundError(this.host.processId, what, detail);
+    this.failure ??= e;
+    return this.seal.error(e);
+  }
+
+  /** A clock read, counted against the turn's budget. */
+  clockRead(): void {
+    if (++this.clockReads > CLOCK_READS_PER_TURN_MAX) {
+      throw this.bound(
+        "a busy wait on the clock",
+        `${CLOCK_READS_PER_TURN_MAX} clock reads (Date.now(), performance.now(), process.hrtime()) in one turn; simulated time moves only between events, so a loop waiting for it never ends (wait with setTimeout instead)`,
+      );
+    }
   }
 
   /** Stop the run with this error at the end of the current turn. */
@@ -133,29 +173,17 @@ export class Realm {
 
   /**
    * Run `fn` (which calls into library code) as one turn of this process: then run
-   * every promise continuation and every `later` callback until none is left.
+   * every nextTick callback and promise continuation, and every `later` callback,
+   * until none is left.
    */
   enter<T>(where: string, fn: () => T): T | undefined {
     if (this.depth > 0) return this.guard(where, fn);
     this.depth++;
+    this.clockReads = 0;
+    this.prelude.turnCounts[0] = 0;
     try {
       const result = this.guard(where, fn);
-      for (let round = 0; ; round++) {
-        if (round >= TURN_ROUNDS_MAX) this.fail(new LibraryError(this.host.processId, where, new Error(`no quiet point after ${TURN_ROUNDS_MAX} rounds of callbacks (a livelock?)`)));
-        if (this.failure) break;
-        try {
-          // No vm timeout here: it starts a watchdog thread per call (~60x the cost of the
-          // drain). A promise chain that never ends is the one loop this cannot bound.
-          DRAIN.runInContext(this.context);
-        } catch (e) {
-          this.fail(new LibraryError(this.host.processId, `${where} (promise continuations)`, e));
-          break;
-        }
-        if (this.after.length === 0) break;
-        const batch = this.after;
-        this.after = [];
-        for (const f of batch) this.guard(where, f);
-      }
+      this.settleTurn(where);
       if (this.failure) throw this.failure;
       return result;
     } finally {
@@ -163,12 +191,57 @@ export class Realm {
     }
   }
 
+  private settleTurn(where: string): void {
+    for (let round = 0; ; round++) {
+      if (round >= TURN_ROUNDS_MAX) this.fail(new LibraryError(this.host.processId, where, new Error(`no quiet point after ${TURN_ROUNDS_MAX} rounds of callbacks (a livelock?)`)));
+      if (this.failure) return;
+      if (this.ticks.length > 0) this.guard(`${where} (process.nextTick callbacks)`, () => this.runTicks());
+      if (this.failure) return;
+      try {
+        // No vm timeout here: it starts a watchdog thread per call (~60x the cost of the
+        // drain). The reaction budget (prelude.ts) bounds then-chains instead.
+        DRAIN.runInContext(this.context);
+      } catch (e) {
+        this.fail(new LibraryError(this.host.processId, `${where} (promise continuations)`, this.hostError(e)));
+        return;
+      }
+      if (this.ticks.length > 0) continue;
+      if (this.after.length === 0) return;
+      const batch = this.after;
+      this.after = [];
+      for (const f of batch) this.guard(where, f);
+    }
+  }
+
+  /** Queue a process.nextTick callback (a realm function and its arguments). */
+  queueTick(fn: (...a: unknown[]) => unknown, args: unknown[]): void {
+    this.ticks.push(fn, args);
+  }
+
+  /** Every queued tick, and those they queue, in order. */
+  private runTicks(): void {
+    const q = this.ticks;
+    for (let i = 0; i < q.length; i += 2) {
+      const fn = q[i] as (...a: unknown[]) => unknown;
+      const args = q[i + 1] as unknown[];
+      q[i] = q[i + 1] = undefined;
+      fn(...args);
+    }
+    this.ticks = [];
+  }
+
+  /** The host error a realm error stands for, if it was made from one. */
+  private hostError(e: unknown): unknown {
+    return e !== null && typeof e === "object" ? (this.seal.hostErrorOf.get(e) ?? e) : e;
+  }
+
   private guard<T>(where: string, fn: () => T): T | undefined {
     try {
       return fn();
-    } catch (e) {
+    } catch (thrown) {
+      const e = this.hostError(thrown);
       // An escape, or a user's input error (an adapter that cannot be found): kept as it is.
-      if (e instanceof SimulationEscapeError || e instanceof InputError) this.fail(e as Error);
+      if (e instanceof SimulationEscapeError || e instanceof LibraryBoundError || e instanceof InputError) this.fail(e as Error);
       else if (this.failure === undefined) this.fail(e instanceof LibraryError ? e : new LibraryError(this.host.processId, where, e));
       return undefined;
     }
@@ -184,138 +257,18 @@ export class Realm {
     return script.runInContext(this.context);
   }
 
-  // ---- timers on the process's monotonic clock -------------------------------------
-
-  private armTimer(fn: (...a: unknown[]) => unknown, delayMs: unknown, args: unknown[], repeat: boolean, what: string): VirtualTimeout {
-    const ms = Number(delayMs);
-    // Node: a delay that is not a number in [1, 2^31-1] becomes 1 ms.
-    const delay = Number.isFinite(ms) && ms >= 1 && ms <= 0x7fffffff ? Math.trunc(ms) : 1;
-    const t = new VirtualTimeout(this.nextTimerId++, (self) => {
-      self.handle = this.host.setTimer(delay * 1000, () => {
-        if (self.cancelled) return;
-        if (repeat) self.arm(self);
-        else this.timers.delete(self.id);
-        this.enter(what, () => fn(...args));
-      });
-    });
-    this.timers.set(t.id, t);
-    t.arm(t);
-    return t;
-  }
-
-  private clearTimer(t: unknown): void {
-    const id = t instanceof VirtualTimeout ? t.id : typeof t === "number" ? t : typeof t === "string" ? Number(t) : NaN;
-    const timer = this.timers.get(id);
-    if (!timer) return;
-    timer.close();
-    this.timers.delete(id);
-  }
-
-  private checkCallback(fn: unknown, name: string): (...a: unknown[]) => unknown {
-    if (typeof fn !== "function") {
-      throw new (this.Error as unknown as typeof TypeError)(`The "callback" argument to ${name} must be of type function`);
+  private countImmediate(): void {
+    const now = this.host.monoUs();
+    if (now !== this.immediateInstantUs) {
+      this.immediateInstantUs = now;
+      this.immediatesAtInstant = 0;
     }
-    return fn as (...a: unknown[]) => unknown;
-  }
-
-  private installGlobals(g: Record<string, unknown>): void {
-    const host = this.host;
-    const monoMs = (): number => host.monoUs() / 1000;
-    g.global = g;
-    g.setTimeout = (fn: unknown, ms?: unknown, ...args: unknown[]) => this.armTimer(this.checkCallback(fn, "setTimeout"), ms, args, false, "a setTimeout callback");
-    g.setInterval = (fn: unknown, ms?: unknown, ...args: unknown[]) => this.armTimer(this.checkCallback(fn, "setInterval"), ms, args, true, "a setInterval callback");
-    g.setImmediate = (fn: unknown, ...args: unknown[]) => {
-      const f = this.checkCallback(fn, "setImmediate");
-      const t = new VirtualTimeout(this.nextTimerId++, (self) => {
-        self.handle = host.setTimer(0, () => {
-          if (self.cancelled) return;
-          this.timers.delete(self.id);
-          this.enter("a setImmediate callback", () => f(...args));
-        });
-      });
-      this.timers.set(t.id, t);
-      t.arm(t);
-      return t;
-    };
-    g.clearTimeout = g.clearInterval = g.clearImmediate = (t: unknown) => this.clearTimer(t);
-    g.queueMicrotask = this.prelude.queueMicrotask;
-    const hrtime = (prev?: [number, number]): [number, number] => {
-      const ns = Math.round(host.monoUs() * 1000);
-      let s = Math.floor(ns / 1e9);
-      let n = ns - s * 1e9;
-      if (prev) {
-        s -= prev[0];
-        n -= prev[1];
-        if (n < 0) {
-          s--;
-          n += 1e9;
-        }
-      }
-      return [s, n];
-    };
-    hrtime.bigint = () => BigInt(Math.round(host.monoUs() * 1000));
-    const noop = (): void => undefined;
-    const emitterStub = { on: () => processShim, once: () => processShim, off: () => processShim, addListener: () => processShim, removeListener: () => processShim, removeAllListeners: () => processShim, emit: () => false, listeners: () => [], listenerCount: () => 0 };
-    const processShim: Record<string, unknown> = {
-      ...emitterStub,
-      env: { NODE_ENV: "production" },
-      argv: ["node", "lockstep-sandbox"],
-      execArgv: [],
-      platform: "linux",
-      arch: "x64",
-      pid: 1,
-      ppid: 0,
-      title: "node",
-      version: process.version,
-      versions: { ...process.versions },
-      release: { name: "node" },
-      nextTick: (fn: unknown, ...args: unknown[]) => {
-        const f = this.checkCallback(fn, "process.nextTick");
-        this.prelude.queueMicrotask(() => f(...args));
-      },
-      hrtime,
-      uptime: () => monoMs() / 1000,
-      cwd: () => "/",
-      memoryUsage: () => ({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }),
-      emitWarning: noop,
-      exit: (code?: number) => this.escape(`process.exit(${code ?? ""})`),
-      abort: () => this.escape("process.abort()"),
-      kill: () => this.escape("process.kill()"),
-      stdout: { write: () => true, isTTY: false },
-      stderr: { write: () => true, isTTY: false },
-    };
-    g.process = processShim;
-    g.performance = { now: monoMs, timeOrigin: 0, mark: noop, measure: noop, clearMarks: noop, clearMeasures: noop };
-    g.console = Object.fromEntries(["log", "info", "warn", "error", "debug", "trace", "dir", "table", "time", "timeEnd", "group", "groupEnd", "assert", "count"].map((k) => [k, noop]));
-    g.Buffer = Buffer;
-    g.TextEncoder = TextEncoder;
-    g.TextDecoder = TextDecoder;
-    g.URL = URL;
-    g.URLSearchParams = URLSearchParams;
-    g.AbortController = AbortController;
-    g.AbortSignal = new Proxy(AbortSignal, {
-      get: (target, prop, recv) => (prop === "timeout" ? () => this.escape("AbortSignal.timeout()", "use setTimeout and an AbortController") : Reflect.get(target, prop, recv)),
-    });
-    g.Event = Event;
-    g.EventTarget = EventTarget;
-    g.structuredClone = structuredClone;
-    g.atob = atob;
-    g.btoa = btoa;
-    g.crypto = { getRandomValues: (a: ArrayBufferView) => this.fillRandom(a), randomUUID: () => this.randomUUID(), get subtle() { return undefined; } };
-    // GC-driven APIs would make runs depend on the host's collector: hold strongly, never finalize.
-    g.WeakRef = class WeakRef<T extends object> {
-      constructor(private readonly target: T) {}
-      deref(): T {
-        return this.target;
-      }
-    };
-    g.FinalizationRegistry = class FinalizationRegistry {
-      register(): void {}
-      unregister(): boolean {
-        return false;
-      }
-    };
-    for (const name of ["fetch", "WebSocket", "XMLHttpRequest"]) g[name] = () => this.escape(`${name}()`);
+    if (++this.immediatesAtInstant > IMMEDIATES_PER_INSTANT_MAX) {
+      this.bound(
+        "an endless setImmediate chain",
+        `${IMMEDIATES_PER_INSTANT_MAX} setImmediate callbacks at one simulated instant (t=${now} µs); library code keeps scheduling one, so simulated time never moves`,
+      );
+    }
   }
 
   /** Fill a typed array from the seeded stream (crypto.getRandomValues). */
@@ -325,13 +278,14 @@ export class Realm {
     return a;
   }
 
-  randomBytes(n: number): Buffer {
-    return this.fillRandom(Buffer.alloc(n));
+  /** `n` bytes of the seeded stream, as a realm Buffer. */
+  randomBytes(n: number): Uint8Array {
+    return this.fillRandom(this.prelude.bufferOf(n));
   }
 
   /** An RFC 4122 version-4 UUID from the seeded stream. */
   randomUUID(): string {
-    const b = this.randomBytes(16);
+    const b = Buffer.from(this.randomBytes(16));
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
     const h = b.toString("hex");

@@ -4,6 +4,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { LoadTolerantDeadline, loadNote, loadTolerantMs } from "../../real/servers/deadlines.js";
 
 /** ESRCH, or a zombie waiting for a reaper that is not ours: either way not running. */
 export function isGone(pid: number): boolean {
@@ -39,11 +40,11 @@ export function descendants(pid: number): number[] {
   return out;
 }
 
-/** Wait for `cond`, polling every `pollMs`; throws naming `what` after `timeoutMs`. */
+/** Wait for `cond`, polling every `pollMs`; throws naming `what` after base `timeoutMs`, stretched by the machine's load. */
 export async function until(what: string, cond: () => boolean, timeoutMs: number, pollMs = 25): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = new LoadTolerantDeadline(timeoutMs);
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    if (deadline.expired()) throw new Error(`${what}: not within ${deadline.elapsedMs()} ms (${loadNote()})`);
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
@@ -65,7 +66,8 @@ export async function startDriver(driver: string, cwd: string, tmp: string, star
   let stderr = "";
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   await new Promise<void>((started, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within ${startTimeoutMs} ms; stderr: ${stderr}`)), startTimeoutMs);
+    const boundMs = loadTolerantMs(startTimeoutMs);
+    const timer = setTimeout(() => reject(new Error(`no start within ${boundMs} ms (${loadNote()}); stderr: ${stderr}`)), boundMs);
     child.stderr!.on("data", (c: Buffer) => {
       stderr += c.toString();
       if (/run 1\/1 started/.test(stderr)) {

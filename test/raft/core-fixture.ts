@@ -2,7 +2,7 @@
  * A three-server Raft core config and a booted state for unit checks of the core's
  * step function (core-units, core-mutants): fixed timing, random() fixed at 0.5.
  */
-import { initialState, step } from "../../services/raft/core/step.js";
+import { initialState, PAPER_RULES, step } from "../../services/raft/core/step.js";
 import type { Entry, RaftConfig, RaftEffect, RaftState } from "../../services/raft/core/types.js";
 
 export type Cmd = string;
@@ -16,7 +16,7 @@ export function cfg(over: Partial<RaftConfig> = {}): RaftConfig {
     heartbeatIntervalMs: 50,
     entriesPerAppendMax: 64,
     noopOnElection: false,
-    bugs: {},
+    rules: PAPER_RULES,
     random: () => 0.5,
     ...over,
   };

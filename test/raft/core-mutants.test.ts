@@ -4,6 +4,7 @@ import { lastIndexOfTerm } from "../../services/raft/core/log.js";
 import { PeerTable } from "../../services/raft/core/peer-table.js";
 import type { AppendRequest, AppendResponse, Entry, RaftConfig, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../services/raft/core/types.js";
 import { boot as bootCore, cfg, type Cmd } from "./core-fixture.js";
+import { rulesWithBugs } from "../../services/raft/variants.js";
 
 /**
  * Tests written against the survivors of the first StrykerJS run on services/raft/core
@@ -30,10 +31,13 @@ describe("fresh state and election", () => {
   it("initialState is the documented fresh node", () => {
     const s = initialState<Cmd>(cfg());
     // The per-peer tables are PeerTables (private fields, which toStrictEqual does not see): checked by content.
-    expect({ ...s, cfg: undefined, nextIndex: undefined, matchIndex: undefined, ackedSeq: undefined }).toStrictEqual({
+    // The scratch is working memory, not protocol state: checked to be the node's own, below.
+    expect({ ...s, cfg: undefined, nextIndex: undefined, matchIndex: undefined, ackedSeq: undefined, scratch: undefined }).toStrictEqual({
       cfg: undefined, term: 0, votedFor: null, log: [], role: "follower", leaderId: undefined, commitIndex: 0, lastApplied: 0,
       votes: new Set(), nextIndex: undefined, matchIndex: undefined, seq: 0, ackedSeq: undefined, reads: [], readRoundSeq: 0, proposals: new Map(), noopAppended: false,
+      scratch: undefined,
     });
+    expect(initialState<Cmd>(cfg()).scratch).not.toBe(s.scratch);
     for (const t of [s.nextIndex, s.matchIndex, s.ackedSeq]) {
       expect(t).toBeInstanceOf(PeerTable);
       expect([...t]).toEqual([]);
@@ -98,7 +102,7 @@ describe("leaders and stale messages", () => {
   });
 
   it("with bug acceptStaleTermAppendEntries a leader takes a stale append and follows its sender; a stale vote is still refused", () => {
-    const { s } = leaderOf(cfg({ bugs: { acceptStaleTermAppendEntries: true } }), [], 3);
+    const { s } = leaderOf(cfg({ rules: rulesWithBugs({ acceptStaleTermAppendEntries: true }) }), [], 3);
     const v = msg(s, "n3", { type: "raft-vote", term: 2, lastLogIndex: 9, lastLogTerm: 2 });
     expect(v.filter((e) => e.kind === "send")).toEqual([{ kind: "send", to: "n3", msg: { type: "raft-vote-resp", term: 3, granted: false } }]);
     expect(s.role).toBe("leader");

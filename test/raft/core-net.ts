@@ -1,6 +1,7 @@
 import seedrandom from "seedrandom";
 import type { RaftBug } from "../../services/raft/api.js";
 import { initialState, step } from "../../services/raft/core/step.js";
+import { rulesWithBugs } from "../../services/raft/variants.js";
 import type { Entry, Persisted, RaftEffect, RaftInput, RaftMessage, RaftState } from "../../services/raft/core/types.js";
 
 /**
@@ -88,7 +89,7 @@ export class CoreNet {
       heartbeatIntervalMs: 50,
       entriesPerAppendMax: this.opts.entriesPerAppendMax ?? 64,
       noopOnElection: this.opts.noopOnElection ?? false,
-      bugs: this.opts.bugs ?? {},
+      rules: rulesWithBugs(this.opts.bugs),
       random: () => rnd(),
     });
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import seedrandom from "seedrandom";
 import type { RaftBug } from "../../services/raft/api.js";
 import { cloneState, initialState, step } from "../../services/raft/core/step.js";
+import { rulesWithBugs } from "../../services/raft/variants.js";
 import type { AppendRequest, AppendResponse, Entry, RaftEffect, RaftInput, RaftMessage, RaftState, VoteResponse } from "../../services/raft/core/types.js";
 
 /**
@@ -22,7 +23,7 @@ function node(id: string, opts: { bugs?: Partial<Record<RaftBug, boolean>>; term
     heartbeatIntervalMs: 50,
     entriesPerAppendMax: 64,
     noopOnElection: false,
-    bugs: opts.bugs ?? {},
+    rules: rulesWithBugs(opts.bugs),
     random: () => rnd(),
   });
   s = step(s, { type: "restart", persisted: { term: opts.term ?? 0, votedFor: opts.votedFor ?? null, log: opts.log ?? [] } }).state;

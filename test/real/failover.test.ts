@@ -86,7 +86,7 @@ describe("real mode: redis-failover on a real primary, replica and three sentine
       const rel = find(history, "c1", "release", "ok");
       expect((rel?.value as { released?: boolean } | undefined)?.released).not.toBe(true);
     });
-  }, 60_000);
+  }, 240_000);
 
   it("redis-failover-baseline: safe, every checker passing, the lock handed between clients", async () => {
     await timed("redis-failover-baseline", async () => {
@@ -97,7 +97,7 @@ describe("real mode: redis-failover on a real primary, replica and three sentine
       expect(new Set(grants.map((g) => g.process)).size).toBe(3);
       expect(grants.length).toBeGreaterThan(10);
     });
-  }, 60_000);
+  }, 240_000);
 
   it("a SIGKILLed driver leaves no redis-server, redis-sentinel or client behind (the watchdogs)", async () => {
     await timed("driver SIGKILL mid-failover", async () => {
@@ -124,7 +124,7 @@ describe("real mode: redis-failover on a real primary, replica and three sentine
       // A SIGKILLed driver cannot remove its temp dir; the servers in it are gone.
       for (const d of readdirSync(tmp)) rmSync(join(tmp, d), { recursive: true, force: true });
     });
-  }, 60_000);
+  }, 240_000);
 });
 
 describe("real mode: what redis-failover refuses before it starts", () => {

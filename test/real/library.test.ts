@@ -21,7 +21,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 async function realOnce(scenario: ReturnType<typeof loadScenario>, timeScale = 0.2): Promise<RealRunRecord> {
   const plan = planReal(scenario, timeScale);
-  const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
+  const { record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
   return record;
 }
 

@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadTolerantMs } from "../../real/servers/deadlines.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenario } from "../../scenarios/index.js";
 import type { HistoryEvent } from "../../sim/history.js";
@@ -66,7 +67,7 @@ async function sigintMidRun(name: string, timeScale: number): Promise<void> {
   const tree = descendants(child.pid!);
   expect(tree.length, "watchdogs, 3 etcd members and 2 clients").toBeGreaterThanOrEqual(10);
   child.kill("SIGINT");
-  const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("timeout"), 10_000))]);
+  const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("timeout"), loadTolerantMs(10_000)))]);
   expect(code, stderr()).toBe(130);
   // Not thrown: the expect below names the survivors.
   await until("every descendant gone", () => tree.every(isGone), 3_000).catch(() => undefined);

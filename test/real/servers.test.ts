@@ -56,7 +56,7 @@ describe("real servers (Debian packages)", () => {
   it("redis + sentinel: PING, SET/GET over a raw socket; pause, crash-restart on the same data; stop leaves nothing", async () => {
     const t0 = Date.now();
     const group = new ServerGroup();
-    let ports: number[] = [];
+    let ports: number[];
     try {
       expect(hooksInstalled()).toBe(true);
       const redis = await startRedis(group, { aof: "always" });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HistoryEvent } from "../../sim/history.js";
+import { judgeChallenge } from "../../checkers/challenge.js";
 import { addRunAvailability, addSweepAvailability, emptySweepAvailability, runAvailability } from "../../reports/availability.js";
 
 /** A history from [timeUs, process, type, f, value?] rows, on one lock. */
@@ -21,17 +22,19 @@ const handover = h([
 
 describe("runAvailability", () => {
   it("counts grants and sums the time someone waited while nobody held the lock", () => {
-    const a = runAvailability(handover, 1);
+    const a = runAvailability(handover, false);
     expect(a.grants).toBe(2);
     expect(a.failedAcquires).toBe(0);
     // 0..10 (c1 waits, nobody holds) + 100..150 (c1 released, c2 still waiting).
     expect(a.idleWhileWaitingUs).toBe(60);
   });
 
-  it("is challenged when a second client is granted within nearMs of another's hold, and not beyond", () => {
-    // c2's grant comes 50 µs after c1's hold ended.
-    expect(runAvailability(handover, 0.05).challenged).toBe(true);
-    expect(runAvailability(handover, 0.049).challenged).toBe(false);
+  it("carries the run's judged challenge: a hand-over after a release is not one by the default rule", () => {
+    // c2's grant comes after c1 released: no two beliefs met (checkers/challenge.ts).
+    const judged = judgeChallenge(handover);
+    expect(judged.challenged).toBe(false);
+    expect(runAvailability(handover, judged.challenged).challenged).toBe(false);
+    expect(runAvailability(handover, true).challenged).toBe(true);
   });
 
   it("a second client that gives up leaves the run unchallenged, with its failed acquire counted", () => {
@@ -43,7 +46,7 @@ describe("runAvailability", () => {
       [100, "c1", "invoke", "release", { grantId: "c1#1" }],
       [110, "c1", "ok", "release", { released: true }],
     ]);
-    const a = runAvailability(gaveUp, 30_000);
+    const a = runAvailability(gaveUp, judgeChallenge(gaveUp).challenged);
     expect(a).toEqual({ grants: 1, failedAcquires: 1, idleWhileWaitingUs: 10, challenged: false });
   });
 
@@ -60,7 +63,7 @@ describe("runAvailability", () => {
       [80, "c2", "invoke", "acquire"],
       [90, "c2", "info", "acquire", { reason: "timeout" }],
     ]);
-    const a = runAvailability(alone, 30_000);
+    const a = runAvailability(alone, judgeChallenge(alone).challenged);
     expect(a.challenged).toBe(false);
     expect(a.grants).toBe(2);
     expect(a.failedAcquires).toBe(1);
@@ -69,8 +72,8 @@ describe("runAvailability", () => {
   });
 
   it("sums over runs and over shards alike", () => {
-    const r1 = runAvailability(handover, 1);
-    const r2 = { grants: 1, failedAcquires: 3, idleWhileWaitingUs: 7, challenged: false };
+    const r1 = runAvailability(handover, false);
+    const r2 = { grants: 1, failedAcquires: 3, idleWhileWaitingUs: 7, challenged: true };
     const all = addRunAvailability(addRunAvailability(emptySweepAvailability(), r1), r2);
     expect(all).toEqual({ grants: 3, failedAcquires: 3, idleWhileWaitingUs: 67, challengedRuns: 1 });
     const shards = addSweepAvailability(addRunAvailability(emptySweepAvailability(), r1), addRunAvailability(emptySweepAvailability(), r2));

@@ -88,8 +88,8 @@ export function smallMatrix(
     const outcomes = new Map<string, number>();
     for (let seed = 1; seed <= seeds; seed++) {
       const f = runFixture(s, seed);
-      availability = addRunAvailability(availability, runAvailability(f.history, s.workload.ttlMs));
       const v = f.record.verdicts;
+      availability = addRunAvailability(availability, runAvailability(f.history, v.challenge.challenged));
       outcomes.set(v.outcome, (outcomes.get(v.outcome) ?? 0) + 1);
       for (const r of v.results) if (r.valid === false) byChecker[r.checker] = (byChecker[r.checker] ?? 0) + 1;
       if (v.safety === false) {

@@ -57,11 +57,13 @@ describe("redlock-extend-miss", () => {
     expect(r.exclusionViolatedSeeds).toHaveLength(SWEEP_SEEDS);
   });
 
-  it("needs the cut: without it the extension succeeds and the runs are safe", () => {
+  it("needs the cut: without it the extension succeeds and no run is unsafe, nor even challenged", () => {
     const calm: Scenario = { ...s, name: "redlock-extend-miss-calm", faults: [] };
     for (let seed = 1; seed <= 20; seed++) {
       const c = run(calm, seed);
-      expect(c.v.outcome, `seed ${seed}`).toBe("safe");
+      // No fault, no overlap of beliefs: the lock was never put to the test.
+      expect(c.v.safety, `seed ${seed}`).toBe(true);
+      expect(c.v.outcome, `seed ${seed}`).toBe("not-challenged");
       expect(c.ev({ process: "c1", type: "ok", f: "extend" }), `seed ${seed}`).toHaveLength(1);
     }
   });

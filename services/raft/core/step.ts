@@ -3,12 +3,14 @@ import { firstIndexOfTerm, isUpToDate, lastIndex, lastIndexOfTerm, lastTerm, ter
 import type {
   AppendRequest,
   AppendResponse,
+  CoreScratch,
   Entry,
   Persisted,
   RaftConfig,
   RaftEffect,
   RaftInput,
   RaftMessage,
+  RaftRules,
   RaftState,
   StepResult,
   TimerName,
@@ -31,11 +33,19 @@ import type {
  * this node before the term, vote and log it reflects are durable.
  */
 
+/** Figure 2 and §5.4 as written: the rules every node follows unless a bug variant is planted. */
+export const PAPER_RULES: RaftRules = Object.freeze({
+  voteLogOk: (log: readonly Entry<unknown>[], lastLogIndex: number, lastLogTerm: number) => isUpToDate(log, lastLogIndex, lastLogTerm),
+  commitCountable: (log: readonly Entry<unknown>[], index: number, currentTerm: number) => termAt(log, index) === currentTerm,
+  staleAppendRejected: () => true,
+  persistedVote: (votedFor: string | null) => votedFor,
+});
+
 /**
  * Collects one step's effects; persists are derived from dirty marks at the end. One
- * per module, reset per step (the core is synchronous and never re-entered), writing
- * into the array the caller gives: a fresh Out, effects array and result per step were
- * a fifth of a Raft-backed run's allocation (issue 17).
+ * per node (CoreScratch), reset per step (the core is synchronous and never re-entered),
+ * writing into the array the caller gives, so a step allocates no Out, effects array or
+ * result of its own.
  */
 class Out<Cmd> {
   hardStateDirty = false;
@@ -103,7 +113,9 @@ class Out<Cmd> {
   }
 }
 
-const scratchOut = new Out<never>();
+function newScratch(): CoreScratch {
+  return { out: new Out<unknown>(), matches: new Float64Array(8) };
+}
 
 export function quorum(cfg: RaftConfig): number {
   return Math.floor(cfg.peers.length / 2) + 1;
@@ -129,6 +141,7 @@ export function initialState<Cmd>(cfg: RaftConfig): RaftState<Cmd> {
     readRoundSeq: 0,
     proposals: new Map(),
     noopAppended: false,
+    scratch: newScratch(),
   };
 }
 
@@ -160,7 +173,7 @@ export function step<Cmd>(state: RaftState<Cmd>, input: RaftInput<Cmd>): StepRes
  * same array (step, with a fresh array, makes every effect new).
  */
 export function stepInto<Cmd>(state: RaftState<Cmd>, input: RaftInput<Cmd>, effects: RaftEffect<Cmd>[]): RaftState<Cmd> {
-  const out = (scratchOut as unknown as Out<Cmd>).reset(effects);
+  const out = (state.scratch.out as Out<Cmd>).reset(effects);
   let s = state;
   switch (input.type) {
     case "restart":
@@ -202,9 +215,8 @@ const NO_EFFECTS: readonly RaftEffect<never>[] = Object.freeze([]);
 function finish<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   // Most steps (acknowledgements, heartbeats answered) persist nothing.
   if (!out.hardStateDirty && out.logFromIndex === Infinity) return;
-  // Bug votedForNotPersisted: the term reaches the disk, the vote does not.
   const hard: RaftEffect<Cmd> | undefined = out.hardStateDirty
-    ? { kind: "persist-hard-state", term: s.term, votedFor: s.cfg.bugs.votedForNotPersisted ? null : s.votedFor }
+    ? { kind: "persist-hard-state", term: s.term, votedFor: s.cfg.rules.persistedVote(s.votedFor) }
     : undefined;
   const log: RaftEffect<Cmd> | undefined =
     out.logFromIndex !== Infinity ? { kind: "persist-log", fromIndex: out.logFromIndex, entries: s.log.slice(out.logFromIndex - 1) } : undefined;
@@ -311,8 +323,7 @@ function onMessage<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: RaftM
     // currentTerm = T, convert to follower".
     becomeFollower(s, out, m.term, m.type === "raft-append" ? from : undefined);
   } else if (m.term < s.term) {
-    // Bug acceptStaleTermAppendEntries: the "reply false if term < currentTerm" check is missing.
-    const staleAccepted = m.type === "raft-append" && s.cfg.bugs.acceptStaleTermAppendEntries === true;
+    const staleAccepted = m.type === "raft-append" && !s.cfg.rules.staleAppendRejected(m.term, s.term);
     if (!staleAccepted) {
       // Requests are answered so that the stale sender learns the newer term.
       if (m.type === "raft-vote") out.send(from, voteResp(s, false));
@@ -357,7 +368,7 @@ function stepLeader<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: Raft
   if (m.type === "raft-vote") handleVote(s, out, from, m);
   else if (m.type === "raft-append-resp") handleAppendResponse(s, out, from, m);
   else if (m.type === "raft-append" && m.term < s.term) {
-    // Only reachable with bug acceptStaleTermAppendEntries: the deposed leader's
+    // Reachable only under rules that accept a stale-term append: the deposed leader's
     // message is taken as coming from the leader of our term.
     becomeFollower(s, out, s.term, from);
     handleAppend(s, out, from, m);
@@ -384,7 +395,7 @@ function handleVote<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: Vote
   // Figure 2: "If votedFor is null or candidateId, and candidate's log is at least as
   // up-to-date as receiver's log, grant vote".
   const canVote = s.votedFor === null || s.votedFor === from;
-  const upToDate = s.cfg.bugs.voteWithoutUpToDateCheck === true || isUpToDate(s.log, m.lastLogIndex, m.lastLogTerm);
+  const upToDate = s.cfg.rules.voteLogOk(s.log, m.lastLogIndex, m.lastLogTerm);
   const granted = canVote && upToDate;
   if (granted) {
     if (s.votedFor !== from) {
@@ -528,19 +539,12 @@ function appendNoop<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   s.noopAppended = true;
 }
 
-/**
- * Scratch for maybeCommit: one per module, reused on every call (the core is
- * synchronous, so no two calls overlap). Sorting a fresh array per acknowledgement was
- * the leader's main allocation (issue 17).
- */
-let matchScratch = new Float64Array(8);
-
 function maybeCommit<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   // The largest index stored on a majority (the leader counts with its whole log).
   const peers = s.cfg.peers;
-  if (matchScratch.length < peers.length) matchScratch = new Float64Array(peers.length * 2);
-  // The first peers.length slots (a subarray view was itself an allocation per ack).
-  const matches = matchScratch;
+  // The first peers.length slots of the node's scratch, reused per acknowledgement.
+  if (s.scratch.matches.length < peers.length) s.scratch.matches = new Float64Array(peers.length * 2);
+  const matches = s.scratch.matches;
   const count = peers.length;
   for (let i = 0; i < count; i++) {
     const p = peers[i]!;
@@ -557,7 +561,7 @@ function maybeCommit<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   const n = matches[count - quorum(s.cfg)]!;
   // §5.4.2 / Figure 8: "Raft never commits log entries from previous terms by counting
   // replicas. Only log entries from the leader's current term are committed by counting".
-  const countable = s.cfg.bugs.commitPreviousTermByCounting === true || termAt(s.log, n) === s.term;
+  const countable = s.cfg.rules.commitCountable(s.log, n, s.term);
   if (n > s.commitIndex && countable) {
     s.commitIndex = n;
     applyCommitted(s, out);

@@ -1,4 +1,3 @@
-import type { RaftBug } from "../api.js";
 import type { PeerTable } from "./peer-table.js";
 
 /**
@@ -27,9 +26,32 @@ export interface RaftConfig {
    * leader has not yet committed an entry of its term (thesis §6.4).
    */
   noopOnElection: boolean;
-  bugs: Partial<Record<RaftBug, boolean>>;
+  /** The paper's checks, as a policy: PAPER_RULES, or a bug variant planted from outside the core. */
+  rules: RaftRules;
   /** The only randomness: a seeded uniform stream in [0, 1), for election timeouts. */
   random: () => number;
+}
+
+/**
+ * The four checks of the paper that the regression suite's bug variants replace
+ * (services/raft/variants.ts). The core calls them and knows no variant; PAPER_RULES
+ * (core/step.ts) is Figure 2 and §5.4 as written.
+ */
+export interface RaftRules {
+  /** §5.4.1: grant a vote only to a candidate whose log is at least as up-to-date. */
+  voteLogOk(log: readonly Entry<unknown>[], lastLogIndex: number, lastLogTerm: number): boolean;
+  /** §5.4.2: an index of this leader's log may be committed by counting replicas. */
+  commitCountable(log: readonly Entry<unknown>[], index: number, currentTerm: number): boolean;
+  /** Figure 2: "Reply false if term < currentTerm" for AppendEntries (true: rejected). */
+  staleAppendRejected(msgTerm: number, currentTerm: number): boolean;
+  /** Figure 2: votedFor is persistent; the value that reaches the disk. */
+  persistedVote(votedFor: string | null): string | null;
+}
+
+/** A node's reusable working memory (its step's effect collector, maybeCommit's match indexes): no protocol state. */
+export interface CoreScratch {
+  readonly out: unknown;
+  matches: Float64Array;
 }
 
 /** What survives a crash: Figure 2's persistent state. */
@@ -80,6 +102,8 @@ export interface RaftState<Cmd> {
   proposals: Map<number, number>;
   /** Whether a no-op of the current term has been appended (read barrier). */
   noopAppended: boolean;
+  /** Working memory the core reuses across this node's steps (core/step.ts); no state of the protocol. */
+  readonly scratch: CoreScratch;
 }
 
 export interface VoteRequest {

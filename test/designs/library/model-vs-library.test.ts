@@ -14,7 +14,7 @@ import { replayCommand } from "../../../harness/artifacts.js";
 const SEEDS = 6;
 
 type Safety = "safe" | "unsafe" | "unsafe-but-fenced";
-const safetyOf = (outcome: string): Safety => (outcome === "liveness-loss" ? "safe" : (outcome as Safety));
+const safetyOf = (outcome: string): Safety => (outcome === "liveness-loss" || outcome === "not-challenged" ? "safe" : (outcome as Safety));
 
 /** Where a library's safety differs from the model's on purpose, and why. */
 const KNOWN: Record<string, { safety: Safety; why: string }> = {

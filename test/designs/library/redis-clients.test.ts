@@ -23,7 +23,6 @@ function world() {
     return b;
   });
   let ctx!: ProcessContext;
-  let hub!: ClientHub;
   sim.addProcess("c1", "client", {}, (c) => {
     ctx = c;
     return { onMessage: (from, msg) => void hub.onMessage(from, msg) };
@@ -38,7 +37,7 @@ function world() {
     },
     random: () => 0.5,
   });
-  hub = new ClientHub(ctx, realm, { nodes: ["redis-1"], byAddress: new Map([["127.0.0.1:6379", "redis-1"], ["6379", "redis-1"]]) });
+  const hub = new ClientHub(ctx, realm, { nodes: ["redis-1"], byAddress: new Map([["127.0.0.1:6379", "redis-1"], ["6379", "redis-1"]]) });
   const Redis = ioredisModule(hub);
   const nodeRedis = nodeRedisModule(hub);
   /** Start an async function in the realm; returns its settled state (updated as the sim runs). */

@@ -1,0 +1,248 @@
+import { NEMESIS, pairOperations, type FaultValue, type HistoryEvent, type Operation } from "../sim/history.js";
+import { computeHolds, type Hold } from "./holds.js";
+import { forEachPair } from "./pairs.js";
+import type { ChallengeSpec } from "../scenarios/challenge-spec.js";
+
+/**
+ * Challenge: did the run test anything? A lock can only be shown unsafe when two
+ * clients' claims on it meet, so a run in which no two beliefs ever overlapped says
+ * nothing about mutual exclusion however "safe" it looks. Judged from the history
+ * alone, after the checkers; it never changes the history.
+ *
+ * Kinds:
+ *  - "overlapping-belief" (the default): some client was granted a lock (acquire ok)
+ *    while another client's hold on it was still open in that client's own view: its
+ *    acquire ok, no release invoked, no `lapse` note yet (its library's own validity
+ *    check), no crash; stretched, as checkers/holds.ts does, by any read, write or
+ *    extend it went on doing under the grant. Every mutual-exclusion violation is such
+ *    an overlap, so an unsafe run is always challenged.
+ *  - "expiry-handover": some client was granted a lock that another client had been
+ *    granted and whose release had not freed it by then (never sent, refused, lost, or
+ *    answered "not released"): the lease or session timeout, not a release, decided who
+ *    held. For scenarios where a holder is cut off, crashes or drifts.
+ *  - "waiter-served": some client asked for a lock while another held it and was granted
+ *    it later: mutual exclusion had someone to exclude. For the fault-free baselines.
+ *  - "waiter-waited": some client's acquire stayed outstanding for at least `waitedMsMin`
+ *    (default: the TTL it asked for) with no grant of that lock to anyone meanwhile: the
+ *    lock was unavailable and somebody wanted it. For scenarios about liveness.
+ */
+export type { ChallengeSpec, ChallengeKind } from "../scenarios/challenge-spec.js";
+export { CHALLENGE_KINDS } from "../scenarios/challenge-spec.js";
+
+export interface ChallengeResult {
+  challenged: boolean;
+  /** One sentence in the user's terms: what met, or why nothing did. */
+  why: string;
+  kind: ChallengeSpec["kind"];
+  /** Overlapping grants (overlapping-belief) or long waits (waiter-waited) seen. */
+  count: number;
+  grants: number;
+  /** Acquire attempts that ended in fail or info. */
+  acquiresFailed: number;
+}
+
+export function judgeChallenge(history: readonly HistoryEvent[], spec: ChallengeSpec = { kind: "overlapping-belief" }): ChallengeResult {
+  const { ops } = pairOperations(history);
+  const lastUs = history.length > 0 ? history[history.length - 1]!.timeUs : 0;
+  // An acquire with no answer ends, for waiting purposes, at its info or at the history's end.
+  for (const o of ops) if (o.endUs === Infinity) o.endUs = o.complete?.timeUs ?? lastUs;
+  const acquires = ops.filter((o) => o.f === "acquire");
+  const grants = acquires.filter((o) => o.outcome === "ok").length;
+  const acquiresFailed = acquires.length - grants;
+  const base = { kind: spec.kind, grants, acquiresFailed };
+  if (spec.kind === "waiter-waited") return { ...base, ...judgeWaits(acquires, spec.waitedMsMin) };
+  if (spec.kind === "expiry-handover") return { ...base, ...judgeExpiry(history, acquires) };
+  if (spec.kind === "waiter-served") return { ...base, ...judgeServed(history, acquires) };
+  return { ...base, ...judgeOverlap(history, acquires) };
+}
+
+type Judged = Pick<ChallengeResult, "challenged" | "why" | "count">;
+
+function judgeOverlap(history: readonly HistoryEvent[], acquires: readonly Operation[]): Judged {
+  const holds = beliefs(history);
+  let count = 0;
+  let first: { granted: Hold; other: Hold } | undefined;
+  for (const h of holds) {
+    // Both beliefs non-empty and meeting: a grant whose validity was gone on arrival believed nothing.
+    const other = holds.find((o) => o.lock === h.lock && o.process !== h.process && o.acquireIndex < h.acquireIndex && o.endUs > h.startUs && h.endUs > h.startUs);
+    if (!other) continue;
+    count++;
+    first ??= { granted: h, other };
+  }
+  if (first) {
+    const { granted, other } = first;
+    return {
+      challenged: true,
+      count,
+      why: `${granted.process} was granted ${granted.lock} at ${sec(granted.startUs)} while ${other.process} still held it (granted at ${sec(other.startUs)}, held until ${sec(other.endUs)})`,
+    };
+  }
+  return { challenged: false, count: 0, why: whyNoOverlap(holds, acquires) };
+}
+
+/**
+ * Each client's belief that it holds: checkers/holds.ts's holds, except that a lease
+ * found lapsed while the client was paused is found only when it wakes. The `lapse`
+ * note is taken at the true time the client's clock passes the lease end, even mid-pause;
+ * a paused client still believes it holds until it runs again.
+ */
+export function beliefs(history: readonly HistoryEvent[]): Hold[] {
+  const holds = computeHolds(history);
+  const pauses = pausesOf(history);
+  for (const h of holds) {
+    if (h.endedBy !== "lapse") continue;
+    const wake = pauses.find((p) => p.process === h.process && p.startUs <= h.endUs && h.endUs < p.endUs);
+    if (wake) h.endUs = Math.max(h.endUs, wake.endUs);
+  }
+  return holds;
+}
+
+interface Pause {
+  process: string;
+  startUs: number;
+  endUs: number;
+}
+
+/** Every pause of a process, from the nemesis's start and end events (open ones run to the history's end). */
+function pausesOf(history: readonly HistoryEvent[]): Pause[] {
+  const out: Pause[] = [];
+  const open = new Map<string, Pause>();
+  for (const e of history) {
+    if (e.process !== NEMESIS || e.f !== "pause") continue;
+    const v = e.value as FaultValue | undefined;
+    for (const target of v?.targets ?? []) {
+      if (v?.phase === "start") {
+        const p = { process: target, startUs: e.timeUs, endUs: Infinity };
+        open.set(target, p);
+        out.push(p);
+      } else if (v?.phase === "end") {
+        const p = open.get(target);
+        if (p) p.endUs = e.timeUs;
+        open.delete(target);
+      }
+    }
+  }
+  const lastUs = history.length > 0 ? history[history.length - 1]!.timeUs : 0;
+  for (const p of open.values()) p.endUs = lastUs;
+  return out;
+}
+
+/** Why no two beliefs met, from who held, who waited, and how the waits ended. */
+function whyNoOverlap(holds: readonly Hold[], acquires: readonly Operation[]): string {
+  if (holds.length === 0) {
+    const failed = acquires.filter((o) => o.outcome !== "ok");
+    return failed.length === 0 ? "no client asked for a lock" : `nobody was ever granted a lock: ${gaveUp(failed)}`;
+  }
+  const lock = holds[0]!.lock;
+  const holders = [...new Set(holds.filter((h) => h.lock === lock).map((h) => h.process))];
+  // The waits that ended without the lock while someone else held it: the usual reason nothing met.
+  for (const h of holds) {
+    const lost = acquires.filter((o) => o.lock === h.lock && o.process !== h.process && o.outcome !== "ok" && o.startUs < h.endUs && endOf(o) > h.startUs);
+    if (lost.length === 0) continue;
+    const waiter = lost[0]!.process;
+    const mine = lost.filter((o) => o.process === waiter);
+    return `${waiter} never held ${h.lock} while ${h.process} believed it did: ${waiter} ${gaveUp(mine)}, before ${h.process}'s hold ended at ${sec(h.endUs)} (${ending(h)})`;
+  }
+  if (holders.length === 1) return `only ${holders[0]} was ever granted ${lock}; no other client's acquire met its hold`;
+  const byRelease = holds.filter((h) => h.endedBy === "release").length;
+  const how = byRelease === holds.length ? "released it" : `released it (${byRelease}) or found its lease lapsed, crashed or stopped (${holds.length - byRelease})`;
+  return `no grant met another client's hold: ${holds.length} grants to ${holders.length} clients, each after the previous holder ${how}`;
+}
+
+function judgeExpiry(history: readonly HistoryEvent[], acquires: readonly Operation[]): Judged {
+  const holds = computeHolds(history);
+  const released = releasesThatFreed(history);
+  let count = 0;
+  let first: { taken: Hold; by: Hold } | undefined;
+  for (const h of holds) {
+    const freedUs = released.get(h.grantId) ?? Infinity;
+    if (h.endedBy === "end-of-history") continue;
+    const by = holds.find((o) => o.lock === h.lock && o.process !== h.process && o.acquireIndex > h.acquireIndex && o.startUs < freedUs);
+    if (!by) continue;
+    count++;
+    first ??= { taken: h, by };
+  }
+  if (first) {
+    const { taken, by } = first;
+    return { challenged: true, count, why: `${by.process} was granted ${by.lock} at ${sec(by.startUs)}, freed by ${taken.process}'s lease running out, not by its release (${ending(taken)} at ${sec(taken.endUs)})` };
+  }
+  return { challenged: false, count: 0, why: `every lock was freed by its holder's release, never by a lease running out: ${whyNoOverlap(holds, acquires)}` };
+}
+
+/** When each grant's release was confirmed to have freed the lock (an ok release that did not report `released: false`). */
+function releasesThatFreed(history: readonly HistoryEvent[]): Map<string, number> {
+  const out = new Map<string, number>();
+  forEachPair(history, (invoke, complete) => {
+    if (invoke.f !== "release" || complete.type !== "ok") return;
+    const g = (invoke.value as { grantId?: string } | undefined)?.grantId;
+    if (g === undefined || (complete.value as { released?: boolean } | undefined)?.released === false) return;
+    if (!out.has(g)) out.set(g, invoke.timeUs);
+  });
+  return out;
+}
+
+function judgeServed(history: readonly HistoryEvent[], acquires: readonly Operation[]): Judged {
+  const holds = computeHolds(history);
+  let count = 0;
+  let first: { op: Operation; held: Hold } | undefined;
+  for (const o of acquires) {
+    if (o.outcome !== "ok") continue;
+    const held = holds.find((h) => h.lock === o.lock && h.process !== o.process && h.startUs < o.endUs && h.endUs > o.startUs);
+    if (!held) continue;
+    count++;
+    first ??= { op: o, held };
+  }
+  if (first) {
+    const { op, held } = first;
+    return { challenged: true, count, why: `${op.process} asked for ${op.lock} at ${sec(op.startUs)} while ${held.process} held it, and was granted it at ${sec(op.endUs)}` };
+  }
+  return { challenged: false, count: 0, why: `no client was granted a lock it had waited for while another held it: ${whyNoOverlap(holds, acquires)}` };
+}
+
+function judgeWaits(acquires: readonly Operation[], waitedMsMin: number | undefined): Judged {
+  const grantsUs = acquires.filter((o) => o.outcome === "ok").map((o) => ({ lock: o.lock, atUs: o.endUs }));
+  let count = 0;
+  let longest: { op: Operation; waitedUs: number; boundMs: number } | undefined;
+  for (const o of acquires) {
+    const boundMs = waitedMsMin ?? ((o.invoke.value as { ttlMs?: number } | undefined)?.ttlMs ?? 0);
+    // The wait ends at its own grant, or at the first grant to anyone else meanwhile.
+    const other = grantsUs.filter((g) => g.lock === o.lock && g.atUs > o.startUs && g.atUs < endOf(o)).map((g) => g.atUs);
+    const untilUs = Math.min(endOf(o), ...other);
+    const waitedUs = untilUs - o.startUs;
+    if (waitedUs < boundMs * 1000) continue;
+    count++;
+    if (!longest || waitedUs > longest.waitedUs) longest = { op: o, waitedUs, boundMs };
+  }
+  if (longest) {
+    const { op, waitedUs, boundMs } = longest;
+    return { challenged: true, count, why: `${op.process} waited ${ms(waitedUs)} for ${op.lock} from ${sec(op.startUs)} with nobody granted it (at least ${boundMs} ms counts)` };
+  }
+  const bound = waitedMsMin !== undefined ? `${waitedMsMin} ms` : "one TTL";
+  return { challenged: false, count: 0, why: `no client waited ${bound} or more for a lock nobody was granted: every wait was served or given up sooner` };
+}
+
+/** How a client's failed attempts ended: when it gave up, after how many, and why. */
+function gaveUp(failed: readonly Operation[]): string {
+  const last = failed[failed.length - 1]!;
+  const reason = (last.complete?.value as { reason?: string } | undefined)?.reason;
+  const n = failed.length === 1 ? "" : ` after ${failed.length} attempts`;
+  const how = last.outcome === "fail" ? "gave up" : "stopped without an answer";
+  return `${how} at ${sec(endOf(last))}${n}${reason ? ` (${reason})` : ""}${shortOfWait(last)}`;
+}
+
+/** When a wait ended well inside the waitMs the workload allowed: the library gave up on its own. */
+function shortOfWait(o: Operation): string {
+  const waitMs = (o.invoke.value as { waitMs?: number } | undefined)?.waitMs;
+  const waitedUs = endOf(o) - o.startUs;
+  if (o.outcome !== "fail" || waitMs === undefined || waitMs <= 0 || waitedUs >= waitMs * 1000 * 0.9) return "";
+  return `, ${ms(waitedUs)} into the ${ms(waitMs * 1000)} the workload would wait (waitMs): its own limit, not the scenario's`;
+}
+
+function ending(h: Hold): string {
+  if (h.stretched) return "its last act under the grant";
+  return { release: "it released", lapse: "its library found the lease lapsed", crash: "it crashed", "end-of-history": "the run ended" }[h.endedBy];
+}
+
+const endOf = (o: Operation): number => o.endUs;
+const sec = (us: number): string => `${Math.round(us / 1e5) / 10} s`;
+const ms = (us: number): string => (us >= 1e6 ? sec(us) : `${Math.round(us / 1000)} ms`);

@@ -1,0 +1,56 @@
+// The random nemesis in real mode: the steps are drawn from the run's seed by the
+// simulator's own function (harness/runner.ts nemesisSteps: the same seed string, stream and
+// server ids), then performed on the real servers as written steps are. A drawn step real
+// mode cannot perform (a clock fault of an etcd/ZooKeeper server, a member only the
+// simulator's larger cluster has) is not performed, and said so in `notApplied` and on the
+// printed schedule — never dropped silently.
+import { InputError } from "../sim/errors.js";
+import { nemesisSteps } from "../harness/runner.js";
+import type { FaultStep, Scenario } from "../scenarios/schema.js";
+import { planReal, type RealNemesis, type RealPlan } from "./plan.js";
+
+export type { RealNemesis };
+
+/** Designs whose real servers are a cluster sized by designOptions.nodes. */
+const CLUSTER_DESIGNS = new Set(["etcd-lease", "raft-zk"]);
+
+function describe(st: FaultStep): string {
+  const what = st.kind === "partition" ? `partition ${JSON.stringify(st.groups)}` : st.kind === "cut" || st.kind === "delay" || st.kind === "loss" ? `${st.kind} ${JSON.stringify(st.links)}` : `${st.kind} ${st.target ?? ""}`.trim();
+  return `${what} at ${st.atMs} ms${st.durationMs !== undefined ? ` for ${st.durationMs} ms` : ""}`;
+}
+
+/** The plan of one real run: the scenario's own plan, plus, with a nemesis, the steps drawn from `seed`. */
+export function planRealRun(original: Scenario, timeScale: number, seed: number): RealPlan {
+  if (!original.nemesis) return planReal(original, timeScale);
+  const { steps: drawn, serverIds } = nemesisSteps(original, seed);
+  // The real cluster has the simulator's size, so every member a step names exists and majorities count the same.
+  const clustered = CLUSTER_DESIGNS.has(original.design) && (original.designOptions as { nodes?: unknown } | undefined)?.nodes === undefined;
+  const designOptions = clustered ? { ...(original.designOptions ?? {}), nodes: serverIds.length } : original.designOptions;
+  const base = { ...original, designOptions, nemesis: undefined };
+  const accepted: FaultStep[] = [];
+  const notPerformed: Array<string | undefined> = [];
+  for (const step of drawn) {
+    try {
+      planReal({ ...base, faults: [...original.faults, ...accepted, step] }, timeScale);
+      accepted.push(step);
+      notPerformed.push(undefined);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      notPerformed.push(e.expected.replace(/^real mode cannot run this: /, ""));
+    }
+  }
+  const plan = planReal({ ...base, faults: [...original.faults, ...accepted] }, timeScale);
+  drawn.forEach((st, i) => {
+    const why = notPerformed[i];
+    if (why !== undefined) plan.notApplied.push(`nemesis step ${i + 1} (${describe(st)}), drawn by the simulator for seed ${seed}: not performed: ${why}`);
+  });
+  return { ...plan, original, nemesis: { seed, drawn, notPerformed } };
+}
+
+/** The schedule as printed before the run: every drawn step, and which are performed. */
+export function nemesisLines(n: RealNemesis): string[] {
+  return [
+    `nemesis for seed ${n.seed}: ${n.drawn.length} step(s) drawn as the simulator draws them`,
+    ...n.drawn.map((st, i) => `  ${i + 1}. ${describe(st)}${n.notPerformed[i] === undefined ? "" : ` — NOT performed: ${n.notPerformed[i]}`}`),
+  ];
+}
