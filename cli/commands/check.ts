@@ -8,6 +8,7 @@
  */
 import type { Command } from "commander";
 import { verdictMark } from "../verdict-mark.js";
+import { colourVerdicts, colourWanted } from "../colour.js";
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
@@ -64,7 +65,7 @@ export function registerCheck(program: Command): void {
       }
       if (opts.json) {
         writeOut(JSON.stringify({ file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...(wrote ? { report: wrote } : {}), ...c.verdicts }, null, 2) + "\n");
-      } else writeOut(formatCheck(file, c.history.length, c.verdicts, c.model) + (wrote ? `wrote ${wrote}\n` : ""));
+      } else writeOut(colourVerdicts(formatCheck(file, c.history.length, c.verdicts, c.model), colourWanted(process.stdout)) + (wrote ? `wrote ${wrote}\n` : ""));
       setExitCode(exitCodeForVerdicts(c.verdicts));
     });
 }
