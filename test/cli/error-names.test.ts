@@ -24,3 +24,27 @@ describe("error messages name the argument", () => {
     expect(io.err).not.toContain("--seed:");
   });
 });
+
+describe("check on lockstep's own history", () => {
+  it("judges with the lease-lock model run used, from the acquires' ttlMs", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "own-hist-"));
+    await main(["run", "naive-gc-pause", "--out", dir]);
+    const runLine = io.out.split("\n").find((l) => l.includes("linearizability"))!;
+    io.out = "";
+    await main(["check", join(dir, "history.jsonl")]);
+    expect(io.out.split("\n")[0]).toMatch(/model lease-lock$/);
+    expect(io.out.split("\n").find((l) => l.includes("linearizability"))).toBe(runLine);
+  });
+
+  it("a history whose acquires carry no single ttlMs keeps the mutex default", async () => {
+    const { acquireTtlMs } = await import("../../cli/commands/check.js");
+    const inv = (process: string, ttlMs?: number) => ({ index: 0, timeUs: 0, process, type: "invoke", f: "acquire", lock: "L", value: ttlMs === undefined ? null : { ttlMs } }) as never;
+    expect(acquireTtlMs([inv("c1", 100), inv("c2", 100)])).toBe(100);
+    expect(acquireTtlMs([inv("c1", 100), inv("c2", 200)])).toBeUndefined();
+    expect(acquireTtlMs([inv("c1", 100), inv("c2")])).toBeUndefined();
+    expect(acquireTtlMs([])).toBeUndefined();
+  });
+});
