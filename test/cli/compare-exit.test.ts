@@ -22,3 +22,12 @@ describe("compare --fail-on-violation", () => {
     expect(io.out).not.toContain("safety violated");
   });
 });
+
+describe("compare's skipped cells", () => {
+  it("a library column skips a non-Redis scenario, saying why, instead of stopping the compare", async () => {
+    const out = mkdtempSync(join(tmpdir(), "cmp-skip-"));
+    expect(await main(["compare", "--designs", "raft-zk,library:redis-lock", "--scenarios", "raft-zk-baseline", "--seeds", "1", "--workers", "1", "--out", out])).toBe(EXIT.ok);
+    expect(io.out).toContain('skipped library:redis-lock × raft-zk-baseline: library:redis-lock cannot run it: expected a scenario of a Redis design');
+    expect(io.out).toMatch(/raft-zk-baseline\s+0\/1/);
+  });
+});
