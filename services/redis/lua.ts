@@ -182,11 +182,11 @@ class LuaEngine {
   run(sha: string, keys: string[], args: string[], call: CallFn): ArgvReply {
     const L = this.L;
     lua.lua_settop(L, 0);
-    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, to_luastring(`f_${sha}`));
+    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, luaKey(`f_${sha}`));
     setArrayGlobal(L, "KEYS", keys);
     setArrayGlobal(L, "ARGV", args);
     // The script's function was compiled with _G as its environment; KEYS/ARGV are set raw.
-    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, to_luastring("reseed"));
+    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, luaKey("reseed"));
     lua.lua_pushinteger(L, 0);
     lua.lua_call(L, 1, 0);
     this.call = call;
@@ -266,9 +266,25 @@ function lua51Number(x: number): string {
   return String(Number(x.toPrecision(14)));
 }
 
+/**
+ * Lua strings for the engine's fixed names (registry keys, KEYS/ARGV, ok/err), encoded
+ * once: encoding them on every script call was a visible part of a library run. Bounded
+ * by the names used and the scripts compiled.
+ */
+const luaKeys = new Map<string, Uint8Array>();
+
+function luaKey(name: string): Uint8Array {
+  let k = luaKeys.get(name);
+  if (!k) {
+    k = to_luastring(name);
+    luaKeys.set(name, k);
+  }
+  return k;
+}
+
 function setArrayGlobal(L: unknown, name: string, items: string[]): void {
   lua.lua_pushglobaltable(L);
-  lua.lua_pushstring(L, to_luastring(name));
+  lua.lua_pushstring(L, luaKey(name));
   lua.lua_createtable(L, items.length, 0);
   items.forEach((s, i) => {
     lua.lua_pushstring(L, to_luastring(s));
@@ -291,11 +307,11 @@ function pushReply(L: unknown, r: ArgvReply): void {
   } else if ("status" in r) {
     lua.lua_createtable(L, 0, 1);
     lua.lua_pushstring(L, to_luastring(r.status));
-    lua.lua_setfield(L, -2, to_luastring("ok"));
+    lua.lua_setfield(L, -2, luaKey("ok"));
   } else {
     lua.lua_createtable(L, 0, 1);
     lua.lua_pushstring(L, to_luastring(r.error));
-    lua.lua_setfield(L, -2, to_luastring("err"));
+    lua.lua_setfield(L, -2, luaKey("err"));
   }
 }
 
@@ -309,14 +325,14 @@ function toReply(L: unknown, idx: number): ArgvReply {
     case lua.LUA_TBOOLEAN:
       return lua.lua_toboolean(L, i) ? 1 : null;
     case lua.LUA_TTABLE: {
-      lua.lua_getfield(L, i, to_luastring("err"));
+      lua.lua_getfield(L, i, luaKey("err"));
       if (lua.lua_type(L, -1) === lua.LUA_TSTRING) {
         const error = lua.lua_tojsstring(L, -1);
         lua.lua_pop(L, 1);
         return { error };
       }
       lua.lua_pop(L, 1);
-      lua.lua_getfield(L, i, to_luastring("ok"));
+      lua.lua_getfield(L, i, luaKey("ok"));
       if (lua.lua_type(L, -1) === lua.LUA_TSTRING) {
         const status = lua.lua_tojsstring(L, -1);
         lua.lua_pop(L, 1);

@@ -56,8 +56,37 @@ function compiled(file: string): vm.Script {
   return s;
 }
 
+/**
+ * Resolutions by directory and specifier, per worker: Node's resolution of a specifier
+ * depends only on the directory it is required from, and reading package.json files and
+ * stat-ing candidates for every simulated process was a large part of a library run's set-up.
+ */
+const resolutionCache = new Map<string, string | undefined>();
+
+/** A JSON module as an expression, compiled once per worker like code; evaluated per realm. */
+function compiledJson(file: string): vm.Script {
+  const key = `json:${file}`;
+  let s = scriptCache.get(key);
+  if (!s) {
+    s = new vm.Script(`(${readFileSync(file, "utf8")})`, { filename: file });
+    scriptCache.set(key, s);
+  }
+  return s;
+}
+
 /** Node's resolution, plus TypeScript's convention that "./x.js" names ./x.ts in source. */
 function resolveFrom(fromFile: string, spec: string): string | undefined {
+  const key = `${dirname(fromFile)}\0${spec}`;
+  if (resolutionCache.has(key)) return resolutionCache.get(key);
+  const file = resolveUncached(fromFile, spec);
+  resolutionCache.set(key, file);
+  return file;
+}
+
+/** The events package's entry (the sandbox's "events" builtin), resolved once. */
+let eventsEntry: string | undefined;
+
+function resolveUncached(fromFile: string, spec: string): string | undefined {
   const req = createRequire(fromFile);
   const candidates = [spec];
   if (/^\.\.?\//.test(spec) && /\.[cm]?js$/.test(spec)) candidates.push(spec.replace(/\.([cm]?)js$/, ".$1ts"));
@@ -102,7 +131,7 @@ export class ModuleLoader {
       if (hit) return hit.exports;
       const m: Module = { exports: undefined, loaded: false };
       this.cache.set(key, m);
-      m.exports = this.realm.seal.toRealm(builtinModule(this.realm, spec, () => this.require(createRequire(import.meta.url).resolve("events/"), fromFile), this.roots));
+      m.exports = this.realm.seal.toRealm(builtinModule(this.realm, spec, () => this.require((eventsEntry ??= createRequire(import.meta.url).resolve("events/")), fromFile), this.roots));
       m.loaded = true;
       return m.exports;
     }
@@ -117,7 +146,7 @@ export class ModuleLoader {
     const hit = this.cache.get(file);
     if (hit) return hit.exports;
     if (extname(file) === ".json") {
-      const m: Module = { exports: this.realm.runScript(new vm.Script(`(${readFileSync(file, "utf8")})`, { filename: file })), loaded: true };
+      const m: Module = { exports: this.realm.runScript(compiledJson(file)), loaded: true };
       this.cache.set(file, m);
       return m.exports;
     }
