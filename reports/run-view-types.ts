@@ -23,6 +23,8 @@ export interface RunView {
   notes: NoteMark[];
   /** Kinds of note with more than NOTES_PER_KIND_MAX in the history: the first ones are drawn, and the page says how many were not. */
   notesOmitted: Array<{ f: string; drawn: number; total: number }>;
+  /** Raft servers' role over time, one band per (server, role, term), from the raft-role notes (never capped). */
+  roles: RoleBand[];
   violations: ViolationMark[];
   /** Failing (or undecided) checkers' sentences, for the red box above the timeline. */
   findings: Array<{ checker: string; valid: boolean | "unknown"; summary: string }>;
@@ -121,6 +123,17 @@ export interface NoteMark extends NoteText {
   lane: number;
   t: number;
   f: string;
+}
+
+/** A server in one role and term from s to e (µs): until its next role change, its crash, or the end. */
+export interface RoleBand {
+  lane: number;
+  s: number;
+  e: number;
+  role: string;
+  term: number;
+  /** The leader a follower follows, when it knows one. */
+  leader?: string;
 }
 
 export interface ViolationMark {

@@ -4,7 +4,7 @@ import type { RunRecord } from "./types.js";
 import { describeNote } from "./notes.js";
 import { findFaultDef } from "../faults/index.js";
 import type { FaultReportMark } from "../faults/def.js";
-import { HOLD_END, type AttemptColumns, type ErrorColumns, type FaultMark, type HoldColumns, type Lane, type NoteMark, type RunView, type StoryStep, type ViolationMark, type WriteColumns } from "./run-view-types.js";
+import { HOLD_END, type AttemptColumns, type ErrorColumns, type FaultMark, type HoldColumns, type Lane, type NoteMark, type RoleBand, type RunView, type StoryStep, type ViolationMark, type WriteColumns } from "./run-view-types.js";
 
 export * from "./run-view-types.js";
 
@@ -172,6 +172,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   const notesOmitted = [...noteCount].filter(([, n]) => n > NOTES_PER_KIND_MAX).map(([f, total]) => ({ f, drawn: NOTES_PER_KIND_MAX, total }));
 
   const faults = buildFaults(history, laneOf, endUs);
+  const roles = buildRoles(history, laneOf, faults, endUs);
   const violations = buildViolations(record, holdByGrant, holdByAcquire, writeByIndex, holds, writes);
   for (const v of violations) {
     for (const h of v.holds) holds.bad[h] = 1;
@@ -202,7 +203,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     targetMs: ACQUIRE_TARGET_MS,
   };
 
-  const view: RunView = { endUs, lanes, locks, strings, holds, attempts, errors, writes, faults, notes, notesOmitted, violations, findings, clocks, latency, steps: [] };
+  const view: RunView = { endUs, lanes, locks, strings, holds, attempts, errors, writes, faults, notes, notesOmitted, roles, violations, findings, clocks, latency, steps: [] };
   view.steps = buildSteps(view);
   return view;
 }
@@ -248,6 +249,35 @@ function buildFaults(history: readonly HistoryEvent[], laneOf: Map<string, numbe
   // except the instant ones.
   for (const f of faults) if (f.e === null && !INSTANT.has(f.kind) && f.kind !== "crash") f.e = endUs;
   return faults;
+}
+
+/**
+ * Role bands from the raft-role notes: each note opens a band on its server's lane that
+ * runs to the server's next note, to a crash of that server (a crashed server is in no
+ * role), or to the end of the run.
+ */
+export function buildRoles(history: readonly HistoryEvent[], laneOf: Map<string, number>, faults: readonly FaultMark[], endUs: number): RoleBand[] {
+  const bands: RoleBand[] = [];
+  const open = new Map<number, RoleBand>();
+  const crashAfter = (lane: number, t: number, until: number): number => {
+    let end = until;
+    for (const f of faults) if (f.kind === "crash" && f.lanes.includes(lane) && f.s >= t && f.s < end) end = f.s;
+    return end;
+  };
+  for (const e of history) {
+    if (e.f !== "raft-role") continue;
+    const lane = laneOf.get(e.process);
+    if (lane === undefined) continue;
+    const v = (e.value ?? {}) as { role?: unknown; term?: unknown; leader?: unknown };
+    const prev = open.get(lane);
+    if (prev) prev.e = crashAfter(lane, prev.s, e.timeUs);
+    const band: RoleBand = { lane, s: e.timeUs, e: endUs, role: String(v.role ?? "?"), term: typeof v.term === "number" ? v.term : -1 };
+    if (typeof v.leader === "string") band.leader = v.leader;
+    bands.push(band);
+    open.set(lane, band);
+  }
+  for (const [lane, b] of open) b.e = crashAfter(lane, b.s, endUs);
+  return bands;
 }
 
 const INSTANT = new Set(["clock-jump", "heal", "restart"]);

@@ -56,7 +56,7 @@ export function loadScenarioFile(path: string, displayName = path): Scenario {
 export function loadScenario(nameOrPath: string): Scenario {
   const at = nameOrPath.indexOf("@", 1);
   if (at > 0 && !existsSync(nameOrPath)) {
-    return withLibrary(loadScenario(nameOrPath.slice(0, at)), nameOrPath.slice(at + 1), "<scenario>");
+    return withLibrary(loadScenario(nameOrPath.slice(0, at)), nameOrPath.slice(at + 1), `--lock (or the adapter after "@" in "${nameOrPath}")`);
   }
   if (nameOrPath.endsWith(".json") || nameOrPath.includes("/")) {
     if (!existsSync(nameOrPath)) throw new InputError(nameOrPath, "(file)", "no such scenario file");
@@ -66,7 +66,7 @@ export function loadScenario(nameOrPath: string): Scenario {
   const file = files.get(nameOrPath);
   if (!file) {
     // The nearest few, not all of them: a list of 79 names hides the one you meant.
-    throw new InputError("<scenario>", nameOrPath, `unknown scenario; ${didYouMean(nameOrPath, [...files.keys()])}\`lockstep list\` names all ${files.size}`);
+    throw new InputError("<arg>", "scenario", `unknown scenario "${nameOrPath}"; ${didYouMean(nameOrPath, [...files.keys()])}\`lockstep list\` names all ${files.size}`);
   }
   const display = relative(packageRoot(), file);
   const s = loadScenarioFile(file, display);

@@ -37,6 +37,10 @@ export function withLibrary(s: Scenario, adapter: string, field = "--lock"): Sce
     throw new InputError("<arg>", field, `a single-node scenario for ${adapter} (it talks to one Redis node); "${s.name}" runs ${nodes} nodes`);
   }
   // A path given on the command line is the user's, relative to where they stand.
+  // A bare word is a built-in name or nothing: refuse it here, naming the flag, not the scenario file.
+  if (!builtin && !/[/\\]|\.[cm]?[jt]s$/.test(adapter)) {
+    throw new InputError("<arg>", field, `a built-in adapter (${Object.keys(BUILTIN_ADAPTERS).join(", ")}) or a path to an adapter module (.js, .cjs, .mjs or .ts); got "${adapter}"`);
+  }
   const adapterRef = builtin || isAbsolute(adapter) ? adapter : resolve(adapter);
   const designOptions: Record<string, unknown> = { adapter: adapterRef, nodes };
   for (const k of SHARED_NODE_OPTIONS) if (k in original) designOptions[k] = original[k];

@@ -13,7 +13,8 @@ export class InputError extends Error {
     readonly field: string,
     readonly expected: string,
   ) {
-    super(`${file}: ${field}: ${expected}`);
+    // A command-line value has no file: the flag alone names it.
+    super(file === "<arg>" ? `${field}: ${expected}` : `${file}: ${field}: ${expected}`);
     this.name = "InputError";
   }
 }

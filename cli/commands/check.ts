@@ -8,6 +8,7 @@
  */
 import type { Command } from "commander";
 import { verdictMark } from "../verdict-mark.js";
+import { colourVerdicts, colourWanted } from "../colour.js";
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
@@ -64,7 +65,7 @@ export function registerCheck(program: Command): void {
       }
       if (opts.json) {
         writeOut(JSON.stringify({ file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...(wrote ? { report: wrote } : {}), ...c.verdicts }, null, 2) + "\n");
-      } else writeOut(formatCheck(file, c.history.length, c.verdicts, c.model) + (wrote ? `wrote ${wrote}\n` : ""));
+      } else writeOut(colourVerdicts(formatCheck(file, c.history.length, c.verdicts, c.model), colourWanted(process.stdout)) + (wrote ? `wrote ${wrote}\n` : ""));
       setExitCode(exitCodeForVerdicts(c.verdicts));
     });
 }
@@ -93,6 +94,11 @@ export async function checkHistoryFile(file: string, opts: CheckOptions): Promis
       throw new InputError(file, `line ${lines[tupleRead.index]}: :value`, "nil for a read's invoke; a [key nil] tuple is jepsen.independent's: pass --independent to check each key on its own");
   }
   const ctx = contextFrom(opts);
+  // lockstep's own history: every acquire invoke carries the scenario's ttlMs, which `run` judges with.
+  if (ctx.model === undefined && ctx.ttlMs === undefined) {
+    const ttlMs = acquireTtlMs(history);
+    if (ttlMs !== undefined) ctx.ttlMs = ttlMs;
+  }
   const model = modelForHistory(history, ctx);
   ctx.model = model;
   const bad = unsupportedOp(history, model);
@@ -137,6 +143,18 @@ function readHistory(file: string, formatFlag: string | undefined): { text: stri
   } catch (e) {
     throw new InputError(file, "file", `a readable history file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
+}
+
+/** The ttlMs every client acquire invoke carries, when they all carry the same one; else undefined. */
+export function acquireTtlMs(history: readonly HistoryEvent[]): number | undefined {
+  let ttlMs: number | undefined;
+  for (const e of history) {
+    if (e.f !== "acquire" || e.type !== "invoke" || e.process === "nemesis") continue;
+    const t = (e.value as { ttlMs?: unknown } | null | undefined)?.ttlMs;
+    if (typeof t !== "number" || !(t > 0) || (ttlMs !== undefined && t !== ttlMs)) return undefined;
+    ttlMs = t;
+  }
+  return ttlMs;
 }
 
 function nonNegative(text: string | undefined, flag: string): number | undefined {

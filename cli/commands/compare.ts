@@ -25,6 +25,7 @@ interface CompareFlags {
   workers?: string;
   out: string;
   failingMax: string;
+  failOnViolation?: boolean;
 }
 
 const list = (text: string): string[] => text.split(",").map((x) => x.trim()).filter((x) => x.length > 0);
@@ -45,6 +46,7 @@ export function registerCompare(program: Command): void {
     .option("--workers <n>", "worker threads (default: the machine's cores)")
     .option("--out <dir>", "output directory", join("runs", "compare"))
     .option("--failing-max <k>", "failing seeds listed per cell summary", "20")
+    .option("--fail-on-violation", `exit ${EXIT.safetyViolation} if any cell had a safety violation (for CI; by default compare exits 0 once its pages are written)`)
     .action(async (opts: CompareFlags) => {
       checkOutputDir(opts.out);
       const designs = opts.designs ? list(opts.designs) : DESIGNS.map((d) => d.name);
@@ -64,8 +66,13 @@ export function registerCompare(program: Command): void {
       const limit = parsePositiveInt(opts.failingMax, "--failing-max");
       const result = await runCompare({ designs, scenarios, range, workers, outDir: opts.out, limit });
       process.stdout.write(printableLines(writeCompareOutputs(opts.out, result)));
-      setExitCode(EXIT.ok);
+      setExitCode(compareExitCode(result, opts.failOnViolation === true));
     });
+}
+
+/** 0 once the pages are written; with --fail-on-violation, 3 (safety violation) if any cell had one. */
+export function compareExitCode(r: Pick<CompareResult, "summaries">, failOnViolation: boolean): number {
+  return failOnViolation && r.summaries.some((s) => s.failingSeeds.first.length > 0) ? EXIT.safetyViolation : EXIT.ok;
 }
 
 /** compare.html, matrix.json and the terminal text (table, skipped cells, replay lines). */

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { verdictMark } from "../verdict-mark.js";
+import { colourVerdicts, colourWanted } from "../colour.js";
 import { join } from "node:path";
 import { loadScenario } from "../../scenarios/index.js";
 import { runScenario } from "../../harness/runner.js";
@@ -49,7 +50,7 @@ export function registerRun(program: Command): void {
         streamed.discard();
       }
       if (opts.json) process.stdout.write(terminalJson(record));
-      else process.stdout.write(printableLines(formatRunSummary(record, dir)));
+      else process.stdout.write(colourVerdicts(printableLines(formatRunSummary(record, dir)), colourWanted(process.stdout)));
       setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
     });
 }

@@ -45,6 +45,14 @@ export function scenarioOnDesign(s: Scenario, design: string): Scenario {
   return s.design === design ? s : { ...s, design, designOptions: {} };
 }
 
+/** Why a cell was not run, in the user's terms: what in the scenario the design lacks. */
+export function skipReason(design: string, err: InputError): string {
+  const proc = /unknown process "([^"]+)"/.exec(err.expected);
+  if (proc) return `the scenario names ${proc[1]} (${err.field}), a process ${design} does not have`;
+  if (design.startsWith(LIBRARY_PREFIX) && err.field === "--designs") return `${design} cannot run it: expected ${err.expected}`;
+  return `the scenario does not fit ${design}: ${err.field}: ${err.expected}`;
+}
+
 /** Compare columns that are real libraries: `library:redlock-v4`. */
 export const LIBRARY_PREFIX = "library:";
 
@@ -54,17 +62,19 @@ export async function runCompare(o: CompareOptions): Promise<CompareResult> {
   const summaries: SweepSummary[] = [];
   for (const base of o.scenarios) {
     for (const design of o.designs) {
-      let s = scenarioOnDesign(base, design);
+      let s: Scenario = base;
       const cellDir = join(o.outDir, "cells", design, base.name);
+      try {
+        // A library column applies only to Redis scenarios; one run tells whether another
+        // design's scenario fits (process names, fencing).
+        s = scenarioOnDesign(base, design);
+        if (s !== base) runSeed(s, o.range.from);
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        skipped.push({ design, scenario: base.name, reason: skipReason(design, err) });
+        continue;
+      }
       if (s !== base) {
-        // One run tells whether the scenario fits the design (process names, fencing).
-        try {
-          runSeed(s, o.range.from);
-        } catch (err) {
-          if (!(err instanceof InputError)) throw err;
-          skipped.push({ design, scenario: base.name, reason: err.expected });
-          continue;
-        }
         // A cross-design cell replays from its own scenario file (same name: runs are seeded by name and seed).
         const file = join(cellDir, `${base.name}.json`);
         s = { ...s, file };

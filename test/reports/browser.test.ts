@@ -197,6 +197,37 @@ describe("run report in Chromium", () => {
     await page.close();
   });
 
+  it("raft-zk-leader-crash-acquire: zk-1's lane is leader in term 1 until its crash, the new leader's lane from then on", async () => {
+    const f = runFixture(loadScenario("raft-zk-leader-crash-acquire"));
+    const { page, problems } = await open(write("raft-zk-leader-crash-acquire.html", renderRunReport(f.record, f.history)));
+    const leaders = page.locator("#timeline g.role[data-role='leader']");
+    expect(await leaders.count()).toBe(2);
+    const band = async (i: number) => ({
+      lane: await leaders.nth(i).getAttribute("data-lane"),
+      term: Number(await leaders.nth(i).getAttribute("data-term")),
+      s: Number(await leaders.nth(i).getAttribute("data-s")),
+      e: Number(await leaders.nth(i).getAttribute("data-e")),
+      text: await leaders.nth(i).locator("text").textContent(),
+      box: (await leaders.nth(i).locator("rect").boundingBox())!,
+    });
+    const [old, next] = [await band(0), await band(1)];
+    await page.screenshot({ path: join(OUT, "raft-zk-leader-crash-acquire.png"), fullPage: true });
+    await page.locator("#timeline").screenshot({ path: join(OUT, "raft-zk-leader-crash-acquire-lanes.png") });
+    expect(old).toMatchObject({ lane: "zk-1", term: 1 });
+    expect(old.text).toMatch(/^(leader, term 1|leader t1|L1)$/);
+    expect(next.lane).not.toBe("zk-1");
+    expect(next).toMatchObject({ term: 2, text: "leader, term 2" });
+    // The new leader's band starts after the old one's ends (zk-1's crash), on the page too.
+    expect(next.s).toBeGreaterThan(old.e);
+    expect(next.box.x).toBeGreaterThan(old.box.x + old.box.width);
+    expect(next.box.y).not.toBe(old.box.y);
+    // zk-1 comes back as a follower of the new leader, and its label says so.
+    const back = page.locator("#timeline g.role[data-lane='zk-1'][data-term='2']");
+    expect(await back.locator("text").textContent()).toBe(`follower of ${next.lane}, term 2`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("naive-gc-pause: the linearizability witness is drawn, and its link zooms the timeline to it", async () => {
     const { page, problems } = await open(file);
     const sec = page.locator("#linearization");

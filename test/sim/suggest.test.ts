@@ -23,7 +23,7 @@ describe("did you mean", () => {
   it("lockstep run with a misspelt scenario suggests it, and points at `lockstep list` instead of printing every name; exit 2", async () => {
     expect(await main(["run", "naive-gc-pase"])).toBe(EXIT.badInput);
     const total = scenarioFiles().size;
-    expect(io.err).toBe(`lockstep: <scenario>: naive-gc-pase: unknown scenario; did you mean naive-gc-pause? \`lockstep list\` names all ${total}\n`);
+    expect(io.err).toBe(`lockstep: scenario: unknown scenario "naive-gc-pase"; did you mean naive-gc-pause? \`lockstep list\` names all ${total}\n`);
   });
   it("lockstep run nope: one line with three suggestions, not the whole registry", async () => {
     expect(await main(["run", "nope"])).toBe(EXIT.badInput);

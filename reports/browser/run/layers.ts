@@ -20,6 +20,7 @@ export interface Layers {
   netG: AnySel;
   faultG: AnySel;
   noteG: AnySel;
+  roleG: AnySel;
   violG: AnySel;
   hiG: AnySel;
   hit: AnySel;
@@ -50,11 +51,12 @@ export function createLayers(): Layers {
   const marks = ov.append("g").attr("clip-path", "url(#plotclip)");
   const netG = marks.append("g");
   const faultG = marks.append("g");
+  const roleG = marks.append("g").attr("class", "roles");
   // Server notes above the violation bands, which may span a server's lane between a client and the resource.
   const violG = marks.append("g");
   const noteG = marks.append("g");
   const hiG = marks.append("g");
   const hit = ov.append("rect").attr("class", "hit-area").attr("fill", "transparent");
   hit.lower();
-  return { root, bg, canvas, ctx, ov, bgLanes, bgFaults, axTop, axBot, labels, netG, faultG, noteG, violG, hiG, hit };
+  return { root, bg, canvas, ctx, ov, bgLanes, bgFaults, axTop, axBot, labels, netG, faultG, noteG, roleG, violG, hiG, hit };
 }

@@ -8,6 +8,7 @@ import { fmtDur, fmtT, tickFormatFor } from "../format.js";
 import { BAD, D, H, LANE_H, ML, MT, NET_H, NET_KINDS, NET_ROW, S, faultEnd, hasNet, laneId, laneY, lanes, plotH, resourceLane, stats, type Fault } from "./model.js";
 import { faultLabel, faultTip, noteTip, type Tip } from "./tooltip.js";
 import type { Layers } from "./layers.js";
+import { drawRoles } from "./roles.js";
 
 const SIDE_COLORS = ["#dbe8ff", "#ffe3d6", "#e2f5dc", "#f3e0f7"];
 /** A server note's mark: its colour and shape (path around the point x, y = lane top). */
@@ -170,6 +171,7 @@ export function drawSvg(L: Layers, drawHighlight: () => void): void {
         .text(sl);
     }
   });
+  drawRoles(L.roleG, a, b);
   drawNotes(L, a, b);
   drawViolations(L, a, b);
   // axes
@@ -196,6 +198,7 @@ interface NoteD {
 /** Server notes on their lanes: a shape per kind; a label only where it does not run into the previous one. */
 function drawNotes(L: Layers, a: number, b: number): void {
   const xz = S.xz;
+  const roleLanes = new Set((D.roles ?? []).map((r) => r.lane));
   const visible: NoteD[] = [];
   const lastLabelEnd = new Map<number, number>();
   D.notes.forEach((n, i) => {
@@ -207,6 +210,8 @@ function drawNotes(L: Layers, a: number, b: number): void {
     const n = D.notes[d.i]!;
     const x = xz(n.t);
     const w = n.label.length * 6.2 + 12;
+    // A role change is labelled by its band (roles.ts); its mark and tooltip stay.
+    if (n.f === "raft-role") continue;
     if (x - (lastLabelEnd.get(n.lane) ?? -Infinity) > 6 && x + w < ML + S.W + 40) {
       d.label = true;
       lastLabelEnd.set(n.lane, x + w);
@@ -238,7 +243,8 @@ function drawNotes(L: Layers, a: number, b: number): void {
       g.select("path").attr("d", m.path(nx, ny)).attr("fill", m.color).attr("stroke", "#fff").attr("stroke-width", 0.8);
       g.select("text")
         .attr("x", nx + 8)
-        .attr("y", ny + LANE_H - 7)
+        // On a lane with role bands along its bottom, the label goes in the upper half.
+        .attr("y", roleLanes.has(n.lane) ? ny + 12 : ny + LANE_H - 7)
         .attr("fill", m.color)
         .text(d.label ? n.label : "");
     })
