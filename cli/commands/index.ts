@@ -24,7 +24,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "real",
-    args: "<scenario>",
+    args: "[scenario]",
     summary:
       "run a scenario against real servers and real npm clients on 127.0.0.1; write history.jsonl, results.json and report.html, judged by the same checkers (not replayable)",
     load: async () => (await import("./real.js")).registerReal,
