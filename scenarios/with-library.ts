@@ -6,10 +6,9 @@
  * both sides share carried over: node persistence and expiry cycle, and node-redlock's
  * driftFactor/retryCount/retryDelay/retryJitter where the scenario set them.
  */
-import { isAbsolute, resolve } from "node:path";
 import { InputError } from "../sim/errors.js";
 import type { Scenario } from "./schema.js";
-import { BUILTIN_ADAPTERS } from "../designs/library/adapter.js";
+import { BUILTIN_ADAPTERS, adapterPath } from "../designs/library/adapter.js";
 
 /** Designs whose scenarios a Redis lock library can run, with their node count. */
 const REDIS_DESIGNS: Record<string, (o: Record<string, unknown>) => number> = {
@@ -38,10 +37,8 @@ export function withLibrary(s: Scenario, adapter: string, field = "--lock"): Sce
   }
   // A path given on the command line is the user's, relative to where they stand.
   // A bare word is a built-in name or nothing: refuse it here, naming the flag, not the scenario file.
-  if (!builtin && !/[/\\]|\.[cm]?[jt]s$/.test(adapter)) {
-    throw new InputError("<arg>", field, `a built-in adapter (${Object.keys(BUILTIN_ADAPTERS).join(", ")}) or a path to an adapter module (.js, .cjs, .mjs or .ts); got "${adapter}"`);
-  }
-  const adapterRef = builtin || isAbsolute(adapter) ? adapter : resolve(adapter);
+  // A path must name an existing module file (checked here, so the error names the flag).
+  const adapterRef = builtin ? adapter : adapterPath(adapter, "<arg>", field);
   const designOptions: Record<string, unknown> = { adapter: adapterRef, nodes };
   for (const k of SHARED_NODE_OPTIONS) if (k in original) designOptions[k] = original[k];
   if (s.design === "redlock") {

@@ -19,7 +19,7 @@
  * adapters (adapters/*.cjs) are registered below by name; a path to a user's file
  * works the same way.
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { InputError } from "../../sim/errors.js";
 import { packageRoot } from "../../sim/paths.js";
@@ -57,6 +57,7 @@ export function adapterPath(name: string, file: string, field: string): string {
   const base = existsSync(file) ? dirname(resolve(file)) : process.cwd();
   const p = isAbsolute(name) ? name : resolve(base, name);
   if (!existsSync(p)) throw new InputError(file, field, `an adapter module that exists (no file at ${p})`);
+  if (statSync(p).isDirectory()) throw new InputError(file, field, `an adapter module file, not a folder (${p}: name the module in it, e.g. ${join(name, "adapter.ts")})`);
   return p;
 }
 

@@ -13,6 +13,11 @@ describe("error messages name the argument", () => {
     expect(io.err).not.toMatch(/<arg>|scenarios\/naive-baseline\.json/);
   });
 
+  it("--lock naming a folder asks for the module file in it, before any run starts", async () => {
+    expect(await main(["run", "naive-baseline", "--lock", "examples/my-lock"])).toBe(EXIT.badInput);
+    expect(io.err).toMatch(/^lockstep: --lock .*: an adapter module file, not a folder \(.*examples\/my-lock: name the module in it, e\.g\. examples\/my-lock\/adapter\.ts\)\n$/);
+  });
+
   it("a bad --seed is named without a placeholder", async () => {
     expect(await main(["run", "naive-baseline", "--seed", "x"])).toBe(EXIT.badInput);
     expect(io.err).toBe('lockstep: --seed: expected a non-negative integer, got "x"\n');
