@@ -53,7 +53,7 @@ describe("lockstep run", () => {
   it("rejects unknown scenarios, bad seeds and bad files with one clear line and exit 2, writing nothing", async () => {
     const dir = join(tmp(), "never");
     expect(await main(["run", "no-such", "--out", dir])).toBe(EXIT.badInput);
-    expect(io.err).toMatch(/unknown scenario; did you mean .*`lockstep list` names all \d+\n$/);
+    expect(io.err).toMatch(/unknown scenario "[^"]+"; did you mean .*`lockstep list` names all \d+\n$/);
     expect(await main(["run", "naive-baseline", "--seed", "-3", "--out", dir])).toBe(EXIT.badInput);
     const bad = join(tmp(), "bad.json");
     writeFileSync(bad, JSON.stringify({ name: "bad", story: "s", design: "redis-setnx", expect: "safe", durationMs: 100, clients: 1, workload: { ttlMs: "long" } }));

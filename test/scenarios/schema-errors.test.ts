@@ -48,7 +48,7 @@ describe("scenario validation", () => {
     const f = join(dir, "broken.json");
     writeFileSync(f, "{ not json");
     expect(() => loadScenarioFile(f)).toThrow(/broken.json: \(file\): expected valid JSON/);
-    expect(() => loadScenario("no-such-scenario")).toThrow(/unknown scenario; did you mean .*`lockstep list` names all \d+$/);
+    expect(() => loadScenario("no-such-scenario")).toThrow(/unknown scenario "no-such-scenario"; did you mean .*`lockstep list` names all \d+$/);
   });
 
   it("every shipped scenario file is valid and named after its file", () => {
