@@ -13,9 +13,6 @@
 import { existsSync, readFileSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { hrNowNs } from "./clock.js";
-import type { FaultLog } from "./faults.js";
-import type { RealPlan } from "./plan.js";
-import type { RunCheck } from "./run-checks.js";
 
 export const FSYNC_TICK_MS = 1000;
 export const HOST_CRASH_NOTE = "host crash emulated: AOF cut back to its last fsync tick";
@@ -138,35 +135,4 @@ export class AofFsyncTicks {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }
-}
-
-/** Plain redis-servers that a crash or restart step takes down (host crashes, emulated). */
-export function hostCrashTargets(plan: RealPlan): string[] {
-  if (plan.design.cluster || plan.design.failover) return [];
-  const ids = new Set(plan.design.redis.map((r) => r.id));
-  return [...new Set(plan.faults.filter((f) => (f.step.kind === "crash" || f.step.kind === "restart") && ids.has(f.target)).map((f) => f.target))];
-}
-
-/**
- * A host crash of an everysec server counts only if its AOF was cut at the last tick (the
- * file's length then, or less at a command boundary): else the run kept what a host crash loses.
- */
-export function hostCrashChecks(plan: RealPlan, faults: readonly FaultLog[]): RunCheck[] {
-  const targets = new Set(hostCrashTargets(plan));
-  const crashes = faults.filter((f) => (f.kind === "crash" || f.kind === "restart") && targets.has(f.target) && f.stoppedUs !== undefined);
-  if (crashes.length === 0) return [];
-  const everysec = new Set(plan.design.redis.filter((r) => r.aof === "everysec").map((r) => r.id));
-  const missed = crashes.filter((f) => everysec.has(f.target) && f.aofCut === undefined);
-  return [
-    {
-      name: "host crashes emulated",
-      ok: missed.length === 0,
-      detail:
-        missed.length > 0
-          ? `no AOF cut after the SIGKILL of: ${missed.map((f) => `step ${f.step} (${f.target})`).join(", ")}`
-          : crashes
-              .map((f) => (f.aofCut ? `step ${f.step}: ${f.target}'s AOF cut ${f.aofCut.fromBytes} → ${f.aofCut.toBytes} bytes (its last fsync tick)` : `step ${f.step}: ${f.target}: ${everysec.has(f.target) ? "" : "nothing to cut (its persistence keeps all or nothing)"}`))
-              .join("; "),
-    },
-  ];
 }

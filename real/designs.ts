@@ -32,7 +32,9 @@ import { commonJsSource } from "../sim/sandbox/module-loader.js";
 import { libraryNodeId, type LibraryDesignOptions } from "../designs/library/design.js";
 import type { RecipeConfig, RedisEndpoint } from "./protocol.js";
 import { packageVersion } from "./child/packages.js";
-import { MASTER_NAME } from "./failover.js";
+
+/** The name the sentinels monitor the primary under (real/failover.ts). */
+export const MASTER_NAME = "lockstep";
 
 export type AofMode = "always" | "everysec" | false;
 

@@ -21,12 +21,12 @@ import { randomBytes } from "node:crypto";
 import { startRedis, startSentinel, freePorts, tcpExchange, LOOPBACK, type RedisServer, type ServerGroup } from "./servers/index.js";
 import { RealRunError } from "./errors.js";
 import type { ProxySet } from "./proxy.js";
-import type { StartedServer } from "./start-servers.js";
-import type { AofMode, RealFailover } from "./designs.js";
+import type { StartedServer } from "./started-server.js";
+import { MASTER_NAME, type AofMode, type RealFailover } from "./designs.js";
 import { serverVersion } from "./versions.js";
 import { LoadTolerantDeadline, loadNote } from "./servers/deadlines.js";
 
-export const MASTER_NAME = "lockstep";
+export { MASTER_NAME };
 const SENTINEL_QUORUM = 2;
 const ACQUAINT_TIMEOUT_MS = 15_000;
 const ACQUAINT_POLL_MS = 20;

@@ -5,6 +5,6 @@ export { nemesisLines, planRealRun, type RealNemesis } from "./nemesis.js";
 export { REAL_DESIGN_NAMES } from "./designs.js";
 export { runRealOnce, REAL_NOTE, DRAIN_MS, type RealRunInfo, type RealRunOutput, type RealRunOptions } from "./run.js";
 export { recordRealRun, rerunCommand, writeRealArtifacts, type RealRunRecord } from "./record.js";
-export { markRealReport } from "./report.js";
+export { markRealReport } from "./record.js";
 export { parseTimeScale, scaleScenario } from "./time-scale.js";
 export { RealRunError } from "./errors.js";

@@ -5,7 +5,7 @@
 //              whose own id is the leader id it reports
 //   ZooKeeper: `srvr` → "Mode: leader"
 import { httpRequest, zkSrvr } from "./servers/index.js";
-import type { StartedServer } from "./start-servers.js";
+import type { StartedServer } from "./started-server.js";
 
 const ASK_TIMEOUT_MS = 500;
 

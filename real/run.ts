@@ -26,8 +26,9 @@ import { currentLeader } from "./leader.js";
 import { PeerLinks } from "./peer-proxies.js";
 import { ProxySet } from "./proxy.js";
 import type { TimeScale } from "./time-scale.js";
-import { ClientClockFile, clientClockChecks, type ClientClockEvidence, type ClockReading } from "./faketime.js";
-import { AofFsyncTicks, hostCrashChecks, hostCrashTargets } from "./aof-cut.js";
+import { ClientClockFile, type ClockReading } from "./faketime.js";
+import { clientClockChecks, hostCrashChecks, hostCrashTargets, type ClientClockEvidence } from "./fault-checks.js";
+import { AofFsyncTicks } from "./aof-cut.js";
 
 /** After the scenario's end, as harness/runner.ts: time for outstanding operations to complete (scaled with the run). */
 export const DRAIN_MS = 2_000;

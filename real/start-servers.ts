@@ -9,18 +9,9 @@ import type { RedisEndpoint } from "./protocol.js";
 import { startFailoverServers } from "./failover.js";
 import type { PeerLinks } from "./peer-proxies.js";
 import type { ProxySet } from "./proxy.js";
+import type { StartedServer } from "./started-server.js";
 
-export interface StartedServer {
-  id: string;
-  kind: "redis-server" | "redis-sentinel" | "etcd" | "zookeeper";
-  process: ServerProcess;
-  endpoint: RedisEndpoint;
-  binary: string;
-  version: string;
-  versionLine: string;
-  /** Redis: the AOF mode; other servers: "n/a". */
-  aof: string;
-}
+export type { StartedServer } from "./started-server.js";
 
 const VERSION_TIMEOUT_MS = 5_000;
 let javaLineCache: string | undefined;
