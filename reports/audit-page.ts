@@ -22,7 +22,7 @@ const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
 function rowHtml(r: AuditCardRow): string {
   if (r.refused !== undefined) return `<tr class="refused"><td>${escapeHtml(r.attack)}</td><td colspan="5">refused: ${escapeHtml(r.refused)}</td></tr>`;
-  const cls = r.finding === "your code" ? "your-code" : r.finding === "none" ? "none" : "limit";
+  const cls = r.finding === "your code" ? "your-code" : r.finding === "known limit of this backend" ? "limit" : "none";
   const link = r.reportHref ? `<a href="${escapeHtml(r.reportHref)}">counterexample</a>` : "";
   return `<tr class="${cls}"><td>${escapeHtml(r.attack)}</td><td>${escapeHtml(r.finding)}</td>` +
     `<td>${pct(r.unsafeRate)} [${pct(r.unsafeCi95[0])}, ${pct(r.unsafeCi95[1])}] of ${r.runs}</td>` +

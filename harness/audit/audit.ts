@@ -10,7 +10,12 @@ import { wilson95 } from "../sweep/wilson.js";
  * on the backend's reference recipe. A seed unsafe here and safe in the reference is
  * the lock's own code; unsafe in both is a limit of the backend.
  */
-export type Finding = "your code" | "known limit of this backend" | "none";
+/**
+ * What the audit makes of one attack on the lock: unsafe here but safe in the reference
+ * (your code), unsafe in both (the backend's limit), never unsafe on a challenged run
+ * (safe), never challenged at all (nothing was tested), or refused for this lock.
+ */
+export type Finding = "your code" | "known limit of this backend" | "safe" | "not challenged" | "refused";
 
 export interface AttackRow {
   attack: string;
@@ -53,7 +58,7 @@ function scenarioOf(c: CompiledScenario, what: string): Scenario {
 
 export function auditAttack(attack: Attack, lock: LockUnderTest, seeds: number): AttackRow {
   const ref = referenceOf(lock);
-  const empty = { attack: attack.name, runs: 0, counts: {}, unsafeRate: 0, unsafeCi95: [0, 0] as [number, number], challengedShare: 0, reference: ref.label, referenceUnsafe: 0, finding: "none" as Finding };
+  const empty = { attack: attack.name, runs: 0, counts: {}, unsafeRate: 0, unsafeCi95: [0, 0] as [number, number], challengedShare: 0, reference: ref.label, referenceUnsafe: 0, finding: "refused" as Finding };
   const mine = attack.compile(lock);
   if (!mine.ok) return { ...empty, refused: mine.refusal };
   const theirs = attack.compile(ref);
@@ -72,7 +77,7 @@ export function auditAttack(attack: Attack, lock: LockUnderTest, seeds: number):
     const refUnsafe = r ? UNSAFE.has(outcome(r, seed, theirs.ok ? theirs.scenario.challenge : mine.scenario.challenge).outcome) : true;
     if (refUnsafe) { referenceUnsafe++; limit ??= seed; } else yours ??= seed;
   }
-  const finding: Finding = yours !== undefined ? "your code" : limit !== undefined ? "known limit of this backend" : "none";
+  const finding: Finding = yours !== undefined ? "your code" : limit !== undefined ? "known limit of this backend" : challenged > 0 ? "safe" : "not challenged";
   const counterexampleSeed = yours ?? limit;
   return {
     ...empty, runs: seeds, counts, unsafeRate: unsafe / seeds, unsafeCi95: wilson95(unsafe, seeds),
