@@ -1,6 +1,7 @@
 import { ATTACKS, type Attack, type CompiledScenario, type LockUnderTest } from "../../attacks/index.js";
 import { parseScenario, type Scenario } from "../../scenarios/schema.js";
 import { runScenario } from "../runner.js";
+import { SimulationStopError } from "../../sim/errors.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../check-context.js";
 import { wilson95 } from "../sweep/wilson.js";
@@ -46,8 +47,22 @@ export function referenceOf(lock: LockUnderTest): LockUnderTest {
   return { design: "redis-setnx", label: "redis-setnx (reference)" };
 }
 
-function outcome(s: Scenario, seed: number, challenge: CompiledScenario["challenge"]): { outcome: string; challenged: boolean } {
-  const out = runScenario(s, seed);
+/** The command that meets the same stop again: the audit of this attack up to this seed. */
+function auditReplay(lock: LockUnderTest, attack: string, seed: number): string {
+  const which = lock.design === "library" ? `--lock ${lock.label}` : `--design ${lock.label}`;
+  const options = lock.design !== "library" && lock.designOptions ? ` --design-options '${JSON.stringify(lock.designOptions)}'` : "";
+  return `npx lockstep audit ${which}${options} --attacks ${attack} --seeds ${seed}`;
+}
+
+function outcome(s: Scenario, seed: number, challenge: CompiledScenario["challenge"], replay: () => string): { outcome: string; challenged: boolean } {
+  let out: ReturnType<typeof runScenario>;
+  try {
+    out = runScenario(s, seed);
+  } catch (e) {
+    // The run's own replay would name the compiled scenario, which exists only in memory.
+    if (e instanceof SimulationStopError) e.replay = { scenario: s.name, seed, command: replay() };
+    throw e;
+  }
   const v = runCheckers(out.history, checkContextFor({ ...s, challenge } as Scenario));
   return { outcome: v.outcome, challenged: v.challenge.challenged };
 }
@@ -68,13 +83,13 @@ export function auditAttack(attack: Attack, lock: LockUnderTest, seeds: number):
   let unsafe = 0, challenged = 0, referenceUnsafe = 0;
   let yours: number | undefined, limit: number | undefined;
   for (let seed = 1; seed <= seeds; seed++) {
-    const run = outcome(s, seed, mine.scenario.challenge);
+    const run = outcome(s, seed, mine.scenario.challenge, () => auditReplay(lock, attack.name, seed));
     const o = run.outcome;
     counts[o] = (counts[o] ?? 0) + 1;
     if (run.challenged) challenged++;
     if (!UNSAFE.has(o)) continue;
     unsafe++;
-    const refUnsafe = r ? UNSAFE.has(outcome(r, seed, theirs.ok ? theirs.scenario.challenge : mine.scenario.challenge).outcome) : true;
+    const refUnsafe = r ? UNSAFE.has(outcome(r, seed, theirs.ok ? theirs.scenario.challenge : mine.scenario.challenge, () => auditReplay({ design: ref.design, label: ref.design }, attack.name, seed)).outcome) : true;
     if (refUnsafe) { referenceUnsafe++; limit ??= seed; } else yours ??= seed;
   }
   const finding: Finding = yours !== undefined ? "your code" : limit !== undefined ? "known limit of this backend" : challenged > 0 ? "safe" : "not challenged";

@@ -25,6 +25,13 @@ describe("lockstep audit", () => {
     expect(existsSync(join(out, "counterexamples/late-release/run/report.html"))).toBe(true);
   });
 
+  it("a lock that escapes the simulation stops the audit with a replay that reaches the same stop", async () => {
+    const code = await main(["audit", "--lock", "test/fixtures/library/escape-socket.cjs", "--seeds", "2", "--attacks", "late-release"]);
+    expect(code).toBe(EXIT.stopped);
+    expect(io.err).toContain("replay: npx lockstep audit --lock test/fixtures/library/escape-socket.cjs --attacks late-release --seeds 1");
+    expect(io.err).not.toContain("<attack");
+  });
+
   it("exits ok on examples/my-lock: its unsafe attacks are the backend's limits", async () => {
     const code = await main(["audit", "--lock", "examples/my-lock/adapter.ts", "--seeds", "3"]);
     expect(code).toBe(EXIT.ok);
