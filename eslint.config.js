@@ -32,7 +32,9 @@ export default tseslint.config(
   {
     files: ["**/*.ts"],
     ignores: ["test/**", "bench/**"],
-    rules: { "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
+    // "warn" with npm run lint's --max-warnings as a ratchet: the functions still over 80 lines
+    // are counted, and a new one fails the lint.
+    rules: { "max-lines-per-function": ["warn", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
   },
   {
     files: ["sim/**/*.ts", "services/**/*.ts", "designs/**/*.ts", "faults/**/*.ts", "attacks/**/*.ts", "checkers/**/*.ts"],

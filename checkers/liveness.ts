@@ -176,7 +176,10 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
     const first = run[0];
     const last = run[run.length - 1];
     const lock = first.lock ?? "lock";
-    const crashAt = crashes.find((c) => (meter.tick(), true) && c.client === first.process && c.timeUs >= first.startUs)?.timeUs;
+    const crashAt = crashes.find((c) => {
+      meter.tick();
+      return c.client === first.process && c.timeUs >= first.startUs;
+    })?.timeUs;
     let untilUs: number;
     let outcome: SlowWait["outcome"];
     if (last.outcome === "ok") [untilUs, outcome] = [last.endUs, "granted"];

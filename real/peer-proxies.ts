@@ -247,7 +247,7 @@ class SocketOwners {
     await Promise.all(
       [...pids].map(async ([id, pid]) => {
         if (pid === undefined) return;
-        let fds: string[] = [];
+        let fds: string[];
         try {
           fds = await readdir(`/proc/${pid}/fd`);
         } catch {

@@ -316,7 +316,12 @@ function standingConditions(
   const n = s.network;
   if (n.lossRate > 0) {
     if (failover) field("network.lossRate", "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied");
-    for (const c of clients) for (const v of servers) (at(c, v).lossRate = n.lossRate), (at(v, c).lossRate = n.lossRate);
+    for (const c of clients) {
+      for (const v of servers) {
+        at(c, v).lossRate = n.lossRate;
+        at(v, c).lossRate = n.lossRate;
+      }
+    }
     notApplied.push(`network.lossRate ${n.lossRate}: applied to the client↔server links only (the storage's links and the servers' own links are not proxied)`);
   }
   n.links.forEach((cond, i) => {

@@ -148,6 +148,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       s.clients.map((c, index) => [c.id, { id: c.id, index, ready: false, packages: {}, done: false, closed: false, lastUs: -Infinity, misordered: 0 }]),
     );
     const history = new RunHistory();
+    // Set once the run starts; read by callbacks made before it.
+    // eslint-disable-next-line prefer-const
     let clock: RunClock | undefined;
     let runError: Error | undefined;
     let storageRequests = 0;

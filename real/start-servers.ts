@@ -2,10 +2,9 @@
 // exit path stops them), and describe each the same way whatever it is: id (the simulator's
 // name for it), the process, its client endpoint, and the software and version it runs.
 import { spawnSync } from "node:child_process";
-import { findBinary, startEtcdCluster, startRedis, startZooKeeperEnsemble, zkSrvr, ZOOKEEPER_JAR, LOOPBACK, type ServerGroup, type ServerProcess } from "./servers/index.js";
+import { findBinary, startEtcdCluster, startRedis, startZooKeeperEnsemble, zkSrvr, ZOOKEEPER_JAR, LOOPBACK, type ServerGroup } from "./servers/index.js";
 import { ZK_TICK_MS, type RealDesignPlan } from "./designs.js";
 import { serverVersion } from "./versions.js";
-import type { RedisEndpoint } from "./protocol.js";
 import { startFailoverServers } from "./failover.js";
 import type { PeerLinks } from "./peer-proxies.js";
 import type { ProxySet } from "./proxy.js";

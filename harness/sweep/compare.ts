@@ -62,7 +62,7 @@ export async function runCompare(o: CompareOptions): Promise<CompareResult> {
   const summaries: SweepSummary[] = [];
   for (const base of o.scenarios) {
     for (const design of o.designs) {
-      let s: Scenario = base;
+      let s: Scenario;
       const cellDir = join(o.outDir, "cells", design, base.name);
       try {
         // A library column applies only to Redis scenarios; one run tells whether another

@@ -43,7 +43,7 @@ function listeningInodes(port: number): Set<string> {
   const inodes = new Set<string>();
   const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text = "";
+    let text: string;
     try {
       text = readFileSync(table, "utf8");
     } catch {

@@ -186,6 +186,8 @@ function activate(li: HTMLElement): void {
 function focusStepFor(ref: string): void {
   let found: HTMLElement | null = null;
   steps.each(function () {
+    // d3's each hands each element to its callback as `this`.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     if (!found && this.getAttribute("data-ref") === ref) found = this;
   });
   highlight(ref);
