@@ -12,9 +12,24 @@ const HOST_NONDETERMINISM = [
 
 // Plain JavaScript files (bin/, scripts/, configs, library adapters and fixtures) run on Node.
 const NODE_GLOBALS = Object.fromEntries(
-  ["require", "module", "exports", "process", "__dirname", "__filename", "console", "Buffer", "URL", "fetch", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "queueMicrotask"].map(
-    (name) => [name, "readonly"],
-  ),
+  [
+    "require",
+    "module",
+    "exports",
+    "process",
+    "__dirname",
+    "__filename",
+    "console",
+    "Buffer",
+    "URL",
+    "fetch",
+    "setTimeout",
+    "clearTimeout",
+    "setInterval",
+    "clearInterval",
+    "setImmediate",
+    "queueMicrotask",
+  ].map((name) => [name, "readonly"]),
 );
 
 export default tseslint.config(
@@ -47,7 +62,10 @@ export default tseslint.config(
         { name: "setInterval", message: "use ctx.setTimer" },
         { name: "setImmediate", message: "the simulator orders events itself" },
       ],
-      "no-restricted-syntax": ["error", { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "new Date() reads the host clock; use the process's virtual clock" }],
+      "no-restricted-syntax": [
+        "error",
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "new Date() reads the host clock; use the process's virtual clock" },
+      ],
     },
   },
   {

@@ -9,7 +9,14 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   test: {
-    include: ["test/raft/paper.test.ts", "test/raft/core-units.test.ts", "test/raft/core-mutants.test.ts", "test/raft/crash.test.ts", "test/raft/divergence.test.ts", "test/raft/regression.test.ts"],
+    include: [
+      "test/raft/paper.test.ts",
+      "test/raft/core-units.test.ts",
+      "test/raft/core-mutants.test.ts",
+      "test/raft/crash.test.ts",
+      "test/raft/divergence.test.ts",
+      "test/raft/regression.test.ts",
+    ],
     // Regression cases are titled "<test> seed-N": keep seeds 1-2. The 6.824 suite
     // re-run with a shrunk batch (divergence.test.ts) is left to npm test.
     testNamePattern: /^(?!.*(?:\bseed-(?:[3-9]|\d\d+)\b|the 6\.824 suite with a shrunk batch|raft determinism))/,

@@ -21,7 +21,18 @@ export const slowAcquire: Attack = {
     // handshake (a real client's first round trip), so the holder is the one granted.
     s.clients[1]!.startMs = Math.round(leaseMsOf(lock) * 2);
     s.workload.workMs = Math.round(leaseMsOf(lock) * 0.5);
-    s.network = { links: [{ from: ["c1"], to: redisNodesOf(lock), bothWays: true, latencyUsBase: oneWayUs, latencyUsJitter: 0, note: "0.6x the lease each way between the holder and the lock's nodes" }] };
+    s.network = {
+      links: [
+        {
+          from: ["c1"],
+          to: redisNodesOf(lock),
+          bothWays: true,
+          latencyUsBase: oneWayUs,
+          latencyUsJitter: 0,
+          note: "0.6x the lease each way between the holder and the lock's nodes",
+        },
+      ],
+    };
     return { ok: true, scenario: s };
   },
 };

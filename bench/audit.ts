@@ -29,9 +29,13 @@ function main(): void {
   try {
     const audit = timed(["audit", "--lock", adapter, "--seeds", String(SEEDS), "--out", join(dir, "audit")]);
     const sweep = timed(["sweep", "naive-gc-pause", "--lock", adapter, "--seeds", `1..${runs}`, "--out", join(dir, "sweep")]);
-    console.log(`audit examples/my-lock: ${ATTACKS.length} attacks x ${SEEDS} seeds (+ reference runs, shrinking): ${audit.seconds.toFixed(1)} s (exit ${audit.code})`);
+    console.log(
+      `audit examples/my-lock: ${ATTACKS.length} attacks x ${SEEDS} seeds (+ reference runs, shrinking): ${audit.seconds.toFixed(1)} s (exit ${audit.code})`,
+    );
     console.log(`sweep naive-gc-pause --lock examples/my-lock, ${runs} runs:               ${sweep.seconds.toFixed(1)} s (exit ${sweep.code})`);
-    reportTarget(`: audit of examples/my-lock, all attacks x ${SEEDS} seeds: ${audit.seconds.toFixed(1)} s (target <= ${TARGET_S} s); a sweep of ${runs} runs: ${sweep.seconds.toFixed(1)} s`);
+    reportTarget(
+      `: audit of examples/my-lock, all attacks x ${SEEDS} seeds: ${audit.seconds.toFixed(1)} s (target <= ${TARGET_S} s); a sweep of ${runs} runs: ${sweep.seconds.toFixed(1)} s`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

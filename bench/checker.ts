@@ -273,7 +273,9 @@ export async function main(): Promise<Row[]> {
     for (const model of models) {
       for (const cfg of configs) {
         const pick = (ops: number): Row =>
-          rows.find((r) => r.style === style && r.model === model && r.clients === cfg.clients && r.infoPct === Math.round(cfg.infoFraction * 100) && r.ops === ops)!;
+          rows.find(
+            (r) => r.style === style && r.model === model && r.clients === cfg.clients && r.infoPct === Math.round(cfg.infoFraction * 100) && r.ops === ops,
+          )!;
         const small = pick(1_000);
         const big = pick(100_000);
         const ratio = big.ms / big.ops / (Math.max(small.ms, 0.1) / small.ops);
@@ -311,7 +313,10 @@ export function adversarial(): void {
       `  ${model.padEnd(11)} verdict ${String(r.valid).padEnd(7)} ${(ms / 1000).toFixed(1)} s, ${r.stats?.statesExplored} states, ` +
         `${r.stats?.steps} steps, est ${r.stats?.memoryMbEstimate} MB, heap +${Math.round(heapMb)} MB, rss ${Math.round(rss)} MB`,
     );
-    if (gc) console.log(`    heap above the history when the check returned: ${Math.round(inUse)} MB, of which ${Math.round(inUse - kept)} MB garbage a GC then reclaimed`);
+    if (gc)
+      console.log(
+        `    heap above the history when the check returned: ${Math.round(inUse)} MB, of which ${Math.round(inUse - kept)} MB garbage a GC then reclaimed`,
+      );
     console.log(`    ${r.summary}`);
   }
 }

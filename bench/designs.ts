@@ -36,7 +36,9 @@ export async function main(wallMsMin = 1000): Promise<DesignRow[]> {
   }
   console.log("design          baseline scenario              runs  wall ms  sim s/wall s   events/s");
   for (const r of rows) {
-    console.log(`${r.design.padEnd(15)} ${r.scenario.padEnd(30)} ${String(r.runs).padStart(5)} ${String(r.wallMs).padStart(8)} ${String(r.simSPerWallS).padStart(13)} ${String(r.eventsPerS).padStart(10)}`);
+    console.log(
+      `${r.design.padEnd(15)} ${r.scenario.padEnd(30)} ${String(r.runs).padStart(5)} ${String(r.wallMs).padStart(8)} ${String(r.simSPerWallS).padStart(13)} ${String(r.eventsPerS).padStart(10)}`,
+    );
   }
   return rows;
 }

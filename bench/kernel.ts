@@ -32,9 +32,12 @@ export function bareHeapOpsPerS(ops: number, queueLength = 64): number {
   const rand = () => ((rnd = (rnd * 1103515245 + 12345) & 0x7fffffff), rnd / 0x7fffffff);
   const less = (i: number, j: number) => time[i]! < time[j]! || (time[i] === time[j] && seq[i]! < seq[j]!);
   const swap = (i: number, j: number) => {
-    const t = time[i]!, s = seq[i]!;
-    time[i] = time[j]!; seq[i] = seq[j]!;
-    time[j] = t; seq[j] = s;
+    const t = time[i]!,
+      s = seq[i]!;
+    time[i] = time[j]!;
+    seq[i] = seq[j]!;
+    time[j] = t;
+    seq[j] = s;
   };
   const push = (t: number) => {
     let i = n++;
@@ -131,7 +134,14 @@ export function kernelOnlyRow(wallMsMin = 1500): KernelRow {
     simUs += r.simUs;
   }
   const wallMs = performance.now() - start;
-  return { scenario: "kernel only", runs, wallMs: Math.round(wallMs), events, eventsPerS: Math.round((events * 1000) / wallMs), simSPerWallS: Math.round(simUs / 1000 / wallMs) };
+  return {
+    scenario: "kernel only",
+    runs,
+    wallMs: Math.round(wallMs),
+    events,
+    eventsPerS: Math.round((events * 1000) / wallMs),
+    simSPerWallS: Math.round(simUs / 1000 / wallMs),
+  };
 }
 
 /** Issue 17's target: one event costs at most three bare heap operations. */

@@ -17,7 +17,9 @@ const LIBRARIES = ["redlock-v4", "redlock-v5", "redis-semaphore-redlock"];
 const SLOWDOWN_TARGET = 3;
 
 export async function main(rounds = 5, wallMsMin = 400): Promise<void> {
-  console.log(`== libraries: real lock-library code in the simulator vs the redlock model (sim s per wall s; median [min–max] of ${rounds} alternating rounds) ==`);
+  console.log(
+    `== libraries: real lock-library code in the simulator vs the redlock model (sim s per wall s; median [min–max] of ${rounds} alternating rounds) ==`,
+  );
   let worst = 0;
   for (const name of SCENARIOS) {
     const variants = ["model", ...LIBRARIES];
@@ -31,7 +33,9 @@ export async function main(rounds = 5, wallMsMin = 400): Promise<void> {
       console.log(`  ${lib.padEnd(24)} ${formatSpread(spreadOf(figures[lib]!)).padEnd(22)} model ÷ library ${formatSpread(slowdown, 1)}×`);
     }
   }
-  reportTarget(`: real libraries ≤ ${SLOWDOWN_TARGET}× the model's cost: worst median slowdown ${worst.toFixed(1)}× (${worst <= SLOWDOWN_TARGET ? "met" : "not met"})`);
+  reportTarget(
+    `: real libraries ≤ ${SLOWDOWN_TARGET}× the model's cost: worst median slowdown ${worst.toFixed(1)}× (${worst <= SLOWDOWN_TARGET ? "met" : "not met"})`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

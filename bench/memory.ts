@@ -158,7 +158,9 @@ export async function main(): Promise<void> {
     for (const c of CHECKERS) {
       const out = execFileSync(process.execPath, ["--expose-gc", self, ONE_CHECKER_FLAG, c.name, file], { encoding: "utf8", maxBuffer: 1 << 20 });
       const r = JSON.parse(out.trim().split("\n").pop()!) as OneChecker;
-      console.log(`${c.name.padEnd(24)} ${r.peakHeapMb.toFixed(1).padStart(13)} ${r.maxRssMb.toFixed(0).padStart(12)} ${r.wallS.toFixed(2).padStart(7)}  ${String(r.valid)}`);
+      console.log(
+        `${c.name.padEnd(24)} ${r.peakHeapMb.toFixed(1).padStart(13)} ${r.maxRssMb.toFixed(0).padStart(12)} ${r.wallS.toFixed(2).padStart(7)}  ${String(r.valid)}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

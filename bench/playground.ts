@@ -64,7 +64,9 @@ async function main(): Promise<void> {
       const m = median(all.map((s) => s.lastMs));
       medians.push(m);
       const worst = Math.max(...all.map((s) => s.lastMs));
-      console.log(`  ${name.padEnd(38)} ${m.toFixed(0).padStart(5)} ms  (${median(all.map((s) => s.simMs)).toFixed(0)} ms)  slowest ${worst.toFixed(0)} ms  ${m <= 200 ? "under" : "OVER"} 200 ms  outcome ${all[all.length - 1]!.outcome}`);
+      console.log(
+        `  ${name.padEnd(38)} ${m.toFixed(0).padStart(5)} ms  (${median(all.map((s) => s.simMs)).toFixed(0)} ms)  slowest ${worst.toFixed(0)} ms  ${m <= 200 ? "under" : "OVER"} 200 ms  outcome ${all[all.length - 1]!.outcome}`,
+      );
       await page.close();
     }
     console.log(`  ${names.length} scenarios; the slowest median ${Math.max(...medians).toFixed(0)} ms`);

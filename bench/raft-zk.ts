@@ -194,9 +194,7 @@ export async function main(): Promise<RaftZkBenchRow[]> {
     await measure("etcd-lease (5 nodes, 10 clients)", benchSized("etcd-lease-baseline"), 5),
     await measure("naive-baseline (1 Redis, 3 clients)", { ...naive, durationMs: SIM_S * 1000 }, 1),
   ];
-  console.log(
-    `simulated ${SIM_S} s × seeds ${SEEDS.join(",")} per round, one process, median of ${ROUNDS} rounds [slowest–fastest] after a warm-up round`,
-  );
+  console.log(`simulated ${SIM_S} s × seeds ${SEEDS.join(",")} per round, one process, median of ${ROUNDS} rounds [slowest–fastest] after a warm-up round`);
   for (const r of rows) {
     const spread = `[${r.simSPerWallSMin.toFixed(0)}–${r.simSPerWallSMax.toFixed(0)}]`;
     const bytes = r.bytesPerEvent === undefined ? "n/a" : r.bytesPerEvent.toFixed(0);

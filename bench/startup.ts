@@ -55,7 +55,10 @@ function runOnce(args: string[], env: NodeJS.ProcessEnv, leg: Leg): void {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const load = (): string => loadavg().map((l) => l.toFixed(2)).join(" ");
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 function measure(legs: Record<string, string[]>, env: NodeJS.ProcessEnv): Record<string, { wallMs: number; cpuMs: number }> {
   const acc: Record<string, Leg> = Object.fromEntries(Object.keys(legs).map((k) => [k, { wallMs: [], cpuMs: 0 }]));
@@ -75,7 +78,12 @@ export async function main(): Promise<void> {
   const root = packageRoot();
   const bin = join(root, "bin", "lockstep.js");
   // The unbundled CLI, run as bin/lockstep.js did before the bundle: the baseline.
-  const unbundled = ["--input-type=module", "-e", `const { main } = await import(${JSON.stringify(pathToFileURL(join(root, "dist", "cli", "main.js")).href)}); process.exitCode = await main(process.argv.slice(1));`, "--"];
+  const unbundled = [
+    "--input-type=module",
+    "-e",
+    `const { main } = await import(${JSON.stringify(pathToFileURL(join(root, "dist", "cli", "main.js")).href)}); process.exitCode = await main(process.argv.slice(1));`,
+    "--",
+  ];
   const history = join(root, "test", "fixtures", "histories", "lease-lapse-ok.jsonl");
   const check = ["check", history, "--ttl-ms", "100"];
   const legs: Record<string, string[]> = {
@@ -95,7 +103,9 @@ export async function main(): Promise<void> {
   );
   print(t);
   const ratio = (name: string): string => (t[name]!.wallMs / t["node -e 0"]!.wallMs).toFixed(2);
-  reportTarget(`: start-up <= 1.3x node -e 0: --help ${ratio("lockstep --help")}x, --version ${ratio("lockstep --version")}x, check ${ratio("lockstep check (tiny)")}x (unbundled ${ratio("unbundled check (tiny)")}x)`);
+  reportTarget(
+    `: start-up <= 1.3x node -e 0: --help ${ratio("lockstep --help")}x, --version ${ratio("lockstep --version")}x, check ${ratio("lockstep check (tiny)")}x (unbundled ${ratio("unbundled check (tiny)")}x)`,
+  );
   if (process.env.NODE_EXTRA_CA_CERTS !== undefined) {
     console.log(`with NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS} as set here (every process reads it first, so ratios shrink):`);
     print(measure({ "node -e 0": legs["node -e 0"]!, "lockstep check (tiny)": legs["lockstep check (tiny)"]! }, process.env));

@@ -69,7 +69,15 @@ function measuredOf(run: { cpuFile: string; what: string }, status: number | nul
  * One fresh `lockstep sweep` process: its wall time, seen from here, and its CPU time, reported by itself.
  * `entry`: bin/lockstep.js (the start-up bundle) unless given (unbundledEntry()).
  */
-function sweepProcess(root: string, dir: string, scenario: string, seeds: number, workers: number, tag: string, entry = join(root, "bin", "lockstep.js")): Measured {
+function sweepProcess(
+  root: string,
+  dir: string,
+  scenario: string,
+  seeds: number,
+  workers: number,
+  tag: string,
+  entry = join(root, "bin", "lockstep.js"),
+): Measured {
   const run = sweepInvocation(root, dir, scenario, `1..${seeds}`, workers, tag, entry);
   const start = performance.now();
   const r = spawnSync(process.execPath, run.args, { ...run.options, encoding: "utf8" });
@@ -174,7 +182,9 @@ async function measureSize(root: string, dir: string, scenario: string, seeds: n
     for (let k = 0; k < kinds.length; k++) {
       const kind = kinds[(k + round) % kinds.length]!;
       const tag = `${kind}-${seeds}-r${round}`;
-      runs[kind]!.push(kind === "pair" ? await pairOfProcesses(root, dir, scenario, seeds, tag) : sweepProcess(root, dir, scenario, seeds, kind === "w1" ? 1 : 2, tag));
+      runs[kind]!.push(
+        kind === "pair" ? await pairOfProcesses(root, dir, scenario, seeds, tag) : sweepProcess(root, dir, scenario, seeds, kind === "w1" ? 1 : 2, tag),
+      );
     }
   }
   const loadAfter = loadavg()[0]!;
@@ -191,7 +201,9 @@ async function measureSize(root: string, dir: string, scenario: string, seeds: n
   const line = (label: string, r: SweepRow, fixedCount: number): void => {
     const perSeed = (r.cpuMs / seeds).toFixed(2);
     const marginal = ((r.cpuMs - fixedCount * fixed.cpuMs) / Math.max(1, seeds - fixedCount)).toFixed(2);
-    console.log(`${label.padEnd(30)} ${String(r.seeds).padStart(6)} ${String(r.wallMs).padStart(9)} ${String(r.seedsPerS).padStart(8)} ${String(r.cpuMs).padStart(8)} ${perSeed.padStart(12)} ${marginal.padStart(26)}`);
+    console.log(
+      `${label.padEnd(30)} ${String(r.seeds).padStart(6)} ${String(r.wallMs).padStart(9)} ${String(r.seedsPerS).padStart(8)} ${String(r.cpuMs).padStart(8)} ${perSeed.padStart(12)} ${marginal.padStart(26)}`,
+    );
   };
   line("1 (one process)", rows[0]!, 1);
   line("2 (one process, the pool)", rows[1]!, 1);
@@ -207,7 +219,9 @@ async function measureSize(root: string, dir: string, scenario: string, seeds: n
   );
   console.log(
     `cpu 2 workers / 1 worker: ${(rows[1]!.cpuMs / rows[0]!.cpuMs).toFixed(2)}x, 2 processes / 1: ${(pair.cpuMs / rows[0]!.cpuMs).toFixed(2)}x (work the second worker adds: its own start-up, its isolate's compiling, slower memory)` +
-      (load > 0.5 ? `; other work on the machine (load ${load.toFixed(2)}) competes with the second worker: the wall figures are unreliable, the cpu ones much less so` : ""),
+      (load > 0.5
+        ? `; other work on the machine (load ${load.toFixed(2)}) competes with the second worker: the wall figures are unreliable, the cpu ones much less so`
+        : ""),
   );
   // Whatever the scheduling, 2 cores finish no sooner than half the CPU time the work takes: a
   // 1-worker sweep that keeps more than one core busy (V8 compiling and collecting on helper

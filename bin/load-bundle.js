@@ -68,7 +68,7 @@ function servedByBundle(argv, manifest) {
 // As cli/stdio.ts: straight to the fd; a reader gone (EPIPE) ends it; a pipe that keeps refusing gets the stream.
 function writeAll(fd, text) {
   let buf = Buffer.from(text, "utf8");
-  for (let again = 0; buf.length > 0; ) {
+  for (let again = 0; buf.length > 0;) {
     try {
       buf = buf.subarray(fs.writeSync(fd, buf));
       again = 0;

@@ -16,8 +16,7 @@ const NOT_CLIENTS: ReadonlySet<string> = new Set([NEMESIS, "storage"]);
 const LOCK_CHECKERS: ReadonlySet<string> = new Set(["mutual-exclusion", "lost-updates", "fencing", "liveness"]);
 const LOCK_ONLY_OPS: ReadonlySet<string> = new Set(["acquire", "release", "extend"]);
 
-const clientInvokes = (history: readonly HistoryEvent[]): HistoryEvent[] =>
-  history.filter((e) => e.type === "invoke" && !NOT_CLIENTS.has(e.process));
+const clientInvokes = (history: readonly HistoryEvent[]): HistoryEvent[] => history.filter((e) => e.type === "invoke" && !NOT_CLIENTS.has(e.process));
 
 /**
  * The model for a history: ctx.model, else a lock model if any client acquires,

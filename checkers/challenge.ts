@@ -64,7 +64,9 @@ function judgeOverlap(history: readonly HistoryEvent[], acquires: readonly Opera
   let first: { granted: Hold; other: Hold } | undefined;
   for (const h of holds) {
     // Both beliefs non-empty and meeting: a grant whose validity was gone on arrival believed nothing.
-    const other = holds.find((o) => o.lock === h.lock && o.process !== h.process && o.acquireIndex < h.acquireIndex && o.endUs > h.startUs && h.endUs > h.startUs);
+    const other = holds.find(
+      (o) => o.lock === h.lock && o.process !== h.process && o.acquireIndex < h.acquireIndex && o.endUs > h.startUs && h.endUs > h.startUs,
+    );
     if (!other) continue;
     count++;
     first ??= { granted: h, other };
@@ -145,7 +147,8 @@ function whyNoOverlap(holds: readonly Hold[], acquires: readonly Operation[]): s
   }
   if (holders.length === 1) return `only ${holders[0]} was ever granted ${lock}; no other client's acquire met its hold`;
   const byRelease = holds.filter((h) => h.endedBy === "release").length;
-  const how = byRelease === holds.length ? "released it" : `released it (${byRelease}) or found its lease lapsed, crashed or stopped (${holds.length - byRelease})`;
+  const how =
+    byRelease === holds.length ? "released it" : `released it (${byRelease}) or found its lease lapsed, crashed or stopped (${holds.length - byRelease})`;
   return `no grant met another client's hold: ${holds.length} grants to ${holders.length} clients, each after the previous holder ${how}`;
 }
 
@@ -164,7 +167,11 @@ function judgeExpiry(history: readonly HistoryEvent[], acquires: readonly Operat
   }
   if (first) {
     const { taken, by } = first;
-    return { challenged: true, count, why: `${by.process} was granted ${by.lock} at ${sec(by.startUs)}, freed by ${taken.process}'s lease running out, not by its release (${ending(taken)} at ${sec(taken.endUs)})` };
+    return {
+      challenged: true,
+      count,
+      why: `${by.process} was granted ${by.lock} at ${sec(by.startUs)}, freed by ${taken.process}'s lease running out, not by its release (${ending(taken)} at ${sec(taken.endUs)})`,
+    };
   }
   return { challenged: false, count: 0, why: `every lock was freed by its holder's release, never by a lease running out: ${whyNoOverlap(holds, acquires)}` };
 }
@@ -194,7 +201,11 @@ function judgeServed(history: readonly HistoryEvent[], acquires: readonly Operat
   }
   if (first) {
     const { op, held } = first;
-    return { challenged: true, count, why: `${op.process} asked for ${op.lock} at ${sec(op.startUs)} while ${held.process} held it, and was granted it at ${sec(op.endUs)}` };
+    return {
+      challenged: true,
+      count,
+      why: `${op.process} asked for ${op.lock} at ${sec(op.startUs)} while ${held.process} held it, and was granted it at ${sec(op.endUs)}`,
+    };
   }
   return { challenged: false, count: 0, why: `no client was granted a lock it had waited for while another held it: ${whyNoOverlap(holds, acquires)}` };
 }
@@ -204,7 +215,7 @@ function judgeWaits(acquires: readonly Operation[], waitedMsMin: number | undefi
   let count = 0;
   let longest: { op: Operation; waitedUs: number; boundMs: number } | undefined;
   for (const o of acquires) {
-    const boundMs = waitedMsMin ?? ((o.invoke.value as { ttlMs?: number } | undefined)?.ttlMs ?? 0);
+    const boundMs = waitedMsMin ?? (o.invoke.value as { ttlMs?: number } | undefined)?.ttlMs ?? 0;
     // The wait ends at its own grant, or at the first grant to anyone else meanwhile.
     const other = grantsUs.filter((g) => g.lock === o.lock && g.atUs > o.startUs && g.atUs < endOf(o)).map((g) => g.atUs);
     const untilUs = Math.min(endOf(o), ...other);
@@ -215,7 +226,11 @@ function judgeWaits(acquires: readonly Operation[], waitedMsMin: number | undefi
   }
   if (longest) {
     const { op, waitedUs, boundMs } = longest;
-    return { challenged: true, count, why: `${op.process} waited ${ms(waitedUs)} for ${op.lock} from ${sec(op.startUs)} with nobody granted it (at least ${boundMs} ms counts)` };
+    return {
+      challenged: true,
+      count,
+      why: `${op.process} waited ${ms(waitedUs)} for ${op.lock} from ${sec(op.startUs)} with nobody granted it (at least ${boundMs} ms counts)`,
+    };
   }
   const bound = waitedMsMin !== undefined ? `${waitedMsMin} ms` : "one TTL";
   return { challenged: false, count: 0, why: `no client waited ${bound} or more for a lock nobody was granted: every wait was served or given up sooner` };

@@ -83,8 +83,11 @@ function grantOrder(history: readonly HistoryEvent[], meter: WorkMeter): Map<str
 /** One step per event read and per storage write judged. */
 export function fencing(history: readonly HistoryEvent[], ctx: CheckContext): CheckResult {
   let judged = 0;
-  return metered(FENCING, ctx, () => `judging storage writes (${judged} judged) in ${history.length} events`, (meter) =>
-    fencingMetered(history, meter, () => judged++),
+  return metered(
+    FENCING,
+    ctx,
+    () => `judging storage writes (${judged} judged) in ${history.length} events`,
+    (meter) => fencingMetered(history, meter, () => judged++),
   );
 }
 
@@ -111,7 +114,9 @@ function fencingMetered(history: readonly HistoryEvent[], meter: WorkMeter, judg
       continue;
     }
     const top = newest.get(w.lock);
-    const isStale = top !== undefined && (rank < top.rank || (byToken && rank === top.rank && w.grantId !== undefined && top.grantId !== undefined && w.grantId !== top.grantId));
+    const isStale =
+      top !== undefined &&
+      (rank < top.rank || (byToken && rank === top.rank && w.grantId !== undefined && top.grantId !== undefined && w.grantId !== top.grantId));
     if (isStale) {
       if (w.accepted)
         stale.push({
@@ -139,8 +144,7 @@ function fencingMetered(history: readonly HistoryEvent[], meter: WorkMeter, judg
     staleRejected,
     unjudged,
   };
-  if (writes.length === 0)
-    return { checker: FENCING, valid: true, summary: "no storage writes in the history: nothing to judge", stats };
+  if (writes.length === 0) return { checker: FENCING, valid: true, summary: "no storage writes in the history: nothing to judge", stats };
   if (stale.length > 0) {
     const s = stale[0];
     return {

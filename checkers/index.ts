@@ -32,10 +32,25 @@ export const CHECKERS: CheckerEntry[] = [
     check: lostUpdates,
   },
   // further checkers register below (one line each)
-  { name: "linearizability", kind: "safety", description: "the lock ops are linearizable under ctx.model (default lease-lock with a TTL, else mutex)", check: linearizability },
+  {
+    name: "linearizability",
+    kind: "safety",
+    description: "the lock ops are linearizable under ctx.model (default lease-lock with a TTL, else mutex)",
+    check: linearizability,
+  },
   { name: "fencing", kind: "safety", description: "no resource accepts a write with a token lower than one it already accepted", check: fencing },
-  { name: "liveness", kind: "liveness", description: "after faults heal, waiters are granted within the bound; crashed holders' locks are freed", check: liveness },
-  { name: "replica-agreement", kind: "safety", description: "every replica's state machine holds the same state at each index it applied (Raft-backed designs)", check: replicaAgreement },
+  {
+    name: "liveness",
+    kind: "liveness",
+    description: "after faults heal, waiters are granted within the bound; crashed holders' locks are freed",
+    check: liveness,
+  },
+  {
+    name: "replica-agreement",
+    kind: "safety",
+    description: "every replica's state machine holds the same state at each index it applied (Raft-backed designs)",
+    check: replicaAgreement,
+  },
 ];
 
 export function checkerByName(name: string): CheckerEntry | undefined {

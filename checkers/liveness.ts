@@ -92,7 +92,12 @@ function ttlMsOf(op: Operation): number | undefined {
 /** Steps: one per event read, per attempt grouped, per grant scanned for a gap, per op compared for a crashed holder. */
 export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): CheckResult {
   let phase = "reading the history";
-  return metered(LIVENESS, ctx, () => `${phase} (${history.length} events)`, (meter) => livenessMetered(history, ctx, meter, (p) => (phase = p)));
+  return metered(
+    LIVENESS,
+    ctx,
+    () => `${phase} (${history.length} events)`,
+    (meter) => livenessMetered(history, ctx, meter, (p) => (phase = p)),
+  );
 }
 
 function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, meter: WorkMeter, phase: (p: string) => void): CheckResult {
@@ -102,7 +107,9 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
   const acquires = ops.filter((op) => op.f === "acquire");
   const endUs = history.length > 0 ? history[history.length - 1].timeUs : 0;
   const ttlMs =
-    ctx.sessionTimeoutMs ?? ctx.ttlMs ?? acquires.reduce<number | undefined>((m, op) => {
+    ctx.sessionTimeoutMs ??
+    ctx.ttlMs ??
+    acquires.reduce<number | undefined>((m, op) => {
       const t = ttlMsOf(op);
       return t === undefined ? m : Math.max(m ?? 0, t);
     }, undefined);
@@ -116,8 +123,7 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
 
   // Faults other than client crashes heal; track when each kind is active.
   const faults = faultsOf(history, meter);
-  const isClientCrash = (f: Fault): boolean =>
-    CRASH_KINDS.has(f.kind) && f.targets.length > 0 && f.targets.every((t) => clients.has(t));
+  const isClientCrash = (f: Fault): boolean => CRASH_KINDS.has(f.kind) && f.targets.length > 0 && f.targets.every((t) => clients.has(t));
   const active = new Map<string, number>();
   const activeSpans: [number, number][] = [];
   let activeSince: number | undefined;
@@ -145,7 +151,7 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
   }
   const unhealed = [...active.values()].some((n) => n > 0);
   if (unhealed && activeSince !== undefined) activeSpans.push([activeSince, Infinity]);
-  const calmFromUs = (lastFaultUs ?? (history[0]?.timeUs ?? 0)) + (lastFaultUs !== undefined ? ttlMs * 1000 : 0);
+  const calmFromUs = (lastFaultUs ?? history[0]?.timeUs ?? 0) + (lastFaultUs !== undefined ? ttlMs * 1000 : 0);
   const boundUs = boundMs * 1000;
 
   // Grants per lock, in time order.
@@ -241,7 +247,9 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
           (grantId === undefined || (op.invoke.value as { grantId?: unknown } | undefined)?.grantId === grantId),
       );
       // A later acquire-ok by the same client means the earlier grant had ended.
-      const superseded = acquires.some((o) => step() && o.process === crash.client && o.outcome === "ok" && o.endUs > acq.endUs && o.endUs <= crash.timeUs && (o.lock ?? "lock") === lock);
+      const superseded = acquires.some(
+        (o) => step() && o.process === crash.client && o.outcome === "ok" && o.endUs > acq.endUs && o.endUs <= crash.timeUs && (o.lock ?? "lock") === lock,
+      );
       if (released || superseded) continue;
       const grantTtlMs = ctx.sessionTimeoutMs ?? ttlMsOf(acq) ?? ttlMs;
       const drift = 1 + (ctx.clockDriftPpmMax ?? 0) / 1e6;

@@ -30,7 +30,12 @@ const OVERWRITES_MAX = 20;
 /** One step per event scanned (three linear passes at most). */
 export const lostUpdates: Checker = (history, ctx) => {
   let phase = "looking for final reads";
-  return metered("lost-updates", ctx, () => `${phase} in ${history.length} events`, (meter) => lostUpdatesMetered(history, meter, (p) => (phase = p)));
+  return metered(
+    "lost-updates",
+    ctx,
+    () => `${phase} in ${history.length} events`,
+    (meter) => lostUpdatesMetered(history, meter, (p) => (phase = p)),
+  );
 };
 
 function lostUpdatesMetered(history: Parameters<Checker>[0], meter: WorkMeter, phase: (p: string) => void): CheckResult {

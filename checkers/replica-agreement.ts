@@ -40,13 +40,23 @@ function parse(e: HistoryEvent): Incarnation | string {
 
 export const replicaAgreement: Checker = (history, ctx) => {
   let phase = "reading the replica states";
-  return metered("replica-agreement", ctx, () => phase, (meter) => agreement(history, meter, (p) => (phase = p)));
+  return metered(
+    "replica-agreement",
+    ctx,
+    () => phase,
+    (meter) => agreement(history, meter, (p) => (phase = p)),
+  );
 };
 
 function agreement(history: Parameters<Checker>[0], meter: WorkMeter, setPhase: (p: string) => void): CheckResult {
   const events = history.filter((e) => e.f === F);
   if (events.length === 0) {
-    return { checker: "replica-agreement", valid: true, summary: "no replica states in the history", skipped: "no replica-state events (not a replicated design)" };
+    return {
+      checker: "replica-agreement",
+      valid: true,
+      summary: "no replica states in the history",
+      skipped: "no replica-state events (not a replicated design)",
+    };
   }
   const incarnations: Incarnation[] = [];
   for (const e of events) {

@@ -141,7 +141,13 @@ export async function bundleCli(root = packageRoot()): Promise<string> {
     cache: "cli.js.cache",
     commands: COMMANDS.map((c) => c.name),
     bundledCommands: [...BUNDLED_COMMANDS],
-    sweep: { bundle: "sweep.js", cache: "sweep.js.cache", worker: "sweep-worker.js", workerCache: "sweep-worker.js.cache", inputs: inputsOf([...built[1]!, ...built[2]!]) },
+    sweep: {
+      bundle: "sweep.js",
+      cache: "sweep.js.cache",
+      worker: "sweep-worker.js",
+      workerCache: "sweep-worker.js.cache",
+      inputs: inputsOf([...built[1]!, ...built[2]!]),
+    },
     canned: recordCanned(root),
     inputs: inputsOf(built[0]!),
   };
@@ -174,12 +180,16 @@ function recordCodeCache(root: string, outdir: string): void {
     const history = join(dir, "tiny.jsonl");
     writeFileSync(history, TINY_HISTORY);
     const loader = join(root, "bin", "load-bundle.js");
-    const r = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(loader)}).recordCodeCache(process.argv.slice(1))`, "check", history, "--ttl-ms", "100"], {
-      cwd: root,
-      stdio: ["ignore", "ignore", "pipe"],
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      ["-e", `require(${JSON.stringify(loader)}).recordCodeCache(process.argv.slice(1))`, "check", history, "--ttl-ms", "100"],
+      {
+        cwd: root,
+        stdio: ["ignore", "ignore", "pipe"],
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
     if (r.status === null || r.stderr !== "") throw new Error(`recording the code cache failed: ${r.stderr || r.error?.message || r.signal}`);
     statSync(join(outdir, "cli.js.cache"));
     // A small sweep on two workers: the main thread and the worker thread each record their bundle's cache. Seeds

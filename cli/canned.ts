@@ -31,7 +31,13 @@ export function recordCanned(root: string): Record<string, CannedAnswer> {
   for (const argv of CANNED_ARGVS) {
     const r = spawnSync(
       process.execPath,
-      ["--input-type=module", "-e", `const { main } = await import(${JSON.stringify(entry)}); process.exitCode = await main(process.argv.slice(1));`, "--", ...argv],
+      [
+        "--input-type=module",
+        "-e",
+        `const { main } = await import(${JSON.stringify(entry)}); process.exitCode = await main(process.argv.slice(1));`,
+        "--",
+        ...argv,
+      ],
       { cwd: root, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 },
     );
     if (r.status === null) throw new Error(`recording \`lockstep ${argv.join(" ")}\` failed: ${r.error?.message ?? r.signal}`);

@@ -20,7 +20,15 @@ export const IMPORTED_NOTE = "imported history: not a lockstep run, nothing to r
 const RECHECK = "check it again: ";
 
 /** A RunRecord for an imported history: the fields a report reads, filled from the history. */
-export function recordForImported(file: string, format: string, model: string, history: readonly HistoryEvent[], ctx: CheckContext, verdicts: Verdicts, recheck: string): RunRecord {
+export function recordForImported(
+  file: string,
+  format: string,
+  model: string,
+  history: readonly HistoryEvent[],
+  ctx: CheckContext,
+  verdicts: Verdicts,
+  recheck: string,
+): RunRecord {
   const clients: string[] = [];
   const seen = new Set<string>([NEMESIS, "storage"]);
   const locks: string[] = [];
@@ -90,7 +98,10 @@ export function renderImportedReport(record: RunRecord, history: readonly Histor
   html = html.replace(/<span class="expect [a-z]+">[\s\S]*?<\/span>/, `<span class="expect">imported: no expected verdict</span>`);
   html = html.replace(/<div><dt>seed<\/dt><dd>0<\/dd><\/div>/, "");
   html = html.replace("<dt>simulated</dt>", "<dt>history spans</dt>");
-  html = html.replace("<small>each process's wall-clock offset from true time</small>", "<small>not recorded in an imported history: the line at 0 says nothing about its clocks</small>");
+  html = html.replace(
+    "<small>each process's wall-clock offset from true time</small>",
+    "<small>not recorded in an imported history: the line at 0 says nothing about its clocks</small>",
+  );
   html = html.replace("<small>true time, as only a simulator knows it</small>", "<small>the history's own times, in file order</small>");
   html = html.replace("every time is simulated true time from the start of the run", "imported history: times are the history's own (µs), kept in file order");
   html = html.replace(/<title>lockstep: [^<]*<\/title>/, (t) => t.replace(/ seed 0/, "").replace("lockstep: ", "lockstep check: "));

@@ -3,7 +3,10 @@
  * as `<scenario>@<adapter>` does (scenarios/with-library.ts). A built-in adapter name
  * (lockstep list) or a path to the user's own adapter module.
  */
-export const LOCK_FLAG = ["--lock <adapter>", "run on a real lock library: a built-in adapter (see `lockstep list`) or a path to your own adapter module"] as const;
+export const LOCK_FLAG = [
+  "--lock <adapter>",
+  "run on a real lock library: a built-in adapter (see `lockstep list`) or a path to your own adapter module",
+] as const;
 
 export function withLockFlag(scenario: string, lock: string | undefined): string {
   return lock === undefined ? scenario : `${scenario}@${lock}`;

@@ -31,7 +31,7 @@ function write(fd: 1 | 2, text: string): void {
     return;
   }
   let buf = Buffer.from(text, "utf8");
-  for (let again = 0; buf.length > 0; ) {
+  for (let again = 0; buf.length > 0;) {
     try {
       buf = buf.subarray(writeSync(fd, buf));
       again = 0;

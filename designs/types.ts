@@ -44,10 +44,7 @@ export type AcquireResult =
 
 export type ReleaseResult = { outcome: "ok"; released: boolean } | { outcome: "unknown"; reason: string };
 
-export type ExtendResult =
-  | { outcome: "ok"; validityMs: number }
-  | { outcome: "fail"; reason: string }
-  | { outcome: "unknown"; reason: string };
+export type ExtendResult = { outcome: "ok"; validityMs: number } | { outcome: "fail"; reason: string } | { outcome: "unknown"; reason: string };
 
 export interface LockClient {
   acquire(lock: string, opts: AcquireOptions): Fiber<AcquireResult>;

@@ -23,7 +23,13 @@ export const crash = defineFault({
       if (s.servers.length === 0) return undefined;
       // Restarted after durationMs; without durationMs it stays down (a failover's trigger).
       return fc.record(
-        { kind: fc.constant("crash"), atMs: exploreAt(fc, s), delayMs: fc.constant(0), target: fc.constantFrom(...s.servers), durationMs: exploreLasting(fc, 2 * s.ttlMs) },
+        {
+          kind: fc.constant("crash"),
+          atMs: exploreAt(fc, s),
+          delayMs: fc.constant(0),
+          target: fc.constantFrom(...s.servers),
+          durationMs: exploreLasting(fc, 2 * s.ttlMs),
+        },
         { requiredKeys: ["kind", "atMs", "delayMs", "target"] },
       );
     },

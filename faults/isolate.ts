@@ -22,7 +22,13 @@ export const isolate = defineFault({
     rank: 6,
     arb(fc, s) {
       if (s.servers.length === 0 || (s.serverOnly && s.servers.length < 2)) return undefined;
-      return fc.record({ kind: fc.constant("isolate"), atMs: exploreAt(fc, s), delayMs: fc.constant(0), target: fc.constantFrom(...s.servers), durationMs: exploreLasting(fc, 2 * s.ttlMs) });
+      return fc.record({
+        kind: fc.constant("isolate"),
+        atMs: exploreAt(fc, s),
+        delayMs: fc.constant(0),
+        target: fc.constantFrom(...s.servers),
+        durationMs: exploreLasting(fc, 2 * s.ttlMs),
+      });
     },
   },
   report: {

@@ -31,7 +31,12 @@ export const loss = defineFault({
           kind: "loss",
           atMs,
           delayMs: 0,
-          links: (both ? [[a, b], [b, a]] : [[a, b]]) as Link[],
+          links: (both
+            ? [
+                [a, b],
+                [b, a],
+              ]
+            : [[a, b]]) as Link[],
           lossRate: lossPct / 100,
           durationMs,
         }));

@@ -34,7 +34,12 @@ export const partition = defineFault({
       const any = exploreAny(s);
       if (any.length < 2) return undefined;
       return fc
-        .record({ side: fc.subarray(any, { minLength: 1, maxLength: any.length - 1 }), atMs: exploreAt(fc, s), durationMs: exploreLasting(fc, 2 * s.ttlMs), oneWay: fc.boolean() })
+        .record({
+          side: fc.subarray(any, { minLength: 1, maxLength: any.length - 1 }),
+          atMs: exploreAt(fc, s),
+          durationMs: exploreLasting(fc, 2 * s.ttlMs),
+          oneWay: fc.boolean(),
+        })
         .map(({ side, atMs, durationMs, oneWay }) => ({
           kind: "partition",
           atMs,

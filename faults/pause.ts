@@ -20,7 +20,13 @@ export const pause = defineFault({
     arb(fc, s) {
       const any = exploreAny(s);
       if (any.length === 0) return undefined;
-      return fc.record({ kind: fc.constant("pause"), atMs: exploreAt(fc, s), delayMs: fc.constant(0), target: fc.constantFrom(...any), durationMs: exploreLasting(fc, 2 * s.ttlMs) });
+      return fc.record({
+        kind: fc.constant("pause"),
+        atMs: exploreAt(fc, s),
+        delayMs: fc.constant(0),
+        target: fc.constantFrom(...any),
+        durationMs: exploreLasting(fc, 2 * s.ttlMs),
+      });
     },
   },
   report: {

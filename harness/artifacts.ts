@@ -52,7 +52,13 @@ export function checkRunDir(dir: string, o: SafeWriteOptions = {}): void {
 }
 
 /** `streamedHistoryTemp`: history.jsonl was written as the run went (harness/streamed-history.ts), to this temp. */
-export function writeRunArtifacts(dir: string, record: RunRecord, history: readonly HistoryEvent[], o: SafeWriteOptions = {}, streamedHistoryTemp?: string): void {
+export function writeRunArtifacts(
+  dir: string,
+  record: RunRecord,
+  history: readonly HistoryEvent[],
+  o: SafeWriteOptions = {},
+  streamedHistoryTemp?: string,
+): void {
   checkOutputDir(dir, o.flag);
   const historyPath = join(dir, "history.jsonl");
   writeFilesSafe(

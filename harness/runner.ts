@@ -110,7 +110,12 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
     throw new InputError(s.file, "workload.fencing", `design "${s.design}" issues no fencing token; expected false, or a design with tokens`);
   }
   let resource: Resource | undefined;
-  sim.addProcess(RESOURCE_ID, "resource", processOptions(RESOURCE_ID), resourceNode({ fencing: s.workload.fencing, ownerCheck: s.workload.ownerCheck }, (r) => (resource = r)));
+  sim.addProcess(
+    RESOURCE_ID,
+    "resource",
+    processOptions(RESOURCE_ID),
+    resourceNode({ fencing: s.workload.fencing, ownerCheck: s.workload.ownerCheck }, (r) => (resource = r)),
+  );
 
   const endUs = s.durationMs * 1000;
   const faults = s.nemesis ? [...s.faults, ...nemesisDraw(s, instance.serverIds, sim.rng)] : s.faults;
@@ -171,7 +176,13 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
   const locks = [...new Set([...s.workload.locks, ...resource!.cells.keys()])].sort();
   for (const lock of locks) {
     const cell = resource!.cell(lock);
-    sim.record({ process: RESOURCE_ID, type: "ok", f: "final-read", lock, value: { counter: cell.counter, ...(cell.maxToken !== undefined ? { maxToken: cell.maxToken } : {}) } });
+    sim.record({
+      process: RESOURCE_ID,
+      type: "ok",
+      f: "final-read",
+      lock,
+      value: { counter: cell.counter, ...(cell.maxToken !== undefined ? { maxToken: cell.maxToken } : {}) },
+    });
   }
   return {
     history: sim.history,

@@ -83,7 +83,11 @@ export function checkReplaceable(path: string, o: SafeWriteOptions = {}): void {
   const flag = o.flag ?? "--out";
   if (!st.isFile()) throw new InputError(path, flag, `expected a regular file or nothing to write over; this is ${kindOf(st)}, which lockstep never replaces`);
   if (!o.force && !writtenByLockstep(path)) {
-    throw new InputError(path, flag, `expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)`);
+    throw new InputError(
+      path,
+      flag,
+      `expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)`,
+    );
   }
 }
 

@@ -135,12 +135,14 @@ function setnxPlan(s: Scenario, o: SingleNodeSetnxOptions, fencing: boolean, not
 }
 
 function redlockPlan(s: Scenario, o: RedlockDesignOptions, notApplied: string[]): RealDesignPlan {
-  if (o.variant !== "node-redlock") refuse(s, "designOptions.variant", `"${o.variant}" is a simulator model; real mode runs the redlock package 4.2.0 (variant "node-redlock")`);
+  if (o.variant !== "node-redlock")
+    refuse(s, "designOptions.variant", `"${o.variant}" is a simulator model; real mode runs the redlock package 4.2.0 (variant "node-redlock")`);
   if (o.quorum !== quorumOf(o.nodes)) refuse(s, "designOptions.quorum", `the redlock package always uses floor(N/2)+1 = ${quorumOf(o.nodes)}; got ${o.quorum}`);
   if (o.driftConstantMs !== 2) refuse(s, "designOptions.driftConstantMs", `the redlock package adds a fixed 2 ms; got ${o.driftConstantMs}`);
   if (o.clock !== "wall") refuse(s, "designOptions.clock", `the redlock package times with Date.now() (the wall clock); got "${o.clock}"`);
   noteSweep(s, notApplied);
-  if (s.workload.waitMs > 0) notApplied.push(`workload.waitMs (${s.workload.waitMs} ms): node-redlock v4 has no wait bound; it retries retryCount (${o.retryCount}) times`);
+  if (s.workload.waitMs > 0)
+    notApplied.push(`workload.waitMs (${s.workload.waitMs} ms): node-redlock v4 has no wait bound; it retries retryCount (${o.retryCount}) times`);
   const aof = aofFor(s, o.persistence, o.fsyncIntervalMs);
   const ids = Array.from({ length: o.nodes }, (_, i) => redlockNodeId(i + 1));
   return {
@@ -186,7 +188,9 @@ function libraryRequireAliases(s: Scenario, adapter: string, notApplied: string[
     }
     if (!v.startsWith(major)) refuse(s, "designOptions.adapter", `${adapter} needs ${request}@${major}x, and ${pkg} is ${v}`);
     out[request] = pkg;
-    notApplied.push(`designOptions.adapter (${adapter}): its require("${request}") gets ${request}@${v} (installed as ${pkg}), the major version the library accepts; the project's own ${request} is ${packageVersion(request)}`);
+    notApplied.push(
+      `designOptions.adapter (${adapter}): its require("${request}") gets ${request}@${v} (installed as ${pkg}), the major version the library accepts; the project's own ${request} is ${packageVersion(request)}`,
+    );
   }
   return out;
 }
@@ -194,12 +198,14 @@ function libraryRequireAliases(s: Scenario, adapter: string, notApplied: string[
 function libraryPlan(s: Scenario, o: LibraryDesignOptions, notApplied: string[]): RealDesignPlan {
   const requireAliases = libraryRequireAliases(s, o.adapter, notApplied);
   noteSweep(s, notApplied);
-  if (given(s).basePort !== undefined) notApplied.push(`designOptions.basePort (${o.basePort}): the adapter is given the real servers' (or their proxies') loopback ports`);
+  if (given(s).basePort !== undefined)
+    notApplied.push(`designOptions.basePort (${o.basePort}): the adapter is given the real servers' (or their proxies') loopback ports`);
   notApplied.push(
     `designOptions.adapter (${o.adapter}): loaded with the client process's own require, not in the simulator's sandbox: the library sees the host's clock, timers and randomness, and its own real ioredis/redis clients (a real run is not replayable anyway)`,
   );
   // Compiled now as well as in the client, so a module esbuild cannot compile is refused before anything starts.
-  if (commonJsSource(o.adapterFile).compiled) notApplied.push(`designOptions.adapter (${o.adapter}): compiled to CommonJS by esbuild, as the simulator compiles it`);
+  if (commonJsSource(o.adapterFile).compiled)
+    notApplied.push(`designOptions.adapter (${o.adapter}): compiled to CommonJS by esbuild, as the simulator compiles it`);
   const aof = aofFor(s, o.persistence, o.fsyncIntervalMs);
   const ids = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
   const what = BUILTIN_ADAPTERS[o.adapter]?.description ?? `the adapter ${o.adapterFile}`;
@@ -209,7 +215,14 @@ function libraryPlan(s: Scenario, o: LibraryDesignOptions, notApplied: string[])
     fencing: false,
     packages: [],
     clients: `${what}, unmodified, against ${o.nodes} redis-server${o.nodes === 1 ? "" : "s"}`,
-    recipe: (eps) => ({ kind: "library", adapter: o.adapter, adapterFile: o.adapterFile, addresses: eps.map((e) => `${e.host}:${e.port}`), options: o.options, ...(requireAliases ? { requireAliases } : {}) }),
+    recipe: (eps) => ({
+      kind: "library",
+      adapter: o.adapter,
+      adapterFile: o.adapterFile,
+      addresses: eps.map((e) => `${e.host}:${e.port}`),
+      options: o.options,
+      ...(requireAliases ? { requireAliases } : {}),
+    }),
   };
 }
 
@@ -218,16 +231,25 @@ const SENTINELS = 3;
 
 function failoverPlan(s: Scenario, o: FailoverDesignOptions, notApplied: string[]): RealDesignPlan {
   if (o.persistence !== "none") {
-    refuse(s, "designOptions.persistence", `a crashed primary's AOF would have to be cut back to its last fsync (a host crash), which real mode does not do for redis-failover yet; expected "none", got "${o.persistence}"`);
+    refuse(
+      s,
+      "designOptions.persistence",
+      `a crashed primary's AOF would have to be cut back to its last fsync (a host crash), which real mode does not do for redis-failover yet; expected "none", got "${o.persistence}"`,
+    );
   }
   if (o.fencing) refuse(s, "designOptions.fencing", "the real failover client takes no fencing token yet; expected false");
   // The model's failover timing was measured on real sentinels; real ones cannot be told it.
-  if (o.failoverVoteMs !== 220) refuse(s, "designOptions.failoverVoteMs", `real Sentinels take their own time to vote; expected the measured default 220, got ${o.failoverVoteMs}`);
-  if (o.sentinelInfoMs !== 1000) refuse(s, "designOptions.sentinelInfoMs", `real Sentinels poll INFO once a second during a failover; expected 1000, got ${o.sentinelInfoMs}`);
+  if (o.failoverVoteMs !== 220)
+    refuse(s, "designOptions.failoverVoteMs", `real Sentinels take their own time to vote; expected the measured default 220, got ${o.failoverVoteMs}`);
+  if (o.sentinelInfoMs !== 1000)
+    refuse(s, "designOptions.sentinelInfoMs", `real Sentinels poll INFO once a second during a failover; expected 1000, got ${o.sentinelInfoMs}`);
   noteSweep(s, notApplied);
   const g = given(s);
-  notApplied.push(`designOptions.sentinelPingMs (${o.sentinelPingMs} ms): redis-sentinel pings every min(1000 ms, down-after-milliseconds); one sentinel in the simulator is ${SENTINELS} here (quorum 2: real Sentinel fails over only with a majority)`);
-  if (g.replAckIntervalMs !== undefined) notApplied.push(`designOptions.replAckIntervalMs (${o.replAckIntervalMs} ms): replicas send REPLCONF ACK every second`);
+  notApplied.push(
+    `designOptions.sentinelPingMs (${o.sentinelPingMs} ms): redis-sentinel pings every min(1000 ms, down-after-milliseconds); one sentinel in the simulator is ${SENTINELS} here (quorum 2: real Sentinel fails over only with a majority)`,
+  );
+  if (g.replAckIntervalMs !== undefined)
+    notApplied.push(`designOptions.replAckIntervalMs (${o.replAckIntervalMs} ms): replicas send REPLCONF ACK every second`);
   const replicas = Array.from({ length: o.replicas }, (_, i) => replicaId(i + 1));
   const sentinels = Array.from({ length: SENTINELS }, (_, i) => `${SENTINEL_ID}-${i + 1}`);
   return {
@@ -252,16 +274,22 @@ function failoverPlan(s: Scenario, o: FailoverDesignOptions, notApplied: string[
 /** What both Raft-backed services refuse or run without, and the cluster size. */
 function raftServiceCommon(s: Scenario, o: RaftServiceOptions, prefix: "etcd" | "zk", notApplied: string[]): string[] {
   const g = given(s);
-  for (const [bug, on] of Object.entries(o.bugs)) if (on) refuse(s, `designOptions.bugs.${bug}`, "a switchable bug of the simulated service; the real server has only its own bugs");
+  for (const [bug, on] of Object.entries(o.bugs))
+    if (on) refuse(s, `designOptions.bugs.${bug}`, "a switchable bug of the simulated service; the real server has only its own bugs");
   const raftTiming = ["electionTimeoutMsMin", "electionTimeoutMsMax", "raftHeartbeatIntervalMs"].filter((k) => g[k] !== undefined);
   notApplied.push(
     `designOptions.${raftTiming.length ? raftTiming.join("/") : "electionTimeoutMsMin/Max, raftHeartbeatIntervalMs"} (the simulator's Raft timing, ${o.electionTimeoutMsMin}–${o.electionTimeoutMsMax} ms / ${o.raftHeartbeatIntervalMs} ms): ` +
-      (prefix === "etcd" ? `etcd runs with --heartbeat-interval ${ETCD_HEARTBEAT_MS} --election-timeout ${ETCD_ELECTION_MS}` : `ZooKeeper runs its own election (Zab, FastLeaderElection) with tickTime ${ZK_TICK_MS} ms`),
+      (prefix === "etcd"
+        ? `etcd runs with --heartbeat-interval ${ETCD_HEARTBEAT_MS} --election-timeout ${ETCD_ELECTION_MS}`
+        : `ZooKeeper runs its own election (Zab, FastLeaderElection) with tickTime ${ZK_TICK_MS} ms`),
   );
   const size = g.nodes !== undefined || cutsServerLinks(s) ? o.nodes : REAL_CLUSTER_SIZE_DEFAULT;
-  if (size !== o.nodes) notApplied.push(`designOptions.nodes (the simulator's default, ${o.nodes}): real mode starts ${size} members; set nodes to run another size`);
+  if (size !== o.nodes)
+    notApplied.push(`designOptions.nodes (the simulator's default, ${o.nodes}): real mode starts ${size} members; set nodes to run another size`);
   if (o.preferredLeader !== undefined) {
-    notApplied.push(`designOptions.preferredLeader (${o.preferredLeader}): the real servers elect their own leader; a fault step that names ${o.preferredLeader} acts on whichever member is the leader when it fires`);
+    notApplied.push(
+      `designOptions.preferredLeader (${o.preferredLeader}): the real servers elect their own leader; a fault step that names ${o.preferredLeader} acts on whichever member is the leader when it fires`,
+    );
   }
   return serverIds(prefix, size);
 }
@@ -285,14 +313,22 @@ const leaderOpt = (o: RaftServiceOptions): { preferredLeader?: string } => (o.pr
 
 function etcdPlan(s: Scenario, o: EtcdLeaseOptions, notApplied: string[]): RealDesignPlan {
   // The real child runs etcd v3.5's Mutex with the session check; another variant would test the wrong recipe.
-  if (o.mutexVersion !== "3.5") refuse(s, "designOptions.mutexVersion", `the real client runs etcd v3.5's Mutex (the #11456 check after waiting) only; got "${o.mutexVersion}"`);
-  if (o.holderCheck !== "session") refuse(s, "designOptions.holderCheck", `the real client stops trusting its lock when its lease may have expired ("session") only; got "${o.holderCheck}"`);
+  if (o.mutexVersion !== "3.5")
+    refuse(s, "designOptions.mutexVersion", `the real client runs etcd v3.5's Mutex (the #11456 check after waiting) only; got "${o.mutexVersion}"`);
+  if (o.holderCheck !== "session")
+    refuse(s, "designOptions.holderCheck", `the real client stops trusting its lock when its lease may have expired ("session") only; got "${o.holderCheck}"`);
   const ttlS = o.sessionTimeoutMs / 1000;
   if (!Number.isInteger(ttlS) || ttlS < ETCD_LEASE_TTL_S_MIN) {
-    refuse(s, "designOptions.sessionTimeoutMs", `etcd lease TTLs are whole seconds, at least ${ETCD_LEASE_TTL_S_MIN} s with a ${ETCD_ELECTION_MS} ms election timeout; expected a multiple of 1000 from ${ETCD_LEASE_TTL_S_MIN * 1000}, got ${o.sessionTimeoutMs}`);
+    refuse(
+      s,
+      "designOptions.sessionTimeoutMs",
+      `etcd lease TTLs are whole seconds, at least ${ETCD_LEASE_TTL_S_MIN} s with a ${ETCD_ELECTION_MS} ms election timeout; expected a multiple of 1000 from ${ETCD_LEASE_TTL_S_MIN * 1000}, got ${o.sessionTimeoutMs}`,
+    );
   }
   const ids = raftServiceCommon(s, o, "etcd", notApplied);
-  notApplied.push(`designOptions.heartbeatIntervalMs (${o.heartbeatIntervalMs} ms): etcd3 1.1.2 sends a lease keepalive every TTL/3 (${Math.round((o.sessionTimeoutMs / 3) * 10) / 10} ms)`);
+  notApplied.push(
+    `designOptions.heartbeatIntervalMs (${o.heartbeatIntervalMs} ms): etcd3 1.1.2 sends a lease keepalive every TTL/3 (${Math.round((o.sessionTimeoutMs / 3) * 10) / 10} ms)`,
+  );
   return {
     name: s.design,
     redis: [],
@@ -314,14 +350,29 @@ function etcdPlan(s: Scenario, o: EtcdLeaseOptions, notApplied: string[]): RealD
 function zkPlan(s: Scenario, o: RaftZkOptions, notApplied: string[]): RealDesignPlan {
   // The real child runs one recipe (lease-style trust, GUID names, predecessor watch with a re-list); real ZooKeeper has no lock delay.
   const r = o.recipe;
-  if (r.connectionStatePolicy !== DEFAULT_ZK_RECIPE.connectionStatePolicy) refuse(s, "designOptions.connectionStatePolicy", `the real client runs the "${DEFAULT_ZK_RECIPE.connectionStatePolicy}" policy only; got "${r.connectionStatePolicy}"`);
-  if (r.lockNodeProtection !== DEFAULT_ZK_RECIPE.lockNodeProtection) refuse(s, "designOptions.lockNodeProtection", "the real client always puts a GUID in its lock node's name; got false");
-  if (r.waitRecipe !== DEFAULT_ZK_RECIPE.waitRecipe) refuse(s, "designOptions.waitRecipe", `the real client re-lists the children after a watch fires ("${DEFAULT_ZK_RECIPE.waitRecipe}") only; got "${r.waitRecipe}"`);
+  if (r.connectionStatePolicy !== DEFAULT_ZK_RECIPE.connectionStatePolicy)
+    refuse(
+      s,
+      "designOptions.connectionStatePolicy",
+      `the real client runs the "${DEFAULT_ZK_RECIPE.connectionStatePolicy}" policy only; got "${r.connectionStatePolicy}"`,
+    );
+  if (r.lockNodeProtection !== DEFAULT_ZK_RECIPE.lockNodeProtection)
+    refuse(s, "designOptions.lockNodeProtection", "the real client always puts a GUID in its lock node's name; got false");
+  if (r.waitRecipe !== DEFAULT_ZK_RECIPE.waitRecipe)
+    refuse(
+      s,
+      "designOptions.waitRecipe",
+      `the real client re-lists the children after a watch fires ("${DEFAULT_ZK_RECIPE.waitRecipe}") only; got "${r.waitRecipe}"`,
+    );
   if (o.lockDelayMs !== 0) refuse(s, "designOptions.lockDelayMs", `real ZooKeeper has no lock delay (a Chubby feature); expected 0, got ${o.lockDelayMs}`);
   // ZooKeeper grants 2–20 ticks unless the ensemble says otherwise; the ensemble is told the
   // scenario's timeout as its maximum, so the negotiated one is the scenario's (if ≥ 2 ticks).
   if (o.sessionTimeoutMs < 2 * ZK_TICK_MS || o.sessionTimeoutMs % ZK_TICK_MS !== 0) {
-    refuse(s, "designOptions.sessionTimeoutMs", `ZooKeeper expires sessions in ticks of ${ZK_TICK_MS} ms, at least 2 ticks; expected a multiple of ${ZK_TICK_MS} from ${2 * ZK_TICK_MS}, got ${o.sessionTimeoutMs}`);
+    refuse(
+      s,
+      "designOptions.sessionTimeoutMs",
+      `ZooKeeper expires sessions in ticks of ${ZK_TICK_MS} ms, at least 2 ticks; expected a multiple of ${ZK_TICK_MS} from ${2 * ZK_TICK_MS}, got ${o.sessionTimeoutMs}`,
+    );
   }
   const ids = raftServiceCommon(s, o, "zk", notApplied);
   return {

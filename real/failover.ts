@@ -106,10 +106,18 @@ export async function startFailoverServers(group: ServerGroup, f: RealFailover, 
   );
   const deadline = new LoadTolerantDeadline(ACQUAINT_TIMEOUT_MS);
   // Bounded: ACQUAINT_TIMEOUT_MS of polling, stretched by the machine's load.
-  while (!(await acquainted(ports, replicas.map((r) => r.port)))) {
+  while (
+    !(await acquainted(
+      ports,
+      replicas.map((r) => r.port),
+    ))
+  ) {
     if (deadline.expired()) {
       const what = "every sentinel to see both peers, the primary and its replicas (link up)";
-      throw new RealRunError(`the sentinels were not ready after ${deadline.elapsedMs()} ms: waited for ${what} (${loadNote()})`, sentinels[0]!.process.logTail());
+      throw new RealRunError(
+        `the sentinels were not ready after ${deadline.elapsedMs()} ms: waited for ${what} (${loadNote()})`,
+        sentinels[0]!.process.logTail(),
+      );
     }
     await new Promise((r) => setTimeout(r, ACQUAINT_POLL_MS));
   }

@@ -40,7 +40,11 @@ export function clientClockChecks(plan: RealPlan, faults: readonly FaultLog[], e
       name: "client clock jumps seen by the child",
       ok: bad.length === 0,
       detail: jumps
-        .map((f) => (f.wall ? `step ${f.step}: ${f.target}'s Date.now() ${f.wall.beforeMs} → ${f.wall.afterMs}, a step of ${f.wall.stepMs} ms beyond its monotonic clock (asked ${plan.faults[f.step]?.step.deltaMs} ms)` : `step ${f.step}: ${f.target}: not read`))
+        .map((f) =>
+          f.wall
+            ? `step ${f.step}: ${f.target}'s Date.now() ${f.wall.beforeMs} → ${f.wall.afterMs}, a step of ${f.wall.stepMs} ms beyond its monotonic clock (asked ${plan.faults[f.step]?.step.deltaMs} ms)`
+            : `step ${f.step}: ${f.target}: not read`,
+        )
         .join("; "),
     });
   }
@@ -98,7 +102,11 @@ export function hostCrashChecks(plan: RealPlan, faults: readonly FaultLog[]): Ru
         missed.length > 0
           ? `no AOF cut after the SIGKILL of: ${missed.map((f) => `step ${f.step} (${f.target})`).join(", ")}`
           : crashes
-              .map((f) => (f.aofCut ? `step ${f.step}: ${f.target}'s AOF cut ${f.aofCut.fromBytes} → ${f.aofCut.toBytes} bytes (its last fsync tick)` : `step ${f.step}: ${f.target}: ${everysec.has(f.target) ? "" : "nothing to cut (its persistence keeps all or nothing)"}`))
+              .map((f) =>
+                f.aofCut
+                  ? `step ${f.step}: ${f.target}'s AOF cut ${f.aofCut.fromBytes} → ${f.aofCut.toBytes} bytes (its last fsync tick)`
+                  : `step ${f.step}: ${f.target}: ${everysec.has(f.target) ? "" : "nothing to cut (its persistence keeps all or nothing)"}`,
+              )
               .join("; "),
     },
   ];

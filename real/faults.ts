@@ -175,18 +175,24 @@ export class RealFaults {
   /** A timer at run time `atUs`; one that fires a little early (libuv's ms clock) is re-armed, so nothing happens before atUs. */
   private after(atUs: number, fn: () => void, rearms = 0): void {
     if (this.stopped) return;
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      if (this.stopped) return;
-      if (this.clock.nowUs() < atUs && rearms < RESUME_REARM_MAX) return this.after(atUs, fn, rearms + 1);
-      fn();
-    }, Math.max(0, Math.ceil((atUs - this.clock.nowUs()) / 1000)));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(t);
+        if (this.stopped) return;
+        if (this.clock.nowUs() < atUs && rearms < RESUME_REARM_MAX) return this.after(atUs, fn, rearms + 1);
+        fn();
+      },
+      Math.max(0, Math.ceil((atUs - this.clock.nowUs()) / 1000)),
+    );
     this.timers.add(t);
   }
 
   private fire(pf: PlannedFault): Promise<FaultLog | undefined> {
     const p = this.byMechanism(pf);
-    const tracked = p.then(() => undefined, () => undefined);
+    const tracked = p.then(
+      () => undefined,
+      () => undefined,
+    );
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
     return p;
@@ -220,7 +226,15 @@ export class RealFaults {
     const proc = this.processOf(t.id);
     const durationMs = pf.step.durationMs ?? 0;
     const startUs = this.clock.nowUs();
-    const log: FaultLog = { step: pf.index, kind: "crash", target: t.id, trigger: pf.trigger.kind, durationMs, startUs, ...(t.resolved ? { resolvedTarget: t.id } : {}) };
+    const log: FaultLog = {
+      step: pf.index,
+      kind: "crash",
+      target: t.id,
+      trigger: pf.trigger.kind,
+      durationMs,
+      startUs,
+      ...(t.resolved ? { resolvedTarget: t.id } : {}),
+    };
     this.log.push(log);
     const named = t.resolved && t.id !== pf.target ? { named: pf.target, as: "the leader when the step fired" } : {};
     this.history.nemesis(startUs, "crash", { phase: "start", step: pf.index, targets: [t.id], ...named, ...(pf.step.note ? { note: pf.step.note } : {}) });
@@ -310,7 +324,11 @@ export class RealFaults {
     const what = delay ? { extraMs: pf.step.extraMs } : { lossRate: pf.step.lossRate };
     this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets, links, ...what, ...(pf.step.note ? { note: pf.step.note } : {}) });
     const sumLoss = () => {
-      if (!delay) log.loss = { lostChunks: conds.reduce((n, c, i) => n + c.lostChunks - before[i]![0], 0), resends: conds.reduce((n, c, i) => n + c.resends - before[i]![1], 0) };
+      if (!delay)
+        log.loss = {
+          lostChunks: conds.reduce((n, c, i) => n + c.lostChunks - before[i]![0], 0),
+          resends: conds.reduce((n, c, i) => n + c.resends - before[i]![1], 0),
+        };
     };
     if (pf.step.durationMs !== undefined) {
       this.after(startUs + pf.step.durationMs * 1000, () => {
@@ -347,7 +365,13 @@ export class RealFaults {
     const startUs = this.clock.nowUs();
     const log: FaultLog = { step: pf.index, kind: "clock-jump", target: pf.target, trigger: pf.trigger.kind, durationMs: 0, startUs };
     this.log.push(log);
-    this.history.nemesis(startUs, "clock-jump", { phase: "start", step: pf.index, targets: [pf.target], deltaMs, ...(pf.step.note ? { note: pf.step.note } : {}) });
+    this.history.nemesis(startUs, "clock-jump", {
+      phase: "start",
+      step: pf.index,
+      targets: [pf.target],
+      deltaMs,
+      ...(pf.step.note ? { note: pf.step.note } : {}),
+    });
     if (!file || !this.readClientClock) throw new Error(`fault step ${pf.index}: ${pf.target} has no libfaketime clock`);
     const before = await this.readClientClock(pf.target);
     file.jump(deltaMs);
@@ -370,7 +394,14 @@ export class RealFaults {
     const startUs = this.clock.nowUs();
     const log: FaultLog = { step: pf.index, kind: "clock-jump", target: pf.target, trigger: pf.trigger.kind, durationMs: 0, startUs, emulated: "PTTL shift" };
     this.log.push(log);
-    this.history.nemesis(startUs, "clock-jump", { phase: "start", step: pf.index, targets: [pf.target], deltaMs, emulated: "every TTL on the server shifted by deltaMs (PTTL shift)", ...(pf.step.note ? { note: pf.step.note } : {}) });
+    this.history.nemesis(startUs, "clock-jump", {
+      phase: "start",
+      step: pf.index,
+      targets: [pf.target],
+      deltaMs,
+      emulated: "every TTL on the server shifted by deltaMs (PTTL shift)",
+      ...(pf.step.note ? { note: pf.step.note } : {}),
+    });
     if (port === undefined) throw new Error(`fault step ${pf.index}: no redis-server ${pf.target}`);
     const r = await shiftTtls(port, deltaMs);
     log.stoppedUs = this.clock.nowUs();
@@ -409,7 +440,10 @@ export class RealFaults {
   }
 
   private track(p: Promise<unknown>): void {
-    const tracked = p.then(() => undefined, () => undefined);
+    const tracked = p.then(
+      () => undefined,
+      () => undefined,
+    );
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
   }
@@ -423,7 +457,13 @@ export class RealFaults {
     const startUs = this.clock.nowUs();
     const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs, startUs };
     this.log.push(log);
-    this.history.nemesis(startUs, "pause", { phase: "start", step: pf.index, targets: [pf.target], durationMs, ...(pf.step.note ? { note: pf.step.note } : {}) });
+    this.history.nemesis(startUs, "pause", {
+      phase: "start",
+      step: pf.index,
+      targets: [pf.target],
+      durationMs,
+      ...(pf.step.note ? { note: pf.step.note } : {}),
+    });
     if (!proc || !proc.isLive()) throw new Error(`fault step ${pf.index}: ${pf.target} is not running`);
     await proc.pause();
     // ServerProcess.pause gives up silently after its bound; look for ourselves (bounded).

@@ -17,50 +17,78 @@ export function versionsLine(r: RealRunRecord): string {
 export function formatRealRun(r: RealRunRecord, dir: string): string {
   const lines: string[] = [];
   lines.push(`lockstep real ${r.scenario.name} — design ${r.scenario.design}, run ${r.real.run}/${r.real.runs} — ${r.real.note}`);
-  lines.push(`  servers: ${r.real.servers.map((s) => `${s.id} (${s.software ?? "redis-server"} ${s.version}, 127.0.0.1:${s.port}${s.aof === "n/a" ? "" : `, AOF ${s.aof}`})`).join(", ")}`);
+  lines.push(
+    `  servers: ${r.real.servers.map((s) => `${s.id} (${s.software ?? "redis-server"} ${s.version}, 127.0.0.1:${s.port}${s.aof === "n/a" ? "" : `, AOF ${s.aof}`})`).join(", ")}`,
+  );
   lines.push(`  clients: ${r.real.clients.map((c) => c.id).join(", ")} — one node process each: ${r.real.clientRecipe}`);
   lines.push(`  versions: ${versionsLine(r)}`);
   for (const n of [...new Set(r.real.clients.flatMap((c) => c.notes ?? []))]) lines.push(`  clients saw: ${n}`);
   const ts = r.real.timeScale;
-  lines.push(`  time scale: ${ts.factor === 1 ? "1 (the scenario's times)" : `${ts.factor} (scaled: ${ts.scaled.join(", ")}; not scaled: ${ts.unscaled.join(", ")})`}`);
+  lines.push(
+    `  time scale: ${ts.factor === 1 ? "1 (the scenario's times)" : `${ts.factor} (scaled: ${ts.scaled.join(", ")}; not scaled: ${ts.unscaled.join(", ")})`}`,
+  );
   for (const n of r.real.notApplied) lines.push(`  not applied: ${n}`);
   for (const f of r.real.faults) {
     if (f.kind === "partition" || f.kind === "cut" || f.kind === "isolate" || f.kind === "heal") {
-      const healed = f.kind === "heal" ? "" : f.resumedUs !== undefined ? `, healed after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", not healed within the run";
-      lines.push(`  fault step ${f.step}: ${f.kind}${f.target !== "network" ? ` of ${f.target}` : ""} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies hold every byte${healed}`);
+      const healed =
+        f.kind === "heal"
+          ? ""
+          : f.resumedUs !== undefined
+            ? `, healed after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms`
+            : ", not healed within the run";
+      lines.push(
+        `  fault step ${f.step}: ${f.kind}${f.target !== "network" ? ` of ${f.target}` : ""} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies hold every byte${healed}`,
+      );
       continue;
     }
     if (f.kind === "delay" || f.kind === "loss") {
       const ended = f.resumedUs !== undefined ? `, ended after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", in force to the run's end";
       const lost = f.loss ? ` (${f.loss.lostChunks} chunk(s) lost, ${f.loss.resends} resend(s) modelled)` : "";
-      lines.push(`  fault step ${f.step}: ${f.kind} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies ${f.kind === "delay" ? "delay every chunk" : "lose chunks TCP's way (late by an RTO)"}${lost}${ended}`);
+      lines.push(
+        `  fault step ${f.step}: ${f.kind} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies ${f.kind === "delay" ? "delay every chunk" : "lose chunks TCP's way (late by an RTO)"}${lost}${ended}`,
+      );
       continue;
     }
     if (f.kind === "clock-jump") {
       const done = f.wall
         ? `libfaketime file rewritten: the child's Date.now() ${f.wall.beforeMs} → ${f.wall.afterMs}, a step of ${f.wall.stepMs} ms beyond its monotonic clock`
-        : f.keys ? `emulated (${f.emulated}): ${f.keys.shifted} key TTL(s) shifted, ${f.keys.deleted} key(s) expired at once, in ${(((f.stoppedUs ?? f.startUs) - f.startUs) / 1000).toFixed(1)} ms` : "NOT applied";
+        : f.keys
+          ? `emulated (${f.emulated}): ${f.keys.shifted} key TTL(s) shifted, ${f.keys.deleted} key(s) expired at once, in ${(((f.stoppedUs ?? f.startUs) - f.startUs) / 1000).toFixed(1)} ms`
+          : "NOT applied";
       lines.push(`  fault step ${f.step}: clock-jump of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${done}`);
       continue;
     }
     if (f.kind !== "pause") {
       const killed = f.stoppedUs !== undefined ? `killed ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGKILL` : "NOT seen dead";
-      const back = f.resumedUs === undefined ? ", not restarted within the run" : `, restarted after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms${f.readyUs !== undefined ? `, ready ${((f.readyUs - f.resumedUs) / 1000).toFixed(0)} ms later` : ", NOT ready again"}`;
+      const back =
+        f.resumedUs === undefined
+          ? ", not restarted within the run"
+          : `, restarted after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms${f.readyUs !== undefined ? `, ready ${((f.readyUs - f.resumedUs) / 1000).toFixed(0)} ms later` : ", NOT ready again"}`;
       const leader = f.resolvedTarget !== undefined ? " (the leader when the step fired)" : "";
-      const cut = f.aofCut ? `, AOF cut ${f.aofCut.fromBytes} → ${f.aofCut.toBytes} bytes (host crash emulated: back to its last fsync tick${f.aofCut.lastTickUs !== undefined ? `, at ${(f.aofCut.lastTickUs / 1000).toFixed(1)} ms` : ""})` : "";
-      lines.push(`  fault step ${f.step}: ${f.kind} of ${f.target}${leader} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${killed}${cut}${back}`);
+      const cut = f.aofCut
+        ? `, AOF cut ${f.aofCut.fromBytes} → ${f.aofCut.toBytes} bytes (host crash emulated: back to its last fsync tick${f.aofCut.lastTickUs !== undefined ? `, at ${(f.aofCut.lastTickUs / 1000).toFixed(1)} ms` : ""})`
+        : "";
+      lines.push(
+        `  fault step ${f.step}: ${f.kind} of ${f.target}${leader} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${killed}${cut}${back}`,
+      );
       continue;
     }
     const stop = f.stoppedUs !== undefined ? `stopped ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGSTOP` : "NOT shown stopped";
-    const held = f.releasedUs !== undefined && f.stoppedUs !== undefined ? `, held reply released ${((f.releasedUs - f.stoppedUs) / 1000).toFixed(1)} ms after the stop` : "";
+    const held =
+      f.releasedUs !== undefined && f.stoppedUs !== undefined
+        ? `, held reply released ${((f.releasedUs - f.stoppedUs) / 1000).toFixed(1)} ms after the stop`
+        : "";
     const cont = f.resumedUs !== undefined ? `, SIGCONT after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", still stopped at the run's end";
     lines.push(`  fault step ${f.step}: ${f.kind} of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${stop}${held}${cont}`);
   }
   for (const c of r.verdicts.results) lines.push(`  ${mark(c.valid)} ${c.checker.padEnd(18)} ${c.summary}`);
   const bad = r.real.checks.filter((c) => !c.ok);
-  if (bad.length === 0) lines.push(`  run checks: all ${r.real.checks.length} hold (${r.real.checks.find((c) => c.name === "fault steps fired")?.detail ?? ""})`);
+  if (bad.length === 0)
+    lines.push(`  run checks: all ${r.real.checks.length} hold (${r.real.checks.find((c) => c.name === "fault steps fired")?.detail ?? ""})`);
   for (const c of bad) lines.push(`  run check FAILED: ${c.name}: ${c.detail}`);
-  lines.push(`outcome: ${r.verdicts.outcome} (expected: ${r.scenario.expect}${r.expectationMet ? ", as expected" : ", NOT as expected"}); wall ${(r.real.wallMs / 1000).toFixed(1)} s, ${r.meta.eventsRun} events, ended: ${r.real.endedBy}`);
+  lines.push(
+    `outcome: ${r.verdicts.outcome} (expected: ${r.scenario.expect}${r.expectationMet ? ", as expected" : ", NOT as expected"}); wall ${(r.real.wallMs / 1000).toFixed(1)} s, ${r.meta.eventsRun} events, ended: ${r.real.endedBy}`,
+  );
   lines.push(`${r.real.note}; run it again (a new history): ${r.real.rerun ?? ""}`);
   lines.push(`wrote ${join(dir, "history.jsonl")}, ${join(dir, "results.json")}, ${join(dir, "report.html")}`);
   return lines.join("\n") + "\n";
@@ -75,15 +103,20 @@ export function formatRealSummary(s: RealSummary, first: RealRunRecord | undefin
   const lines: string[] = [];
   const of = s.stoppedBy ? `${s.runs} of ${s.runsPlanned} real runs` : `${s.runs} real runs`;
   lines.push(`lockstep real ${s.scenario} — design ${s.design}, ${of} — ${s.note}`);
-  if (s.stoppedBy) lines.push(`  STOPPED at run ${s.stoppedBy.run}/${s.runsPlanned}: ${s.stoppedBy.reason}; the figures below are of the ${s.runs} finished run(s)`);
+  if (s.stoppedBy)
+    lines.push(`  STOPPED at run ${s.stoppedBy.run}/${s.runsPlanned}: ${s.stoppedBy.reason}; the figures below are of the ${s.runs} finished run(s)`);
   if (first) lines.push(`  versions: ${versionsLine(first)}; time scale ${s.timeScale}`);
   const order = Object.entries(s.outcomes).sort((a, b) => b[1] - a[1]);
   if (s.runs > 0) {
     lines.push(`  outcomes: ${order.map(([o, n]) => `${o} ${n}/${s.runs} (${((100 * n) / s.runs).toFixed(0)}%)`).join(", ")}`);
-    lines.push(`  expected ${s.expect}: ${s.expected.matched}/${s.runs}; safety violations in ${s.safetyViolations}/${s.runs}${s.invalidRuns > 0 ? `; INVALID runs (run checks failed): ${s.invalidRuns}` : ""}`);
+    lines.push(
+      `  expected ${s.expect}: ${s.expected.matched}/${s.runs}; safety violations in ${s.safetyViolations}/${s.runs}${s.invalidRuns > 0 ? `; INVALID runs (run checks failed): ${s.invalidRuns}` : ""}`,
+    );
   }
   const l = s.load.oneMinute;
-  lines.push(`  wall time: ${(s.wallMs.total / 1000).toFixed(1)} s in all, at most ${(s.wallMs.max / 1000).toFixed(1)} s per run; load ${l.min}–${l.max} (mean ${l.mean}) on ${s.load.cores} cores`);
+  lines.push(
+    `  wall time: ${(s.wallMs.total / 1000).toFixed(1)} s in all, at most ${(s.wallMs.max / 1000).toFixed(1)} s per run; load ${l.min}–${l.max} (mean ${l.mean}) on ${s.load.cores} cores`,
+  );
   lines.push(`wrote ${summaryPath} and ${s.runs} run directories`);
   return lines.join("\n") + "\n";
 }

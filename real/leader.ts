@@ -26,7 +26,12 @@ export function currentLeader(servers: readonly StartedServer[]): Promise<string
     let left = live.length;
     if (left === 0) resolve(undefined);
     for (const s of live) {
-      const asked = s.kind === "etcd" ? etcdLeads(s.endpoint.port) : s.kind === "zookeeper" ? zkSrvr(s.endpoint.port, ASK_TIMEOUT_MS).then((t) => /^Mode: leader$/m.test(t)) : Promise.resolve(false);
+      const asked =
+        s.kind === "etcd"
+          ? etcdLeads(s.endpoint.port)
+          : s.kind === "zookeeper"
+            ? zkSrvr(s.endpoint.port, ASK_TIMEOUT_MS).then((t) => /^Mode: leader$/m.test(t))
+            : Promise.resolve(false);
       void asked
         .catch(() => false)
         .then((leads) => {

@@ -15,7 +15,12 @@ export type { RealNemesis };
 const CLUSTER_DESIGNS = new Set(["etcd-lease", "raft-zk"]);
 
 function describe(st: FaultStep): string {
-  const what = st.kind === "partition" ? `partition ${JSON.stringify(st.groups)}` : st.kind === "cut" || st.kind === "delay" || st.kind === "loss" ? `${st.kind} ${JSON.stringify(st.links)}` : `${st.kind} ${st.target ?? ""}`.trim();
+  const what =
+    st.kind === "partition"
+      ? `partition ${JSON.stringify(st.groups)}`
+      : st.kind === "cut" || st.kind === "delay" || st.kind === "loss"
+        ? `${st.kind} ${JSON.stringify(st.links)}`
+        : `${st.kind} ${st.target ?? ""}`.trim();
   return `${what} at ${st.atMs} ms${st.durationMs !== undefined ? ` for ${st.durationMs} ms` : ""}`;
 }
 

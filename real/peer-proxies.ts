@@ -125,7 +125,12 @@ export class PeerLinks {
     this.servers.length = 0;
   }
 
-  private async listen(dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>, rewriteFirst?: Rewrite): Promise<number> {
+  private async listen(
+    dst: string,
+    target: { host: string; port: number },
+    sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>,
+    rewriteFirst?: Rewrite,
+  ): Promise<number> {
     const server = createServer((sock) => this.accept(sock, dst, target, sourceOf, rewriteFirst));
     server.maxConnections = CONNECTIONS_MAX;
     this.servers.push(server);
@@ -140,7 +145,13 @@ export class PeerLinks {
     return port;
   }
 
-  private accept(inbound: Socket, dst: string, target: { host: string; port: number }, sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>, rewriteFirst?: Rewrite): void {
+  private accept(
+    inbound: Socket,
+    dst: string,
+    target: { host: string; port: number },
+    sourceOf: (sock: Socket) => string | undefined | Promise<string | undefined>,
+    rewriteFirst?: Rewrite,
+  ): void {
     this.stats.connections++;
     const src = sourceOf(inbound);
     if (src instanceof Promise) {

@@ -133,10 +133,18 @@ function linksOf(
     const clientServer = (clients.has(a) && servers.has(b)) || (servers.has(a) && clients.has(b));
     if (clientServer && clientLinksWhy) field(at, `the link ${a} → ${b}: ${clientLinksWhy}`);
     if (clientServer || proxiedServerLink(a, b)) out.push([a, b]);
-    else if (clients.has(a) && clients.has(b)) continue; // clients never talk to each other: nothing to cut
-    else field(at, `the link ${a} → ${b}: real mode cuts links between a client and a server (its per-link TCP proxies sit there), between etcd members or ZooKeeper servers (peer proxies), and redis-failover's replication links; other server↔server links and storage links are not in real mode yet`);
+    else if (clients.has(a) && clients.has(b))
+      continue; // clients never talk to each other: nothing to cut
+    else
+      field(
+        at,
+        `the link ${a} → ${b}: real mode cuts links between a client and a server (its per-link TCP proxies sit there), between etcd members or ZooKeeper servers (peer proxies), and redis-failover's replication links; other server↔server links and storage links are not in real mode yet`,
+      );
   }
-  if (storageDropped.size > 0) notApplied.push(`${at}: the links between ${[...storageDropped].join(", ")} and the storage: the storage is in the driver, reached over the control connection, which is not cut (a write it sends during the partition arrives)`);
+  if (storageDropped.size > 0)
+    notApplied.push(
+      `${at}: the links between ${[...storageDropped].join(", ")} and the storage: the storage is in the driver, reached over the control connection, which is not cut (a write it sends during the partition arrives)`,
+    );
   if (dropped.size > 0) notApplied.push(`${at}: ${[...dropped].join(", ")} exist only in the simulator's larger cluster; their links are not cut`);
   if (out.length === 0 && step.kind !== "heal") field(at, "no proxied link left to cut");
   return out;
@@ -209,14 +217,23 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   for (const [id, c] of Object.entries(s.clocks)) {
     if (c.offsetMs === 0 && c.driftPpm === 0) continue;
     // A client's clock is its Node process's, under libfaketime (real/faketime.ts); a server's cannot be faked.
-    if (!scenarioClients.has(id)) field(`clocks.${id}`, `clock offsets and drift of a server are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default}); a client's clock is faked with libfaketime`);
-    if (!faketimeAvailable()) field(`clocks.${id}`, `a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
-    notApplied.push(`clocks.${id}: the client's wall clock (Date.now) offset ${c.offsetMs} ms${c.driftPpm !== 0 ? `, rate ${c.driftPpm} ppm from its process's start (not from t0)` : ""} by libfaketime; its monotonic clock is the host's`);
+    if (!scenarioClients.has(id))
+      field(
+        `clocks.${id}`,
+        `clock offsets and drift of a server are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default}); a client's clock is faked with libfaketime`,
+      );
+    if (!faketimeAvailable())
+      field(`clocks.${id}`, `a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
+    notApplied.push(
+      `clocks.${id}: the client's wall clock (Date.now) offset ${c.offsetMs} ms${c.driftPpm !== 0 ? `, rate ${c.driftPpm} ppm from its process's start (not from t0)` : ""} by libfaketime; its monotonic clock is the host's`,
+    );
   }
   const n = s.network;
   if (n.duplicateRate > 0) field("network.duplicateRate", "TCP does not duplicate, and no proxy adds duplicates yet");
   if (n.latencyUsBase !== SIM_NETWORK_DEFAULTS.latencyUsBase || n.latencyUsJitter !== SIM_NETWORK_DEFAULTS.latencyUsJitter) {
-    notApplied.push(`network.latencyUsBase ${n.latencyUsBase} µs / latencyUsJitter ${n.latencyUsJitter} µs: the simulator's latency model; real runs have loopback's own latency`);
+    notApplied.push(
+      `network.latencyUsBase ${n.latencyUsBase} µs / latencyUsJitter ${n.latencyUsJitter} µs: the simulator's latency model; real runs have loopback's own latency`,
+    );
   }
 
   const design = planDesign(s, notApplied);
@@ -234,36 +251,66 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     if (isNetworkStep(step)) {
       const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && /^(etcd|zk)-\d+$/.test(id);
       const fo = design.failover;
-      const replication = (a: string, b: string): boolean => fo !== undefined && ((a === fo.primary && fo.replicas.includes(b)) || (b === fo.primary && fo.replicas.includes(a)));
-      const clientLinksWhy = fo ? "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied; real mode cuts its replication links only" : undefined;
+      const replication = (a: string, b: string): boolean =>
+        fo !== undefined && ((a === fo.primary && fo.replicas.includes(b)) || (b === fo.primary && fo.replicas.includes(a)));
+      const clientLinksWhy = fo
+        ? "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied; real mode cuts its replication links only"
+        : undefined;
       const peer = (a: string, b: string): boolean => cluster !== undefined && serverIds.has(a) && serverIds.has(b);
       const links = linksOf(step, at, clientIds, serverIds, simOnly, replication, clientLinksWhy, notApplied, field, peer);
       // The peer proxies carry their connections through the same pipe and delay line as the
       // client proxies (real/pipe.ts). Only a cut resolves the named leader to the current one so far.
       const peerLink = links.find(([a, b]) => peer(a, b) && (a === cluster?.preferredLeader || b === cluster?.preferredLeader));
-      if ((step.kind === "delay" || step.kind === "loss") && peerLink) field(at, `${what}: the link ${peerLink[0]} → ${peerLink[1]} names designOptions.preferredLeader, which real mode resolves to the current leader for cuts only; expected a delay or loss of links between members named as they are`);
+      if ((step.kind === "delay" || step.kind === "loss") && peerLink)
+        field(
+          at,
+          `${what}: the link ${peerLink[0]} → ${peerLink[1]} names designOptions.preferredLeader, which real mode resolves to the current leader for cuts only; expected a delay or loss of links between members named as they are`,
+        );
       const target = step.target ?? "network";
       // Naming the preferred leader means "the leader": the member leading when the step fires takes its place.
       const leader = cluster?.preferredLeader !== undefined && links.some((l) => l.includes(cluster.preferredLeader!));
-      return { index, step, target, targetKind: "server", trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server", true), links, ...(leader ? { leader } : {}) };
+      return {
+        index,
+        step,
+        target,
+        targetKind: "server",
+        trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server", true),
+        links,
+        ...(leader ? { leader } : {}),
+      };
     }
     // Redis servers of redis-failover run without persistence, so a SIGKILL loses all a host crash would.
     const redisCrashable = design.failover !== undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
     const serverCrash = (step.kind === "crash" || step.kind === "restart") && (cluster !== undefined || redisCrashable);
     if (design.failover && step.target !== undefined && !clientIds.has(step.target) && !redisCrashable) {
-      field(`${at}.target`, `${what}: real mode runs the simulator's one sentinel as ${design.failover.sentinels.join(", ")}, and faults of a sentinel are not in real mode yet; expected one of: ${design.redis.map((r) => r.id).join(", ")} or a client`);
+      field(
+        `${at}.target`,
+        `${what}: real mode runs the simulator's one sentinel as ${design.failover.sentinels.join(", ")}, and faults of a sentinel are not in real mode yet; expected one of: ${design.redis.map((r) => r.id).join(", ")} or a client`,
+      );
     }
     // A redis-server's clock jump is emulated by shifting its TTLs (real/ttl-shift.ts); said so with the run.
     const redisJump = step.kind === "clock-jump" && cluster === undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
-    if (redisJump) notApplied.push(`${at}: the clock-jump of ${step.target} (${step.deltaMs} ms) is emulated: every TTL on it shifted by that much at once (PTTL shift), as redis-server cannot run under libfaketime`);
+    if (redisJump)
+      notApplied.push(
+        `${at}: the clock-jump of ${step.target} (${step.deltaMs} ms) is emulated: every TTL on it shifted by that much at once (PTTL shift), as redis-server cannot run under libfaketime`,
+      );
     // A client's clock jump is real: its process runs under libfaketime (real/faketime.ts).
     const clientJump = step.kind === "clock-jump" && step.target !== undefined && clientIds.has(step.target);
-    if (clientJump && !faketimeAvailable()) field(at, `${what}: a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
+    if (clientJump && !faketimeAvailable())
+      field(at, `${what}: a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
     // A plain redis-server's crash is a host crash, emulated by cutting its AOF (real/aof-cut.ts).
-    const plainRedisCrash = (step.kind === "crash" || step.kind === "restart") && cluster === undefined && !design.failover && step.target !== undefined && design.redis.some((r) => r.id === step.target);
+    const plainRedisCrash =
+      (step.kind === "crash" || step.kind === "restart") &&
+      cluster === undefined &&
+      !design.failover &&
+      step.target !== undefined &&
+      design.redis.some((r) => r.id === step.target);
     if (plainRedisCrash) notApplied.push(`${at}: ${hostCrashNote(design.redis.find((r) => r.id === step.target)!.aof)}`);
     if (!stopSignal(step) && !serverCrash && !redisJump && !clientJump && !plainRedisCrash) {
-      field(at, `${what}: ${notYet(step.kind) ?? "not in real mode yet"}; real mode performs pauses, cuts, delays and loss of proxied links, clock jumps of a client (libfaketime)${cluster || design.failover ? ", crash/restart of a server" : ", crash/restart of a redis-server (a host crash: its AOF cut back to the last fsync), clock jumps of a redis-server (emulated)"} only so far`);
+      field(
+        at,
+        `${what}: ${notYet(step.kind) ?? "not in real mode yet"}; real mode performs pauses, cuts, delays and loss of proxied links, clock jumps of a client (libfaketime)${cluster || design.failover ? ", crash/restart of a server" : ", crash/restart of a redis-server (a host crash: its AOF cut back to the last fsync), clock jumps of a redis-server (emulated)"} only so far`,
+      );
     }
     const target = step.target!;
     const targetKind = clientIds.has(target)
@@ -271,7 +318,8 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
       : serverIds.has(target)
         ? "server"
         : field(`${at}.target`, `unknown process "${target}"; expected one of: ${[...clientIds, ...serverIds].join(", ")}`);
-    if ((serverCrash || plainRedisCrash) && targetKind !== "server") field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
+    if ((serverCrash || plainRedisCrash) && targetKind !== "server")
+      field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
     const trigger = triggerOf(step, index, at, what, clientIds, serverIds, field, targetKind);
     const leader = targetKind === "server" && cluster?.preferredLeader === target;
     return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
@@ -330,7 +378,11 @@ function standingConditions(
     for (const [a, b] of conditionLinks(cond)) {
       if (clients.has(a) && clients.has(b)) continue; // clients never talk to each other
       const clientServer = (clients.has(a) && servers.has(b)) || (servers.has(a) && clients.has(b));
-      if (!clientServer) field(f, `the link ${a} → ${b}: real mode applies conditions to links between a client and a server (its per-link TCP proxies sit there); expected client and server ids`);
+      if (!clientServer)
+        field(
+          f,
+          `the link ${a} → ${b}: real mode applies conditions to links between a client and a server (its per-link TCP proxies sit there); expected client and server ids`,
+        );
       if (failover) field(f, "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied");
       const e = at(a, b);
       if (cond.latencyUsBase !== undefined) e.delayUsBase = cond.latencyUsBase;
@@ -339,7 +391,9 @@ function standingConditions(
     }
   });
   if (n.links.some((c) => c.latencyUsBase !== undefined || c.latencyUsJitter !== undefined)) {
-    notApplied.push("network.links latencies: added by the proxies on top of loopback's own latency (tens of µs, more under load); links they do not name keep loopback's");
+    notApplied.push(
+      "network.links latencies: added by the proxies on top of loopback's own latency (tens of µs, more under load); links they do not name keep loopback's",
+    );
   }
   return [...byLink.values()];
 }
@@ -359,7 +413,8 @@ function triggerOf(
   if (step.atMs !== undefined) return { kind: "time", atMs: step.atMs };
   const on = step.on!;
   if (clients.has(on.process)) {
-    if (on.type === "invoke" && network && on.f !== "lapse" && on.f !== "read" && on.f !== "write") return { kind: "gate", process: on.process, f: on.f, type: on.type, nth: on.nth, gateId: index };
+    if (on.type === "invoke" && network && on.f !== "lapse" && on.f !== "read" && on.f !== "write")
+      return { kind: "gate", process: on.process, f: on.f, type: on.type, nth: on.nth, gateId: index };
     if (on.type === "invoke") {
       if (on.f === "read" || on.f === "write") return { kind: "storage-request", process: on.process, f: on.f, nth: on.nth };
       if (targetKind === "server" && on.f !== "lapse") return { kind: "client-event", process: on.process, f: on.f, type: on.type, nth: on.nth };
@@ -368,10 +423,14 @@ function triggerOf(
         `${what}: the ${on.f} request leaves inside the client library, and only a per-link proxy (not in real mode yet) could act right after it left; real mode triggers on a read/write invoke, on a client's ok/fail/info event, or at a time`,
       );
     }
-    if (on.f === "lapse") return field(`${at}.on`, `${what}: lapse notes are placed by the driver after the run (a stopped client notes nothing), so they cannot trigger a fault`);
+    if (on.f === "lapse")
+      return field(`${at}.on`, `${what}: lapse notes are placed by the driver after the run (a stopped client notes nothing), so they cannot trigger a fault`);
     return { kind: "gate", process: on.process, f: on.f, type: on.type, nth: on.nth, gateId: index };
   }
   if (on.process === RESOURCE_ID) return { kind: "storage-event", f: on.f, type: on.type, nth: on.nth };
   if (servers.has(on.process)) return field(`${at}.on.process`, `${what}: ${on.process} records no history events, so it can trigger nothing`);
-  return field(`${at}.on.process`, `${what}: real mode triggers on a client's or the storage's events; expected one of: ${[...clients, RESOURCE_ID].join(", ")}`);
+  return field(
+    `${at}.on.process`,
+    `${what}: real mode triggers on a client's or the storage's events; expected one of: ${[...clients, RESOURCE_ID].join(", ")}`,
+  );
 }

@@ -75,7 +75,10 @@ export function markRealReport(html: string, r: RealRunRecord): string {
   out = replay.test(out) ? out.replace(replay, () => banner) : out.replace(/<body[^>]*>/, (b) => `${b}\n${banner}`);
   if (!out.includes(r.real.note)) out = banner + out; // no <body> either: still marked
   out = out.replace("<small>true time, as only a simulator knows it</small>", "<small>the driver's clock (CLOCK_MONOTONIC) from the run's start</small>");
-  out = out.replace("every time is simulated true time from the start of the run", "real run: every time is CLOCK_MONOTONIC from the run's start, read by the driver and the client processes");
+  out = out.replace(
+    "every time is simulated true time from the start of the run",
+    "real run: every time is CLOCK_MONOTONIC from the run's start, read by the driver and the client processes",
+  );
   out = out.replace("<dt>simulated</dt>", "<dt>scenario time</dt>");
   out = out.replace(/<title>lockstep: /, "<title>lockstep real: ");
   return out;

@@ -23,7 +23,12 @@ export interface RunCheck {
   detail: string;
 }
 
-export function checkRun(plan: RealPlan, history: readonly HistoryEvent[], allFaults: readonly FaultLog[], clients: ReadonlyArray<{ id: string; misordered: number }>): RunCheck[] {
+export function checkRun(
+  plan: RealPlan,
+  history: readonly HistoryEvent[],
+  allFaults: readonly FaultLog[],
+  clients: ReadonlyArray<{ id: string; misordered: number }>,
+): RunCheck[] {
   const checks: RunCheck[] = [];
   const faults = allFaults.filter((f) => f.kind === "pause");
   const crashes = allFaults.filter((f) => f.kind === "crash" || f.kind === "restart");
@@ -37,7 +42,10 @@ export function checkRun(plan: RealPlan, history: readonly HistoryEvent[], allFa
       detail:
         bad.length === 0
           ? crashes
-              .map((f) => `step ${f.step}: ${f.target} killed ${((f.stoppedUs! - f.startUs) / 1000).toFixed(1)} ms after SIGKILL${f.readyUs !== undefined ? `, ready again ${((f.readyUs - f.resumedUs!) / 1000).toFixed(0)} ms after its restart` : f.resumedUs === undefined ? ", not restarted within the run" : ", restarted but not ready by the run's end"}`)
+              .map(
+                (f) =>
+                  `step ${f.step}: ${f.target} killed ${((f.stoppedUs! - f.startUs) / 1000).toFixed(1)} ms after SIGKILL${f.readyUs !== undefined ? `, ready again ${((f.readyUs - f.resumedUs!) / 1000).toFixed(0)} ms after its restart` : f.resumedUs === undefined ? ", not restarted within the run" : ", restarted but not ready by the run's end"}`,
+              )
               .join("; ")
           : `not seen dead: ${bad.map((f) => `step ${f.step} (${f.target})`).join(", ")}`,
     });
@@ -49,7 +57,10 @@ export function checkRun(plan: RealPlan, history: readonly HistoryEvent[], allFa
     checks.push({
       name: "clock jumps applied (emulated)",
       ok: missed.length === 0,
-      detail: missed.length === 0 ? jumps.map((f) => `step ${f.step}: ${f.target}: ${f.keys!.shifted} TTL(s) shifted, ${f.keys!.deleted} key(s) expired`).join("; ") : `TTL shift did not complete: ${missed.map((f) => `step ${f.step} (${f.target})`).join(", ")}`,
+      detail:
+        missed.length === 0
+          ? jumps.map((f) => `step ${f.step}: ${f.target}: ${f.keys!.shifted} TTL(s) shifted, ${f.keys!.deleted} key(s) expired`).join("; ")
+          : `TTL shift did not complete: ${missed.map((f) => `step ${f.step} (${f.target})`).join(", ")}`,
     });
   }
   const notStopped = faults.filter((f) => f.stoppedUs === undefined);
@@ -91,18 +102,25 @@ export function checkRun(plan: RealPlan, history: readonly HistoryEvent[], allFa
     if (f.stoppedUs === undefined) continue;
     const until = f.resumedUs ?? Infinity;
     const during = history.filter((e) => e.process === f.target && e.f !== "lapse" && e.timeUs > f.stoppedUs! && e.timeUs < until);
-    if (during.length > 0) leaks.push(`step ${f.step}: ${f.target} recorded ${during.length} event(s) while stopped, first ${during[0]!.f} ${during[0]!.type} at ${during[0]!.timeUs} µs`);
+    if (during.length > 0)
+      leaks.push(
+        `step ${f.step}: ${f.target} recorded ${during.length} event(s) while stopped, first ${during[0]!.f} ${during[0]!.type} at ${during[0]!.timeUs} µs`,
+      );
   }
   checks.push({
     name: "paused clients were frozen",
     ok: leaks.length === 0,
-    detail: faults.length === 0 ? "no pause fired" : leaks.length === 0 ? "no paused process recorded anything between its stop and its SIGCONT" : leaks.join("; "),
+    detail:
+      faults.length === 0 ? "no pause fired" : leaks.length === 0 ? "no paused process recorded anything between its stop and its SIGCONT" : leaks.join("; "),
   });
   const misordered = clients.filter((c) => c.misordered > 0);
   checks.push({
     name: "client events in stamp order",
     ok: misordered.length === 0,
-    detail: misordered.length === 0 ? "every client's events arrived in the order it stamped them" : misordered.map((c) => `${c.id}: ${c.misordered} out of order`).join(", "),
+    detail:
+      misordered.length === 0
+        ? "every client's events arrived in the order it stamped them"
+        : misordered.map((c) => `${c.id}: ${c.misordered} out of order`).join(", "),
   });
   const overlapping: string[] = [];
   const open = new Map<string, string>();

@@ -169,17 +169,23 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
     proxies = links;
     const runEndMs = s.durationMs + DRAIN_MS * plan.timeScale.factor;
     if (plan.peerProxied) (peerLinks = new PeerLinks()).seed = links.seed;
-    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs, ...(peerLinks ? { peerLinks } : {}) }).then(async (started) => {
-      if (plan.proxied) await links.addAll(s.clients.map((c) => c.id), started.map((r) => r.endpoint));
-      for (const id of hostCrashTargets(plan)) {
-        const r = started.find((x) => x.id === id && x.kind === "redis-server");
-        if (!r || plan.design.redis.find((d) => d.id === id)?.aof !== "everysec") continue;
-        const t = new AofFsyncTicks(r.process.spec.cwd);
-        aofTicks.set(id, t);
-        t.start();
-      }
-      return started;
-    });
+    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs, ...(peerLinks ? { peerLinks } : {}) }).then(
+      async (started) => {
+        if (plan.proxied)
+          await links.addAll(
+            s.clients.map((c) => c.id),
+            started.map((r) => r.endpoint),
+          );
+        for (const id of hostCrashTargets(plan)) {
+          const r = started.find((x) => x.id === id && x.kind === "redis-server");
+          if (!r || plan.design.redis.find((d) => d.id === id)?.aof !== "everysec") continue;
+          const t = new AofFsyncTicks(r.process.spec.cwd);
+          aofTicks.set(id, t);
+          t.start();
+        }
+        return started;
+      },
+    );
     serversReady.catch(() => {});
     const endpointFor = (clientId: string, r: StartedServer) => {
       const p = proxies?.get(clientId, r.id);
@@ -309,7 +315,9 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
         c.hostWallMsAtStart = hostWallMs;
       }
       if (theirs < before || theirs > after) {
-        throw new RealRunError(`client ${c.id}'s CLOCK_MONOTONIC is not the driver's (read ${theirs}, driver ${before}..${after}); real mode needs one clock for every process`);
+        throw new RealRunError(
+          `client ${c.id}'s CLOCK_MONOTONIC is not the driver's (read ${theirs}, driver ${before}..${after}); real mode needs one clock for every process`,
+        );
       }
       clockSpreadUs.push(Number(after - before) / 1000);
     }
@@ -353,7 +361,8 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
         if (c.fatal) throw new RealRunError(`client ${c.id} failed: ${c.fatal.split("\n")[0]}`, c.proc!.logTail());
         if (c.closed || !c.proc!.isLive()) throw new RealRunError(`client ${c.id} exited during the run`, c.proc!.logTail());
       }
-      for (const r of redis) if (!r.process.isLive() && !faults.down.has(r.id)) throw new RealRunError(`${r.id} (${r.kind}) exited during the run`, r.process.logTail());
+      for (const r of redis)
+        if (!r.process.isLive() && !faults.down.has(r.id)) throw new RealRunError(`${r.id} (${r.kind}) exited during the run`, r.process.logTail());
       const now = clock.nowUs();
       if ([...clients.values()].every((c) => c.done) && !faults.busy()) {
         endedBy = "every client finished";
@@ -412,7 +421,12 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       faults: faults.log,
       notApplied: plan.notApplied,
       checks: [
-        ...checkRun(plan, events, faults.log, [...clients.values()].map((c) => ({ id: c.id, misordered: c.misordered }))),
+        ...checkRun(
+          plan,
+          events,
+          faults.log,
+          [...clients.values()].map((c) => ({ id: c.id, misordered: c.misordered })),
+        ),
         ...clientClockChecks(plan, faults.log, clockEvidence),
         ...hostCrashChecks(plan, faults.log),
       ],

@@ -30,7 +30,11 @@ async function zookeeperVersion(clientPort: number): Promise<{ version: string; 
  * `links` takes the proxies of server↔server links (redis-failover's replication), `peerLinks`
  * those of etcd/ZooKeeper peer traffic; `runEndMs` is the run's end, drain included.
  */
-export async function startDesignServers(group: ServerGroup, design: RealDesignPlan, opts: { links?: ProxySet; peerLinks?: PeerLinks; runEndMs?: number } = {}): Promise<StartedServer[]> {
+export async function startDesignServers(
+  group: ServerGroup,
+  design: RealDesignPlan,
+  opts: { links?: ProxySet; peerLinks?: PeerLinks; runEndMs?: number } = {},
+): Promise<StartedServer[]> {
   const peers = opts.peerLinks;
   const c = design.cluster;
   if (design.failover) {
@@ -49,12 +53,17 @@ export async function startDesignServers(group: ServerGroup, design: RealDesignP
       binary: v.path,
       version: v.version,
       versionLine: v.line,
-      aof: design.redis[i]!.aof === "everysec" ? "everysec (run as appendfsync no, fsync ticks by the driver every 1 s)" : String(design.redis[i]!.aof || "off"),
+      aof:
+        design.redis[i]!.aof === "everysec" ? "everysec (run as appendfsync no, fsync ticks by the driver every 1 s)" : String(design.redis[i]!.aof || "off"),
     }));
   }
   if (c.kind === "etcd") {
     const v = serverVersion("etcd");
-    const cluster = await startEtcdCluster(group, { size: c.ids.length, namePrefix: "etcd-", ...(peers ? { peerProxy: (name, target, pids) => peers.destination(name, target, pids) } : {}) });
+    const cluster = await startEtcdCluster(group, {
+      size: c.ids.length,
+      namePrefix: "etcd-",
+      ...(peers ? { peerProxy: (name, target, pids) => peers.destination(name, target, pids) } : {}),
+    });
     return cluster.members.map((m) => ({
       id: m.name,
       kind: "etcd",
@@ -71,7 +80,11 @@ export async function startDesignServers(group: ServerGroup, design: RealDesignP
     namePrefix: "zk-",
     tickTimeMs: ZK_TICK_MS,
     ...(c.sessionTimeoutMsMax !== undefined ? { maxSessionTimeoutMs: c.sessionTimeoutMsMax } : {}),
-    ...(peers ? { peerProxy: (from: string, to: string, target: { host: string; port: number }, kind: "quorum" | "election") => peers.zooKeeper(from, to, target, kind) } : {}),
+    ...(peers
+      ? {
+          peerProxy: (from: string, to: string, target: { host: string; port: number }, kind: "quorum" | "election") => peers.zooKeeper(from, to, target, kind),
+        }
+      : {}),
   });
   const v = await zookeeperVersion(ensemble.peers[0]!.clientPort);
   return ensemble.peers.map((p) => ({

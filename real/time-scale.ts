@@ -58,7 +58,11 @@ export function scaleScenario(s: Scenario, factor: number): Scenario {
   const w = s.workload;
   const ttlMs = wholeMs(w.ttlMs, factor);
   if (ttlMs < SCALED_TTL_MS_MIN) {
-    throw new InputError("<arg>", "--time-scale", `${factor} makes workload.ttlMs ${w.ttlMs} ms into ${ttlMs} ms; real mode needs at least ${SCALED_TTL_MS_MIN} ms`);
+    throw new InputError(
+      "<arg>",
+      "--time-scale",
+      `${factor} makes workload.ttlMs ${w.ttlMs} ms into ${ttlMs} ms; real mode needs at least ${SCALED_TTL_MS_MIN} ms`,
+    );
   }
   return {
     ...s,

@@ -40,7 +40,12 @@ function resp(args: readonly string[]): string {
 
 /** Shift every TTL on the redis-server at `port` by `deltaMs` (a forward jump expires keys sooner). */
 export async function shiftTtls(port: number, deltaMs: number): Promise<{ shifted: number; deleted: number }> {
-  const reply = await tcpExchange(port, resp(["EVAL", TTL_SHIFT_LUA, "0", String(Math.round(deltaMs))]), (r) => /^-.*\r\n$/.test(r) || /^\*2\r\n:\d+\r\n:\d+\r\n$/.test(r), SHIFT_TIMEOUT_MS);
+  const reply = await tcpExchange(
+    port,
+    resp(["EVAL", TTL_SHIFT_LUA, "0", String(Math.round(deltaMs))]),
+    (r) => /^-.*\r\n$/.test(r) || /^\*2\r\n:\d+\r\n:\d+\r\n$/.test(r),
+    SHIFT_TIMEOUT_MS,
+  );
   const m = /^\*2\r\n:(\d+)\r\n:(\d+)\r\n$/.exec(reply);
   if (!m) throw new Error(`TTL shift on 127.0.0.1:${port}: unexpected reply ${JSON.stringify(reply.slice(0, 200))}`);
   return { shifted: Number(m[1]), deleted: Number(m[2]) };

@@ -12,7 +12,10 @@ export function serverVersion(binary: RequiredBinary): { binary: string; path: s
   let line = cache.get(path);
   if (line === undefined) {
     try {
-      line = execFileSync(path, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS, stdio: ["ignore", "pipe", "pipe"] }).trim().split("\n")[0] ?? "";
+      line =
+        execFileSync(path, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS, stdio: ["ignore", "pipe", "pipe"] })
+          .trim()
+          .split("\n")[0] ?? "";
     } catch (err) {
       line = `unknown (${(err as Error).message.split("\n")[0]})`;
     }

@@ -24,9 +24,11 @@ function rowHtml(r: AuditCardRow): string {
   if (r.refused !== undefined) return `<tr class="refused"><td>${escapeHtml(r.attack)}</td><td colspan="5">refused: ${escapeHtml(r.refused)}</td></tr>`;
   const cls = r.finding === "your code" ? "your-code" : r.finding === "known limit of this backend" ? "limit" : "none";
   const link = r.reportHref ? `<a href="${escapeHtml(r.reportHref)}">counterexample</a>` : "";
-  return `<tr class="${cls}"><td>${escapeHtml(r.attack)}</td><td>${escapeHtml(r.finding)}</td>` +
+  return (
+    `<tr class="${cls}"><td>${escapeHtml(r.attack)}</td><td>${escapeHtml(r.finding)}</td>` +
     `<td>${pct(r.unsafeRate)} [${pct(r.unsafeCi95[0])}, ${pct(r.unsafeCi95[1])}] of ${r.runs}</td>` +
-    `<td>${pct(r.challengedShare)}</td><td>${escapeHtml(r.reference)}</td><td>${link}</td></tr>`;
+    `<td>${pct(r.challengedShare)}</td><td>${escapeHtml(r.reference)}</td><td>${link}</td></tr>`
+  );
 }
 
 /** audit.html: the report card, attacks x verdict, each finding linking its counterexample report. */

@@ -52,7 +52,17 @@ function cellHtml(c: CompareCell | undefined, skipped: string | undefined): stri
   // Two holders whose stale writes the resource rejected is a violation of the lock, not of the data: amber, not red.
   // 0% where no run was challenged (checkers/challenge.ts) is not "safe": nothing could overlap.
   const tone =
-    c.violations === 0 ? (challenge === "unchallenged" ? "unchallenged" : "zero") : c.outcome === "unsafe-but-fenced" ? "fenced" : rate < 0.05 ? "low" : rate < 0.5 ? "mid" : "high";
+    c.violations === 0
+      ? challenge === "unchallenged"
+        ? "unchallenged"
+        : "zero"
+      : c.outcome === "unsafe-but-fenced"
+        ? "fenced"
+        : rate < 0.05
+          ? "low"
+          : rate < 0.5
+            ? "mid"
+            : "high";
   const a = c.availability;
   const challengeLine =
     challenge === "unchallenged"

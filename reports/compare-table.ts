@@ -21,7 +21,11 @@ export function formatCompareTable(matrix: CompareMatrix): string {
     }),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   const out = [
     `violation rate over seeds ${matrix.seeds.from}..${matrix.seeds.to} (violations/runs, rate, 95% Wilson interval; "not challenged": no run met the scenario's challenge (by default a grant while another client still believed it held), so 0% proves nothing; a failing seed to replay)`,
     line(header),

@@ -136,19 +136,30 @@ export function explainCounterexample(record: RunRecord, history: readonly Histo
   // steps that are often the hinge (a quorum missed, an extend or release failed).
   const before: Array<{ t: number; text: string }> = view.faults.map((f) => ({ t: f.s, text: `the fault: ${faultSentence(view, f)}` }));
   const inWindow = (t: number) => t >= fromUs && t <= toUs;
-  before.push(...view.steps.filter((s) => s.tone === "server" && inWindow(s.t)).slice(0, SERVER_STEPS_MAX).map((s) => ({ t: s.t, text: `the server's side: ${s.text}` })));
+  before.push(
+    ...view.steps
+      .filter((s) => s.tone === "server" && inWindow(s.t))
+      .slice(0, SERVER_STEPS_MAX)
+      .map((s) => ({ t: s.t, text: `the server's side: ${s.text}` })),
+  );
   const client: Array<{ t: number; text: string }> = [];
   for (const ev of history) {
     if (ev.timeUs > toUs) break;
     if (ev.f !== "redlock-miss" || !inWindow(ev.timeUs)) continue;
     const v = (ev.value ?? {}) as Record<string, unknown>;
-    client.push({ t: ev.timeUs, text: `a client's step: ${ev.process}'s ${String(v.op ?? "request")} gets ${String(v.votes ?? "?")} of the ${String(v.quorum ?? "?")} votes it needs after ${String(v.elapsedMs ?? "?")} ms, a miss (so it unlocks every node)` });
+    client.push({
+      t: ev.timeUs,
+      text: `a client's step: ${ev.process}'s ${String(v.op ?? "request")} gets ${String(v.votes ?? "?")} of the ${String(v.quorum ?? "?")} votes it needs after ${String(v.elapsedMs ?? "?")} ms, a miss (so it unlocks every node)`,
+    });
   }
   const e = view.errors;
   for (let i = 0; i < e.t.length; i++) {
     if (!inWindow(e.t[i]!)) continue;
     const why = e.why[i]! >= 0 ? ` (${view.strings[e.why[i]!]})` : "";
-    client.push({ t: e.t[i]!, text: `a client's step: ${view.lanes[e.lane[i]!]?.id ?? "?"}'s ${view.strings[e.f[i]!] ?? "operation"} ${e.out[i] === 0 ? "fails" : "ends unknown"}${why}` });
+    client.push({
+      t: e.t[i]!,
+      text: `a client's step: ${view.lanes[e.lane[i]!]?.id ?? "?"}'s ${view.strings[e.f[i]!] ?? "operation"} ${e.out[i] === 0 ? "fails" : "ends unknown"}${why}`,
+    });
   }
   before.push(...client.sort((x, y) => x.t - y.t).slice(0, SERVER_STEPS_MAX));
   before.sort((x, y) => x.t - y.t);
@@ -166,9 +177,13 @@ export function explainCounterexample(record: RunRecord, history: readonly Histo
 }
 
 export function likenessLine(like: Likeness): string {
-  if (like.same.length > 0) return `the same failure as shipped scenario ${like.same.join(", ")} (same lock, fault kinds and failing checkers): \`lockstep run ${like.same[0]}\``;
+  if (like.same.length > 0)
+    return `the same failure as shipped scenario ${like.same.join(", ")} (same lock, fault kinds and failing checkers): \`lockstep run ${like.same[0]}\``;
   if (like.related.length > 0) {
-    const r = like.related.slice(0, 2).map((x) => `${x.name} (${x.differs})`).join("; ");
+    const r = like.related
+      .slice(0, 2)
+      .map((x) => `${x.name} (${x.differs})`)
+      .join("; ");
     return `no shipped scenario fails the same way (same lock, fault kinds and failing checkers); related: ${r}`;
   }
   return "no shipped scenario fails the same way (same lock, fault kinds and failing checkers), nor a related one: this failure is new to the scenario set";

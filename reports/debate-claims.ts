@@ -15,9 +15,17 @@ export interface DebateSource {
 }
 
 export const SOURCES: Record<DebateSource["key"], DebateSource> = {
-  MK: { key: "MK", title: "Martin Kleppmann, “How to do distributed locking” (2016)", url: "https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html" },
+  MK: {
+    key: "MK",
+    title: "Martin Kleppmann, “How to do distributed locking” (2016)",
+    url: "https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html",
+  },
   AZ: { key: "AZ", title: "Salvatore Sanfilippo (antirez), “Is Redlock safe?” (2016)", url: "http://antirez.com/news/101" },
-  RD: { key: "RD", title: "Redis docs, “Distributed Locks with Redis” (the Redlock spec)", url: "https://redis.io/docs/latest/develop/use/patterns/distributed-locks/" },
+  RD: {
+    key: "RD",
+    title: "Redis docs, “Distributed Locks with Redis” (the Redlock spec)",
+    url: "https://redis.io/docs/latest/develop/use/patterns/distributed-locks/",
+  },
 };
 
 export interface DebateTest {
@@ -81,7 +89,8 @@ export const DEBATE: DebateRound[] = [
         id: "az-strong-guarantees",
         who: "antirez",
         source: "AZ",
-        words: "Most of the times when you need a distributed lock system that can guarantee mutual exclusivity, when this property is violated you already lost.",
+        words:
+          "Most of the times when you need a distributed lock system that can guarantee mutual exclusivity, when this property is violated you already lost.",
         verbatim: true,
         section: "his reply on fencing tokens (point 1)",
         claim:
@@ -105,7 +114,11 @@ export const DEBATE: DebateRound[] = [
         claim:
           "A single Redis node (perhaps with an asynchronous replica) loses locks when it fails; for an efficiency lock that is no big deal, and it is at least plain to everyone that the lock is approximate.",
         tests: [
-          { scenario: "redis-failover-lost-lock", shows: "the primary dies before its replica has the key; the promoted replica grants the lock again", supportedBy: ["unsafe", "unsafe-but-fenced"] },
+          {
+            scenario: "redis-failover-lost-lock",
+            shows: "the primary dies before its replica has the key; the promoted replica grants the lock again",
+            supportedBy: ["unsafe", "unsafe-but-fenced"],
+          },
         ],
       },
       {
@@ -118,7 +131,11 @@ export const DEBATE: DebateRound[] = [
         claim:
           "A single primary with asynchronous replication is not enough: the primary can acknowledge a lock and die before the replica has it, and the promoted replica grants it again. This is why Redlock uses N independent masters.",
         tests: [
-          { scenario: "redis-failover-lost-lock", shows: "the acknowledged lock dies with the primary; the promoted replica grants it to a second client", supportedBy: ["unsafe", "unsafe-but-fenced"] },
+          {
+            scenario: "redis-failover-lost-lock",
+            shows: "the acknowledged lock dies with the primary; the promoted replica grants it to a second client",
+            supportedBy: ["unsafe", "unsafe-but-fenced"],
+          },
           { scenario: "redis-failover-clean", shows: "the same failover after the lock was replicated is harmless", supportedBy: ["safe"] },
         ],
       },
@@ -130,7 +147,8 @@ export const DEBATE: DebateRound[] = [
     claims: [
       {
         id: "mk-gc-pause",
-        words: "if the GC pause lasts longer than the lease expiry period, and the client doesn’t realise that it has expired, it may go ahead and make some unsafe change.",
+        words:
+          "if the GC pause lasts longer than the lease expiry period, and the client doesn’t realise that it has expired, it may go ahead and make some unsafe change.",
         verbatim: true,
         section: "Protecting a resource with a lock",
         who: "Kleppmann",
@@ -138,13 +156,18 @@ export const DEBATE: DebateRound[] = [
         claim:
           "A pause longer than the lease lets the lock expire; another client acquires it and writes; then the paused client wakes and writes too. Checking the lease before writing cannot help, because the pause can fall between the check and the write. Redlock changes nothing here.",
         tests: [
-          { scenario: "naive-gc-pause", shows: "one Redis node: the paused client's write overwrites the new holder's (a lost update)", supportedBy: ["unsafe"] },
+          {
+            scenario: "naive-gc-pause",
+            shows: "one Redis node: the paused client's write overwrites the new holder's (a lost update)",
+            supportedBy: ["unsafe"],
+          },
           { scenario: "redlock-gc-pause", shows: "five Redlock nodes: the same pause, the same two holders", supportedBy: ["unsafe"] },
         ],
       },
       {
         id: "az-generic-lease",
-        words: "After the expire time, the mutual exclusion guarantee, which is the main property of the lock, is gone: another client may already have the lock.",
+        words:
+          "After the expire time, the mutual exclusion guarantee, which is the main property of the lock, is gone: another client may already have the lock.",
         verbatim: true,
         section: "his reply on auto release and fencing tokens",
         who: "antirez",
@@ -152,7 +175,11 @@ export const DEBATE: DebateRound[] = [
         claim:
           "A pause after the lock is acquired is the generic problem of every lease-based lock, not a flaw of Redlock: any system that expires a lock (so a dead client cannot hold it forever) has it.",
         tests: [
-          { scenario: "raft-zk-client-gc-pause", shows: "a ZooKeeper-style lock on Raft: the session expires during the pause and two clients hold the lock", supportedBy: ["unsafe", "unsafe-but-fenced"] },
+          {
+            scenario: "raft-zk-client-gc-pause",
+            shows: "a ZooKeeper-style lock on Raft: the session expires during the pause and two clients hold the lock",
+            supportedBy: ["unsafe", "unsafe-but-fenced"],
+          },
         ],
       },
     ],
@@ -171,7 +198,11 @@ export const DEBATE: DebateRound[] = [
         claim:
           "A request delayed in the network (GitHub once saw packets delayed about 90 s) reaches the server after the lease ended, exactly as a paused client's would; a timeout on the client cannot be trusted to prevent it.",
         tests: [
-          { scenario: "redis-release-delayed-del", shows: "a release sent in time, delivered late: its DEL removes the next holder's key, and a third client gets the lock while the second holds it", supportedBy: ["unsafe"] },
+          {
+            scenario: "redis-release-delayed-del",
+            shows: "a release sent in time, delivered late: its DEL removes the next holder's key, and a third client gets the lock while the second holds it",
+            supportedBy: ["unsafe"],
+          },
         ],
       },
       {
@@ -184,7 +215,12 @@ export const DEBATE: DebateRound[] = [
         claim:
           "Delays before the client has its majority only shrink the validity it measures after step 3, so they cannot make a client believe in a lock it does not hold; only a delay after step 3 can, which is the generic lease problem again.",
         tests: [
-          { scenario: "redlock-slow-acquire", shows: "replies delayed during acquisition: the elapsed time eats the validity and the client gives up", supportedBy: ["safe"], testedBy: "refusal" },
+          {
+            scenario: "redlock-slow-acquire",
+            shows: "replies delayed during acquisition: the elapsed time eats the validity and the client gives up",
+            supportedBy: ["safe"],
+            testedBy: "refusal",
+          },
         ],
       },
     ],
@@ -195,7 +231,8 @@ export const DEBATE: DebateRound[] = [
     claims: [
       {
         id: "mk-fencing",
-        words: "the storage server remembers that it has already processed a write with a higher token number (34), and so it rejects the request with token 33.",
+        words:
+          "the storage server remembers that it has already processed a write with a higher token number (34), and so it rejects the request with token 33.",
         verbatim: true,
         section: "Making the lock safe with fencing",
         who: "Kleppmann",
@@ -203,9 +240,17 @@ export const DEBATE: DebateRound[] = [
         claim:
           "Give every grant a monotonically increasing fencing token and have the storage reject a write with a token lower than one it has seen. The holder of token 33 pauses, 34 writes, and the storage rejects 33. Redlock has no such token.",
         tests: [
-          { scenario: "naive-gc-pause-fenced", shows: "the same GC pause with an INCR token: two holders, but the stale write is rejected", supportedBy: ["unsafe-but-fenced"] },
+          {
+            scenario: "naive-gc-pause-fenced",
+            shows: "the same GC pause with an INCR token: two holders, but the stale write is rejected",
+            supportedBy: ["unsafe-but-fenced"],
+          },
           { scenario: "redis-fenced-gc-pause", shows: "three clients, one paused holder: its write is rejected", supportedBy: ["unsafe-but-fenced"] },
-          { scenario: "raft-zk-client-gc-pause-fenced", shows: "the ZooKeeper-style lock with its zxid as token: the stale write is rejected", supportedBy: ["unsafe-but-fenced"] },
+          {
+            scenario: "raft-zk-client-gc-pause-fenced",
+            shows: "the ZooKeeper-style lock with its zxid as token: the stale write is rejected",
+            supportedBy: ["unsafe-but-fenced"],
+          },
         ],
       },
       {
@@ -217,7 +262,11 @@ export const DEBATE: DebateRound[] = [
         source: "MK",
         claim: "Keeping the token counter on one Redis node would not be sufficient, because that node may fail.",
         tests: [
-          { scenario: "redis-fenced-restart-token-reuse", shows: "the counter's node restarts at zero and hands out a token already used: it fences nothing", supportedBy: ["unsafe"] },
+          {
+            scenario: "redis-fenced-restart-token-reuse",
+            shows: "the counter's node restarts at zero and hands out a token already used: it fences nothing",
+            supportedBy: ["unsafe"],
+          },
         ],
       },
       {
@@ -232,7 +281,8 @@ export const DEBATE: DebateRound[] = [
         tests: [
           {
             scenario: "redlock-gc-pause-owner-check",
-            shows: "Redlock's GC pause again, with a storage that claims the counter for the grant's random value and writes only while it still owns it: the paused holder's write is refused",
+            shows:
+              "Redlock's GC pause again, with a storage that claims the counter for the grant's random value and writes only while it still owns it: the paused holder's write is refused",
             supportedBy: ["unsafe-but-fenced"],
           },
         ],
@@ -265,7 +315,11 @@ export const DEBATE: DebateRound[] = [
           "Redlock needs only a bounded clock rate error (“count 10 seconds as 9.5 or 11.2”), which the drift allowance covers; avoid jumps by slewing NTP, and Redis should move to monotonic time.",
         tests: [
           { scenario: "redlock-clock-drift-within", shows: "clocks 0.5% fast, inside the 1% allowance: safe", supportedBy: ["safe"] },
-          { scenario: "redlock-clock-drift-fast", shows: "clocks 5% fast, beyond the allowance: two holders — the bound is the whole guarantee", supportedBy: ["unsafe"] },
+          {
+            scenario: "redlock-clock-drift-fast",
+            shows: "clocks 5% fast, beyond the allowance: two holders — the bound is the whole guarantee",
+            supportedBy: ["unsafe"],
+          },
         ],
       },
     ],
@@ -281,8 +335,15 @@ export const DEBATE: DebateRound[] = [
         section: "Breaking Redlock with bad timings",
         who: "Kleppmann",
         source: "MK",
-        claim: "Client 1 pauses while the replies are in flight; the keys expire and client 2 acquires all five; client 1 then reads the buffered OKs and believes it holds the lock.",
-        tests: [{ scenario: "redlock-acquire-pause", shows: "the pause happens as described; whether it harms depends on the client's second clock read", supportedBy: ["unsafe", "unsafe-but-fenced"] }],
+        claim:
+          "Client 1 pauses while the replies are in flight; the keys expire and client 2 acquires all five; client 1 then reads the buffered OKs and believes it holds the lock.",
+        tests: [
+          {
+            scenario: "redlock-acquire-pause",
+            shows: "the pause happens as described; whether it harms depends on the client's second clock read",
+            supportedBy: ["unsafe", "unsafe-but-fenced"],
+          },
+        ],
       },
       {
         id: "az-reread-clock",
@@ -295,10 +356,27 @@ export const DEBATE: DebateRound[] = [
           "Step 3 of the algorithm re-reads the clock after acquiring and subtracts the elapsed time from the validity, so a pause during acquisition leaves no validity and the client gives up.",
         tests: [
           { scenario: "redlock-acquire-pause", shows: "the second clock read catches the pause: the client does not use the lock", supportedBy: ["safe"] },
-          { scenario: "redlock-slow-acquire", shows: "replies so slow that the elapsed time eats the validity: the client gives up", supportedBy: ["safe"], testedBy: "refusal" },
-          { scenario: "redlock-slow-acquire-seed", shows: "a client loop without the drift term accepts a lock with 5 ms left: two holders — the check must be done right", supportedBy: ["unsafe"] },
-          { scenario: "redlock-v5-acquire-pause", shows: "node-redlock v5 skips step 3's second clock read and returns the expired lock; the caller's own validity check stands in for it", supportedBy: ["safe"] },
-          { scenario: "redlock-v5-acquire-pause-unchecked", shows: "the same v5 lock with a caller that does not check: two holders — step 3 is the client's, and a library can leave it out", supportedBy: ["unsafe"] },
+          {
+            scenario: "redlock-slow-acquire",
+            shows: "replies so slow that the elapsed time eats the validity: the client gives up",
+            supportedBy: ["safe"],
+            testedBy: "refusal",
+          },
+          {
+            scenario: "redlock-slow-acquire-seed",
+            shows: "a client loop without the drift term accepts a lock with 5 ms left: two holders — the check must be done right",
+            supportedBy: ["unsafe"],
+          },
+          {
+            scenario: "redlock-v5-acquire-pause",
+            shows: "node-redlock v5 skips step 3's second clock read and returns the expired lock; the caller's own validity check stands in for it",
+            supportedBy: ["safe"],
+          },
+          {
+            scenario: "redlock-v5-acquire-pause-unchecked",
+            shows: "the same v5 lock with a caller that does not check: two holders — step 3 is the client's, and a library can leave it out",
+            supportedBy: ["unsafe"],
+          },
         ],
       },
     ],
@@ -317,12 +395,17 @@ export const DEBATE: DebateRound[] = [
         claim: "A node that crashes without having persisted the key and restarts at once is equivalent to a clock jump: it grants the lock a second time.",
         tests: [
           { scenario: "redlock-crash-restart", shows: "no persistence: the restarted node votes for a second client", supportedBy: ["unsafe"] },
-          { scenario: "redlock-crash-restart-everysec", shows: "AOF with the default one-second fsync: the crash loses the last second, and the lock with it", supportedBy: ["unsafe"] },
+          {
+            scenario: "redlock-crash-restart-everysec",
+            shows: "AOF with the default one-second fsync: the crash loses the last second, and the lock with it",
+            supportedBy: ["unsafe"],
+          },
         ],
       },
       {
         id: "rd-persistence",
-        words: "Turn on AOF with fsync=always, or keep a crashed instance down for a bit longer than the longest TTL, so that the locks it granted expire before it votes again.",
+        words:
+          "Turn on AOF with fsync=always, or keep a crashed instance down for a bit longer than the longest TTL, so that the locks it granted expire before it votes again.",
         verbatim: false,
         section: "Performance, crash recovery and fsync",
         who: "antirez",

@@ -141,7 +141,9 @@ function claimCard(c: DebateClaim, entries: DebateEntry[]): string {
     .map((en) => {
       const test = c.tests.find((t) => t.scenario === en.scenario);
       const b = bearingOf(en);
-      const name = (en.report ? `<a href="${e(en.report)}">${e(en.scenario)}</a>` : e(en.scenario)) + (en.playground ? ` <a class="play" href="${e(en.playground)}">change its faults in the playground</a>` : "");
+      const name =
+        (en.report ? `<a href="${e(en.report)}">${e(en.scenario)}</a>` : e(en.scenario)) +
+        (en.playground ? ` <a class="play" href="${e(en.playground)}">change its faults in the playground</a>` : "");
       const outcome = en.record
         ? `<span class="badge outcome-${e(en.record.verdicts.outcome)}">${e(en.record.verdicts.outcome.replace(/-/g, " "))}</span> <span class="seed">seed ${en.record.seed}</span>`
         : "";

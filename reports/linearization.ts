@@ -76,7 +76,8 @@ export function opWords(op: OpLike): string {
   let result: string;
   if (op.outcome === "info") result = "outcome unknown";
   else if (op.outcome === "fail") result = `failed${typeof o.reason === "string" ? ` (${o.reason})` : ""}`;
-  else if (op.f === "acquire") result = `granted${typeof o.grantId === "string" ? ` ${o.grantId}` : ""}${typeof o.token === "number" ? `, token ${o.token}` : ""}`;
+  else if (op.f === "acquire")
+    result = `granted${typeof o.grantId === "string" ? ` ${o.grantId}` : ""}${typeof o.token === "number" ? `, token ${o.token}` : ""}`;
   else if (op.f === "read") result = `counter ${String(o.counter ?? "?")}`;
   else if (op.f === "release") result = o.released === false ? "not released (key already gone)" : "released";
   else result = "ok";
@@ -89,7 +90,10 @@ const W = 860;
 
 export function renderLinearization(v: LinearizationView): string {
   const w = v.witness;
-  const ops = [...w.prefixTail.map((op, j) => ({ op, n: w.prefixLength - w.prefixTail.length + j + 1, stuck: false })), ...w.cannotFollow.map((op) => ({ op, n: 0, stuck: true }))];
+  const ops = [
+    ...w.prefixTail.map((op, j) => ({ op, n: w.prefixLength - w.prefixTail.length + j + 1, stuck: false })),
+    ...w.cannotFollow.map((op) => ({ op, n: 0, stuck: true })),
+  ];
   const procs = [...new Set(ops.map((x) => x.op.process))].sort();
   const t0 = Math.min(...ops.map((x) => x.op.startUs));
   const t1 = Math.max(...ops.map((x) => x.op.endUs ?? x.op.startUs)) + 1;
@@ -101,7 +105,10 @@ export function renderLinearization(v: LinearizationView): string {
   const X = (t: number) => ML + (rank.get(t) ?? times.length) * step;
   const H = procs.length * ROW_H + 34;
   const rows = procs
-    .map((p, r) => `<text class="lin-proc" x="${ML - 8}" y="${24 + r * ROW_H + 15}" text-anchor="end">${e(p)}</text><line x1="${ML}" x2="${W - 10}" y1="${24 + r * ROW_H + ROW_H / 2}" y2="${24 + r * ROW_H + ROW_H / 2}" class="lin-row"/>`)
+    .map(
+      (p, r) =>
+        `<text class="lin-proc" x="${ML - 8}" y="${24 + r * ROW_H + 15}" text-anchor="end">${e(p)}</text><line x1="${ML}" x2="${W - 10}" y1="${24 + r * ROW_H + ROW_H / 2}" y2="${24 + r * ROW_H + ROW_H / 2}" class="lin-row"/>`,
+    )
     .join("");
   const bars = ops
     .map(({ op, n, stuck }) => {
@@ -111,7 +118,7 @@ export function renderLinearization(v: LinearizationView): string {
       const open = op.endUs === null;
       const x1 = open ? W - 12 : Math.max(x0 + 6, X(op.endUs!));
       const long = stuck ? `✗ ${op.f}` : `${n}. ${op.f}`;
-      const label = (x1 - x0) > long.length * 6.4 ? long : stuck ? "✗" : String(n);
+      const label = x1 - x0 > long.length * 6.4 ? long : stuck ? "✗" : String(n);
       const title = `${stuck ? "cannot follow" : `linearized ${n}${ordinal(n)}`}: ${opWords(op)} — invoked ${fmtS(op.startUs)}, ${op.endUs === null ? "no reply" : `returned ${fmtS(op.endUs)}`} (history #${op.index})`;
       return `<g class="lin-op${stuck ? " stuck" : ""}" data-index="${op.index}"><title>${e(title)}</title><rect x="${x0.toFixed(1)}" y="${y}" width="${(x1 - x0).toFixed(1)}" height="${ROW_H - 10}" rx="3"${open ? ' stroke-dasharray="4,3"' : ""}/><text x="${(x0 + 3).toFixed(1)}" y="${y + 14}">${e(label)}</text></g>`;
     })
@@ -119,7 +126,10 @@ export function renderLinearization(v: LinearizationView): string {
   const axis = `<text class="lin-axis" x="${ML}" y="${H - 4}">${e(fmtS(t0))}</text><text class="lin-axis" x="${W - 10}" y="${H - 4}" text-anchor="end">${e(fmtS(t1 - 1))}</text>`;
   const shownFrom = w.prefixLength - w.prefixTail.length + 1;
   const list = ops
-    .map(({ op, n, stuck }) => `<li class="${stuck ? "stuck" : ""}" value="${stuck ? w.prefixLength + 1 : n}">${stuck ? "<b>cannot follow:</b> " : ""}${e(opWords(op))} <span class="lin-t">[${e(fmtS(op.startUs))} – ${e(op.endUs === null ? "no reply" : fmtS(op.endUs))}]</span></li>`)
+    .map(
+      ({ op, n, stuck }) =>
+        `<li class="${stuck ? "stuck" : ""}" value="${stuck ? w.prefixLength + 1 : n}">${stuck ? "<b>cannot follow:</b> " : ""}${e(opWords(op))} <span class="lin-t">[${e(fmtS(op.startUs))} – ${e(op.endUs === null ? "no reply" : fmtS(op.endUs))}]</span></li>`,
+    )
     .join("");
   return `<section class="linearization" id="linearization">
 <h2>The linearizability failure <small>lock ${e(w.lock)}, ${e(w.model)} model</small> <button type="button" class="linklike" data-show="span:${v.spanUs[0]}-${v.spanUs[1]}">show on the timeline</button></h2>

@@ -182,7 +182,12 @@ export function describeNote(server: string, f: string, value: unknown): NoteTex
         label: `leader, term ${s("term")}`,
         mark: "role",
         title: `${server} becomes leader (term ${s("term")})`,
-        rows: [["term", s("term")], ...(v.sessions !== undefined ? ([["sessions", s("sessions")]] as Array<[string, string]>) : []), ...(v.leases !== undefined ? ([["leases", s("leases")]] as Array<[string, string]>) : []), ["on becoming leader", s("note")]],
+        rows: [
+          ["term", s("term")],
+          ...(v.sessions !== undefined ? ([["sessions", s("sessions")]] as Array<[string, string]>) : []),
+          ...(v.leases !== undefined ? ([["leases", s("leases")]] as Array<[string, string]>) : []),
+          ["on becoming leader", s("note")],
+        ],
         sentence: `${server} becomes leader in term ${s("term")} and ${s("note")}`,
         key: true,
       };

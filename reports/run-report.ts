@@ -32,7 +32,9 @@ export function renderRunReportFromView(record: RunRecord, view: RunView): strin
     .join("\n");
 
   // At most a few sentences per checker: a long stale hold can overlap dozens of others.
-  const shown = view.violations.map((v, i) => ({ v, i })).filter(({ v, i }) => view.violations.slice(0, i).filter((w) => w.checker === v.checker).length < FINDINGS_PER_CHECKER);
+  const shown = view.violations
+    .map((v, i) => ({ v, i }))
+    .filter(({ v, i }) => view.violations.slice(0, i).filter((w) => w.checker === v.checker).length < FINDINGS_PER_CHECKER);
   const hidden = view.violations.length - shown.length;
   const findings = view.violations.length
     ? `<section class="findings" id="findings"><h2>What went wrong</h2><ol>${shown
@@ -40,16 +42,15 @@ export function renderRunReportFromView(record: RunRecord, view: RunView): strin
           ({ v, i }) =>
             `<li><span class="ck">${e(v.checker)}</span> ${e(v.sentence)} <button type="button" class="linklike" data-violation="${i}">show on the timeline</button></li>`,
         )
-        .join("")}</ol>${hidden > 0 ? `<p class="more">…and ${hidden} more like these: every one is a red band on the timeline.</p>` : ""}${otherFindings(view, lin)}</section>`
+        .join(
+          "",
+        )}</ol>${hidden > 0 ? `<p class="more">…and ${hidden} more like these: every one is a red band on the timeline.</p>` : ""}${otherFindings(view, lin)}</section>`
     : view.findings.length
       ? `<section class="findings" id="findings"><h2>What went wrong</h2>${otherFindings(view, lin)}</section>`
       : "";
 
   const steps = view.steps
-    .map(
-      (s) =>
-        `<li class="tone-${s.tone}" data-ref="${s.ref.kind}:${s.ref.i}" tabindex="0"><span class="t">${e(fmtSeconds(s.t))}</span> ${e(s.text)}</li>`,
-    )
+    .map((s) => `<li class="tone-${s.tone}" data-ref="${s.ref.kind}:${s.ref.i}" tabindex="0"><span class="t">${e(fmtSeconds(s.t))}</span> ${e(s.text)}</li>`)
     .join("\n");
 
   const lat = view.latency;

@@ -156,4 +156,3 @@ export interface StoryStep {
   /** "server": a lock server's own decision (an expiry, a failover); kept like faults when the story is cut. */
   tone: "normal" | "fault" | "bad" | "server";
 }
-

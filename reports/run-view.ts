@@ -4,7 +4,20 @@ import type { RunRecord } from "./types.js";
 import { describeNote } from "./notes.js";
 import { findFaultDef } from "../faults/index.js";
 import type { FaultReportMark } from "../faults/def.js";
-import { HOLD_END, type AttemptColumns, type ErrorColumns, type FaultMark, type HoldColumns, type Lane, type NoteMark, type RoleBand, type RunView, type StoryStep, type ViolationMark, type WriteColumns } from "./run-view-types.js";
+import {
+  HOLD_END,
+  type AttemptColumns,
+  type ErrorColumns,
+  type FaultMark,
+  type HoldColumns,
+  type Lane,
+  type NoteMark,
+  type RoleBand,
+  type RunView,
+  type StoryStep,
+  type ViolationMark,
+  type WriteColumns,
+} from "./run-view-types.js";
 
 export * from "./run-view-types.js";
 
@@ -91,7 +104,9 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   }
 
   // Holds, in start order (computeHolds is the truth the checkers use).
-  const holdList = computeHolds(history).slice().sort((a, b) => a.startUs - b.startUs || a.acquireIndex - b.acquireIndex);
+  const holdList = computeHolds(history)
+    .slice()
+    .sort((a, b) => a.startUs - b.startUs || a.acquireIndex - b.acquireIndex);
   const holdByGrant = new Map<string, number>();
   const holdByAcquire = new Map<number, number>();
   const holds: HoldColumns = { lane: [], lock: [], s: [], e: [], w: [], tok: [], g: [], by: [], st: [], rel: [], val: [], lap: [], bad: [] };
@@ -179,9 +194,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     for (const w of v.writes) writes.bad[w] = 1;
   }
 
-  const findings = record.verdicts.results
-    .filter((r) => r.valid !== true)
-    .map((r) => ({ checker: r.checker, valid: r.valid, summary: r.summary }));
+  const findings = record.verdicts.results.filter((r) => r.valid !== true).map((r) => ({ checker: r.checker, valid: r.valid, summary: r.summary }));
 
   // Clocks: the runner's samples, one series per lane.
   const samples = meta.clockSamples ?? [];
@@ -203,7 +216,25 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     targetMs: ACQUIRE_TARGET_MS,
   };
 
-  const view: RunView = { endUs, lanes, locks, strings, holds, attempts, errors, writes, faults, notes, notesOmitted, roles, violations, findings, clocks, latency, steps: [] };
+  const view: RunView = {
+    endUs,
+    lanes,
+    locks,
+    strings,
+    holds,
+    attempts,
+    errors,
+    writes,
+    faults,
+    notes,
+    notesOmitted,
+    roles,
+    violations,
+    findings,
+    clocks,
+    latency,
+    steps: [],
+  };
   view.steps = buildSteps(view);
   return view;
 }
@@ -484,6 +515,5 @@ export function fmtMs(ms: number): string {
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
-
 
 export type { Hold };

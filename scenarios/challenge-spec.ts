@@ -6,10 +6,7 @@ import type { Fields } from "../sim/validate.js";
  * the default "overlapping-belief" applies. docs/scenarios.md describes each kind.
  */
 export type ChallengeSpec =
-  | { kind: "overlapping-belief" }
-  | { kind: "expiry-handover" }
-  | { kind: "waiter-served" }
-  | { kind: "waiter-waited"; waitedMsMin?: number };
+  { kind: "overlapping-belief" } | { kind: "expiry-handover" } | { kind: "waiter-served" } | { kind: "waiter-waited"; waitedMsMin?: number };
 
 export const CHALLENGE_KINDS = ["overlapping-belief", "expiry-handover", "waiter-served", "waiter-waited"] as const;
 export type ChallengeKind = (typeof CHALLENGE_KINDS)[number];

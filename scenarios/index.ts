@@ -66,7 +66,11 @@ export function loadScenario(nameOrPath: string): Scenario {
   const file = files.get(nameOrPath);
   if (!file) {
     // The nearest few, not all of them: a list of 79 names hides the one you meant.
-    throw new InputError("<arg>", "scenario", `unknown scenario "${nameOrPath}"; ${didYouMean(nameOrPath, [...files.keys()])}\`lockstep list\` names all ${files.size}`);
+    throw new InputError(
+      "<arg>",
+      "scenario",
+      `unknown scenario "${nameOrPath}"; ${didYouMean(nameOrPath, [...files.keys()])}\`lockstep list\` names all ${files.size}`,
+    );
   }
   const display = relative(packageRoot(), file);
   const s = loadScenarioFile(file, display);

@@ -20,8 +20,6 @@ import { WORK_DISTS, WORK_DIST_FIELDS, type WorkTime } from "../sim/work-time.js
 export const EXPECTATIONS = ["safe", "unsafe", "unsafe-but-fenced", "liveness-loss"] as const;
 export type Expectation = (typeof EXPECTATIONS)[number];
 
-
-
 /**
  * A random nemesis: fault steps drawn from the run's seed (with the same fast-check
  * arbitraries `lockstep explore` uses), added to the scripted `faults`. Each seed of a
@@ -164,19 +162,9 @@ export function parseScenario(raw: unknown, file: string): Scenario {
 
   const clients = parseClients(f);
 
-  const w = f.object("workload").only([
-    "locks",
-    "ttlMs",
-    "waitMs",
-    "workMs",
-    "thinkMs",
-    "thinkJitterMs",
-    "fencing",
-    "ownerCheck",
-    "resourceTimeoutMs",
-    "extendTtlMs",
-    "validityCheck",
-  ]);
+  const w = f
+    .object("workload")
+    .only(["locks", "ttlMs", "waitMs", "workMs", "thinkMs", "thinkJitterMs", "fencing", "ownerCheck", "resourceTimeoutMs", "extendTtlMs", "validityCheck"]);
   const workload: WorkloadSpec = {
     locks: w.stringArray("locks", ["order:123"]),
     ttlMs: w.number("ttlMs", { min: 1, integer: true }),

@@ -22,7 +22,12 @@ const REDIS_DESIGNS: Record<string, (o: Record<string, unknown>) => number> = {
 const REDLOCK_MODEL_REQUEST_TIMEOUT_MS = 50;
 
 const SHARED_NODE_OPTIONS = ["persistence", "fsyncIntervalMs", "sweepIntervalMs"];
-const REDLOCK_OPTIONS: Record<string, string> = { driftFactor: "driftFactor", retryCount: "retryCount", retryDelayMs: "retryDelay", retryJitterMs: "retryJitter" };
+const REDLOCK_OPTIONS: Record<string, string> = {
+  driftFactor: "driftFactor",
+  retryCount: "retryCount",
+  retryDelayMs: "retryDelay",
+  retryJitterMs: "retryJitter",
+};
 
 export function withLibrary(s: Scenario, adapter: string, field = "--lock"): Scenario {
   const nodesOf = REDIS_DESIGNS[s.design];

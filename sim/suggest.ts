@@ -18,14 +18,17 @@ export function nearestNames(name: string, known: readonly string[], max = 3): s
  */
 export function didYouMean(name: string, known: readonly string[], max = 3): string {
   const near = nearestNames(name, known, max);
-  const names = near.length > 0 ? near : ranked(name, known).slice(0, max).map((x) => x.k);
+  const names =
+    near.length > 0
+      ? near
+      : ranked(name, known)
+          .slice(0, max)
+          .map((x) => x.k);
   return names.length > 0 ? `did you mean ${names.join(", ")}? ` : "";
 }
 
 function ranked(name: string, known: readonly string[]): { k: string; d: number }[] {
-  return known
-    .map((k) => ({ k, d: distance(name, k) }))
-    .sort((a, b) => a.d - b.d || a.k.localeCompare(b.k));
+  return known.map((k) => ({ k, d: distance(name, k) })).sort((a, b) => a.d - b.d || a.k.localeCompare(b.k));
 }
 
 function distance(name: string, k: string): number {

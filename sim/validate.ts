@@ -76,7 +76,8 @@ export class Fields {
     if (o.max !== undefined && v > o.max) this.fail(name, want);
     // A side with no stated bound still gets one: times become µs in the event queue,
     // and 1e308 ms there is Infinity (a stack trace, not a message).
-    if ((o.max === undefined && v > NUMBER_MAGNITUDE_MAX) || (o.min === undefined && v < -NUMBER_MAGNITUDE_MAX)) this.fail(name, `${want}, at most ${NUMBER_MAGNITUDE_MAX} in size`);
+    if ((o.max === undefined && v > NUMBER_MAGNITUDE_MAX) || (o.min === undefined && v < -NUMBER_MAGNITUDE_MAX))
+      this.fail(name, `${want}, at most ${NUMBER_MAGNITUDE_MAX} in size`);
     return v;
   }
 

@@ -6,9 +6,7 @@
  * to maxMs (one draw per hold whatever the value, so a draw never shifts the next).
  */
 export type WorkDist =
-  | { dist: "fixed"; ms: number }
-  | { dist: "uniform"; minMs: number; maxMs: number }
-  | { dist: "exponential"; meanMs: number; maxMs: number };
+  { dist: "fixed"; ms: number } | { dist: "uniform"; minMs: number; maxMs: number } | { dist: "exponential"; meanMs: number; maxMs: number };
 
 export type WorkTime = number | WorkDist;
 

@@ -11,7 +11,11 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 // write alike. Needs `npm run build` (npm test's pretest).
 const root = fileURLToPath(new URL("..", import.meta.url));
 const bundle = join(root, "dist", "cli", "bundle", "cli.js");
-const unbundled = ["--input-type=module", "-e", `const { main } = await import(${JSON.stringify(new URL("../dist/cli/main.js", import.meta.url).href)}); process.exitCode = await main(process.argv.slice(1));`];
+const unbundled = [
+  "--input-type=module",
+  "-e",
+  `const { main } = await import(${JSON.stringify(new URL("../dist/cli/main.js", import.meta.url).href)}); process.exitCode = await main(process.argv.slice(1));`,
+];
 const fixture = (p: string): string => join(root, "test", "fixtures", p);
 
 function lockstep(args: string[], viaBundle: boolean): { status: number | null; stdout: string; stderr: string } {
@@ -90,7 +94,10 @@ describe.skipIf(!existsSync(manifestPath))("start-up routes", () => {
   });
 
   it("every command but check is a stub in the bundle (real mode's child finds its files from dist/); sweep has a bundle pair of its own", () => {
-    const m = JSON.parse(readFileSync(manifestPath, "utf8")) as { bundledCommands: string[]; sweep: { bundle: string; cache: string; worker: string; workerCache: string } };
+    const m = JSON.parse(readFileSync(manifestPath, "utf8")) as {
+      bundledCommands: string[];
+      sweep: { bundle: string; cache: string; worker: string; workerCache: string };
+    };
     expect(m.bundledCommands).toEqual(["check"]);
     expect(readFileSync(join(root, "dist", "cli", "bundle", "cli.js"), "utf8")).toContain("is not in the start-up bundle");
     for (const f of [m.sweep.bundle, m.sweep.cache, m.sweep.worker, m.sweep.workerCache]) expect(existsSync(join(root, "dist", "cli", "bundle", f))).toBe(true);
@@ -103,16 +110,27 @@ describe.skipIf(!existsSync(manifestPath))("the bundled sweep", () => {
   const tmp = mkdtempSync(join(tmpdir(), "lockstep-bundle-sweep-"));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
   const unbundledMain = join(tmp, "unbundled.mjs");
-  writeFileSync(unbundledMain, `const { main } = await import(${JSON.stringify(new URL("../dist/cli/main.js", import.meta.url).href)}); process.exitCode = await main(process.argv.slice(2));`);
+  writeFileSync(
+    unbundledMain,
+    `const { main } = await import(${JSON.stringify(new URL("../dist/cli/main.js", import.meta.url).href)}); process.exitCode = await main(process.argv.slice(2));`,
+  );
   const sweep = (entry: string, cwd: string, out: string, extra: string[] = []) =>
-    spawnSync(process.execPath, [entry, "sweep", join(root, "scenarios", "naive-gc-pause.json"), "--seeds", "1..24", "--workers", "2", "--out", out, "--json", ...extra], { cwd, encoding: "utf8" });
+    spawnSync(
+      process.execPath,
+      [entry, "sweep", join(root, "scenarios", "naive-gc-pause.json"), "--seeds", "1..24", "--workers", "2", "--out", out, "--json", ...extra],
+      { cwd, encoding: "utf8" },
+    );
   // summary.json's execution times, and the --out it names, are all that may differ.
   const untimed = (json: string, out: string): unknown => {
     const s = JSON.parse(json.replaceAll(out, "OUT")) as { execution: Record<string, unknown> };
     const { wallMs: _w, ...rest } = s.execution;
     return { ...s, execution: rest };
   };
-  const filesUnder = (dir: string): string[] => (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[]).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(dir.length)).sort();
+  const filesUnder = (dir: string): string[] =>
+    (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
+      .filter((d) => d.isFile())
+      .map((d) => join(d.parentPath, d.name).slice(dir.length))
+      .sort();
 
   it.each([
     ["sweep --help", ["sweep", "--help"], 0],
@@ -223,7 +241,19 @@ describe.skipIf(!existsSync(manifestPath))("a stale, missing or spoilt bundle", 
   });
 
   const sweepIn = (dir: string): { status: number | null; stderr: string; route: string; runs: number } => {
-    const args = ["sweep", join(root, "scenarios", "naive-gc-pause.json"), "--seeds", "1..12", "--workers", "2", "--reports", "0", "--out", join(dir, "out"), "--json"];
+    const args = [
+      "sweep",
+      join(root, "scenarios", "naive-gc-pause.json"),
+      "--seeds",
+      "1..12",
+      "--workers",
+      "2",
+      "--reports",
+      "0",
+      "--out",
+      join(dir, "out"),
+      "--json",
+    ];
     const r = spawnSync(process.execPath, [join(dir, "bin", "lockstep.js"), ...args], { cwd: dir, encoding: "utf8" });
     const route = (requireCjs(join(dir, "bin", "load-bundle.js")) as Loader).routeOf(args);
     return { status: r.status, stderr: r.stderr, route, runs: r.status === 3 ? (JSON.parse(r.stdout) as { runs: number }).runs : -1 };

@@ -42,8 +42,16 @@ describe("messages from data print as one plain line", () => {
   // Each of these reached the event queue as time Infinity (exit 1, a stack trace).
   const base = { name: "huge", design: "redis-setnx", durationMs: 1000, clients: 1, workload: { locks: ["L"], ttlMs: 100 } };
   const huge: [string, Record<string, unknown>, RegExp][] = [
-    ["a fault's atMs", { ...base, faults: [{ kind: "pause", target: "c1", atMs: 1e308, durationMs: 10 }] }, /faults\[0\]\.atMs: expected a number >= 0, at most 1000000000000 in size/],
-    ["a fault's durationMs", { ...base, faults: [{ kind: "pause", target: "c1", atMs: 1, durationMs: 1e308 }] }, /faults\[0\]\.durationMs: expected a number >= 0, at most/],
+    [
+      "a fault's atMs",
+      { ...base, faults: [{ kind: "pause", target: "c1", atMs: 1e308, durationMs: 10 }] },
+      /faults\[0\]\.atMs: expected a number >= 0, at most 1000000000000 in size/,
+    ],
+    [
+      "a fault's durationMs",
+      { ...base, faults: [{ kind: "pause", target: "c1", atMs: 1, durationMs: 1e308 }] },
+      /faults\[0\]\.durationMs: expected a number >= 0, at most/,
+    ],
     ["workload.ttlMs", { ...base, workload: { locks: ["L"], ttlMs: 1e308 } }, /workload\.ttlMs: expected an integer >= 1, at most/],
     ["workload.thinkMs", { ...base, workload: { locks: ["L"], ttlMs: 100, thinkMs: 1e308 } }, /workload\.thinkMs: expected a number >= 0, at most/],
     ["a clock's offsetMs", { ...base, clocks: { c1: { offsetMs: -1e308 } } }, /clocks\.c1\.offsetMs: expected a number, at most/],
@@ -63,7 +71,10 @@ describe("messages from data print as one plain line", () => {
     const dir = tmp();
     const file = join(dir, "escapes.json");
     const lock = "L\u001b]0;owned\u0007\u009b2J";
-    writeFileSync(file, JSON.stringify({ ...base, name: "escapes", story: "s", expect: "safe", clients: [{ id: "c\u001b[31m1" }], workload: { locks: [lock], ttlMs: 100 } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...base, name: "escapes", story: "s", expect: "safe", clients: [{ id: "c\u001b[31m1" }], workload: { locks: [lock], ttlMs: 100 } }),
+    );
     // One client, so the run is not challenged (exit 8) and its NOT CHALLENGED line names the lock;
     // its --out path (from the command line) carries the escapes too.
     expect(await main(["run", file, "--out", join(dir, "out\u001b[2J\u009b")])).toBe(EXIT.notChallenged);
@@ -107,4 +118,3 @@ describe("messages from data print as one plain line", () => {
     expect(io.out).not.toMatch(CONTROL);
   });
 });
-

@@ -81,7 +81,11 @@ describe("run bounds: the validator refuses what the simulator cannot finish", (
     const under = scenarioFile("under", { durationMs: 2000, clients: 2, limits: { eventsMax: events - 1 } });
     const r = await run(under);
     expect(r.code).toBe(EXIT.badInput);
-    expect(r.err).toMatch(new RegExp(`^lockstep: simulation bound hit: eventsMax = ${events - 1} \\(at t=\\d+µs\\); shorten the scenario, or raise the bound with its "limits" field \\(docs/scenarios\\.md#limits\\)$`));
+    expect(r.err).toMatch(
+      new RegExp(
+        `^lockstep: simulation bound hit: eventsMax = ${events - 1} \\(at t=\\d+µs\\); shorten the scenario, or raise the bound with its "limits" field \\(docs/scenarios\\.md#limits\\)$`,
+      ),
+    );
     expect(existsSync(r.out)).toBe(false);
     io.err = "";
     // Two clients taking turns with no fault never challenge the lock (exit 8): the run completed, which is the point.
@@ -91,7 +95,9 @@ describe("run bounds: the validator refuses what the simulator cannot finish", (
   it("a 1-client day that fits the time bound is stopped early by the event bound, exit 2, naming it and the way to raise it", async () => {
     const r = await run(scenarioFile("one-day", { durationMs: 86_398_000, clients: 1 }));
     expect(r.code).toBe(EXIT.badInput);
-    expect(r.err).toMatch(/^lockstep: simulation bound hit: eventsMax = 10000000 \(stopped early: 262144 events in the first [\d.]+ s project to ~\d+ over the run's 86398 s, more than twice the bound\); shorten the scenario, or raise the bound with its "limits" field \(docs\/scenarios\.md#limits\)$/);
+    expect(r.err).toMatch(
+      /^lockstep: simulation bound hit: eventsMax = 10000000 \(stopped early: 262144 events in the first [\d.]+ s project to ~\d+ over the run's 86398 s, more than twice the bound\); shorten the scenario, or raise the bound with its "limits" field \(docs\/scenarios\.md#limits\)$/,
+    );
     expect(existsSync(r.out)).toBe(false);
   });
 
@@ -104,7 +110,9 @@ describe("run bounds: the validator refuses what the simulator cannot finish", (
       err = e;
     }
     expect(err).toBeInstanceOf(SimLimitError);
-    expect((err as Error).message).toMatch(/^simulation bound hit: eventsMax = 10000000 \(stopped early: 262144 events in the first [\d.]+ s project to ~\d+ over the run's 86398 s, more than twice the bound\)$/);
+    expect((err as Error).message).toMatch(
+      /^simulation bound hit: eventsMax = 10000000 \(stopped early: 262144 events in the first [\d.]+ s project to ~\d+ over the run's 86398 s, more than twice the bound\)$/,
+    );
   });
 });
 
@@ -130,7 +138,9 @@ describe("the kernel's event projection", () => {
   };
 
   it("stops at the first checkpoint when the projection passes twice the bound, and not when it does not", () => {
-    expect(stop(ticking({ eventsMax: 400_000, projectAfterEvents: 1000 }), 1_000_000)).toMatch(/eventsMax = 400000 \(stopped early: 1000 events in the first 0\.0 s project to ~1000000 over the run's 1 s/);
+    expect(stop(ticking({ eventsMax: 400_000, projectAfterEvents: 1000 }), 1_000_000)).toMatch(
+      /eventsMax = 400000 \(stopped early: 1000 events in the first 0\.0 s project to ~1000000 over the run's 1 s/,
+    );
     // 1M events projected against 600k: within twice the bound, so the run goes on and meets the bound itself.
     expect(stop(ticking({ eventsMax: 600_000, projectAfterEvents: 1000 }), 1_000_000)).toMatch(/eventsMax = 600000 \(at t=/);
     // Without a projection (the kernel's default) only the bound itself stops it.

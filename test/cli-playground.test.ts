@@ -33,7 +33,9 @@ describe("lockstep playground", () => {
     const dir = tmp();
     writeFileSync(join(dir, "index.html"), "my page\n");
     expect(await main(["playground", "--out", dir])).toBe(EXIT.badInput);
-    expect(io.err).toBe(`lockstep: ${join(dir, "index.html")}: --out: expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)\n`);
+    expect(io.err).toBe(
+      `lockstep: ${join(dir, "index.html")}: --out: expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)\n`,
+    );
     expect(readFileSync(join(dir, "index.html"), "utf8")).toBe("my page\n");
     io.err = "";
   });

@@ -34,7 +34,9 @@ describe("lockstep run", () => {
   it("says NOT CHALLENGED, not SAFE, and exits 8 when nobody else held the lock (naive-gc-pause on redlock-v4)", async () => {
     const dir = join(tmp(), "v4");
     expect(await main(["run", "naive-gc-pause", "--lock", "redlock-v4", "--out", dir])).toBe(EXIT.notChallenged);
-    expect(io.out).toMatch(/^NOT CHALLENGED: c2 never held order:123 while c1 believed it did: c2 gave up at 2\.7 s \(redlock-v4 did not acquire the lock\), 1\.7 s into the 30 s the workload would wait \(waitMs\): its own limit, not the scenario's, before c1's hold ended at 15 s/m);
+    expect(io.out).toMatch(
+      /^NOT CHALLENGED: c2 never held order:123 while c1 believed it did: c2 gave up at 2\.7 s \(redlock-v4 did not acquire the lock\), 1\.7 s into the 30 s the workload would wait \(waitMs\): its own limit, not the scenario's, before c1's hold ended at 15 s/m,
+    );
     expect(io.out).toMatch(/^outcome: not-challenged /m);
     const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
     expect(results.verdicts.outcome).toBe("not-challenged");
@@ -56,7 +58,10 @@ describe("lockstep run", () => {
     expect(io.err).toMatch(/unknown scenario "[^"]+"; did you mean .*`lockstep list` names all \d+\n$/);
     expect(await main(["run", "naive-baseline", "--seed", "-3", "--out", dir])).toBe(EXIT.badInput);
     const bad = join(tmp(), "bad.json");
-    writeFileSync(bad, JSON.stringify({ name: "bad", story: "s", design: "redis-setnx", expect: "safe", durationMs: 100, clients: 1, workload: { ttlMs: "long" } }));
+    writeFileSync(
+      bad,
+      JSON.stringify({ name: "bad", story: "s", design: "redis-setnx", expect: "safe", durationMs: 100, clients: 1, workload: { ttlMs: "long" } }),
+    );
     io.err = "";
     expect(await main(["run", bad, "--out", dir])).toBe(EXIT.badInput);
     expect(io.err).toBe(`lockstep: ${bad}: workload.ttlMs: expected an integer >= 1, got "long"\n`);

@@ -24,7 +24,9 @@ describe("writes never replace what lockstep did not write", () => {
     const file = join(tmp(), "notes.txt");
     writeFileSync(file, "my notes\n");
     expect(await main(["merge", ...shards, "--out", file])).toBe(EXIT.badInput);
-    expect(oneLine()).toBe(`lockstep: ${file}: --out: expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)`);
+    expect(oneLine()).toBe(
+      `lockstep: ${file}: --out: expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)`,
+    );
     expect(readFileSync(file, "utf8")).toBe("my notes\n");
     expect(io.out).toBe("");
     io.err = "";
@@ -52,7 +54,9 @@ describe("writes never replace what lockstep did not write", () => {
     const link = join(dir, "link.json");
     symlinkSync(target, link);
     expect(await main(["merge", ...shards, "--out", link, "--force"])).toBe(EXIT.badInput);
-    expect(oneLine()).toBe(`lockstep: ${link}: --out: expected a regular file or nothing to write over; this is a symbolic link, which lockstep never replaces`);
+    expect(oneLine()).toBe(
+      `lockstep: ${link}: --out: expected a regular file or nothing to write over; this is a symbolic link, which lockstep never replaces`,
+    );
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readFileSync(target, "utf8")).toBe("{}\n");
     io.err = "";
@@ -72,7 +76,9 @@ describe("writes never replace what lockstep did not write", () => {
     const dir = tmp();
     writeFileSync(join(dir, "results.json"), '{"mine": true}\n');
     expect(await main(["run", "naive-baseline", "--out", dir])).toBe(EXIT.badInput);
-    expect(oneLine()).toBe(`lockstep: ${join(dir, "results.json")}: --out: expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)`);
+    expect(oneLine()).toBe(
+      `lockstep: ${join(dir, "results.json")}: --out: expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)`,
+    );
     expect(readdirSync(dir)).toEqual(["results.json"]);
     expect(io.out).toBe("");
   });
@@ -84,7 +90,8 @@ describe("writes never replace what lockstep did not write", () => {
     expect(await main(["run", "naive-baseline", "--out", dir])).toBe(EXIT.ok);
     expect(readdirSync(dir).sort()).toEqual(["history.jsonl", "report.html", "results.json"]);
     const sweep = tmp();
-    for (let i = 0; i < 2; i++) expect(await main(["sweep", "naive-gc-pause", "--seeds", "1..4", "--workers", "1", "--reports", "1", "--out", sweep])).toBe(EXIT.safetyViolation);
+    for (let i = 0; i < 2; i++)
+      expect(await main(["sweep", "naive-gc-pause", "--seeds", "1..4", "--workers", "1", "--reports", "1", "--out", sweep])).toBe(EXIT.safetyViolation);
     expect(io.err).not.toMatch(/lockstep: /);
   });
 
@@ -93,7 +100,9 @@ describe("writes never replace what lockstep did not write", () => {
     // Something in the way of report.html's temporary file: the third write fails after two succeeded.
     mkdirSync(join(dir, ".report.html.lockstep-tmp", "x"), { recursive: true });
     expect(await main(["run", "naive-baseline", "--out", dir])).toBe(EXIT.badInput);
-    expect(oneLine()).toBe(`lockstep: ${join(dir, "report.html")}: --out: expected a writable place; the write failed (EEXIST, something is in the way) and nothing was left behind`);
+    expect(oneLine()).toBe(
+      `lockstep: ${join(dir, "report.html")}: --out: expected a writable place; the write failed (EEXIST, something is in the way) and nothing was left behind`,
+    );
     expect(readdirSync(dir)).toEqual([".report.html.lockstep-tmp"]);
     expect(existsSync(join(dir, "history.jsonl"))).toBe(false);
   });
@@ -120,7 +129,9 @@ describe("writes never replace what lockstep did not write", () => {
     expect(await main(["compare", "--designs", "redis-setnx", "--scenarios", "naive-gc-pause", "--seeds", "2", "--workers", "1", "--out", dir])).toBe(EXIT.ok);
     expect(await main(["compare", "--designs", "redis-setnx", "--scenarios", "naive-gc-pause", "--seeds", "2", "--workers", "1", "--out", dir])).toBe(EXIT.ok);
     expect(io.err).not.toMatch(/lockstep: /);
-    const written = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name));
+    const written = readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile())
+      .map((d) => join(d.parentPath, d.name));
     const kinds = new Set(written.map((f) => f.replace(/^.*\//, "").replace(/^seed-\d+$/, "")));
     expect([...kinds].sort()).toEqual(expect.arrayContaining(["compare.html", "history.jsonl", "matrix.json", "report.html", "results.json", "summary.json"]));
     for (const f of written) expect(writtenByLockstep(f), f).toBe(true);
@@ -131,10 +142,13 @@ describe("writes never replace what lockstep did not write", () => {
     writeFileSync(real, JSON.stringify({ scenario: "naive-baseline", design: "redis-setnx", note: "real run: not replayable" }, null, 2) + "\n");
     for (const f of [scenario, real]) expect(writtenByLockstep(f), f).toBe(true);
     // And what it did not write is not its own.
-    for (const [name, text] of [["a.json", '{"name": "x"}'], ["b.txt", "hello"], ["c.json", '{\n  "scenarios": []\n}\n']] as const) {
+    for (const [name, text] of [
+      ["a.json", '{"name": "x"}'],
+      ["b.txt", "hello"],
+      ["c.json", '{\n  "scenarios": []\n}\n'],
+    ] as const) {
       writeFileSync(join(dir, name), text);
       expect(writtenByLockstep(join(dir, name)), name).toBe(false);
     }
   });
 });
-

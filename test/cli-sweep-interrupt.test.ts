@@ -101,7 +101,9 @@ describe("a sweep survives interruption", () => {
     // merge will not take it.
     io.err = "";
     expect(await main(["merge", join(out, "summary.json")])).toBe(EXIT.badInput);
-    expect(io.err).toBe(`lockstep: ${join(out, "summary.json")}: partial: expected a finished sweep, not one interrupted part-way; finish it first: ${resume}\n`);
+    expect(io.err).toBe(
+      `lockstep: ${join(out, "summary.json")}: partial: expected a finished sweep, not one interrupted part-way; finish it first: ${resume}\n`,
+    );
 
     io.err = "";
     expect(await main(sweepArgs(out, "--workers", "1", "--resume"))).toBe(EXIT.safetyViolation);
@@ -110,7 +112,9 @@ describe("a sweep survives interruption", () => {
     expect(resumed.partial).toBeUndefined();
     expect(io.out).toContain(`(${partial.runs} seed(s) read back from the interrupted run's progress)`);
     expect(filesUnder(out).filter((f) => !f.startsWith("failing/"))).toEqual(["summary.json"]);
-    expect(filesUnder(join(out, "failing"))).toEqual(["seed-1", "seed-2", "seed-3"].flatMap((d) => ["history.jsonl", "report.html", "results.json"].map((f) => join(d, f))));
+    expect(filesUnder(join(out, "failing"))).toEqual(
+      ["seed-1", "seed-2", "seed-3"].flatMap((d) => ["history.jsonl", "report.html", "results.json"].map((f) => join(d, f))),
+    );
   });
 
   // bin/lockstep.js runs the sweep from its start-up bundle (cli/bundle.ts) after `npm run build`: Ctrl-C must work the same there.
@@ -152,16 +156,43 @@ describe("a sweep survives interruption", () => {
       readFileSync(progress, "utf8")
         .split("\n")[0]!
         .replace(/"seeds":\{[^}]*\}/, seeds);
-    expect(await main(["sweep", "naive-gc-pause", "--seeds", "1..4", "--workers", "1", "--reports", "0", "--out", join(out, "x"), "--resume"])).toBe(EXIT.badInput);
-    expect(io.err).toBe(`lockstep: ${join(out, "x", "progress.jsonl")}: --resume: expected the progress.jsonl of an interrupted sweep in --out; there is none (run without --resume to start)\n`);
+    expect(await main(["sweep", "naive-gc-pause", "--seeds", "1..4", "--workers", "1", "--reports", "0", "--out", join(out, "x"), "--resume"])).toBe(
+      EXIT.badInput,
+    );
+    expect(io.err).toBe(
+      `lockstep: ${join(out, "x", "progress.jsonl")}: --resume: expected the progress.jsonl of an interrupted sweep in --out; there is none (run without --resume to start)\n`,
+    );
     // A progress file as a kill leaves it: the header and one seed.
     expect(await main(["sweep", "naive-gc-pause", "--seeds", "1..4", "--workers", "1", "--reports", "0", "--out", out])).toBe(EXIT.safetyViolation);
-    const seedLine = JSON.stringify({ seed: 1, outcome: "unsafe", safety: false, liveness: true, valid: false, checkers: { "mutual-exclusion": false }, expectationMet: true, eventsRun: 10, endUs: 10, availability: { grants: 2, failedAcquires: 0, idleWhileWaitingUs: 0, challenged: true } });
-    writeFileSync(progress, `${JSON.stringify({ format: "lockstep-sweep-progress/1", lockstep: readSummary(out).lockstep.version, scenario: { name: "naive-gc-pause", digest: readSummary(out).scenario.digest }, seeds: { from: 1, to: 4 }, shard: { index: 1, count: 1 } })}\n${seedLine}\n`);
+    const seedLine = JSON.stringify({
+      seed: 1,
+      outcome: "unsafe",
+      safety: false,
+      liveness: true,
+      valid: false,
+      checkers: { "mutual-exclusion": false },
+      expectationMet: true,
+      eventsRun: 10,
+      endUs: 10,
+      availability: { grants: 2, failedAcquires: 0, idleWhileWaitingUs: 0, challenged: true },
+    });
+    writeFileSync(
+      progress,
+      `${JSON.stringify({ format: "lockstep-sweep-progress/1", lockstep: readSummary(out).lockstep.version, scenario: { name: "naive-gc-pause", digest: readSummary(out).scenario.digest }, seeds: { from: 1, to: 4 }, shard: { index: 1, count: 1 } })}\n${seedLine}\n`,
+    );
     const cases: Array<[string[], string]> = [
-      [["--seeds", "1..4"], `lockstep: ${progress}: --out: expected no unfinished sweep here; this directory holds one: add --resume to continue it, or choose another --out\n`],
-      [["--seeds", "1..5", "--resume"], `lockstep: ${progress}: line 1: seeds: expected {"from":1,"to":5} (--seeds), got {"from":1,"to":4}; resume with the flags the sweep was started with, or choose another --out\n`],
-      [["--seeds", "1..4", "--shard", "1/2", "--resume"], `lockstep: ${progress}: line 1: shard: expected {"index":1,"count":2} (--shard), got {"index":1,"count":1}; resume with the flags the sweep was started with, or choose another --out\n`],
+      [
+        ["--seeds", "1..4"],
+        `lockstep: ${progress}: --out: expected no unfinished sweep here; this directory holds one: add --resume to continue it, or choose another --out\n`,
+      ],
+      [
+        ["--seeds", "1..5", "--resume"],
+        `lockstep: ${progress}: line 1: seeds: expected {"from":1,"to":5} (--seeds), got {"from":1,"to":4}; resume with the flags the sweep was started with, or choose another --out\n`,
+      ],
+      [
+        ["--seeds", "1..4", "--shard", "1/2", "--resume"],
+        `lockstep: ${progress}: line 1: shard: expected {"index":1,"count":2} (--shard), got {"index":1,"count":1}; resume with the flags the sweep was started with, or choose another --out\n`,
+      ],
     ];
     for (const [args, message] of cases) {
       io.err = "";
@@ -170,11 +201,16 @@ describe("a sweep survives interruption", () => {
     }
     io.err = "";
     expect(await main(["sweep", "naive-gc-pause-fenced", "--seeds", "1..4", "--workers", "1", "--out", out, "--resume"])).toBe(EXIT.badInput);
-    expect(io.err).toMatch(new RegExp(`^lockstep: ${progress}: line 1: scenario\\.name: expected "naive-gc-pause-fenced" \\(the scenario being swept\\), got "naive-gc-pause"`));
+    expect(io.err).toMatch(
+      new RegExp(`^lockstep: ${progress}: line 1: scenario\\.name: expected "naive-gc-pause-fenced" \\(the scenario being swept\\), got "naive-gc-pause"`),
+    );
     const bad: Array<[string, string]> = [
-      ['{"seed": 1, "outcome": "fine"', 'line 2: expected one JSON value per line'],
+      ['{"seed": 1, "outcome": "fine"', "line 2: expected one JSON value per line"],
       [seedLine.replace('"seed":1', '"seed":7'), "line 2.seed: expected an integer from 1 to 4, got 7"],
-      [seedLine.replace('"outcome":"unsafe"', '"outcome":"fine"'), 'line 2.outcome: expected one of "safe", "unsafe", "unsafe-but-fenced", "liveness-loss", "not-challenged", "unknown", got "fine"'],
+      [
+        seedLine.replace('"outcome":"unsafe"', '"outcome":"fine"'),
+        'line 2.outcome: expected one of "safe", "unsafe", "unsafe-but-fenced", "liveness-loss", "not-challenged", "unknown", got "fine"',
+      ],
       [seedLine.replace('"safety":false', '"safety":"no"'), 'line 2.safety: expected true, false or "unknown", got "no"'],
       [`${seedLine}\n${seedLine}`, "line 3: seed: expected each seed once, got 1 again"],
     ];
@@ -195,7 +231,9 @@ describe("a sweep survives interruption", () => {
     writeFileSync(join(dir, "summary.json"), "my own summary\n");
     io.err = "";
     expect(await main(["sweep", "naive-gc-pause", "--seeds", "1..100000", "--workers", "1", "--out", dir])).toBe(EXIT.badInput);
-    expect(io.err).toBe(`lockstep: ${join(dir, "summary.json")}: --out: expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)\n`);
+    expect(io.err).toBe(
+      `lockstep: ${join(dir, "summary.json")}: --out: expected a file lockstep wrote; this one it did not write, so it is left alone (choose another path, or --force to replace it)\n`,
+    );
     expect(readdirSync(dir)).toEqual(["summary.json"]);
   });
 
@@ -215,7 +253,16 @@ describe("a sweep survives interruption", () => {
       else setImmediate(abortAfterFirstReport);
     };
     const stream = { isTTY: true, write: (t: string) => void (t.includes("12/12") && setImmediate(abortAfterFirstReport)) };
-    const options = { range: { from: 1, to: 12 }, workers: 1, limit: 20, outDir: out, reportsMax: 3, checkpoint: { resume: false }, signal: controller.signal, progress: stream };
+    const options = {
+      range: { from: 1, to: 12 },
+      workers: 1,
+      limit: 20,
+      outDir: out,
+      reportsMax: 3,
+      checkpoint: { resume: false },
+      signal: controller.signal,
+      progress: stream,
+    };
     const r = await runSweep(scenario, options);
     expect(r.interrupted).toBe(true);
     expect(r.summary.runs).toBe(12);
@@ -232,4 +279,3 @@ describe("a sweep survives interruption", () => {
     expect(filesUnder(join(out, "failing"))).toHaveLength(9);
   });
 });
-

@@ -38,7 +38,10 @@ describe("lockstep sweep: a worker thread dies", () => {
       Worker.prototype.postMessage = post;
     }
     expect(code).toBe(EXIT.internal);
-    const m = /^lockstep: a sweep worker thread stopped \(exit code \d+\) while running seeds? (\d+)[\d, ]*; the sweep is abandoned\nseed: (\d+)\nreplay: npx lockstep run naive-gc-pause --seed (\d+)\n$/.exec(io.err.replace(/^.*sweep naive-gc-pause.*\n/m, ""));
+    const m =
+      /^lockstep: a sweep worker thread stopped \(exit code \d+\) while running seeds? (\d+)[\d, ]*; the sweep is abandoned\nseed: (\d+)\nreplay: npx lockstep run naive-gc-pause --seed (\d+)\n$/.exec(
+        io.err.replace(/^.*sweep naive-gc-pause.*\n/m, ""),
+      );
     expect(m, io.err).not.toBeNull();
     expect(m![2]).toBe(m![1]);
     expect(m![3]).toBe(m![1]);

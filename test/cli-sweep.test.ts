@@ -112,7 +112,19 @@ describe("lockstep sweep", () => {
 describe("lockstep compare", () => {
   it("writes compare.html, matrix.json and a failing report per cell; a scenario that does not fit a design leaves its cell empty", async () => {
     const dir = tmp();
-    const code = await main(["compare", "--designs", "redis-setnx,redis-fenced", "--scenarios", "naive-gc-pause,naive-gc-pause-fenced,naive-baseline", "--seeds", "8", "--workers", "1", "--out", dir]);
+    const code = await main([
+      "compare",
+      "--designs",
+      "redis-setnx,redis-fenced",
+      "--scenarios",
+      "naive-gc-pause,naive-gc-pause-fenced,naive-baseline",
+      "--seeds",
+      "8",
+      "--workers",
+      "1",
+      "--out",
+      dir,
+    ]);
     expect(code).toBe(EXIT.ok);
     expect(existsSync(join(dir, "compare.html"))).toBe(true);
     const m = JSON.parse(readFileSync(join(dir, "matrix.json"), "utf8"));
@@ -128,7 +140,9 @@ describe("lockstep compare", () => {
     const html = readFileSync(join(dir, "compare.html"), "utf8");
     expect(html).toContain(cell("redis-setnx", "naive-gc-pause").failingReport);
     // The cross-design cell replays from its own file (the scenario on the other design).
-    expect(io.out).toContain(`redis-fenced × naive-gc-pause (safety violated): seed 1 — npx lockstep run ${join(dir, "cells", "redis-fenced", "naive-gc-pause", "naive-gc-pause.json")} --seed 1`);
+    expect(io.out).toContain(
+      `redis-fenced × naive-gc-pause (safety violated): seed 1 — npx lockstep run ${join(dir, "cells", "redis-fenced", "naive-gc-pause", "naive-gc-pause.json")} --seed 1`,
+    );
     expect(io.out).toContain("redis-setnx × naive-gc-pause (safety violated): seed 1 — npx lockstep run naive-gc-pause --seed 1");
   });
 

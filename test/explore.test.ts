@@ -100,7 +100,16 @@ describe("lockstep explore", () => {
     raw.designOptions = { ...raw.designOptions, bugs: { followerSessionExpiry: true } };
     const dir = tmp();
     writeFileSync(join(dir, "base.json"), JSON.stringify(raw));
-    const buggy = exploreCommand({ ...defaults, runs: "40", shrinkRuns: "30", design: "raft-zk", base: join(dir, "base.json"), serverFaultsOnly: true, fencing: true, out: dir });
+    const buggy = exploreCommand({
+      ...defaults,
+      runs: "40",
+      shrinkRuns: "30",
+      design: "raft-zk",
+      base: join(dir, "base.json"),
+      serverFaultsOnly: true,
+      fencing: true,
+      out: dir,
+    });
     expect(buggy.result.found).toBe(true);
     const s = loadScenarioFile(buggy.file!);
     expect(runSeed(s, s.seed).safety).toBe(false);

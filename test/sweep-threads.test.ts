@@ -75,7 +75,10 @@ describe("sweep threads", () => {
       const killed = killOnceClaimed(thread);
       // Enough seeds that the thread, loading from sources, takes some before this thread has run them all.
       const seeds = Array.from({ length: 1000 }, (_, i) => i + 1);
-      const err = await pool.runSeeds(seeds).then(() => undefined, (e: unknown) => e);
+      const err = await pool.runSeeds(seeds).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(SweepThreadDied);
       const chunk = await killed;
       const died = err as SweepThreadDied;
@@ -93,11 +96,16 @@ describe("sweep threads", () => {
     const threads = startThreads(1);
     void killOnceClaimed(threads[0]!);
     // Enough seeds that the thread takes some before this thread has run them all.
-    const err = await runSweep(s, { range: { from: 1, to: 1000 }, workers: 2, limit: 5, threads, progress: false }).then(() => undefined, (e: unknown) => e);
+    const err = await runSweep(s, { range: { from: 1, to: 1000 }, workers: 2, limit: 5, threads, progress: false }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(SweepThreadDied);
     const died = err as SweepThreadDied;
     expect(died.replay).toBe(`npx lockstep run naive-gc-pause --seed ${died.seeds[0]}`);
-    expect(describeThreadDied(died)).toBe(`lockstep: ${died.message}\nseed: ${died.seeds[0]}\nreplay: npx lockstep run naive-gc-pause --seed ${died.seeds[0]}\n`);
+    expect(describeThreadDied(died)).toBe(
+      `lockstep: ${died.message}\nseed: ${died.seeds[0]}\nreplay: npx lockstep run naive-gc-pause --seed ${died.seeds[0]}\n`,
+    );
   });
 });
 
@@ -105,7 +113,15 @@ describe("sweep chunks", () => {
   const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
 
   it("cover the seeds once, in order; at most 4 a chunk; the last ones single when there is more than one worker", () => {
-    for (const [n, workers] of [[400, 2], [401, 2], [7, 2], [1, 2], [0, 2], [400, 1], [1000, 4]] as const) {
+    for (const [n, workers] of [
+      [400, 2],
+      [401, 2],
+      [7, 2],
+      [1, 2],
+      [0, 2],
+      [400, 1],
+      [1000, 4],
+    ] as const) {
       const chunks = chunksOf(range(n), workers);
       expect(chunks.flat()).toEqual(range(n));
       expect(chunks.every((c) => c.length >= 1 && c.length <= 4)).toBe(true);

@@ -12,7 +12,18 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 
 /** Every module (relative to the repo) or package a static import chain from `entry` reaches. */
 async function staticallyReached(entry: string): Promise<Set<string>> {
-  const r = await build({ entryPoints: [entry], absWorkingDir: root, bundle: true, write: false, metafile: true, platform: "node", format: "esm", packages: "external", outdir: "out", logLevel: "silent" });
+  const r = await build({
+    entryPoints: [entry],
+    absWorkingDir: root,
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    outdir: "out",
+    logLevel: "silent",
+  });
   const inputs = r.metafile.inputs;
   const start = Object.keys(inputs).find((f) => entry.endsWith(f))!;
   const reached = new Set<string>([start]);
@@ -31,7 +42,11 @@ describe("what a sweep thread loads at start", () => {
   it.each(["harness/sweep/worker.ts", "cli/commands/sweep.ts"])("%s reaches neither fast-check, fengari, esbuild nor the HTML report", async (entry) => {
     const reached = await staticallyReached(entry);
     expect(reached.has("harness/runner.ts"), "the graph was read: the simulator is reached").toBe(true);
-    for (const lazy of ["fast-check", "fengari", "esbuild", "reports/run-report.ts"]) expect([...reached].filter((p) => p === lazy), lazy).toEqual([]);
+    for (const lazy of ["fast-check", "fengari", "esbuild", "reports/run-report.ts"])
+      expect(
+        [...reached].filter((p) => p === lazy),
+        lazy,
+      ).toEqual([]);
   });
 
   it("fast-check loaded lazily is the same instance a static import gives (one copy, whoever builds the arbitraries)", async () => {

@@ -77,7 +77,12 @@ describe("runSweep", () => {
     expect(violations).toBeGreaterThan(5);
     expect(violations).toBeLessThan(115);
     expect(one.summary.failingSeeds.count).toBe(violations);
-    expect(one.summary.failingSeeds.first).toEqual(one.results.filter((r) => r.valid === false).slice(0, 5).map((r) => r.seed));
+    expect(one.summary.failingSeeds.first).toEqual(
+      one.results
+        .filter((r) => r.valid === false)
+        .slice(0, 5)
+        .map((r) => r.seed),
+    );
     expect(one.summary.expected.matched).toBe(one.results.filter((r) => r.outcome === "safe").length);
     expect(one.summary.replay).toBe(`npx lockstep run ${s.file} --seed ${one.summary.failingSeeds.first[0]}`);
     const [lo, hi] = one.summary.safety.ci95;

@@ -34,21 +34,18 @@ export function parseJsonlHistoryWithLines(text: string, file: string): { events
     } catch (e) {
       throw new InputError(file, where, `a JSON object (${(e as Error).message})`);
     }
-    if (raw === null || typeof raw !== "object" || Array.isArray(raw))
-      throw new InputError(file, where, "a JSON object with timeUs, process, type, f");
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new InputError(file, where, "a JSON object with timeUs, process, type, f");
     const o = raw as Record<string, unknown>;
     if (o.index !== undefined && o.index !== events.length)
       throw new InputError(file, `${where}: index`, `${events.length} (events are numbered densely from 0), got ${JSON.stringify(o.index)}`);
     if (typeof o.timeUs !== "number" || !Number.isSafeInteger(o.timeUs) || o.timeUs < 0)
       throw new InputError(file, `${where}: timeUs`, `a non-negative integer number of microseconds, got ${JSON.stringify(o.timeUs)}`);
-    if (o.timeUs < lastTimeUs)
-      throw new InputError(file, `${where}: timeUs`, `no earlier than the previous event's ${lastTimeUs}, got ${o.timeUs}`);
+    if (o.timeUs < lastTimeUs) throw new InputError(file, `${where}: timeUs`, `no earlier than the previous event's ${lastTimeUs}, got ${o.timeUs}`);
     if (typeof o.process !== "string" || o.process === "")
       throw new InputError(file, `${where}: process`, `a non-empty string, got ${JSON.stringify(o.process)}`);
     if (typeof o.type !== "string" || !TYPES.has(o.type))
       throw new InputError(file, `${where}: type`, `one of invoke, ok, fail, info, got ${JSON.stringify(o.type)}`);
-    if (typeof o.f !== "string" || o.f === "")
-      throw new InputError(file, `${where}: f`, `a non-empty string, got ${JSON.stringify(o.f)}`);
+    if (typeof o.f !== "string" || o.f === "") throw new InputError(file, `${where}: f`, `a non-empty string, got ${JSON.stringify(o.f)}`);
     if (o.lock !== undefined && typeof o.lock !== "string")
       throw new InputError(file, `${where}: lock`, `a string when present, got ${JSON.stringify(o.lock)}`);
     for (const k of Object.keys(o))

@@ -76,7 +76,11 @@ export function checkPairing(events: readonly HistoryEvent[], lines: readonly nu
     }
     if (pending.f !== e.f) {
       if (rules.isAnnotation(e.f)) continue;
-      throw new InputError(file, `line ${line}: ${p}f`, `${rules.show(pending.f)}, the op process ${e.process} invoked on line ${pending.line}, got ${rules.show(e.f)}`);
+      throw new InputError(
+        file,
+        `line ${line}: ${p}f`,
+        `${rules.show(pending.f)}, the op process ${e.process} invoked on line ${pending.line}, got ${rules.show(e.f)}`,
+      );
     }
     open.delete(e.process);
   }

@@ -91,7 +91,7 @@ export function hashString(s: string): number {
 export function hashNumber(n: number): number {
   if (!Number.isFinite(n)) return n > 0 ? 0x7f800000 : 0xff800000;
   // Split into two 32-bit halves so large µs timestamps keep their low bits.
-  const lo = n % 0x100000000 | 0;
+  const lo = (n % 0x100000000) | 0;
   const hi = Math.floor(n / 0x100000000) | 0;
   return mix32(lo ^ mix32(hi + 0x9e3779b9));
 }

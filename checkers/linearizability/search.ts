@@ -59,7 +59,6 @@ interface Cons {
   readonly length: number;
 }
 
-
 /**
  * One per depth of the search, so a valid history of n ops holds n of them: only what
  * the walk needs stays here (the first return's position follows from firstRank; the
@@ -93,11 +92,7 @@ const STUCK_INFO_MAX = 20;
 const FRAME_BYTES = 120;
 
 /** Check one sub-history. `ops` must all belong to one partition. */
-export function searchLinearization<S>(
-  model: Model<S>,
-  ops: readonly Operation[],
-  budget: SearchBudget,
-): SearchResult<S> {
+export function searchLinearization<S>(model: Model<S>, ops: readonly Operation[], budget: SearchBudget): SearchResult<S> {
   // ---- Layout: entries in time order, calls before returns at equal times, so that
   // operations touching at one instant count as concurrent (the permissive choice).
   // An entry is a number, 2 * op + (1 for a return), sorted by its time: no object per
@@ -261,8 +256,7 @@ export function searchLinearization<S>(
   const stepsMax = budget.stepsMax ?? Infinity;
   let windowWords = 0;
   let maxDepth = 0;
-  const memoryMb = (): number =>
-    (statesExplored * MEMO_ENTRY_BYTES + windowWords * 4 + maxDepth * FRAME_BYTES) / (1024 * 1024);
+  const memoryMb = (): number => (statesExplored * MEMO_ENTRY_BYTES + windowWords * 4 + maxDepth * FRAME_BYTES) / (1024 * 1024);
 
   /** Look up the current configuration; memoize it and return true if it is new. */
   const remember = (state: S, infoList: Cons | null): boolean => {
@@ -372,7 +366,13 @@ export function searchLinearization<S>(
   remember(init, null);
   const stack: Frame<S>[] = [newFrame(init, -1, null, null)];
   let best: { path: Cons | null; state: S; stuck: number[] } = { path: null, state: init, stuck: [] };
-  const finish = (valid: SearchResult<S>["valid"], path: Cons | null, state: S, stuck: number[], stoppedBy?: SearchResult<S>["stoppedBy"]): SearchResult<S> => ({
+  const finish = (
+    valid: SearchResult<S>["valid"],
+    path: Cons | null,
+    state: S,
+    stuck: number[],
+    stoppedBy?: SearchResult<S>["stoppedBy"],
+  ): SearchResult<S> => ({
     valid,
     statesExplored,
     steps,

@@ -21,10 +21,15 @@ interface AuditFlags {
 }
 
 function lockOf(o: AuditFlags): LockUnderTest {
-  if ((o.lock === undefined) === (o.design === undefined)) throw new InputError("<arg>", "--lock/--design", "exactly one of --lock <adapter> or --design <name>");
+  if ((o.lock === undefined) === (o.design === undefined))
+    throw new InputError("<arg>", "--lock/--design", "exactly one of --lock <adapter> or --design <name>");
   let options: Record<string, unknown> | undefined;
   if (o.designOptions !== undefined) {
-    try { options = JSON.parse(o.designOptions) as Record<string, unknown>; } catch { options = undefined; }
+    try {
+      options = JSON.parse(o.designOptions) as Record<string, unknown>;
+    } catch {
+      options = undefined;
+    }
     if (options === null || typeof options !== "object" || Array.isArray(options)) throw new InputError("<arg>", "--design-options", "a JSON object");
   }
   if (o.design !== undefined) {
@@ -32,7 +37,7 @@ function lockOf(o: AuditFlags): LockUnderTest {
     return { design: o.design, ...(options ? { designOptions: options } : {}), label: o.design };
   }
   const builtin = BUILTIN_ADAPTERS[o.lock!];
-  const nodes = o.nodes !== undefined ? parsePositiveInt(o.nodes, "--nodes") : builtin?.nodesDefault ?? 1;
+  const nodes = o.nodes !== undefined ? parsePositiveInt(o.nodes, "--nodes") : (builtin?.nodesDefault ?? 1);
   const adapter = builtin || isAbsolute(o.lock!) ? o.lock! : resolve(o.lock!);
   return { design: "library", designOptions: { ...options, adapter, nodes }, label: o.lock! };
 }
@@ -63,7 +68,9 @@ export function registerAudit(program: Command): void {
       const attacks = attacksOf(o.attacks);
       if (o.out) checkOutputDir(o.out);
       const result = runAudit(lock, {
-        seeds, attacks, ...(o.out ? { out: o.out } : {}),
+        seeds,
+        attacks,
+        ...(o.out ? { out: o.out } : {}),
         progress: (done, of, row) => process.stderr.write(`[${done}/${of}] ${row.attack}: ${row.refused !== undefined ? "refused" : row.finding}\n`),
       });
       process.stdout.write(formatAudit(result));

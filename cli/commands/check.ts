@@ -64,8 +64,15 @@ export function registerCheck(program: Command): void {
         wrote = writeImportedReport(opts.out, html);
       }
       if (opts.json) {
-        writeOut(JSON.stringify({ file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...(wrote ? { report: wrote } : {}), ...c.verdicts }, null, 2) + "\n");
-      } else writeOut(colourVerdicts(formatCheck(file, c.history.length, c.verdicts, c.model), colourWanted(process.stdout)) + (wrote ? `wrote ${wrote}\n` : ""));
+        writeOut(
+          JSON.stringify(
+            { file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...(wrote ? { report: wrote } : {}), ...c.verdicts },
+            null,
+            2,
+          ) + "\n",
+        );
+      } else
+        writeOut(colourVerdicts(formatCheck(file, c.history.length, c.verdicts, c.model), colourWanted(process.stdout)) + (wrote ? `wrote ${wrote}\n` : ""));
       setExitCode(exitCodeForVerdicts(c.verdicts));
     });
 }
@@ -91,7 +98,11 @@ export async function checkHistoryFile(file: string, opts: CheckOptions): Promis
     // A read invoked with [k nil] is jepsen.independent's: judged whole, every key would be one register.
     const tupleRead = history.find((e) => e.type === "invoke" && e.f === "read" && e.process !== "nemesis" && Array.isArray(e.value) && e.value.length === 2);
     if (tupleRead !== undefined)
-      throw new InputError(file, `line ${lines[tupleRead.index]}: :value`, "nil for a read's invoke; a [key nil] tuple is jepsen.independent's: pass --independent to check each key on its own");
+      throw new InputError(
+        file,
+        `line ${lines[tupleRead.index]}: :value`,
+        "nil for a read's invoke; a [key nil] tuple is jepsen.independent's: pass --independent to check each key on its own",
+      );
   }
   const ctx = contextFrom(opts);
   // lockstep's own history: every acquire invoke carries the scenario's ttlMs, which `run` judges with.
@@ -124,7 +135,12 @@ export function recheckCommand(file: string, opts: CheckOptions): string {
     ["--memory-mb-max", opts.memoryMbMax],
     ["--steps-max", opts.stepsMax],
   ];
-  return ["npx lockstep check", shellWord(file), ...flags.filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${shellWord(v!)}`), ...(opts.independent ? ["--independent"] : [])].join(" ");
+  return [
+    "npx lockstep check",
+    shellWord(file),
+    ...flags.filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${shellWord(v!)}`),
+    ...(opts.independent ? ["--independent"] : []),
+  ].join(" ");
 }
 
 function readHistory(file: string, formatFlag: string | undefined): { text: string; format: "jsonl" | "edn" } {
@@ -166,8 +182,7 @@ function nonNegative(text: string | undefined, flag: string): number | undefined
 }
 
 function contextFrom(opts: CheckOptions): CheckContext {
-  if (opts.model !== undefined && !isModelName(opts.model))
-    throw new InputError("<arg>", "--model", `one of ${MODEL_NAMES.join(", ")}, got "${opts.model}"`);
+  if (opts.model !== undefined && !isModelName(opts.model)) throw new InputError("<arg>", "--model", `one of ${MODEL_NAMES.join(", ")}, got "${opts.model}"`);
   const statesMax = nonNegative(opts.statesMax, "--states-max");
   const ctx: CheckContext = {};
   if (opts.model !== undefined) ctx.model = opts.model;
@@ -196,7 +211,6 @@ export function exitCodeForVerdicts(v: Verdicts): number {
   if (v.valid === "unknown") return EXIT.unknown;
   return EXIT.ok;
 }
-
 
 export function formatCheck(file: string, events: number, v: Verdicts, model?: string): string {
   const lines = [`lockstep check ${file} — ${events} events${model !== undefined ? `, model ${model}` : ""}`];

@@ -28,7 +28,11 @@ interface CompareFlags {
   failOnViolation?: boolean;
 }
 
-const list = (text: string): string[] => text.split(",").map((x) => x.trim()).filter((x) => x.length > 0);
+const list = (text: string): string[] =>
+  text
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
 
 /** "N" means seeds 1..N (N runs per cell); "A..B" a range. */
 function parseCompareSeeds(text: string): { from: number; to: number } {
@@ -46,17 +50,29 @@ export function registerCompare(program: Command): void {
     .option("--workers <n>", "worker threads (default: the machine's cores)")
     .option("--out <dir>", "output directory", join("runs", "compare"))
     .option("--failing-max <k>", "failing seeds listed per cell summary", "20")
-    .option("--fail-on-violation", `exit ${EXIT.safetyViolation} if any cell had a safety violation (for CI; by default compare exits 0 once its pages are written)`)
+    .option(
+      "--fail-on-violation",
+      `exit ${EXIT.safetyViolation} if any cell had a safety violation (for CI; by default compare exits 0 once its pages are written)`,
+    )
     .action(async (opts: CompareFlags) => {
       checkOutputDir(opts.out);
       const designs = opts.designs ? list(opts.designs) : DESIGNS.map((d) => d.name);
       for (const d of designs) {
         if (d.startsWith(LIBRARY_PREFIX)) {
           const adapter = d.slice(LIBRARY_PREFIX.length);
-          if (!BUILTIN_ADAPTERS[adapter]) throw new InputError("<arg>", "--designs", `unknown library "${adapter}"; expected library:<one of ${Object.keys(BUILTIN_ADAPTERS).join(", ")}>`);
+          if (!BUILTIN_ADAPTERS[adapter])
+            throw new InputError("<arg>", "--designs", `unknown library "${adapter}"; expected library:<one of ${Object.keys(BUILTIN_ADAPTERS).join(", ")}>`);
           continue;
         }
-        if (!designByName(d)) throw new InputError("<arg>", "--designs", `unknown design "${d}"; ${didYouMean(d, DESIGNS.map((x) => x.name))}expected some of: ${DESIGNS.map((x) => x.name).join(", ")}`);
+        if (!designByName(d))
+          throw new InputError(
+            "<arg>",
+            "--designs",
+            `unknown design "${d}"; ${didYouMean(
+              d,
+              DESIGNS.map((x) => x.name),
+            )}expected some of: ${DESIGNS.map((x) => x.name).join(", ")}`,
+          );
       }
       if (designs.length === 0) throw new InputError("<arg>", "--designs", "expected at least one design");
       const scenarios = opts.scenarios ? list(opts.scenarios).map(loadScenario) : allScenarios().filter((s) => designs.includes(s.design));

@@ -62,7 +62,10 @@ export function registerDebate(program: Command): void {
           records.set(name, record);
           const a = runAvailability(run.history, verdicts.challenge.challenged);
           extra.set(name, { challenged: a.challenged, refused: refusedIn(run.history, a.failedAcquires), thumb: thumbnailSvg(record, run.history) });
-          sweeps.set(name, Array.from({ length: seedsTo }, (_, i) => seedRun(scenario, i + 1)));
+          sweeps.set(
+            name,
+            Array.from({ length: seedsTo }, (_, i) => seedRun(scenario, i + 1)),
+          );
           if (!record.expectationMet) unexpected++;
         }
         const record = records.get(name);
@@ -77,17 +80,21 @@ export function registerDebate(program: Command): void {
         };
         entries.push(entry);
         const outcome = record ? `${record.verdicts.outcome}${record.expectationMet ? "" : ` (expected ${record.scenario.expect})`}` : "no such scenario";
-        lines.push(`  ${claim.id.padEnd(26)} ${name.padEnd(34)} ${outcome.padEnd(20)} ${bearingOf(entry).replace(/-/g, " ").padEnd(14)} ${entry.seeds ? tallyText(entry.seeds) : ""}`);
+        lines.push(
+          `  ${claim.id.padEnd(26)} ${name.padEnd(34)} ${outcome.padEnd(20)} ${bearingOf(entry).replace(/-/g, " ").padEnd(14)} ${entry.seeds ? tallyText(entry.seeds) : ""}`,
+        );
       }
       await writePlayground(join(out, "playground"));
       const page = join(out, "debate.html");
       writeTextAtomic(page, renderDebatePage(entries));
-      process.stdout.write(printableLines(
-        `lockstep debate — ${records.size} scenarios run, each also on seeds 1..${seedsTo}\n  ${"claim".padEnd(26)} ${"scenario".padEnd(34)} ${"outcome".padEnd(20)} the claim is\n` +
-          lines.join("\n") +
-          `\nwrote ${page} and ${join(out, "playground", "index.html")}\n` +
-          (unexpected ? `${unexpected} run(s) did not give their scenario's expected outcome\n` : ""),
-      ));
+      process.stdout.write(
+        printableLines(
+          `lockstep debate — ${records.size} scenarios run, each also on seeds 1..${seedsTo}\n  ${"claim".padEnd(26)} ${"scenario".padEnd(34)} ${"outcome".padEnd(20)} the claim is\n` +
+            lines.join("\n") +
+            `\nwrote ${page} and ${join(out, "playground", "index.html")}\n` +
+            (unexpected ? `${unexpected} run(s) did not give their scenario's expected outcome\n` : ""),
+        ),
+      );
       // Through main's exit state: bin/lockstep.js sets process.exitCode from main's return.
       setExitCode(unexpected ? EXIT.unexpected : EXIT.ok);
     });

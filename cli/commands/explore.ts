@@ -26,8 +26,7 @@ import { buildRecord } from "../../harness/artifacts.js";
 import { explainCounterexample, failureSignature, likeShipped, lockIdentity, type FailureSignature } from "../../reports/counterexample-story.js";
 
 /** What `lockstep help explore` says after the options; docs/sweeps.md says the same. */
-export const EXPLORE_EXIT_CODES =
-  "Exit codes: 3 a counterexample was found (written to --out), 0 none within --runs, 2 bad input, 1 a lockstep bug.";
+export const EXPLORE_EXIT_CODES = "Exit codes: 3 a counterexample was found (written to --out), 0 none within --runs, 2 bad input, 1 a lockstep bug.";
 
 export interface ExploreFlags {
   lock?: string;
@@ -57,9 +56,13 @@ export function violation(checkers?: readonly string[]): (s: Scenario, seed: num
 
 export function parseCheckerList(text: string | undefined, flag: string): string[] | undefined {
   if (text === undefined) return undefined;
-  const names = text.split(",").map((x) => x.trim()).filter((x) => x.length > 0);
+  const names = text
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
   const known = CHECKERS.map((c) => c.name);
-  for (const n of names) if (!known.includes(n)) throw new InputError("<arg>", flag, `unknown checker "${n}"; ${didYouMean(n, known)}expected some of: ${known.join(", ")}`);
+  for (const n of names)
+    if (!known.includes(n)) throw new InputError("<arg>", flag, `unknown checker "${n}"; ${didYouMean(n, known)}expected some of: ${known.join(", ")}`);
   if (names.length === 0) throw new InputError("<arg>", flag, "expected a comma-separated list of checker names");
   return names;
 }
@@ -93,7 +96,14 @@ export function registerExplore(program: Command): void {
 /** The command's work, separate from commander so tests can call it and read the result. */
 export function exploreCommand(opts: ExploreFlags): { text: string; code: number; result: ExploreResult; file?: string; story?: string[] } {
   if (!designByName(opts.design)) {
-    throw new InputError("<arg>", "--design", `unknown design "${opts.design}"; ${didYouMean(opts.design, DESIGNS.map((d) => d.name))}expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
+    throw new InputError(
+      "<arg>",
+      "--design",
+      `unknown design "${opts.design}"; ${didYouMean(
+        opts.design,
+        DESIGNS.map((d) => d.name),
+      )}expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`,
+    );
   }
   const runs = parsePositiveInt(opts.runs, "--runs");
   const shrinkRunsMax = parsePositiveInt(opts.shrinkRuns, "--shrink-runs");
@@ -120,7 +130,10 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
   };
   const violates = violation(checkers);
   const result = explore({ base, space, runs, shrinkRunsMax, seed, violates });
-  const length = base.durationMs < raw.durationMs ? `${base.durationMs} ms (base ${raw.name} cut from ${raw.durationMs} ms)` : `${base.durationMs} ms (base ${raw.name}'s own length; --duration-ms ${durationMsMax} is the cap)`;
+  const length =
+    base.durationMs < raw.durationMs
+      ? `${base.durationMs} ms (base ${raw.name} cut from ${raw.durationMs} ms)`
+      : `${base.durationMs} ms (base ${raw.name}'s own length; --duration-ms ${durationMsMax} is the cap)`;
   const how = `fast-check seed ${seed}, up to ${runs} runs of ${length}${opts.lock ? ` run on ${opts.lock}` : ""}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${checkers ? checkers.join(" + ") : "safety"}`;
   if (!result.found || !result.counterexample) {
     return { text: `lockstep explore ${opts.design}: no safety violation in ${result.runs} runs (${how})\n`, code: EXIT.ok, result };
@@ -163,12 +176,19 @@ export function shippedSignatures(lock: string): Array<{ name: string; sig: Fail
     .filter((s) => s.expect !== "safe" && lockIdentity(s) === lock)
     .map((s) => {
       const r = runSeed(s, s.seed);
-      return { name: s.name, sig: failureSignature(s, Object.keys(r.checkers).filter((c) => r.checkers[c] === false)) };
+      return {
+        name: s.name,
+        sig: failureSignature(
+          s,
+          Object.keys(r.checkers).filter((c) => r.checkers[c] === false),
+        ),
+      };
     });
 }
 
 function workloadDiff(base: Scenario, s: Scenario): string {
   const d: string[] = [];
-  for (const k of ["ttlMs", "workMs", "thinkMs"] as const) if (s.workload[k] !== base.workload[k]) d.push(`${k} ${describeWorkTime(s.workload[k])} (base ${describeWorkTime(base.workload[k])})`);
+  for (const k of ["ttlMs", "workMs", "thinkMs"] as const)
+    if (s.workload[k] !== base.workload[k]) d.push(`${k} ${describeWorkTime(s.workload[k])} (base ${describeWorkTime(base.workload[k])})`);
   return d.length > 0 ? d.join(", ") : "as the base";
 }

@@ -44,8 +44,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "sweep",
     args: "<scenario>",
-    summary:
-      "run one scenario over a range of seeds in parallel; print violation rates with 95% intervals; write summary.json and the failing seeds' reports",
+    summary: "run one scenario over a range of seeds in parallel; print violation rates with 95% intervals; write summary.json and the failing seeds' reports",
     load: async () => (await import("./sweep.js")).registerSweep,
   },
   {
@@ -63,22 +62,19 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "explore",
     args: "",
-    summary:
-      "draw random fault schedules and workloads (fast-check) against a design's safety; shrink a violation to a smallest scenario file",
+    summary: "draw random fault schedules and workloads (fast-check) against a design's safety; shrink a violation to a smallest scenario file",
     load: async () => (await import("./explore.js")).registerExplore,
   },
   {
     name: "shrink",
     args: "<scenario>",
-    summary:
-      "shrink a failing run (scenario + seed) to a smallest scenario that still violates safety; write it and its report",
+    summary: "shrink a failing run (scenario + seed) to a smallest scenario that still violates safety; write it and its report",
     load: async () => (await import("./shrink.js")).registerShrink,
   },
   {
     name: "compare",
     args: "",
-    summary:
-      "sweep every scenario on every design; write compare.html, matrix.json and one failing seed's report per cell",
+    summary: "sweep every scenario on every design; write compare.html, matrix.json and one failing seed's report per cell",
     load: async () => (await import("./compare.js")).registerCompare,
   },
   {

@@ -15,7 +15,15 @@ import { parseTimeScale } from "../../real/time-scale.js";
 import { RealRunError } from "../../real/errors.js";
 import { checksHold, sampleLoad, summarize, type RealBatch } from "../../real/summary.js";
 import { formatRealRun, formatRealRunLine, formatRealSummary } from "../../real/format.js";
-import { hooksInstalled, MissingServerBinaryError, ServerExitedError, ServerStartTimeoutError, ServerStopTimeoutError, stoppedBySignal, sweepDeadRuns } from "../../real/servers/index.js";
+import {
+  hooksInstalled,
+  MissingServerBinaryError,
+  ServerExitedError,
+  ServerStartTimeoutError,
+  ServerStopTimeoutError,
+  stoppedBySignal,
+  sweepDeadRuns,
+} from "../../real/servers/index.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { tmpdir } from "node:os";
 
@@ -35,7 +43,9 @@ const RUNS_MAX = 1000;
 export function registerReal(program: Command): void {
   program
     .command("real")
-    .description("run a scenario against real servers and real npm clients on 127.0.0.1; write history.jsonl, results.json and report.html, judged by the same checkers (not replayable)")
+    .description(
+      "run a scenario against real servers and real npm clients on 127.0.0.1; write history.jsonl, results.json and report.html, judged by the same checkers (not replayable)",
+    )
     .argument("[scenario]", "a scenario name (see `lockstep list`) or a path to a scenario JSON file")
     .option("--runs <n>", "real runs, one after another (with more than 1: run-<i>/ per run and summary.json)", "1")
     .option("--out <dir>", "directory for the run's files (default: runs/<scenario>-real)")
@@ -63,7 +73,9 @@ export function registerReal(program: Command): void {
 function cleanDeadRuns(name: string | undefined): void {
   if (name !== undefined) throw new InputError("<arg>", "--clean", `takes no scenario (got ${JSON.stringify(name)})`);
   const r = sweepDeadRuns(tmpdir());
-  process.stdout.write(`lockstep real --clean: removed ${r.removedDirs.length} dead run dir(s)${r.removedDirs.length ? ` (${r.removedDirs.join(", ")})` : ""}, killed ${r.killedPids.length} process(es) they left\n`);
+  process.stdout.write(
+    `lockstep real --clean: removed ${r.removedDirs.length} dead run dir(s)${r.removedDirs.length ? ` (${r.removedDirs.join(", ")})` : ""}, killed ${r.killedPids.length} process(es) they left\n`,
+  );
 }
 
 /**
@@ -75,7 +87,15 @@ async function runBatch(plan: RealPlan, planOf: (seed: number) => RealPlan, dir:
   const records: RealRunRecord[] = [];
   const dirs: string[] = [];
   const width = String(runs).length;
-  const batch: RealBatch = { scenario: scenario.name, design: scenario.design, expect: scenario.expect, note: REAL_NOTE, timeScale: plan.timeScale.factor, runsPlanned: runs, loadSamples: [] };
+  const batch: RealBatch = {
+    scenario: scenario.name,
+    design: scenario.design,
+    expect: scenario.expect,
+    note: REAL_NOTE,
+    timeScale: plan.timeScale.factor,
+    runsPlanned: runs,
+    loadSamples: [],
+  };
   let current = 0;
   let summaryWritten = false;
   const writeSummary = (): void => {
@@ -145,7 +165,8 @@ async function runBatch(plan: RealPlan, planOf: (seed: number) => RealPlan, dir:
 export function realExitCode(records: readonly RealRunRecord[], okIfExpected: boolean): number {
   if (records.some((r) => !checksHold(r))) {
     for (const r of records.filter((x) => !checksHold(x))) {
-      for (const c of r.real.checks.filter((x) => !x.ok)) process.stderr.write(printable(`lockstep real: run ${r.real.run} is invalid: ${c.name}: ${c.detail}`) + "\n");
+      for (const c of r.real.checks.filter((x) => !x.ok))
+        process.stderr.write(printable(`lockstep real: run ${r.real.run} is invalid: ${c.name}: ${c.detail}`) + "\n");
     }
     return EXIT.internal;
   }

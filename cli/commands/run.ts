@@ -28,31 +28,36 @@ export function registerRun(program: Command): void {
     .option("--force", "replace files in --out that lockstep did not write")
     .option(...LOCK_FLAG)
     .option("--check-determinism", "run the seed twice and stop (exit 7) naming the first event where the histories differ")
-    .action((name: string, opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean; lock?: string; force?: boolean; checkDeterminism?: boolean }) => {
-      const scenario = loadScenario(withLockFlag(name, opts.lock));
-      const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
-      const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}`);
-      const write = { force: opts.force ?? false };
-      // Before the run: a bad --out should cost nothing.
-      checkRunDir(dir, write);
-      // history.jsonl is written as the run goes (bounded buffer); the checkers and the
-      // report still read the retained history.
-      const streamed = new StreamedHistoryFile(join(dir, "history.jsonl"), write);
-      let record: RunRecord;
-      try {
-        const run = runScenario(scenario, seed, {}, { historySink: streamed.stream.push });
-        const historyTemp = streamed.finish();
-        if (opts.checkDeterminism) checkDeterminism(scenario, seed, run.history);
-        const verdicts = runCheckers(run.history, checkContextFor(scenario));
-        record = buildRecord(scenario, seed, run, verdicts);
-        writeRunArtifacts(dir, record, run.history, write, historyTemp);
-      } finally {
-        streamed.discard();
-      }
-      if (opts.json) process.stdout.write(terminalJson(record));
-      else process.stdout.write(colourVerdicts(printableLines(formatRunSummary(record, dir)), colourWanted(process.stdout)));
-      setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
-    });
+    .action(
+      (
+        name: string,
+        opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean; lock?: string; force?: boolean; checkDeterminism?: boolean },
+      ) => {
+        const scenario = loadScenario(withLockFlag(name, opts.lock));
+        const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
+        const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}`);
+        const write = { force: opts.force ?? false };
+        // Before the run: a bad --out should cost nothing.
+        checkRunDir(dir, write);
+        // history.jsonl is written as the run goes (bounded buffer); the checkers and the
+        // report still read the retained history.
+        const streamed = new StreamedHistoryFile(join(dir, "history.jsonl"), write);
+        let record: RunRecord;
+        try {
+          const run = runScenario(scenario, seed, {}, { historySink: streamed.stream.push });
+          const historyTemp = streamed.finish();
+          if (opts.checkDeterminism) checkDeterminism(scenario, seed, run.history);
+          const verdicts = runCheckers(run.history, checkContextFor(scenario));
+          record = buildRecord(scenario, seed, run, verdicts);
+          writeRunArtifacts(dir, record, run.history, write, historyTemp);
+        } finally {
+          streamed.discard();
+        }
+        if (opts.json) process.stdout.write(terminalJson(record));
+        else process.stdout.write(colourVerdicts(printableLines(formatRunSummary(record, dir)), colourWanted(process.stdout)));
+        setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
+      },
+    );
 }
 
 /**
@@ -74,7 +79,6 @@ export function challengeLine(r: RunRecord): string {
   const c = r.verdicts.challenge;
   return c.challenged ? `challenged: ${c.why}` : `NOT CHALLENGED: ${c.why}`;
 }
-
 
 export function formatRunSummary(r: RunRecord, dir: string): string {
   const lines: string[] = [];

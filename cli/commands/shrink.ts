@@ -51,7 +51,11 @@ export function shrinkCommand(name: string, opts: ShrinkFlags): { text: string; 
     // Without --seed the seed is the scenario's own: blame the scenario, not a flag never passed.
     const whose = opts.seed !== undefined ? "--seed" : "scenario";
     const hint = opts.seed !== undefined ? "" : "; pass --seed N of a failing run (lockstep explore finds one)";
-    throw new InputError("<arg>", whose, `expected a failing run: ${scenario.name} with seed ${seed} has ${what} (outcome ${runSeed(scenario, seed).outcome}); nothing to shrink${hint}`);
+    throw new InputError(
+      "<arg>",
+      whose,
+      `expected a failing run: ${scenario.name} with seed ${seed} has ${what} (outcome ${runSeed(scenario, seed).outcome}); nothing to shrink${hint}`,
+    );
   }
   const result = shrinkScenario({ scenario, seed, runsMax, violates });
   // The name stays: a run's random streams are seeded by scenario name and seed.

@@ -60,7 +60,9 @@ function interruptOnSignals(controller: AbortController): () => void {
 export function registerSweep(program: Command): void {
   program
     .command("sweep")
-    .description("run one scenario over a range of seeds in parallel; print violation rates with 95% intervals; write summary.json and the failing seeds' reports")
+    .description(
+      "run one scenario over a range of seeds in parallel; print violation rates with 95% intervals; write summary.json and the failing seeds' reports",
+    )
     .argument("<scenario>", "a scenario name (see `lockstep list`) or a path to a scenario JSON file")
     .requiredOption("--seeds <A..B>", "the seeds to run, inclusive (e.g. 1..1000)")
     .option("--workers <n>", "worker threads (default: the machine's cores); the result does not depend on it")
@@ -123,7 +125,17 @@ async function sweepWith(name: string, opts: SweepFlags, p: Parsed, threads: Wor
   const release = interruptOnSignals(controller);
   let result;
   try {
-    result = await runSweep(scenario, { range, shard, workers, limit, outDir: dir, reportsMax, checkpoint: { resume: opts.resume ?? false }, signal: controller.signal, threads });
+    result = await runSweep(scenario, {
+      range,
+      shard,
+      workers,
+      limit,
+      outDir: dir,
+      reportsMax,
+      checkpoint: { resume: opts.resume ?? false },
+      signal: controller.signal,
+      threads,
+    });
   } finally {
     release();
   }
@@ -145,8 +157,9 @@ async function sweepWith(name: string, opts: SweepFlags, p: Parsed, threads: Wor
     writeJsonAtomic(summaryPath, partial, write);
     process.stdout.write(opts.json ? terminalJson(partial) : formatSweepSummary(summary, [summaryPath]));
     process.stderr.write(
-      printable(`lockstep: interrupted after ${summary.runs} of the shard's seeds; ${summaryPath} is partial (merge refuses it), progress is kept in ${join(dir, "progress.jsonl")}`) +
-        `\nresume: ${printable(resume)}\n`,
+      printable(
+        `lockstep: interrupted after ${summary.runs} of the shard's seeds; ${summaryPath} is partial (merge refuses it), progress is kept in ${join(dir, "progress.jsonl")}`,
+      ) + `\nresume: ${printable(resume)}\n`,
     );
     setExitCode(EXIT.interrupted);
     return;

@@ -156,7 +156,13 @@ export class EtcdKv {
     const kv = this.keys.get(c.key);
     // A missing key compares as create/mod revision 0, version 0, value "" (etcd's semantics).
     const actual: number | string =
-      c.target === "value" ? (kv?.value ?? "") : c.target === "createRevision" ? (kv?.createRevision ?? 0) : c.target === "modRevision" ? (kv?.modRevision ?? 0) : (kv?.version ?? 0);
+      c.target === "value"
+        ? (kv?.value ?? "")
+        : c.target === "createRevision"
+          ? (kv?.createRevision ?? 0)
+          : c.target === "modRevision"
+            ? (kv?.modRevision ?? 0)
+            : (kv?.version ?? 0);
     switch (c.cmp) {
       case "=":
         return actual === c.value;

@@ -94,7 +94,11 @@ export class EtcdMutexClient implements LockClient {
       for (;;) {
         // Lock(ctx)'s ctx: the wait is bounded by waitMs, and by nothing else.
         if (ctx.monoUs() >= deadlineUs) return yield* this.unlockAfterTimeout(s, myKey);
-        const g = yield* etcd.request({ kind: "range", key: pfx, prefix: true, sort: "createDesc", limit: 1, maxCreateRevision: myRev - 1 }, opDeadline(), true);
+        const g = yield* etcd.request(
+          { kind: "range", key: pfx, prefix: true, sort: "createDesc", limit: 1, maxCreateRevision: myRev - 1 },
+          opDeadline(),
+          true,
+        );
         if (g.status !== "ok") return this.giveUp(s, "service unreachable while waiting");
         const last = g.kvs!;
         if (last.length === 0) break;

@@ -130,7 +130,11 @@ export class EtcdServer implements ProcessBehavior {
   private promote(nowUs: number): void {
     const extendUs = this.cfg.options.electionTimeoutMsMax * 1000;
     for (const [id, l] of this.kv.leases) this.expiresAtUs.set(id, nowUs + l.ttlMs * 1000 + extendUs);
-    this.ctx.record("info", "leader", undefined, { term: this.raft.currentTerm(), leases: this.kv.leases.size, note: `extends every lease by its TTL + ${extendUs / 1000} ms` });
+    this.ctx.record("info", "leader", undefined, {
+      term: this.raft.currentTerm(),
+      leases: this.kv.leases.size,
+      note: `extends every lease by its TTL + ${extendUs / 1000} ms`,
+    });
   }
 
   private expireLeases(nowUs: number): void {
@@ -142,7 +146,14 @@ export class EtcdServer implements ProcessBehavior {
         continue;
       }
       if (nowUs > at) {
-        this.ctx.record("info", "lease-expiry", undefined, { leaseId: id, owner: l.owner, decidedBy: this.ctx.id, clock: "the leader's monotonic clock", ttlMs: l.ttlMs, overdueMs: (nowUs - at) / 1000 });
+        this.ctx.record("info", "lease-expiry", undefined, {
+          leaseId: id,
+          owner: l.owner,
+          decidedBy: this.ctx.id,
+          clock: "the leader's monotonic clock",
+          ttlMs: l.ttlMs,
+          overdueMs: (nowUs - at) / 1000,
+        });
         this.host.expire(id, { kind: "leaseRevoke", leaseId: id });
       }
     }

@@ -40,24 +40,49 @@ export interface AdapterModule {
 export const BUILTIN_ADAPTERS: Record<string, { file: string; description: string; nodesDefault: number }> = {
   "redlock-v4": { file: "redlock-v4.cjs", description: "redlock@4.2.0 (npm `latest`), callback-style over ioredis; Redlock over N nodes", nodesDefault: 5 },
   "redlock-v5": { file: "redlock-v5.cjs", description: "@sesamecare-oss/redlock@1.4.0, the maintained node-redlock v5 line, over ioredis", nodesDefault: 5 },
-  "redis-semaphore": { file: "redis-semaphore.cjs", description: "redis-semaphore@5.8.0 Mutex over one ioredis client (SET NX PX, Lua release)", nodesDefault: 1 },
-  "redis-semaphore-redlock": { file: "redis-semaphore-redlock.cjs", description: "redis-semaphore@5.8.0 RedlockMutex: the Mutex on a quorum of N ioredis clients", nodesDefault: 5 },
-  "redlock-universal": { file: "redlock-universal.cjs", description: "redlock-universal@0.8.5 createRedlock over ioredis adapters (3 retries, 200 ms apart)", nodesDefault: 5 },
-  "node-redis-warlock": { file: "node-redis-warlock.cjs", description: "node-redis-warlock@1.0.2 over ioredis: SET NX PX with a uuid v1, optimistic retries, Lua release", nodesDefault: 1 },
-  "redis-lock": { file: "redis-lock.cjs", description: "redis-lock@1.0.0 over node-redis: SET NX PX, release by plain DEL guarded by its own clock", nodesDefault: 1 },
+  "redis-semaphore": {
+    file: "redis-semaphore.cjs",
+    description: "redis-semaphore@5.8.0 Mutex over one ioredis client (SET NX PX, Lua release)",
+    nodesDefault: 1,
+  },
+  "redis-semaphore-redlock": {
+    file: "redis-semaphore-redlock.cjs",
+    description: "redis-semaphore@5.8.0 RedlockMutex: the Mutex on a quorum of N ioredis clients",
+    nodesDefault: 5,
+  },
+  "redlock-universal": {
+    file: "redlock-universal.cjs",
+    description: "redlock-universal@0.8.5 createRedlock over ioredis adapters (3 retries, 200 ms apart)",
+    nodesDefault: 5,
+  },
+  "node-redis-warlock": {
+    file: "node-redis-warlock.cjs",
+    description: "node-redis-warlock@1.0.2 over ioredis: SET NX PX with a uuid v1, optimistic retries, Lua release",
+    nodesDefault: 1,
+  },
+  "redis-lock": {
+    file: "redis-lock.cjs",
+    description: "redis-lock@1.0.0 over node-redis: SET NX PX, release by plain DEL guarded by its own clock",
+    nodesDefault: 1,
+  },
 };
 
 export function adapterPath(name: string, file: string, field: string): string {
   const builtin = BUILTIN_ADAPTERS[name];
   if (builtin) return join(packageRoot(), "designs", "library", "adapters", builtin.file);
   if (!/[/\\]|\.[cm]?[jt]s$/.test(name)) {
-    throw new InputError(file, field, `a built-in adapter (${Object.keys(BUILTIN_ADAPTERS).join(", ")}) or a path to an adapter module (.js, .cjs, .mjs or .ts); got "${name}"`);
+    throw new InputError(
+      file,
+      field,
+      `a built-in adapter (${Object.keys(BUILTIN_ADAPTERS).join(", ")}) or a path to an adapter module (.js, .cjs, .mjs or .ts); got "${name}"`,
+    );
   }
   // Relative to the scenario file that names it, or to the working directory for a flag.
   const base = existsSync(file) ? dirname(resolve(file)) : process.cwd();
   const p = isAbsolute(name) ? name : resolve(base, name);
   if (!existsSync(p)) throw new InputError(file, field, `an adapter module that exists (no file at ${p})`);
-  if (statSync(p).isDirectory()) throw new InputError(file, field, `an adapter module file, not a folder (${p}: name the module in it, e.g. ${join(name, "adapter.ts")})`);
+  if (statSync(p).isDirectory())
+    throw new InputError(file, field, `an adapter module file, not a folder (${p}: name the module in it, e.g. ${join(name, "adapter.ts")})`);
   return p;
 }
 

@@ -59,7 +59,11 @@ export class LibraryLockClient implements LockClient {
     const got = readAcquired(r.value, this.adapterName);
     if (this.tokenRequiredOf !== undefined && got.token === undefined) {
       // Going on would have the resource refuse every write ("no-token"): a run that fences nothing.
-      throw new InputError(this.tokenRequiredOf, "acquire() result", `a fencing token (a number, { handle, token }) on every grant: this scenario's workload.fencing checks one on each write, and this adapter returned none; run a scenario without fencing, or return the token your lock issues`);
+      throw new InputError(
+        this.tokenRequiredOf,
+        "acquire() result",
+        `a fencing token (a number, { handle, token }) on every grant: this scenario's workload.fencing checks one on each write, and this adapter returned none; run a scenario without fencing, or return the token your lock issues`,
+      );
     }
     const validityMs = got.validityMs ?? opts.ttlMs;
     const grant: Grant = {

@@ -70,7 +70,12 @@ export const library: DesignEntry<LibraryDesignOptions> = {
   setup({ sim, processOptions, fencing: requireToken }, o) {
     const nodes = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
     for (const n of nodes) {
-      sim.addProcess(n, "server", processOptions(n), redisServer({ sweepIntervalMs: o.sweepIntervalMs, persistence: o.persistence, fsyncIntervalMs: o.fsyncIntervalMs }));
+      sim.addProcess(
+        n,
+        "server",
+        processOptions(n),
+        redisServer({ sweepIntervalMs: o.sweepIntervalMs, persistence: o.persistence, fsyncIntervalMs: o.fsyncIntervalMs }),
+      );
     }
     const addresses = nodes.map((_, i) => `127.0.0.1:${o.basePort + i}`);
     const byAddress = new Map<string, string>();
@@ -108,8 +113,13 @@ export const library: DesignEntry<LibraryDesignOptions> = {
           const loaded = loader.load(o.adapterFile) as AdapterModule & { default?: AdapterModule };
           // An ES module's `export default { create }` arrives as exports.default.
           const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
-          if (!mod || typeof mod.create !== "function") throw new InputError(o.adapterFile, "module.exports.create", "a function create({ addresses, options, processId })");
-          return mod.create({ addresses: realm.fromJson(addresses) as string[], options: realm.fromJson(o.options) as Record<string, unknown>, processId: ctx.id });
+          if (!mod || typeof mod.create !== "function")
+            throw new InputError(o.adapterFile, "module.exports.create", "a function create({ addresses, options, processId })");
+          return mod.create({
+            addresses: realm.fromJson(addresses) as string[],
+            options: realm.fromJson(o.options) as Record<string, unknown>,
+            processId: ctx.id,
+          });
         });
         if (!instance || typeof instance.acquire !== "function" || typeof instance.release !== "function") {
           throw new InputError(o.adapterFile, "create()", "an object with acquire(lock, { ttlMs, waitMs }) and release(handle)");

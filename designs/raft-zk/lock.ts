@@ -158,7 +158,12 @@ export class ZkLockClient implements LockClient {
   }
 
   /** Look for our protected node after a create with unknown outcome. */
-  private *findProtected(s: ZkSession, dir: string, prefix: string, deadlineUs: number): Fiber<{ name: string; czxid: number } | undefined | "unreachable" | "expired"> {
+  private *findProtected(
+    s: ZkSession,
+    dir: string,
+    prefix: string,
+    deadlineUs: number,
+  ): Fiber<{ name: string; czxid: number } | undefined | "unreachable" | "expired"> {
     const kids = yield* this.zk.request({ kind: "getChildren", sessionId: s.id, path: dir, watch: false }, deadlineUs, true);
     if (kids.status === "error") return kids.error === "no-node" ? undefined : kids.error === "session-expired" ? "expired" : "unreachable";
     if (kids.status !== "ok") return "unreachable";

@@ -100,7 +100,12 @@ export class ZkServer implements ProcessBehavior {
       const id = msg.sessionId as number;
       if (this.raft.isLeader() && this.tree.sessions.has(id) && !this.expiring.has(id)) {
         // The bug: the leader complies without asking its own timers.
-        this.ctx.record("info", "session-expiry", undefined, { sessionId: id, owner: this.tree.sessions.get(id)!.owner, decidedBy: from, clock: `${from}'s wall clock (the follower-expiry bug)` });
+        this.ctx.record("info", "session-expiry", undefined, {
+          sessionId: id,
+          owner: this.tree.sessions.get(id)!.owner,
+          decidedBy: from,
+          clock: `${from}'s wall clock (the follower-expiry bug)`,
+        });
         this.expire(id);
       }
     }
@@ -155,8 +160,7 @@ export class ZkServer implements ProcessBehavior {
       if (w.waiting) {
         this.ctx.record("info", "watch-fired", undefined, { path, client: w.client, event });
         this.ctx.reply(w.client, w.waiting.msg, { type: ZK_REPLY, status: "ok", event });
-      }
-      else keep.push({ ...w, fired: event }); // one-shot: kept only until delivered
+      } else keep.push({ ...w, fired: event }); // one-shot: kept only until delivered
     }
     if (keep.length > 0) this.watches.set(path, keep);
     else this.watches.delete(path);
@@ -282,7 +286,11 @@ export class ZkServer implements ProcessBehavior {
       if (nowUs - from < this.lockDelayMs * 1000) continue;
       this.lockDelayEnding.add(id);
       // Not committed (deposed, say): the next leader times it again.
-      this.host.propose<ZkResult>({ kind: "endLockDelay", sessionId: id }, () => this.lockDelayEnding.delete(id), () => {});
+      this.host.propose<ZkResult>(
+        { kind: "endLockDelay", sessionId: id },
+        () => this.lockDelayEnding.delete(id),
+        () => {},
+      );
     }
     if (this.bugFollowerExpiry && this.touchedSinceRelay.size > 0) {
       const sessions = [...this.touchedSinceRelay];
@@ -301,7 +309,13 @@ export class ZkServer implements ProcessBehavior {
       const asked = this.expiryAskedWallMs.get(id);
       if (nowMs - last > s.timeoutMs && (asked === undefined || nowMs - asked > s.timeoutMs)) {
         this.expiryAskedWallMs.set(id, nowMs);
-        this.ctx.record("info", "session-expiry-asked", undefined, { sessionId: id, owner: s.owner, leader, silentMsByMyWallClock: nowMs - last, timeoutMs: s.timeoutMs });
+        this.ctx.record("info", "session-expiry-asked", undefined, {
+          sessionId: id,
+          owner: s.owner,
+          leader,
+          silentMsByMyWallClock: nowMs - last,
+          timeoutMs: s.timeoutMs,
+        });
         this.ctx.send(leader, { type: ZK_EXPIRE_REQUEST, sessionId: id });
       }
     }

@@ -35,9 +35,7 @@ export interface ZkEvent {
   path: string;
 }
 
-export type ZkResult =
-  | { ok: true; sessionId?: number; path?: string; stat?: Stat; events: ZkEvent[] }
-  | { ok: false; error: ZkError; events: ZkEvent[] };
+export type ZkResult = { ok: true; sessionId?: number; path?: string; stat?: Stat; events: ZkEvent[] } | { ok: false; error: ZkError; events: ZkEvent[] };
 
 interface ZNode {
   data: string;

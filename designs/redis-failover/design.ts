@@ -61,8 +61,7 @@ export function parseFailoverOptions(raw: unknown, file: string, prefix: string)
 
 export const redisFailover: DesignEntry<FailoverDesignOptions> = {
   name: "redis-failover",
-  description:
-    "SET NX PX lock on a Redis primary with asynchronous replicas and Sentinel failover; an acknowledged but unreplicated lock is lost on promotion",
+  description: "SET NX PX lock on a Redis primary with asynchronous replicas and Sentinel failover; an acknowledged but unreplicated lock is lost on promotion",
   parseOptions: parseFailoverOptions,
   setup({ sim, processOptions }, o) {
     const replicaIds = Array.from({ length: o.replicas }, (_, i) => replicaId(i + 1));
@@ -80,7 +79,10 @@ export const redisFailover: DesignEntry<FailoverDesignOptions> = {
       SENTINEL_ID,
       "server",
       processOptions(SENTINEL_ID),
-      sentinelNode({ primaryId: PRIMARY_ID, replicaIds, downAfterMs: o.downAfterMs,
+      sentinelNode({
+        primaryId: PRIMARY_ID,
+        replicaIds,
+        downAfterMs: o.downAfterMs,
         pingIntervalMs: o.sentinelPingMs,
         failoverVoteMs: o.failoverVoteMs,
         infoIntervalMs: o.sentinelInfoMs,

@@ -7,8 +7,4 @@ import { setnxDesign } from "../redis-setnx/design.js";
  * the token lives on the same single node, so a restart without persistence hands out
  * tokens again from 1 (scenario redis-fenced-restart-token-reuse).
  */
-export const redisFenced = setnxDesign(
-  "redis-fenced",
-  true,
-  "single Redis node, SET NX PX plus INCR fence:<lock> as the fencing token (design brief 001)",
-);
+export const redisFenced = setnxDesign("redis-fenced", true, "single Redis node, SET NX PX plus INCR fence:<lock> as the fencing token (design brief 001)");

@@ -187,7 +187,14 @@ export class RedlockClient implements LockClient {
     return out;
   }
 
-  private grantFrom(lock: string, value: string, ttlMs: number, expiration: number, results: Array<RedisResult | undefined>, okReply: (r: RedisResult) => boolean): Grant {
+  private grantFrom(
+    lock: string,
+    value: string,
+    ttlMs: number,
+    expiration: number,
+    results: Array<RedisResult | undefined>,
+    okReply: (r: RedisResult) => boolean,
+  ): Grant {
     const now = this.nowMs();
     const validity = expiration - now;
     const data: RedlockGrantData = { expirationMs: expiration, votes: this.opts.nodes.filter((_, i) => results[i] !== undefined && okReply(results[i]!)) };
@@ -254,7 +261,10 @@ export class RedlockClient implements LockClient {
       const expiration = expirationMs(start, ttlMs, driftMs(ttlMs, opts.driftFactor, opts.driftConstantMs));
       const now = this.nowMs();
       if (acquired(votes, opts.quorum, expiration, now)) return { ok: true, expiration, results };
-      last = votes < opts.quorum ? `${votes} of ${opts.nodes.length} votes, quorum ${opts.quorum}` : `quorum reached but validity used up (${expiration - now} ms left)`;
+      last =
+        votes < opts.quorum
+          ? `${votes} of ${opts.nodes.length} votes, quorum ${opts.quorum}`
+          : `quorum reached but validity used up (${expiration - now} ms left)`;
       this.noteMiss(command.cmd === "SET" ? "acquire" : "extend", lock, attempt, votes, now - start, expiration - now);
       yield* this.onAll({ cmd: "CAD", key: lock, value });
       if (attempt > opts.retryCount) break;

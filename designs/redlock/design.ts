@@ -69,9 +69,10 @@ export function parseRedlockOptions(raw: unknown, file: string, prefix: string):
   const variant = f.oneOf("variant", REDLOCK_VARIANTS, "node-redlock");
   const seed = variant === "seed-000";
   const using = f.boolean("using", false);
-  if (using && variant !== "node-redlock-v5") f.fail("using", `expected false unless variant is "node-redlock-v5" (using() auto-extension is v5's; variant is "${variant}")`);
+  if (using && variant !== "node-redlock-v5")
+    f.fail("using", `expected false unless variant is "node-redlock-v5" (using() auto-extension is v5's; variant is "${variant}")`);
   for (const k of ["automaticExtensionThresholdMs", "usingCheck"]) {
-    if (f.has(k) && !using) f.fail(k, "expected only with \"using\": true");
+    if (f.has(k) && !using) f.fail(k, 'expected only with "using": true');
   }
   return {
     nodes,
@@ -96,7 +97,7 @@ export function parseRedlockOptions(raw: unknown, file: string, prefix: string):
 export const redlock: DesignEntry<RedlockDesignOptions> = {
   name: "redlock",
   description:
-    "Redlock over N independent Redis nodes (default 5), as node-redlock builds it: same token everywhere, quorum N/2+1, validity = TTL − elapsed − drift; designOptions.variant \"seed-000\" for design brief 000's simpler loop",
+    'Redlock over N independent Redis nodes (default 5), as node-redlock builds it: same token everywhere, quorum N/2+1, validity = TTL − elapsed − drift; designOptions.variant "seed-000" for design brief 000\'s simpler loop',
   parseOptions: parseRedlockOptions,
   checkWorkload(o, workload, file) {
     // using() throws this itself before acquiring: "A lock `duration` must be at least

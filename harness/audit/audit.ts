@@ -73,14 +73,26 @@ function scenarioOf(c: CompiledScenario, what: string): Scenario {
 
 export function auditAttack(attack: Attack, lock: LockUnderTest, seeds: number): AttackRow {
   const ref = referenceOf(lock);
-  const empty = { attack: attack.name, runs: 0, counts: {}, unsafeRate: 0, unsafeCi95: [0, 0] as [number, number], challengedShare: 0, reference: ref.label, referenceUnsafe: 0, finding: "refused" as Finding };
+  const empty = {
+    attack: attack.name,
+    runs: 0,
+    counts: {},
+    unsafeRate: 0,
+    unsafeCi95: [0, 0] as [number, number],
+    challengedShare: 0,
+    reference: ref.label,
+    referenceUnsafe: 0,
+    finding: "refused" as Finding,
+  };
   const mine = attack.compile(lock);
   if (!mine.ok) return { ...empty, refused: mine.refusal };
   const theirs = attack.compile(ref);
   const s = scenarioOf(mine.scenario, attack.name);
   const r = theirs.ok ? scenarioOf(theirs.scenario, `${attack.name} reference`) : undefined;
   const counts: Record<string, number> = {};
-  let unsafe = 0, challenged = 0, referenceUnsafe = 0;
+  let unsafe = 0,
+    challenged = 0,
+    referenceUnsafe = 0;
   let yours: number | undefined, limit: number | undefined;
   for (let seed = 1; seed <= seeds; seed++) {
     const run = outcome(s, seed, mine.scenario.challenge, () => auditReplay(lock, attack.name, seed));
@@ -89,14 +101,29 @@ export function auditAttack(attack: Attack, lock: LockUnderTest, seeds: number):
     if (run.challenged) challenged++;
     if (!UNSAFE.has(o)) continue;
     unsafe++;
-    const refUnsafe = r ? UNSAFE.has(outcome(r, seed, theirs.ok ? theirs.scenario.challenge : mine.scenario.challenge, () => auditReplay({ design: ref.design, label: ref.design }, attack.name, seed)).outcome) : true;
-    if (refUnsafe) { referenceUnsafe++; limit ??= seed; } else yours ??= seed;
+    const refUnsafe = r
+      ? UNSAFE.has(
+          outcome(r, seed, theirs.ok ? theirs.scenario.challenge : mine.scenario.challenge, () =>
+            auditReplay({ design: ref.design, label: ref.design }, attack.name, seed),
+          ).outcome,
+        )
+      : true;
+    if (refUnsafe) {
+      referenceUnsafe++;
+      limit ??= seed;
+    } else yours ??= seed;
   }
   const finding: Finding = yours !== undefined ? "your code" : limit !== undefined ? "known limit of this backend" : challenged > 0 ? "safe" : "not challenged";
   const counterexampleSeed = yours ?? limit;
   return {
-    ...empty, runs: seeds, counts, unsafeRate: unsafe / seeds, unsafeCi95: wilson95(unsafe, seeds),
-    challengedShare: challenged / seeds, referenceUnsafe, finding,
+    ...empty,
+    runs: seeds,
+    counts,
+    unsafeRate: unsafe / seeds,
+    unsafeCi95: wilson95(unsafe, seeds),
+    challengedShare: challenged / seeds,
+    referenceUnsafe,
+    finding,
     ...(counterexampleSeed !== undefined ? { counterexampleSeed, scenario: { ...mine.scenario, seed: counterexampleSeed, expect: "unsafe" } } : {}),
   };
 }

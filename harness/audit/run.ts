@@ -18,7 +18,10 @@ export interface AuditResult {
  * Run the audit and, with `out`, write audit.json, audit.html and one shrunk
  * counterexample (scenario file + report) per finding. `progress` hears each attack done.
  */
-export function runAudit(lock: LockUnderTest, o: { seeds: number; attacks: readonly Attack[]; out?: string; progress?: (done: number, of: number, row: AttackRow) => void }): AuditResult {
+export function runAudit(
+  lock: LockUnderTest,
+  o: { seeds: number; attacks: readonly Attack[]; out?: string; progress?: (done: number, of: number, row: AttackRow) => void },
+): AuditResult {
   const ref = referenceOf(lock);
   const rows: AuditResult["rows"] = [];
   for (const a of o.attacks) {
@@ -30,7 +33,13 @@ export function runAudit(lock: LockUnderTest, o: { seeds: number; attacks: reado
     rows.push(row);
     o.progress?.(rows.length, o.attacks.length, row);
   }
-  const result: AuditResult = { lock: lock.label, reference: ref.label, seeds: o.seeds, rows, yourCode: rows.filter((r) => r.finding === "your code").map((r) => r.attack) };
+  const result: AuditResult = {
+    lock: lock.label,
+    reference: ref.label,
+    seeds: o.seeds,
+    rows,
+    yourCode: rows.filter((r) => r.finding === "your code").map((r) => r.attack),
+  };
   if (o.out) {
     writeJsonAtomic(join(o.out, "audit.json"), result);
     const card: AuditCardRow[] = rows.map((r) => ({ ...r, ...(r.counterexample ? { reportHref: relative(o.out!, r.counterexample.report) } : {}) }));
@@ -44,9 +53,15 @@ const pct = (x: number): string => `${(x * 100).toFixed(0)}%`.padStart(4);
 /** The terminal table: one line per attack, the finding last, then the gate's line. */
 export function formatAudit(r: AuditResult): string {
   const w = Math.max(...r.rows.map((x) => x.attack.length), 6);
-  const lines = [`audit of ${r.lock} (reference: ${r.reference}), ${r.seeds} seeds per attack`, `${"attack".padEnd(w)}  unsafe  95% CI        challenged  finding`];
+  const lines = [
+    `audit of ${r.lock} (reference: ${r.reference}), ${r.seeds} seeds per attack`,
+    `${"attack".padEnd(w)}  unsafe  95% CI        challenged  finding`,
+  ];
   for (const x of r.rows) {
-    if (x.refused !== undefined) { lines.push(`${x.attack.padEnd(w)}  refused: ${x.refused}`); continue; }
+    if (x.refused !== undefined) {
+      lines.push(`${x.attack.padEnd(w)}  refused: ${x.refused}`);
+      continue;
+    }
     const ci = `[${pct(x.unsafeCi95[0])},${pct(x.unsafeCi95[1])}]`;
     const cx = x.counterexample ? `  (seed ${x.counterexampleSeed}: ${x.counterexample.file})` : "";
     lines.push(`${x.attack.padEnd(w)}  ${pct(x.unsafeRate)}    ${ci.padEnd(12)}  ${pct(x.challengedShare)}        ${x.finding}${cx}`);

@@ -22,7 +22,13 @@ export interface Editor {
 }
 
 /** `onPreview`: the edit a drag would make if let go now (the page shows its verdict meanwhile). */
-export function createEditor(svgHost: HTMLElement, tableHost: HTMLElement, raw: () => RawScenario, onEdit: (e: Edit) => void, onPreview: (e: Edit) => void): Editor {
+export function createEditor(
+  svgHost: HTMLElement,
+  tableHost: HTMLElement,
+  raw: () => RawScenario,
+  onEdit: (e: Edit) => void,
+  onPreview: (e: Edit) => void,
+): Editor {
   const ed = new FaultEditor(svgHost, raw, onEdit, onPreview);
   return {
     draw(s, durationMs) {
@@ -108,7 +114,20 @@ class FaultEditor {
   }
 
   private handle(g: SVGElement, i: number, field: Field, x: number, y: number, label: string): void {
-    const h = el("rect", { x: x - 5, y: y - 11, width: 10, height: 22, rx: 3, class: `handle h-${field}`, tabindex: 0, role: "slider", "aria-label": label, "aria-valuenow": Math.round(this.shown(i, field)), "data-fault": i, "data-field": field });
+    const h = el("rect", {
+      x: x - 5,
+      y: y - 11,
+      width: 10,
+      height: 22,
+      rx: 3,
+      class: `handle h-${field}`,
+      tabindex: 0,
+      role: "slider",
+      "aria-label": label,
+      "aria-valuenow": Math.round(this.shown(i, field)),
+      "data-fault": i,
+      "data-field": field,
+    });
     h.addEventListener("pointerdown", (ev) => {
       ev.preventDefault();
       const v0 = this.valueOf(i, field);

@@ -32,11 +32,17 @@ let notice = "";
 const stats = { runs: 0, lastMs: 0, simMs: 0, outcome: "", historyJsonl: "", scenarioFile: "", fileName: "", seed: 0, error: "" };
 (window as unknown as { lockstepPlayground: typeof stats }).lockstepPlayground = stats;
 
-const editor = createEditor($("pg-timeline"), $("pg-faults"), () => state.raw, (edit) => {
-  edit(state.raw);
-  markEdited();
-  rerun();
-}, preview);
+const editor = createEditor(
+  $("pg-timeline"),
+  $("pg-faults"),
+  () => state.raw,
+  (edit) => {
+    edit(state.raw);
+    markEdited();
+    rerun();
+  },
+  preview,
+);
 
 /**
  * While a handle is dragged: the verdict the run would get if let go here, at most once

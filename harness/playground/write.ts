@@ -28,7 +28,15 @@ export function playgroundData(): PlaygroundData {
   for (const [name, path] of scenarioFiles()) {
     const raw = JSON.parse(readFileSync(path, "utf8")) as RawScenario;
     if (NODE_ONLY_DESIGNS.has(raw.design) || raw.nemesis !== undefined) continue;
-    scenarios.push({ name, file: path.slice(root.length + 1).split("\\").join("/"), raw, claims: claimsOf.get(name) ?? [] });
+    scenarios.push({
+      name,
+      file: path
+        .slice(root.length + 1)
+        .split("\\")
+        .join("/"),
+      raw,
+      claims: claimsOf.get(name) ?? [],
+    });
   }
   scenarios.sort((a, b) => Number(b.claims.length > 0) - Number(a.claims.length > 0) || a.name.localeCompare(b.name));
   return { scenarios, designs: DESIGNS.map((d) => d.name).filter((d) => !NODE_ONLY_DESIGNS.has(d)) };

@@ -68,7 +68,8 @@ export class Checkpoint {
     const seen = new Set<number>();
     const done = lines.slice(1).map((line, i) => {
       const r = parseSeedLine(path, i + 2, line, header);
-      if (!inShard(r.seed, shard)) throw new InputError(path, `line ${i + 2}: seed`, `expected a seed of shard ${shard.index}/${shard.count} (${shard.from}..${shard.to}), got ${r.seed}`);
+      if (!inShard(r.seed, shard))
+        throw new InputError(path, `line ${i + 2}: seed`, `expected a seed of shard ${shard.index}/${shard.count} (${shard.from}..${shard.to}), got ${r.seed}`);
       if (seen.has(r.seed)) throw new InputError(path, `line ${i + 2}: seed`, `expected each seed once, got ${r.seed} again`);
       seen.add(r.seed);
       return r;
@@ -84,7 +85,7 @@ export class Checkpoint {
     for (const r of results) text += JSON.stringify(r) + "\n";
     // Written whole before the next chunk is read: a kill leaves at most the last line cut short.
     const buf = Buffer.from(text, "utf8");
-    for (let at = 0; at < buf.length; ) at += writeSync(this.fd, buf, at);
+    for (let at = 0; at < buf.length;) at += writeSync(this.fd, buf, at);
   }
 
   /** Done appending (the sweep ended, however it ended). */
@@ -92,7 +93,6 @@ export class Checkpoint {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
-
 }
 
 /** The sweep finished and its summary is written: its progress is no longer needed. */
@@ -113,7 +113,11 @@ function checkHeader(path: string, line: string, want: ProgressHeader): void {
   if (f.obj.format !== PROGRESS_FORMAT) f.fail("format", `expected "${PROGRESS_FORMAT}"`);
   const same = (name: string, got: unknown, wanted: unknown, what: string): void => {
     if (JSON.stringify(got) !== JSON.stringify(wanted)) {
-      throw new InputError(path, `line 1: ${name}`, `expected ${JSON.stringify(wanted)} (${what}), got ${JSON.stringify(got)}; resume with the flags the sweep was started with, or choose another --out`);
+      throw new InputError(
+        path,
+        `line 1: ${name}`,
+        `expected ${JSON.stringify(wanted)} (${what}), got ${JSON.stringify(got)}; resume with the flags the sweep was started with, or choose another --out`,
+      );
     }
   };
   const scenario = f.obj.scenario as Record<string, unknown> | undefined;
@@ -131,7 +135,18 @@ const VERDICT = (f: Fields, name: string): Verdict => {
 };
 
 function parseSeedLine(path: string, n: number, line: string, h: ProgressHeader): SeedResult {
-  const f = Fields.root(path, parseJsonLine(path, n, line), `line ${n}`).only(["seed", "outcome", "safety", "liveness", "valid", "checkers", "expectationMet", "eventsRun", "endUs", "availability"]);
+  const f = Fields.root(path, parseJsonLine(path, n, line), `line ${n}`).only([
+    "seed",
+    "outcome",
+    "safety",
+    "liveness",
+    "valid",
+    "checkers",
+    "expectationMet",
+    "eventsRun",
+    "endUs",
+    "availability",
+  ]);
   const seed = f.number("seed", { integer: true, min: h.seeds.from, max: h.seeds.to });
   const cf = f.object("checkers");
   const checkers: Record<string, Verdict> = {};

@@ -96,7 +96,13 @@ export async function runCompare(o: CompareOptions): Promise<CompareResult> {
       cells.push(cellOf(summary, design, base.name, o.outDir));
     }
   }
-  const matrix: CompareMatrix = { designs: o.designs, scenarios: o.scenarios.map((s) => s.name), seeds: { from: o.range.from, to: o.range.to }, cells, skipped };
+  const matrix: CompareMatrix = {
+    designs: o.designs,
+    scenarios: o.scenarios.map((s) => s.name),
+    seeds: { from: o.range.from, to: o.range.to },
+    cells,
+    skipped,
+  };
   return { matrix, skipped, summaries };
 }
 

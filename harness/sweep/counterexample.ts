@@ -29,7 +29,12 @@ export function writeCounterexample(dir: string, s: Scenario, seed: number, stil
   const file = join(dir, `${s.name}.json`);
   const first = runScenario(s, seed);
   const verdicts = runCheckers(first.history, checkContextFor(s));
-  const withExpect: Scenario = { ...s, seed, expect: verdicts.outcome === "unknown" || verdicts.outcome === "not-challenged" ? s.expect : verdicts.outcome, file };
+  const withExpect: Scenario = {
+    ...s,
+    seed,
+    expect: verdicts.outcome === "unknown" || verdicts.outcome === "not-challenged" ? s.expect : verdicts.outcome,
+    file,
+  };
   writeJsonAtomic(file, scenarioToJson(withExpect));
 
   const loaded = loadScenarioFile(file);

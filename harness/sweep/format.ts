@@ -12,14 +12,28 @@ function row(name: string, r: RateCi, runs: number): string {
 export function formatSweepSummary(s: SweepSummary, wrote: string[] = []): string {
   const out: string[] = [];
   const range = `${s.seeds.from}..${s.seeds.to}`;
-  const sharded = s.shards.length === 1 && s.shards[0]!.count > 1 ? `, shard ${s.shards[0]!.index}/${s.shards[0]!.count} (seeds ${s.shards[0]!.from}..${s.shards[0]!.to})` : "";
-  out.push(`lockstep sweep ${s.scenario.name} — design ${s.scenario.design}, seeds ${range}${sharded}: ${s.runs} runs${s.complete ? "" : " (INCOMPLETE: not every seed of the range)"}`);
+  const sharded =
+    s.shards.length === 1 && s.shards[0]!.count > 1
+      ? `, shard ${s.shards[0]!.index}/${s.shards[0]!.count} (seeds ${s.shards[0]!.from}..${s.shards[0]!.to})`
+      : "";
+  out.push(
+    `lockstep sweep ${s.scenario.name} — design ${s.scenario.design}, seeds ${range}${sharded}: ${s.runs} runs${s.complete ? "" : " (INCOMPLETE: not every seed of the range)"}`,
+  );
   out.push(`  ${"checker".padEnd(20)} ${"violations".padStart(11)}  ${"rate".padStart(6)}  95% CI (Wilson)`);
   for (const [name, r] of Object.entries(s.checkers)) out.push(row(name, r, s.runs));
   out.push(row("safety (any)", s.safety, s.runs));
   out.push(row("liveness (any)", s.liveness, s.runs));
-  out.push(`outcomes: ${Object.entries(s.outcomes).map(([o, n]) => `${o} ${n}`).join(", ") || "none"}`);
-  if (s.availability) out.push(`challenged: ${s.availability.challengedRuns}/${s.runs} runs (${pct(s.runs === 0 ? 0 : s.availability.challengedRuns / s.runs)}); a safe run that was not challenged counts as not-challenged, not safe`);
+  out.push(
+    `outcomes: ${
+      Object.entries(s.outcomes)
+        .map(([o, n]) => `${o} ${n}`)
+        .join(", ") || "none"
+    }`,
+  );
+  if (s.availability)
+    out.push(
+      `challenged: ${s.availability.challengedRuns}/${s.runs} runs (${pct(s.runs === 0 ? 0 : s.availability.challengedRuns / s.runs)}); a safe run that was not challenged counts as not-challenged, not safe`,
+    );
   out.push(`expected ${s.expected.verdict}: ${s.expected.matched}/${s.runs} runs matched (${pct(s.expected.rate)})`);
   if (s.failingSeeds.count > 0) {
     const more = s.failingSeeds.count > s.failingSeeds.first.length ? ` … (${s.failingSeeds.count} in all)` : "";

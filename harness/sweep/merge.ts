@@ -25,7 +25,11 @@ export function mergeSummaries(parts: ReadonlyArray<{ file: string; summary: Swe
       );
     }
     if (b.seeds.from !== a.seeds.from || b.seeds.to !== a.seeds.to) {
-      throw new InputError(file, "seeds", `expected shards of one seed range: ${first!.file} sweeps ${a.seeds.from}..${a.seeds.to}, this sweeps ${b.seeds.from}..${b.seeds.to}`);
+      throw new InputError(
+        file,
+        "seeds",
+        `expected shards of one seed range: ${first!.file} sweeps ${a.seeds.from}..${a.seeds.to}, this sweeps ${b.seeds.from}..${b.seeds.to}`,
+      );
     }
     if (b.lockstep.version !== a.lockstep.version) {
       throw new InputError(file, "lockstep.version", `expected ${a.lockstep.version} (as ${first!.file}); results of different versions may differ`);
@@ -78,7 +82,10 @@ export function mergeSummaries(parts: ReadonlyArray<{ file: string; summary: Swe
   const matched = summaries.reduce((n, s) => n + s.expected.matched, 0);
   // The replay line names the first failing seed (else the first unexpected): take it from the shard that holds it.
   const replaySeed = failingFirst[0] ?? unexpectedFirst[0];
-  const replay = replaySeed === undefined ? undefined : summaries.find((s) => s.failingSeeds.first[0] === replaySeed || (failingFirst.length === 0 && s.unexpectedSeeds.first[0] === replaySeed))?.replay;
+  const replay =
+    replaySeed === undefined
+      ? undefined
+      : summaries.find((s) => s.failingSeeds.first[0] === replaySeed || (failingFirst.length === 0 && s.unexpectedSeeds.first[0] === replaySeed))?.replay;
   return {
     format: a.format,
     lockstep: a.lockstep,
@@ -91,7 +98,9 @@ export function mergeSummaries(parts: ReadonlyArray<{ file: string; summary: Swe
     checkers,
     outcomes,
     // Summed only when every shard has it (older summaries do not).
-    ...(summaries.every((s) => s.availability) ? { availability: summaries.reduce((acc, s) => addSweepAvailability(acc, s.availability!), emptySweepAvailability()) } : {}),
+    ...(summaries.every((s) => s.availability)
+      ? { availability: summaries.reduce((acc, s) => addSweepAvailability(acc, s.availability!), emptySweepAvailability()) }
+      : {}),
     expected: { verdict: a.expected.verdict, matched, rate: runs === 0 ? 0 : matched / runs },
     failingSeeds: { count: summaries.reduce((n, s) => n + s.failingSeeds.count, 0), first: failingFirst, limit },
     unexpectedSeeds: { count: summaries.reduce((n, s) => n + s.unexpectedSeeds.count, 0), first: unexpectedFirst, limit },

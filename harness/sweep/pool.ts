@@ -39,7 +39,7 @@ export function chunksOf(seeds: readonly number[], workers: number): number[][] 
   const size = chunkSeeds(seeds.length, workers);
   const singlesFrom = workers > 1 ? Math.max(0, seeds.length - workers * JOBS_AHEAD * size) : seeds.length;
   const chunks: number[][] = [];
-  for (let i = 0; i < seeds.length; ) {
+  for (let i = 0; i < seeds.length;) {
     const n = i >= singlesFrom ? 1 : Math.min(size, singlesFrom - i);
     chunks.push(seeds.slice(i, i + n));
     i += n;
@@ -130,7 +130,16 @@ export class SweepPool {
     const claims = this.threads.map(
       (w, t) =>
         new Promise<void>((settled) => {
-          const claim: ClaimJob = { type: "claim", jobId: this.nextJobId++, chunks, counter: claiming.counter, slot: threadSlot(t), onChunk, resolve: () => settled(), reject: () => settled() };
+          const claim: ClaimJob = {
+            type: "claim",
+            jobId: this.nextJobId++,
+            chunks,
+            counter: claiming.counter,
+            slot: threadSlot(t),
+            onChunk,
+            resolve: () => settled(),
+            reject: () => settled(),
+          };
           this.running.get(w)!.push(claim);
           w.postMessage({ type: "claim", jobId: claim.jobId, chunks, counter: claiming.counter, slot: claim.slot } satisfies ToWorker);
         }),

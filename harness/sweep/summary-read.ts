@@ -39,7 +39,27 @@ export function readSummaryFile(file: string): SweepSummary {
 export function parseSummary(raw: unknown, file: string): SweepSummary {
   const f = Fields.root(file, raw);
   if (f.obj.format !== SUMMARY_FORMAT) f.fail("format", `expected "${SUMMARY_FORMAT}" (a summary.json written by \`lockstep sweep\`)`);
-  f.only(["format", "lockstep", "scenario", "seeds", "runs", "complete", "partial", "resume", "safety", "liveness", "checkers", "outcomes", "expected", "failingSeeds", "unexpectedSeeds", "replay", "shards", "execution", "availability"]);
+  f.only([
+    "format",
+    "lockstep",
+    "scenario",
+    "seeds",
+    "runs",
+    "complete",
+    "partial",
+    "resume",
+    "safety",
+    "liveness",
+    "checkers",
+    "outcomes",
+    "expected",
+    "failingSeeds",
+    "unexpectedSeeds",
+    "replay",
+    "shards",
+    "execution",
+    "availability",
+  ]);
   if (f.has("partial")) {
     const resume = typeof f.obj.resume === "string" ? `; finish it first: ${f.obj.resume}` : "";
     throw new InputError(file, "partial", `expected a finished sweep, not one interrupted part-way${resume}`);
@@ -86,7 +106,11 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
   if (outcomeSum !== runs) throw new InputError(file, "outcomes", `expected counts adding up to runs (${runs}), got ${outcomeSum}`);
 
   const ef = f.object("expected").only(["verdict", "matched", "rate"]);
-  const expected = { verdict: ef.oneOf("verdict", EXPECTATIONS), matched: ef.number("matched", { integer: true, min: 0, max: runs }), rate: ef.number("rate", { min: 0, max: 1 }) };
+  const expected = {
+    verdict: ef.oneOf("verdict", EXPECTATIONS),
+    matched: ef.number("matched", { integer: true, min: 0, max: runs }),
+    rate: ef.number("rate", { min: 0, max: 1 }),
+  };
   if (expected.verdict !== scenario.expect) ef.fail("verdict", `expected "${scenario.expect}" (scenario.expect)`);
 
   const seedList = (name: string): SweepSummary["failingSeeds"] => {
@@ -94,7 +118,8 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
     const count = lf.number("count", { integer: true, min: 0, max: runs });
     const limit = lf.number("limit", { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
     const first = lf.array("first").map((x, i) => {
-      if (typeof x !== "number" || !Number.isSafeInteger(x) || x < 0) throw new InputError(file, `${lf.field("first")}[${i}]`, `expected a seed (an integer >= 0), got ${JSON.stringify(x)}`);
+      if (typeof x !== "number" || !Number.isSafeInteger(x) || x < 0)
+        throw new InputError(file, `${lf.field("first")}[${i}]`, `expected a seed (an integer >= 0), got ${JSON.stringify(x)}`);
       return x;
     });
     const wanted = Math.min(count, limit);
@@ -118,7 +143,8 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
 
   const xf = f.object("execution").only(["workers", "wallMs", "reports"]);
   const workers = xf.array("workers").map((x, i) => {
-    if (typeof x !== "number" || !Number.isSafeInteger(x) || x < 1) throw new InputError(file, `${xf.field("workers")}[${i}]`, `expected a positive integer, got ${JSON.stringify(x)}`);
+    if (typeof x !== "number" || !Number.isSafeInteger(x) || x < 1)
+      throw new InputError(file, `${xf.field("workers")}[${i}]`, `expected a positive integer, got ${JSON.stringify(x)}`);
     return x;
   });
   const wallMs = xf.number("wallMs", { min: 0 });
@@ -176,7 +202,11 @@ function parseShard(f: Fields, seeds: { from: number; to: number }): Shard {
   const from = f.number("from", SEED);
   const to = f.number("to", SEED);
   if (from !== want.from || to !== want.to) {
-    throw new InputError(f.file, f.path, `expected shard ${index}/${count} of seeds ${seeds.from}..${seeds.to} to cover ${want.from}..${want.to}, got ${from}..${to}`);
+    throw new InputError(
+      f.file,
+      f.path,
+      `expected shard ${index}/${count} of seeds ${seeds.from}..${seeds.to} to cover ${want.from}..${want.to}, got ${from}..${to}`,
+    );
   }
   return { index, count, from, to };
 }

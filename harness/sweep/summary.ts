@@ -94,7 +94,11 @@ export function summarize(i: SummaryInput): SweepSummary {
   const count = (pred: (r: SeedResult) => boolean): number => results.reduce((n, r) => n + (pred(r) ? 1 : 0), 0);
   const checkers: Record<string, RateCi> = {};
   for (const c of checkerNames) {
-    checkers[c] = rateCi(count((r) => r.checkers[c] === false), count((r) => r.checkers[c] === "unknown"), runs);
+    checkers[c] = rateCi(
+      count((r) => r.checkers[c] === false),
+      count((r) => r.checkers[c] === "unknown"),
+      runs,
+    );
   }
   const outcomes: Partial<Record<Outcome, number>> = {};
   for (const o of OUTCOMES) {
@@ -118,8 +122,16 @@ export function summarize(i: SummaryInput): SweepSummary {
     seeds: { from: i.range.from, to: i.range.to },
     runs,
     complete: runs === i.range.to - i.range.from + 1,
-    safety: rateCi(count((r) => r.safety === false), count((r) => r.safety === "unknown"), runs),
-    liveness: rateCi(count((r) => r.liveness === false), count((r) => r.liveness === "unknown"), runs),
+    safety: rateCi(
+      count((r) => r.safety === false),
+      count((r) => r.safety === "unknown"),
+      runs,
+    ),
+    liveness: rateCi(
+      count((r) => r.liveness === false),
+      count((r) => r.liveness === "unknown"),
+      runs,
+    ),
     checkers,
     outcomes,
     availability: results.reduce((acc, r) => addRunAvailability(acc, r.availability), emptySweepAvailability()),

@@ -80,7 +80,8 @@ async function sweep(scenario: Scenario, o: SweepOptions): Promise<SweepResult> 
     shard: { index, count },
   };
   // Opened before any seed runs: an --out that cannot be written fails now, not after the work.
-  const checkpoint = o.checkpoint && o.outDir ? (o.checkpoint.resume ? Checkpoint.resume(o.outDir, header, shard) : Checkpoint.start(o.outDir, header)) : undefined;
+  const checkpoint =
+    o.checkpoint && o.outDir ? (o.checkpoint.resume ? Checkpoint.resume(o.outDir, header, shard) : Checkpoint.start(o.outDir, header)) : undefined;
   const done = checkpoint?.done ?? [];
   const doneSeeds = new Set(done.map((r) => r.seed));
   const seeds = seedsOf(shard).filter((s) => !doneSeeds.has(s));
@@ -101,9 +102,8 @@ async function sweep(scenario: Scenario, o: SweepOptions): Promise<SweepResult> 
     const results = [...done, ...fresh].sort((a, b) => a.seed - b.seed);
     interrupted = pool.wasCancelled;
     const failing = results.filter(isFailing).map((r) => r.seed);
-    const reports = o.outDir && !interrupted
-      ? failing.slice(0, o.reportsMax ?? o.limit).map((seed) => ({ seed, dir: join(o.outDir!, "failing", `seed-${seed}`) }))
-      : [];
+    const reports =
+      o.outDir && !interrupted ? failing.slice(0, o.reportsMax ?? o.limit).map((seed) => ({ seed, dir: join(o.outDir!, "failing", `seed-${seed}`) })) : [];
     if (!interrupted) {
       try {
         await pool.writeReports(reports);

@@ -129,7 +129,9 @@ export class EtcdMutexRecipe implements RealLockClient {
     if (!s) return { outcome: "fail", reason: "could not grant a lease" };
     const pfx = `/locks/${lock}/`;
     const myKey = `${pfx}${BigInt(s.id).toString(16)}`;
-    const firstCreate = { request_range: { key: utf8(pfx), range_end: prefixEnd(pfx), sort_target: "Create" as const, sort_order: "Ascend" as const, limit: 1 } };
+    const firstCreate = {
+      request_range: { key: utf8(pfx), range_end: prefixEnd(pfx), sort_target: "Create" as const, sort_order: "Ascend" as const, limit: 1 },
+    };
     let txn;
     try {
       txn = await this.client.kv.txn({
@@ -264,7 +266,9 @@ export class EtcdMutexRecipe implements RealLockClient {
     const sentUs = this.nowUs();
     // keepaliveOnce is a stream call (no deadline of its own): bound it by the request budget, as the model's extend.
     let timer: NodeJS.Timeout | undefined;
-    const budget = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("keepalive unanswered within the request budget")), this.cfg.callTimeoutMs)));
+    const budget = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error("keepalive unanswered within the request budget")), this.cfg.callTimeoutMs)),
+    );
     try {
       await Promise.race([d.session.lease.keepaliveOnce(), budget]);
     } catch (err) {

@@ -116,7 +116,8 @@ export class LibraryRecipe implements RealLockClient {
     if (this.cfg.requireAliases) aliasAdapterRequires(this.cfg.adapterFile, this.cfg.requireAliases);
     const loaded = loadAdapterModule(this.cfg.adapterFile) as AdapterModule & { default?: AdapterModule };
     const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
-    if (!mod || typeof mod.create !== "function") throw new Error(`${this.cfg.adapterFile}: module.exports.create is not a function create({ addresses, options, processId })`);
+    if (!mod || typeof mod.create !== "function")
+      throw new Error(`${this.cfg.adapterFile}: module.exports.create is not a function create({ addresses, options, processId })`);
     const instance = await mod.create({ addresses: [...this.cfg.addresses], options: structuredClone(this.cfg.options), processId: this.processId });
     if (!instance || typeof instance.acquire !== "function" || typeof instance.release !== "function") {
       throw new Error(`${this.cfg.adapterFile}: create() must return an object with acquire(lock, { ttlMs, waitMs }) and release(handle)`);

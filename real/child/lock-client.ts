@@ -16,10 +16,7 @@ export interface RealGrant {
   id?: string;
 }
 
-export type RealAcquireResult =
-  | { outcome: "ok"; grant: RealGrant }
-  | { outcome: "fail"; reason: string }
-  | { outcome: "unknown"; reason: string };
+export type RealAcquireResult = { outcome: "ok"; grant: RealGrant } | { outcome: "fail"; reason: string } | { outcome: "unknown"; reason: string };
 
 export type RealReleaseResult = { outcome: "ok"; released: boolean } | { outcome: "unknown"; reason: string };
 

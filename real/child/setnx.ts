@@ -9,7 +9,15 @@ import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { RecipeConfig } from "../protocol.js";
 import { connectReady, ioredisConnection, ioredisSentinelConnection } from "./ioredis-conn.js";
-import { errorText, sleepMs, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
+import {
+  errorText,
+  sleepMs,
+  type RealAcquireResult,
+  type RealExtendResult,
+  type RealGrant,
+  type RealLockClient,
+  type RealReleaseResult,
+} from "./lock-client.js";
 import { packageVersion } from "./packages.js";
 
 /** Compare-and-delete: only the holder's token deletes the key. */

@@ -5,12 +5,7 @@ import { LoadTolerantDeadline } from "./deadlines.js";
 import { LOOPBACK } from "./ports.js";
 
 /** Send `payload` over TCP and collect the reply until `done(reply)` or close; never longer than timeoutMs. */
-export function tcpExchange(
-  port: number,
-  payload: string,
-  done: (reply: string) => boolean,
-  timeoutMs: number,
-): Promise<string> {
+export function tcpExchange(port: number, payload: string, done: (reply: string) => boolean, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let reply = "";
     let settled = false;
@@ -66,13 +61,7 @@ export interface HttpReply {
 }
 
 /** One HTTP request to 127.0.0.1:port, no keep-alive, bounded by timeoutMs. */
-export function httpRequest(
-  port: number,
-  method: "GET" | "POST",
-  path: string,
-  body: string | undefined,
-  timeoutMs: number,
-): Promise<HttpReply> {
+export function httpRequest(port: number, method: "GET" | "POST", path: string, body: string | undefined, timeoutMs: number): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const req = request(
       {

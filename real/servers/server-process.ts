@@ -125,7 +125,12 @@ export class ServerProcess {
       const len = Math.min(size, LOG_TAIL_BYTES);
       const buf = Buffer.alloc(len);
       readSync(fd, buf, 0, len, size - len);
-      return buf.toString("utf8").split("\n").filter((l) => l.length > 0).slice(-lines).join("\n");
+      return buf
+        .toString("utf8")
+        .split("\n")
+        .filter((l) => l.length > 0)
+        .slice(-lines)
+        .join("\n");
     } catch {
       return "";
     } finally {

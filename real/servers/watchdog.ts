@@ -13,16 +13,16 @@
 //      and reaping the watcher (so it can never signal a reused pid, and leaves no zombie).
 // The driver's own paths (stop, kill, 'exit') additionally SIGKILL the whole process group.
 export const WATCHDOG_SCRIPT = [
-  'log=$1; shift',
-  'exec 3<&0',
+  "log=$1; shift",
+  "exec 3<&0",
   '"$@" </dev/null 3<&- >>"$log" 2>&1 &',
-  'pid=$!',
+  "pid=$!",
   'echo "$pid"',
   '{ while read -r _; do :; done; kill -9 "$pid" 2>/dev/null; } <&3 >/dev/null 2>&1 &',
-  'w=$!',
-  'exec 3<&-',
+  "w=$!",
+  "exec 3<&-",
   'wait "$pid"',
-  'rc=$?',
+  "rc=$?",
   'kill -9 "$w" 2>/dev/null',
   'wait "$w" 2>/dev/null',
   'exit "$rc"',

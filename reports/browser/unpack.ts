@@ -33,7 +33,9 @@ export function unpackView<T>(v: T): T {
     for (const k of Object.keys(cols)) cols[k] = unpackColumn(cols[k]!);
   }
   const H = o.holds as Record<string, number[]>;
-  const s = H.s!, e = H.e!, w = H.w!;
+  const s = H.s!,
+    e = H.e!,
+    w = H.w!;
   for (let i = 0; i < s.length; i++) {
     e[i] = s[i]! + e[i]!;
     w[i] = s[i]! - w[i]!;

@@ -132,7 +132,12 @@ export class RaftServiceHost<Cmd> {
     this.roleSeen = role;
     this.termSeen = term;
     this.leaderSeen = leader ?? "";
-    this.ctx.record("info", "raft-role", undefined, { role, term, ...(leader !== undefined && role !== "leader" ? { leader } : {}), was: this.roleWas ?? "starting" });
+    this.ctx.record("info", "raft-role", undefined, {
+      role,
+      term,
+      ...(leader !== undefined && role !== "leader" ? { leader } : {}),
+      was: this.roleWas ?? "starting",
+    });
     this.roleWas = `${role}, term ${term}`;
   }
   /** What the last note said (undefined: none yet). */

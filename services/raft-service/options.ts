@@ -52,13 +52,7 @@ export function serverIds(prefix: string, nodes: number): string[] {
   return Array.from({ length: nodes }, (_, i) => `${prefix}-${i + 1}`);
 }
 
-export function parseRaftServiceOptions(
-  raw: unknown,
-  file: string,
-  prefix: string,
-  bugNames: readonly string[],
-  idPrefix: string,
-): RaftServiceOptions {
+export function parseRaftServiceOptions(raw: unknown, file: string, prefix: string, bugNames: readonly string[], idPrefix: string): RaftServiceOptions {
   return parseRaftServiceFields(Fields.root(file, raw ?? {}, prefix).only(RAFT_SERVICE_FIELDS), bugNames, idPrefix);
 }
 

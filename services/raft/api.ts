@@ -69,11 +69,7 @@ export interface RaftNodeOptions<Cmd> {
 }
 
 /** Bug variants of the Raft core; see docs/raft-bugs.md for what catches each. */
-export type RaftBug =
-  | "voteWithoutUpToDateCheck"
-  | "commitPreviousTermByCounting"
-  | "votedForNotPersisted"
-  | "acceptStaleTermAppendEntries";
+export type RaftBug = "voteWithoutUpToDateCheck" | "commitPreviousTermByCounting" | "votedForNotPersisted" | "acceptStaleTermAppendEntries";
 
 export type CreateRaftNode = <Cmd>(ctx: ProcessContext, opts: RaftNodeOptions<Cmd>, restarted: boolean) => RaftHost<Cmd>;
 

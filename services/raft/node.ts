@@ -89,7 +89,11 @@ class RaftNode<Cmd> {
   private readonly heartbeatInput: RaftInput<Cmd> = { type: "heartbeat-timeout" };
   private readonly fireElection = (): void => this.feed(this.electionInput);
   private readonly fireHeartbeat = (): void => this.feed(this.heartbeatInput);
-  private readonly messageInput: Extract<RaftInput<Cmd>, { type: "message" }> = { type: "message", from: "", msg: { type: "raft-vote-resp", term: 0, granted: false } };
+  private readonly messageInput: Extract<RaftInput<Cmd>, { type: "message" }> = {
+    type: "message",
+    from: "",
+    msg: { type: "raft-vote-resp", term: 0, granted: false },
+  };
   // Reset on every AppendEntries a follower takes: its deadline moves, its kernel timer stays.
   private readonly election: LazyTimer;
   // Where each apply is: one object rewritten per apply (RaftNodeOptions.apply reads it during the call).

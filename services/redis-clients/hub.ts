@@ -33,7 +33,10 @@ export class ClientHub {
     const h = String(host ?? "127.0.0.1").replace(/^localhost$/, "127.0.0.1");
     const id = this.book.byAddress.get(`${h}:${p}`) ?? this.book.byAddress.get(p);
     if (id) return id;
-    return this.realm.escape(`a Redis connection to ${h}:${p}`, `no simulated node has that address; the design's nodes are ${[...this.book.byAddress.keys()].filter((k) => k.includes(":")).join(", ")}`);
+    return this.realm.escape(
+      `a Redis connection to ${h}:${p}`,
+      `no simulated node has that address; the design's nodes are ${[...this.book.byAddress.keys()].filter((k) => k.includes(":")).join(", ")}`,
+    );
   }
 
   openLink(serverId: string, policy: LinkPolicy, emit: (event: string, ...args: unknown[]) => void): RedisLink {

@@ -18,7 +18,12 @@ import type { ClientHub } from "./hub.js";
 import type { LinkPolicy } from "./link.js";
 import { RedisLink } from "./link.js";
 
-const ERROR_NAMES = { ConnectionClosed: "SocketClosedUnexpectedlyError", MaxRetriesPerRequest: "Error", CommandTimeout: "TimeoutError", Reply: "ErrorReply" } as const;
+const ERROR_NAMES = {
+  ConnectionClosed: "SocketClosedUnexpectedlyError",
+  MaxRetriesPerRequest: "Error",
+  CommandTimeout: "TimeoutError",
+  Reply: "ErrorReply",
+} as const;
 
 type SetOptions = { NX?: boolean; XX?: boolean; PX?: number; EX?: number; PXAT?: number; EXAT?: number; KEEPTTL?: boolean; GET?: boolean };
 type EvalOptions = { keys?: unknown[]; arguments?: unknown[] };
@@ -35,7 +40,13 @@ function setArgv(key: unknown, value: unknown, o: SetOptions = {}): string[] {
   return argv;
 }
 
-const evalArgv = (cmd: string, script: unknown, o: EvalOptions = {}): string[] => [cmd, str(script), String(o.keys?.length ?? 0), ...(o.keys ?? []).map(str), ...(o.arguments ?? []).map(str)];
+const evalArgv = (cmd: string, script: unknown, o: EvalOptions = {}): string[] => [
+  cmd,
+  str(script),
+  String(o.keys?.length ?? 0),
+  ...(o.keys ?? []).map(str),
+  ...(o.arguments ?? []).map(str),
+];
 
 /** argv builders for node-redis's command methods, by method name. */
 const BUILDERS: Record<string, (...a: unknown[]) => string[]> = {
@@ -109,7 +120,8 @@ export function nodeRedisModule(hub: ClientHub): unknown {
         const policy: LinkPolicy = {
           retryDelayMs: (n) => {
             if (strategy === false) return null;
-            const d = typeof strategy === "function" ? (strategy as (n: number) => unknown)(n) : typeof strategy === "number" ? strategy : Math.min(n * 50, 500);
+            const d =
+              typeof strategy === "function" ? (strategy as (n: number) => unknown)(n) : typeof strategy === "number" ? strategy : Math.min(n * 50, 500);
             return typeof d === "number" && Number.isFinite(d) ? Math.max(0, d) : null;
           },
           maxRetriesPerRequest: null,

@@ -31,7 +31,24 @@ export interface ArgvEnv {
   touch(key: string): void;
 }
 
-const WRITES = new Set(["SET", "SETNX", "SETEX", "PSETEX", "GETDEL", "DEL", "UNLINK", "EXPIRE", "PEXPIRE", "PEXPIREAT", "EXPIREAT", "PERSIST", "INCR", "INCRBY", "DECR", "DECRBY"]);
+const WRITES = new Set([
+  "SET",
+  "SETNX",
+  "SETEX",
+  "PSETEX",
+  "GETDEL",
+  "DEL",
+  "UNLINK",
+  "EXPIRE",
+  "PEXPIRE",
+  "PEXPIREAT",
+  "EXPIREAT",
+  "PERSIST",
+  "INCR",
+  "INCRBY",
+  "DECR",
+  "DECRBY",
+]);
 
 const err = (m: string): ArgvReply => ({ error: m });
 const SYNTAX = err("ERR syntax error");

@@ -39,7 +39,13 @@ export function toRedisResult(r: RpcResult): RedisResult {
  * a crash of the caller drops them all (its pending calls and timers go), as it stopped
  * spawned fibers.
  */
-export function redisCallEach(ctx: ProcessContext, nodes: readonly string[], command: RedisCommand, timeoutMs: number, onResult: (i: number, r: RedisResult) => void): void {
+export function redisCallEach(
+  ctx: ProcessContext,
+  nodes: readonly string[],
+  command: RedisCommand,
+  timeoutMs: number,
+  onResult: (i: number, r: RedisResult) => void,
+): void {
   for (let i = 0; i < nodes.length; i++) {
     redisWait(ctx, nodes[i]!, command, timeoutMs).begin(new NodeResult(i, onResult));
   }

@@ -91,9 +91,7 @@ class LuaEngine {
   }
 
   private run51Shims(): void {
-    const src =
-      "unpack = table.unpack; table.getn = function(t) return #t end; loadstring = load; " +
-      "os = { clock = function() return 0 end }";
+    const src = "unpack = table.unpack; table.getn = function(t) return #t end; loadstring = load; " + "os = { clock = function() return 0 end }";
     if (lauxlib.luaL_dostring(this.L, to_luastring(src)) !== lua.LUA_OK) throw new Error("lua shims failed");
   }
 
@@ -136,7 +134,12 @@ class LuaEngine {
       return 1;
     });
     fn("set_repl", () => 0);
-    for (const [k, v] of [["LOG_DEBUG", 0], ["LOG_VERBOSE", 1], ["LOG_NOTICE", 2], ["LOG_WARNING", 3]] as const) {
+    for (const [k, v] of [
+      ["LOG_DEBUG", 0],
+      ["LOG_VERBOSE", 1],
+      ["LOG_NOTICE", 2],
+      ["LOG_WARNING", 3],
+    ] as const) {
       lua.lua_pushinteger(L, v);
       lua.lua_setfield(L, -2, to_luastring(k));
     }

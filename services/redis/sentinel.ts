@@ -97,7 +97,7 @@ export class Sentinel {
     if (this.up(this.primaryId)) return; // it came back while the sentinels voted
     const candidates = this.nodes
       .filter((n) => n !== this.primaryId && this.up(n) && this.lastPong.get(n)?.role === "replica")
-      .sort((a, b) => (this.lastPong.get(b)!.offset - this.lastPong.get(a)!.offset) || (a < b ? -1 : 1));
+      .sort((a, b) => this.lastPong.get(b)!.offset - this.lastPong.get(a)!.offset || (a < b ? -1 : 1));
     const chosen = candidates[0];
     if (!chosen) return;
     const old = this.primaryId;

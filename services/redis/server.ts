@@ -80,7 +80,12 @@ export class RedisServer {
     this.aof = new AppendOnlyFile(ctx, opts.persistence ?? "none", opts.fsyncIntervalMs ?? 1000);
     // Expiry by this node's wall clock, noted for the report's server lane.
     this.store.onExpire = (key, expireAtMs, nowMs, how) =>
-      ctx.record("info", "key-expired", undefined, { key, how: how === "lazy" ? "lazy expiry (on access)" : "active expiry (sweep)", expireAtWallMs: expireAtMs, wallMs: nowMs });
+      ctx.record("info", "key-expired", undefined, {
+        key,
+        how: how === "lazy" ? "lazy expiry (on access)" : "active expiry (sweep)",
+        expireAtWallMs: expireAtMs,
+        wallMs: nowMs,
+      });
     const saved = ctx.disk.get(CONFIG_KEY) as NodeConfig | undefined;
     this.role = saved?.role ?? opts.role ?? "primary";
     this.primaryId = saved ? saved.primaryId : opts.primaryId;
@@ -214,7 +219,9 @@ export class RedisServer {
     this.ctx.record("info", "crash-lost", undefined, {
       persistence: this.aof.mode,
       // Counted without touching the keys (a lazy expiry here would note expiries that never happened).
-      ...(this.aof.mode === "none" ? { keysLost: this.store.snapshot().filter(([, e]) => e.expireAtMs === undefined || e.expireAtMs > nowMs).length } : { unsyncedWrites: this.aof.unsynced }),
+      ...(this.aof.mode === "none"
+        ? { keysLost: this.store.snapshot().filter(([, e]) => e.expireAtMs === undefined || e.expireAtMs > nowMs).length }
+        : { unsyncedWrites: this.aof.unsynced }),
     });
     this.connections.resetAll((to, r) => this.ctx.send(to, r as unknown as Message));
   }

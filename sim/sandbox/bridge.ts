@@ -24,7 +24,12 @@ const isAccessor = (proto: object, k: string): boolean => {
   return d !== undefined && (d.get !== undefined || d.set !== undefined);
 };
 export const BUFFER_METHODS = Object.getOwnPropertyNames(Buffer.prototype).filter(
-  (k) => /^[A-Za-z_$][\w$]*$/.test(k) && k !== "constructor" && k !== "toJSON" && !isAccessor(Buffer.prototype, k) && typeof (Buffer.prototype as unknown as Record<string, unknown>)[k] === "function",
+  (k) =>
+    /^[A-Za-z_$][\w$]*$/.test(k) &&
+    k !== "constructor" &&
+    k !== "toJSON" &&
+    !isAccessor(Buffer.prototype, k) &&
+    typeof (Buffer.prototype as unknown as Record<string, unknown>)[k] === "function",
 );
 export const BUFFER_STATICS = ["from", "alloc", "allocUnsafe", "allocUnsafeSlow", "byteLength", "concat", "compare", "isEncoding", "copyBytesFrom"].filter(
   (k) => typeof (Buffer as unknown as Record<string, unknown>)[k] === "function",
@@ -48,7 +53,11 @@ export interface BridgeRealm {
   queueTick(fn: (...a: unknown[]) => unknown, args: unknown[]): void;
   escapeError(call: string, detail?: string): Error;
   bound(what: string, detail: string): Error;
-  readonly timers: { arm(fn: (...a: unknown[]) => unknown, ms: unknown, args: unknown[], kind: number): number; clear(id: unknown): void; refresh(id: number): void };
+  readonly timers: {
+    arm(fn: (...a: unknown[]) => unknown, ms: unknown, args: unknown[], kind: number): number;
+    clear(id: unknown): void;
+    refresh(id: number): void;
+  };
   fillRandom<A extends ArrayBufferView>(a: A): A;
   randomUUID(): string;
 }
@@ -89,7 +98,10 @@ export function hostBridge(realm: BridgeRealm, seal: () => Seal): Record<string,
     randomUUID: () => realm.randomUUID(),
     escape: (call: string, detail: string) => realm.escapeError(call, detail),
     overBudget: (n: number) => {
-      throw realm.bound("an endless chain of promise reactions", `${n} promise reactions and nextTick callbacks queued in one turn; the chain never lets simulated time move`);
+      throw realm.bound(
+        "an endless chain of promise reactions",
+        `${n} promise reactions and nextTick callbacks queued in one turn; the chain never lets simulated time move`,
+      );
     },
     queueTick: (fn: (...a: unknown[]) => unknown, args: unknown[]) => realm.queueTick(fn, args),
     armTimer: (fn: (...a: unknown[]) => unknown, ms: unknown, args: unknown[], kind: number) => realm.timers.arm(fn, ms, args, kind),

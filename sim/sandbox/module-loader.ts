@@ -131,7 +131,9 @@ export class ModuleLoader {
       if (hit) return hit.exports;
       const m: Module = { exports: undefined, loaded: false };
       this.cache.set(key, m);
-      m.exports = this.realm.seal.toRealm(builtinModule(this.realm, spec, () => this.require((eventsEntry ??= createRequire(import.meta.url).resolve("events/")), fromFile), this.roots));
+      m.exports = this.realm.seal.toRealm(
+        builtinModule(this.realm, spec, () => this.require((eventsEntry ??= createRequire(import.meta.url).resolve("events/")), fromFile), this.roots),
+      );
       m.loaded = true;
       return m.exports;
     }

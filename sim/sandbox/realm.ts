@@ -110,7 +110,11 @@ export class Realm {
     this.Array = vm.runInContext("Array", this.context) as ArrayConstructor;
     this.JSON = vm.runInContext("JSON", this.context) as JSON;
     const realmDate = vm.runInContext("Date", this.context) as DateConstructor;
-    this.timers = new RealmTimers(host.setTimer, (what, fn) => this.enter(what, fn), () => this.countImmediate());
+    this.timers = new RealmTimers(
+      host.setTimer,
+      (what, fn) => this.enter(what, fn),
+      () => this.countImmediate(),
+    );
     const bridge = hostBridge(this, () => this.seal);
     this.prelude = (PRELUDE.runInContext(this.context) as (h: unknown) => PreludeExports)(bridge);
     Object.assign(sandbox, this.prelude.globals);
@@ -193,7 +197,8 @@ export class Realm {
 
   private settleTurn(where: string): void {
     for (let round = 0; ; round++) {
-      if (round >= TURN_ROUNDS_MAX) this.fail(new LibraryError(this.host.processId, where, new Error(`no quiet point after ${TURN_ROUNDS_MAX} rounds of callbacks (a livelock?)`)));
+      if (round >= TURN_ROUNDS_MAX)
+        this.fail(new LibraryError(this.host.processId, where, new Error(`no quiet point after ${TURN_ROUNDS_MAX} rounds of callbacks (a livelock?)`)));
       if (this.failure) return;
       if (this.ticks.length > 0) this.guard(`${where} (process.nextTick callbacks)`, () => this.runTicks());
       if (this.failure) return;

@@ -7,12 +7,19 @@ const SEEDS = 3;
 describe("audit: the differential against the backend's reference recipe", () => {
   it("picks compare-and-delete SET NX PX for one node, Redlock for N, a Raft design's own recipe", () => {
     expect(referenceOf({ design: "library", designOptions: { nodes: 1 }, label: "x" }).design).toBe("redis-setnx");
-    expect(referenceOf({ design: "library", designOptions: { nodes: 5 }, label: "x" })).toEqual({ design: "redlock", designOptions: { nodes: 5 }, label: "redlock (reference)" });
+    expect(referenceOf({ design: "library", designOptions: { nodes: 5 }, label: "x" })).toEqual({
+      design: "redlock",
+      designOptions: { nodes: 5 },
+      label: "redlock (reference)",
+    });
     expect(referenceOf({ design: "raft-zk", label: "x" }).design).toBe("raft-zk");
   });
 
   it("flags a plain-DEL release as your code on late-release, with a counterexample seed", () => {
-    const [row] = audit({ design: "redis-setnx", designOptions: { release: "del" }, label: "plain-del" }, { seeds: SEEDS, attacks: [attackByName("late-release")!] });
+    const [row] = audit(
+      { design: "redis-setnx", designOptions: { release: "del" }, label: "plain-del" },
+      { seeds: SEEDS, attacks: [attackByName("late-release")!] },
+    );
     expect(row!.finding).toBe("your code");
     expect(row!.counterexampleSeed).toBe(1);
     expect(row!.scenario?.designOptions).toEqual({ release: "del" });
@@ -22,9 +29,23 @@ describe("audit: the differential against the backend's reference recipe", () =>
   it("lists single Redis's pause and clock-jump failures as backend limits, never as your code", () => {
     const rows = audit({ design: "redis-setnx", label: "redis-setnx" }, { seeds: SEEDS });
     const by = Object.fromEntries(rows.map((r) => [r.attack, r.finding]));
-    expect(by).toEqual({ "holder-pause-before-write": "known limit of this backend", "late-release": "safe", "extend-after-lapse": "safe", "waiter-deadline": "safe", "slow-acquire": "not challenged", "server-clock-jump": "known limit of this backend" });
+    expect(by).toEqual({
+      "holder-pause-before-write": "known limit of this backend",
+      "late-release": "safe",
+      "extend-after-lapse": "safe",
+      "waiter-deadline": "safe",
+      "slow-acquire": "not challenged",
+      "server-clock-jump": "known limit of this backend",
+    });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
-    expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({ "holder-pause-before-write": 1, "late-release": 1, "extend-after-lapse": 1, "waiter-deadline": 1, "slow-acquire": 0, "server-clock-jump": 1 });
+    expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
+      "holder-pause-before-write": 1,
+      "late-release": 1,
+      "extend-after-lapse": 1,
+      "waiter-deadline": 1,
+      "slow-acquire": 0,
+      "server-clock-jump": 1,
+    });
   });
 
   it("carries a refusal instead of runs where the attack does not apply", () => {

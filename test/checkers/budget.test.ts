@@ -11,8 +11,7 @@ import { loadScenario } from "../../scenarios/index.js";
 import { runScenario } from "../../harness/runner.js";
 import { checkContextFor } from "../../harness/check-context.js";
 
-const fixture = (name: string) =>
-  parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);
+const fixture = (name: string) => parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);
 
 describe("work budget on every checker", () => {
   const s = loadScenario("naive-baseline");

@@ -4,9 +4,17 @@ import { runCheckers } from "../../checkers/run-all.js";
 import { HistoryBuilder } from "../helpers/history-builder.js";
 
 const grant = (b: HistoryBuilder, p: string, g: string, atMs: number, validityMs = 10_000): HistoryBuilder =>
-  b.at(atMs).ev(p, "invoke", "acquire", "L", { ttlMs: 10_000, waitMs: 30_000 }).at(atMs + 1).ev(p, "ok", "acquire", "L", { grantId: g, validityMs, ttlMs: 10_000 });
+  b
+    .at(atMs)
+    .ev(p, "invoke", "acquire", "L", { ttlMs: 10_000, waitMs: 30_000 })
+    .at(atMs + 1)
+    .ev(p, "ok", "acquire", "L", { grantId: g, validityMs, ttlMs: 10_000 });
 const pause = (b: HistoryBuilder, p: string, fromMs: number, toMs: number): HistoryBuilder =>
-  b.at(fromMs).ev("nemesis", "info", "pause", undefined, { phase: "start", targets: [p] }).at(toMs).ev("nemesis", "info", "pause", undefined, { phase: "end", targets: [p] });
+  b
+    .at(fromMs)
+    .ev("nemesis", "info", "pause", undefined, { phase: "start", targets: [p] })
+    .at(toMs)
+    .ev("nemesis", "info", "pause", undefined, { phase: "end", targets: [p] });
 
 /** c1 takes L and is paused 1–15 s; its lease lapses at 10 s by its clock; c2, waiting since 2 s, gets L at 10.5 s. */
 function pausedHolder(): HistoryBuilder {
@@ -52,12 +60,17 @@ describe("challenge: overlapping-belief (the default)", () => {
     const r = judgeChallenge(b.events);
     expect(r.challenged).toBe(false);
     expect(r.acquiresFailed).toBe(3);
-    expect(r.why).toBe("c2 never held L while c1 believed it did: c2 gave up at 2.2 s after 3 attempts (retry count exhausted), before c1's hold ended at 15 s (it released)");
+    expect(r.why).toBe(
+      "c2 never held L while c1 believed it did: c2 gave up at 2.2 s after 3 attempts (retry count exhausted), before c1's hold ended at 15 s (it released)",
+    );
   });
 
   it("says when a waiter gave up well inside the waitMs it was given: the library's own limit", () => {
     const b = grant(new HistoryBuilder(), "c1", "c1#1", 0);
-    b.at(1000).ev("c2", "invoke", "acquire", "L", { ttlMs: 10_000, waitMs: 30_000 }).at(2700).ev("c2", "fail", "acquire", "L", { reason: "quorum not reached" });
+    b.at(1000)
+      .ev("c2", "invoke", "acquire", "L", { ttlMs: 10_000, waitMs: 30_000 })
+      .at(2700)
+      .ev("c2", "fail", "acquire", "L", { reason: "quorum not reached" });
     b.at(15_000).ev("c1", "invoke", "release", "L", { grantId: "c1#1" });
     expect(judgeChallenge(b.events).why).toBe(
       "c2 never held L while c1 believed it did: c2 gave up at 2.7 s (quorum not reached), 1.7 s into the 30 s the workload would wait (waitMs): its own limit, not the scenario's, before c1's hold ended at 15 s (it released)",
@@ -95,7 +108,11 @@ describe("challenge: overlapping-belief (the default)", () => {
     expect(v.challenge.challenged).toBe(false);
     // The same history under a rule that contention suffices: c2 asked while c1 held.
     const contended = new HistoryBuilder().section("c1", "c1#1", "L", 0, 10, 0);
-    contended.at(5).ev("c2", "invoke", "acquire", "L", { ttlMs: 10_000 }).at(11).ev("c2", "ok", "acquire", "L", { grantId: "c2#1", validityMs: 9999, ttlMs: 10_000 });
+    contended
+      .at(5)
+      .ev("c2", "invoke", "acquire", "L", { ttlMs: 10_000 })
+      .at(11)
+      .ev("c2", "ok", "acquire", "L", { grantId: "c2#1", validityMs: 9999, ttlMs: 10_000 });
     contended.at(12).ev("c2", "invoke", "release", "L", { grantId: "c2#1" }).at(13).ev("c2", "ok", "release", "L", { released: true });
     contended.finalRead("L", 1);
     expect(runCheckers(contended.events, { ttlMs: 10_000, challenge: { kind: "waiter-served" } }).outcome).toBe("safe");
@@ -113,12 +130,20 @@ describe("challenge: overlapping-belief (the default)", () => {
 describe("challenge: the other kinds", () => {
   it("expiry-handover: challenged when the lock passed on before the holder's release freed it, not when every release did", () => {
     const lapsed = grant(new HistoryBuilder(), "c1", "c1#1", 0).at(10_000).ev("c1", "info", "lapse", "L", { grantId: "c1#1" });
-    grant(lapsed, "c2", "c2#1", 10_100).at(12_000).ev("c1", "invoke", "release", "L", { grantId: "c1#1" }).at(12_001).ev("c1", "ok", "release", "L", { released: false });
+    grant(lapsed, "c2", "c2#1", 10_100)
+      .at(12_000)
+      .ev("c1", "invoke", "release", "L", { grantId: "c1#1" })
+      .at(12_001)
+      .ev("c1", "ok", "release", "L", { released: false });
     const r = judgeChallenge(lapsed.events, { kind: "expiry-handover" });
     expect(r.challenged).toBe(true);
     expect(r.why).toMatch(/^c2 was granted L at 10.1 s, freed by c1's lease running out, not by its release/);
     // A release that was sent but never answered did not free the lock either.
-    const lostRelease = grant(new HistoryBuilder(), "c1", "c1#1", 0).at(5).ev("c1", "invoke", "release", "L", { grantId: "c1#1" }).at(8000).ev("c1", "info", "release", "L", { reason: "timeout" });
+    const lostRelease = grant(new HistoryBuilder(), "c1", "c1#1", 0)
+      .at(5)
+      .ev("c1", "invoke", "release", "L", { grantId: "c1#1" })
+      .at(8000)
+      .ev("c1", "info", "release", "L", { reason: "timeout" });
     grant(lostRelease, "c2", "c2#1", 10_100);
     expect(judgeChallenge(lostRelease.events, { kind: "expiry-handover" }).challenged).toBe(true);
     const released = new HistoryBuilder().section("c1", "c1#1", "L", 0, 10, 0).section("c2", "c2#1", "L", 20, 10, 1);

@@ -4,8 +4,7 @@ import { fencing, type StaleWrite } from "../../checkers/fencing.js";
 import { parseJsonlHistory } from "../../checkers/import/jsonl.js";
 import type { HistoryEvent } from "../../sim/history.js";
 
-const load = (name: string): HistoryEvent[] =>
-  parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);
+const load = (name: string): HistoryEvent[] => parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);
 
 describe("fencing", () => {
   it("passes when the storage rejects the stale token, and counts the rejection", () => {
@@ -36,7 +35,13 @@ describe("fencing", () => {
 
   it("keeps resources apart: a low token on another resource is not stale", () => {
     const sw = (index: number, lock: string, token: number): HistoryEvent => ({
-      index, timeUs: index, process: "storage", type: "ok", f: "storage-write", lock, value: { client: `c${token}`, grantId: `c${token}#1`, token, counter: 1 },
+      index,
+      timeUs: index,
+      process: "storage",
+      type: "ok",
+      f: "storage-write",
+      lock,
+      value: { client: `c${token}`, grantId: `c${token}#1`, token, counter: 1 },
     });
     expect(fencing([sw(0, "A", 5), sw(1, "B", 1)], {}).valid).toBe(true);
     expect(fencing([sw(0, "A", 5), sw(1, "A", 1)], {}).valid).toBe(false);
@@ -44,7 +49,13 @@ describe("fencing", () => {
 
   it("without tokens, a grant named by two acquire-oks ranks by the one invoked last, whichever completed last", () => {
     const e = (index: number, process: string, type: HistoryEvent["type"], f: string, value?: unknown): HistoryEvent => ({
-      index, timeUs: index, process, type, f, lock: "L", ...(value !== undefined ? { value } : {}),
+      index,
+      timeUs: index,
+      process,
+      type,
+      f,
+      lock: "L",
+      ...(value !== undefined ? { value } : {}),
     });
     const sw = (index: number, grantId: string): HistoryEvent => e(index, "storage", "ok", "storage-write", { client: "c", grantId, counter: 1 });
     const h = [

@@ -51,7 +51,10 @@ describe("Jepsen EDN: file order is the history order, :time informational", () 
     expect(r.valid).toBe(false);
     expect(r.summary).toMatch(/read/);
     // Ordered by :time instead, the read's invoke (3296209422 ns) comes before the cas's ok: then it is valid.
-    const lines = text("cas-register-bad.edn").trim().replace(/, :index \d+/g, "").split("\n");
+    const lines = text("cas-register-bad.edn")
+      .trim()
+      .replace(/, :index \d+/g, "")
+      .split("\n");
     const byTime = [lines[0], lines[1], lines[2], lines[4], lines[3], lines[5]].join("\n");
     expect(linearizability(parseEdnHistory(byTime, "t.edn"), { model: "cas-register" }).valid).toBe(true);
   });

@@ -74,7 +74,10 @@ describe("import: Jepsen EDN", () => {
   });
 
   it("takes the lock from the op or its value", () => {
-    const h = parseEdnHistory('{:process 0 :type :invoke :f :acquire :value {:lock "a"} :time 0}\n{:process 1 :type :invoke :f :acquire :lock :b :time 5}', "h.edn");
+    const h = parseEdnHistory(
+      '{:process 0 :type :invoke :f :acquire :value {:lock "a"} :time 0}\n{:process 1 :type :invoke :f :acquire :lock :b :time 5}',
+      "h.edn",
+    );
     expect(h.map((e) => e.lock)).toEqual(["a", "b"]);
   });
 

@@ -101,8 +101,14 @@ const planArb: fc.Arbitrary<Plan> = fc.record({
 const sessionArb: fc.Arbitrary<Plan[]> = fc
   .record({
     acquire: planArb.map((p) => ({ ...p, kind: p.kind === "try-acquire" ? ("try-acquire" as const) : ("acquire" as const) })),
-    body: fc.array(planArb.map((p) => ({ ...p, kind: p.kind === "extend" ? ("extend" as const) : ("write" as const) })), { maxLength: 2 }),
-    release: fc.option(planArb.map((p) => ({ ...p, kind: "release" as const })), { freq: 6 }),
+    body: fc.array(
+      planArb.map((p) => ({ ...p, kind: p.kind === "extend" ? ("extend" as const) : ("write" as const) })),
+      { maxLength: 2 },
+    ),
+    release: fc.option(
+      planArb.map((p) => ({ ...p, kind: "release" as const })),
+      { freq: 6 },
+    ),
     stray: fc.option(planArb, { freq: 3 }),
   })
   .map(({ acquire, body, release, stray }) => [...(stray ? [stray] : []), acquire, ...body, ...(release ? [release] : [])]);
@@ -196,7 +202,17 @@ function execute(clients: { offsetUs: number; plans: Plan[] }[], lease: boolean)
         if (holder === grant) outcome = "ok";
         break;
     }
-    out.push({ client: p.client, f: p.plan.kind === "try-acquire" ? "acquire" : p.plan.kind, startUs: p.startUs, endUs: p.endUs, outcome, invokeValue, okValue, plan: p.plan, grant });
+    out.push({
+      client: p.client,
+      f: p.plan.kind === "try-acquire" ? "acquire" : p.plan.kind,
+      startUs: p.startUs,
+      endUs: p.endUs,
+      outcome,
+      invokeValue,
+      okValue,
+      plan: p.plan,
+      grant,
+    });
   }
   return out;
 }

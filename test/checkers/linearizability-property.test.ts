@@ -132,7 +132,10 @@ describe("linearizability property: histories where info acquires matter", () =>
   // Each history: some process's acquire has no reply, and that process then acts as
   // the holder. Counts how often the search needed the info acquire (brute force says
   // valid, but not with the acquire left out).
-  const lockModels: [string, AnyModel][] = [["mutex", mutexModel], ["lease-lock", leaseLockModel()]];
+  const lockModels: [string, AnyModel][] = [
+    ["mutex", mutexModel],
+    ["lease-lock", leaseLockModel()],
+  ];
   for (const [name, model] of lockModels) {
     for (const style of ["invoke-ids", "no-ids"] as const) {
       it(`${name} (${style}): WGL = brute force, and the info acquire is sometimes needed`, () => {

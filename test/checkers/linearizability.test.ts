@@ -93,7 +93,14 @@ describe("linearizability: model choice and partitioning", () => {
   });
 
   it("checks each lock on its own: holding A and B at once is fine, a double grant of B is not", () => {
-    const ev = (timeUs: number, process: string, type: HistoryEvent["type"], f: string, lock: string, value?: unknown): Omit<HistoryEvent, "index"> => ({ timeUs, process, type, f, lock, ...(value ? { value } : {}) });
+    const ev = (timeUs: number, process: string, type: HistoryEvent["type"], f: string, lock: string, value?: unknown): Omit<HistoryEvent, "index"> => ({
+      timeUs,
+      process,
+      type,
+      f,
+      lock,
+      ...(value ? { value } : {}),
+    });
     const base = [
       ev(0, "c1", "invoke", "acquire", "A"),
       ev(10, "c1", "ok", "acquire", "A", { grantId: "c1#1" }),
@@ -104,7 +111,9 @@ describe("linearizability: model choice and partitioning", () => {
     const good = linearizability(index(base), { model: "mutex" });
     expect(good.valid).toBe(true);
     expect(good.stats?.locks).toBe(2);
-    const bad = linearizability(index([...base, ev(40, "c3", "invoke", "acquire", "B"), ev(50, "c3", "ok", "acquire", "B", { grantId: "c3#1" })]), { model: "mutex" });
+    const bad = linearizability(index([...base, ev(40, "c3", "invoke", "acquire", "B"), ev(50, "c3", "ok", "acquire", "B", { grantId: "c3#1" })]), {
+      model: "mutex",
+    });
     expect(bad.valid).toBe(false);
     expect((bad.witness as LinearizabilityWitness).lock).toBe("B");
   });
@@ -136,7 +145,9 @@ describe("linearizability: search budget", () => {
   });
 
   it("a small version of the same history is decided: not linearizable", () => {
-    const small = pathological().filter((e) => !/^p(1[0-7]|[4-9])$/.test(e.process)).map((e, index) => ({ ...e, index }));
+    const small = pathological()
+      .filter((e) => !/^p(1[0-7]|[4-9])$/.test(e.process))
+      .map((e, index) => ({ ...e, index }));
     expect(linearizability(small, { model: "register" }).valid).toBe(false);
   });
 });
@@ -154,7 +165,12 @@ describe("linearizability: scale", () => {
     // Plant a grant to an outsider right after some grant's acquire-ok in the middle.
     const mid = h.findIndex((e, i) => i > h.length / 2 && e.f === "acquire" && e.type === "ok");
     const t = h[mid].timeUs;
-    const planted = [...h.slice(0, mid + 1), { index: 0, timeUs: t, process: "intruder", type: "invoke" as const, f: "acquire", lock: "lock" }, { index: 0, timeUs: t, process: "intruder", type: "ok" as const, f: "acquire", lock: "lock", value: { grantId: "intruder#1" } }, ...h.slice(mid + 1)].map((e, index) => ({ ...e, index }));
+    const planted = [
+      ...h.slice(0, mid + 1),
+      { index: 0, timeUs: t, process: "intruder", type: "invoke" as const, f: "acquire", lock: "lock" },
+      { index: 0, timeUs: t, process: "intruder", type: "ok" as const, f: "acquire", lock: "lock", value: { grantId: "intruder#1" } },
+      ...h.slice(mid + 1),
+    ].map((e, index) => ({ ...e, index }));
     const r = linearizability(planted, { model: "mutex" });
     expect(r.valid).toBe(false);
     expect((r.witness as LinearizabilityWitness).prefixLength).toBeGreaterThan(1000);

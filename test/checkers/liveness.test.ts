@@ -7,8 +7,7 @@ import { loadScenario } from "../../scenarios/index.js";
 import { runScenario } from "../../harness/runner.js";
 import type { FaultStep } from "../../scenarios/schema.js";
 
-const load = (name: string): HistoryEvent[] =>
-  parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);
+const load = (name: string): HistoryEvent[] => parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);
 
 describe("liveness", () => {
   it("passes when a waiter is granted soon after the partition heals", () => {
@@ -51,7 +50,10 @@ describe("liveness", () => {
 
   it("faults that never heal leave waits undecided", () => {
     const h = load("liveness-stuck.jsonl").filter((e) => !(e.process === "nemesis" && (e.value as { phase: string }).phase === "end"));
-    const r = liveness(h.map((e, index) => ({ ...e, index })), { ttlMs: 1000 });
+    const r = liveness(
+      h.map((e, index) => ({ ...e, index })),
+      { ttlMs: 1000 },
+    );
     expect(r.valid).toBe("unknown");
   });
 
@@ -67,7 +69,14 @@ describe("liveness", () => {
     expect(judged.stats?.waitsJudged).toBeGreaterThan(0);
     // The same split vote with the latency as delay faults without durationMs: they never heal.
     const delay = (links: Array<[string, string]>, extraMs: number): FaultStep => ({ kind: "delay", atMs: 0, delayMs: 0, links, extraMs });
-    const both = (a: string, bs: string[]): Array<[string, string]> => bs.flatMap((b) => [[a, b], [b, a]] as Array<[string, string]>);
+    const both = (a: string, bs: string[]): Array<[string, string]> =>
+      bs.flatMap(
+        (b) =>
+          [
+            [a, b],
+            [b, a],
+          ] as Array<[string, string]>,
+      );
     const faulted = {
       ...s,
       network: { ...s.network, latencyUsJitter: 0, links: [] },

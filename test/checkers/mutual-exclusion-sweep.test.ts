@@ -81,7 +81,10 @@ describe("mutual-exclusion sweep", () => {
       expect(r.stats!.overlaps, `seed ${seed}`).toBe(ref.count);
       expect(r.valid, `seed ${seed}`).toBe(ref.count === 0);
       const w = (r.witness ?? []) as Overlap[];
-      expect(w.map((o) => [o.first.grantId, o.second.grantId, o.overlapStartUs, o.overlapEndUs]), `seed ${seed}`).toEqual(ref.pairs);
+      expect(
+        w.map((o) => [o.first.grantId, o.second.grantId, o.overlapStartUs, o.overlapEndUs]),
+        `seed ${seed}`,
+      ).toEqual(ref.pairs);
       if (ref.count > 0) violating++;
     }
     expect(violating).toBeGreaterThan(10);
@@ -99,7 +102,11 @@ describe("mutual-exclusion sweep", () => {
 
   it("one process's own overlapping holds (an imported history without releases) are no violation, and cost no scan", () => {
     const b = new HistoryBuilder();
-    for (let i = 0; i < 2000; i++) b.at(i).ev("1", "invoke", "acquire", "L").at(i + 0.5).ev("1", "ok", "acquire", "L");
+    for (let i = 0; i < 2000; i++)
+      b.at(i)
+        .ev("1", "invoke", "acquire", "L")
+        .at(i + 0.5)
+        .ev("1", "ok", "acquire", "L");
     const r = mutualExclusion(b.events, {});
     expect(r.valid).toBe(true);
     // All are still held when the history ends (open holds never end): one push per hold,

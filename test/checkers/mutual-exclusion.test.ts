@@ -92,9 +92,20 @@ describe("mutual-exclusion checker", () => {
 
 describe("holds, stretched by the ops done under a grant", () => {
   const e = (index: number, timeUs: number, type: HistoryEvent["type"], f: string, value?: unknown): HistoryEvent => ({
-    index, timeUs, process: "c1", type, f, lock: "L", ...(value !== undefined ? { value } : {}),
+    index,
+    timeUs,
+    process: "c1",
+    type,
+    f,
+    lock: "L",
+    ...(value !== undefined ? { value } : {}),
   });
-  const held = [e(0, 0, "invoke", "acquire"), e(1, 1_000, "ok", "acquire", { grantId: "g" }), e(2, 5_000, "invoke", "release", { grantId: "g" }), e(3, 5_500, "ok", "release")];
+  const held = [
+    e(0, 0, "invoke", "acquire"),
+    e(1, 1_000, "ok", "acquire", { grantId: "g" }),
+    e(2, 5_000, "invoke", "release", { grantId: "g" }),
+    e(3, 5_500, "ok", "release"),
+  ];
 
   it("an ok write counts to its completion even when that is stamped before its invoke", () => {
     const h = [...held, e(4, 10_000, "invoke", "write", { grantId: "g" }), e(5, 8_000, "ok", "write")];

@@ -30,9 +30,21 @@ const check = (h: HistoryEvent[]) => replicaAgreement(h, {});
 describe("replica-agreement on hand-made histories", () => {
   it("passes replicas that agree wherever they overlap, at different lengths and with gaps", () => {
     const r = check([
-      state("zk-1", 1, [[1, "a"], [2, "b"], [4, "d"]]),
-      state("zk-2", 1, [[1, "a"], [2, "b"]]),
-      state("zk-2", 2, [[1, "a"], [2, "b"], [4, "d"], [5, "e"]]),
+      state("zk-1", 1, [
+        [1, "a"],
+        [2, "b"],
+        [4, "d"],
+      ]),
+      state("zk-2", 1, [
+        [1, "a"],
+        [2, "b"],
+      ]),
+      state("zk-2", 2, [
+        [1, "a"],
+        [2, "b"],
+        [4, "d"],
+        [5, "e"],
+      ]),
       state("zk-3", 1, [[1, "a"]]),
     ]);
     expect(r.valid).toBe(true);
@@ -42,14 +54,34 @@ describe("replica-agreement on hand-made histories", () => {
   });
 
   it("fails two replicas with different states at one index, naming both", () => {
-    const r = check([state("zk-1", 1, [[1, "a"], [2, "b"], [3, "c"]]), state("zk-2", 1, [[1, "a"], [2, "X"], [3, "c"]])]);
+    const r = check([
+      state("zk-1", 1, [
+        [1, "a"],
+        [2, "b"],
+        [3, "c"],
+      ]),
+      state("zk-2", 1, [
+        [1, "a"],
+        [2, "X"],
+        [3, "c"],
+      ]),
+    ]);
     expect(r.valid).toBe(false);
     expect(r.summary).toBe("replicas disagree at 1 applied index(es); first at index 2: zk-1#1 hold b; zk-2#1 hold X");
     expect(r.witness).toEqual({ first: { index: 2, states: { b: ["zk-1#1"], X: ["zk-2#1"] } }, indexes: [2] });
   });
 
   it("fails a server that disagrees with its own earlier incarnation", () => {
-    const r = check([state("etcd-1", 1, [[1, "a"], [2, "b"]]), state("etcd-1", 2, [[1, "a"], [2, "c"]])]);
+    const r = check([
+      state("etcd-1", 1, [
+        [1, "a"],
+        [2, "b"],
+      ]),
+      state("etcd-1", 2, [
+        [1, "a"],
+        [2, "c"],
+      ]),
+    ]);
     expect(r.valid).toBe(false);
     expect(r.stats?.disagreements).toBe(1);
   });
@@ -62,11 +94,22 @@ describe("replica-agreement on hand-made histories", () => {
 
   it("says it cannot decide on malformed replica states, naming the event and field", () => {
     const bad = (value: unknown) => check([{ index: 7, timeUs: 0, process: "zk-1", type: "info", f: "replica-state", value }]);
-    expect(bad(undefined)).toMatchObject({ valid: "unknown", summary: "cannot read the replica states: event #7 (zk-1): value is not an object; expected { incarnation, states }" });
+    expect(bad(undefined)).toMatchObject({
+      valid: "unknown",
+      summary: "cannot read the replica states: event #7 (zk-1): value is not an object; expected { incarnation, states }",
+    });
     expect(bad({ incarnation: 0, states: [] }).summary).toMatch(/value.incarnation is not a positive integer/);
     expect(bad({ incarnation: 1, states: {} }).summary).toMatch(/value.states is not an array/);
     expect(bad({ incarnation: 1, states: [[1, 2]] }).summary).toMatch(/value.states\[0\] is not an \[index, digest\] pair/);
-    expect(bad({ incarnation: 1, states: [[2, "a"], [2, "b"]] }).summary).toMatch(/value.states\[1\] has index 2 after index 2/);
+    expect(
+      bad({
+        incarnation: 1,
+        states: [
+          [2, "a"],
+          [2, "b"],
+        ],
+      }).summary,
+    ).toMatch(/value.states\[1\] has index 2 after index 2/);
   });
 
   it("is registered, as a safety checker, and its failure makes a run unsafe", () => {
@@ -79,8 +122,22 @@ describe("replica-agreement on hand-made histories", () => {
 
 describe("state digests", () => {
   it("do not depend on the order maps, sets and objects were built in", () => {
-    const a = { m: new Map([["x", 1], ["y", 2]]), s: new Set([3, 1]), o: { p: 1, q: [1, 2] } };
-    const b = { o: { q: [1, 2], p: 1 }, s: new Set([1, 3]), m: new Map([["y", 2], ["x", 1]]) };
+    const a = {
+      m: new Map([
+        ["x", 1],
+        ["y", 2],
+      ]),
+      s: new Set([3, 1]),
+      o: { p: 1, q: [1, 2] },
+    };
+    const b = {
+      o: { q: [1, 2], p: 1 },
+      s: new Set([1, 3]),
+      m: new Map([
+        ["y", 2],
+        ["x", 1],
+      ]),
+    };
     expect(canonicalForm(a)).toBe(canonicalForm(b));
     expect(stateDigest(a)).toBe(stateDigest(b));
     expect(stateDigest(a)).toMatch(/^[0-9a-f]{16}$/);
@@ -150,9 +207,16 @@ describe("replica-agreement catches a hand-corrupted replica in a real run", () 
         expect(r.valid).toBe(false);
         expect(r.summary).toContain(`${c.victim}#1 hold`);
         // The other checkers see nothing: the corruption is invisible to the clients.
-        expect(runCheckers(history, { ttlMs: base.workload.ttlMs }).results.filter((x) => x.valid === false).map((x) => x.checker)).toEqual(["replica-agreement"]);
+        expect(
+          runCheckers(history, { ttlMs: base.workload.ttlMs })
+            .results.filter((x) => x.valid === false)
+            .map((x) => x.checker),
+        ).toEqual(["replica-agreement"]);
       } finally {
-        DESIGNS.splice(DESIGNS.findIndex((d) => d.name === corruptName), 1);
+        DESIGNS.splice(
+          DESIGNS.findIndex((d) => d.name === corruptName),
+          1,
+        );
       }
       expect(replicaAgreement(runScenario(base, 1).history, {}).valid).toBe(true);
     });

@@ -12,7 +12,19 @@ const io = captureStdio();
 describe("lockstep audit", () => {
   it("exits auditYourCode on a plain-DEL release and writes a replayable, shrunk counterexample", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "audit-")), "a");
-    const code = await main(["audit", "--design", "redis-setnx", "--design-options", '{"release":"del"}', "--seeds", "3", "--attacks", "late-release", "--out", out]);
+    const code = await main([
+      "audit",
+      "--design",
+      "redis-setnx",
+      "--design-options",
+      '{"release":"del"}',
+      "--seeds",
+      "3",
+      "--attacks",
+      "late-release",
+      "--out",
+      out,
+    ]);
     expect(code).toBe(EXIT.auditYourCode);
     expect(io.out).toMatch(/late-release .* your code/);
     const json = JSON.parse(readFileSync(join(out, "audit.json"), "utf8"));

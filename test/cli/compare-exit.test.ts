@@ -7,7 +7,19 @@ import { EXIT } from "../../harness/exit-codes.js";
 import { captureStdio } from "../helpers/capture-stdio.js";
 
 const io = captureStdio();
-const args = (scenario: string) => ["compare", "--designs", "redis-setnx", "--scenarios", scenario, "--seeds", "1", "--workers", "1", "--out", mkdtempSync(join(tmpdir(), "cmp-exit-"))];
+const args = (scenario: string) => [
+  "compare",
+  "--designs",
+  "redis-setnx",
+  "--scenarios",
+  scenario,
+  "--seeds",
+  "1",
+  "--workers",
+  "1",
+  "--out",
+  mkdtempSync(join(tmpdir(), "cmp-exit-")),
+];
 
 describe("compare --fail-on-violation", () => {
   it("exits 3 when a cell had a safety violation, 0 without the flag", async () => {
@@ -26,8 +38,10 @@ describe("compare --fail-on-violation", () => {
 describe("compare's skipped cells", () => {
   it("a library column skips a non-Redis scenario, saying why, instead of stopping the compare", async () => {
     const out = mkdtempSync(join(tmpdir(), "cmp-skip-"));
-    expect(await main(["compare", "--designs", "raft-zk,library:redis-lock", "--scenarios", "raft-zk-baseline", "--seeds", "1", "--workers", "1", "--out", out])).toBe(EXIT.ok);
-    expect(io.out).toContain('skipped library:redis-lock × raft-zk-baseline: library:redis-lock cannot run it: expected a scenario of a Redis design');
+    expect(
+      await main(["compare", "--designs", "raft-zk,library:redis-lock", "--scenarios", "raft-zk-baseline", "--seeds", "1", "--workers", "1", "--out", out]),
+    ).toBe(EXIT.ok);
+    expect(io.out).toContain("skipped library:redis-lock × raft-zk-baseline: library:redis-lock cannot run it: expected a scenario of a Redis design");
     expect(io.out).toMatch(/raft-zk-baseline\s+0\/1/);
   });
 });

@@ -9,13 +9,17 @@ const io = captureStdio();
 describe("error messages name the argument", () => {
   it("--lock with an unknown bare name names --lock and lists the built-in adapters", async () => {
     expect(await main(["run", "naive-baseline", "--lock", "nope"])).toBe(EXIT.badInput);
-    expect(io.err).toMatch(/^lockstep: --lock \(or the adapter after "@" in "naive-baseline@nope"\): a built-in adapter \(redlock-v4, .*redis-lock\) or a path/);
+    expect(io.err).toMatch(
+      /^lockstep: --lock \(or the adapter after "@" in "naive-baseline@nope"\): a built-in adapter \(redlock-v4, .*redis-lock\) or a path/,
+    );
     expect(io.err).not.toMatch(/<arg>|scenarios\/naive-baseline\.json/);
   });
 
   it("--lock naming a folder asks for the module file in it, before any run starts", async () => {
     expect(await main(["run", "naive-baseline", "--lock", "examples/my-lock"])).toBe(EXIT.badInput);
-    expect(io.err).toMatch(/^lockstep: --lock .*: an adapter module file, not a folder \(.*examples\/my-lock: name the module in it, e\.g\. examples\/my-lock\/adapter\.ts\)\n$/);
+    expect(io.err).toMatch(
+      /^lockstep: --lock .*: an adapter module file, not a folder \(.*examples\/my-lock: name the module in it, e\.g\. examples\/my-lock\/adapter\.ts\)\n$/,
+    );
   });
 
   it("a bad --seed is named without a placeholder", async () => {
@@ -46,7 +50,8 @@ describe("check on lockstep's own history", () => {
 
   it("a history whose acquires carry no single ttlMs keeps the mutex default", async () => {
     const { acquireTtlMs } = await import("../../cli/commands/check.js");
-    const inv = (process: string, ttlMs?: number) => ({ index: 0, timeUs: 0, process, type: "invoke", f: "acquire", lock: "L", value: ttlMs === undefined ? null : { ttlMs } }) as never;
+    const inv = (process: string, ttlMs?: number) =>
+      ({ index: 0, timeUs: 0, process, type: "invoke", f: "acquire", lock: "L", value: ttlMs === undefined ? null : { ttlMs } }) as never;
     expect(acquireTtlMs([inv("c1", 100), inv("c2", 100)])).toBe(100);
     expect(acquireTtlMs([inv("c1", 100), inv("c2", 200)])).toBeUndefined();
     expect(acquireTtlMs([inv("c1", 100), inv("c2")])).toBeUndefined();

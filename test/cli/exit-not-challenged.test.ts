@@ -10,8 +10,12 @@ import type { Outcome } from "../../checkers/run-all.js";
 
 /** The verdict fields the exit rules read, for a safe-checker run of the given outcome. */
 const record = (outcome: Outcome, expectationMet: boolean): RunRecord =>
-  ({ verdicts: { outcome, safety: outcome === "unsafe" ? false : true, liveness: true, valid: outcome === "unsafe" ? false : true }, expectationMet }) as unknown as RunRecord;
-const real = (outcome: Outcome, expectationMet: boolean): RealRunRecord => ({ ...record(outcome, expectationMet), real: { checks: [] } }) as unknown as RealRunRecord;
+  ({
+    verdicts: { outcome, safety: outcome === "unsafe" ? false : true, liveness: true, valid: outcome === "unsafe" ? false : true },
+    expectationMet,
+  }) as unknown as RunRecord;
+const real = (outcome: Outcome, expectationMet: boolean): RealRunRecord =>
+  ({ ...record(outcome, expectationMet), real: { checks: [] } }) as unknown as RealRunRecord;
 const sweep = (outcomes: Partial<Record<Outcome, number>>, matched: number): SweepSummary => {
   const runs = Object.values(outcomes).reduce((a, b) => a + b, 0);
   const rate = { violations: outcomes.unsafe ?? 0, unknown: 0, rate: 0, ci95: [0, 0] };

@@ -16,7 +16,10 @@ const tmp = () => mkdtempSync(join(tmpdir(), "lockstep-streamed-"));
 
 describe("lockstep run writes history.jsonl as the run goes (harness/streamed-history.ts)", () => {
   it("the streamed file is the in-memory history's bytes, the verdicts the in-memory ones, and no temp is left", async () => {
-    for (const [name, seed] of [["naive-gc-pause", 2], ["naive-baseline", 1]] as const) {
+    for (const [name, seed] of [
+      ["naive-gc-pause", 2],
+      ["naive-baseline", 1],
+    ] as const) {
       const dir = join(tmp(), "run");
       const code = await main(["run", name, "--seed", String(seed), "--out", dir]);
       expect(code === EXIT.ok || code === EXIT.safetyViolation, io.err).toBe(true);

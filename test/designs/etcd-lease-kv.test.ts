@@ -5,7 +5,12 @@ function run(kv: EtcdKv, cmds: EtcdCmd[], from = 1) {
   return cmds.map((c, i) => kv.apply(c, from + i));
 }
 const grant = (owner = "c1"): EtcdCmd => ({ kind: "leaseGrant", ttlMs: 4000, owner });
-const put = (key: string, lease?: number): EtcdCmd => ({ kind: "txn", compare: [], success: [{ op: "put", key, value: "", ...(lease ? { lease } : {}) }], failure: [] });
+const put = (key: string, lease?: number): EtcdCmd => ({
+  kind: "txn",
+  compare: [],
+  success: [{ op: "put", key, value: "", ...(lease ? { lease } : {}) }],
+  failure: [],
+});
 /** The Txn of concurrency.Mutex.Lock for `leaseId` under `pfx`. */
 const lockTxn = (pfx: string, leaseId: number): EtcdCmd => {
   const myKey = `${pfx}${leaseId.toString(16)}`;

@@ -62,7 +62,9 @@ describe("mutexVersion: a waiter whose lease expires while it waits (etcd #11456
       expect(find(h, { process: "c2", f: "acquire", type: "ok" }), `seed ${seed}`).toHaveLength(1);
       expect(find(h, { process: "c2", f: "read" }), `seed ${seed}`).toHaveLength(0);
       // Its check before the critical section fails at once: it releases at the instant it was granted.
-      expect(find(h, { process: "c2", f: "release", type: "invoke" })[0]!.timeUs, `seed ${seed}`).toBe(find(h, { process: "c2", f: "acquire", type: "ok" })[0]!.timeUs);
+      expect(find(h, { process: "c2", f: "release", type: "invoke" })[0]!.timeUs, `seed ${seed}`).toBe(
+        find(h, { process: "c2", f: "acquire", type: "ok" })[0]!.timeUs,
+      );
     }
   });
 

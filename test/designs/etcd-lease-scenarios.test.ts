@@ -8,7 +8,15 @@ const SCENARIOS = scenariosOf("etcd-lease");
 describe("etcd-lease scenarios give their expected verdicts", () => {
   it("has the scenarios the issue asks for", () => {
     const names = SCENARIOS.map((s) => s.name);
-    for (const n of ["leader-crash-acquire", "minority-partition", "leader-isolated", "client-gc-pause", "client-gc-pause-fenced", "client-partitioned", "server-clock-skew"]) {
+    for (const n of [
+      "leader-crash-acquire",
+      "minority-partition",
+      "leader-isolated",
+      "client-gc-pause",
+      "client-gc-pause-fenced",
+      "client-partitioned",
+      "server-clock-skew",
+    ]) {
       expect(names).toContain(`etcd-lease-${n}`);
     }
   });

@@ -44,7 +44,11 @@ interface CandidatePlan {
 
 function cluster(plans: Record<string, CandidatePlan>, options: Record<string, unknown> = {}, seed = "election") {
   const sim = new Simulation({ seed, network: { latencyUsBase: 500, latencyUsJitter: 200 } });
-  const o = raftZk.parseOptions({ nodes: 3, preferredLeader: "zk-1", sessionTimeoutMs: 1000, watchPollMs: 10_000, ...options }, "test", "designOptions") as RaftZkOptions;
+  const o = raftZk.parseOptions(
+    { nodes: 3, preferredLeader: "zk-1", sessionTimeoutMs: 1000, watchPollMs: 10_000, ...options },
+    "test",
+    "designOptions",
+  ) as RaftZkOptions;
   const inst = raftZk.setup({ sim, processOptions: () => ({}) }, o);
   const server = (id: string) => sim.context(id).behavior as unknown as ZkServer;
   const leader = (): ZkServer | undefined => inst.serverIds.map(server).find((s) => s.raft.isLeader());
@@ -78,7 +82,13 @@ function cluster(plans: Record<string, CandidatePlan>, options: Record<string, u
 
   function* candidate(ctx: ProcessContext, plan: CandidatePlan): Fiber<void> {
     yield* ctx.sleep(plan.startMs);
-    const zk = new ZkClient(ctx, { servers: inst.serverIds, sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs: o.heartbeatIntervalMs, clockDriftMarginMs: o.clockDriftMarginMs, requestTimeoutMs: o.requestTimeoutMs });
+    const zk = new ZkClient(ctx, {
+      servers: inst.serverIds,
+      sessionTimeoutMs: o.sessionTimeoutMs,
+      heartbeatIntervalMs: o.heartbeatIntervalMs,
+      clockDriftMarginMs: o.clockDriftMarginMs,
+      requestTimeoutMs: o.requestTimeoutMs,
+    });
     const election = new ZkLeaderElection(zk, o.watchPollMs);
     for (let round = 0; round < plan.rounds; round++) {
       const r = yield* election.campaign(GROUP, 60_000);
@@ -126,7 +136,8 @@ function cluster(plans: Record<string, CandidatePlan>, options: Record<string, u
     sim.run(ms * 1000);
     for (const t of terms) if (t.endUs === Infinity) t.endUs = sim.nowUs;
   };
-  const ev = (process: string, f: string, type?: string) => sim.history.filter((e) => e.process === process && e.f === f && (type === undefined || e.type === type));
+  const ev = (process: string, f: string, type?: string) =>
+    sim.history.filter((e) => e.process === process && e.f === f && (type === undefined || e.type === type));
   return { sim, o, server, leader, sent, hooks, terms, crash, runMs, ev, childrenNow };
 }
 
@@ -221,7 +232,10 @@ describe("Raft-ZK leader election (ZkLeaderElection)", () => {
     ]);
     expectOneLeaderAtATime(w.terms);
     const T = w.o.sessionTimeoutMs * 1000;
-    for (const [dead, next] of [["cand-1", 1], ["cand-2", 2]] as const) {
+    for (const [dead, next] of [
+      ["cand-1", 1],
+      ["cand-2", 2],
+    ] as const) {
       const waitedUs = w.terms[next]!.startUs - crashAtUs[dead]!;
       // Not before the service expired the silent session (last ping at most one interval before the crash) ...
       expect(waitedUs).toBeGreaterThanOrEqual(T - w.o.heartbeatIntervalMs * 1000);
@@ -340,7 +354,10 @@ describe("Raft-ZK protection mode: a create whose reply was lost", () => {
       const w = lostCreate(seed);
       expect(w.lost(), seed).toBeDefined();
       const order = [...w.terms].sort((a, b) => a.startUs - b.startUs);
-      expect(order.map((t) => t.process), seed).toEqual(["cand-2", "cand-1", "cand-3"]);
+      expect(
+        order.map((t) => t.process),
+        seed,
+      ).toEqual(["cand-2", "cand-1", "cand-3"]);
       expectOneLeaderAtATime(w.terms);
       expect(order[2]!.startUs - order[1]!.endUs, seed).toBeLessThan(50_000);
     }

@@ -34,7 +34,14 @@ describe("waitRecipe watch-all-children", () => {
   it("the pair differs only in the recipe", () => {
     const h = loadScenario(HERD);
     const p = loadScenario(PRED);
-    expect({ ...h, name: "", title: "", story: "", file: "", designOptions: {} }).toEqual({ ...p, name: "", title: "", story: "", file: "", designOptions: {} });
+    expect({ ...h, name: "", title: "", story: "", file: "", designOptions: {} }).toEqual({
+      ...p,
+      name: "",
+      title: "",
+      story: "",
+      file: "",
+      designOptions: {},
+    });
     expect(h.designOptions).toEqual({ ...(p.designOptions as object), waitRecipe: "watch-all-children" });
   });
 

@@ -34,7 +34,9 @@ describe("raft-zk recipe options", () => {
     expect(inputErrorOf(() => parse({ connectionStatePolicy: "suspended" })).message).toBe(
       's.json: designOptions.connectionStatePolicy: expected one of "lease", "standard", "session", got "suspended"',
     );
-    expect(inputErrorOf(() => parse({ lockNodeProtection: "yes" })).message).toBe('s.json: designOptions.lockNodeProtection: expected true or false, got "yes"');
+    expect(inputErrorOf(() => parse({ lockNodeProtection: "yes" })).message).toBe(
+      's.json: designOptions.lockNodeProtection: expected true or false, got "yes"',
+    );
     expect(inputErrorOf(() => parse({ waitRecipe: "herd" })).field).toBe("designOptions.waitRecipe");
     // The shared Raft-service fields are still checked, and typos still refused.
     expect(inputErrorOf(() => parse({ nodes: 4 })).field).toBe("designOptions.nodes");
@@ -84,13 +86,16 @@ describe("connectionStatePolicy: a holder cut off from the service", () => {
     const check = find(h, { process: "c1", f: "extend" }).find((e) => e.type !== "invoke")!;
     expect(check.type).toBe("fail");
     expect(check.value).toMatchObject({ reason: "connection SUSPENDED" });
-    const c1writes = find(h, { process: "c1", f: "write" }).filter((e) => e.timeUs < (find(h, { process: "c1", f: "release", type: "invoke" })[0]!.timeUs));
+    const c1writes = find(h, { process: "c1", f: "write" }).filter((e) => e.timeUs < find(h, { process: "c1", f: "release", type: "invoke" })[0]!.timeUs);
     expect(c1writes).toHaveLength(0);
   });
 
   it("the default lease policy is safe on the same runs (its check is a round trip the partition blocks)", () => {
     // Challenged as its safe sibling raft-zk-suspended-standard-policy is: the lock passed on by the session's expiry.
-    const s = { ...withOptions(loadScenario("raft-zk-suspended-session-policy"), { connectionStatePolicy: "lease" }), challenge: { kind: "expiry-handover" as const } };
+    const s = {
+      ...withOptions(loadScenario("raft-zk-suspended-session-policy"), { connectionStatePolicy: "lease" }),
+      challenge: { kind: "expiry-handover" as const },
+    };
     for (let seed = 1; seed <= 10; seed++) expect(outcomeOf(s, seed).outcome, `seed ${seed}`).toBe("safe");
   });
 });
@@ -118,7 +123,10 @@ describe("lockNodeProtection: a create whose reply is lost", () => {
 
 describe("waitRecipe: a waiter ahead of c3 dies", () => {
   it("the shortcut gives c3 the lock while c1 still holds it; re-listing makes c3 wait for c1's release", () => {
-    for (const [name, early] of [["raft-zk-watch-shortcut", true], ["raft-zk-watch-relist", false]] as const) {
+    for (const [name, early] of [
+      ["raft-zk-watch-shortcut", true],
+      ["raft-zk-watch-relist", false],
+    ] as const) {
       const h = outcomeOf(loadScenario(name), 1).history;
       const c1release = find(h, { process: "c1", f: "release", type: "invoke" })[0]!;
       const c3ok = find(h, { process: "c3", f: "acquire", type: "ok" })[0]!;
@@ -138,7 +146,15 @@ describe("waitRecipe: a waiter ahead of c3 dies", () => {
 
 describe("lockDelayMs: Chubby's lock-delay after a session expiry", () => {
   const apply = (t: ZkTree, cmds: ZkCmd[]) => cmds.map((c) => t.apply(c, t.lastZxid + 1));
-  const lockNode = (sessionId: number): ZkCmd => ({ kind: "create", sessionId, path: "/locks/a/n-", data: "", ephemeral: true, sequential: true, parents: true });
+  const lockNode = (sessionId: number): ZkCmd => ({
+    kind: "create",
+    sessionId,
+    path: "/locks/a/n-",
+    data: "",
+    ephemeral: true,
+    sequential: true,
+    parents: true,
+  });
 
   it("the tree keeps an expired session's nodes until endLockDelay; a close frees at once", () => {
     const t = new ZkTree();
@@ -157,7 +173,10 @@ describe("lockDelayMs: Chubby's lock-delay after a session expiry", () => {
   });
 
   it("8 s: c2 gets the lock only after the paused c1 woke and wrote; 2 s: c2 gets it while c1 is still frozen", () => {
-    for (const [name, after] of [["raft-zk-client-gc-pause-lock-delay", true], ["raft-zk-client-gc-pause-lock-delay-short", false]] as const) {
+    for (const [name, after] of [
+      ["raft-zk-client-gc-pause-lock-delay", true],
+      ["raft-zk-client-gc-pause-lock-delay-short", false],
+    ] as const) {
       const h = outcomeOf(loadScenario(name), 1).history;
       const c1write = find(h, { process: "c1", f: "write", type: "ok" })[0]!;
       const c2ok = find(h, { process: "c2", f: "acquire", type: "ok" })[0]!;

@@ -8,7 +8,16 @@ const SCENARIOS = scenariosOf("raft-zk");
 describe("Raft-ZK scenarios give their expected verdicts", () => {
   it("has the scenarios the issue asks for", () => {
     const names = SCENARIOS.map((s) => s.name);
-    for (const n of ["leader-crash-acquire", "minority-partition", "leader-isolated", "client-gc-pause", "client-gc-pause-fenced", "client-partitioned", "server-clock-skew", "follower-clock-bug"]) {
+    for (const n of [
+      "leader-crash-acquire",
+      "minority-partition",
+      "leader-isolated",
+      "client-gc-pause",
+      "client-gc-pause-fenced",
+      "client-partitioned",
+      "server-clock-skew",
+      "follower-clock-bug",
+    ]) {
       expect(names).toContain(`raft-zk-${n}`);
     }
   });

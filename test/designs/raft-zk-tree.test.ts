@@ -93,7 +93,13 @@ describe("ZkTree (the Raft-ZK state machine)", () => {
   });
 
   it("is deterministic: the same log gives the same tree on every replica", () => {
-    const log: ZkCmd[] = [session("a"), session("b"), create(1, "/l/x-", { ephemeral: true, sequential: true, parents: true }), create(2, "/l/x-", { ephemeral: true, sequential: true }), { kind: "closeSession", sessionId: 1 }];
+    const log: ZkCmd[] = [
+      session("a"),
+      session("b"),
+      create(1, "/l/x-", { ephemeral: true, sequential: true, parents: true }),
+      create(2, "/l/x-", { ephemeral: true, sequential: true }),
+      { kind: "closeSession", sessionId: 1 },
+    ];
     const a = new ZkTree();
     const b = new ZkTree();
     const ra = run(a, log);

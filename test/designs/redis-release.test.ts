@@ -40,7 +40,9 @@ describe("designOptions.release: parsing", () => {
   it("real mode, whose client releases only by compare-and-delete, refuses another recipe by name", () => {
     const s = loadScenario(nameOf("late", "del"));
     const e = inputErrorOf(() => planDesign(s, []));
-    expect(e.message).toBe('scenarios/redis-release/redis-release-late-del.json: designOptions.release: real mode cannot run this: the real client releases by Lua compare-and-delete only; got "del"');
+    expect(e.message).toBe(
+      'scenarios/redis-release/redis-release-late-del.json: designOptions.release: real mode cannot run this: the real client releases by Lua compare-and-delete only; got "del"',
+    );
     expect(planDesign(loadScenario(nameOf("late", "compare-and-delete")), []).name).toBe("redis-setnx");
   });
 
@@ -72,8 +74,14 @@ describe("the scenarios' stories, on their own seed", () => {
     for (const r of Object.keys(fileSuffix) as Recipe[]) {
       const h = runs[r]!.history;
       // The cut made c1's read time out, so c1 never wrote; its release came after its lapse.
-      expect(h.filter((e) => e.process === "c1" && e.f === "read" && e.type === "info"), r).toHaveLength(1);
-      expect(h.filter((e) => e.process === "c1" && e.f === "write"), r).toHaveLength(0);
+      expect(
+        h.filter((e) => e.process === "c1" && e.f === "read" && e.type === "info"),
+        r,
+      ).toHaveLength(1);
+      expect(
+        h.filter((e) => e.process === "c1" && e.f === "write"),
+        r,
+      ).toHaveLength(0);
       const lapse = h.find((e) => e.process === "c1" && e.f === "lapse")!;
       const rel = releases(h, "c1")[0]!;
       expect(rel.timeUs, r).toBeGreaterThan(lapse.timeUs);

@@ -9,16 +9,25 @@ import type { RedisCommand } from "../../services/redis/commands.js";
 function world() {
   const sim = new Simulation({ seed: "repl", network: { latencyUsBase: 500, latencyUsJitter: 0 } });
   const servers = new Map<string, RedisServer>();
-  const keep = (id: string, f: BehaviorFactory): BehaviorFactory => (ctx, r) => {
-    const s = f(ctx, r) as RedisServer;
-    servers.set(id, s);
-    return s;
-  };
+  const keep =
+    (id: string, f: BehaviorFactory): BehaviorFactory =>
+    (ctx, r) => {
+      const s = f(ctx, r) as RedisServer;
+      servers.set(id, s);
+      return s;
+    };
   const common = { sweepIntervalMs: 100, replAckIntervalMs: 100 };
   sim.addProcess("redis-primary", "server", {}, keep("redis-primary", redisServer({ ...common, role: "primary", replicaIds: ["redis-replica-1"] })));
   sim.addProcess("redis-replica-1", "server", {}, keep("redis-replica-1", redisServer({ ...common, role: "replica", primaryId: "redis-primary" })));
   let sentinel: Sentinel | undefined;
-  const sf = sentinelNode({ primaryId: "redis-primary", replicaIds: ["redis-replica-1"], downAfterMs: 300, pingIntervalMs: 50, failoverVoteMs: 0, infoIntervalMs: 0 }); // instant switch: this file tests replication, not failover timing
+  const sf = sentinelNode({
+    primaryId: "redis-primary",
+    replicaIds: ["redis-replica-1"],
+    downAfterMs: 300,
+    pingIntervalMs: 50,
+    failoverVoteMs: 0,
+    infoIntervalMs: 0,
+  }); // instant switch: this file tests replication, not failover timing
   sim.addProcess("sentinel", "server", {}, (ctx, r) => (sentinel = sf(ctx, r) as Sentinel));
   const client = sim.addProcess("c1", "client", {}, () => ({}));
   const conn = new SentinelConnection(client, "sentinel", 50);

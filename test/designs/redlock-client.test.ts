@@ -91,7 +91,7 @@ describe("the Redlock client (node-redlock variant)", () => {
     });
     w.sim.run(600_000);
     expect(ext.value).toEqual({ outcome: "ok", validityMs: 2_000 - 1 - 22 });
-    for (const n of w.nodes) expect(w.store(n).execute({ cmd: "PTTL", key: "L" }, w.sim.process(n).wall.read(w.sim.nowUs) / 1000 | 0)).toBeGreaterThan(1_800);
+    for (const n of w.nodes) expect(w.store(n).execute({ cmd: "PTTL", key: "L" }, (w.sim.process(n).wall.read(w.sim.nowUs) / 1000) | 0)).toBeGreaterThan(1_800);
     w.sim.schedule(3_000_000, () => {
       late = w.go(0, (c) => c.extend(okGrant(a.value), 2_000));
     });

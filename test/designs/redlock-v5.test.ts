@@ -46,19 +46,39 @@ const grantOf = (r: AcquireResult | undefined) => {
 
 describe("node-redlock v5 variant: options", () => {
   it("accepts the variant and using() only with it", () => {
-    expect(parseRedlockOptions({ variant: "node-redlock-v5" }, "s.json", "designOptions")).toMatchObject({ variant: "node-redlock-v5", using: false, automaticExtensionThresholdMs: 500, usingCheck: "signal" });
+    expect(parseRedlockOptions({ variant: "node-redlock-v5" }, "s.json", "designOptions")).toMatchObject({
+      variant: "node-redlock-v5",
+      using: false,
+      automaticExtensionThresholdMs: 500,
+      usingCheck: "signal",
+    });
     const e = inputErrorOf(() => parseRedlockOptions({ using: true }, "s.json", "designOptions"));
-    expect(e.message).toBe('s.json: designOptions.using: expected false unless variant is "node-redlock-v5" (using() auto-extension is v5\'s; variant is "node-redlock"), got true');
-    expect(inputErrorOf(() => parseRedlockOptions({ variant: "node-redlock-v5", usingCheck: "signal" }, "s.json", "designOptions")).field).toBe("designOptions.usingCheck");
+    expect(e.message).toBe(
+      's.json: designOptions.using: expected false unless variant is "node-redlock-v5" (using() auto-extension is v5\'s; variant is "node-redlock"), got true',
+    );
+    expect(inputErrorOf(() => parseRedlockOptions({ variant: "node-redlock-v5", usingCheck: "signal" }, "s.json", "designOptions")).field).toBe(
+      "designOptions.usingCheck",
+    );
     expect(inputErrorOf(() => parseRedlockOptions({ variant: "node-redlock-v5", using: true, usingCheck: "lease" }, "s.json", "designOptions")).message).toBe(
       's.json: designOptions.usingCheck: expected one of "signal", "expiration", got "lease"',
     );
-    expect(inputErrorOf(() => parseRedlockOptions({ variant: "v5" }, "s.json", "designOptions")).message).toMatch(/designOptions.variant: expected one of "node-redlock", "node-redlock-v5", "seed-000"/);
+    expect(inputErrorOf(() => parseRedlockOptions({ variant: "v5" }, "s.json", "designOptions")).message).toMatch(
+      /designOptions.variant: expected one of "node-redlock", "node-redlock-v5", "seed-000"/,
+    );
   });
 
   it("refuses a using() threshold within 100 ms of the TTL, as using() itself does, before the run starts", () => {
     const s = parseScenario(
-      { name: "x", story: "x", design: "redlock", designOptions: { variant: "node-redlock-v5", using: true, automaticExtensionThresholdMs: 950 }, expect: "safe", durationMs: 1000, clients: 1, workload: { ttlMs: 1000 } },
+      {
+        name: "x",
+        story: "x",
+        design: "redlock",
+        designOptions: { variant: "node-redlock-v5", using: true, automaticExtensionThresholdMs: 950 },
+        expect: "safe",
+        durationMs: 1000,
+        clients: 1,
+        workload: { ttlMs: 1000 },
+      },
       "x.json",
     );
     const e = inputErrorOf(() => runScenario(s, 1));
@@ -129,7 +149,8 @@ describe("node-redlock v5 variant: the client", () => {
   });
 });
 
-const ev = (h: readonly HistoryEvent[], process: string, f: string, type?: string) => h.filter((e) => e.process === process && e.f === f && (type === undefined || e.type === type));
+const ev = (h: readonly HistoryEvent[], process: string, f: string, type?: string) =>
+  h.filter((e) => e.process === process && e.f === f && (type === undefined || e.type === type));
 
 describe("the scenarios' stories, on their own seed", () => {
   it("acquire-pause: v5 returns c1 an expired lock; the checking caller does nothing with it, the other acts beside c2", () => {

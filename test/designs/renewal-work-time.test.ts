@@ -106,7 +106,9 @@ for (const design of ["raft-zk", "etcd-lease"] as const) {
       let checked = 0;
       for (let seed = 1; seed <= 10; seed++) {
         const base = outcomeOf(s, seed);
-        const holder = holdsOf(base.history).find((h) => h.acquiredUs < iso1!.atMs! * 1000 && (h.releaseInvokeUs ?? Infinity) > iso1!.atMs! * 1000 && h.readOkUs > 0 && h.readOkUs < iso1!.atMs! * 1000);
+        const holder = holdsOf(base.history).find(
+          (h) => h.acquiredUs < iso1!.atMs! * 1000 && (h.releaseInvokeUs ?? Infinity) > iso1!.atMs! * 1000 && h.readOkUs > 0 && h.readOkUs < iso1!.atMs! * 1000,
+        );
         if (!holder) continue;
         // The same run up to 6 s (the faults fire there), then the holder, not zk-1, is cut off for 6 s.
         const control: Scenario = { ...s, faults: [{ ...iso1!, target: holder.process, durationMs: 6000 }] };

@@ -50,7 +50,9 @@ function writeFixture(): void {
   const path = fixturePath();
   writeFileSync(`${path}.tmp`, JSON.stringify(fixture, null, 2) + "\n");
   renameSync(`${path}.tmp`, path);
-  console.log(`wrote ${path}: ${Object.keys(fixture).length} scenarios × seeds ${GOLDEN_SEEDS.join(",")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `wrote ${path}: ${Object.keys(fixture).length} scenarios × seeds ${GOLDEN_SEEDS.join(",")} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -34,7 +34,13 @@ describe("AppendEntries sharing", () => {
 
   it("a follower further back gets its own message with the entries it lacks", () => {
     // One entry per message, so n4 is still one behind when the heartbeat goes.
-    const s = leader([{ term: 1, cmd: "a" }, { term: 1, cmd: "b" }], 1);
+    const s = leader(
+      [
+        { term: 1, cmd: "a" },
+        { term: 1, cmd: "b" },
+      ],
+      1,
+    );
     // n4 rejects: its log is empty, so the leader backs it up to index 1 (and sends it "a").
     const seq = s.seq;
     msg(s, "n4", { type: "raft-append-resp", term: 2, success: false, matchIndex: 0, conflictTerm: 0, conflictIndex: 1, seq });

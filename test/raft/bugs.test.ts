@@ -41,7 +41,10 @@ const seedsOf = (n: number): string[] => Array.from({ length: n }, (_, i) => `se
 describe("raft bug variants are caught", () => {
   it("every bug variant has a catching row", () => {
     for (const bug of Object.keys(EVERY_BUG) as RaftBug[]) {
-      expect(CATCH_TABLE.some((r) => r.bug === bug), bug).toBe(true);
+      expect(
+        CATCH_TABLE.some((r) => r.bug === bug),
+        bug,
+      ).toBe(true);
     }
   });
 

@@ -16,8 +16,18 @@ const boot = (c: RaftConfig, p?: Parameters<typeof bootCore>[1]): RaftState<Cmd>
 const feed = (s: RaftState<Cmd>, i: RaftInput<Cmd>): RaftEffect<Cmd>[] => step(s, i).effects;
 const msg = (s: RaftState<Cmd>, from: string, m: RaftMessage<Cmd>) => feed(s, { type: "message", from, msg: m });
 const entries = (...terms: number[]): Entry<Cmd>[] => terms.map((term, i) => ({ term, cmd: `c${i + 1}` }));
-const appendsTo = (fx: RaftEffect<Cmd>[], to: string) => fx.flatMap((e) => (e.kind === "send" && e.to === to && e.msg.type === "raft-append" ? [e.msg as AppendRequest<Cmd>] : []));
-const resp = (term: number, o: Partial<AppendResponse>): AppendResponse => ({ type: "raft-append-resp", term, success: true, matchIndex: 0, conflictTerm: 0, conflictIndex: 0, seq: 0, ...o });
+const appendsTo = (fx: RaftEffect<Cmd>[], to: string) =>
+  fx.flatMap((e) => (e.kind === "send" && e.to === to && e.msg.type === "raft-append" ? [e.msg as AppendRequest<Cmd>] : []));
+const resp = (term: number, o: Partial<AppendResponse>): AppendResponse => ({
+  type: "raft-append-resp",
+  term,
+  success: true,
+  matchIndex: 0,
+  conflictTerm: 0,
+  conflictIndex: 0,
+  seq: 0,
+  ...o,
+});
 
 function leaderOf(c: RaftConfig, log: Entry<Cmd>[], term: number): { s: RaftState<Cmd>; fx: RaftEffect<Cmd>[] } {
   const s = boot(c, { term: term - 1, log });
@@ -33,8 +43,23 @@ describe("fresh state and election", () => {
     // The per-peer tables are PeerTables (private fields, which toStrictEqual does not see): checked by content.
     // The scratch is working memory, not protocol state: checked to be the node's own, below.
     expect({ ...s, cfg: undefined, nextIndex: undefined, matchIndex: undefined, ackedSeq: undefined, scratch: undefined }).toStrictEqual({
-      cfg: undefined, term: 0, votedFor: null, log: [], role: "follower", leaderId: undefined, commitIndex: 0, lastApplied: 0,
-      votes: new Set(), nextIndex: undefined, matchIndex: undefined, seq: 0, ackedSeq: undefined, reads: [], readRoundSeq: 0, proposals: new Map(), noopAppended: false,
+      cfg: undefined,
+      term: 0,
+      votedFor: null,
+      log: [],
+      role: "follower",
+      leaderId: undefined,
+      commitIndex: 0,
+      lastApplied: 0,
+      votes: new Set(),
+      nextIndex: undefined,
+      matchIndex: undefined,
+      seq: 0,
+      ackedSeq: undefined,
+      reads: [],
+      readRoundSeq: 0,
+      proposals: new Map(),
+      noopAppended: false,
       scratch: undefined,
     });
     expect(initialState<Cmd>(cfg()).scratch).not.toBe(s.scratch);
@@ -47,8 +72,14 @@ describe("fresh state and election", () => {
 
   it("a new leader tracks every peer but itself, cancels its election timer and arms its heartbeat", () => {
     const { s, fx } = leaderOf(cfg(), entries(1), 2);
-    expect([...s.nextIndex]).toEqual([["n2", 2], ["n3", 2]]);
-    expect([...s.matchIndex]).toEqual([["n2", 0], ["n3", 0]]);
+    expect([...s.nextIndex]).toEqual([
+      ["n2", 2],
+      ["n3", 2],
+    ]);
+    expect([...s.matchIndex]).toEqual([
+      ["n2", 0],
+      ["n3", 0],
+    ]);
     expect(fx.filter((e) => e.kind === "cancel-timer" || e.kind === "set-timer")).toEqual([
       { kind: "cancel-timer", timer: "election" },
       { kind: "set-timer", timer: "heartbeat", delayMs: 50 },
@@ -89,14 +120,18 @@ describe("candidates", () => {
   it("a candidate answers a rival of its own term with a refusal", () => {
     const s = boot(cfg());
     feed(s, { type: "election-timeout" });
-    expect(msg(s, "n2", { type: "raft-vote", term: 1, lastLogIndex: 9, lastLogTerm: 1 })).toEqual([{ kind: "send", to: "n2", msg: { type: "raft-vote-resp", term: 1, granted: false } }]);
+    expect(msg(s, "n2", { type: "raft-vote", term: 1, lastLogIndex: 9, lastLogTerm: 1 })).toEqual([
+      { kind: "send", to: "n2", msg: { type: "raft-vote-resp", term: 1, granted: false } },
+    ]);
   });
 });
 
 describe("leaders and stale messages", () => {
   it("a leader refuses a same-term vote request with an answer, and drops a late vote response", () => {
     const { s } = leaderOf(cfg(), [], 1);
-    expect(msg(s, "n3", { type: "raft-vote", term: 1, lastLogIndex: 5, lastLogTerm: 1 })).toEqual([{ kind: "send", to: "n3", msg: { type: "raft-vote-resp", term: 1, granted: false } }]);
+    expect(msg(s, "n3", { type: "raft-vote", term: 1, lastLogIndex: 5, lastLogTerm: 1 })).toEqual([
+      { kind: "send", to: "n3", msg: { type: "raft-vote-resp", term: 1, granted: false } },
+    ]);
     expect(msg(s, "n3", { type: "raft-vote-resp", term: 1, granted: true })).toEqual([]);
     expect(s.ackedSeq.size).toBe(0);
   });

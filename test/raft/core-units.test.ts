@@ -178,7 +178,10 @@ describe("cloneState", () => {
     expect(c).toEqual(s);
     // toEqual does not see the PeerTables' private fields: their entries are compared here.
     for (const k of ["nextIndex", "matchIndex", "ackedSeq"] as const) expect([...c[k]]).toEqual([...s[k]]);
-    expect([...c.nextIndex]).toEqual([["n2", 3], ["n3", 3]]);
+    expect([...c.nextIndex]).toEqual([
+      ["n2", 3],
+      ["n3", 3],
+    ]);
     feed(s, { type: "propose", id: 3, cmd: "q" });
     msg(s, "n2", { type: "raft-append-resp", term: 2, success: true, matchIndex: 2, conflictTerm: 0, conflictIndex: 0, seq: s.seq });
     s.votes.add("zz");

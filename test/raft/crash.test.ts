@@ -114,7 +114,13 @@ describe("crash and restart at every role keeps every persisted field", () => {
         expect(s.term).toBe(c.term);
         const before = termsOf(s.log);
         // The stale leader of term 1 sends what it has (a, b and an entry of its term).
-        const r = appendReq(c.net, c.x, c.staleLeader, { term: c.staleTerm, prevLogIndex: 2, prevLogTerm: 1, entries: [{ term: 1, cmd: "stale" }], leaderCommit: 3 });
+        const r = appendReq(c.net, c.x, c.staleLeader, {
+          term: c.staleTerm,
+          prevLogIndex: 2,
+          prevLogTerm: 1,
+          entries: [{ term: 1, cmd: "stale" }],
+          leaderCommit: 3,
+        });
         expect(r).toMatchObject({ success: false, term: c.term });
         expect(termsOf(c.net.node(c.x).log)).toEqual(before);
         expect(c.net.node(c.x).commitIndex).toBeLessThanOrEqual(2);
@@ -173,7 +179,10 @@ function truncatedThenCrash(role: Role, label: string): { net: CoreNet; x: strin
   const net = new CoreNet({ n: 5, label });
   const x = "n3";
   commitAB(net);
-  net.partition([["n1", "n3"], ["n2", "n4", "n5"]]);
+  net.partition([
+    ["n1", "n3"],
+    ["n2", "n4", "n5"],
+  ]);
   net.propose("n1", "old1");
   net.propose("n1", "old2");
   net.deliverAll();
@@ -274,7 +283,8 @@ describe("persist before send, enforced by crashing between any two effects of a
     const log = net.node(leader).log;
     // Leader Completeness: everything ever applied anywhere is in the final log.
     net.committedLog().forEach((e, i) => {
-      if (log[i]?.term !== e.term || log[i]?.cmd !== e.cmd) net.fail("leader completeness", `applied (${e.term}, ${e.cmd}) at ${i + 1} is not in the final log`);
+      if (log[i]?.term !== e.term || log[i]?.cmd !== e.cmd)
+        net.fail("leader completeness", `applied (${e.term}, ${e.cmd}) at ${i + 1} is not in the final log`);
     });
     if (!log.some((e) => e.cmd === "final")) net.fail("recover", "the final entry is not in the log");
   }

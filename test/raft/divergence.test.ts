@@ -156,7 +156,10 @@ describe("a scripted divergence of several batches", () => {
     net.elect("n1");
     net.propose("n1", "a");
     net.deliverAll();
-    net.partition([["n1", "n2"], ["n3", "n4", "n5"]]);
+    net.partition([
+      ["n1", "n2"],
+      ["n3", "n4", "n5"],
+    ]);
     for (let i = 0; i < 10; i++) net.propose("n1", `minority${i}`);
     net.deliverAll();
     expect(net.node("n2").log).toHaveLength(11);
@@ -173,7 +176,9 @@ describe("a scripted divergence of several batches", () => {
     expect(logOf("n1")).toEqual(["a", ...Array.from({ length: 7 }, (_, i) => `majority${i}`)]);
     expect(net.node("n1").role).toBe("follower");
     // The catch-up went in batches of at most 2, and needed more than one.
-    const appendsToN1 = net.trace.slice(tracePos).flatMap((t) => (t.effect.kind === "send" && t.effect.to === "n1" && t.effect.msg.type === "raft-append" ? [t.effect.msg] : []));
+    const appendsToN1 = net.trace
+      .slice(tracePos)
+      .flatMap((t) => (t.effect.kind === "send" && t.effect.to === "n1" && t.effect.msg.type === "raft-append" ? [t.effect.msg] : []));
     expect(Math.max(...appendsToN1.map((m) => m.entries.length))).toBe(2);
     expect(appendsToN1.filter((m) => m.entries.length > 0).length).toBeGreaterThanOrEqual(4);
     // Fast backup: the conflicting term is skipped at once, not one entry per round trip.

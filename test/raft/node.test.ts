@@ -177,11 +177,7 @@ describe("createRaftNode", () => {
     c.node("s2").host.readBarrier((r) => answers.push(r));
     c.node("s1").host.readBarrier((r) => answers.push(r));
     c.runMs(50);
-    expect(answers).toEqual([
-      { ok: false, error: "not-leader" },
-      { ok: false, error: "not-leader" },
-      { ok: true },
-    ]);
+    expect(answers).toEqual([{ ok: false, error: "not-leader" }, { ok: false, error: "not-leader" }, { ok: true }]);
     expect(c.node("s2").host.leaderId()).toBe("s1");
   });
 
@@ -219,7 +215,11 @@ describe("createRaftNode", () => {
     c.node("s1").host.propose("a", () => undefined);
     c.node("s1").host.propose("b", () => undefined);
     c.runMs(100);
-    expect(c.ids.map((id) => c.node(id).applied.map((a) => a.index))).toEqual([[1, 2], [1, 2], [1, 2]]);
+    expect(c.ids.map((id) => c.node(id).applied.map((a) => a.index))).toEqual([
+      [1, 2],
+      [1, 2],
+      [1, 2],
+    ]);
     expect(c.ids.map((id) => c.node(id).awaited)).toEqual([[1, 2], [], []]);
     c.sim.restart("s1");
     c.runMs(400);

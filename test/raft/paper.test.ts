@@ -13,7 +13,10 @@ import type { AppendRequest, AppendResponse, Entry, RaftEffect, RaftInput, RaftM
 
 const PEERS = ["n1", "n2", "n3"];
 
-function node(id: string, opts: { bugs?: Partial<Record<RaftBug, boolean>>; term?: number; votedFor?: string | null; log?: Entry<string>[]; peers?: string[] } = {}) {
+function node(
+  id: string,
+  opts: { bugs?: Partial<Record<RaftBug, boolean>>; term?: number; votedFor?: string | null; log?: Entry<string>[]; peers?: string[] } = {},
+) {
   const rnd = seedrandom(`paper/${id}`);
   let s: RaftState<string> = initialState<string>({
     id,
@@ -42,8 +45,7 @@ function node(id: string, opts: { bugs?: Partial<Record<RaftBug, boolean>>; term
   };
 }
 
-const sends = (effects: RaftEffect<string>[]) =>
-  effects.flatMap((e) => (e.kind === "send" ? [{ to: e.to, msg: e.msg }] : []));
+const sends = (effects: RaftEffect<string>[]) => effects.flatMap((e) => (e.kind === "send" ? [{ to: e.to, msg: e.msg }] : []));
 const kinds = (effects: RaftEffect<string>[]) => effects.map((e) => e.kind);
 const entries = (...terms: number[]): Entry<string>[] => terms.map((term, i) => ({ term, cmd: `c${i + 1}` }));
 
@@ -99,7 +101,11 @@ describe("§5.2 leader election", () => {
     const fx = n.msg("n4", { type: "raft-vote-resp", term: 1, granted: true });
     expect(n.s.role).toBe("leader"); // 3 of 5
     // "Once a candidate wins an election ... It then sends heartbeat messages to all of the other servers"
-    expect(sends(fx).filter((x) => x.msg.type === "raft-append").map((x) => x.to)).toEqual(["n2", "n3", "n4", "n5"]);
+    expect(
+      sends(fx)
+        .filter((x) => x.msg.type === "raft-append")
+        .map((x) => x.to),
+    ).toEqual(["n2", "n3", "n4", "n5"]);
   });
 
   it('"Each server will vote for at most one candidate in a given term, on a first-come-first-served basis"', () => {

@@ -4,7 +4,7 @@ import { PeerTable } from "../../services/raft/core/peer-table.js";
 /** PeerTable (the leader's per-peer numbers by position) against the Map it replaced. */
 function lcg(seed: number): () => number {
   let x = seed >>> 0;
-  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 const PEERS = ["n1", "n2", "n3", "n4", "n5"];
@@ -62,10 +62,16 @@ describe("PeerTable", () => {
     const t = new PeerTable(PEERS);
     t.set("n2", 4).set("n5", 7);
     const c = t.clone();
-    expect([...c]).toEqual([["n2", 4], ["n5", 7]]);
+    expect([...c]).toEqual([
+      ["n2", 4],
+      ["n5", 7],
+    ]);
     t.set("n2", 9);
     t.set("n3", 1);
-    expect([...c]).toEqual([["n2", 4], ["n5", 7]]);
+    expect([...c]).toEqual([
+      ["n2", 4],
+      ["n5", 7],
+    ]);
     expect(c.size).toBe(2);
   });
 });

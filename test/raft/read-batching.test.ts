@@ -28,7 +28,9 @@ const read = (s: RaftState<Cmd>, id: number) => feed(s, { type: "read-index", id
 const resp = (seq: number): AppendResponse => ({ type: "raft-append-resp", term: 2, success: true, matchIndex: 1, conflictTerm: 0, conflictIndex: 0, seq });
 const ack = (s: RaftState<Cmd>, from: string, seq: number) => feed(s, { type: "message", from, msg: resp(seq) });
 /** Seqs of the heartbeat rounds these effects start (one per broadcast, not per follower). */
-const rounds = (fx: RaftEffect<Cmd>[]) => [...new Set(fx.flatMap((e) => (e.kind === "send" && e.msg.type === "raft-append" ? [(e.msg as AppendRequest<Cmd>).seq] : [])))];
+const rounds = (fx: RaftEffect<Cmd>[]) => [
+  ...new Set(fx.flatMap((e) => (e.kind === "send" && e.msg.type === "raft-append" ? [(e.msg as AppendRequest<Cmd>).seq] : []))),
+];
 const replies = (fx: RaftEffect<Cmd>[]) => fx.flatMap((e) => (e.kind === "reply" && e.result.ok ? [e.id] : []));
 
 describe("ReadIndex batching", () => {

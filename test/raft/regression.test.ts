@@ -22,7 +22,11 @@ describe("raft determinism", () => {
     const fingerprint = (seed: string): string => {
       const events: string[] = [];
       const create: CreateRaftNode = (ctx, opts, restarted) =>
-        createRaftNode(ctx, { ...opts, apply: (cmd, at) => (events.push(`${ctx.id}@${ctx.monoUs()}:${at.index}=${String(cmd)}`), opts.apply(cmd, at)) }, restarted);
+        createRaftNode(
+          ctx,
+          { ...opts, apply: (cmd, at) => (events.push(`${ctx.id}@${ctx.monoUs()}:${at.index}=${String(cmd)}`), opts.apply(cmd, at)) },
+          restarted,
+        );
       RAFT_TESTS.churn!(create, seed);
       return events.join(";");
     };

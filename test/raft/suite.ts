@@ -270,7 +270,10 @@ export const figure8Paper: RaftTest = (create, seed) => {
   // (a) S1 leads and replicates X to S2 only.
   const s1 = c.checkOneLeader();
   const [s2, s3, s4, s5] = [1, 2, 3, 4].map((k) => (s1 + k) % n) as [number, number, number, number];
-  c.partition([[s1, s2], [s3, s4, s5]]);
+  c.partition([
+    [s1, s2],
+    [s3, s4, s5],
+  ]);
   const x = 1_000_000 + v();
   c.propose(c.host(s1)!, x);
   c.runMs(50);

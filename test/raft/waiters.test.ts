@@ -4,7 +4,7 @@ import { Waiters, type WaiterKind } from "../../services/raft/waiters.js";
 /** Waiters (services/raft/waiters.ts) against a Map: slot clashes, growth, the overflow past the table's bound. */
 function lcg(seed: number): () => number {
   let x = seed >>> 0;
-  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe("Waiters", () => {

@@ -40,7 +40,10 @@ describe("AofFsyncTicks", () => {
   it("from hostDown() until the cut, a tick notes nothing; after the cut, ticks count again", () => {
     const dataDir = join(scratch, "ticks");
     mkdirSync(join(dataDir, "appendonlydir"), { recursive: true });
-    writeFileSync(join(dataDir, "appendonlydir", "appendonly.aof.manifest"), "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n");
+    writeFileSync(
+      join(dataDir, "appendonlydir", "appendonly.aof.manifest"),
+      "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n",
+    );
     const incr = join(dataDir, "appendonlydir", "appendonly.aof.1.incr.aof");
     const a = resp("SET", "a", "1");
     const b = resp("SET", "b", "2");
@@ -90,7 +93,10 @@ describe("real mode: a host crash of a redis-server is an AOF cut at the last fs
         expect(cut.toBytes).toBeLessThan(grown);
         expect(statSync(file).size).toBe(cut.toBytes);
         // redis-check-aof reads the manifest and every file it names: the cut set is valid.
-        const check = spawnSync(findBinary("redis-check-aof"), [join(r.dataDir, "appendonlydir", "appendonly.aof.manifest")], { encoding: "utf8", timeout: 10_000 });
+        const check = spawnSync(findBinary("redis-check-aof"), [join(r.dataDir, "appendonlydir", "appendonly.aof.manifest")], {
+          encoding: "utf8",
+          timeout: 10_000,
+        });
         expect(check.stdout + check.stderr).toMatch(/is valid/);
         await r.process.start();
         expect(await cmd("EXISTS before")).toBe(":1\r\n");

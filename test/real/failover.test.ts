@@ -60,7 +60,10 @@ describe("real mode: redis-failover on a real primary, replica and three sentine
     await timed("redis-failover-lost-lock ×1", async () => {
       const { record, history } = await realRun("redis-failover-lost-lock", 1);
       expect(record.verdicts.outcome).toBe("unsafe");
-      const failed = record.verdicts.results.filter((c) => c.valid === false).map((c) => c.checker).sort();
+      const failed = record.verdicts.results
+        .filter((c) => c.valid === false)
+        .map((c) => c.checker)
+        .sort();
       expect(failed).toEqual(["linearizability", "lost-updates", "mutual-exclusion"]);
       expect(record.real.servers.map((s) => `${s.id} ${s.software}`)).toEqual([
         "redis-primary redis-server",

@@ -79,6 +79,8 @@ describe("real mode: client clock faults (libfaketime)", () => {
 
   it("refuses a server's clock offset, naming the field", () => {
     const s = loadScenario(fixture("redlock-client-clock-steady"));
-    expect(inputErrorOf(() => planReal({ ...s, clocks: { "redis-1": { offsetMs: 10, driftPpm: 0 } } }, 1)).message).toMatch(/clocks\.redis-1: real mode cannot run this: clock offsets and drift of a server/);
+    expect(inputErrorOf(() => planReal({ ...s, clocks: { "redis-1": { offsetMs: 10, driftPpm: 0 } } }, 1)).message).toMatch(
+      /clocks\.redis-1: real mode cannot run this: clock offsets and drift of a server/,
+    );
   });
 });

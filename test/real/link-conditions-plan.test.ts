@@ -61,14 +61,17 @@ describe("real mode plan: delay and loss", () => {
   });
 
   it("plans a delay or loss between etcd members (the peer proxies carry them through the same pipe as client links), refuses one naming the preferred leader, and plans a cut there", () => {
-    const etcd = (faults: unknown[], designOptions: Record<string, unknown> = {}) => scenario({ design: "etcd-lease", workload: { ttlMs: 4000 }, designOptions: { sessionTimeoutMs: 4000, ...designOptions }, faults });
+    const etcd = (faults: unknown[], designOptions: Record<string, unknown> = {}) =>
+      scenario({ design: "etcd-lease", workload: { ttlMs: 4000 }, designOptions: { sessionTimeoutMs: 4000, ...designOptions }, faults });
     for (const kind of ["delay", "loss"]) {
       const step = { kind, atMs: 100, durationMs: 500, links: [["etcd-1", "etcd-2"]], ...(kind === "delay" ? { extraMs: 50 } : { lossRate: 0.5 }) };
       const p = planReal(etcd([step]));
       expect(p.peerProxied, kind).toBe(true);
       expect(p.faults[0]!.links, kind).toEqual([["etcd-1", "etcd-2"]]);
       const e = inputErrorOf(() => planReal(etcd([step], { preferredLeader: "etcd-1" })));
-      expect(e.message).toMatch(/faults\[0\]: real mode cannot run this: .*the link etcd-1 → etcd-2 names designOptions.preferredLeader, which real mode resolves to the current leader for cuts only/);
+      expect(e.message).toMatch(
+        /faults\[0\]: real mode cannot run this: .*the link etcd-1 → etcd-2 names designOptions.preferredLeader, which real mode resolves to the current leader for cuts only/,
+      );
     }
     const cut = planReal(etcd([{ kind: "cut", atMs: 100, durationMs: 500, links: [["etcd-1", "etcd-2"]] }]));
     expect(cut.peerProxied).toBe(true);

@@ -99,7 +99,10 @@ describe("peer proxies (loopback, no servers)", () => {
         const { sock, seen } = await connected(port);
         sock.write("warm");
         await until("first echo", () => seen.join("") === "ack:warm", 2_000, 1);
-        for (const [i, [cutMs, resendMs]] of [[30, 200], [300, 600]].entries()) {
+        for (const [i, [cutMs, resendMs]] of [
+          [30, 200],
+          [300, 600],
+        ].entries()) {
           cut();
           const t0 = nowUs();
           sock.write(`m${i}`);
@@ -164,7 +167,11 @@ describe("peer proxies (loopback, no servers)", () => {
     const pids = new Map<string, number | undefined>();
     try {
       const port = await links.destination("b", { host: "127.0.0.1", port: echo.port }, () => pids);
-      const child = spawn(process.execPath, ["-e", `const s=require("net").connect(${port},"127.0.0.1",()=>s.write("from-child"));s.on("data",()=>{});setTimeout(()=>{},10000)`], { stdio: "ignore" });
+      const child = spawn(
+        process.execPath,
+        ["-e", `const s=require("net").connect(${port},"127.0.0.1",()=>s.write("from-child"));s.on("data",()=>{});setTimeout(()=>{},10000)`],
+        { stdio: "ignore" },
+      );
       try {
         pids.set("child", child.pid);
         await until("child's bytes pass", () => echo.got.join("").includes("from-child"), 5_000);
@@ -208,7 +215,10 @@ describe("planning server↔server cuts", () => {
       expect(p.peerProxied && p.proxied, name).toBe(true);
       expect(p.faults[0]!.links, name).toContainEqual([a, b]);
       expect(p.faults[0]!.leader, name).toBe(true);
-      expect(p.notApplied.some((n) => /c1 and the storage/.test(n)), name).toBe(true);
+      expect(
+        p.notApplied.some((n) => /c1 and the storage/.test(n)),
+        name,
+      ).toBe(true);
     }
     // A scenario that cuts no server↔server link keeps 3 members and no peer proxies.
     const part = planReal(loadScenario("etcd-lease-client-partitioned"));
@@ -271,12 +281,18 @@ describe("real servers behind peer proxies", () => {
           const byName = new Map(names.map((n, i) => [n, last[i]]));
           const newLeader = leaderSays(byName.get(others[0]!));
           const oldSelf = byName.get(old!);
-          return newLeader !== undefined && others.includes(newLeader) && others.every((n) => leaderSays(byName.get(n)) === newLeader) && leaderSays(oldSelf) !== old;
+          return (
+            newLeader !== undefined && others.includes(newLeader) && others.every((n) => leaderSays(byName.get(n)) === newLeader) && leaderSays(oldSelf) !== old
+          );
         },
         15_000,
       ).catch(() => expect(last.map(leaderSays), `status after the cut (old leader ${old})`).toEqual("a new leader on the majority side"));
       links.healAll();
-      await untilAsync("one leader for all after the heal", async () => new Set((await statuses()).map(leaderSays)).size === 1 && leaderSays((await statuses())[0]) !== undefined, 15_000);
+      await untilAsync(
+        "one leader for all after the heal",
+        async () => new Set((await statuses()).map(leaderSays)).size === 1 && leaderSays((await statuses())[0]) !== undefined,
+        15_000,
+      );
       expect(links.stats.unattributed, "every peer connection attributed to its member").toBe(0);
       expect(links.stats.bytesHeld).toBeGreaterThan(0);
     } finally {
@@ -302,7 +318,10 @@ describe("real servers behind peer proxies", () => {
         async () => {
           last = await modes();
           const m = new Map(names.map((n, i) => [n, last[i]!]));
-          const rest = names.filter((n) => n !== old).map((n) => m.get(n)).sort();
+          const rest = names
+            .filter((n) => n !== old)
+            .map((n) => m.get(n))
+            .sort();
           return rest.join(",") === "follower,leader" && m.get(old!) !== "leader";
         },
         20_000,

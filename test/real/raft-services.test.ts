@@ -61,7 +61,10 @@ async function sigintMidRun(name: string, timeScale: number): Promise<void> {
   mkdirSync(join(dir, "tmp"), { recursive: true });
   const driver = join(dir, "driver.mts");
   const out = join(dir, "out");
-  writeFileSync(driver, `import { main } from ${JSON.stringify(join(root, "cli/main.ts"))};\nprocess.exitCode = await main(["real", ${JSON.stringify(name)}, "--time-scale", "${timeScale}", "--out", ${JSON.stringify(out)}]);\n`);
+  writeFileSync(
+    driver,
+    `import { main } from ${JSON.stringify(join(root, "cli/main.ts"))};\nprocess.exitCode = await main(["real", ${JSON.stringify(name)}, "--time-scale", "${timeScale}", "--out", ${JSON.stringify(out)}]);\n`,
+  );
   const { child, exited, stderr } = await startDriver(driver, root, join(dir, "tmp"), 30_000);
   await new Promise((r) => setTimeout(r, 1500));
   const tree = descendants(child.pid!);
@@ -71,7 +74,10 @@ async function sigintMidRun(name: string, timeScale: number): Promise<void> {
   expect(code, stderr()).toBe(130);
   // Not thrown: the expect below names the survivors.
   await until("every descendant gone", () => tree.every(isGone), 3_000).catch(() => undefined);
-  expect(tree.filter((p) => !isGone(p)), "descendants still running").toEqual([]);
+  expect(
+    tree.filter((p) => !isGone(p)),
+    "descendants still running",
+  ).toEqual([]);
   expect(existsSync(join(out, "results.json"))).toBe(false);
   expect(readdirSync(join(dir, "tmp")).filter((d) => d.startsWith("lockstep-real-"))).toEqual([]);
 }
@@ -187,7 +193,9 @@ describe("real mode: etcd-lease on a real etcd cluster with the etcd3 client, ra
     expect(c1again!.timeUs).toBeGreaterThan(Math.max(pf.resumedUs!, c2got.timeUs));
     expect((c1again!.value as { token: number }).token).toBeGreaterThan((c2got.value as { token: number }).token);
 
-    console.log(`real mode test: etcd-lease-leader-crash-acquire: crashed ${f.target}, back and healthy ${((f.readyUs! - f.resumedUs!) / 1000).toFixed(0)} ms after its restart; ${grantsAfter.length} grants after`);
+    console.log(
+      `real mode test: etcd-lease-leader-crash-acquire: crashed ${f.target}, back and healthy ${((f.readyUs! - f.resumedUs!) / 1000).toFixed(0)} ms after its restart; ${grantsAfter.length} grants after`,
+    );
   });
 
   it("raft-zk: baseline safe; client GC pause unsafe; with the creation zxid as fencing token unsafe-but-fenced", async () => {
@@ -218,11 +226,18 @@ describe("real mode: what etcd-lease and raft-zk refuse, before anything starts"
   it("names the field: lease TTLs in whole seconds, ZooKeeper ticks, bugs, a named leader, clocks", () => {
     const base = loadScenario("etcd-lease-baseline");
     const zk = loadScenario("raft-zk-baseline");
-    const withOpts = (s: typeof base, designOptions: Record<string, unknown>) => ({ ...s, designOptions: { ...(s.designOptions as object), ...designOptions } });
-    expect(inputErrorOf(() => planReal(withOpts(base, { sessionTimeoutMs: 2500 }))).message).toMatch(/designOptions\.sessionTimeoutMs: .*whole seconds.*got 2500/);
+    const withOpts = (s: typeof base, designOptions: Record<string, unknown>) => ({
+      ...s,
+      designOptions: { ...(s.designOptions as object), ...designOptions },
+    });
+    expect(inputErrorOf(() => planReal(withOpts(base, { sessionTimeoutMs: 2500 }))).message).toMatch(
+      /designOptions\.sessionTimeoutMs: .*whole seconds.*got 2500/,
+    );
     expect(inputErrorOf(() => planReal(withOpts(base, { sessionTimeoutMs: 1000 }))).message).toMatch(/at least 2 s/);
     expect(inputErrorOf(() => planReal(withOpts(zk, { sessionTimeoutMs: 4100 }))).message).toMatch(/ticks of 200 ms.*got 4100/);
-    expect(inputErrorOf(() => planReal(withOpts(zk, { bugs: { followerSessionExpiry: true } }))).message).toMatch(/designOptions\.bugs\.followerSessionExpiry: .*switchable bug of the simulated service/);
+    expect(inputErrorOf(() => planReal(withOpts(zk, { bugs: { followerSessionExpiry: true } }))).message).toMatch(
+      /designOptions\.bugs\.followerSessionExpiry: .*switchable bug of the simulated service/,
+    );
     // Server↔server cuts are run through the peer proxies now (test/real/peer-links.test.ts).
     expect(planReal(loadScenario("raft-zk-leader-isolated")).peerProxied).toBe(true);
     expect(inputErrorOf(() => planReal(loadScenario("raft-zk-server-clock-skew"))).message).toMatch(/clocks\.zk-1: .*ZooKeeper's JVM/);

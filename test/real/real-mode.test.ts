@@ -108,7 +108,10 @@ describe("real mode: the CLI", () => {
     expect(summary.invalidRuns).toBe(0);
     for (const run of ["run-1", "run-2"]) {
       const r = JSON.parse(readFileSync(join(dir, run, "results.json"), "utf8")) as RealRunRecord;
-      const history = readFileSync(join(dir, run, "history.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as HistoryEvent);
+      const history = readFileSync(join(dir, run, "history.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as HistoryEvent);
       expect(r.verdicts.outcome, run).toBe("unsafe");
       expect(r.real.timeScale.factor).toBe(0.2);
       expect(r.scenario.workload.ttlMs).toBe(2000);
@@ -128,7 +131,9 @@ describe("real mode: the CLI", () => {
       const c2write = first(history, (e) => e.process === "c2" && e.f === "write" && e.type === "ok")!;
       expect(c1ok.timeUs, `${run}: c1 must hold before c2 starts trying`).toBeLessThan(c2inv.timeUs);
       expect(c2write.timeUs, `${run}: c2 must write before c1 wakes`).toBeLessThan(f.resumedUs!);
-      console.log(`real mode test: ${run}: c1 held ${((c2inv.timeUs - c1ok.timeUs) / 1000).toFixed(0)} ms before c2 tried; c2 wrote ${((f.resumedUs! - c2write.timeUs) / 1000).toFixed(0)} ms before c1 woke`);
+      console.log(
+        `real mode test: ${run}: c1 held ${((c2inv.timeUs - c1ok.timeUs) / 1000).toFixed(0)} ms before c2 tried; c2 wrote ${((f.resumedUs! - c2write.timeUs) / 1000).toFixed(0)} ms before c1 woke`,
+      );
       for (const p of [...r.real.servers.map((s) => s.pid!), ...r.real.clients.map((c) => c.pid!)]) expect(isGone(p), `${run}: pid ${p}`).toBe(true);
     }
   });
@@ -204,8 +209,18 @@ describe("real mode: SIGINT of the driver mid-run", () => {
 describe("real mode: pieces without processes", () => {
   it("a lapse falls at the expiry in force; an extension counts only if it came before that expiry", () => {
     expect(lapseTime([{ atUs: 0, expiresAtUs: 100 }])).toBe(100);
-    expect(lapseTime([{ atUs: 0, expiresAtUs: 100 }, { atUs: 50, expiresAtUs: 300 }])).toBe(300);
-    expect(lapseTime([{ atUs: 0, expiresAtUs: 100 }, { atUs: 150, expiresAtUs: 300 }])).toBe(100);
+    expect(
+      lapseTime([
+        { atUs: 0, expiresAtUs: 100 },
+        { atUs: 50, expiresAtUs: 300 },
+      ]),
+    ).toBe(300);
+    expect(
+      lapseTime([
+        { atUs: 0, expiresAtUs: 100 },
+        { atUs: 150, expiresAtUs: 300 },
+      ]),
+    ).toBe(100);
     expect(lapseTime([])).toBeUndefined();
   });
 

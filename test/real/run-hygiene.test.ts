@@ -47,7 +47,11 @@ describe("real mode: a dead run's leftovers", () => {
     const driver = join(scratch, "driver.mts");
     writeFileSync(
       driver,
-      [`import { main } from ${JSON.stringify(join(root, "cli/main.ts"))};`, `process.exitCode = await main(["real", "naive-baseline", "--out", ${JSON.stringify(join(scratch, "killed-out"))}]);`, ""].join("\n"),
+      [
+        `import { main } from ${JSON.stringify(join(root, "cli/main.ts"))};`,
+        `process.exitCode = await main(["real", "naive-baseline", "--out", ${JSON.stringify(join(scratch, "killed-out"))}]);`,
+        "",
+      ].join("\n"),
     );
     const { child, exited } = await startDriver(driver, root, tmp, 30_000);
     const [deadName] = runDirsIn(tmp);
@@ -122,7 +126,13 @@ describe("real mode: a batch stopped part-way", () => {
     expect(await exited, stderr).toBe(130);
     expect(stderr).toMatch(/run 2\/3 stopped by SIGINT; summary\.json for the 1 finished run\(s\)/);
     expect(stderr).not.toMatch(/exited during the run/);
-    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { runs: number; runsPlanned: number; stoppedBy: unknown; load: { cores: number; oneMinute: { min: number; max: number } }; perRun: unknown[] };
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as {
+      runs: number;
+      runsPlanned: number;
+      stoppedBy: unknown;
+      load: { cores: number; oneMinute: { min: number; max: number } };
+      perRun: unknown[];
+    };
     expect(summary).toMatchObject({ runs: 1, runsPlanned: 3, stoppedBy: { run: 2, reason: "stopped by SIGINT" } });
     expect(summary.perRun).toHaveLength(1);
     expect(summary.load.cores).toBeGreaterThan(0);

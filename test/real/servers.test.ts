@@ -46,7 +46,9 @@ function leftovers(dir: string, redisPorts: number[] = []): string[] {
   return out
     .split("\n")
     .filter((l) => !/^\s*\d+\s+Z/.test(l))
-    .filter((l) => l.includes(dir) || redisPorts.some((p) => l.includes(`redis-server ${"127.0.0.1"}:${p}`) || l.includes(`redis-sentinel ${"127.0.0.1"}:${p}`)));
+    .filter(
+      (l) => l.includes(dir) || redisPorts.some((p) => l.includes(`redis-server ${"127.0.0.1"}:${p}`) || l.includes(`redis-sentinel ${"127.0.0.1"}:${p}`)),
+    );
 }
 
 const resp = (port: number, cmd: string) => tcpExchange(port, cmd, (r) => r.endsWith("\r\n"), 2000);

@@ -105,7 +105,9 @@ describe("run report in Chromium", () => {
 
   it("draws a hold bar per hold, marks the violation, zooms, and logs no errors", async () => {
     const { page, problems, ms } = await open(file);
-    console.log(`[browser] naive-gc-pause report: ${(statSync(file).size / 1e3).toFixed(0)} kB (script bundled with the d3 it uses); open+draw ${ms.toFixed(0)} ms`);
+    console.log(
+      `[browser] naive-gc-pause report: ${(statSync(file).size / 1e3).toFixed(0)} kB (script bundled with the d3 it uses); open+draw ${ms.toFixed(0)} ms`,
+    );
     const holds = computeHolds(gc.history);
     const r0 = await reportOf(page);
     expect(r0.holdsTotal).toBe(holds.length);
@@ -128,10 +130,12 @@ describe("run report in Chromium", () => {
     const before = r0.domainUs[1] - r0.domainUs[0];
     await page.mouse.move(box.x + box.width * 0.45, box.y + box.height / 2);
     for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -400);
-    await expect.poll(async () => {
-      const r = await reportOf(page);
-      return r.domainUs[1] - r.domainUs[0];
-    }).toBeLessThan(before / 4);
+    await expect
+      .poll(async () => {
+        const r = await reportOf(page);
+        return r.domainUs[1] - r.domainUs[0];
+      })
+      .toBeLessThan(before / 4);
     const zoomed = await reportOf(page);
     expect(zoomed.redraws).toBeGreaterThan(r0.redraws);
     await page.screenshot({ path: join(OUT, "run-report-zoomed.png") });
@@ -139,10 +143,12 @@ describe("run report in Chromium", () => {
     // "show on the timeline" zooms to the overlap of the two holds.
     await page.locator("[data-violation='0']").click();
     const v = gc.record.verdicts.results.find((x) => x.checker === "mutual-exclusion")!.witness as Array<{ overlapStartUs: number; overlapEndUs: number }>;
-    await expect.poll(async () => {
-      const r = await reportOf(page);
-      return r.domainUs[0] <= v[0]!.overlapStartUs && r.domainUs[1] >= v[0]!.overlapEndUs && r.domainUs[1] - r.domainUs[0] < 1_000_000;
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const r = await reportOf(page);
+        return r.domainUs[0] <= v[0]!.overlapStartUs && r.domainUs[1] >= v[0]!.overlapEndUs && r.domainUs[1] - r.domainUs[0] < 1_000_000;
+      })
+      .toBe(true);
     await page.waitForTimeout(600); // the zoom transition
     expect((await reportOf(page)).holdsDrawn).toBe(2); // both holders are in the window
     await page.locator("#timeline-section").screenshot({ path: join(OUT, "run-report-violation.png") });
@@ -231,17 +237,22 @@ describe("run report in Chromium", () => {
   it("naive-gc-pause: the linearizability witness is drawn, and its link zooms the timeline to it", async () => {
     const { page, problems } = await open(file);
     const sec = page.locator("#linearization");
-    const w = gc.record.verdicts.results.find((x) => x.checker === "linearizability")!.witness as { prefixTail: unknown[]; cannotFollow: Array<{ startUs: number; endUs: number }> };
+    const w = gc.record.verdicts.results.find((x) => x.checker === "linearizability")!.witness as {
+      prefixTail: unknown[];
+      cannotFollow: Array<{ startUs: number; endUs: number }>;
+    };
     expect(await sec.locator("g.lin-op").count()).toBe(w.prefixTail.length + w.cannotFollow.length);
     expect(await sec.locator("g.lin-op.stuck").count()).toBe(1);
     expect(await sec.locator("g.lin-op.stuck rect").boundingBox()).not.toBeNull();
     await sec.screenshot({ path: join(OUT, "linearizability-witness.png") });
     await sec.locator("button[data-show]").click();
     const stuck = w.cannotFollow[0]!;
-    await expect.poll(async () => {
-      const r = await reportOf(page);
-      return r.domainUs[0] <= stuck.startUs && r.domainUs[1] >= stuck.endUs && r.domainUs[1] - r.domainUs[0] < 8_000_000;
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const r = await reportOf(page);
+        return r.domainUs[0] <= stuck.startUs && r.domainUs[1] >= stuck.endUs && r.domainUs[1] - r.domainUs[0] < 8_000_000;
+      })
+      .toBe(true);
     expect(await page.locator("#timeline rect.hi").count()).toBe(1);
     expect(problems).toEqual([]);
     await page.close();
@@ -325,9 +336,14 @@ describe("comparison page in Chromium", () => {
     rmSync(dir, { recursive: true, force: true });
     const names = ["naive-baseline", "naive-gc-pause", "naive-gc-pause-fenced"];
     // naive-gc-pause on redlock too: c2 gives up after its retries, so that 0% was never challenged.
-    const m = smallMatrix([...names, ["naive-gc-pause", "redlock"]], 4, (s, seed) => `runs/${s}-seed${seed}/report.html`, (f) => {
-      writeRunArtifacts(join(dir, "runs", `${f.scenario.name}-seed${f.record.seed}`), f.record, f.history);
-    });
+    const m = smallMatrix(
+      [...names, ["naive-gc-pause", "redlock"]],
+      4,
+      (s, seed) => `runs/${s}-seed${seed}/report.html`,
+      (f) => {
+        writeRunArtifacts(join(dir, "runs", `${f.scenario.name}-seed${f.record.seed}`), f.record, f.history);
+      },
+    );
     const file = join(dir, "compare.html");
     writeFileSync(file, renderComparePage(m));
     const { page, problems } = await open(file, false);
@@ -363,7 +379,8 @@ describe("debate page in Chromium", () => {
     expect(await page.locator("article.claim").count()).toBe(claims.length);
     expect(await page.locator("blockquote.words.verbatim q").count()).toBe(claims.filter((c) => c.verbatim).length);
     expect(await page.locator("blockquote.words.paraphrase").count()).toBe(claims.filter((c) => !c.verbatim).length);
-    for (const href of await page.locator("a.passage").evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href))) expect(href).toMatch(/^https?:\/\/[^#]+#:~:text=./);
+    for (const href of await page.locator("a.passage").evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href)))
+      expect(href).toMatch(/^https?:\/\/[^#]+#:~:text=./);
     // One thumbnail per test row, drawn with a size, each bar inside it.
     const thumbs = page.locator("svg.thumb");
     expect(await thumbs.count()).toBe(debateTests().length);

@@ -10,10 +10,43 @@ function matrix(): CompareMatrix {
     scenarios: ["naive-gc-pause", "redlock-clock-jump", HOSTILE],
     seeds: { from: 1, to: 200 },
     cells: [
-      { design: "redis-setnx", scenario: "naive-gc-pause", runs: 200, violations: 200, violationRate: 1, ci95: wilson(200, 200), byChecker: { "mutual-exclusion": 200 }, failingSeed: 1, failingReport: "runs/naive-gc-pause-seed1/report.html", outcome: "unsafe" },
-      { design: "redlock", scenario: "redlock-clock-jump", runs: 200, violations: 7, violationRate: 0.035, ci95: wilson(7, 200), byChecker: { "mutual-exclusion": 7 }, failingSeed: 42, failingReport: "runs/redlock-clock-jump-seed42/report.html", outcome: "safe" },
+      {
+        design: "redis-setnx",
+        scenario: "naive-gc-pause",
+        runs: 200,
+        violations: 200,
+        violationRate: 1,
+        ci95: wilson(200, 200),
+        byChecker: { "mutual-exclusion": 200 },
+        failingSeed: 1,
+        failingReport: "runs/naive-gc-pause-seed1/report.html",
+        outcome: "unsafe",
+      },
+      {
+        design: "redlock",
+        scenario: "redlock-clock-jump",
+        runs: 200,
+        violations: 7,
+        violationRate: 0.035,
+        ci95: wilson(7, 200),
+        byChecker: { "mutual-exclusion": 7 },
+        failingSeed: 42,
+        failingReport: "runs/redlock-clock-jump-seed42/report.html",
+        outcome: "safe",
+      },
       { design: "raft-zk", scenario: "redlock-clock-jump", runs: 200, violations: 0, violationRate: 0, ci95: wilson(0, 200), byChecker: {}, outcome: "safe" },
-      { design: "raft-zk", scenario: HOSTILE, runs: 200, violations: 1, violationRate: 0.005, ci95: wilson(1, 200), byChecker: {}, failingSeed: 9, failingReport: `r/${HOSTILE}"/report.html`, outcome: "unsafe" },
+      {
+        design: "raft-zk",
+        scenario: HOSTILE,
+        runs: 200,
+        violations: 1,
+        violationRate: 0.005,
+        ci95: wilson(1, 200),
+        byChecker: {},
+        failingSeed: 9,
+        failingReport: `r/${HOSTILE}"/report.html`,
+        outcome: "unsafe",
+      },
     ],
   };
 }
@@ -51,7 +84,7 @@ describe("comparison page", () => {
     const cells = [...html.matchAll(/<td class="cell (\w+)"/g)].map((m) => m[1]);
     // 3 scenarios x 3 designs, row by row.
     expect(cells).toEqual(["high", "empty", "empty", "empty", "low", "zero", "empty", "empty", "low"]);
-    expect(html.includes("3.5%</span> <span class=\"ci-text\">[")).toBe(true);
+    expect(html.includes('3.5%</span> <span class="ci-text">[')).toBe(true);
     expect(html.includes("reaches <b>1.9%</b>")).toBe(true);
   });
 
@@ -60,7 +93,19 @@ describe("comparison page", () => {
       designs: ["redis-fenced"],
       scenarios: ["naive-gc-pause-fenced"],
       seeds: { from: 1, to: 10 },
-      cells: [{ design: "redis-fenced", scenario: "naive-gc-pause-fenced", runs: 10, violations: 10, violationRate: 1, ci95: wilson(10, 10), byChecker: {}, failingSeed: 1, outcome: "unsafe-but-fenced" }],
+      cells: [
+        {
+          design: "redis-fenced",
+          scenario: "naive-gc-pause-fenced",
+          runs: 10,
+          violations: 10,
+          violationRate: 1,
+          ci95: wilson(10, 10),
+          byChecker: {},
+          failingSeed: 1,
+          outcome: "unsafe-but-fenced",
+        },
+      ],
     };
     expect(/<td class="cell fenced"/.test(renderComparePage(m))).toBe(true);
     m.cells[0]!.outcome = "unsafe";
@@ -68,7 +113,16 @@ describe("comparison page", () => {
   });
 
   it("a 0% cell in which no second client ever got near a hold says 'not challenged', not safe", () => {
-    const zero = { design: "redlock", scenario: "naive-gc-pause", runs: 20, violations: 0, violationRate: 0, ci95: wilson(0, 20), byChecker: {}, outcome: "safe" };
+    const zero = {
+      design: "redlock",
+      scenario: "naive-gc-pause",
+      runs: 20,
+      violations: 0,
+      violationRate: 0,
+      ci95: wilson(0, 20),
+      byChecker: {},
+      outcome: "safe",
+    };
     const m: CompareMatrix = {
       designs: ["redlock"],
       scenarios: ["naive-gc-pause"],
@@ -107,7 +161,7 @@ describe("comparison page", () => {
 
   it("a '—' cell says why it was not run", () => {
     const m = matrix();
-    m.skipped = [{ design: "redlock", scenario: "naive-gc-pause", reason: "workload.fencing: design \"redlock\" issues no tokens" }];
+    m.skipped = [{ design: "redlock", scenario: "naive-gc-pause", reason: 'workload.fencing: design "redlock" issues no tokens' }];
     const page = renderComparePage(m);
     expect(page).toContain('<span class="why">not run: workload.fencing: design &quot;redlock&quot; issues no tokens</span>');
     expect(page).toContain('<span class="why">not asked for');

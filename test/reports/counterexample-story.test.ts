@@ -8,7 +8,14 @@ import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../harness/check-context.js";
 import { buildRecord } from "../../harness/artifacts.js";
 import { exploreCommand, shippedSignatures } from "../../cli/commands/explore.js";
-import { explainCounterexample, failureSignature, faultFamilies, likeShipped, lockIdentity, type FailureSignature } from "../../reports/counterexample-story.js";
+import {
+  explainCounterexample,
+  failureSignature,
+  faultFamilies,
+  likeShipped,
+  lockIdentity,
+  type FailureSignature,
+} from "../../reports/counterexample-story.js";
 import type { Scenario } from "../../scenarios/schema.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "lockstep-cx-story-"));
@@ -42,9 +49,25 @@ describe("the similarity rule: same lock, same fault kinds, same failing checker
 
   it("counts fault families: a restart is a crash, an isolation a partition; a client's pause is not a server's", () => {
     const clients = new Set(["c1"]);
-    expect(faultFamilies([{ kind: "restart", atMs: 1, target: "redis-1" }, { kind: "crash", atMs: 2, target: "redis-2" }] as never, clients)).toEqual(["crash"]);
+    expect(
+      faultFamilies(
+        [
+          { kind: "restart", atMs: 1, target: "redis-1" },
+          { kind: "crash", atMs: 2, target: "redis-2" },
+        ] as never,
+        clients,
+      ),
+    ).toEqual(["crash"]);
     expect(faultFamilies([{ kind: "isolate", atMs: 1, target: "zk-1" }] as never, clients)).toEqual(["partition"]);
-    expect(faultFamilies([{ kind: "pause", atMs: 1, target: "c1" }, { kind: "pause", atMs: 1, target: "redis-1" }] as never, clients)).toEqual(["pause of a client", "pause of a server"]);
+    expect(
+      faultFamilies(
+        [
+          { kind: "pause", atMs: 1, target: "c1" },
+          { kind: "pause", atMs: 1, target: "redis-1" },
+        ] as never,
+        clients,
+      ),
+    ).toEqual(["pause of a client", "pause of a server"]);
     expect(lockIdentity({ design: "redlock", designOptions: { variant: "seed-000" } })).toBe("redlock (variant seed-000)");
     expect(lockIdentity(loadScenario("library-redlock-v4-gc-pause"))).toBe("library (adapter redlock-v4)");
   });
@@ -63,14 +86,21 @@ describe("a counterexample's story, from its history", () => {
     expect(failedLine).toContain("mutual-exclusion: c1 held order:123");
     expect(failedLine.startsWith(`at ${+(overlapUs / 1e6).toFixed(3)} s,`)).toBe(true);
     expect(lines.filter((l) => /then (lost-updates|linearizability|fencing) fails too/.test(l))).toHaveLength(3);
-    expect(lines.at(-1)).toBe("the same failure as shipped scenario naive-gc-pause (same lock, fault kinds and failing checkers): `lockstep run naive-gc-pause`");
+    expect(lines.at(-1)).toBe(
+      "the same failure as shipped scenario naive-gc-pause (same lock, fault kinds and failing checkers): `lockstep run naive-gc-pause`",
+    );
     expect(lines.join("\n")).not.toMatch(/[{}"]/); // words, not JSON
   });
 
   it("a failure no shipped scenario has is said to be new, not linked to the nearest name", () => {
     // redis-setnx losing its key on a restart (persistence none): no shipped redis-setnx scenario crashes.
     const base = loadScenario("naive-baseline");
-    const s: Scenario = { ...base, name: "explore-redis-setnx-restart", durationMs: 3000, faults: [{ kind: "restart", atMs: 63, delayMs: 0, target: "redis-1" } as Scenario["faults"][number]] };
+    const s: Scenario = {
+      ...base,
+      name: "explore-redis-setnx-restart",
+      durationMs: 3000,
+      faults: [{ kind: "restart", atMs: 63, delayMs: 0, target: "redis-1" } as Scenario["faults"][number]],
+    };
     const { lines, like } = explain(s);
     expect(like.same).toEqual([]);
     expect(lines).toContain("at 63 ms, the fault: redis-1 restarts");

@@ -42,7 +42,16 @@ describe("debate page", () => {
   });
 
   it("shows each claim beside its scenarios, linked to their reports, escaped", () => {
-    const hostile: DebateClaim = { id: "x", who: "antirez", source: "AZ", words: HOSTILE, verbatim: true, section: HOSTILE, claim: HOSTILE, tests: [{ scenario: "naive-gc-pause", shows: HOSTILE, supportedBy: ["unsafe"] }] };
+    const hostile: DebateClaim = {
+      id: "x",
+      who: "antirez",
+      source: "AZ",
+      words: HOSTILE,
+      verbatim: true,
+      section: HOSTILE,
+      claim: HOSTILE,
+      tests: [{ scenario: "naive-gc-pause", shows: HOSTILE, supportedBy: ["unsafe"] }],
+    };
     const html = renderDebatePage([
       { claim: gcClaim, scenario: "naive-gc-pause", record: gc.record, report: "naive-gc-pause/report.html" },
       { claim: gcClaim, scenario: "redlock-gc-pause" },
@@ -114,7 +123,10 @@ describe("the debate, fair and checkable", () => {
     for (const r of DEBATE) expect(new Set(r.claims.map((c) => c.who)), r.title).toEqual(new Set(["Kleppmann", "antirez"]));
     // A claim no run can test says why, and is never given a verdict.
     const html = renderDebatePage([]);
-    const card = html.slice(html.indexOf('id="claim-mk-efficiency-correctness"'), html.indexOf("</article>", html.indexOf('id="claim-mk-efficiency-correctness"')));
+    const card = html.slice(
+      html.indexOf('id="claim-mk-efficiency-correctness"'),
+      html.indexOf("</article>", html.indexOf('id="claim-mk-efficiency-correctness"')),
+    );
     expect(card).toContain("No run tests this claim: a judgement about what a failure costs");
     expect(card).not.toMatch(/borne out/i);
   });

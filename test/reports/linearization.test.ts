@@ -25,12 +25,18 @@ describe("the linearizability failure, drawn", () => {
     const stuck = w.cannotFollow[0]!;
     expect(v.spanUs[0]).toBeLessThanOrEqual(stuck.startUs);
     expect(v.spanUs[1]).toBeGreaterThanOrEqual(stuck.endUs!);
-    expect(linearizationSentence(v)).toMatch(/^lock order:123 is not linearizable under the lease-lock model: .* 7 operations and leaves the lock free; c1 write counter = 1 under c1#1 → ok cannot follow it\.$/);
+    expect(linearizationSentence(v)).toMatch(
+      /^lock order:123 is not linearizable under the lease-lock model: .* 7 operations and leaves the lock free; c1 write counter = 1 under c1#1 → ok cannot follow it\.$/,
+    );
   });
 
   it("says operations in words, never JSON", () => {
-    expect(opWords({ index: 0, process: "c1", f: "acquire", outcome: "ok", startUs: 0, endUs: 5, input: { ttlMs: 100 }, output: { grantId: "c1#1", token: 3 } })).toBe("c1 acquire (TTL 100 ms) → granted c1#1, token 3");
-    expect(opWords({ index: 1, process: "c2", f: "release", outcome: "ok", startUs: 0, endUs: 5, input: { grantId: "c2#1" }, output: { released: false } })).toBe("c2 release c2#1 → not released (key already gone)");
+    expect(
+      opWords({ index: 0, process: "c1", f: "acquire", outcome: "ok", startUs: 0, endUs: 5, input: { ttlMs: 100 }, output: { grantId: "c1#1", token: 3 } }),
+    ).toBe("c1 acquire (TTL 100 ms) → granted c1#1, token 3");
+    expect(
+      opWords({ index: 1, process: "c2", f: "release", outcome: "ok", startUs: 0, endUs: 5, input: { grantId: "c2#1" }, output: { released: false } }),
+    ).toBe("c2 release c2#1 → not released (key already gone)");
     expect(opWords({ index: 2, process: "c2", f: "acquire", outcome: "info", startUs: 0, endUs: null })).toBe("c2 acquire → outcome unknown");
   });
 
@@ -39,7 +45,7 @@ describe("the linearizability failure, drawn", () => {
     expect(html).toContain('<section class="linearization" id="linearization">');
     const finding = /<li><span class="ck">linearizability<\/span>([^]*?)<\/li>/.exec(html)![1]!;
     expect(finding).not.toMatch(/\{|&quot;/);
-    expect(finding).toContain("data-show=\"span:");
+    expect(finding).toContain('data-show="span:');
     expect(finding).toContain('href="#linearization"');
     const safe = runFixture(loadScenario("naive-baseline"));
     expect(renderRunReport(safe.record, safe.history)).not.toContain('id="linearization"');

@@ -18,7 +18,16 @@ import { debateTests } from "../../reports/debate-claims.js";
  */
 const CHROMIUM = "/usr/bin/chromium";
 const OUT = resolve("test-output", "playground");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 interface Playground {
   lockstepPlayground: { runs: number; outcome: string; historyJsonl: string; fileName: string; seed: number; error: string; lastMs: number };
@@ -35,7 +44,13 @@ beforeAll(async () => {
   expect(await main(["playground", "--out", join(OUT, "page")])).toBe(0);
   pageUrl = pathToFileURL(join(OUT, "page", "index.html")).href;
   userDataDir = mkdtempSync(join(tmpdir(), "lockstep-chromium-"));
-  ctx = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1300, height: 900 }, acceptDownloads: true });
+  ctx = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1300, height: 900 },
+    acceptDownloads: true,
+  });
 }, 120_000);
 
 afterAll(async () => {

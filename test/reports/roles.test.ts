@@ -9,8 +9,15 @@ const role = (index: number, process: string, timeUs: number, value: Record<stri
 
 describe("role bands", () => {
   it("a band runs to the server's next role note, to its crash, or to the end", () => {
-    const laneOf = new Map([["s1", 0], ["s2", 1]]);
-    const history = [role(0, "s1", 100, { role: "leader", term: 1 }), role(1, "s2", 100, { role: "follower", term: 1, leader: "s1" }), role(2, "s2", 900, { role: "leader", term: 2 })];
+    const laneOf = new Map([
+      ["s1", 0],
+      ["s2", 1],
+    ]);
+    const history = [
+      role(0, "s1", 100, { role: "leader", term: 1 }),
+      role(1, "s2", 100, { role: "follower", term: 1, leader: "s1" }),
+      role(2, "s2", 900, { role: "leader", term: 2 }),
+    ];
     const crash = { kind: "crash", step: 0, s: 500, e: 700, lanes: [0] };
     const bands = buildRoles(history, laneOf, [crash], 1000);
     expect(bands).toEqual([

@@ -13,7 +13,8 @@ import { runFixture } from "./fixtures.js";
  * key set with its expiry by the node's own clock, a key expired, a failover, a
  * session or lease expired and by whose clock), and the report draws and tells it.
  */
-const notesOf = (h: readonly HistoryEvent[], f: string) => h.filter((e) => e.f === f && e.type === "info" && !/^c\d+$/.test(e.process) && e.process !== "nemesis");
+const notesOf = (h: readonly HistoryEvent[], f: string) =>
+  h.filter((e) => e.f === f && e.type === "info" && !/^c\d+$/.test(e.process) && e.process !== "nemesis");
 
 describe("server notes in the history", () => {
   it("naive-gc-pause: redis-1 sets the key for c1 with its expiry by its own clock, then expires it, then sets it for c2", () => {
@@ -105,7 +106,11 @@ describe("server notes in the history", () => {
 
   it("raft-zk-leader-crash-acquire: each server notes its role and term as they change; after the crash a new leader in a higher term", () => {
     const h = runScenario(loadScenario("raft-zk-leader-crash-acquire"), 1).history;
-    const roles = notesOf(h, "raft-role").map((e) => ({ p: e.process, t: e.timeUs, ...(e.value as { role: string; term: number; leader?: string; was: string }) }));
+    const roles = notesOf(h, "raft-role").map((e) => ({
+      p: e.process,
+      t: e.timeUs,
+      ...(e.value as { role: string; term: number; leader?: string; was: string }),
+    }));
     const leaders = roles.filter((r) => r.role === "leader");
     expect(new Set(leaders.map((r) => r.p)).size).toBeGreaterThanOrEqual(2);
     expect(leaders.at(-1)!.term).toBeGreaterThan(leaders[0]!.term);
@@ -113,7 +118,8 @@ describe("server notes in the history", () => {
     for (const p of new Set(roles.map((r) => r.p))) {
       const mine = roles.filter((r) => r.p === p);
       expect(mine[0]!.was).toBe("starting");
-      for (let i = 1; i < mine.length; i++) expect(`${mine[i]!.role} ${mine[i]!.term} ${mine[i]!.leader ?? ""}`).not.toBe(`${mine[i - 1]!.role} ${mine[i - 1]!.term} ${mine[i - 1]!.leader ?? ""}`);
+      for (let i = 1; i < mine.length; i++)
+        expect(`${mine[i]!.role} ${mine[i]!.term} ${mine[i]!.leader ?? ""}`).not.toBe(`${mine[i - 1]!.role} ${mine[i - 1]!.term} ${mine[i - 1]!.leader ?? ""}`);
     }
     for (const r of roles.filter((x) => x.role === "follower")) expect(r.leader).toMatch(/^zk-\d$/);
   });
@@ -146,8 +152,39 @@ describe("server notes in the history", () => {
   });
 
   it("the checkers do not read notes as operations: verdicts are the same with the notes taken out", () => {
-    const names = ["naive-gc-pause", "naive-baseline", "raft-zk-client-gc-pause", "raft-zk-follower-clock-bug", "etcd-lease-client-gc-pause", "redis-failover-lost-lock", "redlock-clock-jump", "naive-gc-pause-fenced", "redlock-crash-restart", "redlock-crash-restart-everysec", "raft-zk-leader-crash-acquire", "etcd-lease-leader-isolated", "redis-failover-clean"];
-    const NOTE_KINDS = new Set(["crash-lost", "key-set", "key-expired", "promoted", "replica-of", "leader", "session-expiry", "session-expiry-asked", "session-expired", "watch-fired", "lease-expiry", "lease-revoked", "raft-role", "aof-fsync", "repl-sent", "repl-applied"]);
+    const names = [
+      "naive-gc-pause",
+      "naive-baseline",
+      "raft-zk-client-gc-pause",
+      "raft-zk-follower-clock-bug",
+      "etcd-lease-client-gc-pause",
+      "redis-failover-lost-lock",
+      "redlock-clock-jump",
+      "naive-gc-pause-fenced",
+      "redlock-crash-restart",
+      "redlock-crash-restart-everysec",
+      "raft-zk-leader-crash-acquire",
+      "etcd-lease-leader-isolated",
+      "redis-failover-clean",
+    ];
+    const NOTE_KINDS = new Set([
+      "crash-lost",
+      "key-set",
+      "key-expired",
+      "promoted",
+      "replica-of",
+      "leader",
+      "session-expiry",
+      "session-expiry-asked",
+      "session-expired",
+      "watch-fired",
+      "lease-expiry",
+      "lease-revoked",
+      "raft-role",
+      "aof-fsync",
+      "repl-sent",
+      "repl-applied",
+    ]);
     for (const name of names) {
       const s = loadScenario(name);
       for (const seed of [1, 2]) {
@@ -156,7 +193,10 @@ describe("server notes in the history", () => {
         expect(stripped.length, `${name} seed ${seed} has notes`).toBeLessThan(h.length);
         const a = runCheckers(h, checkContextFor(s));
         const b = runCheckers(stripped, checkContextFor(s));
-        expect(a.results.map((r) => [r.checker, r.valid]), `${name} seed ${seed}`).toEqual(b.results.map((r) => [r.checker, r.valid]));
+        expect(
+          a.results.map((r) => [r.checker, r.valid]),
+          `${name} seed ${seed}`,
+        ).toEqual(b.results.map((r) => [r.checker, r.valid]));
         expect(a.outcome).toBe(b.outcome);
       }
     }
@@ -191,7 +231,14 @@ describe("server notes in the report's view", () => {
   });
 
   it("a replica-state note is summed up (its count and last index), not listed digest by digest", () => {
-    const d = describeNote("zk-2", "replica-state", { incarnation: 1, states: [[1, "ab12"], [2, "cd34"], [5, "ef56"]] });
+    const d = describeNote("zk-2", "replica-state", {
+      incarnation: 1,
+      states: [
+        [1, "ab12"],
+        [2, "cd34"],
+        [5, "ef56"],
+      ],
+    });
     expect(d.rows).toEqual([
       ["incarnation", "1"],
       ["indexes applied", "3"],

@@ -11,7 +11,10 @@ module.exports = {
         if (!result) {
           result = Promise.resolve()
             .then(() => probe.probe())
-            .then((v) => ({ value: v }), (e) => ({ threw: String(e && e.message) }));
+            .then(
+              (v) => ({ value: v }),
+              (e) => ({ threw: String(e && e.message) }),
+            );
         }
         throw new Error("probe " + JSON.stringify(await result));
       },

@@ -52,7 +52,9 @@ describe("escape corpus", () => {
         rows.push(`  stops   ${la.module.padEnd(28)} ${call}`);
       }
     });
-    console.log(`escape corpus: ${a.length} modules, ${same} byte-identical over 2 runs x 2 zones/locales, ${stopped} stopped naming the call\n${rows.join("\n")}`);
+    console.log(
+      `escape corpus: ${a.length} modules, ${same} byte-identical over 2 runs x 2 zones/locales, ${stopped} stopped naming the call\n${rows.join("\n")}`,
+    );
     expect(same + stopped).toBe(a.length);
   }, 120_000);
 });

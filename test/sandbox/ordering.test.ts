@@ -54,7 +54,10 @@ describe("ordering probes: the sandbox orders callbacks as Node does", () => {
     expect(sandbox).toBeDefined();
     const names = Object.keys(node);
     expect(names.length).toBeGreaterThanOrEqual(10);
-    const rows = names.map((n) => `  ${JSON.stringify(node[n]) === JSON.stringify(sandbox![n]) ? "agree" : "DIFFER"}  ${n}: node ${node[n].join(" > ")} | sandbox ${(sandbox![n] ?? []).join(" > ")}`);
+    const rows = names.map(
+      (n) =>
+        `  ${JSON.stringify(node[n]) === JSON.stringify(sandbox![n]) ? "agree" : "DIFFER"}  ${n}: node ${node[n].join(" > ")} | sandbox ${(sandbox![n] ?? []).join(" > ")}`,
+    );
     console.log(`ordering probes (${names.length}):\n${rows.join("\n")}`);
     for (const n of names) expect(sandbox![n], n).toEqual(node[n]);
   });

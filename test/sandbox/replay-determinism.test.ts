@@ -90,7 +90,9 @@ describe("--check-determinism", () => {
   it("run and sweep accept the flag and pass deterministic seeds", async () => {
     const dir = tmp();
     expect(await main(["run", "library-redis-semaphore-baseline", "--seed", "2", "--check-determinism", "--out", join(dir, "a")])).toBe(EXIT.ok);
-    expect(await main(["sweep", "redlock-baseline@redlock-v5", "--seeds", "1..2", "--workers", "1", "--check-determinism", "--out", join(dir, "s")])).toBe(EXIT.ok);
+    expect(await main(["sweep", "redlock-baseline@redlock-v5", "--seeds", "1..2", "--workers", "1", "--check-determinism", "--out", join(dir, "s")])).toBe(
+      EXIT.ok,
+    );
     expect((JSON.parse(readFileSync(join(dir, "s", "summary.json"), "utf8")) as { runs: number }).runs).toBe(2);
   });
 });

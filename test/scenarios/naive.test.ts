@@ -53,7 +53,10 @@ describe("naive SET NX PX scenarios", () => {
 });
 
 describe("determinism", () => {
-  const digest = (name: string, seed: number) => createHash("sha256").update(historyToJsonl(run(name, seed).r.history)).digest("hex");
+  const digest = (name: string, seed: number) =>
+    createHash("sha256")
+      .update(historyToJsonl(run(name, seed).r.history))
+      .digest("hex");
 
   it("the same scenario and seed give a byte-identical history, twice in one process", () => {
     expect(digest("naive-baseline", 7)).toBe(digest("naive-baseline", 7));

@@ -29,7 +29,10 @@ describe("network conditions: the Redlock split vote", () => {
         expect(r.verdicts.results.find((v) => v.checker === "liveness")?.valid, replay).toBe(liveness);
         expect(r.mutualExclusion, replay).toBe(true);
         // Conditions leave no mark in the history: nothing for liveness to wait out.
-        expect(r.history.some((e) => e.process === "nemesis"), replay).toBe(false);
+        expect(
+          r.history.some((e) => e.process === "nemesis"),
+          replay,
+        ).toBe(false);
         expect(r.meta.conditions).toEqual(s.network.links);
       }
     });

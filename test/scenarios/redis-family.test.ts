@@ -19,7 +19,8 @@ function run(name: string) {
   return { s, v, h, ev, checker };
 }
 const ms = (e: HistoryEvent | undefined) => (e ? e.timeUs / 1000 : NaN);
-const overlap = (c: ReturnType<typeof run>) => (c.checker("mutual-exclusion").witness as Array<{ first: { process: string }; second: { process: string } }>)[0]!;
+const overlap = (c: ReturnType<typeof run>) =>
+  (c.checker("mutual-exclusion").witness as Array<{ first: { process: string }; second: { process: string } }>)[0]!;
 
 describe("Redlock scenarios, own seed", () => {
   it("redlock-baseline: safe, every client gets the lock, extensions succeed", () => {

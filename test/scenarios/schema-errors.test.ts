@@ -36,7 +36,9 @@ describe("scenario validation", () => {
   });
 
   it("names unknown designs and processes at run time", () => {
-    expect(() => runScenario(parseScenario({ ...good, design: "paxos-magic" }, "x.json"), 1)).toThrow(/x.json: design: unknown design "paxos-magic"; expected one of: redis-setnx/);
+    expect(() => runScenario(parseScenario({ ...good, design: "paxos-magic" }, "x.json"), 1)).toThrow(
+      /x.json: design: unknown design "paxos-magic"; expected one of: redis-setnx/,
+    );
     const badTarget = parseScenario({ ...good, faults: [{ kind: "crash", atMs: 1, target: "redis-9" }] }, "y.json");
     expect(() => runScenario(badTarget, 1)).toThrow(/y.json: faults\[0\].target: unknown process "redis-9"/);
     const noTokens = parseScenario({ ...good, workload: { ttlMs: 1000, fencing: true } }, "z.json");

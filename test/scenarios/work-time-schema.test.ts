@@ -37,7 +37,11 @@ describe("workMs distributions in scenario files", () => {
     [withWork({ dist: "exponential", meanMs: 50, maxMs: 1e13 }), "workload.workMs.maxMs", /at most 1000000000000 in size/],
     [withClientWork({ dist: "uniform", minMs: 10 }), "clients[1].workMs.maxMs", /expected a number >= 10, got nothing/],
     [withClientWork("fast"), "clients[1].workMs", /expected a number >= 0 or a distribution object/],
-    [withClientWork({ dist: "exponential", meanMs: 50, maxMs: 100, minMs: 1 }), "clients[1].workMs.minMs", /unknown field; expected one of: dist, meanMs, maxMs/],
+    [
+      withClientWork({ dist: "exponential", meanMs: 50, maxMs: 100, minMs: 1 }),
+      "clients[1].workMs.minMs",
+      /unknown field; expected one of: dist, meanMs, maxMs/,
+    ],
   ])("rejects a bad workMs with its path (%#)", (raw, field, message) => {
     expectScenarioError(errorOf(raw), field, message);
   });

@@ -111,16 +111,28 @@ export class Cluster<Op, Reply> {
 }
 
 function parse(kind: "zk" | "etcd", c: ClusterOptions) {
-  const raw = { nodes: c.nodes ?? 3, sessionTimeoutMs: c.sessionTimeoutMs ?? 1000, preferredLeader: `${kind}-1`, ...(c.bugs ? { bugs: c.bugs } : {}), ...c.options };
+  const raw = {
+    nodes: c.nodes ?? 3,
+    sessionTimeoutMs: c.sessionTimeoutMs ?? 1000,
+    preferredLeader: `${kind}-1`,
+    ...(c.bugs ? { bugs: c.bugs } : {}),
+    ...c.options,
+  };
   return parseRaftServiceOptions(raw, "test", "designOptions", kind === "zk" ? RAFT_ZK_BUGS : [], kind);
 }
 
 export class ZkCluster extends Cluster<ZkOp, ZkReply> {
   constructor(c: ClusterOptions = {}, clients = ["c1", "c2"]) {
     const o = parse("zk", c);
-    super("zk", o, (sim, peers) => {
-      for (const id of peers) sim.addProcess(id, "server", {}, zkServer({ peers, options: o, createRaft: createRaftNode, lockDelayMs: c.lockDelayMs ?? 0 }));
-    }, c.seed ?? "zk", clients);
+    super(
+      "zk",
+      o,
+      (sim, peers) => {
+        for (const id of peers) sim.addProcess(id, "server", {}, zkServer({ peers, options: o, createRaft: createRaftNode, lockDelayMs: c.lockDelayMs ?? 0 }));
+      },
+      c.seed ?? "zk",
+      clients,
+    );
   }
 
   server(id: string): ZkServer {
@@ -129,21 +141,43 @@ export class ZkCluster extends Cluster<ZkOp, ZkReply> {
 
   /** Run until a leader is elected (within 2 s); its id. */
   elect(): string {
-    if (!this.runUntil(() => this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm()) !== undefined, 2000)) throw new Error("no leader within 2 s");
-    return this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm())!;
+    if (
+      !this.runUntil(
+        () =>
+          this.leader(
+            (p) => this.server(p).raft.isLeader(),
+            (p) => this.server(p).raft.currentTerm(),
+          ) !== undefined,
+        2000,
+      )
+    )
+      throw new Error("no leader within 2 s");
+    return this.leader(
+      (p) => this.server(p).raft.isLeader(),
+      (p) => this.server(p).raft.currentTerm(),
+    )!;
   }
 
   currentLeader(): string | undefined {
-    return this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm());
+    return this.leader(
+      (p) => this.server(p).raft.isLeader(),
+      (p) => this.server(p).raft.currentTerm(),
+    );
   }
 }
 
 export class EtcdCluster extends Cluster<EtcdOp, EtcdReply> {
   constructor(c: ClusterOptions = {}, clients = ["c1", "c2"]) {
     const o = parse("etcd", c);
-    super("etcd", o, (sim, peers) => {
-      for (const id of peers) sim.addProcess(id, "server", {}, etcdServer({ peers, options: o, createRaft: createRaftNode }));
-    }, c.seed ?? "etcd", clients);
+    super(
+      "etcd",
+      o,
+      (sim, peers) => {
+        for (const id of peers) sim.addProcess(id, "server", {}, etcdServer({ peers, options: o, createRaft: createRaftNode }));
+      },
+      c.seed ?? "etcd",
+      clients,
+    );
   }
 
   server(id: string): EtcdServer {
@@ -151,11 +185,27 @@ export class EtcdCluster extends Cluster<EtcdOp, EtcdReply> {
   }
 
   elect(): string {
-    if (!this.runUntil(() => this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm()) !== undefined, 2000)) throw new Error("no leader within 2 s");
-    return this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm())!;
+    if (
+      !this.runUntil(
+        () =>
+          this.leader(
+            (p) => this.server(p).raft.isLeader(),
+            (p) => this.server(p).raft.currentTerm(),
+          ) !== undefined,
+        2000,
+      )
+    )
+      throw new Error("no leader within 2 s");
+    return this.leader(
+      (p) => this.server(p).raft.isLeader(),
+      (p) => this.server(p).raft.currentTerm(),
+    )!;
   }
 
   currentLeader(): string | undefined {
-    return this.leader((p) => this.server(p).raft.isLeader(), (p) => this.server(p).raft.currentTerm());
+    return this.leader(
+      (p) => this.server(p).raft.isLeader(),
+      (p) => this.server(p).raft.currentTerm(),
+    );
   }
 }

@@ -10,7 +10,7 @@ import { EtcdKv, type EtcdCmd, type KvOp } from "../../designs/etcd-lease/kv.js"
  */
 function lcg(seed: number): () => number {
   let x = seed >>> 0;
-  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function commands(seed: number, count: number): EtcdCmd[] {

@@ -23,7 +23,10 @@ describe("EtcdKv leases", () => {
   });
 
   it("revoking a lease with no keys keeps the revision; with keys, one new revision deletes them all, in key order", () => {
-    const kv = kvWith([{ kind: "leaseGrant", ttlMs: 1, owner: "c" }, { kind: "leaseGrant", ttlMs: 1, owner: "c" }]);
+    const kv = kvWith([
+      { kind: "leaseGrant", ttlMs: 1, owner: "c" },
+      { kind: "leaseGrant", ttlMs: 1, owner: "c" },
+    ]);
     kv.apply(txn([put("/z", "v", 2), put("/b", "v", 2), put("/free")]), 3);
     expect(kv.revision).toBe(1);
     expect(kv.apply({ kind: "leaseRevoke", leaseId: 1 }, 4)).toEqual({ ok: true, revision: 1, events: [] });
@@ -42,7 +45,10 @@ describe("EtcdKv leases", () => {
   });
 
   it("a key moved to another lease (or to none) is no longer deleted by its old lease; one kept on its lease still is", () => {
-    const kv = kvWith([{ kind: "leaseGrant", ttlMs: 1, owner: "c" }, { kind: "leaseGrant", ttlMs: 1, owner: "c" }]);
+    const kv = kvWith([
+      { kind: "leaseGrant", ttlMs: 1, owner: "c" },
+      { kind: "leaseGrant", ttlMs: 1, owner: "c" },
+    ]);
     kv.apply(txn([put("/moved", "v", 1), put("/none", "v", 1), put("/kept", "v", 1)]), 3);
     kv.apply(txn([put("/moved", "w", 2), put("/none", "w"), put("/kept", "w", 1)]), 4);
     expect([...kv.leases.get(1)!.keys]).toEqual(["/kept"]);
@@ -70,14 +76,23 @@ describe("EtcdKv leases", () => {
     expect(kv.apply(txn([put("/b", "v", 0)]), 3)).toMatchObject({ ok: true, revision: 2 });
     // The branch taken is the one checked: a bad lease in the branch not taken is harmless.
     expect(kv.apply(txn([put("/d")], [], [put("/e", "v", 42)]), 4)).toMatchObject({ ok: true, succeeded: true });
-    expect(kv.apply(txn([put("/d", "v", 42)], [{ key: "/zz", target: "version", cmp: "=", value: 9 }], [put("/e")]), 5)).toMatchObject({ ok: true, succeeded: false });
+    expect(kv.apply(txn([put("/d", "v", 42)], [{ key: "/zz", target: "version", cmp: "=", value: 9 }], [put("/e")]), 5)).toMatchObject({
+      ok: true,
+      succeeded: false,
+    });
   });
 });
 
 describe("EtcdKv transactions", () => {
   it("moves the revision only for writes: a put, or a delete of a key that exists; answers each op", () => {
     const kv = kvWith([txn([put("/a")])]);
-    expect(kv.apply(txn([{ op: "delete", key: "/missing" }]), 2)).toEqual({ ok: true, revision: 1, succeeded: true, responses: [{ op: "delete", deleted: 0 }], events: [] });
+    expect(kv.apply(txn([{ op: "delete", key: "/missing" }]), 2)).toEqual({
+      ok: true,
+      revision: 1,
+      succeeded: true,
+      responses: [{ op: "delete", deleted: 0 }],
+      events: [],
+    });
     expect(kv.apply(txn([{ op: "delete", key: "/a" }]), 3)).toEqual({
       ok: true,
       revision: 2,
@@ -101,7 +116,8 @@ describe("EtcdKv transactions", () => {
   it("compares each target of an existing key, and a missing key as value '', revisions and version 0", () => {
     const kv = kvWith([txn([put("/k", "m")]), txn([put("/other")]), txn([put("/k", "n")])]);
     // /k: created at 1, modified at 3, version 2, value "n".
-    const holds = (c: Omit<Compare, "key">, key = "/k") => kv.apply(txn([], [{ key, ...c }]), 99).ok && (kv.apply(txn([], [{ key, ...c }]), 99) as { succeeded: boolean }).succeeded;
+    const holds = (c: Omit<Compare, "key">, key = "/k") =>
+      kv.apply(txn([], [{ key, ...c }]), 99).ok && (kv.apply(txn([], [{ key, ...c }]), 99) as { succeeded: boolean }).succeeded;
     expect(holds({ target: "value", cmp: "=", value: "n" })).toBe(true);
     expect(holds({ target: "value", cmp: "=", value: "m" })).toBe(false);
     expect(holds({ target: "createRevision", cmp: "=", value: 1 })).toBe(true);
@@ -119,13 +135,27 @@ describe("EtcdKv transactions", () => {
 
   it("applies each operator: = != < >, strictly", () => {
     const kv = kvWith([txn([put("/k")]), txn([put("/k")])]); // version 2
-    const holds = (cmp: Compare["cmp"], value: number) => (kv.apply(txn([], [{ key: "/k", target: "version", cmp, value }]), 99) as { succeeded: boolean }).succeeded;
+    const holds = (cmp: Compare["cmp"], value: number) =>
+      (kv.apply(txn([], [{ key: "/k", target: "version", cmp, value }]), 99) as { succeeded: boolean }).succeeded;
     expect([holds("=", 2), holds("=", 1)]).toEqual([true, false]);
     expect([holds("!=", 1), holds("!=", 2)]).toEqual([true, false]);
     expect([holds("<", 3), holds("<", 2), holds("<", 1)]).toEqual([true, false, false]);
     expect([holds(">", 1), holds(">", 2), holds(">", 3)]).toEqual([true, false, false]);
     // Every compare must hold.
-    expect((kv.apply(txn([], [{ key: "/k", target: "version", cmp: "=", value: 2 }, { key: "/k", target: "version", cmp: "=", value: 1 }]), 99) as { succeeded: boolean }).succeeded).toBe(false);
+    expect(
+      (
+        kv.apply(
+          txn(
+            [],
+            [
+              { key: "/k", target: "version", cmp: "=", value: 2 },
+              { key: "/k", target: "version", cmp: "=", value: 1 },
+            ],
+          ),
+          99,
+        ) as { succeeded: boolean }
+      ).succeeded,
+    ).toBe(false);
   });
 });
 

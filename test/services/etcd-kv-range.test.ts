@@ -9,7 +9,7 @@ import { EtcdKv, type EtcdCmd, type RangeOp } from "../../designs/etcd-lease/kv.
  */
 function lcg(seed: number): () => number {
   let x = seed >>> 0;
-  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe("EtcdKv.range, limit 1 by create revision", () => {
@@ -22,7 +22,10 @@ describe("EtcdKv.range, limit 1 by create revision", () => {
       const pick = () => keys[Math.floor(r() * keys.length)]!;
       for (let i = 1; i <= 60; i++) {
         // One or two puts (two: one revision, a tie) or a delete, unconditionally.
-        const ops = r() < 0.7 ? [{ op: "put" as const, key: pick(), value: `v${i}` }, ...(r() < 0.4 ? [{ op: "put" as const, key: pick(), value: "w" }] : [])] : [{ op: "delete" as const, key: pick() }];
+        const ops =
+          r() < 0.7
+            ? [{ op: "put" as const, key: pick(), value: `v${i}` }, ...(r() < 0.4 ? [{ op: "put" as const, key: pick(), value: "w" }] : [])]
+            : [{ op: "delete" as const, key: pick() }];
         if (ops.length === 2 && ops[0]!.key !== ops[1]!.key) ties++;
         const cmd: EtcdCmd = { kind: "txn", compare: [], success: ops, failure: [] };
         kv.apply(cmd, i);

@@ -10,7 +10,12 @@ import type { EtcdOp } from "../../designs/etcd-lease/protocol.js";
  */
 /** How late an expiry may land: one expiry tick (50 ms), one Raft heartbeat before the commit (50 ms), a few 1 ms hops. */
 const LATE_MS_MAX = 50 + 50 + 5;
-const put = (key: string, lease?: number): EtcdOp => ({ kind: "txn", compare: [], success: [{ op: "put", key, value: "v", ...(lease ? { lease } : {}) }], failure: [] });
+const put = (key: string, lease?: number): EtcdOp => ({
+  kind: "txn",
+  compare: [],
+  success: [{ op: "put", key, value: "v", ...(lease ? { lease } : {}) }],
+  failure: [],
+});
 
 function grant(c: EtcdCluster, leader: string, client = "c1", ttlMs = 1000): number {
   const r = c.ask(leader, { kind: "leaseGrant", ttlMs }, 1000, client);
@@ -35,7 +40,12 @@ describe("etcd-lease server: requests", () => {
     const leader = c.elect();
     const id = grant(c, leader);
     expect(c.ask(leader, put("/a", id))).toMatchObject({ status: "ok", revision: 1, succeeded: true, responses: [{ op: "put" }] });
-    const cas: EtcdOp = { kind: "txn", compare: [{ key: "/a", target: "createRevision", cmp: "=", value: 0 }], success: [{ op: "put", key: "/a", value: "v" }], failure: [{ op: "range", key: "/a" }] };
+    const cas: EtcdOp = {
+      kind: "txn",
+      compare: [{ key: "/a", target: "createRevision", cmp: "=", value: 0 }],
+      success: [{ op: "put", key: "/a", value: "v" }],
+      failure: [{ op: "range", key: "/a" }],
+    };
     const r = c.ask(leader, cas)!;
     expect(r).toMatchObject({ status: "ok", revision: 1, succeeded: false, responses: [{ op: "range", kvs: [{ key: "/a", lease: id, createRevision: 1 }] }] });
     expect("leaseId" in r).toBe(false);
@@ -86,10 +96,11 @@ describe("etcd-lease server: requests", () => {
     const c = new EtcdCluster();
     const leader = c.elect();
     const id = grant(c, leader);
-    for (const p of c.peers) if (p !== leader) {
-      c.sim.network.cutLink(leader, p);
-      c.sim.network.cutLink(p, leader);
-    }
+    for (const p of c.peers)
+      if (p !== leader) {
+        c.sim.network.cutLink(leader, p);
+        c.sim.network.cutLink(p, leader);
+      }
     expect(c.ask(leader, { kind: "keepAlive", leaseId: id }, 3000)?.status).not.toBe("ok");
     expect(c.ask(leader, put("/w"), 3000)?.status).not.toBe("ok");
     for (const p of c.peers) expect(c.server(p).kv.get("/w"), p).toBeUndefined();

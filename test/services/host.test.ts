@@ -59,10 +59,11 @@ describe("RaftServiceHost", () => {
     const c = new ZkCluster();
     const leader = c.elect();
     const sid = (c.ask(leader, { kind: "createSession", timeoutMs: 1000 }) as { sessionId: number }).sessionId;
-    for (const p of c.peers) if (p !== leader) {
-      c.sim.network.cutLink(leader, p);
-      c.sim.network.cutLink(p, leader);
-    }
+    for (const p of c.peers)
+      if (p !== leader) {
+        c.sim.network.cutLink(leader, p);
+        c.sim.network.cutLink(p, leader);
+      }
     const w = c.send(leader, { kind: "create", sessionId: sid, path: "/w", data: "", ephemeral: false, sequential: false, parents: false }, 5000);
     const ping = c.send(leader, { kind: "ping", sessionId: sid }, 5000);
     // The others elect a leader of a higher term; once healed, the old one hears it and steps down.

@@ -1,12 +1,38 @@
 import { describe, expect, it } from "vitest";
-import { canonicalForm, mapEntryOf, sharedEntry, stateDigest, DigestMemo, FormParts, ReplicaStateLog, replicaStatesOf, DIGEST_EVERY_FROM, DIGEST_STRIDE, REPLICA_STATE } from "../../services/raft-service/replica-states.js";
+import {
+  canonicalForm,
+  mapEntryOf,
+  sharedEntry,
+  stateDigest,
+  DigestMemo,
+  FormParts,
+  ReplicaStateLog,
+  replicaStatesOf,
+  DIGEST_EVERY_FROM,
+  DIGEST_STRIDE,
+  REPLICA_STATE,
+} from "../../services/raft-service/replica-states.js";
 import { Simulation } from "../../sim/simulation.js";
 
 /** The replica-state digests behind the replica-agreement checker (services/raft-service/replica-states.ts). */
 describe("canonicalForm", () => {
   it("is the same for maps, sets and objects built in different orders, and differs for different contents", () => {
-    const a = { m: new Map([[1, "x"], [2, "y"]]), s: new Set(["b", "a"]), o: { z: 1, a: [1, 2] } };
-    const b = { o: { a: [1, 2], z: 1 }, s: new Set(["a", "b"]), m: new Map([[2, "y"], [1, "x"]]) };
+    const a = {
+      m: new Map([
+        [1, "x"],
+        [2, "y"],
+      ]),
+      s: new Set(["b", "a"]),
+      o: { z: 1, a: [1, 2] },
+    };
+    const b = {
+      o: { a: [1, 2], z: 1 },
+      s: new Set(["a", "b"]),
+      m: new Map([
+        [2, "y"],
+        [1, "x"],
+      ]),
+    };
     expect(canonicalForm(a)).toBe(canonicalForm(b));
     expect(canonicalForm(a)).toBe('{"m":{"$map":[[1,"x"],[2,"y"]]},"o":{"a":[1,2],"z":1},"s":{"$set":["a","b"]}}');
     // Array order is content.
@@ -15,7 +41,7 @@ describe("canonicalForm", () => {
   });
 
   it("writes scalars as JSON, bigints tagged, null/undefined/functions/symbols as null, and leaves methods out", () => {
-    expect(canonicalForm("a\"b")).toBe('"a\\"b"');
+    expect(canonicalForm('a"b')).toBe('"a\\"b"');
     expect(canonicalForm(1.5)).toBe("1.5");
     expect(canonicalForm(true)).toBe("true");
     expect(canonicalForm(10n)).toBe('"10n"');
@@ -46,10 +72,17 @@ function reference(value: unknown): string {
   if (typeof value === "bigint") return JSON.stringify(`${value}n`);
   if (typeof value === "function" || typeof value === "symbol") return "null";
   if (Array.isArray(value)) return `[${value.map(reference).join(",")}]`;
-  if (value instanceof Map) return `{"$map":[${[...value].map(([k, v]) => `[${reference(k)},${reference(v)}]`).sort().join(",")}]}`;
+  if (value instanceof Map)
+    return `{"$map":[${[...value]
+      .map(([k, v]) => `[${reference(k)},${reference(v)}]`)
+      .sort()
+      .join(",")}]}`;
   if (value instanceof Set) return `{"$set":[${[...value].map(reference).sort().join(",")}]}`;
   const o = value as Record<string, unknown>;
-  const parts = Object.keys(o).sort().filter((k) => typeof o[k] !== "function").map((k) => `${JSON.stringify(k)}:${reference(o[k])}`);
+  const parts = Object.keys(o)
+    .sort()
+    .filter((k) => typeof o[k] !== "function")
+    .map((k) => `${JSON.stringify(k)}:${reference(o[k])}`);
   return `{${parts.join(",")}}`;
 }
 
@@ -60,7 +93,7 @@ describe("canonicalForm against the plain form", () => {
       [1, "b"],
       ["a,b", 1],
       ["a", 2],
-      ["a\"", 3],
+      ['a"', 3],
       [[1], 4],
       [[1, 2], 5],
       [{ x: 1 }, "z"],
@@ -75,7 +108,12 @@ describe("canonicalForm against the plain form", () => {
     const v = { n: [NaN, Infinity, -Infinity, -0, 1e21, 5e-7], b: [true, false] };
     expect(canonicalForm(v)).toBe(reference(v));
     // Same keys, other insertion orders, and an integer-like key (Object.keys puts those first).
-    const shapes = [{ b: 1, a: 2 }, { a: 3, b: 4 }, { 2: "x", a: 1 }, { a: 1, 2: "y", b: new Set([3, 1, 20]) }];
+    const shapes = [
+      { b: 1, a: 2 },
+      { a: 3, b: 4 },
+      { 2: "x", a: 1 },
+      { a: 1, 2: "y", b: new Set([3, 1, 20]) },
+    ];
     for (let round = 0; round < 2; round++) for (const o of shapes) expect(canonicalForm(o)).toBe(reference(o));
   });
 
@@ -134,8 +172,14 @@ describe("DigestMemo", () => {
     b.appliedForm(1, () => canonicalForm({ n: 2 }));
     a.appliedForm(2, () => canonicalForm({ n: 3 }));
     b.appliedForm(2, () => canonicalForm({ n: 3 }));
-    expect(a.states).toEqual([[1, stateDigest({ n: 1 })], [2, stateDigest({ n: 3 })]]);
-    expect(b.states).toEqual([[1, stateDigest({ n: 2 })], [2, stateDigest({ n: 3 })]]);
+    expect(a.states).toEqual([
+      [1, stateDigest({ n: 1 })],
+      [2, stateDigest({ n: 3 })],
+    ]);
+    expect(b.states).toEqual([
+      [1, stateDigest({ n: 2 })],
+      [2, stateDigest({ n: 3 })],
+    ]);
   });
 });
 
@@ -145,7 +189,7 @@ describe("sharedEntry", () => {
   it("is the entry canonicalForm makes, for values alike and unlike under one key, whatever was made before", () => {
     const r = (() => {
       let x = 7;
-      return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+      return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     })();
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
     const prims: unknown[] = [0, -0, 1, 2.5, NaN, Infinity, "", "a", 'q"uote', "1", true, false, null, undefined, 10n];
@@ -222,7 +266,13 @@ describe("DigestMemo.digestParts", () => {
     const b = state("x", 2);
     const aLonger = state("x", 1, 3);
     // A state, an agreeing one, a disagreeing one, an agreeing one again, at one index.
-    expect([digestOf(5, a), digestOf(5, state("x", 1)), digestOf(5, b), digestOf(5, state("x", 2)), digestOf(5, a)]).toEqual([a.digest, a.digest, b.digest, b.digest, a.digest]);
+    expect([digestOf(5, a), digestOf(5, state("x", 1)), digestOf(5, b), digestOf(5, state("x", 2)), digestOf(5, a)]).toEqual([
+      a.digest,
+      a.digest,
+      b.digest,
+      b.digest,
+      a.digest,
+    ]);
     expect(forms).toEqual([a.form(), b.form(), a.form()]);
     // A prefix of the kept parts is not equal to them, nor they to a longer list.
     expect([digestOf(5, state("x")), digestOf(5, aLonger), digestOf(5, a)]).toEqual([state("x").digest, aLonger.digest, a.digest]);

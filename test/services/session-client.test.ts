@@ -54,7 +54,15 @@ function viaClient(op: Op, sid = 7) {
 function viaPlain(op: Op) {
   const w = world(servers());
   let out: { status: string; reply?: Reply; sentUs?: number } | undefined;
-  w.client.spawn(leaderRequest<Reply>(w.client, { servers: ["s1", "s2", "s3"], guess: 0 }, { type: "req", op }, { deadlineUs: 2_000_000, requestTimeoutMs: 200, retryTimeouts: true }), (r) => (out = r.value));
+  w.client.spawn(
+    leaderRequest<Reply>(
+      w.client,
+      { servers: ["s1", "s2", "s3"], guess: 0 },
+      { type: "req", op },
+      { deadlineUs: 2_000_000, requestTimeoutMs: 200, retryTimeouts: true },
+    ),
+    (r) => (out = r.value),
+  );
   w.sim.run(3_000_000);
   return out!;
 }

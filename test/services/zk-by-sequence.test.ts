@@ -6,7 +6,7 @@ import { sequenceOf } from "../../designs/raft-zk/tree.js";
 describe("bySequence on random children", () => {
   it("is the filter-then-stable-sort it replaces, ties and unnumbered names included", () => {
     let x = 11;
-    const r = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const r = () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     const name = (): string => {
       const seq = String(Math.floor(r() * 20)).padStart(10, "0");
       switch (Math.floor(r() * 4)) {

@@ -66,7 +66,10 @@ describe("Raft-ZK server: requests", () => {
     expect(c.ask(leader, create(sid, "/l/n-0000000000"))).toMatchObject({ status: "error", error: "node-exists" });
     const s = c.ask(leader, { kind: "set", sessionId: sid, path: "/l/n-0000000000", data: "e", version: 0 })!;
     expect(s).toMatchObject({ status: "ok", stat: { version: 1 } });
-    expect(c.ask(leader, { kind: "set", sessionId: sid, path: "/l/n-0000000000", data: "f", version: 0 })).toMatchObject({ status: "error", error: "bad-version" });
+    expect(c.ask(leader, { kind: "set", sessionId: sid, path: "/l/n-0000000000", data: "f", version: 0 })).toMatchObject({
+      status: "error",
+      error: "bad-version",
+    });
     expect(c.ask(leader, { kind: "delete", sessionId: sid, path: "/l/n-0000000000", version: -1 })).toMatchObject({ status: "ok" });
     // The write is on every replica, not only the leader.
     c.runMs(200);
@@ -95,10 +98,11 @@ describe("Raft-ZK server: requests", () => {
     const leader = c.elect();
     const sid = openSession(c, leader);
     // The client stays connected to the old leader; the servers cannot hear it.
-    for (const p of c.peers) if (p !== leader) {
-      c.sim.network.cutLink(leader, p);
-      c.sim.network.cutLink(p, leader);
-    }
+    for (const p of c.peers)
+      if (p !== leader) {
+        c.sim.network.cutLink(leader, p);
+        c.sim.network.cutLink(p, leader);
+      }
     const ping = c.ask(leader, { kind: "ping", sessionId: sid }, 3000);
     const write = c.ask(leader, create(sid, "/w"), 3000);
     // Never "ok": a deposed leader in a minority must not confirm a session or a write.
@@ -149,7 +153,9 @@ describe("Raft-ZK server: session expiry on the leader's clock", () => {
     const sid = openSession(c, leader);
     for (let i = 0; i < 6; i++) {
       c.runMs(400);
-      expect(c.ask(leader, i % 2 ? create(sid, `/n${i}`) : { kind: "exists", sessionId: sid, path: "/", watch: false }), `request ${i}`).toMatchObject({ status: "ok" });
+      expect(c.ask(leader, i % 2 ? create(sid, `/n${i}`) : { kind: "exists", sessionId: sid, path: "/", watch: false }), `request ${i}`).toMatchObject({
+        status: "ok",
+      });
     }
     expect(c.server(leader).tree.sessions.has(sid)).toBe(true);
   });
@@ -233,9 +239,7 @@ describe("Raft-ZK server: watches", () => {
     c.ask(leader, create(s1, "/p/new"));
     expect(c.ask(leader, { kind: "awaitWatch", sessionId: s2, path: "/p/new" }, 1000, "c2")).toMatchObject({ status: "ok", event: "created" });
     c.runMs(50);
-    expect(c.events({ f: "watch-fired" }).map((e) => e.value)).toEqual([
-      { path: "/p", client: "c2", event: "children" },
-    ]);
+    expect(c.events({ f: "watch-fired" }).map((e) => e.value)).toEqual([{ path: "/p", client: "c2", event: "children" }]);
   });
 
   it("a watch is dropped with its session: its awaitWatch is told none", () => {
@@ -310,7 +314,10 @@ describe("Raft-ZK server: bug followerSessionExpiry", () => {
         const silent = (c.events({ f: "session-expiry-asked" })[0]!.value as { silentMsByMyWallClock: number }).silentMsByMyWallClock;
         expect(silent).toBeGreaterThan(5000);
         expect(silent).toBeLessThan(5000 + 1000);
-        expect(c.events({ f: "session-expiry" })[0]).toMatchObject({ type: "info", value: { sessionId: sid, decidedBy: "zk-3", clock: "zk-3's wall clock (the follower-expiry bug)" } });
+        expect(c.events({ f: "session-expiry" })[0]).toMatchObject({
+          type: "info",
+          value: { sessionId: sid, decidedBy: "zk-3", clock: "zk-3's wall clock (the follower-expiry bug)" },
+        });
       } else expect(c.events({ f: "session-expiry-asked" })).toEqual([]);
     }
   });

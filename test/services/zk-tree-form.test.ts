@@ -9,7 +9,7 @@ import { ZkTree, type ZkCmd } from "../../designs/raft-zk/tree.js";
  */
 function lcg(seed: number): () => number {
   let x = seed >>> 0;
-  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function commands(seed: number, count: number): ZkCmd[] {

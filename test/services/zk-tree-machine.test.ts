@@ -58,14 +58,17 @@ describe("paths", () => {
 
   it("parentOf and baseName are the plain split on random paths, repeated, interleaved and past the split memo's bound", () => {
     let x = 5;
-    const r = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const r = () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     const seen: string[] = [];
     for (let i = 0; i < 3000; i++) {
       // A recent path again (as the other replicas ask), or a fresh one of 1-4 segments, some alike in length.
       const path =
         seen.length > 0 && r() < 0.5
           ? seen[seen.length - 1 - Math.floor(r() * Math.min(seen.length, 40))]!
-          : "/" + Array.from({ length: 1 + Math.floor(r() * 4) }, () => ["a", "b", "cd", "lock-0000000001", String(Math.floor(r() * 50))][Math.floor(r() * 5)]).join("/");
+          : "/" +
+            Array.from({ length: 1 + Math.floor(r() * 4) }, () => ["a", "b", "cd", "lock-0000000001", String(Math.floor(r() * 50))][Math.floor(r() * 5)]).join(
+              "/",
+            );
       seen.push(path);
       const slash = path.lastIndexOf("/");
       const ask = r() < 0.5 ? [parentOf(path), baseName(path)] : [baseName(path), parentOf(path)].reverse();
@@ -117,25 +120,25 @@ describe("create", () => {
   });
 });
 
-  it("a leaf's first child is its own: other leaves, in this tree and another, stay childless", () => {
-    const r = Run.withSessions();
-    const other = Run.withSessions();
-    for (const run of [r, other]) {
-      run.apply(mk(1, "/a"));
-      run.apply(mk(1, "/b"));
-    }
-    r.apply(mk(1, "/a/x"));
-    expect(r.t.getChildren("/a")).toEqual(["x"]);
-    expect(r.t.getChildren("/b")).toEqual([]);
-    expect(r.t.exists("/b")!.numChildren).toBe(0);
-    expect(other.t.getChildren("/a")).toEqual([]);
-    // A node that had children and lost them is a leaf again, and can take new ones.
-    r.apply({ kind: "delete", sessionId: 1, path: "/a/x", version: -1 });
-    expect(r.apply({ kind: "delete", sessionId: 1, path: "/a", version: -1 }).ok).toBe(true);
-    r.apply(mk(1, "/b/y"));
-    expect(r.t.getChildren("/b")).toEqual(["y"]);
-    expect(other.t.getChildren("/b")).toEqual([]);
-  });
+it("a leaf's first child is its own: other leaves, in this tree and another, stay childless", () => {
+  const r = Run.withSessions();
+  const other = Run.withSessions();
+  for (const run of [r, other]) {
+    run.apply(mk(1, "/a"));
+    run.apply(mk(1, "/b"));
+  }
+  r.apply(mk(1, "/a/x"));
+  expect(r.t.getChildren("/a")).toEqual(["x"]);
+  expect(r.t.getChildren("/b")).toEqual([]);
+  expect(r.t.exists("/b")!.numChildren).toBe(0);
+  expect(other.t.getChildren("/a")).toEqual([]);
+  // A node that had children and lost them is a leaf again, and can take new ones.
+  r.apply({ kind: "delete", sessionId: 1, path: "/a/x", version: -1 });
+  expect(r.apply({ kind: "delete", sessionId: 1, path: "/a", version: -1 }).ok).toBe(true);
+  r.apply(mk(1, "/b/y"));
+  expect(r.t.getChildren("/b")).toEqual(["y"]);
+  expect(other.t.getChildren("/b")).toEqual([]);
+});
 
 describe("delete and set", () => {
   it("delete: a dead session, a missing node and the root are refused; version -1 is any; a wrong version and children refuse", () => {

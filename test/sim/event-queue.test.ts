@@ -32,33 +32,37 @@ describe("EventQueue", () => {
 
   it("matches a stable sort of (time, seq) on random inputs, past its initial capacity, with pushes from handlers", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 700 }), fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 50 }), (times, later) => {
-        const q = new EventQueue();
-        const popped: Array<[number, number]> = [];
-        let nextId = 0;
-        const expected: Array<[number, number]> = [];
-        let nowUs = 0;
-        const rec = (t: number, id: number): void => {
-          nowUs = t;
-          popped.push([t, id]);
-          // The first events schedule more, at or after their own time (as handlers do).
-          if (id < later.length) {
-            const at = t + later[id]!;
-            const nid = nextId++;
-            expected.push([at, nid]);
-            q.push(at, rec, at, nid);
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 700 }),
+        fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 50 }),
+        (times, later) => {
+          const q = new EventQueue();
+          const popped: Array<[number, number]> = [];
+          let nextId = 0;
+          const expected: Array<[number, number]> = [];
+          let nowUs = 0;
+          const rec = (t: number, id: number): void => {
+            nowUs = t;
+            popped.push([t, id]);
+            // The first events schedule more, at or after their own time (as handlers do).
+            if (id < later.length) {
+              const at = t + later[id]!;
+              const nid = nextId++;
+              expected.push([at, nid]);
+              q.push(at, rec, at, nid);
+            }
+          };
+          for (const t of times) {
+            const id = nextId++;
+            expected.push([t, id]);
+            q.push(t, rec, t, id);
           }
-        };
-        for (const t of times) {
-          const id = nextId++;
-          expected.push([t, id]);
-          q.push(t, rec, t, id);
-        }
-        drain(q);
-        expect(nowUs).toBeGreaterThanOrEqual(0);
-        expected.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-        expect(popped).toEqual(expected);
-      }),
+          drain(q);
+          expect(nowUs).toBeGreaterThanOrEqual(0);
+          expected.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+          expect(popped).toEqual(expected);
+        },
+      ),
     );
   });
 

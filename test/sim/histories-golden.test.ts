@@ -24,7 +24,9 @@ describe("golden history digests (test/fixtures/history-digests.json)", () => {
       const recorded = fixture[name];
       expect(recorded, `${name} is not in the fixture (npm run golden:update)`).toBeDefined();
       for (const seed of GOLDEN_SEEDS) {
-        expect(historyDigest(name, seed), `${name} seed ${seed}: history bytes changed (replay: npx lockstep run ${name} --seed ${seed})`).toBe(recorded![String(seed)]);
+        expect(historyDigest(name, seed), `${name} seed ${seed}: history bytes changed (replay: npx lockstep run ${name} --seed ${seed})`).toBe(
+          recorded![String(seed)],
+        );
       }
     });
   }

@@ -37,7 +37,10 @@ describe("streamed history (sim/history-stream.ts, runScenario's historySink)", 
   });
 
   it("writes the same bytes as the in-memory run, in chunks no bigger than the buffer plus one line", () => {
-    for (const [name, seed] of [["naive-gc-pause", 2], ["naive-baseline", 3]] as const) {
+    for (const [name, seed] of [
+      ["naive-gc-pause", 2],
+      ["naive-baseline", 3],
+    ] as const) {
       const bufferCharsMax = 1000;
       const { chunks, jsonl, stream } = streamedRun(name, seed, bufferCharsMax);
       const memory = historyToJsonl(runScenario(loadScenario(name), seed).history);

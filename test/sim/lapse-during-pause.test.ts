@@ -14,7 +14,10 @@ function run(name: string, seed?: number) {
 
 const pauseOf = (h: readonly HistoryEvent[], target: string) => {
   const isPause = (phase: string) => (e: HistoryEvent) =>
-    e.process === "nemesis" && e.f === "pause" && (e.value as { phase: string; targets?: string[] }).phase === phase && (e.value as { targets?: string[] }).targets?.includes(target);
+    e.process === "nemesis" &&
+    e.f === "pause" &&
+    (e.value as { phase: string; targets?: string[] }).phase === phase &&
+    (e.value as { targets?: string[] }).targets?.includes(target);
   return { startUs: h.find(isPause("start"))!.timeUs, endUs: h.find(isPause("end"))!.timeUs };
 };
 

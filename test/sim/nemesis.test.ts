@@ -33,7 +33,9 @@ describe("random nemesis", () => {
 
   it("with healing, every crash restarts; without, some may stay down", () => {
     const stays = (s: NemesisSpec) =>
-      Array.from({ length: 200 }, (_, i) => drawNemesis(s, world, new Rng(`h${i}`))).flat().filter((st) => st.kind === "crash" && st.durationMs === undefined).length;
+      Array.from({ length: 200 }, (_, i) => drawNemesis(s, world, new Rng(`h${i}`)))
+        .flat()
+        .filter((st) => st.kind === "crash" && st.durationMs === undefined).length;
     expect(stays(spec)).toBe(0);
     expect(stays({ ...spec, healing: false })).toBeGreaterThan(0);
   });
@@ -68,6 +70,8 @@ describe("random nemesis", () => {
     expect(inputErrorOf(() => parseScenario({ ...base, nemesis: { scope: "all", startMs: 500, stopMs: 400 } }, "n.json")).message).toMatch(
       /n.json: nemesis.stopMs: expected more than startMs \(500\)/,
     );
-    expect(inputErrorOf(() => parseScenario({ ...base, nemesis: { scope: "all", stopMs: 5000 } }, "n.json")).message).toMatch(/expected at most durationMs \(1000\)/);
+    expect(inputErrorOf(() => parseScenario({ ...base, nemesis: { scope: "all", stopMs: 5000 } }, "n.json")).message).toMatch(
+      /expected at most durationMs \(1000\)/,
+    );
   });
 });

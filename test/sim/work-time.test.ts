@@ -74,7 +74,11 @@ describe("work-time draws follow their distribution", () => {
     expect(scaleWorkTime({ dist: "exponential", meanMs: 50, maxMs: 2000 }, half)).toEqual({ dist: "exponential", meanMs: 25, maxMs: 1000 });
     expect(scaleWorkTime({ dist: "fixed", ms: 8 }, half)).toEqual({ dist: "fixed", ms: 4 });
     const s = parseScenario(
-      { ...scenarioRaw(), clients: [{ id: "c1", workMs: { dist: "uniform", minMs: 10, maxMs: 200 } }, { id: "c2" }], workload: { ttlMs: 1000, workMs: { dist: "exponential", meanMs: 50, maxMs: 2000 } } },
+      {
+        ...scenarioRaw(),
+        clients: [{ id: "c1", workMs: { dist: "uniform", minMs: 10, maxMs: 200 } }, { id: "c2" }],
+        workload: { ttlMs: 1000, workMs: { dist: "exponential", meanMs: 50, maxMs: 2000 } },
+      },
       "s.json",
     );
     const t = scaleScenario(s, 0.5);
@@ -158,8 +162,14 @@ describe("per-client work times in a run", () => {
     );
     const h = runScenario(s, 1).history;
     const restartUs = h.find((e) => e.process === "nemesis" && e.timeUs > 2000_000)!.timeUs;
-    const first = workTimes(h.filter((e) => e.timeUs < restartUs), "c1");
-    const second = workTimes(h.filter((e) => e.timeUs > 2100_000), "c1");
+    const first = workTimes(
+      h.filter((e) => e.timeUs < restartUs),
+      "c1",
+    );
+    const second = workTimes(
+      h.filter((e) => e.timeUs > 2100_000),
+      "c1",
+    );
     expect(first.length).toBeGreaterThan(3);
     expect(second.length).toBeGreaterThan(3);
     expect(second.slice(0, 3)).not.toEqual(first.slice(0, 3));
@@ -167,7 +177,14 @@ describe("per-client work times in a run", () => {
 
   it("drawing work times leaves the client's other dice alone: with fixed times everywhere, think jitter and lock picks fall as with plain numbers", () => {
     const plain = parseScenario({ ...scenarioRaw(), clients: 2, workload: { ttlMs: 5000, workMs: 20, locks: ["a", "b"] } }, "p.json");
-    const asDist = parseScenario({ ...scenarioRaw(), clients: [{ id: "c1", workMs: { dist: "fixed", ms: 20 } }, { id: "c2" }], workload: { ttlMs: 5000, workMs: { dist: "fixed", ms: 20 }, locks: ["a", "b"] } }, "d.json");
+    const asDist = parseScenario(
+      {
+        ...scenarioRaw(),
+        clients: [{ id: "c1", workMs: { dist: "fixed", ms: 20 } }, { id: "c2" }],
+        workload: { ttlMs: 5000, workMs: { dist: "fixed", ms: 20 }, locks: ["a", "b"] },
+      },
+      "d.json",
+    );
     expect(historyToJsonl(runScenario(asDist, 3).history)).toBe(historyToJsonl(runScenario(plain, 3).history));
   });
 });

@@ -91,8 +91,7 @@ export function leaseLockModel(options: LeaseLockOptions = {}): Model<LeaseState
       }
     },
     equal: (a, b) => a.holder === b.holder && a.lapseFromUs === b.lapseFromUs && a.clockUs === b.clockUs,
-    hash: (s) =>
-      combineHash(combineHash(s.holder === null ? 0 : hashString(s.holder), hashNumber(s.lapseFromUs)), hashNumber(s.clockUs)),
+    hash: (s) => combineHash(combineHash(s.holder === null ? 0 : hashString(s.holder), hashNumber(s.lapseFromUs)), hashNumber(s.clockUs)),
     infoKeys(ops: readonly Operation[]): InfoKey[] {
       // Latest lapse point per grant among its acquires and TTL-setting extends: the
       // lapseFromUs a state held by that grant can have is one of these.
@@ -112,14 +111,8 @@ export function leaseLockModel(options: LeaseLockOptions = {}): Model<LeaseState
       });
     },
     relevantKeys: (s, next) =>
-      s.holder === null
-        ? acquireKeys(next, null)
-        : Number.isFinite(s.lapseFromUs)
-          ? [heldBy(s.holder), ...acquireKeys(next, s.holder)]
-          : [heldBy(s.holder)],
+      s.holder === null ? acquireKeys(next, null) : Number.isFinite(s.lapseFromUs) ? [heldBy(s.holder), ...acquireKeys(next, s.holder)] : [heldBy(s.holder)],
     describeState: (s) =>
-      s.holder === null
-        ? "free"
-        : `held by ${s.holder}` + (Number.isFinite(s.lapseFromUs) ? ` (may lapse from ${s.lapseFromUs} µs)` : ""),
+      s.holder === null ? "free" : `held by ${s.holder}` + (Number.isFinite(s.lapseFromUs) ? ` (may lapse from ${s.lapseFromUs} µs)` : ""),
   };
 }

@@ -101,10 +101,7 @@ function lastUseByGrant(ops: readonly Operation[]): Map<string, number> {
  *
  * Other info ops get `other(op)`.
  */
-export function lockInfoKeys(
-  ops: readonly Operation[],
-  other: (op: Operation) => string | null,
-): InfoKey[] {
+export function lockInfoKeys(ops: readonly Operation[], other: (op: Operation) => string | null): InfoKey[] {
   const lastUse = lastUseByGrant(ops);
   return ops.map((op) => {
     if (op.outcome !== "info") return null;

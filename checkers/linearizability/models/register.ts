@@ -44,7 +44,9 @@ function registerModelOf(withCas: boolean): Model<string> {
     description: withCas ? "a register with read, write and compare-and-set" : "a register with read and write",
     admits: (op) =>
       op.outcome !== "fail" &&
-      ((op.f === "read" && op.outcome === "ok" && op.complete?.value !== undefined) || op.f === "write" || (withCas && op.f === "cas" && casArgs(op) !== undefined)),
+      ((op.f === "read" && op.outcome === "ok" && op.complete?.value !== undefined) ||
+        op.f === "write" ||
+        (withCas && op.f === "cas" && casArgs(op) !== undefined)),
     init: () => keyOf(null),
     step(value: string, op: Operation): string | undefined {
       switch (op.f) {

@@ -24,7 +24,10 @@ module.exports = {
           },
           ...(options.mutex || {}),
         });
-        const got = await m.tryAcquire().then((ok) => ok, () => false);
+        const got = await m.tryAcquire().then(
+          (ok) => ok,
+          () => false,
+        );
         if (!got) {
           if (waitMs <= 0) return null;
           try {

@@ -23,7 +23,10 @@ module.exports = {
           },
           ...(options.mutex || {}),
         });
-        const ok = await m.tryAcquire().then((got) => got, () => false);
+        const ok = await m.tryAcquire().then(
+          (got) => got,
+          () => false,
+        );
         if (!ok && waitMs > 0) {
           try {
             await m.acquire();

@@ -3,7 +3,36 @@
  * pixel: holds (with the believed lease under them and the lapsed part on top),
  * waits, failed acquires, failed operations and the writes at the resource.
  */
-import { A, BAD, E, H, LANE_H, LAPSED, ML, S, WR, attemptsBy, dpr, errorsBy, grantName, holdMaxE, holdMaxWait, holdsBy, laneY, lanes, lockColor, lowerBound, lowerBoundPlain, plotH, MR, MT, resourceLane, stats, totalH, writeOrder } from "./model.js";
+import {
+  A,
+  BAD,
+  E,
+  H,
+  LANE_H,
+  LAPSED,
+  ML,
+  S,
+  WR,
+  attemptsBy,
+  dpr,
+  errorsBy,
+  grantName,
+  holdMaxE,
+  holdMaxWait,
+  holdsBy,
+  laneY,
+  lanes,
+  lockColor,
+  lowerBound,
+  lowerBoundPlain,
+  plotH,
+  MR,
+  MT,
+  resourceLane,
+  stats,
+  totalH,
+  writeOrder,
+} from "./model.js";
 
 /** A hold narrower than this is drawn this wide, so a short hold never vanishes at whole-run zoom. */
 const HOLD_PX_MIN = 2;

@@ -32,7 +32,13 @@ export function createCharts(): { draw: () => void } {
 }
 
 function collapseClocks(): () => void {
-  d3.select("#clocks").attr("class", "collapsed").text(clockSeries.length ? `Every process's wall clock kept true time in this run (offset 0 ms throughout, ${clockSeries.length} processes sampled).` : "No clock samples in this run.");
+  d3.select("#clocks")
+    .attr("class", "collapsed")
+    .text(
+      clockSeries.length
+        ? `Every process's wall clock kept true time in this run (offset 0 ms throughout, ${clockSeries.length} processes sampled).`
+        : "No clock samples in this run.",
+    );
   d3.select("#clocks-section").classed("collapsed", true);
   return () => {};
 }
@@ -45,7 +51,9 @@ function clocksChart(): () => void {
   const ay = svg.append("g").attr("class", "axis");
   const clip = svg.append("defs").append("clipPath").attr("id", "clockclip").append("rect");
   clockG.attr("clip-path", "url(#clockclip)");
-  const color = d3.scaleOrdinal<string, string>(["#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"]).domain(moving.map((s) => s.id));
+  const color = d3
+    .scaleOrdinal<string, string>(["#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"])
+    .domain(moving.map((s) => s.id));
   const leg = d3
     .select("#clocks-legend")
     .selectAll("span.key")
@@ -59,7 +67,10 @@ function clocksChart(): () => void {
   leg.select("i").style("background", (d) => color(d.id));
   leg.select("b").text((d) => d.id);
   if (moving.length < clockSeries.length) {
-    d3.select("#clocks-legend").append("span").attr("class", "key rest").text("grey: the other " + (clockSeries.length - moving.length) + " processes, accurate");
+    d3.select("#clocks-legend")
+      .append("span")
+      .attr("class", "key rest")
+      .text("grey: the other " + (clockSeries.length - moving.length) + " processes, accurate");
   }
   let yC = d3.scaleLinear();
   svg
@@ -79,7 +90,11 @@ function clocksChart(): () => void {
     clip.attr("x", ML).attr("y", 0).attr("width", W).attr("height", CW.h);
     let ext = d3.extent([0, ...C.offsetsUs.flat()]).map((v) => (v ?? 0) / 1000) as [number, number];
     if (ext[0] === ext[1]) ext = [-1, 1];
-    yC = d3.scaleLinear().domain(ext).nice().range([CW.h - CW.mb, CW.mt]);
+    yC = d3
+      .scaleLinear()
+      .domain(ext)
+      .nice()
+      .range([CW.h - CW.mb, CW.mt]);
     const line = d3
       .line<[number, number]>()
       .x((d) => xz(d[0]))
@@ -110,8 +125,19 @@ function clocksChart(): () => void {
     const n = Math.max(2, Math.floor(W / 110));
     const tv = xz.ticks(n);
     const step = tv.length > 1 ? tv[1]! - tv[0]! : 1;
-    ax.attr("transform", "translate(0," + (CW.h - CW.mb) + ")").call(d3.axisBottom(xz).ticks(n).tickFormat(tickFormatFor(step) as (v: d3.NumberValue) => string).tickSizeOuter(0));
-    ay.attr("transform", "translate(" + ML + ",0)").call(d3.axisLeft(yC).ticks(5).tickFormat((v) => v + " ms"));
+    ax.attr("transform", "translate(0," + (CW.h - CW.mb) + ")").call(
+      d3
+        .axisBottom(xz)
+        .ticks(n)
+        .tickFormat(tickFormatFor(step) as (v: d3.NumberValue) => string)
+        .tickSizeOuter(0),
+    );
+    ay.attr("transform", "translate(" + ML + ",0)").call(
+      d3
+        .axisLeft(yC)
+        .ticks(5)
+        .tickFormat((v) => v + " ms"),
+    );
   };
 }
 
@@ -167,9 +193,17 @@ function latencyChart(): () => void {
     const fullW = W + ML + MR;
     wrap.style("height", LW.h + "px");
     svg.attr("width", fullW).attr("height", LW.h);
-    canvas.attr("width", Math.round(fullW * dpr)).attr("height", Math.round(LW.h * dpr)).style("width", fullW + "px").style("height", LW.h + "px");
+    canvas
+      .attr("width", Math.round(fullW * dpr))
+      .attr("height", Math.round(LW.h * dpr))
+      .style("width", fullW + "px")
+      .style("height", LW.h + "px");
     const hi = Math.max(D.latency.targetMs * 2, (maxUs / 1000) * 1.3);
-    yL = d3.scaleLog().domain([0.1, hi]).range([LW.h - LW.mb, LW.mt]).clamp(true);
+    yL = d3
+      .scaleLog()
+      .domain([0.1, hi])
+      .range([LW.h - LW.mb, LW.mt])
+      .clamp(true);
     const [a, b] = xz.domain() as [number, number];
     const k = W / (b - a);
     lctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -211,7 +245,13 @@ function latencyChart(): () => void {
     const n = Math.max(2, Math.floor(W / 110));
     const tv = xz.ticks(n);
     const step = tv.length > 1 ? tv[1]! - tv[0]! : 1;
-    ax.attr("transform", "translate(0," + (LW.h - LW.mb) + ")").call(d3.axisBottom(xz).ticks(n).tickFormat(tickFormatFor(step) as (v: d3.NumberValue) => string).tickSizeOuter(0));
+    ax.attr("transform", "translate(0," + (LW.h - LW.mb) + ")").call(
+      d3
+        .axisBottom(xz)
+        .ticks(n)
+        .tickFormat(tickFormatFor(step) as (v: d3.NumberValue) => string)
+        .tickSizeOuter(0),
+    );
     ay.attr("transform", "translate(" + ML + ",0)").call(
       d3
         .axisLeft(yL)

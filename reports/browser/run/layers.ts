@@ -34,11 +34,23 @@ export function createLayers(): Layers {
   const ov = root.append("svg").attr("class", "layer overlay").attr("role", "img").attr("aria-label", "timeline of the run");
   const defs = ov.append("defs");
   // The pause hatch: yellow stripes (the lapse edge of a hold is magenta, so the two never read as one).
-  const hatchOv = defs.append("pattern").attr("id", "hatch-ov").attr("patternUnits", "userSpaceOnUse").attr("width", 7).attr("height", 7).attr("patternTransform", "rotate(45)");
+  const hatchOv = defs
+    .append("pattern")
+    .attr("id", "hatch-ov")
+    .attr("patternUnits", "userSpaceOnUse")
+    .attr("width", 7)
+    .attr("height", 7)
+    .attr("patternTransform", "rotate(45)");
   hatchOv.append("rect").attr("width", 7).attr("height", 7).attr("fill", "#fff3b0").attr("fill-opacity", 0.35);
   hatchOv.append("line").attr("x1", 0).attr("y1", 0).attr("x2", 0).attr("y2", 7).attr("stroke", "#d4a300").attr("stroke-width", 3).attr("stroke-opacity", 0.8);
   const bgDefs = bg.append("defs");
-  const hatch = bgDefs.append("pattern").attr("id", "hatch").attr("patternUnits", "userSpaceOnUse").attr("width", 6).attr("height", 6).attr("patternTransform", "rotate(45)");
+  const hatch = bgDefs
+    .append("pattern")
+    .attr("id", "hatch")
+    .attr("patternUnits", "userSpaceOnUse")
+    .attr("width", 6)
+    .attr("height", 6)
+    .attr("patternTransform", "rotate(45)");
   hatch.append("rect").attr("width", 6).attr("height", 6).attr("fill", "#fff4cc");
   hatch.append("line").attr("x1", 0).attr("y1", 0).attr("x2", 0).attr("y2", 6).attr("stroke", "#e0b100").attr("stroke-width", 2.5);
   defs.append("clipPath").attr("id", "plotclip").append("rect");

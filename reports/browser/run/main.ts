@@ -28,12 +28,24 @@ function layout(): void {
   const W = S.W;
   const fullW = W + ML + MR;
   for (const s of [L.bg, L.ov]) s.attr("width", fullW).attr("height", totalH);
-  L.canvas.attr("width", Math.round(fullW * dpr)).attr("height", Math.round(totalH * dpr)).style("width", fullW + "px").style("height", totalH + "px");
+  L.canvas
+    .attr("width", Math.round(fullW * dpr))
+    .attr("height", Math.round(totalH * dpr))
+    .style("width", fullW + "px")
+    .style("height", totalH + "px");
   L.root.style("height", totalH + "px");
-  L.ov.select("#plotclip rect").attr("x", ML).attr("y", MT - 14).attr("width", W).attr("height", plotH + 14);
+  L.ov
+    .select("#plotclip rect")
+    .attr("x", ML)
+    .attr("y", MT - 14)
+    .attr("width", W)
+    .attr("height", plotH + 14);
   L.bg.select("#plotclip2 rect").attr("x", ML).attr("y", MT).attr("width", W).attr("height", plotH);
   L.hit.attr("x", ML).attr("y", MT).attr("width", W).attr("height", plotH);
-  S.x = d3.scaleLinear().domain([0, dataEndUs]).range([ML, ML + W]);
+  S.x = d3
+    .scaleLinear()
+    .domain([0, dataEndUs])
+    .range([ML, ML + W]);
   zoom
     .extent([
       [ML, 0],
@@ -94,8 +106,18 @@ export function zoomTo(s: number, e: number): void {
   const tx = ML - S.x(s) * k;
   ovZ.transition().duration(450).call(zoom.transform, d3.zoomIdentity.translate(tx, 0).scale(k));
 }
-d3.select("#zoom-in").on("click", () => ovZ.transition().duration(250).call(zoom.scaleBy, 2, [ML + S.W / 2, 0]));
-d3.select("#zoom-out").on("click", () => ovZ.transition().duration(250).call(zoom.scaleBy, 0.5, [ML + S.W / 2, 0]));
+d3.select("#zoom-in").on("click", () =>
+  ovZ
+    .transition()
+    .duration(250)
+    .call(zoom.scaleBy, 2, [ML + S.W / 2, 0]),
+);
+d3.select("#zoom-out").on("click", () =>
+  ovZ
+    .transition()
+    .duration(250)
+    .call(zoom.scaleBy, 0.5, [ML + S.W / 2, 0]),
+);
 d3.select("#zoom-reset").on("click", () => ovZ.transition().duration(300).call(zoom.transform, d3.zoomIdentity));
 
 // ---------- highlight and the story's steps ----------

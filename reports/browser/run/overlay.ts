@@ -5,7 +5,27 @@
  */
 import * as d3 from "d3";
 import { fmtDur, fmtT, tickFormatFor } from "../format.js";
-import { BAD, D, H, LANE_H, ML, MT, NET_H, NET_KINDS, NET_ROW, S, faultEnd, hasNet, laneId, laneY, lanes, plotH, resourceLane, stats, type Fault } from "./model.js";
+import {
+  BAD,
+  D,
+  H,
+  LANE_H,
+  ML,
+  MT,
+  NET_H,
+  NET_KINDS,
+  NET_ROW,
+  S,
+  faultEnd,
+  hasNet,
+  laneId,
+  laneY,
+  lanes,
+  plotH,
+  resourceLane,
+  stats,
+  type Fault,
+} from "./model.js";
 import { faultLabel, faultTip, noteTip, type Tip } from "./tooltip.js";
 import type { Layers } from "./layers.js";
 import { drawRoles } from "./roles.js";
@@ -35,7 +55,17 @@ export function drawLanes(L: Layers): void {
     .attr("y", (d) => laneY(d.i))
     .attr("height", LANE_H)
     .attr("fill", (d) => (d.l.kind === "client" ? (d.i % 2 ? "#f7f8fa" : "#ffffff") : d.l.kind === "resource" ? "#f1f7f1" : "#f3f1f8"));
-  if (hasNet) L.bgLanes.selectAll("rect.net").data([0]).join("rect").attr("class", "net").attr("x", ML).attr("width", W).attr("y", MT).attr("height", NET_H).attr("fill", "#eef3fb");
+  if (hasNet)
+    L.bgLanes
+      .selectAll("rect.net")
+      .data([0])
+      .join("rect")
+      .attr("class", "net")
+      .attr("x", ML)
+      .attr("width", W)
+      .attr("y", MT)
+      .attr("height", NET_H)
+      .attr("fill", "#eef3fb");
   const lab = L.labels
     .selectAll("g.lab")
     .data(rows)
@@ -45,14 +75,27 @@ export function drawLanes(L: Layers): void {
       g.append("text").attr("class", "lane-kind");
       return g;
     });
-  lab.select("text.lane-name").attr("x", ML - 8).attr("y", (d) => laneY(d.i) + LANE_H / 2 - 1).attr("text-anchor", "end").text((d) => d.l.id);
+  lab
+    .select("text.lane-name")
+    .attr("x", ML - 8)
+    .attr("y", (d) => laneY(d.i) + LANE_H / 2 - 1)
+    .attr("text-anchor", "end")
+    .text((d) => d.l.id);
   lab
     .select("text.lane-kind")
     .attr("x", ML - 8)
     .attr("y", (d) => laneY(d.i) + LANE_H / 2 + 9)
     .attr("text-anchor", "end")
     .text((d) => (d.l.kind === "resource" ? "resource" : d.l.kind === "server" ? "lock server" : d.l.kind === "client" ? "client" : ""));
-  L.labels.selectAll("text.net-name").data(hasNet ? [0] : []).join("text").attr("class", "lane-name net-name").attr("x", ML - 8).attr("y", MT + NET_H / 2 + 4).attr("text-anchor", "end").text("network");
+  L.labels
+    .selectAll("text.net-name")
+    .data(hasNet ? [0] : [])
+    .join("text")
+    .attr("class", "lane-name net-name")
+    .attr("x", ML - 8)
+    .attr("y", MT + NET_H / 2 + 4)
+    .attr("text-anchor", "end")
+    .text("network");
 }
 
 interface Band {
@@ -133,7 +176,10 @@ export function drawSvg(L: Layers, drawHighlight: () => void): void {
     g.attr("data-ref", "fault:" + d.fi);
     if (d.type === "net") {
       const w = Math.max(3, x1 - x0);
-      g.select("path").attr("d", "M" + x0 + "," + d.y + "h" + w + "v" + (NET_ROW - 3) + "h" + -w + "z").attr("fill", d.f.kind === "heal" ? "#2e7d32" : "#3b6fb6").attr("opacity", 0.85);
+      g.select("path")
+        .attr("d", "M" + x0 + "," + d.y + "h" + w + "v" + (NET_ROW - 3) + "h" + -w + "z")
+        .attr("fill", d.f.kind === "heal" ? "#2e7d32" : "#3b6fb6")
+        .attr("opacity", 0.85);
       // The label goes inside the bar when it fits, else just after it, in dark text.
       const nl = faultLabel(d.f);
       const vis0 = Math.max(x0, ML);
@@ -151,7 +197,11 @@ export function drawSvg(L: Layers, drawHighlight: () => void): void {
         .attr("d", d.f.kind === "restart" ? "M" + x0 + "," + (d.y + 3) + "l6,10l-12,0z" : "M" + x0 + "," + (cy - 7) + "l7,7l-7,7l-7,-7z")
         .attr("fill", d.f.kind === "restart" ? "#2e7d32" : "#8e44ad")
         .attr("stroke", "#fff");
-      g.select("text").attr("x", x0 + 9).attr("y", cy + 4).attr("class", "fault-label dark").text(faultLabel(d.f));
+      g.select("text")
+        .attr("x", x0 + 9)
+        .attr("y", cy + 4)
+        .attr("class", "fault-label dark")
+        .text(faultLabel(d.f));
     } else {
       const sx0 = Math.max(ML - 2, x0);
       const sw = Math.max(3, Math.min(ML + W + 2, x1) - sx0);
@@ -219,7 +269,9 @@ function drawNotes(L: Layers, a: number, b: number): void {
   }
   stats.notesDrawn = visible.length;
   // Drawn in order of weight, so where marks meet the decision and the expiry are on top.
-  const drawOrder = visible.slice().sort((p, q) => (MARK_WEIGHT[D.notes[p.i]!.mark] ?? 0) - (MARK_WEIGHT[D.notes[q.i]!.mark] ?? 0) || D.notes[p.i]!.t - D.notes[q.i]!.t);
+  const drawOrder = visible
+    .slice()
+    .sort((p, q) => (MARK_WEIGHT[D.notes[p.i]!.mark] ?? 0) - (MARK_WEIGHT[D.notes[q.i]!.mark] ?? 0) || D.notes[p.i]!.t - D.notes[q.i]!.t);
   const byKind: Record<string, number> = {};
   for (const d of visible) byKind[D.notes[d.i]!.f] = (byKind[D.notes[d.i]!.f] ?? 0) + 1;
   stats.notesByKind = byKind;
@@ -239,7 +291,10 @@ function drawNotes(L: Layers, a: number, b: number): void {
       const nx = xz(n.t);
       const ny = laneY(n.lane);
       d.tip = () => noteTip(d.i);
-      g.attr("class", "note mark note-" + n.mark).attr("data-ref", "note:" + d.i).attr("data-f", n.f).attr("data-lane", laneId(n.lane));
+      g.attr("class", "note mark note-" + n.mark)
+        .attr("data-ref", "note:" + d.i)
+        .attr("data-f", n.f)
+        .attr("data-lane", laneId(n.lane));
       g.select("path").attr("d", m.path(nx, ny)).attr("fill", m.color).attr("stroke", "#fff").attr("stroke-width", 0.8);
       g.select("text")
         .attr("x", nx + 8)
@@ -292,11 +347,35 @@ function drawViolations(L: Layers, a: number, b: number): void {
       let x0 = X(v.s);
       const w = Math.max(4, X(v.e) - x0);
       if (w === 4) x0 -= 2;
-      d.tip = () => ({ title: "violation: " + v.checker, rows: [["lock", v.lock], ["from", fmtT(v.s)], ["to", fmtT(v.e)], ["for", fmtDur(v.e - v.s)]], text: v.sentence, bad: true });
+      d.tip = () => ({
+        title: "violation: " + v.checker,
+        rows: [
+          ["lock", v.lock],
+          ["from", fmtT(v.s)],
+          ["to", fmtT(v.e)],
+          ["for", fmtDur(v.e - v.s)],
+        ],
+        text: v.sentence,
+        bad: true,
+      });
       g.attr("data-ref", "violation:" + d.i);
-      g.select("rect.vband").attr("x", x0).attr("width", w).attr("y", y0).attr("height", y1 - y0).attr("fill", BAD).attr("fill-opacity", 0.22).attr("stroke", BAD).attr("stroke-width", 1.5);
+      g.select("rect.vband")
+        .attr("x", x0)
+        .attr("width", w)
+        .attr("y", y0)
+        .attr("height", y1 - y0)
+        .attr("fill", BAD)
+        .attr("fill-opacity", 0.22)
+        .attr("stroke", BAD)
+        .attr("stroke-width", 1.5);
       // The flag sits on the band's top edge and the word under the band, clear of the network lane's labels.
-      g.select("path.vflag").attr("d", d.label ? "M" + (x0 + w / 2) + "," + (y0 + 9) + "l-6,-10h12z" : null).attr("fill", BAD);
-      g.select("text.vlabel").attr("x", x0 + w / 2).attr("text-anchor", "middle").attr("y", Math.min(y1 + 12, MT + plotH - 2)).text(d.label ? "violation" : "");
+      g.select("path.vflag")
+        .attr("d", d.label ? "M" + (x0 + w / 2) + "," + (y0 + 9) + "l-6,-10h12z" : null)
+        .attr("fill", BAD);
+      g.select("text.vlabel")
+        .attr("x", x0 + w / 2)
+        .attr("text-anchor", "middle")
+        .attr("y", Math.min(y1 + 12, MT + plotH - 2))
+        .text(d.label ? "violation" : "");
     });
 }

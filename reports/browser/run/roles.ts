@@ -14,7 +14,11 @@ const BAND_H = 9;
 
 /** The words on a band: as long as fits in `px`, else shorter, else none. */
 export function roleLabel(role: string, term: number, leader: string | undefined, px: number): string {
-  const forms = [role === "follower" && leader ? `follower of ${leader}, term ${term}` : `${role}, term ${term}`, `${role} t${term}`, `${role[0]!.toUpperCase()}${term}`];
+  const forms = [
+    role === "follower" && leader ? `follower of ${leader}, term ${term}` : `${role}, term ${term}`,
+    `${role} t${term}`,
+    `${role[0]!.toUpperCase()}${term}`,
+  ];
   return forms.find((f) => f.length * 5.6 + 6 <= px) ?? "";
 }
 
@@ -35,8 +39,23 @@ export function drawRoles(g: AnySel, a: number, b: number): void {
       const x1 = Math.min(ML + S.W, xz(d.r.e));
       const y = laneY(d.r.lane) + LANE_H - BAND_H - 1;
       const sel = d3.select(this);
-      sel.attr("class", "role").attr("data-lane", laneId(d.r.lane)).attr("data-role", d.r.role).attr("data-term", d.r.term).attr("data-s", d.r.s).attr("data-e", d.r.e);
-      sel.select("rect").attr("x", x0).attr("y", y).attr("width", Math.max(0, x1 - x0)).attr("height", BAND_H).attr("fill", ROLE_COLORS[d.r.role] ?? "#999").attr("fill-opacity", 0.85).attr("stroke", "#fff").attr("stroke-width", 0.5);
+      sel
+        .attr("class", "role")
+        .attr("data-lane", laneId(d.r.lane))
+        .attr("data-role", d.r.role)
+        .attr("data-term", d.r.term)
+        .attr("data-s", d.r.s)
+        .attr("data-e", d.r.e);
+      sel
+        .select("rect")
+        .attr("x", x0)
+        .attr("y", y)
+        .attr("width", Math.max(0, x1 - x0))
+        .attr("height", BAND_H)
+        .attr("fill", ROLE_COLORS[d.r.role] ?? "#999")
+        .attr("fill-opacity", 0.85)
+        .attr("stroke", "#fff")
+        .attr("stroke-width", 0.5);
       const label = roleLabel(d.r.role, d.r.term, d.r.leader, x1 - x0);
       sel
         .select("text")

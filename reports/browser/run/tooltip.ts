@@ -4,7 +4,34 @@
  */
 import * as d3 from "d3";
 import { fmtDur, fmtT } from "../format.js";
-import { A, D, E, H, HOLD_END_WORDS, LANE_H, NET_KINDS, RELEASE_WORDS, S, WR, attemptsBy, errorsBy, faultEnd, grantName, holdMaxE, holdsBy, laneId, lanes, lockName, lowerBound, lowerBoundPlain, resourceLane, str, top0, writeOrder, type Fault } from "./model.js";
+import {
+  A,
+  D,
+  E,
+  H,
+  HOLD_END_WORDS,
+  LANE_H,
+  NET_KINDS,
+  RELEASE_WORDS,
+  S,
+  WR,
+  attemptsBy,
+  errorsBy,
+  faultEnd,
+  grantName,
+  holdMaxE,
+  holdsBy,
+  laneId,
+  lanes,
+  lockName,
+  lowerBound,
+  lowerBoundPlain,
+  resourceLane,
+  str,
+  top0,
+  writeOrder,
+  type Fault,
+} from "./model.js";
 
 export interface Tip {
   title: string;
@@ -33,22 +60,52 @@ export function holdTip(i: number): Tip {
   };
 }
 export function waitTip(i: number): Tip {
-  return { title: laneId(H.lane[i]!) + " waits for " + lockName(H.lock[i]!), rows: [["acquire invoked", fmtT(H.w[i]!)], ["granted", fmtT(H.s[i]!)], ["waited", fmtDur(H.s[i]! - H.w[i]!)]] };
+  return {
+    title: laneId(H.lane[i]!) + " waits for " + lockName(H.lock[i]!),
+    rows: [
+      ["acquire invoked", fmtT(H.w[i]!)],
+      ["granted", fmtT(H.s[i]!)],
+      ["waited", fmtDur(H.s[i]! - H.w[i]!)],
+    ],
+  };
 }
 export function attemptTip(i: number): Tip {
   return {
     title: laneId(A.lane[i]!) + "'s acquire of " + lockName(A.lock[i]!) + (A.out[i] === 0 ? " failed" : " ended unknown"),
-    rows: [["invoked", fmtT(A.s[i]!)], ["ended", fmtT(A.e[i]!)], ["after", fmtDur(A.e[i]! - A.s[i]!)], ["reason", str(A.why[i]!) || "—"]],
+    rows: [
+      ["invoked", fmtT(A.s[i]!)],
+      ["ended", fmtT(A.e[i]!)],
+      ["after", fmtDur(A.e[i]! - A.s[i]!)],
+      ["reason", str(A.why[i]!) || "—"],
+    ],
   };
 }
 export function errorTip(i: number): Tip {
-  return { title: laneId(E.lane[i]!) + "'s " + str(E.f[i]!) + " " + (E.out[i] === 0 ? "failed" : "outcome unknown"), rows: [["lock", lockName(E.lock[i]!)], ["at", fmtT(E.t[i]!)], ["reason", str(E.why[i]!) || "—"]] };
+  return {
+    title: laneId(E.lane[i]!) + "'s " + str(E.f[i]!) + " " + (E.out[i] === 0 ? "failed" : "outcome unknown"),
+    rows: [
+      ["lock", lockName(E.lock[i]!)],
+      ["at", fmtT(E.t[i]!)],
+      ["reason", str(E.why[i]!) || "—"],
+    ],
+  };
 }
 export function writeTip(i: number): Tip {
-  const rows: Array<[string, string]> = [["writer", laneId(WR.cl[i]!)], ["lock", lockName(WR.lock[i]!)], ["at", fmtT(WR.t[i]!)], ["counter written", String(WR.counter[i])], ["fencing token", WR.tok[i]! >= 0 ? String(WR.tok[i]) : "none"]];
+  const rows: Array<[string, string]> = [
+    ["writer", laneId(WR.cl[i]!)],
+    ["lock", lockName(WR.lock[i]!)],
+    ["at", fmtT(WR.t[i]!)],
+    ["counter written", String(WR.counter[i])],
+    ["fencing token", WR.tok[i]! >= 0 ? String(WR.tok[i]) : "none"],
+  ];
   if (WR.hold[i]! >= 0) rows.push(["under grant", grantName(WR.hold[i]!)]);
   if (WR.why[i]! >= 0) rows.push(["reason", str(WR.why[i]!)]);
-  return { title: "the resource " + (WR.ok[i] ? "accepted" : "rejected") + " a write", rows, bad: WR.bad[i] === 1, foot: WR.bad[i] ? "a checker names this write in a violation" : "" };
+  return {
+    title: "the resource " + (WR.ok[i] ? "accepted" : "rejected") + " a write",
+    rows,
+    bad: WR.bad[i] === 1,
+    foot: WR.bad[i] ? "a checker names this write in a violation" : "",
+  };
 }
 export function noteTip(i: number): Tip {
   const n = D.notes[i]!;
@@ -84,7 +141,10 @@ export function faultLabel(f: Fault): string {
   }
 }
 export function faultTip(f: Fault): Tip {
-  const rows: Array<[string, string]> = [["kind", f.kind], ["from", fmtT(f.s)]];
+  const rows: Array<[string, string]> = [
+    ["kind", f.kind],
+    ["from", fmtT(f.s)],
+  ];
   if (f.e !== null) rows.push(["until", fmtT(f.e) + " (" + fmtDur(f.e - f.s) + ")"]);
   if (f.lanes.length) rows.push(["acts on", f.lanes.map(laneId).join(", ")]);
   if (f.groups) f.groups.forEach((g, gi) => rows.push(["side " + String.fromCharCode(65 + gi), g.join(", ")]));

@@ -380,14 +380,7 @@ function voteResp<Cmd>(s: RaftState<Cmd>, granted: boolean): VoteResponse {
   return { type: "raft-vote-resp", term: s.term, granted };
 }
 
-function appendResp<Cmd>(
-  s: RaftState<Cmd>,
-  success: boolean,
-  matchIndex: number,
-  conflictTerm: number,
-  conflictIndex: number,
-  seq: number,
-): AppendResponse {
+function appendResp<Cmd>(s: RaftState<Cmd>, success: boolean, matchIndex: number, conflictTerm: number, conflictIndex: number, seq: number): AppendResponse {
   return { type: "raft-append-resp", term: s.term, success, matchIndex, conflictTerm, conflictIndex, seq };
 }
 

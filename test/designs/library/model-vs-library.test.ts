@@ -18,18 +18,39 @@ const safetyOf = (outcome: string): Safety => (outcome === "liveness-loss" || ou
 
 /** Where a library's safety differs from the model's on purpose, and why. */
 const KNOWN: Record<string, { safety: Safety; why: string }> = {
-  "redlock-slow-acquire-seed@redlock-v4": { safety: "safe", why: "the scenario runs the model's seed-000 variant (no drift term, no re-check of validity); node-redlock always subtracts the drift and re-checks expiration > Date.now(), so the slow majority is refused" },
+  "redlock-slow-acquire-seed@redlock-v4": {
+    safety: "safe",
+    why: "the scenario runs the model's seed-000 variant (no drift term, no re-check of validity); node-redlock always subtracts the drift and re-checks expiration > Date.now(), so the slow majority is refused",
+  },
   "redlock-slow-acquire-seed@redlock-v5": { safety: "safe", why: "as for v4: the v5 line also subtracts the drift and refuses an expired attempt" },
-  "redlock-v5-acquire-pause-unchecked@redlock-v4": { safety: "safe", why: "the pause is set off by c1's acquire invoke: the model's client has its SETs on the wire in that same event, a library's async acquire has not sent them yet, so c1 pauses before voting and acquires only after c2 released (and v4 would refuse an expired lock anyway)" },
-  "redlock-v5-acquire-pause-unchecked@redlock-v5": { safety: "safe", why: "as for v4: the pause lands before the library's SETs leave, so no expired lock is ever returned; v5's expired-lock return is shown by the model variant (test/designs/redlock-v5.test.ts), after node-redlock v5.0.0-beta.2 src/index.ts" },
-  "redlock-v5-using-partition-signal@redlock-v4": { safety: "safe", why: "designOptions.using is the model variant's using() routine; a library run's caller is the plain acquire/work/release loop, which checks validity before the write and skips it" },
-  "redlock-v5-using-partition-signal@redlock-v5": { safety: "safe", why: "as for v4: the library harness does not drive the library's using(), so no routine trusts the abort signal" },
-  "redlock-extend-miss@redlock-v5": { safety: "safe", why: "the v5 line's extend does not share acquire's loop: a missed extension attempt does not unlock every node, so c2 never finds them free while c1 still believes" },
+  "redlock-v5-acquire-pause-unchecked@redlock-v4": {
+    safety: "safe",
+    why: "the pause is set off by c1's acquire invoke: the model's client has its SETs on the wire in that same event, a library's async acquire has not sent them yet, so c1 pauses before voting and acquires only after c2 released (and v4 would refuse an expired lock anyway)",
+  },
+  "redlock-v5-acquire-pause-unchecked@redlock-v5": {
+    safety: "safe",
+    why: "as for v4: the pause lands before the library's SETs leave, so no expired lock is ever returned; v5's expired-lock return is shown by the model variant (test/designs/redlock-v5.test.ts), after node-redlock v5.0.0-beta.2 src/index.ts",
+  },
+  "redlock-v5-using-partition-signal@redlock-v4": {
+    safety: "safe",
+    why: "designOptions.using is the model variant's using() routine; a library run's caller is the plain acquire/work/release loop, which checks validity before the write and skips it",
+  },
+  "redlock-v5-using-partition-signal@redlock-v5": {
+    safety: "safe",
+    why: "as for v4: the library harness does not drive the library's using(), so no routine trusts the abort signal",
+  },
+  "redlock-extend-miss@redlock-v5": {
+    safety: "safe",
+    why: "the v5 line's extend does not share acquire's loop: a missed extension attempt does not unlock every node, so c2 never finds them free while c1 still believes",
+  },
 };
 
 /** Liveness differences (safety agrees): asserted so they cannot change silently. */
 const LIVENESS: Record<string, { livenessLossAtLeast: number; why: string }> = {
-  "split-vote-redlock-jitter@redlock-v5": { livenessLossAtLeast: SEEDS / 2, why: "the v5 line does not release a failed attempt's partial locks before retrying (only after the last retry), and its acquire script refuses a key even when it holds the value itself: a split vote persists until the TTL ends" },
+  "split-vote-redlock-jitter@redlock-v5": {
+    livenessLossAtLeast: SEEDS / 2,
+    why: "the v5 line does not release a failed attempt's partial locks before retrying (only after the last retry), and its acquire script refuses a key even when it holds the value itself: a split vote persists until the TTL ends",
+  },
 };
 
 const REDLOCK_SCENARIOS = [...scenarioFiles().keys()].filter((n) => loadScenario(n).design === "redlock").sort();
@@ -50,7 +71,10 @@ describe("model vs real Redlock libraries", () => {
         const r = outcomeOf(real, seed).outcome;
         if (r === "liveness-loss") livenessLosses++;
         const expected = known ? known.safety : m;
-        expect(safetyOf(r), `${real.name} seed ${seed}: model ${m}, library ${r}${known ? ` (known: ${known.why})` : ""}; replay: ${replayCommand(real, seed)}`).toBe(expected);
+        expect(
+          safetyOf(r),
+          `${real.name} seed ${seed}: model ${m}, library ${r}${known ? ` (known: ${known.why})` : ""}; replay: ${replayCommand(real, seed)}`,
+        ).toBe(expected);
       }
       const live = LIVENESS[real.name];
       if (live) expect(livenessLosses, live.why).toBeGreaterThanOrEqual(live.livenessLossAtLeast);

@@ -37,7 +37,13 @@ function world() {
     },
     random: () => 0.5,
   });
-  const hub = new ClientHub(ctx, realm, { nodes: ["redis-1"], byAddress: new Map([["127.0.0.1:6379", "redis-1"], ["6379", "redis-1"]]) });
+  const hub = new ClientHub(ctx, realm, {
+    nodes: ["redis-1"],
+    byAddress: new Map([
+      ["127.0.0.1:6379", "redis-1"],
+      ["6379", "redis-1"],
+    ]),
+  });
   const Redis = ioredisModule(hub);
   const nodeRedis = nodeRedisModule(hub);
   /** Start an async function in the realm; returns its settled state (updated as the sim runs). */
@@ -138,7 +144,17 @@ describe("simulated ioredis", () => {
       return [pairs, viaCb];
     }`);
     sim.run(100_000);
-    expect(r).toEqual({ state: "fulfilled", value: [[[null, "OK"], [null, 2], [null, "2"]], [null, "2"]] });
+    expect(r).toEqual({
+      state: "fulfilled",
+      value: [
+        [
+          [null, "OK"],
+          [null, 2],
+          [null, "2"],
+        ],
+        [null, "2"],
+      ],
+    });
   });
 });
 

@@ -100,7 +100,9 @@ describe("sandbox realm: seeded randomness", () => {
     const draw = (): unknown => {
       const { realm, loader, settle } = setup();
       const crypto = realm.enter("load", () => loader.require("crypto", __filename));
-      return settle("async (c) => [Math.random(), c.randomBytes(8).toString('hex'), c.randomUUID(), crypto.getRandomValues(new Uint8Array(4)).join()]", [crypto]).value;
+      return settle("async (c) => [Math.random(), c.randomBytes(8).toString('hex'), c.randomUUID(), crypto.getRandomValues(new Uint8Array(4)).join()]", [
+        crypto,
+      ]).value;
     };
     const a = draw();
     const b = draw();

@@ -4,6 +4,9 @@
 module.exports = {
   expect: "same",
   probe() {
-    const t0 = performance.now(); return new Promise((resolve) => { AbortSignal.timeout(30).addEventListener("abort", (e) => resolve([e.target.reason.name, performance.now() - t0])); });
+    const t0 = performance.now();
+    return new Promise((resolve) => {
+      AbortSignal.timeout(30).addEventListener("abort", (e) => resolve([e.target.reason.name, performance.now() - t0]));
+    });
   },
 };

@@ -3,6 +3,12 @@
 module.exports = {
   expect: "same",
   probe() {
-    let p = Buffer.prototype; const seen = []; while (p) { seen.push(p.constructor.name); p = Object.getPrototypeOf(p); } return [seen, Object.getPrototypeOf(Object.getPrototypeOf(Buffer.prototype)).constructor.constructor("return process.pid")()];
+    let p = Buffer.prototype;
+    const seen = [];
+    while (p) {
+      seen.push(p.constructor.name);
+      p = Object.getPrototypeOf(p);
+    }
+    return [seen, Object.getPrototypeOf(Object.getPrototypeOf(Buffer.prototype)).constructor.constructor("return process.pid")()];
   },
 };

@@ -3,6 +3,11 @@
 module.exports = {
   expect: "same",
   probe() {
-    try { Buffer.from(Symbol("x")); } catch (e) { return [e.name, e.constructor.constructor("return process.pid")()]; } return "no error";
+    try {
+      Buffer.from(Symbol("x"));
+    } catch (e) {
+      return [e.name, e.constructor.constructor("return process.pid")()];
+    }
+    return "no error";
   },
 };

@@ -3,6 +3,7 @@
 module.exports = {
   expect: "same",
   probe() {
-    const p = require("path"); return [p.join("a", "b"), p.join.constructor("return process.pid")(), p.posix.resolve.constructor("return process.pid")()];
+    const p = require("path");
+    return [p.join("a", "b"), p.join.constructor("return process.pid")(), p.posix.resolve.constructor("return process.pid")()];
   },
 };

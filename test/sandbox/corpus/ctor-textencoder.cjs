@@ -4,6 +4,7 @@
 module.exports = {
   expect: "same",
   probe() {
-    const b = new TextEncoder().encode("hé"); return [Array.from(b), b.constructor.constructor("return process.pid")(), new TextDecoder().decode(b)];
+    const b = new TextEncoder().encode("hé");
+    return [Array.from(b), b.constructor.constructor("return process.pid")(), new TextDecoder().decode(b)];
   },
 };

@@ -3,6 +3,12 @@
 module.exports = {
   expect: "same",
   probe() {
-    const u = require("util"); return [u.inspect({ a: 1 }), u.inspect.constructor("return process.pid")(), u.types.isPromise.constructor("return process.pid")(), u.format("%s-%d", "a", 1)];
+    const u = require("util");
+    return [
+      u.inspect({ a: 1 }),
+      u.inspect.constructor("return process.pid")(),
+      u.types.isPromise.constructor("return process.pid")(),
+      u.format("%s-%d", "a", 1),
+    ];
   },
 };

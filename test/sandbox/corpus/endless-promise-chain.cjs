@@ -3,6 +3,8 @@
 module.exports = {
   expect: { stop: "an endless chain of promise reactions" },
   probe() {
-    const loop = () => Promise.resolve().then(loop); loop(); return new Promise(() => {});
+    const loop = () => Promise.resolve().then(loop);
+    loop();
+    return new Promise(() => {});
   },
 };

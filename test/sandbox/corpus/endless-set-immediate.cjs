@@ -3,6 +3,8 @@
 module.exports = {
   expect: { stop: "an endless setImmediate chain" },
   probe() {
-    const loop = () => setImmediate(loop); loop(); return new Promise(() => {});
+    const loop = () => setImmediate(loop);
+    loop();
+    return new Promise(() => {});
   },
 };

@@ -1,7 +1,7 @@
 // Escape corpus: probing host files.
 "use strict";
 module.exports = {
-  expect: { stop: "require(\"fs\").existsSync(\"/etc/hostname\")" },
+  expect: { stop: 'require("fs").existsSync("/etc/hostname")' },
   probe() {
     return require("fs").existsSync("/etc/hostname");
   },

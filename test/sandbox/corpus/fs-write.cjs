@@ -1,8 +1,9 @@
 // Escape corpus: writing a file.
 "use strict";
 module.exports = {
-  expect: { stop: "require(\"fs\").writeFileSync" },
+  expect: { stop: 'require("fs").writeFileSync' },
   probe() {
-    require("fs").writeFileSync("/tmp/lockstep-corpus", "x"); return "wrote";
+    require("fs").writeFileSync("/tmp/lockstep-corpus", "x");
+    return "wrote";
   },
 };

@@ -3,6 +3,8 @@
 module.exports = {
   expect: "same",
   probe() {
-    const f = new Intl.DateTimeFormat(); const o = f.resolvedOptions(); return [f.format(), o.locale, o.timeZone, Intl.DateTimeFormat(undefined, { hour: "numeric" }).format(), f.formatToParts().length];
+    const f = new Intl.DateTimeFormat();
+    const o = f.resolvedOptions();
+    return [f.format(), o.locale, o.timeZone, Intl.DateTimeFormat(undefined, { hour: "numeric" }).format(), f.formatToParts().length];
   },
 };

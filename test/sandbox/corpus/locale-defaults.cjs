@@ -3,6 +3,12 @@
 module.exports = {
   expect: "same",
   probe() {
-    return [(1234567.891).toLocaleString(), "a".localeCompare("B"), "i".toLocaleUpperCase(), new Intl.NumberFormat().resolvedOptions().locale, [1.5, 2].toLocaleString()];
+    return [
+      (1234567.891).toLocaleString(),
+      "a".localeCompare("B"),
+      "i".toLocaleUpperCase(),
+      new Intl.NumberFormat().resolvedOptions().locale,
+      [1.5, 2].toLocaleString(),
+    ];
   },
 };

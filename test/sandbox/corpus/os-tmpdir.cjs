@@ -1,7 +1,7 @@
 // Escape corpus: os.tmpdir (host state).
 "use strict";
 module.exports = {
-  expect: { stop: "require(\"os\").tmpdir()" },
+  expect: { stop: 'require("os").tmpdir()' },
   probe() {
     return require("os").tmpdir();
   },

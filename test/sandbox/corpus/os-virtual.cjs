@@ -3,6 +3,7 @@
 module.exports = {
   expect: "same",
   probe() {
-    const os = require("os"); return [os.hostname(), os.cpus().length, os.totalmem(), os.freemem(), os.uptime(), os.loadavg(), os.platform()];
+    const os = require("os");
+    return [os.hostname(), os.cpus().length, os.totalmem(), os.freemem(), os.uptime(), os.loadavg(), os.platform()];
   },
 };

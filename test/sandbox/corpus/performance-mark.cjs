@@ -4,6 +4,7 @@
 module.exports = {
   expect: { stop: "performance.mark()" },
   probe() {
-    performance.mark("a"); return "marked";
+    performance.mark("a");
+    return "marked";
   },
 };

@@ -1,7 +1,7 @@
 // Escape corpus: process.binding.
 "use strict";
 module.exports = {
-  expect: { stop: "process.binding(\"fs\")" },
+  expect: { stop: 'process.binding("fs")' },
   probe() {
     return process.binding("fs");
   },

@@ -4,6 +4,7 @@
 module.exports = {
   expect: "same",
   probe() {
-    const c = require("crypto"); return [Math.random(), crypto.randomUUID(), c.randomBytes(8).toString("hex"), c.randomInt(1000)];
+    const c = require("crypto");
+    return [Math.random(), crypto.randomUUID(), c.randomBytes(8).toString("hex"), c.randomInt(1000)];
   },
 };

@@ -3,6 +3,10 @@
 module.exports = {
   expect: { stop: "a busy wait on the clock" },
   probe() {
-    const t = Date.now(); while (Date.now() < t + 5) { /* wait */ } return "waited";
+    const t = Date.now();
+    while (Date.now() < t + 5) {
+      /* wait */
+    }
+    return "waited";
   },
 };

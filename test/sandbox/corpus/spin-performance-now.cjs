@@ -4,6 +4,10 @@
 module.exports = {
   expect: { stop: "a busy wait on the clock" },
   probe() {
-    const t = performance.now(); while (performance.now() < t + 5) { /* wait */ } return "waited";
+    const t = performance.now();
+    while (performance.now() < t + 5) {
+      /* wait */
+    }
+    return "waited";
   },
 };
