@@ -8,7 +8,7 @@ import { parseScenario, type Scenario } from "../scenarios/schema.js";
 import { faultScheduleArb, type FaultSpace } from "../harness/explore/arbitraries.js";
 import { scenarioToJson } from "../harness/explore/scenario-file.js";
 import { shrinkScenario } from "../harness/explore/shrink.js";
-import { exploreCommand, violation } from "../cli/commands/explore.js";
+import { adapterSlug, exploreCommand, violation } from "../cli/commands/explore.js";
 import { shrinkCommand } from "../cli/commands/shrink.js";
 import { runSeed } from "../harness/sweep/run-seed.js";
 import { EXIT } from "../harness/exit-codes.js";
@@ -114,6 +114,31 @@ describe("lockstep explore", () => {
     const s = loadScenarioFile(buggy.file!);
     expect(runSeed(s, s.seed).safety).toBe(false);
     for (const f of s.faults) expect(f.target === undefined || f.target.startsWith("zk-")).toBe(true);
+  });
+
+  it("--differential: finds a plain-DEL release bug the reference recipe does not share, and no false alarm on a correct lock", () => {
+    const diff = { ...defaults, runs: "100", shrinkRuns: "60", design: "redis-setnx", differential: true };
+    const buggy = exploreCommand({ ...diff, seed: "2", lock: "test/fixtures/adapters/bugs/plain-del.cjs", out: tmp() });
+    expect(buggy.code).toBe(EXIT.safetyViolation);
+    expect(buggy.text).toMatch(/the same schedule on setnx-reference \(reference\): safe on seed \d+/);
+    const s = loadScenarioFile(buggy.file!);
+    expect(runSeed(s, s.seed).safety).toBe(false);
+    const ref = JSON.parse(readFileSync(join(buggy.file!, "..", "reference", "results.json"), "utf8"));
+    expect(ref.verdicts.outcome).toBe("safe");
+
+    // Server restarts without persistence beat my-lock and the reference alike: the
+    // plain search reports them, the differential does not blame the user's code.
+    const correct = { ...diff, lock: "examples/my-lock/adapter.ts", serverFaultsOnly: true, runs: "60" };
+    expect(exploreCommand({ ...correct, differential: false, out: tmp() }).result.found).toBe(true);
+    const clean = exploreCommand({ ...correct, out: tmp() });
+    expect(clean.result.found).toBe(false);
+    expect(clean.text).toMatch(/no run unsafe on examples\/my-lock\/adapter.ts and safe on setnx-reference/);
+    expect(() => exploreCommand({ ...defaults, design: "redis-setnx", differential: true })).toThrow(/--differential.*--lock/);
+  });
+
+  it("names a counterexample after the adapter's folder when the file is adapter.ts", () => {
+    expect(adapterSlug("examples/my-lock/adapter.ts")).toBe("my-lock-adapter");
+    expect(adapterSlug("./bugs/Plain_DEL.cjs")).toBe("plain-del");
   });
 
   it("rejects an unknown design or checker with the list", () => {

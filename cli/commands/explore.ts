@@ -16,13 +16,15 @@ import { writeCounterexample, formatCounterexample } from "../../harness/sweep/c
 import type { Scenario } from "../../scenarios/schema.js";
 import { LOCK_FLAG } from "../lock-flag.js";
 import { withLibrary } from "../../scenarios/with-library.js";
-import { basename } from "node:path";
 import { printableLines } from "../../harness/printable.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../harness/check-context.js";
 import { describeWorkTime } from "../../sim/work-time.js";
-import { buildRecord } from "../../harness/artifacts.js";
+import { buildRecord, writeRunArtifacts } from "../../harness/artifacts.js";
+import { onReference, REFERENCE_SEEDS, unsafeNear } from "../../harness/audit/counterexample.js";
+import { referenceOf } from "../../harness/audit/audit.js";
+import type { LockUnderTest } from "../../attacks/index.js";
 import { explainCounterexample, failureSignature, likeShipped, lockIdentity, type FailureSignature } from "../../reports/counterexample-story.js";
 
 /** What `lockstep help explore` says after the options; docs/sweeps.md says the same. */
@@ -41,6 +43,7 @@ export interface ExploreFlags {
   fencing?: boolean;
   checkers?: string;
   out?: string;
+  differential?: boolean;
 }
 
 /**
@@ -83,6 +86,10 @@ export function registerExplore(program: Command): void {
     .option("--checkers <list>", "the property: these checkers pass (default: the composed safety verdict of every safety checker)")
     .option("--out <dir>", "where to write the counterexample (default: runs/explore-<design>-seed<N>)")
     .option(...LOCK_FLAG)
+    .option(
+      "--differential",
+      "with --lock: look only for runs where the library is unsafe and the reference recipe (the seeds' SET NX PX, or node-redlock on N nodes, over the same client) is safe under the same schedule and seed: a bug in the library, not the backend's limit",
+    )
     .addHelpText("after", `\n${EXPLORE_EXIT_CODES}`)
     .action((opts: ExploreFlags) => {
       // Before the search: a bad --out should cost nothing.
@@ -111,9 +118,12 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
   const stepsMax = parsePositiveInt(opts.faultsMax, "--faults-max");
   const durationMsMax = parsePositiveInt(opts.durationMs, "--duration-ms");
   const checkers = parseCheckerList(opts.checkers, "--checkers");
+  if (opts.differential && opts.lock === undefined) {
+    throw new InputError("<arg>", "--differential", "also --lock <adapter>: the differential compares a lock library with the reference recipe");
+  }
   const raw = opts.base ? loadScenario(opts.base) : pickBase(opts.design, allScenarios());
   if (raw.design !== opts.design) throw new InputError("<arg>", "--base", `scenario ${raw.name} is for design ${raw.design}, not ${opts.design}`);
-  const subject = opts.lock === undefined ? opts.design : `${opts.design}-${basename(opts.lock).replace(/\.c?js$/, "")}`;
+  const subject = opts.lock === undefined ? opts.design : `${opts.design}-${adapterSlug(opts.lock)}`;
   const name = `explore-${subject}-seed${seed}`;
   // --lock: the same schedules, run on the real library in the design's place.
   const onLibrary = opts.lock === undefined ? raw : withLibrary(raw, opts.lock);
@@ -128,15 +138,18 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
     serverOnly: opts.serverFaultsOnly ?? false,
     stepsMax,
   };
-  const violates = violation(checkers);
+  const violates = opts.differential ? differentialViolation(violation(checkers), referenceFor(base)) : violation(checkers);
   const result = explore({ base, space, runs, shrinkRunsMax, seed, violates });
   const length =
     base.durationMs < raw.durationMs
       ? `${base.durationMs} ms (base ${raw.name} cut from ${raw.durationMs} ms)`
       : `${base.durationMs} ms (base ${raw.name}'s own length; --duration-ms ${durationMsMax} is the cap)`;
-  const how = `fast-check seed ${seed}, up to ${runs} runs of ${length}${opts.lock ? ` run on ${opts.lock}` : ""}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${checkers ? checkers.join(" + ") : "safety"}`;
+  const refLabel = opts.differential ? referenceFor(base).label : "";
+  const property = `${checkers ? checkers.join(" + ") : "safety"}${opts.differential ? ` (differential: a violation counts only when ${refLabel} is safe under the same schedule and seed)` : ""}`;
+  const how = `fast-check seed ${seed}, up to ${runs} runs of ${length}${opts.lock ? ` run on ${opts.lock}` : ""}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${property}`;
   if (!result.found || !result.counterexample) {
-    return { text: `lockstep explore ${opts.design}: no safety violation in ${result.runs} runs (${how})\n`, code: EXIT.ok, result };
+    const none = opts.differential ? `no run unsafe on ${opts.lock} and safe on ${refLabel}` : "no safety violation";
+    return { text: `lockstep explore ${opts.design}: ${none} in ${result.runs} runs (${how})\n`, code: EXIT.ok, result };
   }
   const dir = opts.out ?? join("runs", name);
   const cx = result.counterexample;
@@ -153,12 +166,54 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
   const written = writeCounterexample(dir, told, cx.seed, violates);
   const lines = [
     `lockstep explore ${opts.design}: property violated after ${result.runs} run(s) (${how})`,
+    ...(opts.differential ? referenceLines(written.scenario, referenceFor(base), cx.seed, dir) : []),
     `shrunk in ${result.shrinks} step(s) (${result.shrinkRuns} runs) from ${result.original?.faults.length ?? "?"} to ${shrunk.faults.length} fault step(s); workload ${workloadDiff(base, shrunk)}`,
     ...formatCounterexample(written),
     "what happened, from the run's history:",
     ...story.map((l) => `  ${l}`),
   ];
   return { text: lines.join("\n") + "\n", code: EXIT.safetyViolation, result, file: written.file, story };
+}
+
+/** The recipe a library is compared with: the same client library running the seeds' recipe (harness/audit). */
+function referenceFor(base: Scenario): LockUnderTest {
+  return referenceOf({ design: base.design, designOptions: base.designOptions as Record<string, unknown>, label: base.lock ?? base.design });
+}
+
+/**
+ * The differential property: the lock under test violates it, and the reference recipe
+ * under the same drawn schedule and seed (same servers, workload and client library) is
+ * safe on that seed and the next few: one safe seed alone may be timing. Such a run is
+ * the library's bug, not a limit of the backend.
+ */
+export function differentialViolation(violates: (s: Scenario, seed: number) => boolean, ref: LockUnderTest): (s: Scenario, seed: number) => boolean {
+  return (s, seed) => violates(s, seed) && !unsafeNear(onReference(s, ref), seed);
+}
+
+/** What the reference made of the counterexample, with its run written beside the library's. */
+function referenceLines(s: Scenario, reference: LockUnderTest, seed: number, dir: string): string[] {
+  const ref = onReference(s, reference);
+  const run = runScenario(ref, seed);
+  const verdicts = runCheckers(run.history, checkContextFor(ref));
+  const refDir = join(dir, "reference");
+  writeRunArtifacts(refDir, buildRecord(ref, seed, run, verdicts), run.history);
+  return [
+    `the same schedule on ${reference.label}: ${verdicts.outcome} on seed ${seed} and safe on the next ${REFERENCE_SEEDS - 1} — so this is the library's own bug, not a limit of the backend`,
+    `the reference run: ${refDir}/ (history.jsonl, results.json, report.html)`,
+  ];
+}
+
+/** A scenario-name-safe word for an adapter: `examples/my-lock/adapter.ts` → `my-lock-adapter`. */
+export function adapterSlug(lock: string): string {
+  const parts = lock.split(/[\\/]/).filter((p) => p.length > 0 && p !== "." && p !== "..");
+  const file = (parts.pop() ?? lock).replace(/\.[cm]?[jt]s$/, "");
+  const words = file === "adapter" || file === "index" ? [parts.pop() ?? "", file] : [file];
+  const slug = words
+    .join("-")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  return slug.length > 0 ? slug : "lock";
 }
 
 /** The counterexample's story from one run of it, and the shipped scenarios that fail the same way. */

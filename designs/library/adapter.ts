@@ -60,6 +60,11 @@ export const BUILTIN_ADAPTERS: Record<string, { file: string; description: strin
     description: "node-redis-warlock@1.0.2 over ioredis: SET NX PX with a uuid v1, optimistic retries, Lua release",
     nodesDefault: 1,
   },
+  "setnx-reference": {
+    file: "setnx-reference.cjs",
+    description: "the seeds' single-node recipe over ioredis: SET NX PX, compare-and-delete, compare-and-pexpire (the audit's reference)",
+    nodesDefault: 1,
+  },
   "redis-lock": {
     file: "redis-lock.cjs",
     description: "redis-lock@1.0.0 over node-redis: SET NX PX, release by plain DEL guarded by its own clock",

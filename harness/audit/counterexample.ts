@@ -16,9 +16,19 @@ export function isUnsafe(s: Scenario, seed: number): boolean {
   return UNSAFE.has(runCheckers(runScenario(s, seed).history, checkContextFor(s)).outcome);
 }
 
+/** Seeds the reference is tried on for one schedule: safe on one seed may be mere timing. */
+export const REFERENCE_SEEDS = 4;
+
+/** Whether the reference is unsafe under this schedule on `seed` or any of the next REFERENCE_SEEDS - 1. */
+export function unsafeNear(s: Scenario, seed: number): boolean {
+  for (let k = 0; k < REFERENCE_SEEDS; k++) if (isUnsafe(s, seed + k)) return true;
+  return false;
+}
+
 /** The same scenario, schedule and seed on the reference recipe. */
-export function onReference(s: Scenario, ref: LockUnderTest): Scenario {
-  return { ...s, design: ref.design, designOptions: ref.designOptions ?? {} };
+export function onReference(s: Scenario, ref: Pick<LockUnderTest, "design" | "designOptions">): Scenario {
+  const { lock: _lock, ...rest } = s;
+  return { ...rest, design: ref.design, designOptions: ref.designOptions ?? {} };
 }
 
 /**

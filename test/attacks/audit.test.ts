@@ -1,18 +1,37 @@
 import { describe, expect, it } from "vitest";
-import { audit, referenceOf } from "../../harness/audit/audit.js";
+import { audit, findingOf, referenceOf } from "../../harness/audit/audit.js";
 import { attackByName } from "../../attacks/index.js";
 
 const SEEDS = 3;
 
 describe("audit: the differential against the backend's reference recipe", () => {
   it("picks compare-and-delete SET NX PX for one node, Redlock for N, a Raft design's own recipe", () => {
-    expect(referenceOf({ design: "library", designOptions: { nodes: 1 }, label: "x" }).design).toBe("redis-setnx");
-    expect(referenceOf({ design: "library", designOptions: { nodes: 5 }, label: "x" })).toEqual({
+    // A library is judged against a reference library over the same simulated client.
+    const one = referenceOf({ design: "library", designOptions: { adapter: "/x/mine.cjs", nodes: 1, persistence: "aof" }, label: "x" });
+    expect(one.label).toBe("setnx-reference (reference)");
+    expect(one.designOptions).toMatchObject({ nodes: 1, persistence: "aof" });
+    expect(String(one.designOptions!.adapter)).toMatch(/setnx-reference\.cjs$/);
+    const five = referenceOf({ design: "library", designOptions: { adapter: "/x/mine.cjs", nodes: 5, options: { redlock: {} } }, label: "x" });
+    expect(five.label).toBe("redlock-v5 (reference)");
+    expect(five.designOptions).not.toHaveProperty("options");
+    expect(referenceOf({ design: "redlock", designOptions: { nodes: 5 }, label: "x" })).toEqual({
       design: "redlock",
       designOptions: { nodes: 5 },
       label: "redlock (reference)",
     });
+    expect(referenceOf({ design: "redis-fenced", label: "x" }).design).toBe("redis-setnx");
     expect(referenceOf({ design: "raft-zk", label: "x" }).design).toBe("raft-zk");
+  });
+
+  it("judges by rates: a reference unsafe as often is the backend's limit, one unsafe far less often leaves it to your code", () => {
+    const pairs = (unsafe: number[], referenceUnsafe: number[]) => ({ counts: {}, challenged: 50, unsafe, referenceUnsafe });
+    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    // Unsafe on different seeds, at the same rate: timing, not code.
+    expect(findingOf(pairs(range(1, 15), range(16, 30)), 50)).toBe("known limit of this backend");
+    expect(findingOf(pairs(range(1, 50), range(1, 3)), 50)).toBe("your code");
+    expect(findingOf(pairs([7], []), 50)).toBe("your code");
+    expect(findingOf(pairs([], range(1, 50)), 50)).toBe("safe");
+    expect(findingOf({ ...pairs([], []), challenged: 0 }, 50)).toBe("not challenged");
   });
 
   it("flags a plain-DEL release as your code on late-release, with a counterexample seed", () => {
