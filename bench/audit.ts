@@ -27,10 +27,11 @@ function main(): void {
   const adapter = join(packageRoot(), "examples", "my-lock", "adapter.ts");
   const runs = ATTACKS.length * SEEDS;
   try {
+    const single = timed(["audit", "--lock", adapter, "--seeds", String(SEEDS), "--workers", "1", "--out", join(dir, "audit1")]);
     const audit = timed(["audit", "--lock", adapter, "--seeds", String(SEEDS), "--out", join(dir, "audit")]);
     const sweep = timed(["sweep", "naive-gc-pause", "--lock", adapter, "--seeds", `1..${runs}`, "--out", join(dir, "sweep")]);
     console.log(
-      `audit examples/my-lock: ${ATTACKS.length} attacks x ${SEEDS} seeds (+ reference runs, shrinking): ${audit.seconds.toFixed(1)} s (exit ${audit.code})`,
+      `audit examples/my-lock: ${ATTACKS.length} attacks x ${SEEDS} seeds (+ reference runs, shrinking): ${audit.seconds.toFixed(1)} s (exit ${audit.code}); one worker ${single.seconds.toFixed(1)} s, ratio ${(single.seconds / audit.seconds).toFixed(2)}`,
     );
     console.log(`sweep naive-gc-pause --lock examples/my-lock, ${runs} runs:               ${sweep.seconds.toFixed(1)} s (exit ${sweep.code})`);
     reportTarget(

@@ -6,7 +6,8 @@ import { InputError } from "../../sim/errors.js";
 import { ATTACKS, attackByName, type Attack, type LockUnderTest } from "../../attacks/index.js";
 import { designByName, DESIGNS } from "../../designs/index.js";
 import { BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
-import { formatAudit, runAudit } from "../../harness/audit/run.js";
+import { formatAudit, runAuditOnThreads } from "../../harness/audit/run.js";
+import { defaultWorkers } from "../../harness/sweep/pool.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
 import { isAbsolute, resolve } from "node:path";
 
@@ -18,6 +19,7 @@ interface AuditFlags {
   seeds: string;
   attacks?: string;
   out?: string;
+  workers?: string;
 }
 
 function lockOf(o: AuditFlags): LockUnderTest {
@@ -62,14 +64,17 @@ export function registerAudit(program: Command): void {
     .option("--seeds <n>", "seeds per attack", "50")
     .option("--attacks <names>", "comma-separated attack names (default: the whole catalogue)")
     .option("--out <dir>", "write audit.html, audit.json and the counterexamples here")
-    .action((o: AuditFlags) => {
+    .option("--workers <n>", "runs in parallel: this thread and n-1 worker threads (default: the machine's cores)")
+    .action(async (o: AuditFlags) => {
       const lock = lockOf(o);
       const seeds = parsePositiveInt(o.seeds, "--seeds");
       const attacks = attacksOf(o.attacks);
       if (o.out) checkOutputDir(o.out);
-      const result = runAudit(lock, {
+      const workers = o.workers !== undefined ? parsePositiveInt(o.workers, "--workers") : defaultWorkers();
+      const result = await runAuditOnThreads(lock, {
         seeds,
         attacks,
+        workers,
         ...(o.out ? { out: o.out } : {}),
         progress: (done, of, row) => process.stderr.write(`[${done}/${of}] ${row.attack}: ${row.refused !== undefined ? "refused" : row.finding}\n`),
       });

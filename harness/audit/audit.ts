@@ -1,4 +1,4 @@
-import { ATTACKS, type Attack, type Compiled, type CompiledScenario, type LockUnderTest } from "../../attacks/index.js";
+import { ATTACKS, type Attack, type CompiledScenario, type LockUnderTest } from "../../attacks/index.js";
 import { parseScenario, type Scenario } from "../../scenarios/schema.js";
 import { runScenario } from "../runner.js";
 import { SimulationStopError } from "../../sim/errors.js";
@@ -63,16 +63,16 @@ function auditReplay(lock: LockUnderTest, attack: string, seed: number): string 
   return `npx lockstep audit ${which}${options} --attacks ${attack} --seeds ${seed}`;
 }
 
-function outcome(s: Scenario, seed: number, challenge: CompiledScenario["challenge"], replay: () => string): { outcome: string; challenged: boolean } {
+function outcome(s: Scenario, seed: number, replay: (seed: number) => string): RunOutcome {
   let out: ReturnType<typeof runScenario>;
   try {
     out = runScenario(s, seed);
   } catch (e) {
     // The run's own replay would name the compiled scenario, which exists only in memory.
-    if (e instanceof SimulationStopError) e.replay = { scenario: s.name, seed, command: replay() };
+    if (e instanceof SimulationStopError) e.replay = { scenario: s.name, seed, command: replay(seed) };
     throw e;
   }
-  const v = runCheckers(out.history, checkContextFor({ ...s, challenge } as Scenario));
+  const v = runCheckers(out.history, checkContextFor(s));
   return { outcome: v.outcome, challenged: v.challenge.challenged };
 }
 
@@ -80,30 +80,57 @@ function scenarioOf(c: CompiledScenario, what: string): Scenario {
   return parseScenario(JSON.parse(JSON.stringify(c)), `<attack ${what}>`);
 }
 
+/** One run's verdict as the audit needs it. */
+export interface RunOutcome {
+  outcome: string;
+  challenged: boolean;
+}
+
 /** One attack's runs: each seed's outcome here and, seed for seed, on the reference. */
-interface SeedPairs {
+export interface SeedPairs {
   counts: Record<string, number>;
   challenged: number;
   unsafe: number[];
   referenceUnsafe: number[];
 }
 
-function runPairs(attack: string, lock: LockUnderTest, seeds: number, mine: CompiledScenario, theirs: Compiled): SeedPairs {
+/** An attack compiled for the lock and for its reference, ready to run seeds 1..N on. */
+export type AuditPlan =
+  | { refused: string }
+  | { compiled: CompiledScenario; here: Scenario; reference?: Scenario; replay(seed: number): string; referenceReplay(seed: number): string };
+
+export function planAttack(attack: Attack, lock: LockUnderTest): AuditPlan {
+  const mine = attack.compile(lock);
+  if (!mine.ok) return { refused: mine.refusal };
   const ref = referenceOf(lock);
-  const s = scenarioOf(mine, attack);
-  const r = theirs.ok ? scenarioOf(theirs.scenario, `${attack} reference`) : undefined;
-  const refChallenge = theirs.ok ? theirs.scenario.challenge : mine.challenge;
+  const theirs = attack.compile(ref);
+  const refLock = { design: ref.design, label: ref.label.replace(/ \(reference\)$/, "") };
+  return {
+    compiled: mine.scenario,
+    here: scenarioOf(mine.scenario, attack.name),
+    ...(theirs.ok ? { reference: scenarioOf(theirs.scenario, `${attack.name} reference`) } : {}),
+    replay: (seed) => auditReplay(lock, attack.name, seed),
+    referenceReplay: (seed) => auditReplay(refLock, attack.name, seed),
+  };
+}
+
+/** Seeds 1..N of one scenario, in this thread. */
+export function runLocally(s: Scenario, seeds: number, replay: (seed: number) => string): RunOutcome[] {
+  const out: RunOutcome[] = [];
+  for (let seed = 1; seed <= seeds; seed++) out.push(outcome(s, seed, replay));
+  return out;
+}
+
+/** A reference the attack does not compile for counts as unsafe: the attack is beyond the backend. */
+export function pairsOf(here: readonly RunOutcome[], there: readonly RunOutcome[] | undefined): SeedPairs {
   const pairs: SeedPairs = { counts: {}, challenged: 0, unsafe: [], referenceUnsafe: [] };
-  for (let seed = 1; seed <= seeds; seed++) {
-    const run = outcome(s, seed, mine.challenge, () => auditReplay(lock, attack, seed));
+  here.forEach((run, i) => {
+    const seed = i + 1;
     pairs.counts[run.outcome] = (pairs.counts[run.outcome] ?? 0) + 1;
     if (run.challenged) pairs.challenged++;
     if (UNSAFE.has(run.outcome)) pairs.unsafe.push(seed);
-    const refOut = r
-      ? outcome(r, seed, refChallenge, () => auditReplay({ design: ref.design, label: ref.label.replace(/ \(reference\)$/, "") }, attack, seed)).outcome
-      : "unsafe";
-    if (UNSAFE.has(refOut)) pairs.referenceUnsafe.push(seed);
-  }
+    if (there === undefined || UNSAFE.has(there[i]!.outcome)) pairs.referenceUnsafe.push(seed);
+  });
   return pairs;
 }
 
@@ -121,27 +148,28 @@ export function findingOf(p: SeedPairs, seeds: number): Finding {
   return mine[0] > theirs[1] ? "your code" : "known limit of this backend";
 }
 
-export function auditAttack(attack: Attack, lock: LockUnderTest, seeds: number): AttackRow {
-  const ref = referenceOf(lock);
-  const empty = {
-    attack: attack.name,
+export function emptyRow(attack: string, lock: LockUnderTest): AttackRow {
+  return {
+    attack,
     runs: 0,
     counts: {},
     unsafeRate: 0,
-    unsafeCi95: [0, 0] as [number, number],
+    unsafeCi95: [0, 0],
     challengedShare: 0,
-    reference: ref.label,
+    reference: referenceOf(lock).label,
     referenceUnsafe: 0,
-    finding: "refused" as Finding,
+    finding: "refused",
   };
-  const mine = attack.compile(lock);
-  if (!mine.ok) return { ...empty, refused: mine.refusal };
-  const p = runPairs(attack.name, lock, seeds, mine.scenario, attack.compile(ref));
+}
+
+/** The row of one attack from its runs here and on the reference. */
+export function rowOf(attack: string, lock: LockUnderTest, compiled: CompiledScenario, p: SeedPairs): AttackRow {
+  const seeds = Object.values(p.counts).reduce((a, b) => a + b, 0);
   const finding = findingOf(p, seeds);
   const refSafe = p.unsafe.filter((seed) => !p.referenceUnsafe.includes(seed));
   const counterexampleSeed = finding === "your code" ? (refSafe[0] ?? p.unsafe[0]) : (p.unsafe.find((seed) => p.referenceUnsafe.includes(seed)) ?? p.unsafe[0]);
   return {
-    ...empty,
+    ...emptyRow(attack, lock),
     runs: seeds,
     counts: p.counts,
     unsafeRate: p.unsafe.length / seeds,
@@ -149,8 +177,17 @@ export function auditAttack(attack: Attack, lock: LockUnderTest, seeds: number):
     challengedShare: p.challenged / seeds,
     referenceUnsafe: p.referenceUnsafe.length,
     finding,
-    ...(counterexampleSeed !== undefined ? { counterexampleSeed, scenario: { ...mine.scenario, seed: counterexampleSeed, expect: "unsafe" } } : {}),
+    ...(counterexampleSeed !== undefined ? { counterexampleSeed, scenario: { ...compiled, seed: counterexampleSeed, expect: "unsafe" } } : {}),
   };
+}
+
+/** One attack, every seed, in this thread. */
+export function auditAttack(attack: Attack, lock: LockUnderTest, seeds: number): AttackRow {
+  const plan = planAttack(attack, lock);
+  if ("refused" in plan) return { ...emptyRow(attack.name, lock), refused: plan.refused };
+  const here = runLocally(plan.here, seeds, plan.replay);
+  const there = plan.reference ? runLocally(plan.reference, seeds, plan.referenceReplay) : undefined;
+  return rowOf(attack.name, lock, plan.compiled, pairsOf(here, there));
 }
 
 export function audit(lock: LockUnderTest, opts: { seeds: number; attacks?: readonly Attack[] }): AttackRow[] {

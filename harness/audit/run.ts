@@ -2,6 +2,7 @@ import { join, relative } from "node:path";
 import type { Attack, LockUnderTest } from "../../attacks/index.js";
 import { auditAttack, referenceOf, type AttackRow } from "./audit.js";
 import { writeFinding } from "./counterexample.js";
+import { auditOnThreads } from "./threads.js";
 import { renderAuditPage, type AuditCardRow } from "../../reports/audit-page.js";
 import { writeJsonAtomic, writeTextAtomic } from "../sweep/write.js";
 
@@ -14,28 +15,40 @@ export interface AuditResult {
   yourCode: string[];
 }
 
+type AuditOptions = { seeds: number; attacks: readonly Attack[]; out?: string; progress?: (done: number, of: number, row: AttackRow) => void };
+
 /**
- * Run the audit and, with `out`, write audit.json, audit.html and one shrunk
- * counterexample (scenario file + report) per finding. `progress` hears each attack done.
+ * Run the audit in this thread and, with `out`, write audit.json, audit.html and one
+ * shrunk counterexample (scenario file + report) per finding. `progress` hears each attack done.
  */
-export function runAudit(
-  lock: LockUnderTest,
-  o: { seeds: number; attacks: readonly Attack[]; out?: string; progress?: (done: number, of: number, row: AttackRow) => void },
-): AuditResult {
-  const ref = referenceOf(lock);
+export function runAudit(lock: LockUnderTest, o: AuditOptions): AuditResult {
   const rows: AuditResult["rows"] = [];
-  for (const a of o.attacks) {
-    const row: AuditResult["rows"][number] = auditAttack(a, lock, o.seeds);
-    if (o.out && (row.finding === "your code" || row.finding === "known limit of this backend")) {
-      const w = writeFinding(join(o.out, "counterexamples"), row, ref);
-      if (w) row.counterexample = { file: w.file, report: join(w.runDir, "report.html"), replay: w.replay };
-    }
-    rows.push(row);
-    o.progress?.(rows.length, o.attacks.length, row);
+  for (const a of o.attacks) rows.push(withCounterexample(auditAttack(a, lock, o.seeds), lock, o, rows.length + 1));
+  return finish(lock, rows, o);
+}
+
+/** The same audit with `workers` workers (auditOnThreads); the same rows for any count. */
+export async function runAuditOnThreads(lock: LockUnderTest, o: AuditOptions & { workers: number }): Promise<AuditResult> {
+  let done = 0;
+  const rows = await auditOnThreads(lock, { ...o, onRow: (row) => withCounterexample(row, lock, o, ++done) });
+  return finish(lock, rows, o);
+}
+
+/** A finding's shrunk counterexample, written under out/counterexamples/ (in this thread). */
+function withCounterexample(row: AttackRow, lock: LockUnderTest, o: AuditOptions, done: number): AuditResult["rows"][number] {
+  const r: AuditResult["rows"][number] = row;
+  if (o.out && (row.finding === "your code" || row.finding === "known limit of this backend")) {
+    const w = writeFinding(join(o.out, "counterexamples"), row, referenceOf(lock));
+    if (w) r.counterexample = { file: w.file, report: join(w.runDir, "report.html"), replay: w.replay };
   }
+  o.progress?.(done, o.attacks.length, r);
+  return r;
+}
+
+function finish(lock: LockUnderTest, rows: AuditResult["rows"], o: AuditOptions): AuditResult {
   const result: AuditResult = {
     lock: lock.label,
-    reference: ref.label,
+    reference: referenceOf(lock).label,
     seeds: o.seeds,
     rows,
     yourCode: rows.filter((r) => r.finding === "your code").map((r) => r.attack),

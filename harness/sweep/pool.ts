@@ -83,7 +83,7 @@ export class SweepPool {
 
   /** `started`: threads already started for this sweep (threads.ts), so they load while this thread does. */
   constructor(
-    private readonly scenario: Scenario,
+    private scenario: Scenario,
     readonly workers: number,
     started: Worker[] = [],
   ) {
@@ -170,6 +170,16 @@ export class SweepPool {
       onChunk(i, results);
       await new Promise((r) => setImmediate(r));
     }
+  }
+
+  /**
+   * Run another scenario's seeds on the same threads (the audit runs many scenarios):
+   * messages on a port arrive in order, so the next claim finds the new scenario. Only
+   * between runSeeds calls.
+   */
+  useScenario(s: Scenario): void {
+    this.scenario = s;
+    for (const w of this.threads) w.postMessage({ type: "scenario", scenario: s } satisfies ToWorker);
   }
 
   /** Stop: nothing more is handed out, and the threads are stopped now (an interrupt). */
