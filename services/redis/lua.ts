@@ -20,6 +20,7 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type fengariApi from "fengari";
 import type { ArgvReply } from "./argv-reply.js";
+import { twinOf, type Twin } from "./script-twins.js";
 
 // fengari is loaded when the first script is compiled (the engine below), not with this
 // module: most runs use no Lua, and loading it costs every process and sweep thread ~45 ms.
@@ -54,6 +55,8 @@ type CallFn = (argv: string[]) => ArgvReply;
 class LuaEngine {
   private readonly L: any;
   private readonly compiled = new Set<string>();
+  /** Each source's sha, computed once: EVAL sends the source on every call. Bounded by the scripts seen. */
+  private readonly shas = new Map<string, string>();
   private call: CallFn | null = null;
   private hooks = 0;
 
@@ -167,7 +170,7 @@ class LuaEngine {
 
   /** Compile once per lockstep process; the sha or a compile error. */
   compile(source: string): { sha: string } | { error: string } {
-    const sha = sha1Hex(source);
+    const sha = this.shaOf(source);
     if (this.compiled.has(sha)) return { sha };
     const L = this.L;
     const status = lauxlib.luaL_loadbuffer(L, to_luastring(source), null, to_luastring("@user_script"));
@@ -179,6 +182,15 @@ class LuaEngine {
     lua.lua_setfield(L, lua.LUA_REGISTRYINDEX, to_luastring(`f_${sha}`));
     this.compiled.add(sha);
     return { sha };
+  }
+
+  private shaOf(source: string): string {
+    let sha = this.shas.get(source);
+    if (sha === undefined) {
+      sha = sha1Hex(source);
+      this.shas.set(source, sha);
+    }
+    return sha;
   }
 
   /** Run a compiled script with KEYS and ARGV; `call` executes redis.call's commands. */
@@ -233,10 +245,17 @@ function pivotRandom(sha: string): () => number {
 }
 
 let engine: LuaEngine | undefined;
+/** Scripts with a JS twin (script-twins.ts), by sha; shared like the engine. */
+const twins = new Map<string, Twin | null>();
+/** How many script runs each path served, in this lockstep process (for tests and benches). */
+export const scriptRuns = { twin: 0, lua: 0 };
 
 /** A node's script cache (SCRIPT LOAD / EVAL): volatile, per node. */
 export class LuaScripting {
   private readonly loaded = new Set<string>();
+
+  /** `useTwins: false` runs every script in Lua (tests hold the twins against it). */
+  constructor(private readonly useTwins = true) {}
 
   has(sha: string): boolean {
     return this.loaded.has(sha);
@@ -245,7 +264,10 @@ export class LuaScripting {
   /** SCRIPT LOAD: compile (shared) and remember on this node. */
   load(source: string): { sha: string } | { error: string } {
     const r = (engine ??= new LuaEngine()).compile(source);
-    if ("sha" in r) this.loaded.add(r.sha);
+    if ("sha" in r) {
+      this.loaded.add(r.sha);
+      if (!twins.has(r.sha)) twins.set(r.sha, twinOf(source)?.twin ?? null);
+    }
     return r;
   }
 
@@ -255,6 +277,12 @@ export class LuaScripting {
 
   run(sha: string, keys: string[], args: string[], call: CallFn): ArgvReply {
     if (!this.loaded.has(sha) || !engine) return { error: "NOSCRIPT No matching script. Please use EVAL." };
+    const twin = this.useTwins ? twins.get(sha)?.(keys, args, call) : undefined;
+    if (twin !== undefined) {
+      scriptRuns.twin++;
+      return twin;
+    }
+    scriptRuns.lua++;
     return engine.run(sha, keys, args, call);
   }
 }
