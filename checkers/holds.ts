@@ -17,6 +17,10 @@ import { forEachPair } from "./pairs.js";
  *
  * Grants are matched by `value.grantId` where present (lockstep's own histories),
  * else by process and lock in order (imported histories).
+ *
+ * Which came first is the history's order, not its clock: a hold runs from its
+ * acquire-ok event to its ending event (by index), so a client that writes after its
+ * own release at the same microsecond still acted after it.
  */
 export interface Hold {
   process: string;
@@ -27,10 +31,16 @@ export interface Hold {
   endUs: number;
   /** How the hold ended. */
   endedBy: "release" | "lapse" | "crash" | "end-of-history";
-  /** Index of the acquire-ok event. */
+  /** Index of the acquire-ok event: where the hold starts in the history's order. */
   acquireIndex: number;
+  /** Index of the event that ends it (Infinity: still held when the history ends). */
+  endIndex: number;
   /** Whether a read/write (or accepted extend) after the end of belief stretched it. */
   stretched: boolean;
+  /** Whether the client read, wrote or extended under it at all. */
+  acted: boolean;
+  /** False when the grant came already expired (validityMs ≤ 0 at acquire-ok). */
+  validAtGrant: boolean;
 }
 
 export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
@@ -48,7 +58,7 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
   // Walk events in order so "the first end" is well defined.
   for (const e of history) {
     if (e.type === "ok" && e.f === "acquire") {
-      const v = (e.value ?? {}) as { grantId?: string; token?: number };
+      const v = (e.value ?? {}) as { grantId?: string; token?: number; validityMs?: number };
       const grantId = v.grantId ?? `${e.process}@${e.index}`;
       const h: Hold = {
         process: e.process,
@@ -59,7 +69,10 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
         endUs: Infinity,
         endedBy: "end-of-history",
         acquireIndex: e.index,
+        endIndex: Infinity,
         stretched: false,
+        acted: false,
+        validAtGrant: !(typeof v.validityMs === "number" && v.validityMs <= 0),
       };
       holds.push(h);
       byGrant.set(grantId, h);
@@ -76,15 +89,15 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
     };
     if (e.type === "invoke" && e.f === "release") {
       const h = grantOf(e);
-      if (h) closeHold(h, e.timeUs, "release", openByProcLock, open, key);
+      if (h) closeHold(h, e, "release", openByProcLock, open, key);
     } else if (e.f === "lapse" && e.type !== "invoke") {
       const h = grantOf(e);
-      if (h) closeHold(h, e.timeUs, "lapse", openByProcLock, open, key);
+      if (h) closeHold(h, e, "lapse", openByProcLock, open, key);
     } else if (e.process === NEMESIS && e.f === "crash") {
       const v = e.value as { phase?: string; targets?: string[] } | undefined;
       if (v?.phase === "start") {
         const targets = new Set(v.targets ?? []);
-        for (const h of [...open]) if (targets.has(h.process)) closeHold(h, e.timeUs, "crash", openByProcLock, open, key);
+        for (const h of [...open]) if (targets.has(h.process)) closeHold(h, e, "crash", openByProcLock, open, key);
       }
     }
   }
@@ -100,9 +113,11 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
     // Imported history: the latest hold of this process on this lock that started before the op.
     return g !== undefined ? byGrant.get(g) : latestStartedBy(allByProcLock.get(key(invoke.process, invoke.lock)), invoke.timeUs);
   };
-  const stretch = (h: Hold | undefined, actedUntilUs: number): void => {
-    if (h && actedUntilUs > h.endUs) {
-      h.endUs = actedUntilUs;
+  const stretch = (h: Hold | undefined, actedUntil: HistoryEvent): void => {
+    if (h) h.acted = true;
+    if (h && h.endIndex !== Infinity && actedUntil.index > h.endIndex) {
+      h.endIndex = actedUntil.index;
+      h.endUs = Math.max(h.endUs, actedUntil.timeUs);
       h.stretched = true;
     }
   };
@@ -111,11 +126,11 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
     history,
     (invoke, complete) => {
       if (complete.type === "ok") {
-        if (readOrWrite(invoke) || invoke.f === "extend") stretch(holdOf(invoke), complete.timeUs);
-      } else if (readOrWrite(invoke)) stretch(holdOf(invoke), invoke.timeUs);
+        if (readOrWrite(invoke) || invoke.f === "extend") stretch(holdOf(invoke), complete);
+      } else if (readOrWrite(invoke)) stretch(holdOf(invoke), invoke);
     },
     (invoke) => {
-      if (readOrWrite(invoke)) stretch(holdOf(invoke), invoke.timeUs);
+      if (readOrWrite(invoke)) stretch(holdOf(invoke), invoke);
     },
   );
   return holds;
@@ -123,14 +138,15 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
 
 function closeHold(
   h: Hold,
-  atUs: number,
+  at: HistoryEvent,
   by: Hold["endedBy"],
   openByProcLock: Map<string, Hold>,
   open: Set<Hold>,
   key: (p: string, l: string | undefined) => string,
 ): void {
   if (h.endUs !== Infinity) return;
-  h.endUs = atUs;
+  h.endUs = at.timeUs;
+  h.endIndex = at.index;
   h.endedBy = by;
   open.delete(h);
   if (openByProcLock.get(key(h.process, h.lock)) === h) openByProcLock.delete(key(h.process, h.lock));

@@ -3,10 +3,12 @@ import { computeHolds, type Hold } from "./holds.js";
 import { STEPS_FLAG, STEPS_MAX_DEFAULT } from "./budget.js";
 
 /**
- * Mutual exclusion: two clients' holds of one lock overlapping in true time is a
- * violation; the witness is both holds and the overlap. This uses true time, which
- * only a simulator knows — the linearizability checker judges from what clients
- * observed alone.
+ * Mutual exclusion: two clients' holds of one lock overlapping is a violation; the
+ * witness is both holds and the overlap. Overlap is judged in the history's order (a
+ * hold that ended before another's acquire-ok was recorded does not overlap it, and one
+ * that ended after does, even at the same microsecond): the simulator records events
+ * as they happen in true time, which only it knows — the linearizability checker
+ * judges from what clients observed alone.
  *
  * Per lock, holds are swept in order of start. The holds still active when a hold
  * starts sit in a min-heap by end, with a count per process, so the number of
@@ -52,21 +54,20 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
     let holdsSwept = 0;
     let exhausted = false;
     sweep: for (const [lock, hs] of [...byLock].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      hs.sort((a, b) => a.startUs - b.startUs || a.acquireIndex - b.acquireIndex);
+      hs.sort((a, b) => a.acquireIndex - b.acquireIndex);
       const active = new EndHeap();
       const activeByProcess = new Map<string, number>();
       for (let i = 0; i < hs.length; i++) {
         const h = hs[i]!;
-        // Holds are half-open, [start, end): one whose lapse came with its acquire-ok (a
-        // library that returned an already-expired lock, and a client that did nothing
-        // with it) was held at no instant, so it overlaps nothing. A hold still open when
-        // the history ends is held from then on, however late it started.
-        if (h.endUs <= h.startUs && h.endedBy !== "end-of-history") {
+        // A grant that came already expired (node-redlock v5 returns such a lock), ended
+        // at once and not acted under was never held, so it overlaps nothing.
+        if (!h.validAtGrant && !h.acted && h.endedBy !== "end-of-history" && h.endUs <= h.startUs) {
           holdsSwept++;
           continue;
         }
-        // Holds that ended by the time this one starts are over for every later one too.
-        while (active.size > 0 && endKeyUs(active.peek()!) <= h.startUs) {
+        // Holds that ended before this one started (in the history's order) are over for
+        // every later one too. A hold still open when the history ends never ends.
+        while (active.size > 0 && active.peek()!.endIndex < h.acquireIndex) {
           if (++steps > stepsMax) break sweep;
           const a = active.pop()!;
           activeByProcess.set(a.process, activeByProcess.get(a.process)! - 1);
@@ -77,7 +78,7 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
           for (let j = 0; j < i && overlaps.length < WITNESSES_MAX; j++) {
             if (++steps > stepsMax) break sweep;
             const a = hs[j]!;
-            if (endKeyUs(a) <= h.startUs || a.process === h.process) continue;
+            if (a.endIndex < h.acquireIndex || a.process === h.process) continue;
             overlaps.push(overlapOf(lock, a, h));
           }
         }
@@ -134,16 +135,7 @@ function overlapOf(lock: string, a: Hold, h: Hold): Overlap {
   };
 }
 
-/**
- * When a hold stops counting: a hold still open when the history ends never does (its
- * endUs is the last event's time only for reports), so a grant at that very instant
- * overlaps it.
- */
-function endKeyUs(h: Hold): number {
-  return h.endedBy === "end-of-history" ? Infinity : h.endUs;
-}
-
-/** A binary min-heap of holds by end time. */
+/** A binary min-heap of holds by the position of their end in the history. */
 class EndHeap {
   private readonly a: Hold[] = [];
   get size(): number {
@@ -158,7 +150,7 @@ class EndHeap {
     let i = a.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (endKeyUs(a[p]!) <= endKeyUs(h)) break;
+      if (a[p]!.endIndex <= h.endIndex) break;
       a[i] = a[p]!;
       i = p;
     }
@@ -174,8 +166,8 @@ class EndHeap {
         const l = 2 * i + 1;
         if (l >= a.length) break;
         const r = l + 1;
-        const c = r < a.length && endKeyUs(a[r]!) < endKeyUs(a[l]!) ? r : l;
-        if (endKeyUs(a[c]!) >= endKeyUs(last)) break;
+        const c = r < a.length && a[r]!.endIndex < a[l]!.endIndex ? r : l;
+        if (a[c]!.endIndex >= last.endIndex) break;
         a[i] = a[c]!;
         i = c;
       }

@@ -93,19 +93,18 @@ const FRAME_BYTES = 120;
 
 /** Check one sub-history. `ops` must all belong to one partition. */
 export function searchLinearization<S>(model: Model<S>, ops: readonly Operation[], budget: SearchBudget): SearchResult<S> {
-  // ---- Layout: entries in time order, calls before returns at equal times, so that
-  // operations touching at one instant count as concurrent (the permissive choice).
-  // An entry is a number, 2 * op + (1 for a return), sorted by its time: no object per
-  // entry (there are two per op, and a lock may have hundreds of thousands of ops).
+  // ---- Layout: entries in the history's order (real-time order is the order events were
+  // recorded, so a process's next call follows its last return even at one instant).
+  // An entry is a number, 2 * op + (1 for a return), sorted by its event's position: no
+  // object per entry (there are two per op, and a lock may have hundreds of thousands of ops).
   const n = ops.length;
   const ents: number[] = [];
   for (let i = 0; i < n; i++) {
     ents.push(2 * i);
     if (Number.isFinite(ops[i].endUs)) ents.push(2 * i + 1);
   }
-  const timeOf = (e: number): number => ((e & 1) === 1 ? ops[e >>> 1].endUs : ops[e >>> 1].startUs);
-  // Time, then calls before returns, then op: the same as comparing (time, isReturn, op).
-  ents.sort((a, b) => timeOf(a) - timeOf(b) || (a & 1) - (b & 1) || (a >>> 1) - (b >>> 1));
+  const positionOf = (e: number): number => ((e & 1) === 1 ? ops[e >>> 1].complete!.index : ops[e >>> 1].invoke.index);
+  ents.sort((a, b) => positionOf(a) - positionOf(b));
   const callPos = new Float64Array(n);
   const retPos = new Float64Array(n).fill(Infinity);
   ents.forEach((e, p) => {

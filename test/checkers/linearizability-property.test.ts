@@ -40,7 +40,7 @@ interface RawOp {
 }
 
 function toOperations(raw: RawOp[], style: Style = "ok-ids"): Operation[] {
-  return raw.map((r, i) => {
+  const ops = raw.map((r, i) => {
     const process = `c${r.client}`;
     // Under no-ids, an op acts under its own process's grant; else under c<grant>#1.
     const ids = (v: Record<string, unknown>): Record<string, unknown> => (style === "no-ids" ? v : { grantId: `c${r.grant}#1`, ...v });
@@ -78,6 +78,23 @@ function toOperations(raw: RawOp[], style: Style = "ok-ids"): Operation[] {
     const complete = r.outcome === "info" ? undefined : { index: 2 * i + 1, timeUs: endUs, process, type: r.outcome, f: r.f, lock: "L", value: output };
     return { process, f: r.f, lock: "L", invoke, complete, outcome: r.outcome, startUs: r.startUs, endUs };
   });
+  return inHistoryOrder(ops);
+}
+
+/**
+ * Index the events as a history records them: in time order, calls before returns at
+ * one instant (so ops touching at an instant stay concurrent, as before real-time order
+ * became the history's order), then by op.
+ */
+function inHistoryOrder(ops: Operation[]): Operation[] {
+  const events = ops.flatMap((op, i) => [{ e: op.invoke, key: [op.startUs, 0, i] }, ...(op.complete ? [{ e: op.complete, key: [op.endUs, 1, i] }] : [])]);
+  events.sort((a, b) => a.key[0]! - b.key[0]! || a.key[1]! - b.key[1]! || a.key[2]! - b.key[2]!);
+  const index = new Map(events.map((x, k) => [x.e, k]));
+  return ops.map((op) => ({
+    ...op,
+    invoke: { ...op.invoke, index: index.get(op.invoke)! },
+    ...(op.complete ? { complete: { ...op.complete, index: index.get(op.complete)! } } : {}),
+  }));
 }
 
 const rawOp = (fs: string[]): fc.Arbitrary<RawOp> =>

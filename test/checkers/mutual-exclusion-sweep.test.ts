@@ -4,17 +4,19 @@ import { computeHolds, type Hold } from "../../checkers/holds.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { HistoryBuilder } from "../helpers/history-builder.js";
 
-/** The quadratic sweep the checker used before (the reference for count and witnesses). */
+/** The plain quadratic sweep, in the history's order (the reference for count and witnesses). */
 function reference(history: readonly HistoryEvent[]): { count: number; pairs: Array<[string, string, number, number]> } {
   const byLock = new Map<string, Hold[]>();
   for (const h of computeHolds(history)) byLock.set(h.lock, [...(byLock.get(h.lock) ?? []), h]);
   const pairs: Array<[string, string, number, number]> = [];
   let count = 0;
   for (const [, hs] of [...byLock].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    hs.sort((a, b) => a.startUs - b.startUs || a.acquireIndex - b.acquireIndex);
+    hs.sort((a, b) => a.acquireIndex - b.acquireIndex);
     let active: Hold[] = [];
     for (const h of hs) {
-      active = active.filter((a) => a.endUs > h.startUs);
+      // In the history's order; a grant that came expired, ended at once, nothing done, is never held.
+      if (!h.validAtGrant && !h.acted && h.endedBy !== "end-of-history" && h.endUs <= h.startUs) continue;
+      active = active.filter((a) => a.endIndex > h.acquireIndex);
       for (const a of active) {
         if (a.process === h.process) continue;
         count++;

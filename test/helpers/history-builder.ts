@@ -1,9 +1,19 @@
 import type { EventType, HistoryEvent } from "../../sim/history.js";
 
-/** Build fixed histories in tests: `h.at(ms).ev(process, type, f, lock, value)`. */
+/**
+ * Build fixed histories in tests: `h.at(ms).ev(process, type, f, lock, value)`. Events
+ * may be written out of time order (one client's section, then another's); `events`
+ * gives them as a history records them: in time order (stable), indexed densely.
+ */
 export class HistoryBuilder {
-  readonly events: HistoryEvent[] = [];
+  private readonly written: HistoryEvent[] = [];
+  private sorted: HistoryEvent[] | undefined;
   private nowUs = 0;
+
+  get events(): HistoryEvent[] {
+    this.sorted ??= [...this.written].sort((a, b) => a.timeUs - b.timeUs || a.index - b.index).map((e, index) => ({ ...e, index }));
+    return this.sorted;
+  }
 
   at(ms: number): this {
     this.nowUs = Math.round(ms * 1000);
@@ -11,10 +21,11 @@ export class HistoryBuilder {
   }
 
   ev(process: string, type: EventType, f: string, lock?: string, value?: unknown): this {
-    const e: HistoryEvent = { index: this.events.length, timeUs: this.nowUs, process, type, f };
+    const e: HistoryEvent = { index: this.written.length, timeUs: this.nowUs, process, type, f };
     if (lock !== undefined) e.lock = lock;
     if (value !== undefined) e.value = value;
-    this.events.push(e);
+    this.written.push(e);
+    this.sorted = undefined;
     return this;
   }
 

@@ -12,6 +12,9 @@
  * clockUs: the earliest true time at which the last linearized op could have taken
  * effect. Each op must take effect in [max(clockUs, startUs, threshold), endUs].
  *
+ * A release {released: false} changes nothing (or frees a lease that may have lapsed):
+ * a client may answer it without asking the server, for a session it judged expired.
+ *
  * Info pruning (Model.infoKeys; the brute-force oracle has none and the property tests
  * compare the two). Every step is monotone: from a state with the same holder, an
  * earlier-or-equal lapseFromUs and clockUs, any op legal before is legal and leads to
@@ -78,8 +81,11 @@ export function leaseLockModel(options: LeaseLockOptions = {}): Model<LeaseState
           if (op.outcome === "info") return s.holder === g ? FREE(t0) : undefined;
           if (releasedOk(op)) return s.holder === g ? FREE(t0) : undefined;
           if (s.holder !== g) return { ...s, clockUs: t0 };
-          // "not ours" from the holder itself: only if its lease had lapsed by then.
-          return tLapse > op.endUs ? undefined : FREE(tLapse);
+          // "Not released" from the holder itself: its lease had lapsed by then, or the
+          // client gave up a session it judged expired without asking the server (the
+          // etcd recipe does): the lock stays held until it may lapse. A release says
+          // nothing of who else holds, so this never hides a second grant.
+          return tLapse > op.endUs ? { ...s, clockUs: t0 } : FREE(tLapse);
         }
         case "extend": {
           if (s.holder !== g) return undefined;
