@@ -144,7 +144,16 @@ function fencingMetered(history: readonly HistoryEvent[], meter: WorkMeter, judg
     staleRejected,
     unjudged,
   };
-  if (writes.length === 0) return { checker: FENCING, valid: true, summary: "no storage writes in the history: nothing to judge", stats };
+  if (writes.length === 0)
+    return { checker: FENCING, valid: true, summary: "no storage writes in the history: nothing to judge", skipped: "no storage writes", stats };
+  if (unjudged === writes.length)
+    return {
+      checker: FENCING,
+      valid: true,
+      summary: `none of ${writes.length} storage writes carries a fencing token or a grant id: nothing to judge`,
+      skipped: "no write carries a token or a grant",
+      stats,
+    };
   if (stale.length > 0) {
     const s = stale[0];
     return {

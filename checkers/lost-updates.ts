@@ -49,7 +49,13 @@ function lostUpdatesMetered(history: Parameters<Checker>[0], meter: WorkMeter, p
     if (e.type === "invoke" && e.f === "write" && e.lock !== undefined) writesInvoked++;
   }
   if (finals.size === 0) {
-    return { checker: "lost-updates", valid: true, summary: "not checked: the history has no final-read", skipped: "no final-read" };
+    return {
+      checker: "lost-updates",
+      valid: true,
+      summary: "not checked: the history has no final-read",
+      skipped: "no final-read",
+      stats: { finalReads: 0, writesInvoked },
+    };
   }
   const acked = new Map<string, number>();
   // A write is unknown unless it completed ok or fail (one never completed counts too).
@@ -72,7 +78,7 @@ function lostUpdatesMetered(history: Parameters<Checker>[0], meter: WorkMeter, p
     if (fin < a) lost.push({ lock, acknowledged: a, final: fin, lost: a - fin });
   }
   const lostTotal = lost.reduce((s, l) => s + l.lost, 0);
-  const stats = { acknowledgedWrites: ackedTotal, lostUpdates: lostTotal, unknownWrites };
+  const stats = { finalReads: finals.size, acknowledgedWrites: ackedTotal, lostUpdates: lostTotal, unknownWrites };
   if (lost.length === 0) {
     return { checker: "lost-updates", valid: true, summary: `${ackedTotal} acknowledged writes, none lost`, stats };
   }

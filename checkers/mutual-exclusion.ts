@@ -98,6 +98,8 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
       if (exhausted) {
         return { checker: "mutual-exclusion", valid: "unknown", summary: `no overlapping holds found, but ${explored}`, stats };
       }
+      if (holds.length === 0)
+        return { checker: "mutual-exclusion", valid: true, summary: "no client ever held a lock: nothing to judge", skipped: "no holds", stats };
       return { checker: "mutual-exclusion", valid: true, summary: `${holds.length} holds of ${byLock.size} lock(s), none overlapping`, stats };
     }
     const result: CheckResult = {

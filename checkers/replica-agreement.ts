@@ -56,6 +56,7 @@ function agreement(history: Parameters<Checker>[0], meter: WorkMeter, setPhase: 
       valid: true,
       summary: "no replica states in the history",
       skipped: "no replica-state events (not a replicated design)",
+      stats: { incarnations: 0, indexesCompared: 0, comparisons: 0, disagreements: 0 },
     };
   }
   const incarnations: Incarnation[] = [];

@@ -74,6 +74,14 @@ export function linearizability(history: readonly HistoryEvent[], ctx: CheckCont
     steps: 0,
     memoryMbEstimate: 0,
   };
+  if (admitted.length === 0)
+    return {
+      checker: CHECKER_NAME,
+      valid: true,
+      summary: `no operations the ${modelName} model judges: nothing to linearize`,
+      skipped: "no operations",
+      stats,
+    };
   let unknown: { lock: string; stoppedBy: string; prefixLength: number; opsInLock: number } | undefined;
   // Locks in name order so the verdict and witness do not depend on Map insertion order.
   for (const lock of [...parts.keys()].sort()) {

@@ -169,4 +169,22 @@ describe("real-time order is the history's order", () => {
     const late = indexed([...grant, ...op(9100, "c3", "acquire", { ttlMs: 4 }, { grantId: "g3" })]);
     expect(judge(lease, late)).toEqual({ search: true, oracle: true });
   });
+
+  it("lease-lock: a 'not released' keeps the search and the oracle in agreement when an info extend lengthened the lease", () => {
+    // Found by hunting the WGL property with other seeds: with 'not released' freeing a
+    // lapsed lease, an info extend that only lengthens the lease was wrongly pruned.
+    const ev = (timeUs: number, process: string, type: "invoke" | "ok", f: string, value: unknown): Ev => ({ timeUs, process, type, f, lock: "L", value });
+    const events = indexed([
+      ev(0, "c2", "invoke", "acquire", { grantId: "c2#1", ttlMs: 0.004 }),
+      ev(0, "c1", "invoke", "extend", { grantId: "c2#1", ttlMs: 0.02 }),
+      ev(0, "c2", "ok", "acquire", {}),
+      ev(2, "c3", "invoke", "release", { grantId: "c2#1" }),
+      ev(4, "c3", "ok", "release", { released: false }),
+      ev(5, "c4", "invoke", "write", { grantId: "c2#1", value: 0 }),
+      ev(5, "c4", "ok", "write", {}),
+      ev(16, "c1", "invoke", "acquire", { grantId: "c1#1", ttlMs: 0.004 }),
+      ev(20, "c1", "ok", "acquire", {}),
+    ]);
+    expect(judge(leaseLockModel(), events)).toEqual({ search: true, oracle: true });
+  });
 });

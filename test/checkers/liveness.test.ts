@@ -28,11 +28,31 @@ describe("liveness", () => {
     expect(liveness(load("liveness-stuck.jsonl"), { ttlMs: 1000, livenessBoundMs: 60_000 }).valid).toBe(true);
   });
 
-  it("the session timeout replaces the TTL when given", () => {
-    // With a 20 s session timeout the calm point is past the end of the history.
+  it("the session timeout replaces the TTL when given; a wait nobody served is judged from its invoke and said so", () => {
+    // With a 20 s session timeout the calm point is past the end of the history, but c2's
+    // wait from 3 s to 12 s saw no grant to anyone: judged from its invoke, within 40 s.
     const r = liveness(load("liveness-stuck.jsonl"), { ttlMs: 1000, sessionTimeoutMs: 20_000 });
     expect(r.valid).toBe(true);
-    expect(r.stats?.waitsJudged).toBe(0);
+    expect(r.stats).toMatchObject({ waitsJudged: 1, waitsNeverGranted: 1, boundMs: 40_000 });
+    expect(r.summary).toMatch(/c2 waited 9\.0 s and was never granted/);
+    expect(r.summary).not.toMatch(/saw a grant/);
+  });
+
+  it("no client ever gets the lock in a run barely past the bound: a violation, however late the calm point", () => {
+    // Session 4 s: bound 8 s, calm from 6 s (partition healed at 2 s). Judged only from the
+    // calm point c2's 6 s would pass; from its invoke at 3 s it waited 9 s with no grant.
+    const r = liveness(load("liveness-stuck.jsonl"), { ttlMs: 1000, sessionTimeoutMs: 4000 });
+    expect(r.valid).toBe(false);
+    expect((r.witness as { slowWaits: SlowWait[] }).slowWaits[0]).toMatchObject({ client: "c2", judgedFromUs: 3_000_000, outcome: "gave-up" });
+  });
+
+  it("says n/a, not ok, when there is no wait to judge", () => {
+    const h = load("liveness-stuck.jsonl")
+      .filter((e) => e.process === "nemesis")
+      .map((e, index) => ({ ...e, index }));
+    const r = liveness(h, { ttlMs: 1000 });
+    expect(r.skipped).toBe("no waits to judge");
+    expect(r.summary).toBe("no waits to judge after the calm point");
   });
 
   it("a crashed holder's lock is re-granted within its TTL: ok", () => {

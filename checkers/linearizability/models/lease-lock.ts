@@ -12,8 +12,8 @@
  * clockUs: the earliest true time at which the last linearized op could have taken
  * effect. Each op must take effect in [max(clockUs, startUs, threshold), endUs].
  *
- * A release {released: false} changes nothing (or frees a lease that may have lapsed):
- * a client may answer it without asking the server, for a session it judged expired.
+ * A release {released: false} changes nothing, whoever sends it: a client may answer it
+ * without asking the server, for a session it judged expired.
  *
  * Info pruning (Model.infoKeys; the brute-force oracle has none and the property tests
  * compare the two). Every step is monotone: from a state with the same holder, an
@@ -80,12 +80,12 @@ export function leaseLockModel(options: LeaseLockOptions = {}): Model<LeaseState
         case "release": {
           if (op.outcome === "info") return s.holder === g ? FREE(t0) : undefined;
           if (releasedOk(op)) return s.holder === g ? FREE(t0) : undefined;
-          if (s.holder !== g) return { ...s, clockUs: t0 };
-          // "Not released" from the holder itself: its lease had lapsed by then, or the
-          // client gave up a session it judged expired without asking the server (the
-          // etcd recipe does): the lock stays held until it may lapse. A release says
-          // nothing of who else holds, so this never hides a second grant.
-          return tLapse > op.endUs ? { ...s, clockUs: t0 } : FREE(tLapse);
+          // "Not released" changes nothing, from the holder too: its lease may have lapsed
+          // by then, or the client gave up a session it judged expired without asking the
+          // server (the etcd recipe does). The holder keeps the lock until it may lapse,
+          // when another acquire may take over as from a free lock; so this never hides a
+          // second grant, and the step stays monotone in the lapse point.
+          return { ...s, clockUs: t0 };
         }
         case "extend": {
           if (s.holder !== g) return undefined;
