@@ -135,22 +135,33 @@ function fencingMetered(history: readonly HistoryEvent[], meter: WorkMeter, judg
     if (w.accepted && (top === undefined || rank > top.rank))
       newest.set(w.lock, { rank, ...(w.token !== undefined ? { token: w.token } : {}), ...(w.grantId !== undefined ? { grantId: w.grantId } : {}) });
   }
+  return fencingResult(byToken, writes.length, { rejected, unjudged, staleRejected }, stale);
+}
+
+/** The verdict from what was judged: n/a with nothing to judge, the stale writes accepted, or a pass. */
+function fencingResult(
+  byToken: boolean,
+  writeCount: number,
+  counts: { rejected: number; unjudged: number; staleRejected: number },
+  stale: readonly StaleWrite[],
+): CheckResult {
+  const { rejected, unjudged, staleRejected } = counts;
   const rule = byToken ? "by fencing token" : "by grant order (no fencing tokens in the history)";
   const stats = {
-    storageWrites: writes.length,
-    accepted: writes.length - rejected,
+    storageWrites: writeCount,
+    accepted: writeCount - rejected,
     rejected,
     staleAccepted: stale.length,
     staleRejected,
     unjudged,
   };
-  if (writes.length === 0)
+  if (writeCount === 0)
     return { checker: FENCING, valid: true, summary: "no storage writes in the history: nothing to judge", skipped: "no storage writes", stats };
-  if (unjudged === writes.length)
+  if (unjudged === writeCount)
     return {
       checker: FENCING,
       valid: true,
-      summary: `none of ${writes.length} storage writes carries a fencing token or a grant id: nothing to judge`,
+      summary: `none of ${writeCount} storage writes carries a fencing token or a grant id: nothing to judge`,
       skipped: "no write carries a token or a grant",
       stats,
     };
@@ -170,7 +181,7 @@ function fencingMetered(history: readonly HistoryEvent[], meter: WorkMeter, judg
   return {
     checker: FENCING,
     valid: true,
-    summary: `no stale write accepted (${writes.length} storage writes, ${staleRejected} rejected), judged ${rule}`,
+    summary: `no stale write accepted (${writeCount} storage writes, ${staleRejected} rejected), judged ${rule}`,
     stats,
   };
 }

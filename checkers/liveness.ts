@@ -100,28 +100,18 @@ export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): C
   );
 }
 
-function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, meter: WorkMeter, phase: (p: string) => void): CheckResult {
-  meter.tick(history.length);
-  const { ops } = pairOperations(history);
-  const clients = new Set(ops.map((op) => op.process));
-  const acquires = ops.filter((op) => op.f === "acquire");
-  const endUs = history.length > 0 ? history[history.length - 1].timeUs : 0;
-  const ttlMs =
-    ctx.sessionTimeoutMs ??
-    ctx.ttlMs ??
-    acquires.reduce<number | undefined>((m, op) => {
-      const t = ttlMsOf(op);
-      return t === undefined ? m : Math.max(m ?? 0, t);
-    }, undefined);
-  const boundMs = ctx.livenessBoundMs ?? (ttlMs !== undefined ? 2 * ttlMs : undefined);
-  if (ttlMs === undefined || boundMs === undefined)
-    return {
-      checker: LIVENESS,
-      valid: "unknown",
-      summary: "no TTL known (pass --ttl-ms or a liveness bound): cannot tell a slow grant from a lease running out",
-    };
+interface Calm {
+  /** From when waits are judged: the last fault plus one TTL (the history's start without faults). */
+  calmFromUs: number;
+  /** Spans in which some fault (other than a client crash) was active. */
+  activeSpans: [number, number][];
+  /** Whether a fault was still active when the history ended. */
+  unhealed: boolean;
+  crashes: { client: string; timeUs: number }[];
+}
 
-  // Faults other than client crashes heal; track when each kind is active.
+/** Faults other than client crashes heal; when each kind was active, and the calm point after the last. */
+function calmOf(history: readonly HistoryEvent[], clients: Set<string>, ttlMs: number, meter: WorkMeter): Calm {
   const faults = faultsOf(history, meter);
   const isClientCrash = (f: Fault): boolean => CRASH_KINDS.has(f.kind) && f.targets.length > 0 && f.targets.every((t) => clients.has(t));
   const active = new Map<string, number>();
@@ -152,9 +142,11 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
   const unhealed = [...active.values()].some((n) => n > 0);
   if (unhealed && activeSince !== undefined) activeSpans.push([activeSince, Infinity]);
   const calmFromUs = (lastFaultUs ?? history[0]?.timeUs ?? 0) + (lastFaultUs !== undefined ? ttlMs * 1000 : 0);
-  const boundUs = boundMs * 1000;
+  return { calmFromUs, activeSpans, unhealed, crashes };
+}
 
-  // Grants per lock, in time order.
+/** Grant times per lock, in time order. */
+function grantsByLockOf(acquires: readonly Operation[]): Map<string, number[]> {
   const grantsByLock = new Map<string, number[]>();
   for (const op of acquires) {
     if (op.outcome !== "ok") continue;
@@ -164,15 +156,23 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
     grantsByLock.set(lock, list);
   }
   for (const list of grantsByLock.values()) list.sort((a, b) => a - b);
+  return grantsByLock;
+}
 
-  // 1. Waits: consecutive acquire attempts of one client on one lock.
-  const slow: SlowWait[] = [];
-  let waitsJudged = 0;
-  let waitsUnjudged = 0;
+interface WaitVerdicts {
+  slow: SlowWait[];
+  judged: number;
+  unjudged: number;
   /** Judged waits that ended without the lock, nobody granted it meanwhile. */
-  const unserved: Array<{ client: string; lock: string; waitedMs: number }> = [];
+  unserved: Array<{ client: string; lock: string; waitedMs: number }>;
+}
+
+/** 1. Waits: consecutive acquire attempts of one client on one lock, up to its grant. */
+function judgeWaits(acquires: readonly Operation[], calm: Calm, endUs: number, boundMs: number, meter: WorkMeter): WaitVerdicts {
+  const grantsByLock = grantsByLockOf(acquires);
+  const out: WaitVerdicts = { slow: [], judged: 0, unjudged: 0, unserved: [] };
+  const boundUs = boundMs * 1000;
   const attempts = new Map<string, Operation[]>();
-  phase("judging waits");
   for (const op of acquires) {
     meter.tick();
     const key = `${op.lock ?? "lock"}\u0000${op.process}`;
@@ -184,7 +184,7 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
     const first = run[0];
     const last = run[run.length - 1];
     const lock = first.lock ?? "lock";
-    const crashAt = crashes.find((c) => {
+    const crashAt = calm.crashes.find((c) => {
       meter.tick();
       return c.client === first.process && c.timeUs >= first.startUs;
     })?.timeUs;
@@ -197,27 +197,18 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
     // A wait that never ended in a grant, with no grant to anyone since it began,
     // is judged from its invoke: a late calm point must not hide a lock nobody got.
     const neverServed = outcome !== "granted" && !(grantsByLock.get(lock) ?? []).some((g) => g > first.startUs);
-    const fromUs = neverServed ? first.startUs : Math.max(first.startUs, calmFromUs);
+    const fromUs = neverServed ? first.startUs : Math.max(first.startUs, calm.calmFromUs);
     if (untilUs <= fromUs) return;
-    if (unhealed) {
-      waitsUnjudged++;
+    if (calm.unhealed) {
+      out.unjudged++;
       return;
     }
-    waitsJudged++;
-    if (neverServed) unserved.push({ client: first.process, lock, waitedMs: (untilUs - first.startUs) / 1000 });
+    out.judged++;
+    if (neverServed) out.unserved.push({ client: first.process, lock, waitedMs: (untilUs - first.startUs) / 1000 });
     if (untilUs - fromUs <= boundUs) return;
-    let gapUs = 0;
-    let prev = fromUs;
-    for (const g of grantsByLock.get(lock) ?? []) {
-      meter.tick();
-      if (g <= fromUs) continue;
-      if (g > untilUs) break;
-      gapUs = Math.max(gapUs, g - prev);
-      prev = g;
-    }
-    gapUs = Math.max(gapUs, untilUs - prev);
+    const gapUs = longestGapUs(grantsByLock.get(lock) ?? [], fromUs, untilUs, meter);
     if (gapUs > boundUs)
-      slow.push({ lock, client: first.process, waitFromUs: first.startUs, judgedFromUs: fromUs, untilUs, outcome, gapMs: gapUs / 1000, boundMs });
+      out.slow.push({ lock, client: first.process, waitFromUs: first.startUs, judgedFromUs: fromUs, untilUs, outcome, gapMs: gapUs / 1000, boundMs });
   };
   for (const list of attempts.values()) {
     let run: Operation[] = [];
@@ -230,14 +221,38 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
     }
     if (run.length > 0) judgeWait(run);
   }
+  return out;
+}
 
-  // 2. Crashed holders.
+/** The longest stretch of [fromUs, untilUs] with no grant in `grants` (sorted). */
+function longestGapUs(grants: readonly number[], fromUs: number, untilUs: number, meter: WorkMeter): number {
+  let gapUs = 0;
+  let prev = fromUs;
+  for (const g of grants) {
+    meter.tick();
+    if (g <= fromUs) continue;
+    if (g > untilUs) break;
+    gapUs = Math.max(gapUs, g - prev);
+    prev = g;
+  }
+  return Math.max(gapUs, untilUs - prev);
+}
+
+/** 2. Crashed holders: a lock held by a crashed client is re-granted in time if someone waits. */
+function judgeCrashedHolders(
+  ops: readonly Operation[],
+  acquires: readonly Operation[],
+  calm: Calm,
+  ctx: CheckContext,
+  ttlMs: number,
+  endUs: number,
+  meter: WorkMeter,
+) {
   const stuck: CrashedHolder[] = [];
-  let crashesJudged = 0;
-  phase("judging crashed holders");
+  let judged = 0;
   // Every op compared below is a step: crashes × acquires × ops can be large.
   const step = (): true => (meter.tick(), true);
-  for (const crash of crashes) {
+  for (const crash of calm.crashes) {
     for (const acq of acquires) {
       meter.tick();
       if (acq.process !== crash.client || acq.outcome !== "ok" || acq.endUs > crash.timeUs) continue;
@@ -260,7 +275,7 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
       const grantTtlMs = ctx.sessionTimeoutMs ?? ttlMsOf(acq) ?? ttlMs;
       const drift = 1 + (ctx.clockDriftPpmMax ?? 0) / 1e6;
       const deadlineUs = crash.timeUs + grantTtlMs * 1000 * (drift + RETRY_SLACK_FRACTION);
-      if (activeSpans.some(([s, e]) => step() && s < deadlineUs && e > crash.timeUs)) continue;
+      if (calm.activeSpans.some(([s, e]) => step() && s < deadlineUs && e > crash.timeUs)) continue;
       if (deadlineUs > endUs) continue; // the history ended first: nothing to judge
       const waiters = [
         ...new Set(
@@ -270,20 +285,53 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
         ),
       ];
       if (waiters.length === 0) continue;
-      crashesJudged++;
+      judged++;
       const regranted = acquires.some(
         (o) => step() && o.process !== crash.client && o.outcome === "ok" && (o.lock ?? "lock") === lock && o.endUs > crash.timeUs && o.endUs <= deadlineUs,
       );
       if (!regranted) stuck.push({ lock, client: crash.client, ...(grantId ? { grantId } : {}), crashUs: crash.timeUs, deadlineUs, waiters });
     }
   }
+  return { stuck, judged };
+}
 
+function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, meter: WorkMeter, phase: (p: string) => void): CheckResult {
+  meter.tick(history.length);
+  const { ops } = pairOperations(history);
+  const clients = new Set(ops.map((op) => op.process));
+  const acquires = ops.filter((op) => op.f === "acquire");
+  const endUs = history.length > 0 ? history[history.length - 1].timeUs : 0;
+  const ttlMs =
+    ctx.sessionTimeoutMs ??
+    ctx.ttlMs ??
+    acquires.reduce<number | undefined>((m, op) => {
+      const t = ttlMsOf(op);
+      return t === undefined ? m : Math.max(m ?? 0, t);
+    }, undefined);
+  const boundMs = ctx.livenessBoundMs ?? (ttlMs !== undefined ? 2 * ttlMs : undefined);
+  if (ttlMs === undefined || boundMs === undefined)
+    return {
+      checker: LIVENESS,
+      valid: "unknown",
+      summary: "no TTL known (pass --ttl-ms or a liveness bound): cannot tell a slow grant from a lease running out",
+    };
+  const calm = calmOf(history, clients, ttlMs, meter);
+  phase("judging waits");
+  const waits = judgeWaits(acquires, calm, endUs, boundMs, meter);
+  phase("judging crashed holders");
+  const crashed = judgeCrashedHolders(ops, acquires, calm, ctx, ttlMs, endUs, meter);
+  return livenessResult(waits, crashed, calm, boundMs, ttlMs);
+}
+
+function livenessResult(waits: WaitVerdicts, crashed: { stuck: CrashedHolder[]; judged: number }, calm: Calm, boundMs: number, ttlMs: number): CheckResult {
+  const { slow } = waits;
+  const { stuck } = crashed;
   const stats = {
-    waitsJudged,
-    waitsUnjudged,
-    waitsNeverGranted: unserved.length,
+    waitsJudged: waits.judged,
+    waitsUnjudged: waits.unjudged,
+    waitsNeverGranted: waits.unserved.length,
     slowWaits: slow.length,
-    crashedHoldersJudged: crashesJudged,
+    crashedHoldersJudged: crashed.judged,
     crashedHoldersStuck: stuck.length,
     boundMs,
     ttlMs,
@@ -302,20 +350,20 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
       checker: LIVENESS,
       valid: false,
       summary: parts.join("; "),
-      witness: { slowWaits: slow.slice(0, WITNESS_MAX), crashedHolders: stuck.slice(0, WITNESS_MAX), calmFromUs, boundMs },
+      witness: { slowWaits: slow.slice(0, WITNESS_MAX), crashedHolders: stuck.slice(0, WITNESS_MAX), calmFromUs: calm.calmFromUs, boundMs },
       stats,
     };
   }
-  if (unhealed && waitsUnjudged > 0)
+  if (calm.unhealed && waits.unjudged > 0)
     return {
       checker: LIVENESS,
       valid: "unknown",
-      summary: `faults still active when the history ends: ${waitsUnjudged} wait(s) could not be judged`,
+      summary: `faults still active when the history ends: ${waits.unjudged} wait(s) could not be judged`,
       stats,
     };
-  if (waitsJudged === 0 && crashesJudged === 0)
+  if (waits.judged === 0 && crashed.judged === 0)
     return { checker: LIVENESS, valid: true, summary: "no waits to judge after the calm point", skipped: "no waits to judge", stats };
-  return { checker: LIVENESS, valid: true, summary: passedSummary(waitsJudged, crashesJudged, calmFromUs, boundMs, unserved), stats };
+  return { checker: LIVENESS, valid: true, summary: passedSummary(waits.judged, crashed.judged, calm.calmFromUs, boundMs, waits.unserved), stats };
 }
 
 /** What a pass means, in words that match the facts: how many waits, and any that were never granted. */

@@ -9,7 +9,7 @@ import type { CheckContext, CheckResult } from "../types.js";
 import { viewOp, type OpView } from "./describe.js";
 import type { AnyModel } from "./model.js";
 import { MODEL_NAMES, isModelName, makeModel, type ModelName } from "./models/index.js";
-import { searchLinearization, type SearchBudget } from "./search.js";
+import { searchLinearization, type SearchBudget, type SearchResult } from "./search.js";
 import { stepsMaxOf } from "../budget.js";
 
 /** The CLI flag that raises each search budget, named in every "unknown" it causes. */
@@ -54,6 +54,35 @@ function partitionByLock(ops: readonly Operation[]): Map<string, Operation[]> {
   return parts;
 }
 
+/** The verdict on a lock whose search failed: the longest prefix, the state after it, the ops that cannot follow. */
+function notLinearizable(
+  model: AnyModel,
+  modelName: ModelName,
+  lock: string,
+  lockOps: readonly Operation[],
+  r: SearchResult<unknown>,
+  stats: Record<string, number>,
+): CheckResult {
+  const witness: LinearizabilityWitness = {
+    model: modelName,
+    lock,
+    prefixLength: r.longestPrefix.length,
+    prefixTail: r.longestPrefix.slice(-PREFIX_SHOWN_MAX).map((i) => viewOp(lockOps[i])),
+    state: model.describeState ? model.describeState(r.stateAfterPrefix) : JSON.stringify(r.stateAfterPrefix),
+    cannotFollow: r.stuck.map((i) => viewOp(lockOps[i])),
+  };
+  const first = witness.cannotFollow[0];
+  return {
+    checker: CHECKER_NAME,
+    valid: false,
+    summary:
+      `lock "${lock}" is not linearizable under the ${modelName} model: after ${witness.prefixLength} ops ` +
+      `(state: ${witness.state}) ${first ? `${first.text} cannot take effect` : "no op can take effect"}`,
+    witness,
+    stats,
+  };
+}
+
 export function linearizability(history: readonly HistoryEvent[], ctx: CheckContext): CheckResult {
   const modelName = modelNameFor(ctx);
   const model: AnyModel = makeModel(modelName, ctx);
@@ -95,26 +124,7 @@ export function linearizability(history: readonly HistoryEvent[], ctx: CheckCont
     stats.statesExplored += r.statesExplored;
     stats.steps += r.steps;
     stats.memoryMbEstimate = Math.round((stats.memoryMbEstimate + r.memoryMbEstimate) * 10) / 10;
-    if (r.valid === false) {
-      const witness: LinearizabilityWitness = {
-        model: modelName,
-        lock,
-        prefixLength: r.longestPrefix.length,
-        prefixTail: r.longestPrefix.slice(-PREFIX_SHOWN_MAX).map((i) => viewOp(lockOps[i])),
-        state: model.describeState ? model.describeState(r.stateAfterPrefix) : JSON.stringify(r.stateAfterPrefix),
-        cannotFollow: r.stuck.map((i) => viewOp(lockOps[i])),
-      };
-      const first = witness.cannotFollow[0];
-      return {
-        checker: CHECKER_NAME,
-        valid: false,
-        summary:
-          `lock "${lock}" is not linearizable under the ${modelName} model: after ${witness.prefixLength} ops ` +
-          `(state: ${witness.state}) ${first ? `${first.text} cannot take effect` : "no op can take effect"}`,
-        witness,
-        stats,
-      };
-    }
+    if (r.valid === false) return notLinearizable(model, modelName, lock, lockOps, r, stats);
     if (r.valid === "unknown") {
       unknown = { lock, stoppedBy: r.stoppedBy ?? "budget", prefixLength: r.longestPrefix.length, opsInLock: lockOps.length };
       break;
