@@ -17,6 +17,7 @@ const NODE_GLOBALS = Object.fromEntries(
     "module",
     "exports",
     "process",
+    "performance",
     "__dirname",
     "__filename",
     "console",

@@ -9,10 +9,27 @@ import { serverClockJump } from "./server-clock-jump.js";
 import { extendAfterLapse } from "./extend-after-lapse.js";
 import { waiterDeadline } from "./waiter-deadline.js";
 import { slowAcquire } from "./slow-acquire.js";
+import { lostAcquireReply } from "./lost-acquire-reply.js";
+import { holderPartitioned } from "./holder-partitioned.js";
+import { clientClockJump } from "./client-clock-jump.js";
+import { asyncFailover } from "./async-failover.js";
+import { crashRestartNoFsync } from "./crash-restart-no-fsync.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
-export const ATTACKS: readonly Attack[] = [holderPauseBeforeWrite, lateRelease, extendAfterLapse, waiterDeadline, slowAcquire, serverClockJump];
+export const ATTACKS: readonly Attack[] = [
+  holderPauseBeforeWrite,
+  lateRelease,
+  extendAfterLapse,
+  waiterDeadline,
+  slowAcquire,
+  serverClockJump,
+  lostAcquireReply,
+  holderPartitioned,
+  clientClockJump,
+  asyncFailover,
+  crashRestartNoFsync,
+];
 
 export function attackByName(name: string): Attack | undefined {
   return ATTACKS.find((a) => a.name === name);

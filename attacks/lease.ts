@@ -56,3 +56,17 @@ export function baseScenario(lock: LockUnderTest, name: string, title: string, s
     challenge: { kind: "overlapping-belief" },
   };
 }
+
+/**
+ * The processes that serve this lock, by the ids the designs use: the Raft cluster
+ * (default 5 nodes), the failover pair's primary (its replicas and Sentinel take over
+ * only on failover), or the Redis nodes of a Redis-family lock.
+ */
+export function lockServersOf(lock: LockUnderTest): string[] {
+  const n = typeof lock.designOptions?.nodes === "number" ? lock.designOptions.nodes : undefined;
+  const ids = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
+  if (lock.design === "raft-zk") return ids("zk", n ?? 5);
+  if (lock.design === "etcd-lease") return ids("etcd", n ?? 5);
+  if (lock.design === "redis-failover") return ["redis-primary"];
+  return ids("redis", n ?? (lock.design === "redlock" ? 5 : 1));
+}

@@ -15,10 +15,10 @@ export default {
     return {
       async acquire(key: string, { ttlMs, waitMs }: { ttlMs: number; waitMs: number }) {
         const held = await lock.acquire(key, ttlMs, waitMs);
-        return held && { handle: held, validityMs: held.validUntilMs - Date.now(), secret: held.token };
+        return held && { handle: held, validityMs: held.validUntilMs - performance.now(), secret: held.token };
       },
       release: (held: Held) => lock.release(held),
-      holds: (held: Held) => held.validUntilMs > Date.now(),
+      holds: (held: Held) => held.validUntilMs > performance.now(),
     };
   },
 };

@@ -14,7 +14,7 @@ const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call
 export interface Held {
   key: string;
   token: string;
-  /** Date.now() before which this process believes it holds the lock. */
+  /** performance.now() (monotonic: a wall clock may step) before which this process believes it holds the lock. */
   validUntilMs: number;
 }
 
@@ -28,11 +28,11 @@ export class MyLock {
 
   async acquire(key: string, ttlMs: number, waitMs: number): Promise<Held | null> {
     const token = randomBytes(16).toString("hex");
-    const deadline = Date.now() + waitMs;
+    const deadline = performance.now() + waitMs;
     for (;;) {
-      const started = Date.now();
+      const started = performance.now();
       if ((await this.redis.set(key, token, "PX", ttlMs, "NX")) === "OK") return { key, token, validUntilMs: started + ttlMs };
-      if (Date.now() + this.retryMs > deadline) return null;
+      if (performance.now() + this.retryMs > deadline) return null;
       await new Promise((r) => setTimeout(r, this.retryMs));
     }
   }

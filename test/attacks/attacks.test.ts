@@ -3,6 +3,7 @@ import { ATTACKS, attackByName, type LockUnderTest } from "../../attacks/index.j
 import { parseScenario } from "../../scenarios/schema.js";
 import { judgeChallenge } from "../../checkers/challenge.js";
 import { outcomeOf } from "../helpers/scenario-sweep.js";
+import { resolve } from "node:path";
 
 const SEEDS = [1, 2, 3];
 
@@ -20,6 +21,15 @@ const setnx: LockUnderTest = { design: "redis-setnx", label: "redis-setnx" };
 const setnxDel: LockUnderTest = { design: "redis-setnx", designOptions: { release: "del" }, label: "plain-del" };
 const fenced: LockUnderTest = { design: "redis-fenced", label: "redis-fenced" };
 const raftZk: LockUnderTest = { design: "raft-zk", label: "raft-zk" };
+const redlock: LockUnderTest = { design: "redlock", label: "redlock" };
+const failover: LockUnderTest = { design: "redis-failover", label: "redis-failover" };
+const bug = (file: string): LockUnderTest => ({
+  design: "library",
+  designOptions: { adapter: resolve(`test/fixtures/adapters/bugs/${file}`), nodes: 1 },
+  label: file,
+});
+const allSafe = (rs: Array<{ outcome: string; challenged: boolean }>): boolean => rs.every((r) => r.outcome === "safe" && r.challenged);
+const allUnsafe = (rs: Array<{ outcome: string; challenged: boolean }>): boolean => rs.every((r) => r.outcome === "unsafe" && r.challenged);
 
 describe("attack catalogue", () => {
   it("names every attack once, with a story and a source", () => {
@@ -79,5 +89,34 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
   it("slow-acquire: never unsafe on redis-setnx, which refuses the late grant (so nothing overlaps: not challenged)", () => {
     const runs = runAttack("slow-acquire", setnx);
     expect(runs.map((r) => r.outcome === "unsafe" || r.challenged)).toEqual(SEEDS.map(() => false));
+  });
+
+  it("lost-acquire-reply: safe and challenged on redis-setnx and raft-zk; unsafe when a refused retry is taken as granted", () => {
+    expect(allSafe(runAttack("lost-acquire-reply", setnx))).toBe(true);
+    expect(allSafe(runAttack("lost-acquire-reply", raftZk))).toBe(true);
+    expect(allUnsafe(runAttack("lost-acquire-reply", bug("refused-retry-granted.cjs")))).toBe(true);
+  });
+
+  it("holder-partitioned: safe and challenged where the holder measures its lease; unsafe where it trusts the grant", () => {
+    expect(allSafe(runAttack("holder-partitioned", setnx))).toBe(true);
+    expect(allUnsafe(runAttack("holder-partitioned", bug("trust-past-validity.cjs")))).toBe(true);
+  });
+
+  it("client-clock-jump: safe on a monotonic lease (redis-setnx); unsafe on wall-clock validity (redlock, a wall-clock adapter)", () => {
+    expect(allSafe(runAttack("client-clock-jump", setnx))).toBe(true);
+    expect(allUnsafe(runAttack("client-clock-jump", redlock))).toBe(true);
+    expect(allUnsafe(runAttack("client-clock-jump", bug("wall-clock-validity.cjs")))).toBe(true);
+  });
+
+  it("async-failover: unsafe on redis-failover, with its fencing tokens too (the token counter fails over with the key); refused on a single node", () => {
+    expect(allUnsafe(runAttack("async-failover", failover))).toBe(true);
+    expect(allUnsafe(runAttack("async-failover", { ...failover, designOptions: { fencing: true } }))).toBe(true);
+    expect(attackByName("async-failover")!.compile(setnx)).toMatchObject({ ok: false, refusal: expect.stringMatching(/no replica/) });
+  });
+
+  it("crash-restart-no-fsync: unsafe on single Redis without AOF, safe and challenged with appendfsync always", () => {
+    expect(allUnsafe(runAttack("crash-restart-no-fsync", setnx))).toBe(true);
+    expect(allSafe(runAttack("crash-restart-no-fsync", { ...setnx, designOptions: { persistence: "always" } }))).toBe(true);
+    expect(attackByName("crash-restart-no-fsync")!.compile(raftZk).ok).toBe(false);
   });
 });

@@ -55,6 +55,11 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "waiter-deadline": "safe",
       "slow-acquire": "not challenged",
       "server-clock-jump": "known limit of this backend",
+      "lost-acquire-reply": "safe",
+      "holder-partitioned": "safe",
+      "client-clock-jump": "safe",
+      "async-failover": "refused",
+      "crash-restart-no-fsync": "known limit of this backend",
     });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
     expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
@@ -64,6 +69,11 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "waiter-deadline": 1,
       "slow-acquire": 0,
       "server-clock-jump": 1,
+      "lost-acquire-reply": 1,
+      "holder-partitioned": 1,
+      "client-clock-jump": 1,
+      "async-failover": 0,
+      "crash-restart-no-fsync": 1,
     });
   });
 

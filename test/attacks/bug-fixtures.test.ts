@@ -16,6 +16,8 @@ const BUGS: Array<[string, string]> = [
   ["test/fixtures/adapters/bugs/proceed-at-deadline.cjs", "waiter-deadline"],
   ["test/fixtures/adapters/bugs/no-validity-after-slow-acquire.cjs", "slow-acquire"],
   ["test/fixtures/adapters/bugs/trust-past-validity.cjs", "slow-acquire"],
+  ["test/fixtures/adapters/bugs/refused-retry-granted.cjs", "lost-acquire-reply"],
+  ["test/fixtures/adapters/bugs/wall-clock-validity.cjs", "client-clock-jump"],
 ];
 
 describe("the audit on adapters with one bug each", () => {
@@ -32,6 +34,6 @@ describe("the audit on adapters with one bug each", () => {
   it("examples/my-lock: no finding in its code; its unsafe attacks are backend limits", () => {
     const r = runAudit(adapter("examples/my-lock/adapter.ts"), { seeds: SEEDS, attacks: ATTACKS });
     const counts = { yourCode: r.yourCode.length, limits: r.rows.filter((x) => x.finding === "known limit of this backend").map((x) => x.attack) };
-    expect(counts).toEqual({ yourCode: 0, limits: ["holder-pause-before-write", "server-clock-jump"] });
+    expect(counts).toEqual({ yourCode: 0, limits: ["holder-pause-before-write", "server-clock-jump", "crash-restart-no-fsync"] });
   });
 });

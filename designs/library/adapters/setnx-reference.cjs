@@ -3,8 +3,9 @@
 // Redis lock libraries use. The audit and `explore --differential` run it beside a
 // user's lock so both go through the same client stack: a difference between the two is
 // then the user's code, not the client's timing.
-// Loaded only inside a client process's sandbox realm: Date, setTimeout and crypto here
-// are that simulated process's virtual clock, timers and seeded randomness.
+// The lease is measured on the monotonic clock (performance.now), from before the
+// request, as the seeds do: a wall clock may step. Loaded only inside a client process's
+// sandbox realm: the clocks, timers and crypto here are that simulated process's.
 "use strict";
 const Redis = require("ioredis");
 const { randomBytes } = require("node:crypto");
@@ -20,13 +21,13 @@ module.exports = {
     return {
       async acquire(key, { ttlMs, waitMs }) {
         const token = randomBytes(16).toString("hex");
-        const deadline = Date.now() + waitMs;
+        const deadline = performance.now() + waitMs;
         for (;;) {
-          const started = Date.now();
+          const started = performance.now();
           if ((await redis.set(key, token, "PX", ttlMs, "NX")) === "OK") {
-            return { handle: { key, token, validUntilMs: started + ttlMs }, validityMs: started + ttlMs - Date.now(), secret: token };
+            return { handle: { key, token, validUntilMs: started + ttlMs }, validityMs: started + ttlMs - performance.now(), secret: token };
           }
-          if (Date.now() + RETRY_MS > deadline) return null;
+          if (performance.now() + RETRY_MS > deadline) return null;
           await new Promise((r) => setTimeout(r, RETRY_MS));
         }
       },
@@ -34,13 +35,13 @@ module.exports = {
         return (await redis.eval(RELEASE, 1, h.key, h.token)) === 1;
       },
       async extend(h, ttlMs) {
-        const started = Date.now();
+        const started = performance.now();
         if ((await redis.eval(EXTEND, 1, h.key, h.token, ttlMs)) !== 1) return null;
         const handle = { ...h, validUntilMs: started + ttlMs };
-        return { handle, validityMs: handle.validUntilMs - Date.now() };
+        return { handle, validityMs: handle.validUntilMs - performance.now() };
       },
       holds(h) {
-        return h.validUntilMs > Date.now();
+        return h.validUntilMs > performance.now();
       },
     };
   },

@@ -1,0 +1,48 @@
+import type { Attack } from "./types.js";
+import { baseScenario } from "./lease.js";
+
+/** Sentinel's failover timing the attack assumes when the lock's options do not say (scenarios use the same). */
+const FAILOVER_OPTIONS = { downAfterMs: 500, sentinelPingMs: 100, requestTimeoutMs: 100, retryDelayMs: 10 };
+
+export const asyncFailover: Attack = {
+  name: "async-failover",
+  title: "The primary acknowledges the grant, dies before replicating it, and a replica is promoted",
+  story:
+    "The lock lives on a Redis primary that replicates asynchronously. When the holder takes the lock the replication link is congested; the primary answers OK at once (Redis acknowledges before any replica has the write) and its host dies a moment later. Sentinel promotes the replica, which never saw the key, and a waiter locks at once while the holder is still in its critical section.",
+  source: "https://redis.io/docs/latest/develop/use/patterns/distributed-locks/",
+  compile(lock) {
+    if (lock.design !== "redis-failover") {
+      return {
+        ok: false,
+        refusal: `no replica to fail over to: ${lock.design} ${lock.design === "library" ? "talks to Redis nodes directly" : "does not replicate asynchronously"}`,
+      };
+    }
+    const s = baseScenario({ ...lock, designOptions: { ...FAILOVER_OPTIONS, ...lock.designOptions } }, this.name, this.title, this.story);
+    s.clients = [
+      { id: "c1", startMs: 1, opsMax: 1 },
+      { id: "c2", startMs: 100, opsMax: 1 },
+    ];
+    // The lease outlives the failover (about 0.6 s here): only the lost write lets c2 in.
+    Object.assign(s.workload, { ttlMs: 5000, waitMs: 5000, workMs: 3000 });
+    s.durationMs = 8000;
+    s.faults.push(
+      {
+        on: { process: "c1", f: "acquire", type: "invoke", nth: 1 },
+        delayMs: 0,
+        kind: "cut",
+        links: [["redis-primary", "redis-replica-1"]],
+        durationMs: 200,
+        note: "the replication link from the primary is congested when the holder asks",
+      },
+      {
+        on: { process: "c1", f: "acquire", type: "ok", nth: 1 },
+        delayMs: 1,
+        kind: "crash",
+        target: "redis-primary",
+        durationMs: 3000,
+        note: "the primary's host dies 1 ms after acknowledging the holder's SET",
+      },
+    );
+    return { ok: true, scenario: s };
+  },
+};
