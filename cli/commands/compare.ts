@@ -17,6 +17,7 @@ import { renderComparePage } from "../../reports/compare-page.js";
 import { formatCompareTable } from "../../reports/compare-table.js";
 import { printableLines } from "../../harness/printable.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
+import { ATTACKS, attackByName, type Attack } from "../../attacks/index.js";
 
 interface CompareFlags {
   designs?: string;
@@ -26,6 +27,7 @@ interface CompareFlags {
   out: string;
   failingMax: string;
   failOnViolation?: boolean;
+  attacks?: string | boolean;
 }
 
 const list = (text: string): string[] =>
@@ -46,6 +48,7 @@ export function registerCompare(program: Command): void {
     .description("sweep every scenario on every design; write compare.html, matrix.json and one failing seed's report per cell")
     .option("--designs <list>", "comma-separated designs (default: all)")
     .option("--scenarios <list>", "comma-separated scenario names or files (default: every scenario of the chosen designs)")
+    .option("--attacks [list]", "rows are attacks compiled for each design (docs/attacks.md): the list given, or the whole catalogue")
     .requiredOption("--seeds <N|A..B>", "seeds per cell: N for 1..N, or a range")
     .option("--workers <n>", "worker threads (default: the machine's cores)")
     .option("--out <dir>", "output directory", join("runs", "compare"))
@@ -75,15 +78,37 @@ export function registerCompare(program: Command): void {
           );
       }
       if (designs.length === 0) throw new InputError("<arg>", "--designs", "expected at least one design");
-      const scenarios = opts.scenarios ? list(opts.scenarios).map(loadScenario) : allScenarios().filter((s) => designs.includes(s.design));
-      if (scenarios.length === 0) throw new InputError("<arg>", "--scenarios", "expected at least one scenario");
+      if (opts.attacks !== undefined && opts.scenarios !== undefined) throw new InputError("<arg>", "--attacks", "either --attacks or --scenarios, not both");
+      const attacks = opts.attacks === undefined ? undefined : attacksOf(opts.attacks);
+      const scenarios = attacks ? [] : opts.scenarios ? list(opts.scenarios).map(loadScenario) : allScenarios().filter((s) => designs.includes(s.design));
+      if (!attacks && scenarios.length === 0) throw new InputError("<arg>", "--scenarios", "expected at least one scenario");
       const range = parseCompareSeeds(opts.seeds);
       const workers = opts.workers !== undefined ? parseWorkers(opts.workers, "--workers") : defaultWorkers();
       const limit = parsePositiveInt(opts.failingMax, "--failing-max");
-      const result = await runCompare({ designs, scenarios, range, workers, outDir: opts.out, limit });
+      const result = await runCompare({ designs, scenarios, ...(attacks ? { attacks } : {}), range, workers, outDir: opts.out, limit });
       process.stdout.write(printableLines(writeCompareOutputs(opts.out, result)));
       setExitCode(compareExitCode(result, opts.failOnViolation === true));
     });
+}
+
+/** `--attacks` alone is the whole catalogue; a list names attacks from it. */
+function attacksOf(given: string | boolean): readonly Attack[] {
+  if (given === true) return ATTACKS;
+  const names = list(String(given));
+  if (names.length === 0) throw new InputError("<arg>", "--attacks", `attack names from: ${ATTACKS.map((a) => a.name).join(", ")}`);
+  return names.map((n) => {
+    const a = attackByName(n);
+    if (!a)
+      throw new InputError(
+        "<arg>",
+        "--attacks",
+        `unknown attack "${n}"; ${didYouMean(
+          n,
+          ATTACKS.map((x) => x.name),
+        )}expected some of: ${ATTACKS.map((x) => x.name).join(", ")}`,
+      );
+    return a;
+  });
 }
 
 /** 0 once the pages are written; with --fail-on-violation, 3 (safety violation) if any cell had one. */

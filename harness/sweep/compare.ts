@@ -10,6 +10,9 @@ import { writeJsonAtomic } from "./write.js";
 import type { SeedRange } from "./range.js";
 import type { SweepSummary } from "./summary.js";
 import type { ProgressStream } from "./progress.js";
+import { parseScenario } from "../../scenarios/schema.js";
+import type { Attack, LockUnderTest } from "../../attacks/index.js";
+import { BUILTIN_ADAPTERS, adapterPath } from "../../designs/library/adapter.js";
 
 /**
  * The design × scenario matrix: each cell a sweep of one scenario run on one design.
@@ -21,7 +24,10 @@ import type { ProgressStream } from "./progress.js";
  */
 export interface CompareOptions {
   designs: string[];
+  /** The rows: scenarios, each run on every design. */
   scenarios: Scenario[];
+  /** Or attacks (attacks/), each compiled for every design; refused cells are skipped with the reason. */
+  attacks?: readonly Attack[];
   range: SeedRange;
   workers: number;
   outDir: string;
@@ -53,6 +59,50 @@ export function skipReason(design: string, err: InputError): string {
   return `the scenario does not fit ${design}: ${err.field}: ${err.expected}`;
 }
 
+/** The lock a column stands for, as an attack sees it: a design, or a built-in library on its default node count. */
+export function lockOfColumn(design: string): LockUnderTest {
+  if (!design.startsWith(LIBRARY_PREFIX)) return { design, label: design };
+  const adapter = design.slice(LIBRARY_PREFIX.length);
+  const nodes = BUILTIN_ADAPTERS[adapter]?.nodesDefault ?? 1;
+  return { design: "library", designOptions: { adapter: adapterPath(adapter, "<arg>", "--designs"), nodes }, label: adapter };
+}
+
+/** One row of the matrix: its name, and the scenario it runs on a column (or why it cannot). */
+interface CompareRow {
+  name: string;
+  on(design: string): Scenario | { skip: string };
+}
+
+function scenarioRow(base: Scenario, from: number): CompareRow {
+  return {
+    name: base.name,
+    on(design) {
+      try {
+        // A library column applies only to Redis scenarios; one run tells whether another
+        // design's scenario fits (process names, fencing).
+        const s = scenarioOnDesign(base, design);
+        if (s !== base) runSeed(s, from);
+        return s;
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        return { skip: skipReason(design, err) };
+      }
+    },
+  };
+}
+
+/** An attack's row: the attack compiled for each column's lock (docs/attacks.md). */
+function attackRow(a: Attack): CompareRow {
+  return {
+    name: a.name,
+    on(design) {
+      const c = a.compile(lockOfColumn(design));
+      if (!c.ok) return { skip: `refused: ${c.refusal}` };
+      return parseScenario(JSON.parse(JSON.stringify(c.scenario)), `<attack ${a.name}>`);
+    },
+  };
+}
+
 /** Compare columns that are real libraries: `library:redlock-v4`. */
 export const LIBRARY_PREFIX = "library:";
 
@@ -60,23 +110,18 @@ export async function runCompare(o: CompareOptions): Promise<CompareResult> {
   const cells: CompareCell[] = [];
   const skipped: CompareResult["skipped"] = [];
   const summaries: SweepSummary[] = [];
-  for (const base of o.scenarios) {
+  const rows = o.attacks ? o.attacks.map(attackRow) : o.scenarios.map((s) => scenarioRow(s, o.range.from));
+  for (const row of rows) {
     for (const design of o.designs) {
-      let s: Scenario;
-      const cellDir = join(o.outDir, "cells", design, base.name);
-      try {
-        // A library column applies only to Redis scenarios; one run tells whether another
-        // design's scenario fits (process names, fencing).
-        s = scenarioOnDesign(base, design);
-        if (s !== base) runSeed(s, o.range.from);
-      } catch (err) {
-        if (!(err instanceof InputError)) throw err;
-        skipped.push({ design, scenario: base.name, reason: skipReason(design, err) });
+      const cellDir = join(o.outDir, "cells", design, row.name);
+      let s = row.on(design);
+      if ("skip" in s) {
+        skipped.push({ design, scenario: row.name, reason: s.skip });
         continue;
       }
-      if (s !== base) {
-        // A cross-design cell replays from its own scenario file (same name: runs are seeded by name and seed).
-        const file = join(cellDir, `${base.name}.json`);
+      if (o.attacks || !o.scenarios.includes(s)) {
+        // A cross-design or attack cell replays from its own scenario file (same name: runs are seeded by name and seed).
+        const file = join(cellDir, `${s.name}.json`);
         s = { ...s, file };
         writeJsonAtomic(file, scenarioToJson(s));
       }
@@ -87,18 +132,18 @@ export async function runCompare(o: CompareOptions): Promise<CompareResult> {
         outDir: cellDir,
         reportsMax: 1,
         progress: o.progress,
-        label: `compare ${design} × ${base.name}`,
+        label: `compare ${design} × ${row.name}`,
       });
       // The column's name, so a library cell reads library:<adapter>, not "library".
       summary.scenario.design = design;
       writeJsonAtomic(join(cellDir, "summary.json"), summary);
       summaries.push(summary);
-      cells.push(cellOf(summary, design, base.name, o.outDir));
+      cells.push(cellOf(summary, design, row.name, o.outDir));
     }
   }
   const matrix: CompareMatrix = {
     designs: o.designs,
-    scenarios: o.scenarios.map((s) => s.name),
+    scenarios: rows.map((r) => r.name),
     seeds: { from: o.range.from, to: o.range.to },
     cells,
     skipped,
