@@ -39,6 +39,8 @@ export interface CheckContext {
   searchBudget?: { statesMax?: number; memoryMbMax?: number };
   /** Model name for the linearizability checker. */
   model?: string;
+  /** The register models' value before the first write (check --initial-value); nil otherwise. */
+  initialValue?: unknown;
   /** What the run must show to have tested the lock (checkers/challenge.ts); absent: overlapping beliefs. */
   challenge?: ChallengeSpec;
 }

@@ -14,7 +14,9 @@
  * - `:value nil` is left out, so a read that returned nil reads nothing, as Knossos'
  *   register models take it (see docs/checkers.md).
  * - the lock is :lock of the op, else :lock or :key of a map value, else "lock".
- * - keywords become strings; unknown keys are kept under `extra`.
+ * - keywords in :type, :f, :process and map keys are names; in values they stay
+ *   keywords, distinct from strings, and integers stay exact (edn-values.ts). Unknown
+ *   keys are kept under `extra`.
  * edn-data's parser is lenient (malformed input can come back as null), so the text is
  * first split into top-level forms here, checking brackets and strings, which is also
  * how every error gets its line number.
@@ -23,6 +25,7 @@ import { parseEDNString } from "edn-data";
 import { InputError } from "../../sim/errors.js";
 import { NEMESIS, type EventType, type HistoryEvent } from "../../sim/history.js";
 import { checkPairing } from "./pairing.js";
+import { exactEdnText, nameOf, plainOp } from "./edn-values.js";
 
 export type ImportedEvent = HistoryEvent & { extra?: Record<string, unknown> };
 
@@ -47,6 +50,13 @@ function splitForms(text: string, file: string): Form[] {
       if (c === "\n") line++;
       if (c === ";") {
         while (i < text.length && text[i] !== "\n") i++;
+        continue;
+      }
+      if (c === "#" && text[i + 1] === "_") {
+        // #_ discards the next form: read it and drop it.
+        i += 2;
+        skipSpace();
+        readForm();
         continue;
       }
       if (c !== "," && c.trim() !== "") return;
@@ -134,6 +144,7 @@ function splitForms(text: string, file: string): Form[] {
 
 function asString(v: unknown): string | undefined {
   if (typeof v === "string" && v !== "") return v;
+  if (v !== null && typeof v === "object" && "keyword" in v) return nameOf({ key: (v as { keyword: unknown }).keyword });
   if (typeof v === "number" && Number.isInteger(v)) return String(v);
   if (typeof v === "bigint") return v.toString();
   return undefined;
@@ -183,13 +194,13 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
   for (const form of forms) {
     let parsed: unknown;
     try {
-      parsed = parseEDNString(form.text, { mapAs: "object", keywordAs: "string", listAs: "array", setAs: "array", charAs: "string" });
+      parsed = parseEDNString(exactEdnText(form.text), { mapAs: "map", keywordAs: "object", listAs: "array", setAs: "array" });
     } catch (e) {
       throw new InputError(file, `line ${form.line}`, `an EDN map (${(e as Error).message})`);
     }
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || parsed instanceof Date)
+    if (!(parsed instanceof Map))
       throw new InputError(file, `line ${form.line}`, `an op map such as {:process 0, :type :invoke, :f :acquire, :value nil}, got ${form.text.slice(0, 40)}`);
-    maps.push({ op: parsed as Record<string, unknown>, line: form.line });
+    maps.push({ op: plainOp(parsed), line: form.line });
   }
   const timed = maps.filter((m) => m.op.time !== undefined).length;
   if (timed > 0 && timed < maps.length) {

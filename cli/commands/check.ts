@@ -15,6 +15,7 @@ import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
 import type { CheckContext } from "../../checkers/types.js";
 import { parseJsonlHistoryWithLines } from "../../checkers/import/jsonl.js";
 import { MODEL_NAMES, isModelName, type ModelName } from "../../checkers/linearizability/models/index.js";
+import { ednValue } from "../../checkers/import/edn-values.js";
 import { familyOf, modelForHistory, notApplicable, unsupportedOp } from "../../checkers/applicable.js";
 import { DEFAULT_BUDGET } from "../../checkers/linearizability/index.js";
 import { STEPS_MAX_DEFAULT } from "../../checkers/budget.js";
@@ -27,6 +28,7 @@ import { writeOut } from "../stdio.js";
 
 export interface CheckOptions {
   model?: string;
+  initialValue?: string;
   format?: string;
   ttlMs?: string;
   driftPpm?: string;
@@ -50,6 +52,7 @@ export function registerCheck(program: Command): void {
     .option("--states-max <n>", `search budget of the linearizability checker, in states (default ${DEFAULT_BUDGET.statesMax})`)
     .option("--memory-mb-max <n>", `memory budget of the linearizability search, estimated MB (default ${DEFAULT_BUDGET.memoryMbMax})`)
     .option("--steps-max <n>", `work budget of every checker, in counted steps; past it a checker says unknown (default ${STEPS_MAX_DEFAULT})`)
+    .option("--initial-value <edn>", "register models: the value before the first write, in EDN or JSON (e.g. 0; default nil, as Knossos)")
     .option("--independent", "EDN from jepsen.independent: each :value is a [key value] tuple and each key is checked on its own")
     .option("--json", "print the verdicts as JSON")
     .option("--out <dir>", "also write DIR/report.html: the run report's timeline of this history, violations marked")
@@ -134,6 +137,7 @@ export function recheckCommand(file: string, opts: CheckOptions): string {
     ["--states-max", opts.statesMax],
     ["--memory-mb-max", opts.memoryMbMax],
     ["--steps-max", opts.stepsMax],
+    ["--initial-value", opts.initialValue],
   ];
   return [
     "npx lockstep check",
@@ -181,6 +185,15 @@ function nonNegative(text: string | undefined, flag: string): number | undefined
   return n;
 }
 
+/** --initial-value as the importers read values: EDN (0, :a, "s", 9007199254740993) exactly. */
+function initialValueOf(text: string): unknown {
+  try {
+    return ednValue(text);
+  } catch (e) {
+    throw new InputError("<arg>", "--initial-value", `one EDN or JSON value such as 0, nil or :a (${(e as Error).message})`);
+  }
+}
+
 function contextFrom(opts: CheckOptions): CheckContext {
   if (opts.model !== undefined && !isModelName(opts.model)) throw new InputError("<arg>", "--model", `one of ${MODEL_NAMES.join(", ")}, got "${opts.model}"`);
   const statesMax = nonNegative(opts.statesMax, "--states-max");
@@ -198,6 +211,7 @@ function contextFrom(opts: CheckOptions): CheckContext {
     };
   const stepsMax = nonNegative(opts.stepsMax, "--steps-max");
   if (stepsMax !== undefined) ctx.stepsMax = Math.max(1, Math.floor(stepsMax));
+  if (opts.initialValue !== undefined) ctx.initialValue = initialValueOf(opts.initialValue);
   return ctx;
 }
 

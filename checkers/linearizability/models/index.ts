@@ -4,7 +4,7 @@ import type { AnyModel } from "../model.js";
 import { fencingLockModel } from "./fencing-lock.js";
 import { leaseLockModel } from "./lease-lock.js";
 import { mutexModel } from "./mutex.js";
-import { casRegisterModel, registerModel } from "./register.js";
+import { casRegisterModel, registerModel, registerModelOf } from "./register.js";
 
 export const MODEL_NAMES = ["mutex", "lease-lock", "fencing-lock", "register", "cas-register"] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
@@ -45,8 +45,8 @@ export function makeModel(name: ModelName, ctx: CheckContext): AnyModel {
     case "fencing-lock":
       return fencingLockModel;
     case "register":
-      return registerModel;
+      return ctx.initialValue === undefined ? registerModel : registerModelOf(false, ctx.initialValue);
     case "cas-register":
-      return casRegisterModel;
+      return ctx.initialValue === undefined ? casRegisterModel : registerModelOf(true, ctx.initialValue);
   }
 }

@@ -38,7 +38,8 @@ function casArgs(op: Operation): [string, string] | undefined {
   return undefined;
 }
 
-function registerModelOf(withCas: boolean): Model<string> {
+/** `initialValue`: what the register holds before the first write (Knossos' registers start at nil unless given). */
+export function registerModelOf(withCas: boolean, initialValue: unknown = null): Model<string> {
   return {
     name: withCas ? "cas-register" : "register",
     description: withCas ? "a register with read, write and compare-and-set" : "a register with read and write",
@@ -47,7 +48,7 @@ function registerModelOf(withCas: boolean): Model<string> {
       ((op.f === "read" && op.outcome === "ok" && op.complete?.value !== undefined) ||
         op.f === "write" ||
         (withCas && op.f === "cas" && casArgs(op) !== undefined)),
-    init: () => keyOf(null),
+    init: () => keyOf(initialValue),
     step(value: string, op: Operation): string | undefined {
       switch (op.f) {
         case "read":
