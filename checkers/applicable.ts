@@ -9,6 +9,7 @@ import { NEMESIS, type HistoryEvent } from "../sim/history.js";
 import type { CheckContext } from "./types.js";
 import { MODEL_FAMILY, MODEL_OPS, type ModelFamily, type ModelName } from "./linearizability/models/index.js";
 import { modelNameFor } from "./linearizability/index.js";
+import { microOps } from "./linearizability/models/multi-register.js";
 
 /** Processes that are not clients: their events are notes, not ops a model judges. */
 const NOT_CLIENTS: ReadonlySet<string> = new Set([NEMESIS, "storage"]);
@@ -20,13 +21,15 @@ const clientInvokes = (history: readonly HistoryEvent[]): HistoryEvent[] => hist
 
 /**
  * The model for a history: ctx.model, else a lock model if any client acquires,
- * releases or extends (lease-lock with a TTL, else mutex), else cas-register if any op
- * is a cas, else register if there are reads or writes, else the lock default.
+ * releases or extends (lease-lock with a TTL, else mutex), else multi-register if any op
+ * is a txn, else cas-register if any op is a cas, else register if there are reads or
+ * writes, else the lock default.
  */
 export function modelForHistory(history: readonly HistoryEvent[], ctx: CheckContext): ModelName {
   if (ctx.model !== undefined) return modelNameFor(ctx);
   const fs = new Set(clientInvokes(history).map((e) => e.f));
   const lock = [...fs].some((f) => LOCK_ONLY_OPS.has(f));
+  if (!lock && fs.has("txn")) return "multi-register";
   if (!lock && fs.has("cas")) return "cas-register";
   if (!lock && (fs.has("read") || fs.has("write"))) return "register";
   return modelNameFor(ctx);
@@ -51,6 +54,7 @@ export function unsupportedOp(history: readonly HistoryEvent[], model: ModelName
   for (const e of clientInvokes(history)) {
     if (!known.includes(e.f)) return { index: e.index, f: e.f, expected: `an op the ${model} model has (${known.join(", ")})` };
     if (e.f === "cas" && !isCasValue(e.value)) return { index: e.index, f: e.f, expected: "a cas value [from to] (or {from, to})" };
+    if (e.f === "txn" && microOps(e.value) === undefined) return { index: e.index, f: e.f, expected: "a txn value [[:r :x v] [:w :y v] ...]" };
   }
   return undefined;
 }

@@ -5,8 +5,9 @@ import { fencingLockModel } from "./fencing-lock.js";
 import { leaseLockModel } from "./lease-lock.js";
 import { mutexModel } from "./mutex.js";
 import { casRegisterModel, registerModel, registerModelOf } from "./register.js";
+import { multiRegisterModel } from "./multi-register.js";
 
-export const MODEL_NAMES = ["mutex", "lease-lock", "fencing-lock", "register", "cas-register"] as const;
+export const MODEL_NAMES = ["mutex", "lease-lock", "fencing-lock", "register", "cas-register", "multi-register"] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
 
 /** Whether a model speaks about locks (so the lock checkers apply) or about a register. */
@@ -21,6 +22,7 @@ export const MODEL_OPS: Readonly<Record<ModelName, readonly string[]>> = {
   "fencing-lock": LOCK_MODEL_OPS,
   register: ["read", "write"],
   "cas-register": ["read", "write", "cas"],
+  "multi-register": ["txn"],
 };
 
 export const MODEL_FAMILY: Readonly<Record<ModelName, ModelFamily>> = {
@@ -29,6 +31,7 @@ export const MODEL_FAMILY: Readonly<Record<ModelName, ModelFamily>> = {
   "fencing-lock": "lock",
   register: "register",
   "cas-register": "register",
+  "multi-register": "register",
 };
 
 export function isModelName(name: string): name is ModelName {
@@ -48,5 +51,7 @@ export function makeModel(name: ModelName, ctx: CheckContext): AnyModel {
       return ctx.initialValue === undefined ? registerModel : registerModelOf(false, ctx.initialValue);
     case "cas-register":
       return ctx.initialValue === undefined ? casRegisterModel : registerModelOf(true, ctx.initialValue);
+    case "multi-register":
+      return multiRegisterModel;
   }
 }
