@@ -321,7 +321,72 @@ export function adversarial(): void {
   }
 }
 
+/**
+ * Register histories: one of 1M ops (10 clients, each op a write or a read of the last
+ * value written, 5% unknown outcome, overlapping one another), and 1000 concurrent writes
+ * of unknown outcome then reads, one of a value never written. Verdict, time, peak heap.
+ */
+export function registers(): void {
+  console.log("\nregister histories (model register, default budget):");
+  for (const [label, h] of [
+    ["1M ops, 10 clients, 5% unknown", registerHistory(1_000_000)],
+    ["1000 concurrent unknown writes, then reads (one of a value never written)", concurrentUnknownWrites(1000)],
+  ] as const) {
+    (globalThis as { gc?: () => void }).gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    let peak = heapBefore;
+    const t0 = process.hrtime.bigint();
+    const r = linearizability(h, { model: "register" });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+    console.log(`  ${label}: ${r.valid} in ${(ms / 1000).toFixed(2)} s, heap +${((peak - heapBefore) / 2 ** 20).toFixed(0)} MB; ${r.summary.slice(0, 140)}`);
+  }
+}
+
+function registerHistory(ops: number): HistoryEvent[] {
+  // The register starts nil: the first op writes 0.
+  const h: HistoryEvent[] = [
+    { index: 0, timeUs: 0, process: "c0", type: "invoke", f: "write", lock: "x", value: { value: 0 } },
+    { index: 1, timeUs: 1, process: "c0", type: "ok", f: "write", lock: "x" },
+  ];
+  let value = 0;
+  let seed = 7;
+  const rnd = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % 1000) / 1000;
+  for (let i = 0; i < ops; i++) {
+    const process = `c${i % 10}`;
+    const t = 10 + i * 10;
+    const write = rnd() < 0.5;
+    const info = rnd() < 0.05;
+    if (write) value = i;
+    h.push({ index: h.length, timeUs: t, process, type: "invoke", f: write ? "write" : "read", lock: "x", ...(write ? { value: { value } } : {}) });
+    h.push({
+      index: h.length,
+      timeUs: t + 15,
+      process,
+      type: info ? "info" : "ok",
+      f: write ? "write" : "read",
+      lock: "x",
+      ...(!write && !info ? { value: { value } } : {}),
+    });
+  }
+  return h;
+}
+
+function concurrentUnknownWrites(n: number): HistoryEvent[] {
+  const h: HistoryEvent[] = [];
+  for (let i = 0; i < n; i++) h.push({ index: h.length, timeUs: i, process: `w${i}`, type: "invoke", f: "write", lock: "x", value: { value: i } });
+  for (let i = 0; i < n; i++) h.push({ index: h.length, timeUs: n + i, process: `w${i}`, type: "info", f: "write", lock: "x" });
+  for (let i = 0; i < 50; i++) {
+    h.push({ index: h.length, timeUs: 3 * n + 2 * i, process: "r", type: "invoke", f: "read", lock: "x" });
+    h.push({ index: h.length, timeUs: 3 * n + 2 * i + 1, process: "r", type: "ok", f: "read", lock: "x", value: { value: (i * 7919) % n } });
+  }
+  h.push({ index: h.length, timeUs: 5 * n, process: "r", type: "invoke", f: "read", lock: "x" });
+  h.push({ index: h.length, timeUs: 5 * n + 1, process: "r", type: "ok", f: "read", lock: "x", value: { value: -1 } });
+  return h;
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  registers();
   main().catch((e: unknown) => {
     console.error(e);
     process.exitCode = 1;

@@ -13,7 +13,7 @@
  * as {value} or {counter} (lockstep's read/write), and compare by their JSON text.
  */
 import type { Operation } from "../../../sim/history.js";
-import { hashString, type Model } from "../model.js";
+import { hashString, type InfoKey, type Model } from "../model.js";
 
 function unwrap(v: unknown): unknown {
   if (v !== null && typeof v === "object" && !Array.isArray(v)) {
@@ -36,6 +36,40 @@ function casArgs(op: Operation): [string, string] | undefined {
     return [keyOf(o.from), keyOf(o.to)];
   }
   return undefined;
+}
+
+/** The value a completed op needs the register to hold: a read's result, a cas's `from`. */
+function neededValue(op: Operation): string | undefined {
+  if (op.f === "read" && op.outcome === "ok") return keyOf(unwrap(op.complete?.value));
+  if (op.f === "cas" && op.outcome === "ok") return casArgs(op)?.[0];
+  return undefined;
+}
+
+function neededValues(ops: readonly Operation[]): string[] {
+  const out = new Set<string>();
+  for (const op of ops) {
+    const v = neededValue(op);
+    if (v !== undefined) out.add(v);
+  }
+  return [...out];
+}
+
+/**
+ * Info pruning for registers. An info write of v can help only right before an op that
+ * needs the register to hold v (a read of v, a cas from v): anywhere else the value it
+ * leaves is overwritten before anything reads it, or makes the next read fail. So it is
+ * keyed by v (tried only where an op that may go next needs v), and never tried when
+ * nothing in the history needs v. An info cas is not reasoned about: with one in the
+ * history every info op is tried everywhere, as before.
+ */
+function infoWriteKeys(ops: readonly Operation[]): InfoKey[] {
+  if (ops.some((op) => op.f === "cas" && op.outcome === "info")) return ops.map(() => undefined);
+  const needed = new Set(neededValues(ops));
+  return ops.map((op) => {
+    if (op.outcome !== "info" || op.f !== "write") return undefined;
+    const v = keyOf(unwrap(op.invoke.value));
+    return needed.has(v) ? v : null;
+  });
 }
 
 /** `initialValue`: what the register holds before the first write (Knossos' registers start at nil unless given). */
@@ -65,6 +99,8 @@ export function registerModelOf(withCas: boolean, initialValue: unknown = null):
     },
     equal: (a, b) => a === b,
     hash: hashString,
+    infoKeys: (ops) => infoWriteKeys(ops),
+    relevantKeys: (value, next) => neededValues(next).filter((v) => v !== value),
     describeState: (value) => `value ${value}`,
   };
 }
