@@ -1,5 +1,6 @@
 import { escapeHtml as e } from "./html.js";
 import type { RunRecord } from "./types.js";
+import { MODEL_FAMILY, isModelName } from "../checkers/linearizability/models/index.js";
 
 /**
  * The linearizability failure drawn, as Porcupine's visualizer does: the operations of
@@ -47,7 +48,9 @@ export function linearizationOf(record: RunRecord): LinearizationView | undefine
 export function linearizationSentence(v: LinearizationView): string {
   const w = v.witness;
   const stuck = w.cannotFollow[0];
-  return `lock ${w.lock} is not linearizable under the ${w.model} model: the longest order that explains what clients saw has ${w.prefixLength} operations and leaves the lock ${w.state}; ${stuck ? `${opWords(stuck)} cannot follow it` : "no operation can follow it"}.`;
+  // A register history's part is a register ("register x"), a lock history's a lock.
+  const noun = isModelName(w.model) && MODEL_FAMILY[w.model] === "register" ? (w.model === "multi-register" ? "registers" : "register") : "lock";
+  return `${noun} ${w.lock} ${noun === "registers" ? "are" : "is"} not linearizable under the ${w.model} model: the longest order that explains what clients saw has ${w.prefixLength} operations and leaves the ${noun === "lock" ? "lock" : "state"} ${w.state}; ${stuck ? `${opWords(stuck)} cannot follow it` : "no operation can follow it"}.`;
 }
 
 /** An operation in words: "c1 write counter = 1 under c1#1 → ok". */

@@ -8,7 +8,7 @@ import { pairOperations, type HistoryEvent, type Operation } from "../../sim/his
 import type { CheckContext, CheckResult } from "../types.js";
 import { viewOp, type OpView } from "./describe.js";
 import type { AnyModel } from "./model.js";
-import { MODEL_NAMES, isModelName, makeModel, type ModelName } from "./models/index.js";
+import { MODEL_FAMILY, MODEL_NAMES, isModelName, makeModel, type ModelName } from "./models/index.js";
 import { searchLinearization, type SearchBudget, type SearchResult } from "./search.js";
 import { stepsMaxOf } from "../budget.js";
 
@@ -76,7 +76,7 @@ function notLinearizable(
     checker: CHECKER_NAME,
     valid: false,
     summary:
-      `lock "${lock}" is not linearizable under the ${modelName} model: after ${witness.prefixLength} ops ` +
+      `${MODEL_FAMILY[modelName] === "register" ? "register" : "lock"} "${lock}" is not linearizable under the ${modelName} model: after ${witness.prefixLength} ops ` +
       `(state: ${witness.state}) ${first ? `${first.text} cannot take effect` : "no op can take effect"}`,
     witness,
     stats,

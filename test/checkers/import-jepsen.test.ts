@@ -98,7 +98,7 @@ describe("Jepsen EDN: jepsen.independent ([key value] tuples)", () => {
     const bad = text("independent-ok.edn").replace(":ok, :f :read, :value [1 5]", ":ok, :f :read, :value [1 7]");
     const rb = linearizability(parseEdnHistory(bad, "bad.edn", { independent: true }), { model: "cas-register" });
     expect(rb.valid).toBe(false);
-    expect(rb.summary).toMatch(/^lock "1" is not linearizable/);
+    expect(rb.summary).toMatch(/^register "1" is not linearizable/);
   });
 
   it("--independent refuses an op whose value is not a tuple, naming the line", () => {
