@@ -17,7 +17,6 @@ const NODE_GLOBALS = Object.fromEntries(
     "module",
     "exports",
     "process",
-    "performance",
     "__dirname",
     "__filename",
     "console",

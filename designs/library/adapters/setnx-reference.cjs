@@ -7,6 +7,7 @@
 // request, as the seeds do: a wall clock may step. Loaded only inside a client process's
 // sandbox realm: the clocks, timers and crypto here are that simulated process's.
 "use strict";
+/* global performance */
 const Redis = require("ioredis");
 const { randomBytes } = require("node:crypto");
 
