@@ -14,6 +14,7 @@ import { holderPartitioned } from "./holder-partitioned.js";
 import { clientClockJump } from "./client-clock-jump.js";
 import { asyncFailover } from "./async-failover.js";
 import { crashRestartNoFsync } from "./crash-restart-no-fsync.js";
+import { delayedRelease } from "./delayed-release.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
@@ -29,6 +30,7 @@ export const ATTACKS: readonly Attack[] = [
   clientClockJump,
   asyncFailover,
   crashRestartNoFsync,
+  delayedRelease,
 ];
 
 export function attackByName(name: string): Attack | undefined {

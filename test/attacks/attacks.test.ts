@@ -119,4 +119,11 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(allSafe(runAttack("crash-restart-no-fsync", { ...setnx, designOptions: { persistence: "always" } }))).toBe(true);
     expect(attackByName("crash-restart-no-fsync")!.compile(raftZk).ok).toBe(false);
   });
+
+  it("delayed-release: safe and challenged with compare-and-delete (redis-setnx, raft-zk); unsafe with a plain DEL", () => {
+    expect(allSafe(runAttack("delayed-release", setnx))).toBe(true);
+    expect(allSafe(runAttack("delayed-release", raftZk))).toBe(true);
+    expect(allUnsafe(runAttack("delayed-release", setnxDel))).toBe(true);
+    expect(allUnsafe(runAttack("delayed-release", bug("plain-del.cjs")))).toBe(true);
+  });
 });

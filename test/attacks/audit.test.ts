@@ -60,6 +60,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "client-clock-jump": "safe",
       "async-failover": "refused",
       "crash-restart-no-fsync": "known limit of this backend",
+      "delayed-release": "safe",
     });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
     expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
@@ -74,6 +75,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "client-clock-jump": 1,
       "async-failover": 0,
       "crash-restart-no-fsync": 1,
+      "delayed-release": 1,
     });
   });
 
