@@ -6,7 +6,7 @@ import { parsePositiveInt, parseSeedRange, parseWorkers } from "../args.js";
 import { didYouMean } from "../../sim/suggest.js";
 import { allScenarios, loadScenario } from "../../scenarios/index.js";
 import { DESIGNS, designByName } from "../../designs/index.js";
-import { BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
+import { BUILTIN_ADAPTERS, adapterPath } from "../../designs/library/adapter.js";
 import { LIBRARY_PREFIX } from "../../harness/sweep/compare.js";
 import { InputError } from "../../sim/errors.js";
 import { defaultWorkers } from "../../harness/sweep/pool.js";
@@ -28,6 +28,7 @@ interface CompareFlags {
   failingMax: string;
   failOnViolation?: boolean;
   attacks?: string | boolean;
+  lock?: string;
 }
 
 const list = (text: string): string[] =>
@@ -48,6 +49,7 @@ export function registerCompare(program: Command): void {
     .description("sweep every scenario on every design; write compare.html, matrix.json and one failing seed's report per cell")
     .option("--designs <list>", "comma-separated designs (default: all)")
     .option("--scenarios <list>", "comma-separated scenario names or files (default: every scenario of the chosen designs)")
+    .option("--lock <adapter>", "add a column for a lock library: a built-in adapter or a path to your own adapter module (one Redis node)")
     .option("--attacks [list]", "rows are attacks compiled for each design (docs/attacks.md): the list given, or the whole catalogue")
     .requiredOption("--seeds <N|A..B>", "seeds per cell: N for 1..N, or a range")
     .option("--workers <n>", "worker threads (default: the machine's cores)")
@@ -59,8 +61,14 @@ export function registerCompare(program: Command): void {
     )
     .action(async (opts: CompareFlags) => {
       checkOutputDir(opts.out);
-      const designs = opts.designs ? list(opts.designs) : DESIGNS.map((d) => d.name);
+      const designs = opts.designs ? list(opts.designs) : opts.lock !== undefined ? [] : DESIGNS.map((d) => d.name);
+      if (opts.lock !== undefined) {
+        // Checked here, so a missing file is an error naming --lock, not a skipped cell.
+        if (!BUILTIN_ADAPTERS[opts.lock]) adapterPath(opts.lock, "<arg>", "--lock");
+        designs.push(`${LIBRARY_PREFIX}${opts.lock}`);
+      }
       for (const d of designs) {
+        if (d === `${LIBRARY_PREFIX}${opts.lock}`) continue;
         if (d.startsWith(LIBRARY_PREFIX)) {
           const adapter = d.slice(LIBRARY_PREFIX.length);
           if (!BUILTIN_ADAPTERS[adapter])

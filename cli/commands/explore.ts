@@ -17,6 +17,7 @@ import type { Scenario } from "../../scenarios/schema.js";
 import { LOCK_FLAG } from "../lock-flag.js";
 import { withLibrary } from "../../scenarios/with-library.js";
 import { printableLines } from "../../harness/printable.js";
+import { adapterSlug } from "../../harness/adapter-slug.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../harness/check-context.js";
@@ -201,19 +202,6 @@ function referenceLines(s: Scenario, reference: LockUnderTest, seed: number, dir
     `the same schedule on ${reference.label}: ${verdicts.outcome} on seed ${seed} and safe on the next ${REFERENCE_SEEDS - 1} — so this is the library's own bug, not a limit of the backend`,
     `the reference run: ${refDir}/ (history.jsonl, results.json, report.html)`,
   ];
-}
-
-/** A scenario-name-safe word for an adapter: `examples/my-lock/adapter.ts` → `my-lock-adapter`. */
-export function adapterSlug(lock: string): string {
-  const parts = lock.split(/[\\/]/).filter((p) => p.length > 0 && p !== "." && p !== "..");
-  const file = (parts.pop() ?? lock).replace(/\.[cm]?[jt]s$/, "");
-  const words = file === "adapter" || file === "index" ? [parts.pop() ?? "", file] : [file];
-  const slug = words
-    .join("-")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-  return slug.length > 0 ? slug : "lock";
 }
 
 /** The counterexample's story from one run of it, and the shipped scenarios that fail the same way. */

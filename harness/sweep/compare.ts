@@ -13,6 +13,7 @@ import type { ProgressStream } from "./progress.js";
 import { parseScenario } from "../../scenarios/schema.js";
 import type { Attack, LockUnderTest } from "../../attacks/index.js";
 import { BUILTIN_ADAPTERS, adapterPath } from "../../designs/library/adapter.js";
+import { adapterSlug } from "../adapter-slug.js";
 
 /**
  * The design × scenario matrix: each cell a sweep of one scenario run on one design.
@@ -64,7 +65,11 @@ export function lockOfColumn(design: string): LockUnderTest {
   if (!design.startsWith(LIBRARY_PREFIX)) return { design, label: design };
   const adapter = design.slice(LIBRARY_PREFIX.length);
   const nodes = BUILTIN_ADAPTERS[adapter]?.nodesDefault ?? 1;
-  return { design: "library", designOptions: { adapter: adapterPath(adapter, "<arg>", "--designs"), nodes }, label: adapter };
+  return {
+    design: "library",
+    designOptions: { adapter: adapterPath(adapter, "<arg>", BUILTIN_ADAPTERS[adapter] ? "--designs" : "--lock"), nodes },
+    label: adapter,
+  };
 }
 
 /** One row of the matrix: its name, and the scenario it runs on a column (or why it cannot). */
@@ -103,6 +108,13 @@ function attackRow(a: Attack): CompareRow {
   };
 }
 
+/** A column's folder under cells/: a library column given as a path becomes `library-<slug>`, never a nested path. */
+export function columnDir(design: string): string {
+  if (!design.startsWith(LIBRARY_PREFIX)) return design;
+  const adapter = design.slice(LIBRARY_PREFIX.length);
+  return BUILTIN_ADAPTERS[adapter] ? `library-${adapter}` : `library-${adapterSlug(adapter)}`;
+}
+
 /** Compare columns that are real libraries: `library:redlock-v4`. */
 export const LIBRARY_PREFIX = "library:";
 
@@ -113,7 +125,7 @@ export async function runCompare(o: CompareOptions): Promise<CompareResult> {
   const rows = o.attacks ? o.attacks.map(attackRow) : o.scenarios.map((s) => scenarioRow(s, o.range.from));
   for (const row of rows) {
     for (const design of o.designs) {
-      const cellDir = join(o.outDir, "cells", design, row.name);
+      const cellDir = join(o.outDir, "cells", columnDir(design), row.name);
       let s = row.on(design);
       if ("skip" in s) {
         skipped.push({ design, scenario: row.name, reason: s.skip });

@@ -48,3 +48,29 @@ describe("compare --attacks", () => {
     expect(io.err).toMatch(/either --attacks or --scenarios/);
   });
 });
+
+describe("compare --lock", () => {
+  it("adds your adapter as a column, in a flat folder; a missing file names the flag", async () => {
+    const dir = out();
+    const code = await main([
+      "compare",
+      "--lock",
+      "examples/my-lock/adapter.ts",
+      "--scenarios",
+      "naive-gc-pause",
+      "--seeds",
+      "1",
+      "--workers",
+      "1",
+      "--out",
+      dir,
+    ]);
+    expect(code).toBe(EXIT.ok);
+    const m = JSON.parse(readFileSync(join(dir, "matrix.json"), "utf8")) as CompareMatrix;
+    expect(m.designs).toEqual(["library:examples/my-lock/adapter.ts"]);
+    expect(m.cells).toHaveLength(1);
+    expect(readFileSync(join(dir, "cells", "library-my-lock-adapter", "naive-gc-pause", "summary.json"), "utf8")).toContain('"runs": 1');
+    expect(await main(["compare", "--lock", "no/such/adapter.ts", "--scenarios", "naive-gc-pause", "--seeds", "1", "--out", out()])).toBe(EXIT.badInput);
+    expect(io.err).toMatch(/--lock: .*no file at/);
+  });
+});
