@@ -137,6 +137,16 @@ describe("lockstep explore", () => {
     expect(() => exploreCommand({ ...defaults, design: "redis-setnx", differential: true })).toThrow(/--differential.*--lock/);
   });
 
+  it("tells its progress listener each run, searching then shrinking", () => {
+    const calls: string[] = [];
+    const r = exploreCommand({ ...defaults, design: "redis-setnx", checkers: "mutual-exclusion", shrinkRuns: "20", out: tmp() }, (phase, n) =>
+      calls.push(`${phase} ${n}`),
+    );
+    expect(r.result.found).toBe(true);
+    expect(calls.slice(0, r.result.runs)).toEqual(Array.from({ length: r.result.runs }, (_, i) => `search ${i + 1}`));
+    expect(calls.slice(r.result.runs)[0]).toBe("shrink 1");
+  });
+
   it("names a counterexample after the adapter's folder when the file is adapter.ts", () => {
     expect(adapterSlug("examples/my-lock/adapter.ts")).toBe("my-lock-adapter");
     expect(adapterSlug("./bugs/Plain_DEL.cjs")).toBe("plain-del");

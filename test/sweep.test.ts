@@ -152,4 +152,23 @@ describe("progress bar", () => {
     expect(out.text.trim().split("\n")).toHaveLength(1);
     expect(out.text).toMatch(/^sweep x: 10\/10 seeds in [\d.]+ s \(\d+ seeds\/s\), 1 with a violation\n$/);
   });
+
+  it("when not a terminal, a plain line every 5 s of a long sweep, then the final line", () => {
+    const out = sink();
+    let now = 1000;
+    const p = new Progress("sweep x", 100, out, false, () => now);
+    p.add(10, 0);
+    now += 4000;
+    p.add(10, 1);
+    now += 2000; // 6 s in
+    p.add(10, 0);
+    now += 6000;
+    p.add(70, 0);
+    p.finish();
+    expect(out.text).not.toContain("\r");
+    expect(out.text.trim().split("\n")).toEqual([
+      "sweep x: 30/100 seeds, 1 with a violation, 6 s",
+      expect.stringMatching(/^sweep x: 100\/100 seeds in 12\.0 s/),
+    ]);
+  });
 });

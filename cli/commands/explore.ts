@@ -18,6 +18,7 @@ import { LOCK_FLAG } from "../lock-flag.js";
 import { withLibrary } from "../../scenarios/with-library.js";
 import { printableLines } from "../../harness/printable.js";
 import { adapterSlug } from "../../harness/adapter-slug.js";
+import { PIPED_EVERY_MS, type ProgressStream } from "../../harness/sweep/progress.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../harness/check-context.js";
@@ -95,14 +96,19 @@ export function registerExplore(program: Command): void {
     .action((opts: ExploreFlags) => {
       // Before the search: a bad --out should cost nothing.
       if (opts.out) checkOutputDir(opts.out);
-      const r = exploreCommand(opts);
+      const progress = exploreProgress(`explore ${opts.design}`, opts);
+      const r = exploreCommand(opts, progress.onRun);
+      progress.done();
       process.stdout.write(printableLines(r.text));
       setExitCode(r.code);
     });
 }
 
 /** The command's work, separate from commander so tests can call it and read the result. */
-export function exploreCommand(opts: ExploreFlags): { text: string; code: number; result: ExploreResult; file?: string; story?: string[] } {
+export function exploreCommand(
+  opts: ExploreFlags,
+  onRun?: (phase: "search" | "shrink", runs: number) => void,
+): { text: string; code: number; result: ExploreResult; file?: string; story?: string[] } {
   if (!designByName(opts.design)) {
     throw new InputError(
       "<arg>",
@@ -140,7 +146,7 @@ export function exploreCommand(opts: ExploreFlags): { text: string; code: number
     stepsMax,
   };
   const violates = opts.differential ? differentialViolation(violation(checkers), referenceFor(base)) : violation(checkers);
-  const result = explore({ base, space, runs, shrinkRunsMax, seed, violates });
+  const result = explore({ base, space, runs, shrinkRunsMax, seed, violates, ...(onRun ? { onRun } : {}) });
   const length =
     base.durationMs < raw.durationMs
       ? `${base.durationMs} ms (base ${raw.name} cut from ${raw.durationMs} ms)`
@@ -202,6 +208,34 @@ function referenceLines(s: Scenario, reference: LockUnderTest, seed: number, dir
     `the same schedule on ${reference.label}: ${verdicts.outcome} on seed ${seed} and safe on the next ${REFERENCE_SEEDS - 1} — so this is the library's own bug, not a limit of the backend`,
     `the reference run: ${refDir}/ (history.jsonl, results.json, report.html)`,
   ];
+}
+
+/**
+ * Progress on stderr for a search that can take minutes: redrawn in place on a terminal
+ * (at most 5 times a second), a plain line every PIPED_EVERY_MS when piped.
+ */
+function exploreProgress(label: string, opts: ExploreFlags, out: ProgressStream = process.stderr) {
+  const tty = out.isTTY === true;
+  const startMs = Date.now();
+  let lastMs = startMs;
+  let drawn = false;
+  return {
+    onRun(phase: "search" | "shrink", n: number): void {
+      const now = Date.now();
+      if (now - lastMs < (tty ? 200 : PIPED_EVERY_MS)) return;
+      lastMs = now;
+      const s = ((now - startMs) / 1000).toFixed(0);
+      const text =
+        phase === "search"
+          ? `${label}: ${n}/${opts.runs} runs, no violation yet, ${s} s`
+          : `${label}: violation found; shrinking, ${n}/${opts.shrinkRuns} runs, ${s} s`;
+      out.write(tty ? `\r${text}\x1b[K` : `${text}\n`);
+      drawn = true;
+    },
+    done(): void {
+      if (tty && drawn) out.write("\r\x1b[K");
+    },
+  };
 }
 
 /** The counterexample's story from one run of it, and the shipped scenarios that fail the same way. */

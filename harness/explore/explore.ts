@@ -21,6 +21,8 @@ export interface ExploreOptions {
   seed: number;
   /** Whether one run of `scenario` with `seed` violates safety (pure). */
   violates(scenario: Scenario, seed: number): boolean;
+  /** Hears each run: drawn ones while searching, then shrinking ones (for progress). */
+  onRun?(phase: "search" | "shrink", runs: number): void;
 }
 
 export interface ExploreResult {
@@ -46,8 +48,12 @@ export function explore(o: ExploreOptions): ExploreResult {
   let shrinkRuns = 0;
   let original: Exploration | undefined;
   const property = fc.property(explorationArb(o.space, o.base.workload), (e) => {
-    if (original === undefined) runs++;
-    else if (++shrinkRuns > o.shrinkRunsMax) return true; // budget spent: accept nothing smaller
+    if (original === undefined) {
+      runs++;
+      o.onRun?.("search", runs);
+    } else if (++shrinkRuns > o.shrinkRunsMax)
+      return true; // budget spent: accept nothing smaller
+    else o.onRun?.("shrink", shrinkRuns);
     const bad = o.violates(scenarioFor(o.base, e), e.seed);
     if (bad && original === undefined) original = e;
     return !bad;

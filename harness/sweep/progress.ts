@@ -1,8 +1,11 @@
 /**
  * The sweep's progress bar: redrawn in place on stderr when stderr is a terminal,
- * at most ~10 times a second; nothing but the final line when it is not (CI logs
- * stay clean). Wall time is read here, in the CLI, never in the simulator.
+ * at most ~10 times a second; when it is not (a pipe, a CI log), a plain line every
+ * PIPED_EVERY_MS and the final line, so a long sweep is seen to move without filling
+ * the log. Wall time is read here, in the harness above the simulator, never in it.
  */
+export const PIPED_EVERY_MS = 5000;
+
 export interface ProgressStream {
   isTTY?: boolean;
   columns?: number;
@@ -12,8 +15,9 @@ export interface ProgressStream {
 export class Progress {
   private done = 0;
   private failing = 0;
-  private readonly startMs = Date.now();
+  private readonly startMs: number;
   private lastDrawMs = 0;
+  private lastLineMs: number;
   private readonly tty: boolean;
 
   constructor(
@@ -21,23 +25,31 @@ export class Progress {
     private readonly total: number,
     private readonly out: ProgressStream = process.stderr,
     tty?: boolean,
+    private readonly nowMs: () => number = Date.now,
   ) {
     this.tty = tty ?? out.isTTY === true;
+    this.startMs = nowMs();
+    this.lastLineMs = this.startMs;
   }
 
   /** Count finished seeds (`failing` of them with a violation). */
   add(done: number, failing: number): void {
     this.done += done;
     this.failing += failing;
-    if (!this.tty) return;
-    const now = Date.now();
+    const now = this.nowMs();
+    if (!this.tty) {
+      if (now - this.lastLineMs < PIPED_EVERY_MS || this.done >= this.total) return;
+      this.lastLineMs = now;
+      this.out.write(`${this.label}: ${this.done}/${this.total} seeds, ${this.failing} with a violation, ${((now - this.startMs) / 1000).toFixed(0)} s\n`);
+      return;
+    }
     if (now - this.lastDrawMs < 100 && this.done < this.total) return;
     this.lastDrawMs = now;
     this.out.write(`\r${this.bar(now)}\x1b[K`);
   }
 
   elapsedMs(): number {
-    return Date.now() - this.startMs;
+    return this.nowMs() - this.startMs;
   }
 
   /** The last line, printed either way. */
