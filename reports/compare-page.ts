@@ -20,12 +20,14 @@ export function renderComparePage(matrix: CompareMatrix): string {
 <p class="explain">Each cell is one design run under one scenario with ${n} seed${n === 1 ? "" : "s"} (${matrix.seeds.from}–${matrix.seeds.to}): the share of runs in which a safety checker found a violation, with its 95% confidence interval (Wilson). The bar is the rate, the whisker the interval. A cell with failures links to the run report of one failing seed: open it to see what went wrong.</p>
 </header>
 <main class="cmp">
+<div class="matrix-wrap">
 <table class="matrix" id="matrix">
 <thead>${head}</thead>
 <tbody>
 ${rows}
 </tbody>
 </table>
+</div>
 <section class="reading">
 <h2>How to read it</h2>
 <ul>
@@ -100,11 +102,13 @@ function wilsonUpper0(n: number): number {
 const COMPARE_STYLE = String.raw`
 header.top { padding: 18px 24px 6px; background: #fff; border-bottom: 1px solid var(--line); }
 main.cmp { padding: 16px 24px; }
+.matrix-wrap { max-width: 100%; overflow-x: auto; }
 table.matrix { border-collapse: separate; border-spacing: 4px; }
 table.matrix th { text-align: left; font-weight: 600; padding: 4px 8px; white-space: nowrap; }
+table.matrix tbody th { white-space: normal; max-width: 22ch; overflow-wrap: anywhere; }
 table.matrix thead th { font-size: 13px; border-bottom: 2px solid var(--line); }
 th.corner { color: var(--muted); font-weight: normal !important; }
-td.cell { min-width: 170px; padding: 6px 10px; border-radius: 6px; background: #fff; border: 1px solid var(--line); vertical-align: top; }
+td.cell { min-width: 115px; max-width: 140px; padding: 6px 8px; border-radius: 6px; background: #fff; border: 1px solid var(--line); vertical-align: top; }
 td.cell .rate { font-size: 18px; font-weight: 700; }
 td.cell .ci-text { color: var(--muted); font-size: 12px; }
 td.cell .meta { display: block; color: var(--muted); font-size: 12px; }
@@ -124,10 +128,10 @@ td.cell.empty { color: var(--muted); text-align: center; background: transparent
 td.cell.empty .why { display: block; font-size: 11.5px; text-align: left; max-width: 24ch; margin-top: 2px; }
 td.cell.unchallenged { background: #f1f2f4; }
 td.cell.unchallenged .rate { color: var(--muted); }
-td.cell .challenge { display: block; font-size: 12px; font-weight: 600; max-width: 30ch; }
+td.cell .challenge { display: block; font-size: 12px; font-weight: 600; max-width: 100%; }
 td.cell .challenge.none { color: #5d6d7e; }
 td.cell .challenge.part { color: #a15c00; }
-td.cell .avail { display: block; color: var(--muted); font-size: 11.5px; max-width: 30ch; }
+td.cell .avail { display: block; color: var(--muted); font-size: 11.5px; max-width: 100%; }
 .bar { position: relative; display: block; height: 8px; background: #e9edf1; border-radius: 4px; margin: 5px 0 3px; }
 .bar .fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--bad); border-radius: 4px; min-width: 0; }
 td.cell.zero .bar .fill { background: var(--ok); }

@@ -360,6 +360,19 @@ describe("comparison page in Chromium", () => {
     expect(await empty.count()).toBeGreaterThan(0);
     for (const t of await empty.allInnerTexts()) expect(t).toMatch(/not (run|asked for)/);
     await page.screenshot({ path: join(OUT, "compare.png"), fullPage: true });
+    // Eight designs fit a 1400 px window; beyond, the matrix scrolls inside the page.
+    const eight = Array.from({ length: 8 }, (_, i) => `design-${i + 1}`);
+    const wide = {
+      ...m,
+      designs: eight,
+      cells: eight.flatMap((d, i) => m.cells.filter((c) => c.design === m.designs[i % m.designs.length]).map((c) => ({ ...c, design: d }))),
+    };
+    writeFileSync(join(dir, "compare-8.html"), renderComparePage(wide));
+    const w = await open(join(dir, "compare-8.html"), false);
+    await w.page.setViewportSize({ width: 1400, height: 900 });
+    expect(await w.page.locator("thead th").count()).toBe(9);
+    expect(await w.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1400);
+    await w.page.screenshot({ path: join(OUT, "compare-8-designs.png") });
     await page.locator("a.seed").first().click();
     await page.waitForSelector("body[data-drawn='1']", { timeout: 20_000 });
     expect(page.url()).toContain(`/runs/${failing[0]!.scenario}-seed${failing[0]!.failingSeed}/report.html`);
