@@ -40,104 +40,114 @@ interface Form {
   line: number;
 }
 
-/** Split EDN text into top-level forms (or the elements of one top-level vector). */
-function splitForms(text: string, file: string): Form[] {
-  let i = 0;
-  let line = 1;
-  const skipSpace = (): void => {
-    while (i < text.length) {
-      const c = text[i];
-      if (c === "\n") line++;
+/** A cursor over EDN text that reads whole forms, checking brackets and strings, counting lines. */
+class FormReader {
+  i = 0;
+  line = 1;
+  constructor(
+    readonly text: string,
+    readonly file: string,
+  ) {}
+
+  skipSpace(): void {
+    while (this.i < this.text.length) {
+      const c = this.text[this.i];
+      if (c === "\n") this.line++;
       if (c === ";") {
-        while (i < text.length && text[i] !== "\n") i++;
+        while (this.i < this.text.length && this.text[this.i] !== "\n") this.i++;
         continue;
       }
-      if (c === "#" && text[i + 1] === "_") {
+      if (c === "#" && this.text[this.i + 1] === "_") {
         // #_ discards the next form: read it and drop it.
-        i += 2;
-        skipSpace();
-        readForm();
+        this.i += 2;
+        this.skipSpace();
+        this.readForm();
         continue;
       }
       if (c !== "," && c.trim() !== "") return;
-      i++;
+      this.i++;
     }
-  };
+  }
+
   /** Read one form starting at i; returns it, leaves i after it. */
-  const readForm = (): Form => {
-    const start = i;
-    const startLine = line;
-    const opensForm = text[i] in CLOSE || text[i] === '"' || (text[i] === "#" && text[i + 1] === "{");
+  readForm(): Form {
+    const start = this.i;
+    const startLine = this.line;
+    const opensForm = this.text[this.i] in CLOSE || this.text[this.i] === '"' || (this.text[this.i] === "#" && this.text[this.i + 1] === "{");
     if (!opensForm) {
       // A bare token (number, keyword, symbol) ends at whitespace, a comma or a bracket.
-      while (i < text.length && !/[\s,()[\]{}";]/.test(text[i])) i++;
-      if (i === start) throw new InputError(file, `line ${line}`, `an EDN form, got an unmatched "${text[i]}"`);
-      return { text: text.slice(start, i), line: startLine };
+      while (this.i < this.text.length && !/[\s,()[\]{}";]/.test(this.text[this.i])) this.i++;
+      if (this.i === start) throw new InputError(this.file, `line ${this.line}`, `an EDN form, got an unmatched "${this.text[this.i]}"`);
+      return { text: this.text.slice(start, this.i), line: startLine };
     }
     const stack: { close: string; line: number }[] = [];
     do {
-      const c = text[i];
+      const c = this.text[this.i];
       if (c === '"') {
-        const strLine = line;
-        i++;
-        while (i < text.length && text[i] !== '"') {
-          if (text[i] === "\\") i++;
-          if (text[i] === "\n") line++;
-          i++;
+        const strLine = this.line;
+        this.i++;
+        while (this.i < this.text.length && this.text[this.i] !== '"') {
+          if (this.text[this.i] === "\\") this.i++;
+          if (this.text[this.i] === "\n") this.line++;
+          this.i++;
         }
-        if (i >= text.length) throw new InputError(file, `line ${strLine}`, 'a closing " for the string opened here');
-        i++;
+        if (this.i >= this.text.length) throw new InputError(this.file, `line ${strLine}`, 'a closing " for the string opened here');
+        this.i++;
       } else if (c === "\\") {
-        i += 2; // a character literal such as \a or \(
-        while (i < text.length && /[a-z0-9]/i.test(text[i])) i++;
+        this.i += 2; // a character literal such as \a or \(
+        while (this.i < this.text.length && /[a-z0-9]/i.test(this.text[this.i])) this.i++;
       } else if (c === ";") {
-        while (i < text.length && text[i] !== "\n") i++;
-      } else if (c === "#" && text[i + 1] === "{") {
-        stack.push({ close: "}", line });
-        i += 2;
+        while (this.i < this.text.length && this.text[this.i] !== "\n") this.i++;
+      } else if (c === "#" && this.text[this.i + 1] === "{") {
+        stack.push({ close: "}", line: this.line });
+        this.i += 2;
       } else if (c in CLOSE) {
-        stack.push({ close: CLOSE[c], line });
-        i++;
+        stack.push({ close: CLOSE[c], line: this.line });
+        this.i++;
       } else if (c === ")" || c === "]" || c === "}") {
         const top = stack.pop();
-        if (!top) throw new InputError(file, `line ${line}`, `no unmatched "${c}" here`);
-        if (top.close !== c) throw new InputError(file, `line ${line}`, `"${top.close}" to close what line ${top.line} opened, got "${c}"`);
-        i++;
+        if (!top) throw new InputError(this.file, `line ${this.line}`, `no unmatched "${c}" here`);
+        if (top.close !== c) throw new InputError(this.file, `line ${this.line}`, `"${top.close}" to close what line ${top.line} opened, got "${c}"`);
+        this.i++;
       } else {
-        if (c === "\n") line++;
-        i++;
+        if (c === "\n") this.line++;
+        this.i++;
       }
-      if (i >= text.length && stack.length > 0) {
+      if (this.i >= this.text.length && stack.length > 0) {
         const top = stack[stack.length - 1];
-        throw new InputError(file, `line ${top.line}`, `a closing "${top.close}" for what is opened here (the file ends first)`);
+        throw new InputError(this.file, `line ${top.line}`, `a closing "${top.close}" for what is opened here (the file ends first)`);
       }
     } while (stack.length > 0);
-    return { text: text.slice(start, i), line: startLine };
-  };
+    return { text: this.text.slice(start, this.i), line: startLine };
+  }
+}
 
-  skipSpace();
+/** Split EDN text into top-level forms (or the elements of one top-level vector). */
+function splitForms(text: string, file: string): Form[] {
+  const r = new FormReader(text, file);
+  r.skipSpace();
   const forms: Form[] = [];
-  if (text[i] === "[" || text[i] === "(") {
+  if (r.text[r.i] === "[" || r.text[r.i] === "(") {
     // One vector (or list) of op maps: split its elements.
-    const close = CLOSE[text[i]];
-    const openLine = line;
-    i++;
+    const close = CLOSE[r.text[r.i]];
+    const openLine = r.line;
+    r.i++;
     for (;;) {
-      skipSpace();
-      if (i >= text.length) throw new InputError(file, `line ${openLine}`, `a closing "${close}" for the history opened here`);
-      if (text[i] === close) {
-        i++;
+      r.skipSpace();
+      if (r.i >= r.text.length) throw new InputError(file, `line ${openLine}`, `a closing "${close}" for the history opened here`);
+      if (r.text[r.i] === close) {
+        r.i++;
         break;
       }
-      forms.push(readForm());
+      forms.push(r.readForm());
     }
-    skipSpace();
-    if (i < text.length) throw new InputError(file, `line ${line}`, "nothing after the history's closing bracket");
+    r.skipSpace();
+    if (r.i < r.text.length) throw new InputError(file, `line ${r.line}`, "nothing after the history's closing bracket");
     return forms;
   }
-  while (i < text.length) {
-    forms.push(readForm());
-    skipSpace();
+  while (r.i < r.text.length) {
+    forms.push(r.readForm());
+    r.skipSpace();
   }
   return forms;
 }
