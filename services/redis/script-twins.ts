@@ -101,12 +101,17 @@ function redlockAcquire(w: Spelled, at: number): Twin {
       if (isError(r)) return r;
       if (r === 1) return 0;
     }
-    for (const k of keys) {
-      const r = call([w.set!, k, args[at]!, w.px!, args[at + 1]!]);
-      if (isError(r)) return r;
-    }
-    return keys.length;
+    return setEach(w, keys, args, at, call);
   };
+}
+
+/** node-redlock's second loop: SET each key to the value with the TTL; #KEYS, or the first error. */
+function setEach(w: Spelled, keys: string[], args: string[], at: number, call: CallFn): ArgvReply {
+  for (const k of keys) {
+    const r = call([w.set!, k, args[at]!, w.px!, args[at + 1]!]);
+    if (isError(r)) return r;
+  }
+  return keys.length;
 }
 
 function redlockExtend(w: Spelled, at: number): Twin {
@@ -118,11 +123,7 @@ function redlockExtend(w: Spelled, at: number): Twin {
       if (isError(r)) return r;
       if (!equals(r, args[at])) return 0;
     }
-    for (const k of keys) {
-      const r = call([w.set!, k, args[at]!, w.px!, args[at + 1]!]);
-      if (isError(r)) return r;
-    }
-    return keys.length;
+    return setEach(w, keys, args, at, call);
   };
 }
 
