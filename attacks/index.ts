@@ -15,6 +15,7 @@ import { clientClockJump } from "./client-clock-jump.js";
 import { asyncFailover } from "./async-failover.js";
 import { crashRestartNoFsync } from "./crash-restart-no-fsync.js";
 import { delayedRelease } from "./delayed-release.js";
+import { lossyNetwork } from "./lossy-network.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
@@ -31,6 +32,7 @@ export const ATTACKS: readonly Attack[] = [
   asyncFailover,
   crashRestartNoFsync,
   delayedRelease,
+  lossyNetwork,
 ];
 
 export function attackByName(name: string): Attack | undefined {

@@ -7,11 +7,11 @@ import { resolve } from "node:path";
 
 const SEEDS = [1, 2, 3];
 
-function runAttack(name: string, lock: LockUnderTest) {
+function runAttack(name: string, lock: LockUnderTest, seeds: readonly number[] = SEEDS) {
   const c = attackByName(name)!.compile(lock);
   if (!c.ok) throw new Error(c.refusal);
   const s = parseScenario(JSON.parse(JSON.stringify(c.scenario)), `<attack ${name}>`);
-  return SEEDS.map((seed) => {
+  return seeds.map((seed) => {
     const r = outcomeOf(s, seed);
     return { outcome: r.outcome, challenged: judgeChallenge(r.history, c.scenario.challenge).challenged };
   });
@@ -125,5 +125,14 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(allSafe(runAttack("delayed-release", raftZk))).toBe(true);
     expect(allUnsafe(runAttack("delayed-release", setnxDel))).toBe(true);
     expect(allUnsafe(runAttack("delayed-release", bug("plain-del.cjs")))).toBe(true);
+  });
+
+  it("lossy-network: never unsafe, and challenged, on redis-setnx and raft-zk; unsafe on some seed when a refused retry is taken as granted", () => {
+    const six = [1, 2, 3, 4, 5, 6];
+    for (const lock of [setnx, raftZk]) {
+      const rs = runAttack("lossy-network", lock, six);
+      expect(rs.every((r) => r.outcome !== "unsafe" && r.outcome !== "unsafe-but-fenced" && r.challenged)).toBe(true);
+    }
+    expect(runAttack("lossy-network", bug("refused-retry-granted.cjs"), six).some((r) => r.outcome === "unsafe")).toBe(true);
   });
 });

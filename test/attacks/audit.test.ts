@@ -61,6 +61,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "async-failover": "refused",
       "crash-restart-no-fsync": "known limit of this backend",
       "delayed-release": "safe",
+      "lossy-network": "safe",
     });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
     expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
@@ -76,6 +77,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "async-failover": 0,
       "crash-restart-no-fsync": 1,
       "delayed-release": 1,
+      "lossy-network": 1,
     });
   });
 
