@@ -80,6 +80,13 @@ export function nameOf(v: unknown): string | undefined {
   return undefined;
 }
 
+/** A plain value's name where it is one: a string, or a keyword as plainValue keeps it ({keyword: "a"} → "a"). */
+export function keywordOrString(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  if (v !== null && typeof v === "object" && "keyword" in v) return String((v as { keyword: unknown }).keyword);
+  return undefined;
+}
+
 /**
  * A parsed op map (edn-data, mapAs "map", keywordAs "object") as a plain object. A client
  * op's :value keeps its kinds exact (the models compare it); elsewhere (the nemesis'

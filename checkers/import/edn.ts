@@ -25,7 +25,7 @@ import { parseEDNString } from "edn-data";
 import { InputError } from "../../sim/errors.js";
 import { NEMESIS, type EventType, type HistoryEvent } from "../../sim/history.js";
 import { checkPairing } from "./pairing.js";
-import { exactEdnText, nameOf, plainOp } from "./edn-values.js";
+import { exactEdnText, keywordOrString, plainOp } from "./edn-values.js";
 
 export type ImportedEvent = HistoryEvent & { extra?: Record<string, unknown> };
 
@@ -153,8 +153,8 @@ function splitForms(text: string, file: string): Form[] {
 }
 
 function asString(v: unknown): string | undefined {
-  if (typeof v === "string" && v !== "") return v;
-  if (v !== null && typeof v === "object" && "keyword" in v) return nameOf({ key: (v as { keyword: unknown }).keyword });
+  const name = keywordOrString(v);
+  if (name !== undefined && name !== "") return name;
   if (typeof v === "number" && Number.isInteger(v)) return String(v);
   if (typeof v === "bigint") return v.toString();
   return undefined;

@@ -145,17 +145,17 @@ export function exploreCommand(
     serverOnly: opts.serverFaultsOnly ?? false,
     stepsMax,
   };
-  const violates = opts.differential ? differentialViolation(violation(checkers), referenceFor(base)) : violation(checkers);
+  const reference = opts.differential ? referenceFor(base) : undefined;
+  const violates = reference ? differentialViolation(violation(checkers), reference) : violation(checkers);
   const result = explore({ base, space, runs, shrinkRunsMax, seed, violates, ...(onRun ? { onRun } : {}) });
   const length =
     base.durationMs < raw.durationMs
       ? `${base.durationMs} ms (base ${raw.name} cut from ${raw.durationMs} ms)`
       : `${base.durationMs} ms (base ${raw.name}'s own length; --duration-ms ${durationMsMax} is the cap)`;
-  const refLabel = opts.differential ? referenceFor(base).label : "";
-  const property = `${checkers ? checkers.join(" + ") : "safety"}${opts.differential ? ` (differential: a violation counts only when ${refLabel} is safe under the same schedule and seed)` : ""}`;
+  const property = `${checkers ? checkers.join(" + ") : "safety"}${reference ? ` (differential: a violation counts only when ${reference.label} is safe under the same schedule and seed)` : ""}`;
   const how = `fast-check seed ${seed}, up to ${runs} runs of ${length}${opts.lock ? ` run on ${opts.lock}` : ""}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${property}`;
   if (!result.found || !result.counterexample) {
-    const none = opts.differential ? `no run unsafe on ${opts.lock} and safe on ${refLabel}` : "no safety violation";
+    const none = reference ? `no run unsafe on ${opts.lock} and safe on ${reference.label}` : "no safety violation";
     return { text: `lockstep explore ${opts.design}: ${none} in ${result.runs} runs (${how})\n`, code: EXIT.ok, result };
   }
   const dir = opts.out ?? join("runs", name);
@@ -173,7 +173,7 @@ export function exploreCommand(
   const written = writeCounterexample(dir, told, cx.seed, violates);
   const lines = [
     `lockstep explore ${opts.design}: property violated after ${result.runs} run(s) (${how})`,
-    ...(opts.differential ? referenceLines(written.scenario, referenceFor(base), cx.seed, dir) : []),
+    ...(reference ? referenceLines(written.scenario, reference, cx.seed, dir) : []),
     `shrunk in ${result.shrinks} step(s) (${result.shrinkRuns} runs) from ${result.original?.faults.length ?? "?"} to ${shrunk.faults.length} fault step(s); workload ${workloadDiff(base, shrunk)}`,
     ...formatCounterexample(written),
     "what happened, from the run's history:",

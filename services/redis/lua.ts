@@ -19,7 +19,7 @@
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type fengariApi from "fengari";
-import type { ArgvReply } from "./argv-reply.js";
+import { isErrorReply, type ArgvReply } from "./argv-reply.js";
 import { twinOf, type Twin } from "./script-twins.js";
 
 // fengari is loaded when the first script is compiled (the engine below), not with this
@@ -160,7 +160,7 @@ class LuaEngine {
       else return lauxlib.luaL_error(L, to_luastring("Lua redis lib command arguments must be strings or integers"));
     }
     const reply = this.call ? this.call(argv) : { error: "ERR redis.call outside a script" };
-    if (raise && isError(reply)) {
+    if (raise && isErrorReply(reply)) {
       pushReply(L, reply);
       return lua.lua_error(L);
     }
@@ -223,7 +223,7 @@ class LuaEngine {
     if (status !== lua.LUA_OK) {
       // A redis.call error is re-raised as its {err=...} table; a Lua runtime error is a string.
       const e = toReply(L, -1);
-      reply = isError(e) ? e : { error: `ERR ${typeof e === "string" ? e : "script error"} script: ${sha}` };
+      reply = isErrorReply(e) ? e : { error: `ERR ${typeof e === "string" ? e : "script error"} script: ${sha}` };
     } else {
       reply = toReply(L, -1);
     }
@@ -285,10 +285,6 @@ export class LuaScripting {
     scriptRuns.lua++;
     return engine.run(sha, keys, args, call);
   }
-}
-
-function isError(r: ArgvReply): r is { error: string } {
-  return r !== null && typeof r === "object" && !Array.isArray(r) && "error" in r;
 }
 
 /** A Lua number as Lua 5.1's tostring prints it (%.14g). */

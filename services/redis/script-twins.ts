@@ -8,14 +8,12 @@
  * non-canonical number), and the Lua runs instead. test/services/script-twins.test.ts
  * checks every template against fengari on random stores and inputs.
  */
-import type { ArgvReply } from "./argv-reply.js";
+import { isErrorReply, type ArgvReply } from "./argv-reply.js";
 
 type CallFn = (argv: string[]) => ArgvReply;
 /** Spellings captured from the script: command names as written, by template placeholder. */
 type Spelled = Record<string, string>;
 export type Twin = (keys: string[], args: string[], call: CallFn) => ArgvReply | undefined;
-
-const isError = (r: ArgvReply): r is { error: string } => r !== null && typeof r === "object" && !Array.isArray(r) && "error" in r;
 
 /** A Lua source as tokens: comments dropped, `;` dropped, strings as "text"; undefined for what this lexer does not read. */
 export function luaTokens(source: string): string[] | undefined {
@@ -75,7 +73,7 @@ function compareAndDelete(w: Spelled): Twin {
   return (keys, args, call) => {
     if (keys.length < 1) return undefined;
     const got = call([w.get!, keys[0]!]);
-    if (isError(got)) return got;
+    if (isErrorReply(got)) return got;
     return equals(got, args[0]) ? call([w.del!, keys[0]!]) : 0;
   };
 }
@@ -84,10 +82,10 @@ function compareAndPexpire(w: Spelled, replyOne: boolean): Twin {
   return (keys, args, call) => {
     if (keys.length < 1 || args.length < 2) return undefined;
     const got = call([w.get!, keys[0]!]);
-    if (isError(got)) return got;
+    if (isErrorReply(got)) return got;
     if (!equals(got, args[0])) return 0;
     const r = call([w.pexpire!, keys[0]!, args[1]!]);
-    return replyOne && !isError(r) ? 1 : r;
+    return replyOne && !isErrorReply(r) ? 1 : r;
   };
 }
 
@@ -98,7 +96,7 @@ function redlockAcquire(w: Spelled, at: number): Twin {
     if (at === 1) call([w.select!, args[0]!]);
     for (const k of keys) {
       const r = call([w.exists!, k]);
-      if (isError(r)) return r;
+      if (isErrorReply(r)) return r;
       if (r === 1) return 0;
     }
     return setEach(w, keys, args, at, call);
@@ -109,7 +107,7 @@ function redlockAcquire(w: Spelled, at: number): Twin {
 function setEach(w: Spelled, keys: string[], args: string[], at: number, call: CallFn): ArgvReply {
   for (const k of keys) {
     const r = call([w.set!, k, args[at]!, w.px!, args[at + 1]!]);
-    if (isError(r)) return r;
+    if (isErrorReply(r)) return r;
   }
   return keys.length;
 }
@@ -120,7 +118,7 @@ function redlockExtend(w: Spelled, at: number): Twin {
     if (at === 1) call([w.select!, args[0]!]);
     for (const k of keys) {
       const r = call([w.get!, k]);
-      if (isError(r)) return r;
+      if (isErrorReply(r)) return r;
       if (!equals(r, args[at])) return 0;
     }
     return setEach(w, keys, args, at, call);
@@ -134,7 +132,7 @@ function redlockRelease(w: Spelled, at: number): Twin {
     let count = 0;
     for (const k of keys) {
       const r = call([w.get!, k]);
-      if (isError(r)) return r;
+      if (isErrorReply(r)) return r;
       if (equals(r, args[at])) {
         call([w.del!, k]);
         count++;

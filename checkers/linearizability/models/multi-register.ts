@@ -9,18 +9,12 @@
  */
 import type { Operation } from "../../../sim/history.js";
 import { hashString, type Model } from "../model.js";
+import { keywordOrString } from "../../import/edn-values.js";
 
 /** The state: register name -> value, as sorted JSON text (equal maps, equal text). */
 type State = string;
 
 type MicroOp = { f: "r" | "w"; register: string; value: unknown };
-
-/** A keyword or string as a name: :r and "r" are both a read here, :x and "x" one register. */
-function nameOf(v: unknown): string | undefined {
-  if (typeof v === "string") return v;
-  if (v !== null && typeof v === "object" && "keyword" in v) return String((v as { keyword: unknown }).keyword);
-  return undefined;
-}
 
 /** A transaction's micro-ops, or undefined when the value is not one. */
 export function microOps(v: unknown): MicroOp[] | undefined {
@@ -28,8 +22,9 @@ export function microOps(v: unknown): MicroOp[] | undefined {
   const out: MicroOp[] = [];
   for (const m of v) {
     if (!Array.isArray(m) || m.length !== 3) return undefined;
-    const f = nameOf(m[0]);
-    const register = nameOf(m[1]) ?? JSON.stringify(m[1]);
+    // A keyword or string as a name: :r and "r" are both a read here, :x and "x" one register.
+    const f = keywordOrString(m[0]);
+    const register = keywordOrString(m[1]) ?? JSON.stringify(m[1]);
     if (f !== "r" && f !== "w") return undefined;
     out.push({ f, register, value: m[2] });
   }
