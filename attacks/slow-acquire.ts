@@ -1,11 +1,5 @@
-import type { Attack, LockUnderTest } from "./types.js";
-import { baseScenario, isRaftDesign, leaseMsOf } from "./lease.js";
-
-/** The Redis nodes of a Redis-family lock, by the ids the designs and the library use. */
-function redisNodesOf(lock: LockUnderTest): string[] {
-  const n = typeof lock.designOptions?.nodes === "number" ? lock.designOptions.nodes : lock.design === "redlock" ? 5 : 1;
-  return Array.from({ length: n }, (_, i) => `redis-${i + 1}`);
-}
+import type { Attack } from "./types.js";
+import { baseScenario, isRaftDesign, leaseMsOf, lockServersOf } from "./lease.js";
 
 export const slowAcquire: Attack = {
   name: "slow-acquire",
@@ -25,7 +19,7 @@ export const slowAcquire: Attack = {
       links: [
         {
           from: ["c1"],
-          to: redisNodesOf(lock),
+          to: lockServersOf(lock),
           bothWays: true,
           latencyUsBase: oneWayUs,
           latencyUsJitter: 0,

@@ -48,6 +48,18 @@ describe("attack catalogue", () => {
     }
   });
 
+  it("every attack compiles to a scenario that runs on every design, or is refused with a reason", () => {
+    // A compiled attack naming a process the design lacks (redis-1 on redis-failover) would stop the audit.
+    for (const design of ["redis-setnx", "redis-fenced", "redlock", "redis-failover", "raft-zk", "etcd-lease"]) {
+      for (const a of ATTACKS) {
+        const c = a.compile({ design, label: design });
+        if (!c.ok) continue;
+        const s = parseScenario(JSON.parse(JSON.stringify(c.scenario)), a.name);
+        expect(() => outcomeOf(s, 1), `${a.name} on ${design}`).not.toThrow();
+      }
+    }
+  });
+
   it("scales durations with the lock's lease: raft-zk's session, not the Redis TTL", () => {
     const redis = attackByName("holder-pause-before-write")!.compile(setnx);
     const zk = attackByName("holder-pause-before-write")!.compile({ ...raftZk, designOptions: { sessionTimeoutMs: 2000 } });
