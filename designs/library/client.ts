@@ -45,7 +45,12 @@ export class LibraryLockClient implements LockClient {
     return yield* suspend<Settled>((resume) => {
       this.realm.enter(`${this.adapterName}.${method}()`, () =>
         this.realm.prelude.settle(
-          () => fn!.apply(this.adapter, args),
+          // Arguments are made in the realm: a host object's constructor chain leads to the host.
+          () =>
+            fn!.apply(
+              this.adapter,
+              args.map((a) => this.realm.seal.toRealm(a)),
+            ),
           (ok, value) => this.realm.later(() => resume({ ok, value })),
         ),
       );

@@ -104,9 +104,9 @@ export const library: DesignEntry<LibraryDesignOptions> = {
         const loader = new ModuleLoader(
           realm,
           new Map([
-            ["ioredis", () => ioredisModule(hub)],
-            ["redis", () => nodeRedisModule(hub)],
-            ["@redis/client", () => nodeRedisModule(hub)],
+            ["ioredis", (req) => ioredisModule(hub, req("events"))],
+            ["redis", (req) => nodeRedisModule(hub, req("events"))],
+            ["@redis/client", (req) => nodeRedisModule(hub, req("events"))],
           ]),
         );
         const instance = realm.enter(`loading adapter ${o.adapter}`, () => {
@@ -115,11 +115,7 @@ export const library: DesignEntry<LibraryDesignOptions> = {
           const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
           if (!mod || typeof mod.create !== "function")
             throw new InputError(o.adapterFile, "module.exports.create", "a function create({ addresses, options, processId })");
-          return mod.create({
-            addresses: realm.fromJson(addresses) as string[],
-            options: realm.fromJson(o.options) as Record<string, unknown>,
-            processId: ctx.id,
-          });
+          return mod.create(realm.fromJson({ addresses, options: o.options, processId: ctx.id }) as Parameters<AdapterModule["create"]>[0]);
         });
         if (!instance || typeof instance.acquire !== "function" || typeof instance.release !== "function") {
           throw new InputError(o.adapterFile, "create()", "an object with acquire(lock, { ttlMs, waitMs }) and release(handle)");

@@ -15,13 +15,13 @@
  * Covered: the string, expiry and scripting commands, defineCommand (EVALSHA, EVAL on
  * NOSCRIPT, as ioredis's Script does), multi/pipeline, duplicate, quit, disconnect.
  * Cluster and pub/sub are not: they stop the run, named.
+ *
+ * The module is built inside the library's realm (IOREDIS_SOURCE runs there), over the
+ * hub's driver: a client, its methods and its prototype chain are the realm's, so none
+ * leads back to the host.
  */
-import { EventEmitter } from "node:events";
-import { sha1Hex } from "../redis/lua.js";
-import type { ArgvReply } from "../redis/argv-reply.js";
-import type { ClientHub } from "./hub.js";
-import type { LinkError, LinkPolicy } from "./link.js";
-import { RedisLink } from "./link.js";
+import vm from "node:vm";
+import type { ClientFlavour, ClientHub } from "./hub.js";
 
 const COMMANDS = [
   "get",
@@ -78,238 +78,190 @@ const COMMANDS = [
   "unwatch",
 ];
 
-const ERROR_NAMES = { ConnectionClosed: "Error", MaxRetriesPerRequest: "MaxRetriesPerRequestError", CommandTimeout: "Error", Reply: "ReplyError" } as const;
+const IOREDIS: ClientFlavour = {
+  label: "ioredis",
+  flattens: true,
+  names: { ConnectionClosed: "Error", MaxRetriesPerRequest: "MaxRetriesPerRequestError", CommandTimeout: "Error", Reply: "ReplyError" },
+};
 
-type Callback = (err: Error | null, value?: unknown) => void;
-
-function flatten(args: unknown[]): string[] {
-  const out: string[] = [];
-  const walk = (x: unknown): void => {
-    if (Array.isArray(x)) x.forEach(walk);
-    else if (Buffer.isBuffer(x)) out.push(x.toString());
-    else out.push(x === undefined || x === null ? "" : String(x));
+/** Evaluated in the realm: (driver, EventEmitter, commands) => the ioredis module. */
+const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
+  "use strict";
+  const { Promise, Error, Map, Array } = globalThis;
+  const links = new WeakMap();
+  // Commands go to the driver as [name, args]: it flattens them as ioredis does.
+  const splitCallback = (args) => {
+    const last = args[args.length - 1];
+    return typeof last === "function" ? { args: args.slice(0, -1), cb: last } : { args };
   };
-  args.forEach(walk);
-  return out;
-}
-
-function splitCallback(args: unknown[]): { args: unknown[]; cb?: Callback } {
-  const last = args[args.length - 1];
-  return typeof last === "function" ? { args: args.slice(0, -1), cb: last as Callback } : { args };
-}
-
-interface ScriptDef {
-  lua: string;
-  sha: string;
-  numberOfKeys?: number;
-}
-
-/** The module object library code gets for `require("ioredis")`. */
-export function ioredisModule(hub: ClientHub): unknown {
-  const { realm } = hub;
-
-  const settle = (run: (done: (err: Error | null, value?: unknown) => void) => void, cb?: Callback): Promise<unknown> =>
-    new realm.Promise((resolve, reject) => {
+  const replyError = (message) => {
+    const e = new Error(message);
+    e.name = "ReplyError";
+    return e;
+  };
+  // A promise, and the node-style callback if one was given.
+  const settle = (run, cb) =>
+    new Promise((resolve, reject) => {
       run((err, value) => {
-        realm.enter("an ioredis reply", () => {
-          if (err) reject(err);
-          else resolve(value);
-          if (cb) {
-            if (err) cb(err);
-            else cb(null, value);
-          }
-        });
+        if (err) reject(err);
+        else resolve(value);
+        if (cb) {
+          if (err) cb(err);
+          else cb(null, value);
+        }
       });
     });
+  const parse = (args) => {
+    const opts = {};
+    for (const a of args) {
+      if (typeof a === "number") opts.port = a;
+      else if (typeof a === "string") {
+        if (/^rediss?:\/\//.test(a)) {
+          const u = new URL(a);
+          opts.host = u.hostname;
+          opts.port = Number(u.port || 6379);
+        } else opts.host = a;
+      } else if (a && typeof a === "object") Object.assign(opts, a);
+    }
+    return opts;
+  };
 
   class Redis extends EventEmitter {
-    readonly options: Record<string, unknown>;
-    private readonly link: RedisLink;
-    private readonly scripts = new Map<string, ScriptDef>();
-    readonly serverId: string;
-
-    constructor(...args: unknown[]) {
+    constructor(...args) {
       super();
-      const opts: Record<string, unknown> = {};
-      for (const a of args) {
-        if (typeof a === "number") opts.port = a;
-        else if (typeof a === "string") {
-          if (/^rediss?:\/\//.test(a)) {
-            const u = new URL(a);
-            opts.host = u.hostname;
-            opts.port = Number(u.port || 6379);
-          } else opts.host = a;
-        } else if (a && typeof a === "object") Object.assign(opts, a);
-      }
-      if (opts.lazyConnect) realm.escape("new Redis({ lazyConnect: true })", "lazy connections are not modelled; connect eagerly");
+      const opts = parse(args);
+      if (opts.lazyConnect) driver.escape("new Redis({ lazyConnect: true })", "lazy connections are not modelled; connect eagerly");
       this.options = opts;
-      this.serverId = hub.resolve(opts.port, opts.host);
-      const retry = typeof opts.retryStrategy === "function" ? (opts.retryStrategy as (n: number) => unknown) : (n: number) => Math.min(n * 50, 2000);
-      const policy: LinkPolicy = {
-        retryDelayMs: (n) => {
-          const d = retry(n);
-          return typeof d === "number" && Number.isFinite(d) ? Math.max(0, d) : null;
-        },
+      const retry = typeof opts.retryStrategy === "function" ? opts.retryStrategy : (n) => Math.min(n * 50, 2000);
+      const policy = {
+        retryDelayMs: (n) => retry(n),
         maxRetriesPerRequest: opts.maxRetriesPerRequest === null ? null : typeof opts.maxRetriesPerRequest === "number" ? opts.maxRetriesPerRequest : 20,
         offlineQueue: opts.enableOfflineQueue !== false,
         resendUnfulfilled: opts.autoResendUnfulfilledCommands !== false,
-        connectTimeoutMs: typeof opts.connectTimeout === "number" ? opts.connectTimeout : 10_000,
+        connectTimeoutMs: typeof opts.connectTimeout === "number" ? opts.connectTimeout : 10000,
         commandTimeoutMs: typeof opts.commandTimeout === "number" ? opts.commandTimeout : undefined,
       };
-      this.link = hub.openLink(this.serverId, policy, (event, ...rest) => {
-        realm.enter(`ioredis '${event}' listeners`, () => {
-          if (event === "error") {
-            // ioredis emits 'error' only to listeners it has (silentEmit), never as an uncaught throw.
-            if (this.listenerCount("error") > 0) this.emit("error", hub.linkError(rest[0] as LinkError, ERROR_NAMES));
-          } else this.emit(event, ...rest);
-        });
-      });
+      links.set(this, driver.open(driver.resolve(opts.port, opts.host), policy, (event, arg) => {
+        // ioredis emits 'error' only to listeners it has (silentEmit), never as an uncaught throw.
+        if (event === "error") {
+          if (this.listenerCount("error") > 0) this.emit("error", arg);
+        } else if (arg === undefined) this.emit(event);
+        else this.emit(event, arg);
+      }));
     }
-
-    get status(): string {
-      return this.link.status;
+    get status() {
+      return driver.status(links.get(this));
     }
-
-    /** Send argv; the reply as ioredis shapes it. */
-    private command(argv: string[], cb?: Callback, shape: (r: ArgvReply) => unknown = (r) => hub.toRealm(r)): Promise<unknown> {
-      return settle((done) => {
-        this.link.send({ argv }, (e, r) => {
-          if (e) return done(hub.linkError(e, ERROR_NAMES));
-          if (r !== null && r !== undefined && typeof r === "object" && !Array.isArray(r) && "error" in r) return done(hub.replyError(r.error));
-          done(null, shape(r ?? null));
-        });
-      }, cb);
-    }
-
-    call(name: string, ...rest: unknown[]): Promise<unknown> {
+    call(name, ...rest) {
       const { args, cb } = splitCallback(rest);
-      return this.command([name, ...flatten(args)], cb);
+      return settle((done) => driver.send(links.get(this), [name, args], done), cb);
     }
-
-    send_command(name: string, ...rest: unknown[]): Promise<unknown> {
+    send_command(name, ...rest) {
       return this.call(name, ...rest);
     }
-
-    defineCommand(name: string, def: { lua: string; numberOfKeys?: number; readOnly?: boolean }): void {
-      const script: ScriptDef = { lua: def.lua, sha: sha1Hex(def.lua), numberOfKeys: def.numberOfKeys };
-      this.scripts.set(name, script);
-      const run = (rest: unknown[]): Promise<unknown> => {
+    // EVALSHA, and EVAL on NOSCRIPT, as ioredis's Script does.
+    defineCommand(name, def) {
+      const lua = String(def.lua);
+      const sha = driver.sha1(lua);
+      const keys = def.numberOfKeys;
+      const run = (rest) => {
         const { args, cb } = splitCallback(rest);
-        const flat = flatten(args);
-        const tail = script.numberOfKeys === undefined ? flat : [String(script.numberOfKeys), ...flat];
+        const tail = keys === undefined ? args : [String(keys), args];
+        const link = links.get(this);
         return settle((done) => {
-          const finish = (e: LinkError | null, r?: ArgvReply): void => {
-            if (e) return done(hub.linkError(e, ERROR_NAMES));
-            if (r !== null && r !== undefined && typeof r === "object" && !Array.isArray(r) && "error" in r) return done(hub.replyError(r.error));
-            done(null, hub.toRealm(r ?? null));
-          };
-          this.link.send({ argv: ["EVALSHA", script.sha, ...tail] }, (e, r) => {
-            const noScript = !e && r && typeof r === "object" && !Array.isArray(r) && "error" in r && r.error.startsWith("NOSCRIPT");
-            if (noScript) this.link.send({ argv: ["EVAL", script.lua, ...tail] }, finish);
-            else finish(e, r);
+          driver.send(link, ["EVALSHA", sha, ...tail], (err, value) => {
+            if (err && err.name === "ReplyError" && String(err.message).startsWith("NOSCRIPT")) driver.send(link, ["EVAL", lua, ...tail], done);
+            else done(err, value);
           });
         }, cb);
       };
-      (this as unknown as Record<string, unknown>)[name] = (...rest: unknown[]) => run(rest);
-      (this as unknown as Record<string, unknown>)[`${name}Buffer`] = (...rest: unknown[]) => run(rest);
+      this[name] = (...rest) => run(rest);
+      this[name + "Buffer"] = (...rest) => run(rest);
     }
-
-    multi(commands?: unknown[][]): Batch {
-      return new Batch(this.link, true, commands);
+    multi(commands) {
+      return new Batch(links.get(this), true, commands);
     }
-
-    pipeline(commands?: unknown[][]): Batch {
-      return new Batch(this.link, false, commands);
+    pipeline(commands) {
+      return new Batch(links.get(this), false, commands);
     }
-
-    duplicate(override: Record<string, unknown> = {}): Redis {
+    duplicate(override = {}) {
       return new Redis({ ...this.options, ...override });
     }
-
-    connect(cb?: Callback): Promise<unknown> {
+    connect(cb) {
       return settle((done) => done(null), cb);
     }
-
-    quit(cb?: Callback): Promise<unknown> {
+    quit(cb) {
+      const link = links.get(this);
       return settle((done) => {
-        this.link.send({ argv: ["QUIT"] }, () => {
-          this.link.end();
+        driver.send(link, ["QUIT"], () => {
+          driver.end(link);
           done(null, "OK");
         });
       }, cb);
     }
-
-    disconnect(): void {
-      this.link.end();
+    disconnect() {
+      driver.end(links.get(this));
     }
-
-    subscribe(): never {
-      return realm.escape("ioredis subscribe()", "pub/sub is not modelled in the simulated Redis");
+    subscribe() {
+      driver.escape("ioredis subscribe()", "pub/sub is not modelled in the simulated Redis");
     }
   }
   for (const name of COMMANDS) {
     Object.defineProperty(Redis.prototype, name, {
-      value: function (this: Redis, ...rest: unknown[]) {
-        return this.call(name, ...rest);
-      },
+      value: function (...rest) { return this.call(name, ...rest); },
       writable: true,
       configurable: true,
     });
   }
 
-  /** multi() / pipeline(): queued commands; a multi runs as one atomic batch on the node. */
+  // multi() / pipeline(): queued commands; a multi runs as one atomic batch on the node.
+  const queues = new WeakMap();
   class Batch {
-    private readonly queued: string[][] = [];
-    constructor(
-      private readonly link: RedisLink,
-      private readonly atomic: boolean,
-      commands?: unknown[][],
-    ) {
-      for (const c of commands ?? []) this.queued.push(flatten(c));
+    constructor(link, atomic, commands) {
+      const queued = [];
+      queues.set(this, { link, atomic, queued });
+      for (const c of commands || []) queued.push(c);
       for (const name of COMMANDS) {
-        (this as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
-          this.queued.push([name, ...flatten(args)]);
+        this[name] = (...args) => {
+          queued.push([name, args]);
           return this;
         };
       }
     }
-
-    exec(cb?: Callback): Promise<unknown> {
-      const toPairs = (replies: ArgvReply[]): unknown => {
-        const out = new realm.Array<unknown>();
-        for (const r of replies) {
-          const isErr = r !== null && typeof r === "object" && !Array.isArray(r) && "error" in r;
-          const pair = new realm.Array<unknown>();
-          pair.push(isErr ? hub.replyError((r as { error: string }).error) : null, isErr ? undefined : hub.toRealm(r));
-          out.push(pair);
-        }
-        return out;
-      };
+    exec(cb) {
+      const { link, atomic, queued } = queues.get(this);
       return settle((done) => {
-        if (this.atomic) {
-          this.link.send({ batch: this.queued }, (e, r) => (e ? done(hub.linkError(e, ERROR_NAMES)) : done(null, toPairs((r ?? []) as ArgvReply[]))));
+        if (atomic) {
+          driver.sendBatch(link, queued, (err, replies) => (err ? done(err) : done(null, replies.map((r) => (r instanceof Error ? [r, undefined] : [null, r])))));
           return;
         }
-        const replies: ArgvReply[] = new Array(this.queued.length);
-        let left = this.queued.length;
-        if (left === 0) return done(null, toPairs([]));
-        this.queued.forEach((argv, i) =>
-          this.link.send({ argv }, (e, r) => {
-            replies[i] = e ? { error: e.message } : (r ?? null);
-            if (--left === 0) done(null, toPairs(replies));
+        const pairs = new Array(queued.length);
+        let left = queued.length;
+        if (left === 0) return done(null, pairs);
+        queued.forEach((argv, i) =>
+          driver.send(link, argv, (err, value) => {
+            pairs[i] = err ? [replyError(err.message), undefined] : [null, value];
+            if (--left === 0) done(null, pairs);
           }),
         );
       }, cb);
     }
   }
 
-  const Cluster = function Cluster(): never {
-    return realm.escape("new Redis.Cluster()", "Redis Cluster is not modelled; give the library one client per node");
-  };
-  const mod = Redis as unknown as Record<string, unknown>;
-  mod.default = Redis;
-  mod.Redis = Redis;
-  mod.Cluster = Cluster;
-  mod.ReplyError = realm.Error;
+  function Cluster() {
+    driver.escape("new Redis.Cluster()", "Redis Cluster is not modelled; give the library one client per node");
+  }
+  Redis.default = Redis;
+  Redis.Redis = Redis;
+  Redis.Cluster = Cluster;
+  Redis.ReplyError = Error;
   return Redis;
+})`;
+let script: vm.Script | undefined;
+
+/** The module object library code gets for `require("ioredis")`; EventEmitter is the realm's `events`. */
+export function ioredisModule(hub: ClientHub, EventEmitter: unknown): unknown {
+  script ??= new vm.Script(IOREDIS_SOURCE, { filename: "lockstep:ioredis" });
+  const build = hub.realm.runScript(script) as (driver: unknown, ee: unknown, commands: unknown) => unknown;
+  return build(hub.realm.seal.toRealm(hub.driver(IOREDIS)), EventEmitter, hub.realm.fromJson(COMMANDS));
 }

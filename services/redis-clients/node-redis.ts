@@ -11,19 +11,13 @@
  * Methods are node-redis's camelCase: set(key, value, { NX, PX, EX, XX, GET }), get,
  * del, exists, pExpire, pTTL, incr, eval / evalSha(script, { keys, arguments }),
  * scriptLoad, sendCommand(argv), multi().…exec(), duplicate, quit/close, disconnect.
+ *
+ * The module is built inside the library's realm (NODE_REDIS_SOURCE runs there), over
+ * the hub's driver and `argv`, which builds a command's argv on the host: a client, its
+ * methods and its prototype chain are the realm's, so none leads back to the host.
  */
-import { EventEmitter } from "node:events";
-import type { ArgvReply } from "../redis/argv-reply.js";
-import type { ClientHub } from "./hub.js";
-import type { LinkPolicy } from "./link.js";
-import { RedisLink } from "./link.js";
-
-const ERROR_NAMES = {
-  ConnectionClosed: "SocketClosedUnexpectedlyError",
-  MaxRetriesPerRequest: "Error",
-  CommandTimeout: "TimeoutError",
-  Reply: "ErrorReply",
-} as const;
+import vm from "node:vm";
+import type { ClientFlavour, ClientHub } from "./hub.js";
 
 type SetOptions = { NX?: boolean; XX?: boolean; PX?: number; EX?: number; PXAT?: number; EXAT?: number; KEEPTTL?: boolean; GET?: boolean };
 type EvalOptions = { keys?: unknown[]; arguments?: unknown[] };
@@ -74,23 +68,41 @@ const BUILDERS: Record<string, (...a: unknown[]) => string[]> = {
   scriptExists: (...shas) => ["SCRIPT", "EXISTS", ...shas.flat().map(str)],
 };
 
-/** The module object library code gets for `require("redis")` (and "@redis/client"). */
-export function nodeRedisModule(hub: ClientHub): unknown {
-  const { realm } = hub;
+const NODE_REDIS: ClientFlavour = {
+  label: "node-redis",
+  flattens: false,
+  names: { ConnectionClosed: "SocketClosedUnexpectedlyError", MaxRetriesPerRequest: "Error", CommandTimeout: "TimeoutError", Reply: "ErrorReply" },
+};
 
-  const shapeReply = (r: ArgvReply): unknown => hub.toRealm(r);
+/** Evaluated in the realm: (driver, argv, EventEmitter, commandNames) => the node-redis module. */
+const NODE_REDIS_SOURCE = String.raw`(function (driver, argvOf, EventEmitter, NAMES) {
+  "use strict";
+  const { Promise, Error, WeakMap } = globalThis;
+  const links = new WeakMap();
+  const named = (message, name) => {
+    const e = new Error(message);
+    e.name = name;
+    return e;
+  };
+  const openLink = (client) => {
+    const link = links.get(client);
+    return link !== undefined && driver.status(link) !== "end" ? link : undefined;
+  };
+  // Rejects with ClientClosedError before connect(), as node-redis does.
+  const run = (client, argv) =>
+    new Promise((resolve, reject) => {
+      const link = openLink(client);
+      if (link === undefined) return reject(named("The client is closed", "ClientClosedError"));
+      driver.send(link, argv, (err, value) => (err ? reject(err) : resolve(value)));
+    });
 
   class RedisClient extends EventEmitter {
-    readonly options: Record<string, unknown>;
-    private link: RedisLink | undefined;
-    private readonly serverId: string;
-    /** node-redis v4 clients carry a `v4` marker some libraries check for (redis-lock does). */
-    readonly v4 = {};
-
-    constructor(options: Record<string, unknown> = {}) {
+    constructor(options = {}) {
       super();
       this.options = options;
-      const socket = (options.socket ?? {}) as Record<string, unknown>;
+      // node-redis v4 clients carry a v4 marker some libraries check for (redis-lock does).
+      this.v4 = {};
+      const socket = options.socket ?? {};
       let host = socket.host;
       let port = socket.port;
       if (typeof options.url === "string") {
@@ -98,32 +110,22 @@ export function nodeRedisModule(hub: ClientHub): unknown {
         host = u.hostname;
         port = Number(u.port || 6379);
       }
-      this.serverId = hub.resolve(port, host);
+      servers.set(this, driver.resolve(port, host));
     }
-
-    get isOpen(): boolean {
-      return this.link !== undefined && this.link.status !== "end";
+    get isOpen() {
+      return openLink(this) !== undefined;
     }
-
-    get isReady(): boolean {
-      return this.link?.status === "ready";
+    get isReady() {
+      const link = links.get(this);
+      return link !== undefined && driver.status(link) === "ready";
     }
-
-    connect(): Promise<unknown> {
-      return new realm.Promise((resolve, reject) => {
-        if (this.link && this.link.status !== "end") {
-          reject(hub.replyError("Socket already opened", "Error"));
-          return;
-        }
-        const socket = (this.options.socket ?? {}) as Record<string, unknown>;
+    connect() {
+      return new Promise((resolve, reject) => {
+        if (openLink(this) !== undefined) return reject(named("Socket already opened", "Error"));
+        const socket = this.options.socket ?? {};
         const strategy = socket.reconnectStrategy;
-        const policy: LinkPolicy = {
-          retryDelayMs: (n) => {
-            if (strategy === false) return null;
-            const d =
-              typeof strategy === "function" ? (strategy as (n: number) => unknown)(n) : typeof strategy === "number" ? strategy : Math.min(n * 50, 500);
-            return typeof d === "number" && Number.isFinite(d) ? Math.max(0, d) : null;
-          },
+        const policy = {
+          retryDelayMs: (n) => (strategy === false ? null : typeof strategy === "function" ? strategy(n) : typeof strategy === "number" ? strategy : Math.min(n * 50, 500)),
           maxRetriesPerRequest: null,
           offlineQueue: this.options.disableOfflineQueue !== true,
           resendUnfulfilled: false,
@@ -131,123 +133,93 @@ export function nodeRedisModule(hub: ClientHub): unknown {
           commandTimeoutMs: undefined,
         };
         let first = true;
-        this.link = hub.openLink(this.serverId, policy, (event, ...rest) => {
-          realm.enter(`node-redis '${event}' listeners`, () => {
-            if (event === "ready" && first) {
-              first = false;
-              resolve(this);
-            }
-            const name = event === "reconnecting" ? "reconnecting" : event;
-            if (name === "error") {
-              if (this.listenerCount("error") > 0) this.emit("error", hub.linkError(rest[0] as never, ERROR_NAMES));
-            } else this.emit(name);
-          });
-        });
+        links.set(this, driver.open(servers.get(this), policy, (event, arg) => {
+          if (event === "ready" && first) {
+            first = false;
+            resolve(this);
+          }
+          if (event !== "error") this.emit(event);
+          else if (this.listenerCount("error") > 0) this.emit("error", arg);
+        }));
       });
     }
-
-    /** Send argv; rejects with ClientClosedError before connect(), as node-redis does. */
-    sendCommand(argv: unknown[]): Promise<unknown> {
-      return this.run(argv.map(str));
+    sendCommand(argv) {
+      return run(this, argv);
     }
-
-    private run(argv: string[]): Promise<unknown> {
-      return new realm.Promise((resolve, reject) => {
-        const link = this.link;
-        if (!link || link.status === "end") {
-          reject(hub.replyError("The client is closed", "ClientClosedError"));
-          return;
-        }
-        link.send({ argv }, (e, r) => {
-          realm.enter("a node-redis reply", () => {
-            if (e) reject(hub.linkError(e, ERROR_NAMES));
-            else if (r !== null && r !== undefined && typeof r === "object" && !Array.isArray(r) && "error" in r) reject(hub.replyError(r.error, "ErrorReply"));
-            else resolve(shapeReply(r ?? null));
-          });
-        });
-      });
-    }
-
-    multi(): unknown {
-      const queued: string[][] = [];
-      const chain: Record<string, unknown> = {
+    multi() {
+      const queued = [];
+      const chain = {
         exec: () =>
-          new realm.Promise((resolve, reject) => {
-            if (!this.link || this.link.status === "end") return reject(hub.replyError("The client is closed", "ClientClosedError"));
-            this.link.send({ batch: queued }, (e, r) =>
-              realm.enter("a node-redis EXEC reply", () => (e ? reject(hub.linkError(e, ERROR_NAMES)) : resolve(shapeReply((r ?? []) as ArgvReply)))),
-            );
+          new Promise((resolve, reject) => {
+            const link = openLink(this);
+            if (link === undefined) return reject(named("The client is closed", "ClientClosedError"));
+            driver.sendBatch(link, queued, (err, replies) => (err ? reject(err) : resolve(replies)));
           }),
+        addCommand: (argv) => {
+          queued.push(argv);
+          return chain;
+        },
       };
-      for (const [name, build] of Object.entries(BUILDERS)) {
-        chain[name] = (...a: unknown[]) => {
-          queued.push(build(...a));
+      for (const name of NAMES) {
+        chain[name] = (...a) => {
+          queued.push(argvOf(name, a));
           return chain;
         };
       }
-      chain.addCommand = (argv: unknown[]) => {
-        queued.push(argv.map(str));
-        return chain;
-      };
       return chain;
     }
-
-    duplicate(override: Record<string, unknown> = {}): RedisClient {
+    duplicate(override = {}) {
       return new RedisClient({ ...this.options, ...override });
     }
-
-    quit(): Promise<unknown> {
+    quit() {
       return this.close();
     }
-
-    close(): Promise<unknown> {
-      return new realm.Promise((resolve) => {
-        const link = this.link;
-        if (!link) return resolve("OK");
-        link.send({ argv: ["QUIT"] }, () =>
-          realm.enter("node-redis quit", () => {
-            link.end();
-            resolve("OK");
-          }),
-        );
+    close() {
+      return new Promise((resolve) => {
+        const link = links.get(this);
+        if (link === undefined) return resolve("OK");
+        driver.send(link, ["QUIT"], () => {
+          driver.end(link);
+          resolve("OK");
+        });
       });
     }
-
-    disconnect(): Promise<unknown> {
-      this.link?.end();
-      return realm.Promise.resolve();
+    disconnect() {
+      this.destroy();
+      return Promise.resolve();
     }
-
-    destroy(): void {
-      this.link?.end();
+    destroy() {
+      const link = links.get(this);
+      if (link !== undefined) driver.end(link);
     }
-
-    subscribe(): never {
-      return realm.escape("node-redis subscribe()", "pub/sub is not modelled in the simulated Redis");
+    subscribe() {
+      driver.escape("node-redis subscribe()", "pub/sub is not modelled in the simulated Redis");
     }
   }
-  for (const [name, build] of Object.entries(BUILDERS)) {
-    Object.defineProperty(RedisClient.prototype, name, {
-      value: function (this: RedisClient, ...a: unknown[]) {
-        return this.sendCommand(build(...a));
-      },
-      writable: true,
-      configurable: true,
-    });
+  const servers = new WeakMap();
+  for (const name of NAMES) {
+    const method = { value: function (...a) { return run(this, argvOf(name, a)); }, writable: true, configurable: true };
+    Object.defineProperty(RedisClient.prototype, name, method);
     const upper = name.toUpperCase();
-    if (upper !== name) {
-      Object.defineProperty(RedisClient.prototype, upper, {
-        value: function (this: RedisClient, ...a: unknown[]) {
-          return this.sendCommand(build(...a));
-        },
-        writable: true,
-        configurable: true,
-      });
-    }
+    if (upper !== name) Object.defineProperty(RedisClient.prototype, upper, method);
   }
   return {
-    createClient: (options?: Record<string, unknown>) => new RedisClient(options),
+    createClient: (options) => new RedisClient(options),
     RedisClient,
-    ErrorReply: realm.Error,
+    ErrorReply: Error,
   };
+})`;
+let script: vm.Script | undefined;
+
+/** The module object library code gets for `require("redis")` (and "@redis/client"); EventEmitter is the realm's `events`. */
+export function nodeRedisModule(hub: ClientHub, EventEmitter: unknown): unknown {
+  script ??= new vm.Script(NODE_REDIS_SOURCE, { filename: "lockstep:node-redis" });
+  const build = hub.realm.runScript(script) as (driver: unknown, argv: unknown, ee: unknown, names: unknown) => unknown;
+  const argvOf = (name: string, args: unknown[]): string[] => {
+    const b = BUILDERS[name];
+    if (!b) throw new TypeError(`node-redis has no command method ${name}`);
+    return b(...args);
+  };
+  const { seal } = hub.realm;
+  return build(seal.toRealm(hub.driver(NODE_REDIS)), seal.toRealm(argvOf), EventEmitter, hub.realm.fromJson(Object.keys(BUILDERS)));
 }

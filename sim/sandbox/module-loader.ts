@@ -106,11 +106,12 @@ export class ModuleLoader {
   private readonly roots: string[] = [];
 
   /**
-   * @param overrides modules by bare name that replace packages (the simulated clients)
+   * @param overrides modules by bare name that replace packages (the simulated clients),
+   *   built of realm values; each gets `require` for the builtins it builds on
    */
   constructor(
     private readonly realm: Realm,
-    private readonly overrides: ReadonlyMap<string, (realm: Realm) => unknown>,
+    private readonly overrides: ReadonlyMap<string, (require: (spec: string) => unknown) => unknown>,
   ) {}
 
   /** require(spec) as code in `fromFile` would call it. */
@@ -120,8 +121,8 @@ export class ModuleLoader {
       const key = `override:${spec}`;
       const hit = this.cache.get(key);
       if (hit) return hit.exports;
-      // The simulated clients are built for the realm on purpose: they cross as they are.
-      const m: Module = { exports: this.realm.seal.trust(override(this.realm)), loaded: true };
+      // Sealed like any value crossing in: a host object here would be refused or copied.
+      const m: Module = { exports: this.realm.seal.toRealm(override((s) => this.require(s, fromFile))), loaded: true };
       this.cache.set(key, m);
       return m.exports;
     }

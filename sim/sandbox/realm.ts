@@ -20,9 +20,12 @@
  *
  * Bounded: a turn that queues more than REACTIONS_PER_TURN_MAX promise reactions and
  * ticks, or reads the clock more than CLOCK_READS_PER_TURN_MAX times (a busy wait on
- * Date.now(), which never moves inside a turn), and a setImmediate chain that fires
- * IMMEDIATES_PER_INSTANT_MAX times without simulated time moving, stop the run with a
- * LibraryBoundError naming it: never a hang.
+ * Date.now(), which never moves inside a turn), a setImmediate chain that fires
+ * IMMEDIATES_PER_INSTANT_MAX times without simulated time moving, and more than
+ * TIMER_CALLBACKS_PER_SECOND_MAX timer callbacks in a simulated second, stop the run
+ * with a LibraryBoundError naming it: never a hang, never a bare event bound.
+ * Not bounded: `while (true) await null` (an await calls nothing a budget could count;
+ * a vm timeout on every drain would cost ~68 µs per turn).
  *
  * Anything that would leave the simulation (a real socket, the host clock, a real
  * timer) throws a SimulationEscapeError naming the call; it is kept and re-thrown from
@@ -35,7 +38,8 @@ import { PRELUDE_SOURCE } from "./prelude.js";
 import { Seal, type SealPrelude } from "./seal.js";
 import { BUFFER_METHODS, BUFFER_STATICS, hostBridge } from "./bridge.js";
 import { RealmTimers } from "./timers.js";
-import { CLOCK_READS_PER_TURN_MAX, IMMEDIATES_PER_INSTANT_MAX } from "./bounds.js";
+import { CLOCK_READS_PER_TURN_MAX, IMMEDIATES_PER_INSTANT_MAX, TIMER_CALLBACKS_PER_SECOND_MAX } from "./bounds.js";
+import { IMMEDIATE } from "./timers.js";
 
 export interface RealmHost {
   /** The simulated process's id (for error messages). */
@@ -95,6 +99,8 @@ export class Realm {
   private clockReads = 0;
   private immediatesAtInstant = 0;
   private immediateInstantUs = -1;
+  private timersInSecond = 0;
+  private timerSecond = -1;
 
   constructor(readonly host: RealmHost) {
     // A null-prototype global: the contextified global looks names up on this object
@@ -113,7 +119,7 @@ export class Realm {
     this.timers = new RealmTimers(
       host.setTimer,
       (what, fn) => this.enter(what, fn),
-      () => this.countImmediate(),
+      (kind) => (kind === IMMEDIATE ? this.countImmediate() : this.countTimer()),
     );
     const bridge = hostBridge(this, () => this.seal);
     this.prelude = (PRELUDE.runInContext(this.context) as (h: unknown) => PreludeExports)(bridge);
@@ -272,6 +278,20 @@ export class Realm {
       this.bound(
         "an endless setImmediate chain",
         `${IMMEDIATES_PER_INSTANT_MAX} setImmediate callbacks at one simulated instant (t=${now} µs); library code keeps scheduling one, so simulated time never moves`,
+      );
+    }
+  }
+
+  private countTimer(): void {
+    const second = Math.floor(this.host.monoUs() / 1e6);
+    if (second !== this.timerSecond) {
+      this.timerSecond = second;
+      this.timersInSecond = 0;
+    }
+    if (++this.timersInSecond > TIMER_CALLBACKS_PER_SECOND_MAX) {
+      this.bound(
+        "a timer flood",
+        `${TIMER_CALLBACKS_PER_SECOND_MAX} setTimeout/setInterval callbacks in one simulated second (from t=${second} s of the process's clock); library code keeps arming timers faster than any lock needs`,
       );
     }
   }

@@ -7,8 +7,8 @@
  * function goes through `toHost`: realm byte arrays become host Buffers over the same
  * memory; everything else passes as it is (host code may touch realm objects).
  *
- * Values host code builds for the realm on purpose (the simulated client modules) are
- * registered with `trust` and pass unchanged.
+ * Host proxies over realm objects that builtins.ts builds on purpose (modules whose every
+ * property access is checked) are registered with `trust` and pass unchanged.
  */
 import { Buffer } from "node:buffer";
 import { createHash, createHmac } from "node:crypto";

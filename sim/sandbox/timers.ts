@@ -32,8 +32,8 @@ export class RealmTimers {
     private readonly setTimer: (delayUs: number, fn: () => void) => { cancel(): void },
     /** Run a callback as one turn of the realm. */
     private readonly turn: (what: string, fn: () => void) => void,
-    /** Told of each setImmediate callback about to run (the endless-chain bound). */
-    private readonly onImmediate: () => void,
+    /** Told of each callback about to run, by kind (the endless-chain and flood bounds). */
+    private readonly onFire: (kind: number) => void,
   ) {}
 
   /** Arm a timer for realm function `fn` (the prelude checked it is one); its id. */
@@ -68,7 +68,7 @@ export class RealmTimers {
     if (this.table.get(id) !== e) return;
     if (e.kind === INTERVAL) this.schedule(id, e);
     else this.table.delete(id);
-    if (e.kind === IMMEDIATE) this.onImmediate();
+    this.onFire(e.kind);
     this.turn(WHAT[e.kind]!, () => e.fn(...e.args));
   }
 }

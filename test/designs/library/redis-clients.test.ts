@@ -8,6 +8,7 @@ import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { Simulation, type ProcessContext } from "../../../sim/simulation.js";
 import { Realm } from "../../../sim/sandbox/realm.js";
+import { ModuleLoader } from "../../../sim/sandbox/module-loader.js";
 import { redisServer, type RedisServer } from "../../../services/redis/server.js";
 import { ClientHub } from "../../../services/redis-clients/hub.js";
 import { ioredisModule } from "../../../services/redis-clients/ioredis.js";
@@ -44,8 +45,10 @@ function world() {
       ["6379", "redis-1"],
     ]),
   });
-  const Redis = ioredisModule(hub);
-  const nodeRedis = nodeRedisModule(hub);
+  const loader = new ModuleLoader(realm, new Map());
+  const events = loader.require("events", __filename);
+  const Redis = ioredisModule(hub, events);
+  const nodeRedis = nodeRedisModule(hub, events);
   /** Start an async function in the realm; returns its settled state (updated as the sim runs). */
   const start = (src: string) => {
     const out: { state: string; value?: unknown } = { state: "pending" };

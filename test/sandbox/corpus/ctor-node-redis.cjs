@@ -1,0 +1,36 @@
+// Escape corpus: the host Function through the simulated node-redis module, a client,
+// its methods, a multi chain, a listener's `this` and the client's fields.
+"use strict";
+module.exports = {
+  expect: "same",
+  probe() {
+    const redis = require("redis");
+    const c = redis.createClient();
+    let self = null;
+    // The probe is what `this` a listener gets.
+    c.on("probe", function () {
+      // eslint-disable-next-line @typescript-eslint/no-this-alias
+      self = this;
+    });
+    c.emit("probe");
+    const probe = "return [process.pid, Date.now(), typeof process.binding]";
+    const reach = (name, f) => {
+      try {
+        return [name, f().constructor(probe)()];
+      } catch (e) {
+        return [name, String(e && e.message)];
+      }
+    };
+    return [
+      reach("createClient", () => redis.createClient.constructor),
+      reach("class", () => redis.RedisClient.constructor),
+      reach("method", () => c.set.constructor),
+      reach("instance", () => c.constructor.constructor),
+      reach("prototype chain", () => Object.getPrototypeOf(Object.getPrototypeOf(c)).constructor.constructor),
+      reach("listener this", () => self.constructor.constructor),
+      reach("multi", () => c.multi().exec.constructor),
+      reach("options", () => c.options.constructor.constructor),
+      ...Object.getOwnPropertyNames(c).map((k) => reach(`field ${k}`, () => c[k].constructor.constructor)),
+    ];
+  },
+};
