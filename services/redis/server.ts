@@ -54,6 +54,9 @@ interface BacklogItem {
   sentAtMonoMs: number;
 }
 
+/** A key that has not lapsed on this node's wall clock (a lapsed one is gone, whatever removes it). */
+const isLive = (e: Entry, nowMs: number): boolean => e.expireAtMs === undefined || e.expireAtMs > nowMs;
+
 export class RedisServer {
   readonly store = new RedisStore();
   readonly aof: AppendOnlyFile;
@@ -186,6 +189,7 @@ export class RedisServer {
     const changed = was === undefined || now === undefined ? was !== now : wasValue !== now.value || wasExpireAtMs !== now.expireAtMs;
     if (!changed) return result;
     if (now?.expireAtMs !== undefined) this.noteKeySet(key, now.expireAtMs, nowMs, from);
+    else if (now === undefined && was !== undefined && isLive(was, nowMs)) this.noteKeyDeleted(key, command.cmd, nowMs, from);
     // Redis propagates only commands that changed the data set (a refused SET NX is not).
     if (isWrite(command)) this.logged(this.store.effectOf(key));
     return result;
@@ -196,9 +200,18 @@ export class RedisServer {
    * on access, as Redis's lazy expiry does) and a key given a new expiry, both by this
    * node's wall clock. Keys without an expiry (fencing counters) are not noted.
    */
-  private noteKeyChange(before: Effect, after: Effect, nowMs: number, from: string | undefined): void {
+  private noteKeyChange(before: Effect, after: Effect, nowMs: number, from: string | undefined, command: string): void {
     const now = after.entry;
     if (now?.expireAtMs !== undefined && !sameEffect(before, after)) this.noteKeySet(after.key, now.expireAtMs, nowMs, from);
+    else if (now === null && before.entry !== null && isLive(before.entry, nowMs)) this.noteKeyDeleted(after.key, command, nowMs, from);
+  }
+
+  /**
+   * A live key removed by a command (DEL, a script, GETDEL), by whom: the moment a
+   * release deletes another client's key. Expiry is noted apart (key-expired).
+   */
+  private noteKeyDeleted(key: string, command: string, nowMs: number, from: string | undefined): void {
+    this.ctx.record("info", "key-deleted", undefined, from !== undefined ? { key, by: from, command, wallMs: nowMs } : { key, command, wallMs: nowMs });
   }
 
   /** The key-set note; the two literals have the same keys in the same order (`by` only with a sender). */
@@ -240,9 +253,10 @@ export class RedisServer {
       },
     };
     const reply = r.batch ? executeBatch(r.batch, env) : executeArgv(r.argv ?? [], env);
+    const command = r.batch ? "MULTI" : String(r.argv?.[0] ?? "").toUpperCase();
     for (const [key, was] of before) {
       const after = this.store.effectOf(key);
-      this.noteKeyChange(was, after, nowMs, from);
+      this.noteKeyChange(was, after, nowMs, from, command);
       if (!sameEffect(was, after)) this.logged(after);
     }
     return reply;
