@@ -9,7 +9,7 @@ export interface NoteText {
   /** A few words beside the mark on the lane. */
   label: string;
   /** The mark's class, which picks its shape and colour on the page. */
-  mark: "expiry" | "set" | "decision" | "role" | "other";
+  mark: "expiry" | "set" | "decision" | "role" | "delete" | "other";
   /** The tooltip's title and rows. */
   title: string;
   rows: Array<[string, string]>;
@@ -57,6 +57,28 @@ export function describeNote(server: string, f: string, value: unknown): NoteTex
         sentence: `${server} expires ${s("key")} (${s("how")}): its own wall clock reads ${clockMs("wallMs")}, past the key's expiry${v.expireAtWallMs !== undefined ? ` at ${clockMs("expireAtWallMs")}` : ""}; the lock is free there`,
         key: true,
       };
+    case "key-deleted": {
+      // `owner` is added by the run view: who the key was last set for on this node.
+      const by = s("by") || "a client";
+      const foreign = v.owner !== undefined && v.owner !== v.by;
+      const whose = v.owner !== undefined ? `${s("owner")}'s key` : s("key");
+      return {
+        label: foreign ? `${by} deleted ${s("owner")}'s key` : `deleted by ${by}`,
+        // Another client's key: the decisive moment of a release bug. One's own: routine.
+        mark: foreign ? "delete" : "other",
+        title: `${server}: ${by}'s ${s("command")} deletes ${whose}`,
+        rows: [
+          ["key", s("key")],
+          ["deleted by", `${by} (${s("command")})`],
+          ["set for", s("owner") || "unknown"],
+          ["its clock read", clockMs("wallMs")],
+        ],
+        sentence: foreign
+          ? `${server} runs ${by}'s ${s("command")} and deletes ${s("key")}, which it holds for ${s("owner")}: ${by} released a lock that was no longer its own, and the lock is free while ${s("owner")} believes it holds it`
+          : `${server} runs ${by}'s ${s("command")} and deletes ${s("key")}`,
+        key: foreign,
+      };
+    }
     case "failover":
       return {
         label: `failover → ${s("to")}`,

@@ -111,6 +111,7 @@ ${findings}
 <span>lock servers:</span>
 <span><i class="sw n-set"></i>key set (expiry by the node's clock)</span>
 <span><i class="sw n-expiry"></i>key / session / lease expired</span>
+<span><i class="sw n-delete">×</i>another client's key deleted</span>
 <span><i class="sw n-decision"></i>expiry decided (by whom, which clock)</span>
 <span><i class="sw n-role"></i>leader, failover, promotion</span>
 </div>
@@ -158,8 +159,8 @@ const FINDINGS_PER_CHECKER = 4;
 /** Kinds of server note too many to draw every one of (a key set per grant in a long run). */
 function omittedNotes(view: RunView): string {
   if (view.notesOmitted.length === 0) return "";
-  const parts = view.notesOmitted.map((o) => `${escapeHtml(o.f)}: the first ${o.drawn} of ${o.total}`);
-  return `<p class="explain notes-omitted">Server notes drawn, of the kinds too many to draw each: ${parts.join("; ")}. Every expiry, failover and decision up to that budget is drawn.</p>`;
+  const parts = view.notesOmitted.map((o) => `${escapeHtml(o.f)} ${o.drawn} of ${o.total}`);
+  return `<p class="explain notes-omitted">Server notes too many to draw each are drawn spread over the run, a few in each hundredth of it, and the rest counted on their lanes (a grey strip, "+N"): ${parts.join("; ")}.</p>`;
 }
 
 function otherFindings(view: RunView, lin: LinearizationView | undefined): string {

@@ -92,6 +92,7 @@ rect.hi { fill: none; stroke: #111; stroke-width: 2; stroke-dasharray: 5,3; poin
 .sw.lapsed { background: linear-gradient(#d81b8c 0 30%, #3b6fb6 30%); }
 .sw.n-set { width: 8px; height: 8px; background: #2e7d32; transform: rotate(45deg) scale(.8); }
 .sw.n-expiry { width: 12px; height: 10px; background: #c0392b; clip-path: polygon(0 0, 100% 0, 50% 100%); }
+.sw.n-delete { width: auto; height: auto; background: none; color: #d62728; font-style: normal; font-weight: bold; font-size: 15px; line-height: 10px; }
 .sw.n-decision { width: 10px; height: 10px; background: #8e44ad; transform: rotate(45deg) scale(.8); }
 .sw.n-role { width: 12px; height: 10px; background: #1f5fa8; clip-path: polygon(50% 0, 100% 100%, 0 100%); }
 .legend.servers { margin-top: 0; }

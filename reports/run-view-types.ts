@@ -21,8 +21,10 @@ export interface RunView {
   faults: FaultMark[];
   /** Annotations of server processes (a key set or expired, a failover, a session expired), drawn as marks on their lane. */
   notes: NoteMark[];
-  /** Kinds of note with more than NOTES_PER_KIND_MAX in the history: the first ones are drawn, and the page says how many were not. */
+  /** Kinds of note with more than NOTES_PER_KIND_MAX in the history: drawn spread over the run; the page says how many were drawn. */
   notesOmitted: Array<{ f: string; drawn: number; total: number }>;
+  /** The notes of those kinds not drawn, counted per lane and interval of the run. */
+  noteDensity: NoteDensity[];
   /** Raft servers' role over time, one band per (server, role, term), from the raft-role notes (never capped). */
   roles: RoleBand[];
   violations: ViolationMark[];
@@ -155,4 +157,13 @@ export interface StoryStep {
   ref: { kind: "hold" | "write" | "fault" | "violation" | "attempt" | "note"; i: number };
   /** "server": a lock server's own decision (an expiry, a failover); kept like faults when the story is cut. */
   tone: "normal" | "fault" | "bad" | "server";
+}
+
+/** `n` notes of kind `f` on `lane` between s and e (µs) that are counted, not drawn one by one. */
+export interface NoteDensity {
+  lane: number;
+  f: string;
+  s: number;
+  e: number;
+  n: number;
 }

@@ -11,6 +11,7 @@ import {
   type FaultMark,
   type HoldColumns,
   type Lane,
+  type NoteDensity,
   type NoteMark,
   type RoleBand,
   type RunView,
@@ -37,6 +38,12 @@ export const ACQUIRE_TARGET_MS = 10;
 const STEPS_MAX = 40;
 /** Server notes drawn per kind: a long run sets a key per grant, and the page must stay a few megabytes. */
 export const NOTES_PER_KIND_MAX = 400;
+/**
+ * A kind with more notes is drawn spread over the run: the run cut into NOTE_BINS
+ * intervals, a few notes drawn in each, the others counted per lane and interval, so a
+ * dense lane reads as busy to its end rather than as stopped.
+ */
+const NOTE_BINS = 100;
 /** Server notes the story tells, at most. */
 const NOTE_STEPS_MAX = 24;
 
@@ -165,6 +172,9 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   const writeByIndex = new Map<number, number>();
   const notes: NoteMark[] = [];
   const noteCount = new Map<string, number>();
+  const notePicker = new NotePicker(history, (e) => isServerNote(e, lanes, laneOf), endUs);
+  /** Who each node last set each key for, so a delete can say whose key it removed. */
+  const keyOwner = new Map<string, string>();
   for (const e of history) {
     if (e.f === "storage-write" && (e.type === "ok" || e.type === "fail")) {
       const v = (e.value ?? {}) as { client?: unknown; grantId?: unknown; counter?: unknown; token?: unknown; reason?: unknown };
@@ -178,13 +188,15 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
       writes.hold.push(typeof v.grantId === "string" ? (holdByGrant.get(v.grantId) ?? -1) : -1);
       writes.why.push(typeof v.reason === "string" ? str(v.reason) : -1);
       writes.bad.push(0);
-    } else if (e.process !== NEMESIS && lanes[laneOf.get(e.process)!]!.kind !== "client" && e.f !== "final-read" && e.f !== "storage-write") {
-      const n = (noteCount.get(e.f) ?? 0) + 1;
-      noteCount.set(e.f, n);
-      if (n <= NOTES_PER_KIND_MAX) notes.push({ lane: laneOf.get(e.process)!, t: e.timeUs, f: e.f, ...describeNote(e.process, e.f, e.value) });
+    } else if (isServerNote(e, lanes, laneOf)) {
+      const value = withKeyOwner(keyOwner, e.process, e.f, e.value);
+      const lane = laneOf.get(e.process)!;
+      if (!notePicker.keep(e.f, lane, e.timeUs)) continue;
+      noteCount.set(e.f, (noteCount.get(e.f) ?? 0) + 1);
+      notes.push({ lane, t: e.timeUs, f: e.f, ...describeNote(e.process, e.f, value) });
     }
   }
-  const notesOmitted = [...noteCount].filter(([, n]) => n > NOTES_PER_KIND_MAX).map(([f, total]) => ({ f, drawn: NOTES_PER_KIND_MAX, total }));
+  const notesOmitted = notePicker.dense.map(([f, total]) => ({ f, drawn: noteCount.get(f) ?? 0, total }));
 
   const faults = buildFaults(history, laneOf, endUs);
   const roles = buildRoles(history, laneOf, faults, endUs);
@@ -228,6 +240,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     faults,
     notes,
     notesOmitted,
+    noteDensity: notePicker.counted(),
     roles,
     violations,
     findings,
@@ -517,3 +530,64 @@ function round3(x: number): number {
 }
 
 export type { Hold };
+
+/** Track key ownership from a node's key notes; a key-deleted note gains `owner` (whose key it was). */
+function withKeyOwner(owners: Map<string, string>, node: string, f: string, value: unknown): unknown {
+  if (f !== "key-set" && f !== "key-expired" && f !== "key-deleted") return value;
+  const v = (value ?? {}) as { key?: unknown; by?: unknown };
+  const slot = `${node}\0${String(v.key)}`;
+  const owner = owners.get(slot);
+  if (f === "key-set") {
+    if (typeof v.by === "string") owners.set(slot, v.by);
+    else owners.delete(slot);
+    return value;
+  }
+  owners.delete(slot);
+  return f === "key-deleted" && owner !== undefined ? { ...(value as object), owner } : value;
+}
+
+function isServerNote(e: HistoryEvent, lanes: readonly Lane[], laneOf: ReadonlyMap<string, number>): boolean {
+  return e.process !== NEMESIS && lanes[laneOf.get(e.process)!]!.kind !== "client" && e.f !== "final-read" && e.f !== "storage-write";
+}
+
+/**
+ * Which server notes are drawn. A kind with at most NOTES_PER_KIND_MAX notes: all. A
+ * denser kind: up to NOTES_PER_KIND_MAX / NOTE_BINS in each of NOTE_BINS intervals of the
+ * run, the others counted per (lane, kind, interval) for the page to draw as counts.
+ */
+class NotePicker {
+  private readonly totals = new Map<string, number>();
+  private readonly keptInBin = new Map<string, number>();
+  private readonly dropped = new Map<string, NoteDensity>();
+  private readonly binUs: number;
+
+  constructor(history: readonly HistoryEvent[], isNote: (e: HistoryEvent) => boolean, endUs: number) {
+    for (const e of history) if (isNote(e)) this.totals.set(e.f, (this.totals.get(e.f) ?? 0) + 1);
+    this.binUs = Math.max(1, Math.ceil((endUs + 1) / NOTE_BINS));
+  }
+
+  /** Kinds drawn spread out, with their totals. */
+  get dense(): Array<[string, number]> {
+    return [...this.totals].filter(([, n]) => n > NOTES_PER_KIND_MAX);
+  }
+
+  keep(f: string, lane: number, tUs: number): boolean {
+    if ((this.totals.get(f) ?? 0) <= NOTES_PER_KIND_MAX) return true;
+    const bin = Math.floor(tUs / this.binUs);
+    const key = `${f}\0${bin}`;
+    const kept = this.keptInBin.get(key) ?? 0;
+    if (kept < NOTES_PER_KIND_MAX / NOTE_BINS) {
+      this.keptInBin.set(key, kept + 1);
+      return true;
+    }
+    const slot = `${key}\0${lane}`;
+    const d = this.dropped.get(slot);
+    if (d) d.n++;
+    else this.dropped.set(slot, { lane, f, s: bin * this.binUs, e: (bin + 1) * this.binUs, n: 1 });
+    return false;
+  }
+
+  counted(): NoteDensity[] {
+    return [...this.dropped.values()];
+  }
+}

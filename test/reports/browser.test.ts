@@ -203,6 +203,24 @@ describe("run report in Chromium", () => {
     await page.close();
   });
 
+  it("redis-release-delayed-del: redis-1's lane shows c1's late DEL deleting c2's key, with its tooltip and story line", async () => {
+    const f = runFixture(loadScenario("redis-release-delayed-del"));
+    const { page, problems } = await open(write("redis-release-delayed-del.html", renderRunReport(f.record, f.history)));
+    const deleted = page.locator("#timeline g.note[data-f='key-deleted'][data-lane='redis-1']");
+    expect(await deleted.count()).toBeGreaterThanOrEqual(1);
+    const c1 = deleted.filter({ hasText: "c1 deleted c2's key" });
+    expect(await c1.count()).toBe(1);
+    expect(await c1.getAttribute("class")).toMatch(/note-delete/);
+    const box = (await c1.locator("path").boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await expect.poll(() => page.locator("#tooltip").innerText()).toMatch(/redis-1: c1's DEL deletes c2's key[\s\S]*set for\s+c2/);
+    const story = await page.locator("#steps").innerText();
+    expect(story).toMatch(/redis-1 runs c1's DEL and deletes lock:order:123, which it holds for c2/);
+    await page.locator("#timeline-section").screenshot({ path: join(OUT, "redis-release-delayed-del.png") });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("raft-zk-leader-crash-acquire: zk-1's lane is leader in term 1 until its crash, the new leader's lane from then on", async () => {
     const f = runFixture(loadScenario("raft-zk-leader-crash-acquire"));
     const { page, problems } = await open(write("raft-zk-leader-crash-acquire.html", renderRunReport(f.record, f.history)));
@@ -315,6 +333,13 @@ describe("run report in Chromium", () => {
         `open+draw ${ms.toFixed(0)} ms (page.goto to drawn), the page's own performance.now() at drawn: ${r.drawMs.toFixed(0)} ms`,
     );
     await page.locator("#timeline-section").screenshot({ path: join(OUT, "run-report-long.png") });
+    // redis-1's lane is busy to the end: the counted strips reach the run's last tenth.
+    const strips = await page
+      .locator("#timeline g.note-density[data-lane='redis-1'] rect")
+      .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right));
+    expect(strips.length).toBeGreaterThan(0);
+    const plot = (await page.locator("#timeline rect.lane").first().boundingBox())!;
+    expect(strips.reduce((a, x) => Math.max(a, x), 0)).toBeGreaterThan(plot.x + plot.width * 0.9);
     // Zoom in to 1/50 of the run: only the holds in the window are drawn.
     await page.evaluate(() => document.getElementById("zoom-in")!.click());
     for (let i = 0; i < 5; i++) {

@@ -248,13 +248,43 @@ describe("server notes in the report's view", () => {
     expect(d.sentence).not.toMatch(/ab12|cd34|ef56/);
   });
 
-  it("a long run draws at most NOTES_PER_KIND_MAX notes of a kind and says how many it left out", () => {
+  it("a long run draws at most NOTES_PER_KIND_MAX notes of a kind, spread to its end, and counts the rest per interval", () => {
     const s = loadScenario("naive-baseline");
     const f = runFixture(s, 1);
     const v = buildRunView(f.record, f.history);
-    const total = f.history.filter((e) => e.f === "key-set").length;
+    const sets = f.history.filter((e) => e.f === "key-set");
+    const total = sets.length;
     expect(total).toBeGreaterThan(400);
-    expect(v.notes.filter((n) => n.f === "key-set")).toHaveLength(400);
-    expect(v.notesOmitted).toEqual([{ f: "key-set", drawn: 400, total }]);
+    const drawn = v.notes.filter((n) => n.f === "key-set");
+    expect(drawn.length).toBeLessThanOrEqual(400);
+    expect(v.notesOmitted).toContainEqual({ f: "key-set", drawn: drawn.length, total });
+    // Busy to the end: the last drawn note is in the run's last hundredth where the history has one.
+    expect(drawn.at(-1)!.t).toBeGreaterThan(sets.at(-1)!.timeUs - v.endUs / 100);
+    const counted = v.noteDensity.filter((d) => d.f === "key-set");
+    expect(drawn.length + counted.reduce((a, d) => a + d.n, 0)).toBe(total);
+    for (const d of counted) {
+      expect(d.e).toBeGreaterThan(d.s);
+      const inside = sets.filter((e) => e.timeUs >= d.s && e.timeUs < d.e && e.process === v.lanes[d.lane]!.id).length;
+      expect(inside).toBeGreaterThanOrEqual(d.n);
+    }
+  });
+
+  it("a kind with few notes is drawn whole, with nothing counted", () => {
+    const f = runFixture(loadScenario("redis-release-delayed-del"), 1);
+    const v = buildRunView(f.record, f.history);
+    expect(v.noteDensity).toEqual([]);
+    expect(v.notesOmitted).toEqual([]);
+    expect(v.notes.filter((n) => n.f === "key-set")).toHaveLength(f.history.filter((e) => e.f === "key-set").length);
+  });
+
+  it("a delete of another client's key says whose key it removed", () => {
+    const f = runFixture(loadScenario("redis-release-delayed-del"), 1);
+    const v = buildRunView(f.record, f.history);
+    const deletes = v.notes.filter((n) => n.f === "key-deleted");
+    expect(deletes[0]!.label).toBe("c1 deleted c2's key");
+    expect(deletes[0]!.sentence).toMatch(/^redis-1 runs c1's DEL and deletes lock:order:123, which it holds for c2/);
+    expect(deletes[0]!.key).toBe(true);
+    const own = deletes.find((n) => n.label.startsWith("deleted by"));
+    expect(own === undefined || own.key === false).toBe(true);
   });
 });

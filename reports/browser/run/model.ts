@@ -41,6 +41,7 @@ export const stats = {
   violationsDrawn: 0,
   faultsDrawn: 0,
   notesDrawn: 0,
+  densityDrawn: 0,
   /** Lanes drawn as a density strip at the current zoom (too many holds for bars). */
   denseLanes: 0,
   notesByKind: {} as Record<string, number>,

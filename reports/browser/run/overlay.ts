@@ -32,15 +32,17 @@ import { drawRoles } from "./roles.js";
 
 const SIDE_COLORS = ["#dbe8ff", "#ffe3d6", "#e2f5dc", "#f3e0f7"];
 /** A server note's mark: its colour and shape (path around the point x, y = lane top). */
-const NOTE_MARKS: Record<string, { color: string; path: (x: number, y: number) => string }> = {
+const NOTE_MARKS: Record<string, { color: string; path: (x: number, y: number) => string; stroke?: boolean }> = {
   expiry: { color: "#c0392b", path: (x, y) => `M${x - 6},${y + 4}h12l-6,10z` }, // a key/session/lease gone: a falling triangle
   set: { color: "#2e7d32", path: (x, y) => `M${x},${y + 5}l3.5,3.5l-3.5,3.5l-3.5,-3.5z` }, // a small diamond
   decision: { color: "#8e44ad", path: (x, y) => `M${x},${y + 3}l6,6l-6,6l-6,-6z` }, // someone decided an expiry
   role: { color: "#1f5fa8", path: (x, y) => `M${x},${y + 3}l6,10h-12z` }, // leader, failover, promotion
   other: { color: "#6c757d", path: (x, y) => `M${x - 3},${y + 6}h6v6h-6z` },
+  // another client's key deleted: a cross
+  delete: { color: "#d62728", path: (x, y) => `M${x - 5},${y + 4}l10,10m0,-10l-10,10`, stroke: true },
 };
 
-const MARK_WEIGHT: Record<string, number> = { other: 0, set: 1, role: 2, expiry: 3, decision: 4 };
+const MARK_WEIGHT: Record<string, number> = { other: 0, set: 1, role: 2, expiry: 3, decision: 4, delete: 5 };
 
 export function drawLanes(L: Layers): void {
   const W = S.W;
@@ -223,6 +225,7 @@ export function drawSvg(L: Layers, drawHighlight: () => void): void {
   });
   drawRoles(L.roleG, a, b);
   drawNotes(L, a, b);
+  drawNoteDensity(L, a, b);
   drawViolations(L, a, b);
   // axes
   const ticks = Math.max(2, Math.floor(W / 110));
@@ -250,22 +253,27 @@ function drawNotes(L: Layers, a: number, b: number): void {
   const xz = S.xz;
   const roleLanes = new Set((D.roles ?? []).map((r) => r.lane));
   const visible: NoteD[] = [];
-  const lastLabelEnd = new Map<number, number>();
   D.notes.forEach((n, i) => {
     if (n.t < a || n.t > b) return;
     visible.push({ i, label: false });
   });
   visible.sort((p, q) => D.notes[p.i]!.t - D.notes[q.i]!.t);
-  for (const d of visible) {
+  // Labels where they fit: the notes the story tells (a foreign delete, an expiry) first,
+  // then the rest in time order, none running into another on its lane.
+  const taken = new Map<number, Array<[number, number]>>();
+  const weight = (i: number): number => (D.notes[i]!.key ? 10 : 0) + (MARK_WEIGHT[D.notes[i]!.mark] ?? 0);
+  const byWeight = visible.slice().sort((p, q) => weight(q.i) - weight(p.i));
+  for (const d of byWeight) {
     const n = D.notes[d.i]!;
     const x = xz(n.t);
     const w = n.label.length * 6.2 + 12;
     // A role change is labelled by its band (roles.ts); its mark and tooltip stay.
-    if (n.f === "raft-role") continue;
-    if (x - (lastLabelEnd.get(n.lane) ?? -Infinity) > 6 && x + w < ML + S.W + 40) {
-      d.label = true;
-      lastLabelEnd.set(n.lane, x + w);
-    }
+    if (n.f === "raft-role" || x + w >= ML + S.W + 40) continue;
+    const spans = taken.get(n.lane) ?? [];
+    if (spans.length > 60 || spans.some(([s0, e0]) => x < e0 + 6 && x + w > s0 - 6)) continue;
+    d.label = true;
+    spans.push([x, x + w]);
+    taken.set(n.lane, spans);
   }
   stats.notesDrawn = visible.length;
   // Drawn in order of weight, so where marks meet the decision and the expiry are on top.
@@ -295,7 +303,11 @@ function drawNotes(L: Layers, a: number, b: number): void {
         .attr("data-ref", "note:" + d.i)
         .attr("data-f", n.f)
         .attr("data-lane", laneId(n.lane));
-      g.select("path").attr("d", m.path(nx, ny)).attr("fill", m.color).attr("stroke", "#fff").attr("stroke-width", 0.8);
+      g.select("path")
+        .attr("d", m.path(nx, ny))
+        .attr("fill", m.stroke ? "none" : m.color)
+        .attr("stroke", m.stroke ? m.color : "#fff")
+        .attr("stroke-width", m.stroke ? 2.5 : 0.8);
       g.select("text")
         .attr("x", nx + 8)
         // On a lane with role bands along its bottom, the label goes in the upper half.
@@ -304,6 +316,54 @@ function drawNotes(L: Layers, a: number, b: number): void {
         .text(d.label ? n.label : "");
     })
     .order();
+}
+
+interface DensityD {
+  i: number;
+  tip?: () => Tip;
+}
+
+/** Notes of a dense kind that were counted, not drawn: a grey strip along the lane's top with the count. */
+function drawNoteDensity(L: Layers, a: number, b: number): void {
+  const xz = S.xz;
+  const all = D.noteDensity ?? [];
+  const shown: DensityD[] = [];
+  all.forEach((d, i) => {
+    if (d.e >= a && d.s <= b) shown.push({ i });
+  });
+  stats.densityDrawn = shown.length;
+  L.noteG
+    .selectAll("g.note-density")
+    .data(shown, (d: any) => d.i)
+    .join((en) => {
+      const g = en.append("g").attr("class", "note-density mark");
+      g.append("rect");
+      g.append("text").attr("class", "fault-label dark");
+      return g;
+    })
+    .each(function (d: DensityD) {
+      const n = all[d.i]!;
+      const x0 = Math.max(ML, xz(n.s));
+      const w = Math.max(2, Math.min(ML + S.W, xz(n.e)) - x0 - 1);
+      const y = laneY(n.lane) + 2;
+      d.tip = () => ({
+        title: `${n.n} more ${n.f} notes`,
+        rows: [
+          ["from", fmtT(n.s)],
+          ["to", fmtT(n.e)],
+        ],
+        text: `Too many ${n.f} notes to draw each: a few are drawn in every part of the run, and these ${n.n} on ${laneId(n.lane)} are counted here.`,
+      });
+      const g = d3.select(this);
+      g.attr("data-f", n.f).attr("data-lane", laneId(n.lane)).attr("data-count", n.n);
+      g.select("rect").attr("x", x0).attr("y", y).attr("width", w).attr("height", 3).attr("fill", "#999").attr("fill-opacity", 0.6);
+      const label = "+" + n.n;
+      g.select("text")
+        .attr("x", x0 + 1)
+        .attr("y", y + 11)
+        .attr("fill", "#777")
+        .text(w >= label.length * 6 + 4 ? label : "");
+    });
 }
 
 interface ViolD {
