@@ -104,7 +104,7 @@ function firstFailures(record: RunRecord, view: RunView): Array<{ checker: strin
         checker: r.checker,
         // Placed where it became visible: the operation's completion (an acquire may wait from time 0).
         t: stuck.endUs ?? stuck.startUs,
-        what: `${opWords(stuck)} cannot follow the longest order that explains what clients saw (${lin.witness.prefixLength} operations, leaving the lock ${lin.witness.state})`,
+        what: `${opWords(stuck, lin.witness.model)} cannot follow the longest order that explains what clients saw (${lin.witness.prefixLength} operations, leaving ${lin.witness.model.includes("register") ? "the state" : "the lock"} ${lin.witness.state})`,
       });
       continue;
     }

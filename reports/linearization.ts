@@ -44,17 +44,58 @@ export function linearizationOf(record: RunRecord): LinearizationView | undefine
   return { witness: w, spanUs: [s, Math.max(end, s + 1)] };
 }
 
+const isRegisterModel = (model: string): boolean => isModelName(model) && MODEL_FAMILY[model] === "register";
+
+/**
+ * What the witness is about, as a noun phrase: "lock order:123", "register x", or "the
+ * register" for a register history whose ops name none (the importer calls it "lock").
+ */
+export function partName(w: Pick<Witness, "model" | "lock">): string {
+  if (!isRegisterModel(w.model)) return `lock ${w.lock}`;
+  const noun = w.model === "multi-register" ? "registers" : "register";
+  return w.lock === "lock" ? `the ${noun}` : `${noun} ${w.lock}`;
+}
+
 /** One sentence for "What went wrong", in words. */
 export function linearizationSentence(v: LinearizationView): string {
   const w = v.witness;
   const stuck = w.cannotFollow[0];
-  // A register history's part is a register ("register x"), a lock history's a lock.
-  const noun = isModelName(w.model) && MODEL_FAMILY[w.model] === "register" ? (w.model === "multi-register" ? "registers" : "register") : "lock";
-  return `${noun} ${w.lock} ${noun === "registers" ? "are" : "is"} not linearizable under the ${w.model} model: the longest order that explains what clients saw has ${w.prefixLength} operations and leaves the ${noun === "lock" ? "lock" : "state"} ${w.state}; ${stuck ? `${opWords(stuck)} cannot follow it` : "no operation can follow it"}.`;
+  const part = partName(w);
+  const verb = w.model === "multi-register" ? "are" : "is";
+  return `${part} ${verb} not linearizable under the ${w.model} model: the longest order that explains what clients saw has ${w.prefixLength} operations and leaves the ${isRegisterModel(w.model) ? "state" : "lock"} ${w.state}; ${stuck ? `${opWords(stuck, w.model)} cannot follow it` : "no operation can follow it"}.`;
 }
 
-/** An operation in words: "c1 write counter = 1 under c1#1 → ok". */
-export function opWords(op: OpLike): string {
+/** A register value as the history wrote it: numbers and strings bare, the rest as JSON. */
+function valueWords(v: unknown): string {
+  if (v === null || v === undefined) return "nil";
+  return typeof v === "number" || typeof v === "string" || typeof v === "bigint" ? String(v) : JSON.stringify(v);
+}
+
+/** A register operation in words: "2 cas 0 → 3 → ok", "1 read → 0", "0 write 5 → outcome unknown". */
+function registerOpWords(op: OpLike): string {
+  return `${op.process} ${registerOpText(op)}`;
+}
+
+/** A register operation's own words, without its process: "cas 0 → 3 → ok". */
+export function registerOpText(op: Pick<OpLike, "f" | "outcome" | "input" | "output">): string {
+  const i = op.input;
+  let what = op.f;
+  if (op.f === "cas" && Array.isArray(i) && i.length === 2) what = `cas ${valueWords(i[0])} → ${valueWords(i[1])}`;
+  else if (op.f !== "read" && i !== undefined && i !== null) what = `${op.f} ${valueWords(i)}`;
+  let result: string;
+  if (op.outcome === "info") result = "outcome unknown";
+  else if (op.outcome === "fail") result = "failed";
+  else if (op.f === "read" || op.f === "txn") result = valueWords(op.output);
+  else result = "ok";
+  return `${what} → ${result}`;
+}
+
+/**
+ * An operation in words: "c1 write counter = 1 under c1#1 → ok"; for a register model,
+ * its values ("2 cas 0 → 3 → ok").
+ */
+export function opWords(op: OpLike, model = ""): string {
+  if (isRegisterModel(model)) return registerOpWords(op);
   const i = (op.input ?? {}) as Record<string, unknown>;
   const o = (op.output ?? {}) as Record<string, unknown>;
   const grant = typeof i.grantId === "string" ? ` under ${i.grantId}` : "";
@@ -122,7 +163,7 @@ export function renderLinearization(v: LinearizationView): string {
       const x1 = open ? W - 12 : Math.max(x0 + 6, X(op.endUs!));
       const long = stuck ? `✗ ${op.f}` : `${n}. ${op.f}`;
       const label = x1 - x0 > long.length * 6.4 ? long : stuck ? "✗" : String(n);
-      const title = `${stuck ? "cannot follow" : `linearized ${n}${ordinal(n)}`}: ${opWords(op)} — invoked ${fmtS(op.startUs)}, ${op.endUs === null ? "no reply" : `returned ${fmtS(op.endUs)}`} (history #${op.index})`;
+      const title = `${stuck ? "cannot follow" : `linearized ${n}${ordinal(n)}`}: ${opWords(op, w.model)} — invoked ${fmtS(op.startUs)}, ${op.endUs === null ? "no reply" : `returned ${fmtS(op.endUs)}`} (history #${op.index})`;
       return `<g class="lin-op${stuck ? " stuck" : ""}" data-index="${op.index}"><title>${e(title)}</title><rect x="${x0.toFixed(1)}" y="${y}" width="${(x1 - x0).toFixed(1)}" height="${ROW_H - 10}" rx="3"${open ? ' stroke-dasharray="4,3"' : ""}/><text x="${(x0 + 3).toFixed(1)}" y="${y + 14}">${e(label)}</text></g>`;
     })
     .join("");
@@ -131,12 +172,12 @@ export function renderLinearization(v: LinearizationView): string {
   const list = ops
     .map(
       ({ op, n, stuck }) =>
-        `<li class="${stuck ? "stuck" : ""}" value="${stuck ? w.prefixLength + 1 : n}">${stuck ? "<b>cannot follow:</b> " : ""}${e(opWords(op))} <span class="lin-t">[${e(fmtS(op.startUs))} – ${e(op.endUs === null ? "no reply" : fmtS(op.endUs))}]</span></li>`,
+        `<li class="${stuck ? "stuck" : ""}" value="${stuck ? w.prefixLength + 1 : n}">${stuck ? "<b>cannot follow:</b> " : ""}${e(opWords(op, w.model))} <span class="lin-t">[${e(fmtS(op.startUs))} – ${e(op.endUs === null ? "no reply" : fmtS(op.endUs))}]</span></li>`,
     )
     .join("");
   return `<section class="linearization" id="linearization">
-<h2>The linearizability failure <small>lock ${e(w.lock)}, ${e(w.model)} model</small> <button type="button" class="linklike" data-show="span:${v.spanUs[0]}-${v.spanUs[1]}">show on the timeline</button></h2>
-<p class="explain">No order of the operations on ${e(w.lock)} agrees with both their real-time order and the model. The longest order that does has <b>${w.prefixLength}</b> operations${w.prefixLength > w.prefixTail.length ? ` (the last ${w.prefixTail.length} shown, from the ${shownFrom}${ordinal(shownFrom)})` : ""}, numbered as they linearize; after them the lock is <b>${e(w.state)}</b>, and the red operation cannot come next. Bars run from invoke to reply, placed by the order of those events (not to scale); a dashed bar never got a reply. Hover a bar for its times.</p>
+<h2>The linearizability failure <small>${e(partName(w))}, ${e(w.model)} model</small> <button type="button" class="linklike" data-show="span:${v.spanUs[0]}-${v.spanUs[1]}">show on the timeline</button></h2>
+<p class="explain">No order of the operations on ${e(partName(w))} agrees with both their real-time order and the model. The longest order that does has <b>${w.prefixLength}</b> operations${w.prefixLength > w.prefixTail.length ? ` (the last ${w.prefixTail.length} shown, from the ${shownFrom}${ordinal(shownFrom)})` : ""}, numbered as they linearize; after them ${isRegisterModel(w.model) ? "the state" : "the lock"} is <b>${e(w.state)}</b>, and the red operation cannot come next. Bars run from invoke to reply, placed by the order of those events (not to scale); a dashed bar never got a reply. Hover a bar for its times.</p>
 <svg class="lin-svg" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="the longest linearizable prefix and the operation that cannot follow">${rows}${bars}${axis}</svg>
 <p class="lin-state">model state after the prefix: <b>${e(w.state)}</b></p>
 <ol class="lin-list">${list}</ol>

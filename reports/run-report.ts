@@ -123,12 +123,20 @@ ${omittedNotes(view)}
 <div id="clocks-legend" class="legend"></div>
 <p class="explain">A lease is only as good as the clocks that time it: a line leaving 0 is a clock that jumped or drifts. Dashed purple lines are clock jumps.</p>
 </section>
-<section>
+${
+  view.regOps.lane.length > 0
+    ? `<section>
+<h2>Acquire latency</h2>
+<p class="explain">A register history: no locks, so no acquire latency. Its operations are the bars on the timeline.</p>
+<div id="latency" class="stack" hidden></div>
+</section>`
+    : `<section>
 <h2>Acquire latency <small>from invoking acquire to the grant, per grant</small></h2>
 <p class="explain">${latencyLine}</p>
 <div id="latency" class="stack"></div>
 <p class="explain">Log scale. Points above the target line (orange) waited more than ${lat.targetMs} ms, usually for another holder; red points are grants involved in a violation.</p>
-</section>
+</section>`
+}
 </div>
 <aside class="story">
 <h2>The story</h2>

@@ -6,6 +6,8 @@ import type { NoteText } from "./notes.js";
  * (reports/browser/) type-checks against the same declarations.
  */
 export interface RunView {
+  /** Where the timeline starts: 0 for a run, an imported history's first event. */
+  startUs: number;
   endUs: number;
   lanes: Lane[];
   locks: string[];
@@ -18,6 +20,8 @@ export interface RunView {
   errors: ErrorColumns;
   /** Writes as the resource saw them: accepted or rejected. */
   writes: WriteColumns;
+  /** A history without locks (a register's, imported): every operation, invoke to reply, on its client's lane. */
+  regOps: RegisterOpColumns;
   faults: FaultMark[];
   /** Annotations of server processes (a key set or expired, a failover, a session expired), drawn as marks on their lane. */
   notes: NoteMark[];
@@ -166,4 +170,13 @@ export interface NoteDensity {
   s: number;
   e: number;
   n: number;
+}
+
+/** Register operation i: lane, invoke s, reply e (-1: none), its words (string index), outcome 0 ok, 1 fail, 2 unknown. */
+export interface RegisterOpColumns {
+  lane: number[];
+  s: number[];
+  e: number[];
+  txt: number[];
+  out: number[];
 }

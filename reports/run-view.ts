@@ -1,7 +1,8 @@
-import { NEMESIS, pairOperations, type HistoryEvent } from "../sim/history.js";
+import { NEMESIS, pairOperations, type HistoryEvent, type Operation } from "../sim/history.js";
 import { computeHolds, type Hold } from "../checkers/holds.js";
 import type { RunRecord } from "./types.js";
 import { describeNote } from "./notes.js";
+import { registerOpText } from "./linearization.js";
 import { findFaultDef } from "../faults/index.js";
 import type { FaultReportMark } from "../faults/def.js";
 import {
@@ -13,6 +14,7 @@ import {
   type Lane,
   type NoteDensity,
   type NoteMark,
+  type RegisterOpColumns,
   type RoleBand,
   type RunView,
   type StoryStep,
@@ -143,6 +145,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     holds.bad.push(0);
   });
 
+  const regOps = registerOps(ops, (p) => addLane(p, "client"), str);
   const attempts: AttemptColumns = { lane: [], lock: [], s: [], e: [], out: [], why: [] };
   const errors: ErrorColumns = { lane: [], lock: [], t: [], f: [], out: [], why: [] };
   for (const op of ops) {
@@ -198,7 +201,8 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   }
   const notesOmitted = notePicker.dense.map(([f, total]) => ({ f, drawn: noteCount.get(f) ?? 0, total }));
 
-  const faults = buildFaults(history, laneOf, endUs);
+  const imported = meta.design.startsWith("imported");
+  const faults = imported ? importedNemesis(history, () => addLane(NEMESIS, "other"), endUs) : buildFaults(history, laneOf, endUs);
   const roles = buildRoles(history, laneOf, faults, endUs);
   const violations = buildViolations(record, holdByGrant, holdByAcquire, writeByIndex, holds, writes);
   for (const v of violations) {
@@ -228,7 +232,10 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     targetMs: ACQUIRE_TARGET_MS,
   };
 
+  // An imported history keeps its own clock, which rarely starts at 0.
+  const startUs = imported && history.length > 0 ? history[0]!.timeUs : 0;
   const view: RunView = {
+    startUs,
     endUs,
     lanes,
     locks,
@@ -237,6 +244,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     attempts,
     errors,
     writes,
+    regOps,
     faults,
     notes,
     notesOmitted,
@@ -293,6 +301,48 @@ function buildFaults(history: readonly HistoryEvent[], laneOf: Map<string, numbe
   // except the instant ones.
   for (const f of faults) if (f.e === null && !INSTANT.has(f.kind) && f.kind !== "crash") f.e = endUs;
   return faults;
+}
+
+/** Jepsen nemesis ops that undo an earlier one: :stop, :stop-partition, :heal, :resume... */
+const NEMESIS_UNDO = /^(stop|heal|resume|reset|restore)(-.*)?$/;
+
+/**
+ * An imported history's nemesis ops on a lane of their own, under their real names.
+ * Jepsen logs each nemesis op twice (:info when invoked, :info with its value when
+ * done): one mark per pair, at the invoke. An op undone later (:start … :stop) is a band
+ * until its undo or the history's end; an undo ends the latest open band and draws none.
+ */
+function importedNemesis(history: readonly HistoryEvent[], lane: () => number, endUs: number): FaultMark[] {
+  const marks: FaultMark[] = [];
+  const open: FaultMark[] = [];
+  let invoked: HistoryEvent | undefined;
+  for (const e of history) {
+    if (e.process !== NEMESIS) continue;
+    if (invoked !== undefined && invoked.f === e.f) {
+      // The completion: its value says what was done.
+      const m = marks.at(-1);
+      if (m && e.value !== undefined && m.s === invoked.timeUs) m.note = valueText(e.value);
+      invoked = undefined;
+      continue;
+    }
+    invoked = e;
+    if (NEMESIS_UNDO.test(e.f)) {
+      const m = open.pop();
+      if (m) m.e = e.timeUs;
+      continue;
+    }
+    const m: FaultMark = { kind: `:${e.f}`, step: -1, s: e.timeUs, e: null, lanes: [lane()] };
+    if (e.value !== undefined) m.note = valueText(e.value);
+    marks.push(m);
+    open.push(m);
+  }
+  for (const m of marks) if (m.e === null) m.e = endUs;
+  return marks;
+}
+
+function valueText(v: unknown): string {
+  const s = typeof v === "string" ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
+  return s.length > 80 ? `${s.slice(0, 77)}…` : s;
 }
 
 /**
@@ -515,7 +565,10 @@ function faultEndSentence(v: RunView, f: FaultMark): string {
 export function faultSentence(v: RunView, f: FaultMark): string {
   const m = reportMark(v, f);
   const start = findFaultDef(f.kind)?.report?.start;
-  return start ? start(m) : `${f.kind}${m.who ? ` on ${m.who}` : ""}${m.dur}${m.note}`;
+  if (start) return start(m);
+  // An imported history's nemesis op, by its Jepsen name (":start").
+  if (f.kind.startsWith(":")) return `the nemesis runs ${f.kind}${m.dur}${m.note}`;
+  return `${f.kind}${m.who ? ` on ${m.who}` : ""}${m.dur}${m.note}`;
 }
 
 export function fmtMs(ms: number): string {
@@ -590,4 +643,20 @@ class NotePicker {
   counted(): NoteDensity[] {
     return [...this.dropped.values()];
   }
+}
+
+const REGISTER_OUT = { ok: 0, fail: 1, info: 2 } as const;
+
+/** Every operation of a history with no acquire (a register's): nothing else would draw them. */
+function registerOps(ops: readonly Operation[], laneFor: (process: string) => number, str: (s: string) => number): RegisterOpColumns {
+  const cols: RegisterOpColumns = { lane: [], s: [], e: [], txt: [], out: [] };
+  if (ops.some((op) => op.f === "acquire")) return cols;
+  for (const op of ops) {
+    cols.lane.push(laneFor(op.process));
+    cols.s.push(op.startUs);
+    cols.e.push(op.complete ? op.complete.timeUs : -1);
+    cols.txt.push(str(registerOpText({ f: op.f, outcome: op.outcome, input: op.invoke.value, output: op.complete?.value })));
+    cols.out.push(REGISTER_OUT[op.outcome]);
+  }
+  return cols;
 }

@@ -12,21 +12,27 @@ import { InputError } from "../sim/errors.js";
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/histories/${name}`, import.meta.url));
 const jepsen = (name: string): string => fileURLToPath(new URL(`./fixtures/jepsen/${name}`, import.meta.url));
 
-/** Run `lockstep check ...args` in-process; returns stdout and the exit code the action set. */
-async function check(...args: string[]): Promise<{ out: string; code: number }> {
+/** Run `lockstep check ...args` in-process; returns stdout, stderr and the exit code the action set. */
+async function check(...args: string[]): Promise<{ out: string; err: string; code: number }> {
   const program = new Command().exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
   registerCheck(program);
   let out = "";
+  let err = "";
   const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
     out += String(chunk);
+    return true;
+  });
+  const spyErr = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    err += String(chunk);
     return true;
   });
   try {
     takeExitCode();
     await program.parseAsync(["check", ...args], { from: "user" });
-    return { out, code: takeExitCode() };
+    return { out, err, code: takeExitCode() };
   } finally {
     spy.mockRestore();
+    spyErr.mockRestore();
   }
 }
 
@@ -73,6 +79,19 @@ describe("lockstep check", () => {
     const { out, code } = await check(jepsen("cas-register-bad.edn"));
     expect(code).toBe(EXIT.safetyViolation);
     expect(out).toContain("FAIL linearizability");
+    expect(out).toContain("the register is not linearizable");
+  });
+
+  it("a completion stamped before its own invoke is named in a note (stderr, and in --json), not silently clamped", async () => {
+    const { err, code } = await check(jepsen("ok-before-invoke.edn"));
+    expect(code).toBe(EXIT.ok);
+    expect(err).toBe(
+      "lockstep: note: 1 completion is stamped before its own invoke (first: line 4, process 1: invoked at 5000 µs, completed at 4000 µs); the file's order is kept, so its time was raised to 1 µs after the event before it\n",
+    );
+    const json = JSON.parse((await check(jepsen("ok-before-invoke.edn"), "--json")).out) as { notes?: string[] };
+    expect(json.notes).toHaveLength(1);
+    // Jepsen's :time running backwards between processes is normal, and gets no note.
+    expect((await check(jepsen("cas-register-ok.edn"))).err).toBe("");
   });
 
   it("a Jepsen lock history with no TTL: liveness does not apply (it cannot judge waits), the rest judge it", async () => {

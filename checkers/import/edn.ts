@@ -198,7 +198,7 @@ function showEdn(v: unknown): string {
 const UNPAIRED: ReadonlySet<string> = new Set([NEMESIS]);
 
 /** As parseEdnHistory, with the source line of each event (for errors found later, e.g. an op the model lacks). */
-export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOptions = {}): { events: ImportedEvent[]; lines: number[] } {
+export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOptions = {}): { events: ImportedEvent[]; lines: number[]; raised: RaisedTimes } {
   const forms = splitForms(text, file);
   const maps: { op: Record<string, unknown>; line: number }[] = [];
   for (const form of forms) {
@@ -219,7 +219,7 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
   }
   const events: ImportedEvent[] = [];
   const lines: number[] = [];
-  let lastTimeUs = -1;
+  const clock = new FileOrderClock();
   let lastIndex: { index: number; line: number } | undefined;
   for (const { op, line } of maps) {
     const where = `line ${line}`;
@@ -242,10 +242,8 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
       const ns = typeof op.time === "bigint" ? Number(op.time) : op.time;
       if (typeof ns !== "number" || !Number.isFinite(ns) || ns < 0 || ns > TIME_NS_MAX)
         throw new InputError(file, `${where}: :time`, `a number of nanoseconds from 0 to ${TIME_NS_MAX}, got ${JSON.stringify(op.time)}`);
-      // File order is the order; :time only spaces the events out (it may go backwards).
-      timeUs = Math.max(Math.floor(ns / 1000), lastTimeUs + 1);
+      timeUs = clock.stamp(Math.floor(ns / 1000), process, op.type === "invoke", line);
     }
-    lastTimeUs = timeUs;
     const extra: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(op)) if (!KNOWN.has(k)) extra[k] = v;
     let lock = lockOf(op);
@@ -275,5 +273,45 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
     crashReopens: false,
     show: (name) => `:${name}`,
   });
-  return { events, lines };
+  return { events, lines, raised: clock.raised };
+}
+
+/**
+ * timeUs in file order: File order is the order; :time only spaces the events out, and
+ * between processes it may run backwards (each stamps its own), so each event is raised
+ * to 1 µs after the one before where needed. A completion stamped before its own invoke
+ * is counted for a note: its latency is the file order's, not its stamps'.
+ */
+class FileOrderClock {
+  readonly raised: RaisedTimes = { count: 0 };
+  private lastUs = -1;
+  private readonly invokedAtUs = new Map<string, number>();
+
+  stamp(ownUs: number, process: string, invoke: boolean, line: number): number {
+    const timeUs = Math.max(ownUs, this.lastUs + 1);
+    this.lastUs = timeUs;
+    const invokedUs = this.invokedAtUs.get(process);
+    if (invoke) this.invokedAtUs.set(process, ownUs);
+    else if (invokedUs !== undefined) {
+      this.invokedAtUs.delete(process);
+      if (ownUs < invokedUs) {
+        this.raised.count++;
+        this.raised.first ??= { line, process, invokeUs: invokedUs, completionUs: ownUs };
+      }
+    }
+    return timeUs;
+  }
+}
+
+/** Completions whose :time is before their own invoke's (a note for the user: the file's order wins). */
+export interface RaisedTimes {
+  count: number;
+  first?: { line: number; process: string; invokeUs: number; completionUs: number };
+}
+
+/** The note `check` prints for completions stamped before their invokes, or undefined when none was. */
+export function raisedTimesNote(r: RaisedTimes): string | undefined {
+  if (r.count === 0 || r.first === undefined) return undefined;
+  const f = r.first;
+  return `${r.count} completion${r.count === 1 ? " is" : "s are"} stamped before ${r.count === 1 ? "its" : "their"} own invoke (first: line ${f.line}, process ${f.process}: invoked at ${f.invokeUs} µs, completed at ${f.completionUs} µs); the file's order is kept, so ${r.count === 1 ? "its time was" : "their times were"} raised to 1 µs after the event before it`;
 }

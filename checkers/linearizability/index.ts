@@ -76,7 +76,7 @@ function notLinearizable(
     checker: CHECKER_NAME,
     valid: false,
     summary:
-      `${MODEL_FAMILY[modelName] === "register" ? "register" : "lock"} "${lock}" is not linearizable under the ${modelName} model: after ${witness.prefixLength} ops ` +
+      `${MODEL_FAMILY[modelName] !== "register" ? `lock "${lock}"` : lock === "lock" ? "the register" : `register "${lock}"`} is not linearizable under the ${modelName} model: after ${witness.prefixLength} ops ` +
       `(state: ${witness.state}) ${first ? `${first.text} cannot take effect` : "no op can take effect"}`,
     witness,
     stats,

@@ -24,7 +24,7 @@ import { NUMBER_MAGNITUDE_MAX } from "../../sim/validate.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { EXIT } from "../../harness/exit-codes.js";
 import { setExitCode } from "../exit-state.js";
-import { writeOut } from "../stdio.js";
+import { writeErr, writeOut } from "../stdio.js";
 
 export interface CheckOptions {
   model?: string;
@@ -69,13 +69,24 @@ export function registerCheck(program: Command): void {
       if (opts.json) {
         writeOut(
           JSON.stringify(
-            { file, format: c.format, model: c.model, context: c.ctx, events: c.history.length, ...(wrote ? { report: wrote } : {}), ...c.verdicts },
+            {
+              file,
+              format: c.format,
+              model: c.model,
+              context: c.ctx,
+              events: c.history.length,
+              ...(c.notes.length > 0 ? { notes: c.notes } : {}),
+              ...(wrote ? { report: wrote } : {}),
+              ...c.verdicts,
+            },
             null,
             2,
           ) + "\n",
         );
-      } else
+      } else {
+        for (const n of c.notes) writeErr(`lockstep: note: ${n}\n`);
         writeOut(colourVerdicts(formatCheck(file, c.history.length, c.verdicts, c.model), colourWanted(process.stdout)) + (wrote ? `wrote ${wrote}\n` : ""));
+      }
       setExitCode(exitCodeForVerdicts(c.verdicts));
     });
 }
@@ -86,6 +97,8 @@ export interface CheckedHistory {
   model: ModelName;
   ctx: CheckContext;
   verdicts: Verdicts;
+  /** What the reader changed or assumed that the user should know (e.g. raised :time values). */
+  notes: string[];
 }
 
 /** Read, validate and judge one history file with the checkers that apply to it. */
@@ -93,10 +106,16 @@ export async function checkHistoryFile(file: string, opts: CheckOptions): Promis
   const { text, format } = readHistory(file, opts.format);
   if (opts.independent && format !== "edn") throw new InputError("<arg>", "--independent", "an EDN history (jepsen.independent tuples), got a JSONL one");
   // The EDN reader (and edn-data behind it) is loaded only for an EDN file: start-up of a JSONL check does not pay for it.
-  const { events: history, lines } =
-    format === "edn"
-      ? (await import("../../checkers/import/edn.js")).parseEdnHistoryWithLines(text, file, { independent: opts.independent ?? false })
-      : parseJsonlHistoryWithLines(text, file);
+  const notes: string[] = [];
+  let parsed: { events: HistoryEvent[]; lines: number[] };
+  if (format === "edn") {
+    const edn = await import("../../checkers/import/edn.js");
+    const r = edn.parseEdnHistoryWithLines(text, file, { independent: opts.independent ?? false });
+    const note = edn.raisedTimesNote(r.raised);
+    if (note !== undefined) notes.push(note);
+    parsed = r;
+  } else parsed = parseJsonlHistoryWithLines(text, file);
+  const { events: history, lines } = parsed;
   if (format === "edn" && !opts.independent) {
     // A read invoked with [k nil] is jepsen.independent's: judged whole, every key would be one register.
     const tupleRead = history.find((e) => e.type === "invoke" && e.f === "read" && e.process !== "nemesis" && Array.isArray(e.value) && e.value.length === 2);
@@ -122,7 +141,7 @@ export async function checkHistoryFile(file: string, opts: CheckOptions): Promis
   }
   const family = familyOf(model);
   const verdicts = runCheckers(history, ctx, { notApplicable: (name) => notApplicable(name, family, history, ctx) });
-  return { format, history, model, ctx, verdicts };
+  return { format, history, model, ctx, verdicts, notes };
 }
 
 const shellWord = (w: string): string => (/^[\w./:=@-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);

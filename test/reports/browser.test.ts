@@ -10,6 +10,8 @@ import { renderRunReport } from "../../reports/run-report.js";
 import { renderComparePage } from "../../reports/compare-page.js";
 import { writeRunArtifacts } from "../../harness/artifacts.js";
 import { main } from "../../cli/main.js";
+import { checkHistoryFile } from "../../cli/commands/check.js";
+import { recordForImported, renderImportedReport } from "../../cli/check-report.js";
 import { DEBATE, debateTests } from "../../reports/debate-claims.js";
 import { HOSTILE, hostileScenario, longScenario, runFixture, smallMatrix, type RunFixture } from "./fixtures.js";
 
@@ -38,6 +40,7 @@ interface Report {
     holdsDrawn: number;
     violationsDrawn: number;
     notesDrawn: number;
+    regOpsDrawn: number;
     denseLanes: number;
     notesByKind: Record<string, number>;
     drawMs: number;
@@ -217,6 +220,47 @@ describe("run report in Chromium", () => {
     const story = await page.locator("#steps").innerText();
     expect(story).toMatch(/redis-1 runs c1's DEL and deletes lock:order:123, which it holds for c2/);
     await page.locator("#timeline-section").screenshot({ path: join(OUT, "redis-release-delayed-del.png") });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("check --out on Knossos's cas-register history: each op is a bar on its process's lane, with its values", async () => {
+    const file = resolve(__dirname, "../fixtures/jepsen/cas-register-bad.edn");
+    const c = await checkHistoryFile(file, {});
+    const html = renderImportedReport(recordForImported(file, c.format, c.model, c.history, c.ctx, c.verdicts, `npx lockstep check ${file}`), c.history);
+    const { page, problems } = await open(write("cas-register-bad.html", html));
+    const r = await reportOf(page);
+    expect(r.regOpsDrawn).toBe(3);
+    // The axis starts at the history's first event, not at 0 (its :time is its own).
+    expect(r.domainUs[0]).toBe(c.history[0]!.timeUs);
+    const lanes = await page.locator("#timeline .lab text.lane-name").evaluateAll((els) => els.map((e) => e.textContent));
+    const rows = await page.locator("#timeline rect.lane").evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((b) => [b.top, b.bottom]));
+    const casRow = rows[lanes.indexOf("2")]!;
+    // Hover the middle of process 2's cas (invoked 3.296201 s, returned 3.298762 s).
+    const box = (await page.locator("#timeline rect.lane").first().boundingBox())!;
+    const [d0, d1] = r.domainUs;
+    const x = box.x + (box.width * ((3_296_201 + 3_298_762) / 2 - d0)) / (d1 - d0);
+    await page.mouse.move(x, (casRow[0]! + casRow[1]!) / 2);
+    await expect.poll(() => page.locator("#tooltip").innerText()).toMatch(/2 cas 0 → 3 → ok[\s\S]*invoked/);
+    // The read that cannot follow, in words with its value; no "counter ?" anywhere.
+    expect(await page.locator("#findings").innerText()).toMatch(/the register is not linearizable[\s\S]*1 read → 0 cannot follow it/);
+    expect(await page.locator("body").innerText()).not.toMatch(/counter \?|counter = \?/);
+    await page.locator("#timeline-section").screenshot({ path: join(OUT, "cas-register-bad.png") });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("check --out on a Jepsen lock history: the nemesis's ops are a lane, under their own names", async () => {
+    const file = resolve(__dirname, "../fixtures/jepsen/lock-double-grant.edn");
+    const c = await checkHistoryFile(file, {});
+    const html = renderImportedReport(recordForImported(file, c.format, c.model, c.history, c.ctx, c.verdicts, `npx lockstep check ${file}`), c.history);
+    const { page, problems } = await open(write("lock-double-grant.html", html));
+    const lanes = await page.locator("#timeline .lab text.lane-name").evaluateAll((els) => els.map((e) => e.textContent));
+    expect(lanes).toContain("nemesis");
+    const marks = page.locator("#timeline g.fault text");
+    expect(await marks.allTextContents()).toContain(':start ["isolated",{"n1":["n4","n5"]}]');
+    expect(await page.locator("#steps").innerText()).toMatch(/the nemesis runs :start for [\d.]+ ms — \["isolated"/);
+    await page.locator("#timeline-section").screenshot({ path: join(OUT, "lock-double-grant.png") });
     expect(problems).toEqual([]);
     await page.close();
   });

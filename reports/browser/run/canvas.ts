@@ -8,6 +8,9 @@ import {
   BAD,
   E,
   H,
+  RO,
+  regOpsBy,
+  str,
   LANE_H,
   LAPSED,
   ML,
@@ -127,6 +130,7 @@ export function drawCanvas(ctx: CanvasRenderingContext2D): void {
       }
     }
   }
+  drawRegisterOps(ctx, X, a, b);
   // failed or unknown acquire attempts: an orange line ending in a cross
   let nA = 0;
   for (let l = 0; l < lanes.length; l++) {
@@ -244,4 +248,36 @@ function cross(ctx: CanvasRenderingContext2D, cx: number, cy: number, r: number,
   ctx.moveTo(cx + r, cy - r);
   ctx.lineTo(cx - r, cy + r);
   ctx.stroke();
+}
+
+const REGISTER_FILL = ["#4a78c2", "#9a9a9a", "#e07b00"];
+
+/**
+ * A register history's operations: a bar from invoke to reply on the client's lane
+ * (blue ok, grey failed, orange outcome unknown; no reply runs to the window's edge),
+ * labelled with the op and its values where it fits.
+ */
+function drawRegisterOps(ctx: CanvasRenderingContext2D, X: (t: number) => number, a: number, b: number): void {
+  let n = 0;
+  for (let l = 0; l < lanes.length; l++) {
+    const y = laneY(l);
+    for (const i of regOpsBy[l]!) {
+      const open = RO.e[i]! < 0;
+      if (RO.s[i]! > b || (!open && RO.e[i]! < a)) continue;
+      n++;
+      const x0 = Math.max(ML - 1, X(RO.s[i]!));
+      const x1 = open ? ML + S.W : Math.min(ML + S.W + 1, X(RO.e[i]!));
+      const w = Math.max(2, x1 - x0);
+      ctx.fillStyle = REGISTER_FILL[RO.out[i]!] ?? REGISTER_FILL[0]!;
+      ctx.globalAlpha = open ? 0.45 : 0.85;
+      ctx.fillRect(x0, y + 7, w, LANE_H - 14);
+      ctx.globalAlpha = 1;
+      const label = str(RO.txt[i]!);
+      if (w > label.length * 6.2 + 8) {
+        ctx.fillStyle = "#fff";
+        ctx.fillText(label, x0 + 4, y + LANE_H / 2 + 4);
+      }
+    }
+  }
+  stats.regOpsDrawn = n;
 }

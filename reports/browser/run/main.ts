@@ -7,7 +7,29 @@
  */
 import * as d3 from "d3";
 import { fmtDur, fmtT } from "../format.js";
-import { A, D, E, H, LANE_H, ML, MR, MT, NET_KINDS, NET_ROW, S, WR, dataEndUs, faultEnd, laneY, plotH, resourceLane, stats, totalH, dpr } from "./model.js";
+import {
+  A,
+  D,
+  E,
+  H,
+  LANE_H,
+  ML,
+  MR,
+  MT,
+  NET_KINDS,
+  NET_ROW,
+  S,
+  WR,
+  dataEndUs,
+  dataStartUs,
+  faultEnd,
+  laneY,
+  plotH,
+  resourceLane,
+  stats,
+  totalH,
+  dpr,
+} from "./model.js";
 import { createLayers } from "./layers.js";
 import { drawCanvas } from "./canvas.js";
 import { drawLanes, drawSvg } from "./overlay.js";
@@ -44,7 +66,7 @@ function layout(): void {
   L.hit.attr("x", ML).attr("y", MT).attr("width", W).attr("height", plotH);
   S.x = d3
     .scaleLinear()
-    .domain([0, dataEndUs])
+    .domain([dataStartUs, dataEndUs])
     .range([ML, ML + W]);
   zoom
     .extent([
@@ -55,7 +77,7 @@ function layout(): void {
       [ML, 0],
       [ML + W, totalH],
     ])
-    .scaleExtent([1, Math.max(1, dataEndUs / 20)]);
+    .scaleExtent([1, Math.max(1, (dataEndUs - dataStartUs) / 20)]);
   S.xz = d3.zoomTransform(L.ov.node() as SVGSVGElement).rescaleX(S.x);
   drawLanes(L);
 }
@@ -98,10 +120,10 @@ function scheduleRedraw(): void {
 }
 const ovZ = L.ov as d3.Selection<SVGSVGElement, unknown, null, undefined>;
 export function zoomTo(s: number, e: number): void {
-  const full = dataEndUs;
+  const full = dataEndUs - dataStartUs;
   // zoom.transform does not apply the translate extent: keep the window inside the run.
   const span = Math.min(full, Math.max(20, e - s));
-  s = Math.max(0, Math.min(s, full - span));
+  s = Math.max(dataStartUs, Math.min(s, dataEndUs - span));
   const k = Math.min(full / 20, Math.max(1, full / span));
   const tx = ML - S.x(s) * k;
   ovZ.transition().duration(450).call(zoom.transform, d3.zoomIdentity.translate(tx, 0).scale(k));

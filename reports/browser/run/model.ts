@@ -16,6 +16,7 @@ export const H = D.holds;
 export const A = D.attempts;
 export const E = D.errors;
 export const WR = D.writes;
+export const RO = D.regOps ?? { lane: [], s: [], e: [], txt: [], out: [] };
 export const nHolds = H.s.length;
 
 export const LANE_H = lanes.length <= 6 ? 38 : lanes.length <= 12 ? 30 : 24;
@@ -42,6 +43,7 @@ export const stats = {
   faultsDrawn: 0,
   notesDrawn: 0,
   densityDrawn: 0,
+  regOpsDrawn: 0,
   /** Lanes drawn as a density strip at the current zoom (too many holds for bars). */
   denseLanes: 0,
   notesByKind: {} as Record<string, number>,
@@ -78,6 +80,7 @@ export const holdMaxE = holdsBy.map((l) => {
 export const holdMaxWait = holdsBy.map((l) => l.reduce((m, i) => Math.max(m, H.s[i]! - H.w[i]!), 0));
 export const attemptsBy = byLane(A.lane, A.s.length, A.s);
 export const errorsBy = byLane(E.lane, E.t.length, E.t);
+export const regOpsBy = byLane(RO.lane, RO.s.length, RO.s);
 export const notesBy = byLane(
   D.notes.map((n) => n.lane),
   D.notes.length,
@@ -137,6 +140,8 @@ export const faultEnd = (f: Fault): number => (f.e === null ? (f.kind === "crash
  * Where the axis ends: the last thing drawn, plus a little room, not the scenario's
  * nominal duration when nothing happened in its tail.
  */
+/** Where the axis starts: 0 for a run; an imported history's first event (its clock is its own). */
+export const dataStartUs = Math.max(0, D.startUs ?? 0);
 export const dataEndUs = (() => {
   let m = 0;
   for (const v of H.e) m = Math.max(m, v);
@@ -145,8 +150,9 @@ export const dataEndUs = (() => {
   for (const v of WR.t) m = Math.max(m, v);
   for (const f of D.faults) m = Math.max(m, f.e ?? f.s);
   for (const n of D.notes) m = Math.max(m, n.t);
+  for (let i = 0; i < RO.s.length; i++) m = Math.max(m, RO.e[i]! >= 0 ? RO.e[i]! : RO.s[i]!);
   if (m <= 0) return Math.max(1, D.endUs);
-  return Math.min(Math.max(1, D.endUs), Math.ceil(m * 1.02) + 1);
+  return Math.min(Math.max(1, D.endUs), Math.ceil(m + (m - dataStartUs) * 0.02) + 1);
 })();
 
 /** The zoomable time scale (`xz`) over the base one (`x`), and the plot's width: set by layout() and the zoom. */

@@ -13,6 +13,8 @@ import {
   LANE_H,
   NET_KINDS,
   RELEASE_WORDS,
+  RO,
+  regOpsBy,
   S,
   WR,
   attemptsBy,
@@ -80,6 +82,17 @@ export function attemptTip(i: number): Tip {
     ],
   };
 }
+export function regOpTip(i: number): Tip {
+  const words = str(RO.txt[i]!);
+  return {
+    title: laneId(RO.lane[i]!) + " " + words,
+    rows: [
+      ["invoked", fmtT(RO.s[i]!)],
+      ["returned", RO.e[i]! >= 0 ? fmtT(RO.e[i]!) : "never (no reply in the history)"],
+      ["took", RO.e[i]! >= 0 ? fmtDur(RO.e[i]! - RO.s[i]!) : "—"],
+    ],
+  };
+}
 export function errorTip(i: number): Tip {
   return {
     title: laneId(E.lane[i]!) + "'s " + str(E.f[i]!) + " " + (E.out[i] === 0 ? "failed" : "outcome unknown"),
@@ -137,7 +150,8 @@ export function faultLabel(f: Fault): string {
     case "cut":
       return "links cut: " + who;
     default:
-      return f.kind;
+      // An imported history's nemesis op: its name and what it did.
+      return f.note ? f.kind + " " + f.note : f.kind;
   }
 }
 export function faultTip(f: Fault): Tip {
@@ -206,6 +220,9 @@ export function canvasHit(mx: number, my: number): { tip: Tip; ref: string } | n
     if (best >= 0) return { tip: writeTip(best), ref: "write:" + best };
   }
   for (const i of errorsBy[l]!) if (Math.abs(E.t[i]! - t) <= tol) return { tip: errorTip(i), ref: "error:" + i };
+  for (const i of regOpsBy[l]!) {
+    if (RO.s[i]! - tol <= t && (RO.e[i]! < 0 || t <= RO.e[i]! + tol)) return { tip: regOpTip(i), ref: "regop:" + i };
+  }
   for (const i of attemptsBy[l]!) if (A.s[i]! - tol <= t && t <= A.e[i]! + tol) return { tip: attemptTip(i), ref: "attempt:" + i };
   const idx = holdsBy[l]!;
   if (idx.length) {
