@@ -25,6 +25,7 @@ interface GrantTrack {
 
 export class RunHistory {
   private readonly events: Pending[] = [];
+
   private readonly grants = new Map<string, GrantTrack>();
   private readonly lockOfGrant = new Map<string, string | undefined>();
 

@@ -98,6 +98,8 @@ export interface RealRunOptions {
   /** Seeds the clients' think-time jitter (nothing else: real runs are not replayable). */
   seed: number;
   progress?: (line: string) => void;
+  /** Told where the run is, each poll (about every POLL_MS): for a progress line. */
+  onTick?: (text: string) => void;
   /** Parent of the run's temp dir (tests). */
   parentDir?: string;
 }
@@ -364,6 +366,9 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       for (const r of redis)
         if (!r.process.isLive() && !faults.down.has(r.id)) throw new RealRunError(`${r.id} (${r.kind}) exited during the run`, r.process.logTail());
       const now = clock.nowUs();
+      opts.onTick?.(
+        `run ${opts.run}/${opts.runs}: ${(Math.min(now, endUs) / 1e6).toFixed(1)}/${(endUs / 1e6).toFixed(1)} s of the scenario, ${history.size} events`,
+      );
       if ([...clients.values()].every((c) => c.done) && !faults.busy()) {
         endedBy = "every client finished";
         break;

@@ -8,7 +8,7 @@ import { wilson95 } from "../harness/sweep/wilson.js";
 import { runSweep } from "../harness/sweep/sweep.js";
 import { mergeSummaries } from "../harness/sweep/merge.js";
 import { resultFields, type SweepSummary } from "../harness/sweep/summary.js";
-import { Progress } from "../harness/sweep/progress.js";
+import { Progress, StepProgress } from "../harness/sweep/progress.js";
 
 /**
  * A short scenario whose outcome depends on the seed: c1 is paused for longer than
@@ -170,5 +170,41 @@ describe("progress bar", () => {
       "sweep x: 30/100 seeds, 1 with a violation, 6 s",
       expect.stringMatching(/^sweep x: 100\/100 seeds in 12\.0 s/),
     ]);
+  });
+});
+
+describe("step progress (debate, real, explore)", () => {
+  const sink = (isTTY: boolean) => {
+    const s = { isTTY, text: "", write: (t: string) => ((s.text += t), true) };
+    return s;
+  };
+
+  it("piped: a plain line at most every 5 s, none before", () => {
+    const out = sink(false);
+    let now = 0;
+    const p = new StepProgress("debate", out, () => now);
+    p.step("claim 1/9 (a)");
+    now = 4999;
+    p.step("claim 2/9 (b)");
+    now = 5000;
+    p.step("claim 3/9 (c)");
+    now = 7000;
+    p.step("claim 4/9 (d)");
+    now = 10_500;
+    p.step("claim 5/9 (e)");
+    p.done();
+    expect(out.text).toBe("debate: claim 3/9 (c), 5 s\ndebate: claim 5/9 (e), 11 s\n");
+  });
+
+  it("on a terminal: redrawn in place at most 5 times a second, the line cleared at the end", () => {
+    const out = sink(true);
+    let now = 0;
+    const p = new StepProgress("lockstep real", out, () => now);
+    now = 100;
+    p.step("run 1/1: 0.1/30.0 s of the scenario, 4 events");
+    now = 250;
+    p.step("run 1/1: 0.2/30.0 s of the scenario, 9 events");
+    p.done();
+    expect(out.text).toBe("\rlockstep real: run 1/1: 0.2/30.0 s of the scenario, 9 events, 0 s\x1b[K\r\x1b[K");
   });
 });

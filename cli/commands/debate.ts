@@ -13,6 +13,7 @@ import type { Outcome } from "../../checkers/run-all.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import { wilson95 } from "../../harness/sweep/wilson.js";
+import { StepProgress } from "../../harness/sweep/progress.js";
 import type { DebateTest } from "../../reports/debate-claims.js";
 import { EXIT } from "../../harness/exit-codes.js";
 import { debateTests } from "../../reports/debate-claims.js";
@@ -50,8 +51,12 @@ export function registerDebate(program: Command): void {
       const entries: DebateEntry[] = [];
       const lines: string[] = [];
       let unexpected = 0;
-      for (const { claim, test } of debateTests()) {
+      const claims = debateTests();
+      const progress = new StepProgress("debate");
+      for (const [k, { claim, test }] of claims.entries()) {
         const name = test.scenario;
+        const where = `claim ${k + 1}/${claims.length} (${name})`;
+        progress.step(where);
         if (known.has(name) && !records.has(name)) {
           const scenario = loadScenario(name);
           const s = seed ?? scenario.seed;
@@ -64,7 +69,10 @@ export function registerDebate(program: Command): void {
           extra.set(name, { challenged: a.challenged, refused: refusedIn(run.history, a.failedAcquires), thumb: thumbnailSvg(record, run.history) });
           sweeps.set(
             name,
-            Array.from({ length: seedsTo }, (_, i) => seedRun(scenario, i + 1)),
+            Array.from({ length: seedsTo }, (_, i) => {
+              progress.step(`${where}, seed ${i + 1}/${seedsTo}`);
+              return seedRun(scenario, i + 1);
+            }),
           );
           if (!record.expectationMet) unexpected++;
         }
@@ -84,6 +92,7 @@ export function registerDebate(program: Command): void {
           `  ${claim.id.padEnd(26)} ${name.padEnd(34)} ${outcome.padEnd(20)} ${bearingOf(entry).replace(/-/g, " ").padEnd(14)} ${entry.seeds ? tallyText(entry.seeds) : ""}`,
         );
       }
+      progress.done();
       await writePlayground(join(out, "playground"));
       const page = join(out, "debate.html");
       writeTextAtomic(page, renderDebatePage(entries));

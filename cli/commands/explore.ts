@@ -18,7 +18,7 @@ import { LOCK_FLAG } from "../lock-flag.js";
 import { withLibrary } from "../../scenarios/with-library.js";
 import { printableLines } from "../../harness/printable.js";
 import { adapterSlug } from "../../harness/adapter-slug.js";
-import { PIPED_EVERY_MS, type ProgressStream } from "../../harness/sweep/progress.js";
+import { StepProgress, type ProgressStream } from "../../harness/sweep/progress.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../harness/check-context.js";
@@ -210,31 +210,14 @@ function referenceLines(s: Scenario, reference: LockUnderTest, seed: number, dir
   ];
 }
 
-/**
- * Progress on stderr for a search that can take minutes: redrawn in place on a terminal
- * (at most 5 times a second), a plain line every PIPED_EVERY_MS when piped.
- */
+/** Progress on stderr for a search that can take minutes (StepProgress: in place on a terminal, a line every 5 s piped). */
 function exploreProgress(label: string, opts: ExploreFlags, out: ProgressStream = process.stderr) {
-  const tty = out.isTTY === true;
-  const startMs = Date.now();
-  let lastMs = startMs;
-  let drawn = false;
+  const p = new StepProgress(label, out);
   return {
     onRun(phase: "search" | "shrink", n: number): void {
-      const now = Date.now();
-      if (now - lastMs < (tty ? 200 : PIPED_EVERY_MS)) return;
-      lastMs = now;
-      const s = ((now - startMs) / 1000).toFixed(0);
-      const text =
-        phase === "search"
-          ? `${label}: ${n}/${opts.runs} runs, no violation yet, ${s} s`
-          : `${label}: violation found; shrinking, ${n}/${opts.shrinkRuns} runs, ${s} s`;
-      out.write(tty ? `\r${text}\x1b[K` : `${text}\n`);
-      drawn = true;
+      p.step(phase === "search" ? `${n}/${opts.runs} runs, no violation yet` : `violation found; shrinking, ${n}/${opts.shrinkRuns} runs`);
     },
-    done(): void {
-      if (tty && drawn) out.write("\r\x1b[K");
-    },
+    done: () => p.done(),
   };
 }
 

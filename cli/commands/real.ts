@@ -10,6 +10,7 @@ import { writeJsonAtomic } from "../../harness/sweep/write.js";
 import type { RealPlan } from "../../real/plan.js";
 import { nemesisLines, planRealRun } from "../../real/nemesis.js";
 import { REAL_NOTE, runRealOnce } from "../../real/run.js";
+import { StepProgress } from "../../harness/sweep/progress.js";
 import { recordRealRun, writeRealArtifacts, type RealRunRecord } from "../../real/record.js";
 import { parseTimeScale } from "../../real/time-scale.js";
 import { RealRunError } from "../../real/errors.js";
@@ -133,9 +134,11 @@ async function runBatch(plan: RealPlan, planOf: (seed: number) => RealPlan, dir:
       const runPlan = planOf(seed);
       const progress = (l: string) => process.stderr.write(`lockstep real: ${printable(l)}\n`);
       if (runPlan.nemesis) for (const l of nemesisLines(runPlan.nemesis)) progress(`run ${i}/${runs}: ${l}`);
+      const ticker = new StepProgress("lockstep real");
       try {
-        out = await runRealOnce(runPlan, { run: i, runs, seed, progress });
+        out = await runRealOnce(runPlan, { run: i, runs, seed, progress, onTick: (t) => ticker.step(t) });
       } catch (err) {
+        ticker.done();
         const signal = stoppedBySignal();
         if (signal) return stop(`stopped by ${signal}`);
         const code = realFailureCode(err);
@@ -144,6 +147,7 @@ async function runBatch(plan: RealPlan, planOf: (seed: number) => RealPlan, dir:
         setExitCode(code);
         return;
       }
+      ticker.done();
       const record = recordRealRun(runPlan, out);
       const runDir = runs === 1 ? dir : join(dir, `run-${String(i).padStart(width, "0")}`);
       writeRealArtifacts(runDir, record, out.history);

@@ -72,3 +72,39 @@ export class Progress {
     );
   }
 }
+
+/**
+ * Progress of a command made of N steps (debate's claims, real mode's runs, explore's
+ * runs): one line, redrawn in place on a terminal at most 5 times a second, a plain line
+ * every PIPED_EVERY_MS when piped; `done` clears the terminal's line.
+ */
+export class StepProgress {
+  private readonly tty: boolean;
+  private readonly startMs: number;
+  private lastMs: number;
+  private drawn = false;
+
+  constructor(
+    private readonly label: string,
+    private readonly out: ProgressStream = process.stderr,
+    private readonly nowMs: () => number = Date.now,
+  ) {
+    this.tty = out.isTTY === true;
+    this.startMs = nowMs();
+    this.lastMs = this.startMs;
+  }
+
+  /** `text` says where the command is ("3/12 claims"); shown if it is time to. */
+  step(text: string): void {
+    const now = this.nowMs();
+    if (now - this.lastMs < (this.tty ? 200 : PIPED_EVERY_MS)) return;
+    this.lastMs = now;
+    const line = `${this.label}: ${text}, ${((now - this.startMs) / 1000).toFixed(0)} s`;
+    this.out.write(this.tty ? `\r${line}\x1b[K` : `${line}\n`);
+    this.drawn = true;
+  }
+
+  done(): void {
+    if (this.tty && this.drawn) this.out.write("\r\x1b[K");
+  }
+}
