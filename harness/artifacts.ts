@@ -4,6 +4,8 @@ import type { Scenario } from "../scenarios/schema.js";
 import type { RunOutput } from "./runner.js";
 import type { Verdicts } from "../checkers/run-all.js";
 import type { RunRecord } from "../reports/types.js";
+import { traceToJsonl } from "../reports/command-trace.js";
+import type { TraceRecord } from "../sim/simulation.js";
 import { renderRunReport } from "../reports/run-report.js";
 import { checkOutputDir, checkReplaceable, writeFilesSafe, type SafeWriteOptions } from "./safe-write.js";
 
@@ -43,7 +45,7 @@ export function buildRecord(scenario: Scenario, seed: number, run: RunOutput, ve
  * temporary name, renamed only once all three are written, never over a file lockstep
  * did not write; a failure leaves no temporary file and names the path.
  */
-export const RUN_FILES = ["history.jsonl", "results.json", "report.html"] as const;
+export const RUN_FILES = ["history.jsonl", "results.json", "report.html", "trace.jsonl"] as const;
 
 /** Refuse, before a run, a directory its files could not be written into. */
 export function checkRunDir(dir: string, o: SafeWriteOptions = {}): void {
@@ -58,6 +60,7 @@ export function writeRunArtifacts(
   history: readonly HistoryEvent[],
   o: SafeWriteOptions = {},
   streamedHistoryTemp?: string,
+  trace?: readonly TraceRecord[],
 ): void {
   checkOutputDir(dir, o.flag);
   const historyPath = join(dir, "history.jsonl");
@@ -65,7 +68,8 @@ export function writeRunArtifacts(
     [
       streamedHistoryTemp !== undefined ? { path: historyPath, writtenTemp: streamedHistoryTemp } : { path: historyPath, text: historyToJsonl(history) },
       { path: join(dir, "results.json"), text: JSON.stringify(record, null, 2) + "\n" },
-      { path: join(dir, "report.html"), text: renderRunReport(record, history) },
+      { path: join(dir, "report.html"), text: renderRunReport(record, history, trace) },
+      ...(trace !== undefined ? [{ path: join(dir, "trace.jsonl"), text: traceToJsonl(trace) }] : []),
     ],
     o,
   );

@@ -1,4 +1,4 @@
-import { Simulation } from "../sim/simulation.js";
+import { Simulation, type TraceRecord } from "../sim/simulation.js";
 import { DRAIN_MS, PROJECT_AFTER_EVENTS, type SimLimits } from "../sim/limits.js";
 import { FaultSchedule } from "../faults/apply.js";
 import { clientLoop } from "./workload.js";
@@ -34,6 +34,8 @@ export interface RunOptions {
   historySink?: (e: HistoryEvent) => void;
   /** Default true; false keeps no event (the sink is then the history's only record); a function keeps those it says. */
   retainHistory?: boolean | ((e: HistoryEvent) => boolean);
+  /** Processes' trace records (every command a Redis node executes), kept out of the history. */
+  traceSink?: (r: TraceRecord) => void;
 }
 
 const CLOCK_SAMPLES = 200;
@@ -92,6 +94,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
     limits: { projectAfterEvents: PROJECT_AFTER_EVENTS, ...scenarioLimits(s), ...limits },
     historySink: opts.historySink,
     retainHistory: opts.retainHistory,
+    traceSink: opts.traceSink,
   });
   // Standing conditions: set before any process exists (a client's first request
   // leaves as it is added), never recorded as nemesis events (they are how the network is, not

@@ -1,3 +1,5 @@
+import { COMMAND_TRACE_STYLE, renderCommandTrace } from "./command-trace.js";
+import type { TraceRecord } from "../sim/simulation.js";
 import type { HistoryEvent } from "../sim/history.js";
 import type { RunRecord } from "./types.js";
 import { dataBlock, escapeHtml, page } from "./html.js";
@@ -13,12 +15,13 @@ import { LINEARIZATION_STYLE, linearizationOf, linearizationSentence, renderLine
  * beside it, the clocks and the acquire latency. The static parts are rendered here
  * (escaped); the charts are drawn in the browser from the RunView embedded as JSON.
  */
-export function renderRunReport(record: RunRecord, history: readonly HistoryEvent[]): string {
+/** The run's page; `trace` (run --trace) adds every command each node executed, folded. */
+export function renderRunReport(record: RunRecord, history: readonly HistoryEvent[], trace?: readonly TraceRecord[]): string {
   const view = buildRunView(record, history);
-  return renderRunReportFromView(record, view);
+  return renderRunReportFromView(record, view, trace);
 }
 
-export function renderRunReportFromView(record: RunRecord, view: RunView): string {
+export function renderRunReportFromView(record: RunRecord, view: RunView, trace?: readonly TraceRecord[]): string {
   const r = record;
   const e = escapeHtml;
   const lin = linearizationOf(record);
@@ -151,12 +154,13 @@ ${lin ? renderLinearization(lin) : ""}
 <section class="checkers" id="checkers">
 <table class="verdicts"><caption>Checkers</caption>${verdictRows}</table>
 </section>
+${renderCommandTrace(trace)}
 <footer>lockstep ${e(r.lockstep.version)} · ${view.holds.s.length} holds, ${view.writes.t.length} writes, ${view.faults.length} faults · every time is simulated true time from the start of the run</footer>
 <div id="tooltip" role="tooltip"></div>
 ${dataBlock("run-data", packView(view))}`;
   return page({
     title: `lockstep: ${r.scenario.name} seed ${r.seed} — ${outcome}`,
-    style: RUN_STYLE + LINEARIZATION_STYLE,
+    style: RUN_STYLE + LINEARIZATION_STYLE + COMMAND_TRACE_STYLE,
     body,
     scripts: [browserScript("run")],
   });

@@ -239,6 +239,16 @@ export class ProcessContext {
     return this.sim.recordEvent(this.proc.id, type, f, lock, value);
   }
 
+  /** Whether trace records are wanted: check before building one. */
+  get tracing(): boolean {
+    return this.sim.traceSink !== undefined;
+  }
+
+  /** A trace record (not part of the history; see SimulationOptions.traceSink). */
+  trace(kind: string, data: unknown): void {
+    this.sim.traceSink?.({ timeUs: this.sim.nowUs, process: this.proc.id, kind, data });
+  }
+
   /** Start a concurrent fiber on this process; it dies with the process. */
   spawn<T>(fiber: Fiber<T>, onDone?: (r: { value?: T; error?: unknown }) => void): void {
     const inc = this.proc.incarnation;
@@ -374,6 +384,19 @@ export interface SimulationOptions {
   historySink?: (e: HistoryEvent) => void;
   /** Keep every event in `history` (default true), none (false), or those the function keeps (what the checkers read, say). */
   retainHistory?: boolean | ((e: HistoryEvent) => boolean);
+  /**
+   * Where processes' trace records go (ProcessContext.trace): detail kept out of the
+   * history, such as every command a server executes. Unset, tracing is off and free.
+   */
+  traceSink?: (r: TraceRecord) => void;
+}
+
+/** One trace record: what a process noted about its own work, at true time. */
+export interface TraceRecord {
+  timeUs: number;
+  process: string;
+  kind: string;
+  data: unknown;
 }
 
 /** The world: true time, the event queue, processes, network and history. */
@@ -393,6 +416,7 @@ export class Simulation {
   private readonly retainAll: boolean;
   private readonly retainIf: ((e: HistoryEvent) => boolean) | undefined;
   private readonly historySink: ((e: HistoryEvent) => void) | undefined;
+  readonly traceSink: ((r: TraceRecord) => void) | undefined;
   private readonly listeners: Array<(e: HistoryEvent) => void> = [];
   eventsRun = 0;
 
@@ -404,6 +428,7 @@ export class Simulation {
     this.retainAll = retain === true;
     this.retainIf = typeof retain === "function" ? retain : undefined;
     this.historySink = opts.historySink;
+    this.traceSink = opts.traceSink;
   }
 
   schedule(atUs: number, run: () => void): void {

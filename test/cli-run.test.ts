@@ -26,6 +26,19 @@ describe("lockstep run", () => {
     expect(lines.every((l) => typeof JSON.parse(l).timeUs === "number")).toBe(true);
   });
 
+  it("--trace also writes trace.jsonl and the report's folded per-node command tables; without it, neither", async () => {
+    const traced = join(tmp(), "t");
+    expect(await main(["run", "redis-release-delayed-del", "--trace", "--out", traced])).toBe(EXIT.safetyViolation);
+    const lines = readFileSync(join(traced, "trace.jsonl"), "utf8").trim().split("\n");
+    expect(JSON.parse(lines[0]!)).toMatchObject({ process: "redis-1", kind: "redis-command", data: { from: "c1", reply: "OK" } });
+    expect(readFileSync(join(traced, "report.html"), "utf8")).toContain('<details class="trace-node" data-node="redis-1">');
+    const plain = join(tmp(), "p");
+    await main(["run", "redis-release-delayed-del", "--out", plain]);
+    expect(existsSync(join(plain, "trace.jsonl"))).toBe(false);
+    expect(readFileSync(join(plain, "report.html"), "utf8")).not.toContain("trace-node");
+    expect(readFileSync(join(plain, "history.jsonl"), "utf8")).toBe(readFileSync(join(traced, "history.jsonl"), "utf8"));
+  });
+
   it("exits 0 on a safe run, and 0 with --ok-if-expected when unsafe was expected", async () => {
     expect(await main(["run", "naive-baseline", "--out", join(tmp(), "a")])).toBe(EXIT.ok);
     expect(await main(["run", "naive-gc-pause", "--ok-if-expected", "--out", join(tmp(), "b")])).toBe(EXIT.ok);

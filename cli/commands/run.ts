@@ -4,6 +4,7 @@ import { colourVerdicts, colourWanted } from "../colour.js";
 import { join } from "node:path";
 import { loadScenario } from "../../scenarios/index.js";
 import { runScenario } from "../../harness/runner.js";
+import type { TraceRecord } from "../../sim/simulation.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { buildRecord, checkRunDir, writeRunArtifacts } from "../../harness/artifacts.js";
 import { EXIT } from "../../harness/exit-codes.js";
@@ -28,10 +29,20 @@ export function registerRun(program: Command): void {
     .option("--force", "replace files in --out that lockstep did not write")
     .option(...LOCK_FLAG)
     .option("--check-determinism", "run the seed twice and stop (exit 7) naming the first event where the histories differ")
+    .option("--trace", "also record every command each Redis node executes: trace.jsonl, and a folded table per node in report.html")
     .action(
       (
         name: string,
-        opts: { seed?: string; out?: string; okIfExpected?: boolean; json?: boolean; lock?: string; force?: boolean; checkDeterminism?: boolean },
+        opts: {
+          seed?: string;
+          out?: string;
+          okIfExpected?: boolean;
+          json?: boolean;
+          lock?: string;
+          force?: boolean;
+          checkDeterminism?: boolean;
+          trace?: boolean;
+        },
       ) => {
         const scenario = loadScenario(withLockFlag(name, opts.lock));
         const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
@@ -44,12 +55,13 @@ export function registerRun(program: Command): void {
         const streamed = new StreamedHistoryFile(join(dir, "history.jsonl"), write);
         let record: RunRecord;
         try {
-          const run = runScenario(scenario, seed, {}, { historySink: streamed.stream.push });
+          const trace: TraceRecord[] | undefined = opts.trace ? [] : undefined;
+          const run = runScenario(scenario, seed, {}, { historySink: streamed.stream.push, ...(trace ? { traceSink: (r) => trace.push(r) } : {}) });
           const historyTemp = streamed.finish();
           if (opts.checkDeterminism) checkDeterminism(scenario, seed, run.history);
           const verdicts = runCheckers(run.history, checkContextFor(scenario));
           record = buildRecord(scenario, seed, run, verdicts);
-          writeRunArtifacts(dir, record, run.history, write, historyTemp);
+          writeRunArtifacts(dir, record, run.history, write, historyTemp, trace);
         } finally {
           streamed.discard();
         }

@@ -54,6 +54,38 @@ interface BacklogItem {
   sentAtMonoMs: number;
 }
 
+/** A typed command as redis-cli would show it (the two scripts by their names). */
+function commandText(c: RedisCommand): string {
+  switch (c.cmd) {
+    case "SET":
+      return `SET ${c.key} ${c.value}${c.nx ? " NX" : ""}${c.pxMs !== undefined ? ` PX ${c.pxMs}` : ""}`;
+    case "PEXPIRE":
+      return `PEXPIRE ${c.key} ${c.ms}`;
+    case "CAD":
+      return `EVAL compare-and-delete ${c.key} ${c.value}`;
+    case "CAPEXPIRE":
+      return `EVAL compare-and-pexpire ${c.key} ${c.value} ${c.ms}`;
+    default:
+      return `${c.cmd} ${c.key}`;
+  }
+}
+
+/** A real client's argv, long arguments (a script's body) shortened. */
+function argvText(argv: readonly string[]): string {
+  return argv.map((a) => (a.length > 40 ? `${a.slice(0, 37)}…` : a)).join(" ");
+}
+
+/** A reply as redis-cli prints it. */
+function replyText(r: unknown): string {
+  if (r === null || r === undefined) return "(nil)";
+  if (typeof r === "number") return `(integer) ${r}`;
+  if (typeof r === "string") return r === "OK" ? "OK" : JSON.stringify(r);
+  if (Array.isArray(r)) return `[${r.map(replyText).join(", ")}]`;
+  if (typeof r === "object" && "error" in r) return `(error) ${String((r as { error: unknown }).error)}`;
+  if (typeof r === "object" && "status" in r) return String((r as { status: unknown }).status);
+  return JSON.stringify(r);
+}
+
 /** A key that has not lapsed on this node's wall clock (a lapsed one is gone, whatever removes it). */
 const isLive = (e: Entry, nowMs: number): boolean => e.expireAtMs === undefined || e.expireAtMs > nowMs;
 
@@ -174,6 +206,12 @@ export class RedisServer {
 
   /** Execute a client command; a write is logged to the AOF and streamed before the reply. */
   protected execute(command: RedisCommand, from?: string): RedisReply {
+    const reply = this.executeTyped(command, from);
+    if (this.ctx.tracing) this.ctx.trace("redis-command", { from, command: commandText(command), reply: replyText(reply) });
+    return reply;
+  }
+
+  private executeTyped(command: RedisCommand, from?: string): RedisReply {
     if (this.role === "replica" && isWrite(command)) {
       return { error: "READONLY You can't write against a read only replica." };
     }
@@ -253,6 +291,10 @@ export class RedisServer {
       },
     };
     const reply = r.batch ? executeBatch(r.batch, env) : executeArgv(r.argv ?? [], env);
+    if (this.ctx.tracing) {
+      const command = r.batch ? `MULTI ${r.batch.map((c) => argvText(c)).join("; ")} EXEC` : argvText(r.argv ?? []);
+      this.ctx.trace("redis-command", { from, command, reply: replyText(reply) });
+    }
     const command = r.batch ? "MULTI" : String(r.argv?.[0] ?? "").toUpperCase();
     for (const [key, was] of before) {
       const after = this.store.effectOf(key);
