@@ -1,8 +1,5 @@
 import type { Attack } from "./types.js";
-import { baseScenario, timesLease } from "./lease.js";
-
-/** Designs whose grants carry a fencing token; the resource checks it there, as it should. */
-const FENCING_DESIGNS = new Set(["redis-fenced", "raft-zk", "etcd-lease"]);
+import { baseScenario, issuesFencingTokens, timesLease } from "./lease.js";
 
 export const holderPauseBeforeWrite: Attack = {
   name: "holder-pause-before-write",
@@ -12,7 +9,7 @@ export const holderPauseBeforeWrite: Attack = {
   source: "https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html",
   compile(lock) {
     const s = baseScenario(lock, this.name, this.title, this.story);
-    if (FENCING_DESIGNS.has(lock.design)) s.workload.fencing = true;
+    if (issuesFencingTokens(lock)) s.workload.fencing = true;
     s.faults.push({
       on: { process: "c1", f: "read", type: "invoke", nth: 1 },
       delayMs: 0,

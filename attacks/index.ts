@@ -16,6 +16,7 @@ import { asyncFailover } from "./async-failover.js";
 import { crashRestartNoFsync } from "./crash-restart-no-fsync.js";
 import { delayedRelease } from "./delayed-release.js";
 import { lossyNetwork } from "./lossy-network.js";
+import { clientClockSlow } from "./client-clock-slow.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
@@ -33,6 +34,7 @@ export const ATTACKS: readonly Attack[] = [
   crashRestartNoFsync,
   delayedRelease,
   lossyNetwork,
+  clientClockSlow,
 ];
 
 export function attackByName(name: string): Attack | undefined {

@@ -11,6 +11,13 @@ export function isRaftDesign(lock: LockUnderTest): boolean {
   return RAFT_DESIGNS.has(lock.design);
 }
 
+/** Designs whose grants carry a fencing token; an attack has the resource check it there, as it should. */
+const FENCING_DESIGNS = new Set(["redis-fenced", "raft-zk", "etcd-lease"]);
+
+export function issuesFencingTokens(lock: LockUnderTest): boolean {
+  return FENCING_DESIGNS.has(lock.design) || (lock.design === "redis-failover" && lock.designOptions?.fencing === true);
+}
+
 /**
  * How long this lock lets a silent holder keep the lock, ms: the session timeout or
  * lease TTL of a Raft design (its option, else its default), the TTL the workload asks

@@ -114,6 +114,15 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(allUnsafe(runAttack("holder-partitioned", bug("trust-past-validity.cjs")))).toBe(true);
   });
 
+  it("client-clock-slow: unsafe on every client-measured lease (redis-setnx, redlock on some seed); fenced on redis-fenced; not challenged on raft-zk", () => {
+    expect(allUnsafe(runAttack("client-clock-slow", setnx))).toBe(true);
+    expect(runAttack("client-clock-slow", redlock).some((r) => r.outcome === "unsafe" && r.challenged)).toBe(true);
+    const f = runAttack("client-clock-slow", fenced);
+    expect(f.every((r) => r.outcome === "unsafe-but-fenced" && r.challenged)).toBe(true);
+    // ZooKeeper's session lives on the holder's pings, which go on (slower): the lease never lapses.
+    expect(runAttack("client-clock-slow", raftZk).every((r) => !r.challenged && r.outcome === "not-challenged")).toBe(true);
+  });
+
   it("client-clock-jump: safe on a monotonic lease (redis-setnx); unsafe on wall-clock validity (redlock, a wall-clock adapter)", () => {
     expect(allSafe(runAttack("client-clock-jump", setnx))).toBe(true);
     expect(allUnsafe(runAttack("client-clock-jump", redlock))).toBe(true);

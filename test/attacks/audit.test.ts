@@ -45,7 +45,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
     expect(row!.referenceUnsafe).toBe(0);
   });
 
-  it("lists single Redis's pause and clock-jump failures as backend limits, never as your code", () => {
+  it("lists single Redis's pause, clock-jump and slow-clock failures as backend limits, never as your code", () => {
     const rows = audit({ design: "redis-setnx", label: "redis-setnx" }, { seeds: SEEDS });
     const by = Object.fromEntries(rows.map((r) => [r.attack, r.finding]));
     expect(by).toEqual({
@@ -62,6 +62,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "crash-restart-no-fsync": "known limit of this backend",
       "delayed-release": "safe",
       "lossy-network": "safe",
+      "client-clock-slow": "known limit of this backend",
     });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
     expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
@@ -78,6 +79,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "crash-restart-no-fsync": 1,
       "delayed-release": 1,
       "lossy-network": 1,
+      "client-clock-slow": 1,
     });
   });
 

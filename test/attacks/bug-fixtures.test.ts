@@ -34,6 +34,6 @@ describe("the audit on adapters with one bug each", () => {
   it("examples/my-lock: no finding in its code; its unsafe attacks are backend limits", () => {
     const r = runAudit(adapter("examples/my-lock/adapter.ts"), { seeds: SEEDS, attacks: ATTACKS });
     const counts = { yourCode: r.yourCode.length, limits: r.rows.filter((x) => x.finding === "known limit of this backend").map((x) => x.attack) };
-    expect(counts).toEqual({ yourCode: 0, limits: ["holder-pause-before-write", "server-clock-jump", "crash-restart-no-fsync"] });
+    expect(counts).toEqual({ yourCode: 0, limits: ["holder-pause-before-write", "server-clock-jump", "crash-restart-no-fsync", "client-clock-slow"] });
   });
 });
