@@ -17,6 +17,7 @@ import { crashRestartNoFsync } from "./crash-restart-no-fsync.js";
 import { delayedRelease } from "./delayed-release.js";
 import { lossyNetwork } from "./lossy-network.js";
 import { clientClockSlow } from "./client-clock-slow.js";
+import { leaderCrash } from "./leader-crash.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
@@ -35,6 +36,7 @@ export const ATTACKS: readonly Attack[] = [
   delayedRelease,
   lossyNetwork,
   clientClockSlow,
+  leaderCrash,
 ];
 
 export function attackByName(name: string): Attack | undefined {

@@ -68,6 +68,8 @@ function faultsOf(history: readonly HistoryEvent[], meter: WorkMeter): Fault[] {
     meter.tick();
     if (e.process !== NEMESIS) continue;
     const v = (e.value ?? {}) as { phase?: unknown; targets?: unknown };
+    // A role-targeted step that found no holder of the role did nothing.
+    if (v.phase === "skipped") continue;
     out.push({
       kind: e.f,
       ...(typeof v.phase === "string" ? { phase: v.phase } : {}),

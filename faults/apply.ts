@@ -1,4 +1,4 @@
-import type { FaultStep } from "./types.js";
+import { isRoleTarget, type FaultStep } from "./types.js";
 import type { HistoryEvent } from "../sim/history.js";
 import { NEMESIS } from "../sim/history.js";
 import type { Simulation } from "../sim/simulation.js";
@@ -15,6 +15,7 @@ import { faultDef } from "./index.js";
  */
 export class FaultSchedule {
   private counts = new Map<string, number>();
+  private readonly roles = new RoleTracker();
 
   constructor(
     private readonly sim: Simulation,
@@ -22,6 +23,7 @@ export class FaultSchedule {
   ) {}
 
   install(): void {
+    if (this.steps.some((s) => s.target !== undefined && isRoleTarget(s.target))) this.sim.onRecord((e) => this.roles.see(e));
     this.steps.forEach((step, i) => {
       if (step.atMs !== undefined) {
         this.sim.schedule((step.atMs + step.delayMs) * 1000, () => this.apply(step, i));
@@ -70,6 +72,40 @@ export class FaultSchedule {
   }
 
   private apply(step: FaultStep, i: number): void {
+    if (step.target !== undefined && isRoleTarget(step.target)) {
+      const who = this.roles.holderOf(step.target);
+      if (who === undefined) {
+        // No server holds the role now (an election in progress): the step is noted, not applied.
+        this.sim.record({
+          process: NEMESIS,
+          type: "info",
+          f: step.kind,
+          value: { phase: "skipped", step: i, targets: [], note: `no ${step.target.slice(1)} at this time` },
+        });
+        return;
+      }
+      step = { ...step, target: who, note: `${step.note ? `${step.note}; ` : ""}${step.target} was ${who}` };
+    }
     faultDef(step.kind).apply(this.contextFor(step, i), step);
+  }
+}
+
+/** Who holds each role now, from the servers' own notes (raft-role) and the nemesis's crashes. */
+class RoleTracker {
+  private leader: string | undefined;
+
+  see(e: HistoryEvent): void {
+    if (e.f === "raft-role") {
+      const role = (e.value as { role?: unknown } | undefined)?.role;
+      if (role === "leader") this.leader = e.process;
+      else if (this.leader === e.process) this.leader = undefined;
+    } else if (e.process === NEMESIS && e.f === "crash") {
+      const targets = (e.value as { targets?: unknown } | undefined)?.targets;
+      if (Array.isArray(targets) && targets.includes(this.leader)) this.leader = undefined;
+    }
+  }
+
+  holderOf(role: string): string | undefined {
+    return role === "@leader" ? this.leader : undefined;
   }
 }

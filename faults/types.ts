@@ -8,3 +8,10 @@ export type { FaultTrigger } from "./def.js";
 export interface FaultStep extends FaultStepFields {
   kind: FaultKind;
 }
+
+/** Fault targets named by role, resolved when the step fires: "@leader" is the Raft leader at that moment. */
+export const ROLE_TARGETS: readonly string[] = ["@leader"];
+
+export function isRoleTarget(target: string): boolean {
+  return target.startsWith("@");
+}

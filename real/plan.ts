@@ -244,10 +244,14 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   for (const id of clientIds) if (serverIds.has(id) || id === RESOURCE_ID) field("clients", `client id "${id}" clashes with a server process`);
   const linkConditions = standingConditions(s, clientIds, serverIds, design.failover !== undefined, notApplied, field);
 
-  const faults = s.faults.map((step, index): PlannedFault => {
+  const faults = s.faults.map((named, index): PlannedFault => {
     const at = `faults[${index}]`;
-    const what = describeStep(step);
+    const what = describeStep(named);
     const cluster = design.cluster;
+    // "@leader": the member leading when the step fires, as a step naming the preferred leader is.
+    const roleLeader = named.target === "@leader";
+    if (roleLeader && cluster === undefined) field(`${at}.target`, `${what}: "@leader" names a Raft design's leader; this design has none`);
+    const step = roleLeader && cluster ? { ...named, target: cluster.preferredLeader ?? cluster.ids[0]! } : named;
     if (isNetworkStep(step)) {
       const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && /^(etcd|zk)-\d+$/.test(id);
       const fo = design.failover;
@@ -321,7 +325,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     if ((serverCrash || plainRedisCrash) && targetKind !== "server")
       field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
     const trigger = triggerOf(step, index, at, what, clientIds, serverIds, field, targetKind);
-    const leader = targetKind === "server" && cluster?.preferredLeader === target;
+    const leader = targetKind === "server" && (roleLeader || cluster?.preferredLeader === target);
     return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
   });
 

@@ -266,6 +266,8 @@ function buildFaults(history: readonly HistoryEvent[], laneOf: Map<string, numbe
   for (const e of history) {
     if (e.process !== NEMESIS) continue;
     const v = (e.value ?? {}) as Record<string, unknown>;
+    // A role-targeted step that found no holder of the role did nothing: nothing to draw.
+    if (v.phase === "skipped") continue;
     const step = typeof v.step === "number" ? v.step : -1;
     if (v.phase === "end") {
       const f = open.get(step);

@@ -5,7 +5,7 @@ import { DRAIN_MS, EVENTS_MAX_CEILING, SIM_TIME_MS_MAX_CEILING, SIM_TIME_MS_MAX_
 
 /** A scenario's clients, by count or by list (each is a simulated process and its history). */
 export const CLIENTS_MAX = 1000;
-import { FAULT_KINDS, type FaultStep } from "../faults/types.js";
+import { FAULT_KINDS, ROLE_TARGETS, isRoleTarget, type FaultStep } from "../faults/types.js";
 import { FAULT_FIELDS, faultDef } from "../faults/index.js";
 import { VALIDITY_CHECKS, type ClientSpec, type WorkloadSpec } from "../designs/workload-spec.js";
 export { FAULT_KINDS, type FaultKind, type FaultStep, type FaultTrigger } from "../faults/types.js";
@@ -351,7 +351,10 @@ function parseFault(f: Fields): FaultStep {
     };
   }
   const def = faultDef(kind);
-  if (def.needsTarget) step.target = f.string("target");
+  if (def.needsTarget) {
+    step.target = f.string("target");
+    if (isRoleTarget(step.target) && !ROLE_TARGETS.includes(step.target)) f.fail("target", `expected a process id or a role (${ROLE_TARGETS.join(", ")})`);
+  }
   step.durationMs = f.optNumber("durationMs", { min: 0 });
   def.parse(f, step);
   return step;
@@ -366,7 +369,8 @@ export function referencedProcesses(s: Scenario): Array<{ id: string; field: str
     l.to.forEach((id, j) => out.push({ id, field: `network.links[${i}].to[${j}]` }));
   });
   s.faults.forEach((st, i) => {
-    if (st.target) out.push({ id: st.target, field: `faults[${i}].target` });
+    // A role ("@leader") is resolved when the step fires; a run with no such role skips the step, noted.
+    if (st.target && !isRoleTarget(st.target)) out.push({ id: st.target, field: `faults[${i}].target` });
     if (st.on) out.push({ id: st.on.process, field: `faults[${i}].on.process` });
     st.groups?.forEach((g, j) => g.forEach((id) => out.push({ id, field: `faults[${i}].groups[${j}]` })));
     st.links?.forEach((l, j) => l.forEach((id) => out.push({ id, field: `faults[${i}].links[${j}]` })));

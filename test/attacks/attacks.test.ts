@@ -114,6 +114,28 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(allUnsafe(runAttack("holder-partitioned", bug("trust-past-validity.cjs")))).toBe(true);
   });
 
+  it("leader-crash: crashes whichever server leads when it fires; raft-zk and etcd-lease keep the holder's session (safe, challenged); Redis designs refuse it", () => {
+    const etcd: LockUnderTest = { design: "etcd-lease", label: "etcd-lease" };
+    for (const lock of [raftZk, etcd]) {
+      expect(allSafe(runAttack("leader-crash", lock)), lock.label).toBe(true);
+      const c = attackByName("leader-crash")!.compile(lock);
+      if (!c.ok) throw new Error(c.refusal);
+      const s = parseScenario(JSON.parse(JSON.stringify(c.scenario)), "leader-crash");
+      const { history } = outcomeOf(s, 2);
+      const crash = history.find((e) => e.process === "nemesis" && e.f === "crash")!;
+      const target = (crash.value as { targets: string[] }).targets[0];
+      // The leader at that moment, by the servers' own role notes.
+      const leader = history.filter((e) => e.f === "raft-role" && e.timeUs <= crash.timeUs && (e.value as { role: string }).role === "leader").at(-1)!.process;
+      expect(target).toBe(leader);
+      expect((crash.value as { note: string }).note).toContain(`@leader was ${leader}`);
+    }
+    for (const lock of [setnx, redlock, failover]) {
+      const c = attackByName("leader-crash")!.compile(lock);
+      expect(c.ok).toBe(false);
+      if (!c.ok) expect(c.refusal).toMatch(/^no elected leader in /);
+    }
+  });
+
   it("client-clock-slow: unsafe on every client-measured lease (redis-setnx, redlock on some seed); fenced on redis-fenced; not challenged on raft-zk", () => {
     expect(allUnsafe(runAttack("client-clock-slow", setnx))).toBe(true);
     expect(runAttack("client-clock-slow", redlock).some((r) => r.outcome === "unsafe" && r.challenged)).toBe(true);

@@ -63,6 +63,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "delayed-release": "safe",
       "lossy-network": "safe",
       "client-clock-slow": "known limit of this backend",
+      "leader-crash": "refused",
     });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
     expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
@@ -80,6 +81,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "delayed-release": 1,
       "lossy-network": 1,
       "client-clock-slow": 1,
+      "leader-crash": 0,
     });
   });
 

@@ -45,3 +45,22 @@ describe("real mode: the random nemesis is the simulator's draw", () => {
     expect(e.field).toBe("nemesis");
   });
 });
+
+describe("real mode: a step aimed at @leader", () => {
+  it("is planned on the cluster as the member leading when it fires; on a design with no leader it is refused by field", async () => {
+    const { attackByName } = await import("../../attacks/index.js");
+    const { parseScenario } = await import("../../scenarios/schema.js");
+    const compiled = (design: string) => {
+      const c = attackByName("leader-crash")!.compile({ design, label: design });
+      if (!c.ok) throw new Error(c.refusal);
+      return parseScenario(JSON.parse(JSON.stringify(c.scenario)), "leader-crash");
+    };
+    const plan = planReal(compiled("raft-zk"));
+    expect(plan.faults).toHaveLength(1);
+    expect(plan.faults[0]).toMatchObject({ targetKind: "server", leader: true });
+    expect(plan.design.cluster!.ids).toContain(plan.faults[0]!.target);
+    const base = compiled("raft-zk");
+    const onRedis = { ...base, design: "redis-setnx", designOptions: {}, workload: { ...base.workload, fencing: false } };
+    expect(inputErrorOf(() => planReal(onRedis as never)).message).toContain(`"@leader" names a Raft design's leader; this design has none`);
+  });
+});
