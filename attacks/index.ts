@@ -18,6 +18,9 @@ import { delayedRelease } from "./delayed-release.js";
 import { lossyNetwork } from "./lossy-network.js";
 import { clientClockSlow } from "./client-clock-slow.js";
 import { leaderCrash } from "./leader-crash.js";
+import { leaderIsolated } from "./leader-isolated.js";
+import { holderPauseDuringRelease } from "./holder-pause-during-release.js";
+import { slowHolderLink } from "./slow-holder-link.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
@@ -37,6 +40,9 @@ export const ATTACKS: readonly Attack[] = [
   lossyNetwork,
   clientClockSlow,
   leaderCrash,
+  leaderIsolated,
+  holderPauseDuringRelease,
+  slowHolderLink,
 ];
 
 export function attackByName(name: string): Attack | undefined {

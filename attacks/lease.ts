@@ -31,6 +31,22 @@ export function leaseMsOf(lock: LockUnderTest): number {
   return REDIS_TTL_MS;
 }
 
+/** Designs' default request timeouts, ms (their design.ts); a library adapter's client has none by default. */
+const REQUEST_TIMEOUT_MS_DEFAULT: Record<string, number> = {
+  "redis-setnx": 100,
+  "redis-fenced": 100,
+  "redis-failover": 100,
+  redlock: 50,
+  "raft-zk": 200,
+  "etcd-lease": 200,
+};
+
+/** How long this lock's client waits for a reply before giving up, ms (Infinity: no limit). */
+export function requestTimeoutMsOf(lock: LockUnderTest): number {
+  const o = lock.designOptions?.requestTimeoutMs;
+  return typeof o === "number" ? o : (REQUEST_TIMEOUT_MS_DEFAULT[lock.design] ?? Infinity);
+}
+
 /** Milliseconds, whole: attacks state durations as multiples of the lease. */
 export function timesLease(lock: LockUnderTest, factor: number): number {
   return Math.round(leaseMsOf(lock) * factor);

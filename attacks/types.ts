@@ -27,7 +27,7 @@ export interface CompiledScenario {
   clients: Array<{ id: string; startMs: number; opsMax?: number; workMs?: number }>;
   workload: Record<string, unknown>;
   faults: FaultStep[];
-  challenge: { kind: "overlapping-belief" | "expiry-handover" | "waiter-served" } | { kind: "waiter-waited"; waitedMsMin?: number };
+  challenge: { kind: "overlapping-belief" | "expiry-handover" | "waiter-served" | "granted-during-release" } | { kind: "waiter-waited"; waitedMsMin?: number };
   network?: Record<string, unknown>;
 }
 

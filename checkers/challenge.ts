@@ -22,6 +22,9 @@ import type { ChallengeSpec } from "../scenarios/challenge-spec.js";
  *    held. For scenarios where a holder is cut off, crashes or drifts.
  *  - "waiter-served": some client asked for a lock while another held it and was granted
  *    it later: mutual exclusion had someone to exclude. For the fault-free baselines.
+ *  - "granted-during-release": some client was granted a lock while another client's
+ *    release of it was still outstanding (invoked, not answered): a holder stalled
+ *    mid-release. For attacks on how a release is made.
  *  - "waiter-waited": some client's acquire stayed outstanding for at least `waitedMsMin`
  *    (default: the TTL it asked for) with no grant of that lock to anyone meanwhile: the
  *    lock was unavailable and somebody wanted it. For scenarios about liveness.
@@ -53,6 +56,7 @@ export function judgeChallenge(history: readonly HistoryEvent[], spec: Challenge
   if (spec.kind === "waiter-waited") return { ...base, ...judgeWaits(acquires, spec.waitedMsMin) };
   if (spec.kind === "expiry-handover") return { ...base, ...judgeExpiry(history, acquires) };
   if (spec.kind === "waiter-served") return { ...base, ...judgeServed(history, acquires) };
+  if (spec.kind === "granted-during-release") return { ...base, ...judgeDuringRelease(ops, acquires) };
   return { ...base, ...judgeOverlap(history, acquires) };
 }
 
@@ -208,6 +212,32 @@ function judgeServed(history: readonly HistoryEvent[], acquires: readonly Operat
     };
   }
   return { challenged: false, count: 0, why: `no client was granted a lock it had waited for while another held it: ${whyNoOverlap(holds, acquires)}` };
+}
+
+function judgeDuringRelease(ops: readonly Operation[], acquires: readonly Operation[]): Judged {
+  const releases = ops.filter((o) => o.f === "release");
+  let count = 0;
+  let first: { op: Operation; rel: Operation } | undefined;
+  for (const o of acquires) {
+    if (o.outcome !== "ok") continue;
+    // Granted after the release was invoked and before it was answered (or never answered).
+    const rel = releases.find(
+      (r) => r.lock === o.lock && r.process !== o.process && r.startUs < o.endUs && (r.complete === undefined || r.complete.timeUs > o.endUs),
+    );
+    if (!rel) continue;
+    count++;
+    first ??= { op: o, rel };
+  }
+  if (first) {
+    const { op, rel } = first;
+    return {
+      challenged: true,
+      count,
+      why: `${op.process} was granted ${op.lock} at ${sec(op.endUs)} while ${rel.process}'s release, invoked at ${sec(rel.startUs)}, was still outstanding`,
+    };
+  }
+  const n = releases.length;
+  return { challenged: false, count: 0, why: `no client was granted a lock while another's release of it was outstanding (${n} release${n === 1 ? "" : "s"})` };
 }
 
 function judgeWaits(acquires: readonly Operation[], waitedMsMin: number | undefined): Judged {

@@ -6,9 +6,13 @@ import type { Fields } from "../sim/validate.js";
  * the default "overlapping-belief" applies. docs/scenarios.md describes each kind.
  */
 export type ChallengeSpec =
-  { kind: "overlapping-belief" } | { kind: "expiry-handover" } | { kind: "waiter-served" } | { kind: "waiter-waited"; waitedMsMin?: number };
+  | { kind: "overlapping-belief" }
+  | { kind: "expiry-handover" }
+  | { kind: "waiter-served" }
+  | { kind: "granted-during-release" }
+  | { kind: "waiter-waited"; waitedMsMin?: number };
 
-export const CHALLENGE_KINDS = ["overlapping-belief", "expiry-handover", "waiter-served", "waiter-waited"] as const;
+export const CHALLENGE_KINDS = ["overlapping-belief", "expiry-handover", "waiter-served", "granted-during-release", "waiter-waited"] as const;
 export type ChallengeKind = (typeof CHALLENGE_KINDS)[number];
 
 /** The scenario's `challenge` field, validated: `{ "kind": ..., "waitedMsMin"?: ms }`. */

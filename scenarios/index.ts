@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, existsSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
+import { scenarioFromAttackFile } from "./attack-file.js";
 import { InputError } from "../sim/errors.js";
 import { packageRoot } from "../sim/paths.js";
 import { checkJsonDepth } from "../sim/json-depth.js";
@@ -46,6 +47,8 @@ export function loadScenarioFile(path: string, displayName = path): Scenario {
     throw new InputError(displayName, "(file)", `expected valid JSON (${(e as Error).message})`);
   }
   checkJsonDepth(raw, displayName);
+  if (raw !== null && typeof raw === "object" && !Array.isArray(raw) && "attack" in raw)
+    raw = scenarioFromAttackFile(raw as Record<string, unknown>, displayName);
   return parseScenario(raw, displayName);
 }
 

@@ -136,6 +136,27 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     }
   });
 
+  it("holder-pause-during-release: safe and challenged when the release is one command (compare-and-delete, even plain DEL); unsafe when it is GET then DEL", () => {
+    expect(allSafe(runAttack("holder-pause-during-release", setnx))).toBe(true);
+    expect(allSafe(runAttack("holder-pause-during-release", setnxDel))).toBe(true);
+    expect(allUnsafe(runAttack("holder-pause-during-release", bug("get-then-del.cjs")))).toBe(true);
+  });
+
+  it("slow-holder-link: safe and challenged when the lease counts from the request (redis-setnx, redlock); unsafe when it counts from the reply", () => {
+    expect(allSafe(runAttack("slow-holder-link", setnx))).toBe(true);
+    expect(allSafe(runAttack("slow-holder-link", redlock))).toBe(true);
+    expect(allUnsafe(runAttack("slow-holder-link", bug("validity-from-reply.cjs")))).toBe(true);
+    // Raft sessions live on the holder's pings, which a slow link delays but does not stop.
+    expect(runAttack("slow-holder-link", raftZk).every((r) => r.outcome === "not-challenged")).toBe(true);
+  });
+
+  it("leader-isolated: safe and challenged on raft-zk and etcd-lease; refused where no leader is elected", () => {
+    expect(allSafe(runAttack("leader-isolated", raftZk))).toBe(true);
+    expect(allSafe(runAttack("leader-isolated", { design: "etcd-lease", label: "etcd-lease" }))).toBe(true);
+    const c = attackByName("leader-isolated")!.compile(setnx);
+    expect(c.ok ? "compiled" : c.refusal).toMatch(/^no elected leader in redis-setnx/);
+  });
+
   it("client-clock-slow: unsafe on every client-measured lease (redis-setnx, redlock on some seed); fenced on redis-fenced; not challenged on raft-zk", () => {
     expect(allUnsafe(runAttack("client-clock-slow", setnx))).toBe(true);
     expect(runAttack("client-clock-slow", redlock).some((r) => r.outcome === "unsafe" && r.challenged)).toBe(true);

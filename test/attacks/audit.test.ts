@@ -64,6 +64,9 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "lossy-network": "safe",
       "client-clock-slow": "known limit of this backend",
       "leader-crash": "refused",
+      "leader-isolated": "refused",
+      "holder-pause-during-release": "safe",
+      "slow-holder-link": "safe",
     });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
     expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
@@ -82,6 +85,9 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "lossy-network": 1,
       "client-clock-slow": 1,
       "leader-crash": 0,
+      "leader-isolated": 0,
+      "holder-pause-during-release": 1,
+      "slow-holder-link": 1,
     });
   });
 

@@ -18,6 +18,8 @@ const BUGS: Array<[string, string]> = [
   ["test/fixtures/adapters/bugs/trust-past-validity.cjs", "slow-acquire"],
   ["test/fixtures/adapters/bugs/refused-retry-granted.cjs", "lost-acquire-reply"],
   ["test/fixtures/adapters/bugs/wall-clock-validity.cjs", "client-clock-jump"],
+  ["test/fixtures/adapters/bugs/get-then-del.cjs", "holder-pause-during-release"],
+  ["test/fixtures/adapters/bugs/validity-from-reply.cjs", "slow-holder-link"],
 ];
 
 describe("the audit on adapters with one bug each", () => {

@@ -162,6 +162,24 @@ describe("challenge: the other kinds", () => {
     expect(r.why).toBe("c2 asked for L at 0 s while c1 held it, and was granted it at 0 s");
   });
 
+  it("granted-during-release: challenged when a grant falls between another client's release invoke and its answer", () => {
+    // c1 invokes its release at 100 ms and is answered at 2 s (it paused); c2 is granted at 500 ms.
+    const during = grant(new HistoryBuilder(), "c1", "c1#1", 0);
+    during.at(100).ev("c1", "invoke", "release", "L", { grantId: "c1#1" });
+    grant(during, "c2", "c2#1", 499);
+    during.at(2000).ev("c1", "ok", "release", "L", { released: true });
+    const r = judgeChallenge(during.events, { kind: "granted-during-release" });
+    expect(r.challenged).toBe(true);
+    expect(r.why).toBe("c2 was granted L at 0.5 s while c1's release, invoked at 0.1 s, was still outstanding");
+    // The same grant after the release was answered: nothing stalled mid-release.
+    const after = grant(new HistoryBuilder(), "c1", "c1#1", 0);
+    after.at(100).ev("c1", "invoke", "release", "L", { grantId: "c1#1" }).at(101).ev("c1", "ok", "release", "L", { released: true });
+    grant(after, "c2", "c2#1", 499);
+    const n = judgeChallenge(after.events, { kind: "granted-during-release" });
+    expect(n.challenged).toBe(false);
+    expect(n.why).toBe("no client was granted a lock while another's release of it was outstanding (1 release)");
+  });
+
   it("waiter-waited: challenged by a wait of at least the bound with no grant to anyone, not by a shorter one", () => {
     const b = new HistoryBuilder().at(0).ev("c1", "invoke", "acquire", "L", { ttlMs: 1000 }).at(1500).ev("c1", "info", "acquire", "L", { reason: "timeout" });
     expect(judgeChallenge(b.events, { kind: "waiter-waited" }).challenged).toBe(true);

@@ -9,7 +9,7 @@ const withChallenge = (challenge: unknown) => ({ ...MINIMAL_SCENARIO, challenge 
 describe("the scenario's challenge field", () => {
   it("is absent by default (the default rule applies) and keeps each kind, with waitedMsMin for waits", () => {
     expect("challenge" in parseScenario(MINIMAL_SCENARIO, "g.json")).toBe(false);
-    for (const kind of ["overlapping-belief", "expiry-handover", "waiter-served", "waiter-waited"]) {
+    for (const kind of ["overlapping-belief", "expiry-handover", "waiter-served", "granted-during-release", "waiter-waited"]) {
       expect(parseScenario(withChallenge({ kind }), "g.json").challenge).toEqual({ kind });
     }
     expect(parseScenario(withChallenge({ kind: "waiter-waited", waitedMsMin: 500 }), "g.json").challenge).toEqual({ kind: "waiter-waited", waitedMsMin: 500 });
@@ -24,7 +24,11 @@ describe("the scenario's challenge field", () => {
 
   it.each([
     [withChallenge("overlap"), "challenge", /expected an object/],
-    [withChallenge({}), "challenge.kind", /expected one of "overlapping-belief", "expiry-handover", "waiter-served", "waiter-waited", got nothing/],
+    [
+      withChallenge({}),
+      "challenge.kind",
+      /expected one of "overlapping-belief", "expiry-handover", "waiter-served", "granted-during-release", "waiter-waited", got nothing/,
+    ],
     [withChallenge({ kind: "two-holders" }), "challenge.kind", /got "two-holders"/],
     [withChallenge({ kind: "waiter-waited", waitedMsMin: -1 }), "challenge.waitedMsMin", /expected a number >= 0, got -1/],
     [withChallenge({ kind: "waiter-served", waitedMsMin: 5 }), "challenge.waitedMsMin", /unknown field; expected one of: kind$/],
