@@ -1,5 +1,5 @@
 import type { Attack } from "./types.js";
-import { baseScenario, isRaftDesign, issuesFencingTokens, timesLease } from "./lease.js";
+import { compileLeaderFault } from "./leader.js";
 
 export const leaderIsolated: Attack = {
   name: "leader-isolated",
@@ -8,25 +8,11 @@ export const leaderIsolated: Attack = {
     "A quarter of a lease into the hold, the server leading the lock service (whichever it is then) is isolated from every other process for 1.5x the lease: it still believes it leads. The majority elects a new leader, the holder's requests to the old one time out and it moves on. A service whose old leader keeps answering (reads or session checks from its own state) or whose new leader drops the holder's session lets a waiter in beside the holder; a correct one serves only through the majority.",
   source: "https://jepsen.io/analyses/etcd-3.4.3",
   compile(lock) {
-    if (!isRaftDesign(lock)) {
-      return {
-        ok: false,
-        refusal: `no elected leader in ${lock.design}: ${lock.design === "redis-failover" ? "its primary is chosen by Sentinel (see async-failover)" : "its Redis nodes are independent"}`,
-      };
-    }
-    const s = baseScenario(lock, this.name, this.title, this.story);
-    if (issuesFencingTokens(lock)) s.workload.fencing = true;
-    Object.assign(s.workload, { workMs: timesLease(lock, 0.75), validityCheck: "before-read-and-write" });
-    s.durationMs = timesLease(lock, 6);
-    s.challenge = { kind: "waiter-served" };
-    s.faults.push({
-      on: { process: "c1", f: "acquire", type: "ok", nth: 1 },
-      delayMs: timesLease(lock, 0.25),
+    return compileLeaderFault(lock, {
+      ...this,
       kind: "isolate",
-      target: "@leader",
-      durationMs: timesLease(lock, 1.5),
+      leases: 1.5,
       note: "the leader is cut off from everyone a quarter of a lease into the hold, for 1.5x the lease",
     });
-    return { ok: true, scenario: s };
   },
 };

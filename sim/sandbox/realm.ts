@@ -97,10 +97,9 @@ export class Realm {
   private ticks: unknown[] = [];
   private failure: Error | undefined;
   private clockReads = 0;
-  private immediatesAtInstant = 0;
-  private immediateInstantUs = -1;
-  private timersInSecond = 0;
-  private timerSecond = -1;
+  /** setImmediate callbacks at one instant, timer callbacks in one simulated second. */
+  private readonly immediates = new CountPerWindow(IMMEDIATES_PER_INSTANT_MAX);
+  private readonly timerCallbacks = new CountPerWindow(TIMER_CALLBACKS_PER_SECOND_MAX);
 
   constructor(readonly host: RealmHost) {
     // A null-prototype global: the contextified global looks names up on this object
@@ -270,11 +269,7 @@ export class Realm {
 
   private countImmediate(): void {
     const now = this.host.monoUs();
-    if (now !== this.immediateInstantUs) {
-      this.immediateInstantUs = now;
-      this.immediatesAtInstant = 0;
-    }
-    if (++this.immediatesAtInstant > IMMEDIATES_PER_INSTANT_MAX) {
+    if (this.immediates.hit(now)) {
       this.bound(
         "an endless setImmediate chain",
         `${IMMEDIATES_PER_INSTANT_MAX} setImmediate callbacks at one simulated instant (t=${now} µs); library code keeps scheduling one, so simulated time never moves`,
@@ -284,11 +279,7 @@ export class Realm {
 
   private countTimer(): void {
     const second = Math.floor(this.host.monoUs() / 1e6);
-    if (second !== this.timerSecond) {
-      this.timerSecond = second;
-      this.timersInSecond = 0;
-    }
-    if (++this.timersInSecond > TIMER_CALLBACKS_PER_SECOND_MAX) {
+    if (this.timerCallbacks.hit(second)) {
       this.bound(
         "a timer flood",
         `${TIMER_CALLBACKS_PER_SECOND_MAX} setTimeout/setInterval callbacks in one simulated second (from t=${second} s of the process's clock); library code keeps arming timers faster than any lock needs`,
@@ -315,6 +306,22 @@ export class Realm {
     b[8] = (b[8] & 0x3f) | 0x80;
     const h = b.toString("hex");
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+}
+
+/** A count that starts again whenever its window (an instant, a second) changes; `hit` says it passed `max`. */
+class CountPerWindow {
+  private window = -1;
+  private count = 0;
+
+  constructor(private readonly max: number) {}
+
+  hit(window: number): boolean {
+    if (window !== this.window) {
+      this.window = window;
+      this.count = 0;
+    }
+    return ++this.count > this.max;
   }
 }
 

@@ -1,6 +1,7 @@
 // Escape corpus: the host Function through the simulated ioredis module, a client, its
 // methods, its prototype chain, a listener's `this`, a batch and the client's fields.
 "use strict";
+const reach = require("../corpus-reach.cjs");
 module.exports = {
   expect: "same",
   probe() {
@@ -13,14 +14,6 @@ module.exports = {
       self = this;
     });
     c.emit("probe");
-    const probe = "return [process.pid, Date.now(), typeof process.binding]";
-    const reach = (name, f) => {
-      try {
-        return [name, f().constructor(probe)()];
-      } catch (e) {
-        return [name, String(e && e.message)];
-      }
-    };
     const reached = [
       reach("module", () => Redis.constructor),
       reach("method", () => c.get.constructor),

@@ -1,0 +1,42 @@
+import type { Compiled, LockUnderTest } from "./types.js";
+import type { FaultStep } from "../faults/types.js";
+import { baseScenario, isRaftDesign, issuesFencingTokens, timesLease } from "./lease.js";
+
+/** What the leader attacks share: the attack's own words, and the fault done to @leader. */
+interface LeaderFault {
+  name: string;
+  title: string;
+  story: string;
+  kind: Extract<FaultStep["kind"], "crash" | "isolate">;
+  /** How long the fault lasts, in leases. */
+  leases: number;
+  note: string;
+}
+
+/**
+ * A fault on whichever server leads the lock service a quarter of a lease into the hold;
+ * the holder works 0.75x the lease (past the election) and checks before writing, a waiter
+ * waits. Refused where no leader is elected.
+ */
+export function compileLeaderFault(lock: LockUnderTest, a: LeaderFault): Compiled {
+  if (!isRaftDesign(lock)) {
+    return {
+      ok: false,
+      refusal: `no elected leader in ${lock.design}: ${lock.design === "redis-failover" ? "its primary is chosen by Sentinel (see async-failover)" : "its Redis nodes are independent"}`,
+    };
+  }
+  const s = baseScenario(lock, a.name, a.title, a.story);
+  if (issuesFencingTokens(lock)) s.workload.fencing = true;
+  Object.assign(s.workload, { workMs: timesLease(lock, 0.75), validityCheck: "before-read-and-write" });
+  s.durationMs = timesLease(lock, 6);
+  s.challenge = { kind: "waiter-served" };
+  s.faults.push({
+    on: { process: "c1", f: "acquire", type: "ok", nth: 1 },
+    delayMs: timesLease(lock, 0.25),
+    kind: a.kind,
+    target: "@leader",
+    durationMs: timesLease(lock, a.leases),
+    note: a.note,
+  });
+  return { ok: true, scenario: s };
+}
