@@ -19,6 +19,7 @@ import { lossyNetwork } from "./lossy-network.js";
 import { clientClockSlow } from "./client-clock-slow.js";
 import { leaderCrash } from "./leader-crash.js";
 import { leaderIsolated } from "./leader-isolated.js";
+import { leaderCrashDuringAcquire } from "./leader-crash-during-acquire.js";
 import { holderPauseDuringRelease } from "./holder-pause-during-release.js";
 import { slowHolderLink } from "./slow-holder-link.js";
 
@@ -41,6 +42,7 @@ export const ATTACKS: readonly Attack[] = [
   clientClockSlow,
   leaderCrash,
   leaderIsolated,
+  leaderCrashDuringAcquire,
   holderPauseDuringRelease,
   slowHolderLink,
 ];

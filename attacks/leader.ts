@@ -11,10 +11,13 @@ interface LeaderFault {
   /** How long the fault lasts, in leases. */
   leases: number;
   note: string;
+  /** When it fires (default: a quarter of a lease after the holder's grant). */
+  when?: Pick<FaultStep, "on" | "delayMs">;
 }
 
 /**
- * A fault on whichever server leads the lock service a quarter of a lease into the hold;
+ * A fault on whichever server leads the lock service (by default a quarter of a lease
+ * into the hold);
  * the holder works 0.75x the lease (past the election) and checks before writing, a waiter
  * waits. Refused where no leader is elected.
  */
@@ -31,8 +34,7 @@ export function compileLeaderFault(lock: LockUnderTest, a: LeaderFault): Compile
   s.durationMs = timesLease(lock, 6);
   s.challenge = { kind: "waiter-served" };
   s.faults.push({
-    on: { process: "c1", f: "acquire", type: "ok", nth: 1 },
-    delayMs: timesLease(lock, 0.25),
+    ...(a.when ?? { on: { process: "c1", f: "acquire", type: "ok", nth: 1 }, delayMs: timesLease(lock, 0.25) }),
     kind: a.kind,
     target: "@leader",
     durationMs: timesLease(lock, a.leases),

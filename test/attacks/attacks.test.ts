@@ -150,11 +150,13 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(runAttack("slow-holder-link", raftZk).every((r) => r.outcome === "not-challenged")).toBe(true);
   });
 
-  it("leader-isolated: safe and challenged on raft-zk and etcd-lease; refused where no leader is elected", () => {
-    expect(allSafe(runAttack("leader-isolated", raftZk))).toBe(true);
-    expect(allSafe(runAttack("leader-isolated", { design: "etcd-lease", label: "etcd-lease" }))).toBe(true);
-    const c = attackByName("leader-isolated")!.compile(setnx);
-    expect(c.ok ? "compiled" : c.refusal).toMatch(/^no elected leader in redis-setnx/);
+  it("leader-isolated and leader-crash-during-acquire: safe and challenged on raft-zk and etcd-lease; refused where no leader is elected", () => {
+    for (const name of ["leader-isolated", "leader-crash-during-acquire"]) {
+      expect(allSafe(runAttack(name, raftZk)), name).toBe(true);
+      expect(allSafe(runAttack(name, { design: "etcd-lease", label: "etcd-lease" })), name).toBe(true);
+      const c = attackByName(name)!.compile(setnx);
+      expect(c.ok ? "compiled" : c.refusal).toMatch(/^no elected leader in redis-setnx/);
+    }
   });
 
   it("client-clock-slow: unsafe on every client-measured lease (redis-setnx, redlock on some seed); fenced on redis-fenced; not challenged on raft-zk", () => {

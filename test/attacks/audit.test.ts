@@ -65,6 +65,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "client-clock-slow": "known limit of this backend",
       "leader-crash": "refused",
       "leader-isolated": "refused",
+      "leader-crash-during-acquire": "refused",
       "holder-pause-during-release": "safe",
       "slow-holder-link": "safe",
     });
@@ -86,6 +87,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "client-clock-slow": 1,
       "leader-crash": 0,
       "leader-isolated": 0,
+      "leader-crash-during-acquire": 0,
       "holder-pause-during-release": 1,
       "slow-holder-link": 1,
     });
