@@ -127,81 +127,14 @@ export function parseScenario(raw: unknown, file: string): Scenario {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) f.fail("name", "expected lower-case letters, digits and dashes");
   const limits = parseLimits(f);
   const challenge = parseChallenge(f);
-  // The run covers durationMs plus the drain: refuse here what the simulator could not finish.
-  const simTimeMsMax = limits?.simTimeMsMax ?? SIM_TIME_MS_MAX_DEFAULT;
-  const durationMsMax = simTimeMsMax - DRAIN_MS;
-  const rawDurationMs = f.obj.durationMs;
-  if (typeof rawDurationMs === "number" && rawDurationMs > durationMsMax) {
-    f.fail(
-      "durationMs",
-      `expected at most ${durationMsMax} (the simulated-time bound ${limits?.simTimeMsMax !== undefined ? "limits.simTimeMsMax" : "of 24 h"} = ${simTimeMsMax} ms, less the ${DRAIN_MS} ms drain; raise it with "limits": {"simTimeMsMax": N})`,
-    );
-  }
-  const durationMs = f.number("durationMs", { min: 1, max: durationMsMax });
-
-  const n = f.object("network", {});
-  n.only(["latencyUsBase", "latencyUsJitter", "lossRate", "duplicateRate", "fifo", "links"]);
-  const network: NetworkSpec = {
-    latencyUsBase: n.number("latencyUsBase", { min: 0, integer: true, dflt: 500 }),
-    latencyUsJitter: n.number("latencyUsJitter", { min: 0, integer: true, dflt: 200 }),
-    lossRate: n.number("lossRate", { min: 0, max: 1, dflt: 0 }),
-    duplicateRate: n.number("duplicateRate", { min: 0, max: 1, dflt: 0 }),
-    fifo: n.boolean("fifo", true),
-    links: n.array("links", []).map((x, i) => parseLinkCondition(n.item("links", i, x))),
-  };
-
-  const clocks: Record<string, ClockSpec> = {};
-  const c = f.object("clocks", {});
-  for (const id of Object.keys(c.obj)) {
-    const cf = c.object(id).only(["offsetMs", "driftPpm"]);
-    clocks[id] = {
-      offsetMs: cf.number("offsetMs", { dflt: 0 }),
-      driftPpm: cf.number("driftPpm", { min: -500_000, max: 500_000, dflt: 0 }),
-    };
-  }
-
+  const durationMs = parseDurationMs(f, limits);
+  const network = parseNetwork(f);
+  const clocks = parseClocks(f);
   const clients = parseClients(f);
-
-  const w = f
-    .object("workload")
-    .only(["locks", "ttlMs", "waitMs", "workMs", "thinkMs", "thinkJitterMs", "fencing", "ownerCheck", "resourceTimeoutMs", "extendTtlMs", "validityCheck"]);
-  const workload: WorkloadSpec = {
-    locks: w.stringArray("locks", ["order:123"]),
-    ttlMs: w.number("ttlMs", { min: 1, integer: true }),
-    waitMs: w.number("waitMs", { min: 0, dflt: 0 }),
-    workMs: parseWorkTime(w, "workMs", 5),
-    thinkMs: w.number("thinkMs", { min: 0, dflt: 10 }),
-    thinkJitterMs: w.number("thinkJitterMs", { min: 0, dflt: 10 }),
-    fencing: w.boolean("fencing", false),
-    ownerCheck: w.boolean("ownerCheck", false),
-    resourceTimeoutMs: w.number("resourceTimeoutMs", { min: 1, dflt: 1000 }),
-    extendTtlMs: w.number("extendTtlMs", { min: 0, integer: true, dflt: 0 }),
-    validityCheck: w.oneOf("validityCheck", VALIDITY_CHECKS, "before-read"),
-  };
-  if (workload.locks.length === 0) w.fail("locks", "expected at least one lock name");
-
-  const faultsRaw = f.array("faults", []);
-  const faults = faultsRaw.map((x, i) => parseFault(f.item("faults", i, x)));
-
-  let nemesis: NemesisSpec | undefined;
-  if (f.has("nemesis")) {
-    const nf = f.object("nemesis").only(["scope", "stepsMax", "startMs", "stopMs", "healing"]);
-    nemesis = {
-      scope: nf.oneOf("scope", ["servers", "all"] as const),
-      stepsMax: nf.number("stepsMax", { integer: true, min: 1, max: 50, dflt: 4 }),
-      startMs: nf.number("startMs", { min: 0, dflt: 0 }),
-      stopMs: nf.number("stopMs", { min: 1, dflt: durationMs }),
-      healing: nf.boolean("healing", true),
-    };
-    if (nemesis.stopMs <= nemesis.startMs) nf.fail("stopMs", `expected more than startMs (${nemesis.startMs})`);
-    if (nemesis.stopMs > durationMs) nf.fail("stopMs", `expected at most durationMs (${durationMs})`);
-  }
-
-  const ch = f.object("checks", {}).only(["livenessBoundMs", "clockDriftPpmMax"]);
-  const checks = {
-    livenessBoundMs: ch.optNumber("livenessBoundMs", { min: 0 }),
-    clockDriftPpmMax: ch.number("clockDriftPpmMax", { min: 0, dflt: 10_000 }),
-  };
+  const workload = parseWorkload(f);
+  const faults = f.array("faults", []).map((x, i) => parseFault(f.item("faults", i, x)));
+  const nemesis = parseNemesis(f, durationMs);
+  const checks = parseChecks(f);
 
   return {
     file,
@@ -222,6 +155,90 @@ export function parseScenario(raw: unknown, file: string): Scenario {
     checks,
     ...(limits ? { limits } : {}),
     ...(challenge ? { challenge } : {}),
+  };
+}
+
+/** The run covers durationMs plus the drain: refuse here what the simulator could not finish. */
+function parseDurationMs(f: Fields, limits: Scenario["limits"]): number {
+  const simTimeMsMax = limits?.simTimeMsMax ?? SIM_TIME_MS_MAX_DEFAULT;
+  const durationMsMax = simTimeMsMax - DRAIN_MS;
+  const rawDurationMs = f.obj.durationMs;
+  if (typeof rawDurationMs === "number" && rawDurationMs > durationMsMax) {
+    f.fail(
+      "durationMs",
+      `expected at most ${durationMsMax} (the simulated-time bound ${limits?.simTimeMsMax !== undefined ? "limits.simTimeMsMax" : "of 24 h"} = ${simTimeMsMax} ms, less the ${DRAIN_MS} ms drain; raise it with "limits": {"simTimeMsMax": N})`,
+    );
+  }
+  return f.number("durationMs", { min: 1, max: durationMsMax });
+}
+
+function parseNetwork(f: Fields): NetworkSpec {
+  const n = f.object("network", {});
+  n.only(["latencyUsBase", "latencyUsJitter", "lossRate", "duplicateRate", "fifo", "links"]);
+  return {
+    latencyUsBase: n.number("latencyUsBase", { min: 0, integer: true, dflt: 500 }),
+    latencyUsJitter: n.number("latencyUsJitter", { min: 0, integer: true, dflt: 200 }),
+    lossRate: n.number("lossRate", { min: 0, max: 1, dflt: 0 }),
+    duplicateRate: n.number("duplicateRate", { min: 0, max: 1, dflt: 0 }),
+    fifo: n.boolean("fifo", true),
+    links: n.array("links", []).map((x, i) => parseLinkCondition(n.item("links", i, x))),
+  };
+}
+
+function parseClocks(f: Fields): Record<string, ClockSpec> {
+  const clocks: Record<string, ClockSpec> = {};
+  const c = f.object("clocks", {});
+  for (const id of Object.keys(c.obj)) {
+    const cf = c.object(id).only(["offsetMs", "driftPpm"]);
+    clocks[id] = {
+      offsetMs: cf.number("offsetMs", { dflt: 0 }),
+      driftPpm: cf.number("driftPpm", { min: -500_000, max: 500_000, dflt: 0 }),
+    };
+  }
+  return clocks;
+}
+
+function parseWorkload(f: Fields): WorkloadSpec {
+  const w = f
+    .object("workload")
+    .only(["locks", "ttlMs", "waitMs", "workMs", "thinkMs", "thinkJitterMs", "fencing", "ownerCheck", "resourceTimeoutMs", "extendTtlMs", "validityCheck"]);
+  const workload: WorkloadSpec = {
+    locks: w.stringArray("locks", ["order:123"]),
+    ttlMs: w.number("ttlMs", { min: 1, integer: true }),
+    waitMs: w.number("waitMs", { min: 0, dflt: 0 }),
+    workMs: parseWorkTime(w, "workMs", 5),
+    thinkMs: w.number("thinkMs", { min: 0, dflt: 10 }),
+    thinkJitterMs: w.number("thinkJitterMs", { min: 0, dflt: 10 }),
+    fencing: w.boolean("fencing", false),
+    ownerCheck: w.boolean("ownerCheck", false),
+    resourceTimeoutMs: w.number("resourceTimeoutMs", { min: 1, dflt: 1000 }),
+    extendTtlMs: w.number("extendTtlMs", { min: 0, integer: true, dflt: 0 }),
+    validityCheck: w.oneOf("validityCheck", VALIDITY_CHECKS, "before-read"),
+  };
+  if (workload.locks.length === 0) w.fail("locks", "expected at least one lock name");
+  return workload;
+}
+
+function parseNemesis(f: Fields, durationMs: number): NemesisSpec | undefined {
+  if (!f.has("nemesis")) return undefined;
+  const nf = f.object("nemesis").only(["scope", "stepsMax", "startMs", "stopMs", "healing"]);
+  const nemesis: NemesisSpec = {
+    scope: nf.oneOf("scope", ["servers", "all"] as const),
+    stepsMax: nf.number("stepsMax", { integer: true, min: 1, max: 50, dflt: 4 }),
+    startMs: nf.number("startMs", { min: 0, dflt: 0 }),
+    stopMs: nf.number("stopMs", { min: 1, dflt: durationMs }),
+    healing: nf.boolean("healing", true),
+  };
+  if (nemesis.stopMs <= nemesis.startMs) nf.fail("stopMs", `expected more than startMs (${nemesis.startMs})`);
+  if (nemesis.stopMs > durationMs) nf.fail("stopMs", `expected at most durationMs (${durationMs})`);
+  return nemesis;
+}
+
+function parseChecks(f: Fields): Scenario["checks"] {
+  const ch = f.object("checks", {}).only(["livenessBoundMs", "clockDriftPpmMax"]);
+  return {
+    livenessBoundMs: ch.optNumber("livenessBoundMs", { min: 0 }),
+    clockDriftPpmMax: ch.number("clockDriftPpmMax", { min: 0, dflt: 10_000 }),
   };
 }
 

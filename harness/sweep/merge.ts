@@ -12,44 +12,9 @@ import { addSweepAvailability, emptySweepAvailability } from "../../reports/avai
  * first K that fall in its slice.
  */
 export function mergeSummaries(parts: ReadonlyArray<{ file: string; summary: SweepSummary }>): SweepSummary {
-  if (parts.length === 0) throw new InputError("<arg>", "<summaries>", "expected at least one summary.json");
-  const [first] = parts;
-  const a = first!.summary;
-  for (const { file, summary: b } of parts) {
-    if (b.format !== a.format) throw new InputError(file, "format", `expected "${a.format}", got "${b.format}"`);
-    if (b.scenario.name !== a.scenario.name || b.scenario.digest !== a.scenario.digest) {
-      throw new InputError(
-        file,
-        "scenario",
-        `expected shards of one scenario: ${first!.file} is ${a.scenario.name} (digest ${a.scenario.digest}), this is ${b.scenario.name} (digest ${b.scenario.digest})`,
-      );
-    }
-    if (b.seeds.from !== a.seeds.from || b.seeds.to !== a.seeds.to) {
-      throw new InputError(
-        file,
-        "seeds",
-        `expected shards of one seed range: ${first!.file} sweeps ${a.seeds.from}..${a.seeds.to}, this sweeps ${b.seeds.from}..${b.seeds.to}`,
-      );
-    }
-    if (b.lockstep.version !== a.lockstep.version) {
-      throw new InputError(file, "lockstep.version", `expected ${a.lockstep.version} (as ${first!.file}); results of different versions may differ`);
-    }
-  }
-  const slices: Array<{ file: string; shard: Shard }> = [];
-  for (const { file, summary } of parts) for (const shard of summary.shards) slices.push({ file, shard });
-  const nonEmpty = slices.filter((s) => s.shard.from <= s.shard.to).sort((x, y) => x.shard.from - y.shard.from);
-  for (let i = 1; i < nonEmpty.length; i++) {
-    const p = nonEmpty[i - 1]!;
-    const q = nonEmpty[i]!;
-    if (q.shard.from <= p.shard.to) {
-      throw new InputError(
-        q.file,
-        "shards",
-        `expected disjoint shards: shard ${q.shard.index}/${q.shard.count} (seeds ${q.shard.from}..${q.shard.to}) overlaps shard ${p.shard.index}/${p.shard.count} (seeds ${p.shard.from}..${p.shard.to}) of ${p.file}`,
-      );
-    }
-  }
-
+  checkSameSweep(parts);
+  const slices = disjointSlices(parts);
+  const a = parts[0]!.summary;
   const summaries = parts.map((p) => p.summary);
   const runs = summaries.reduce((n, s) => n + s.runs, 0);
   const addRates = (get: (s: SweepSummary) => RateCi | undefined): RateCi => {
@@ -112,4 +77,51 @@ export function mergeSummaries(parts: ReadonlyArray<{ file: string; summary: Swe
       reports: summaries.flatMap((s) => s.execution.reports).sort((x, y) => x.seed - y.seed),
     },
   };
+}
+
+/** Refuse summaries of different scenarios, seed ranges, formats or lockstep versions. */
+function checkSameSweep(parts: ReadonlyArray<{ file: string; summary: SweepSummary }>): void {
+  if (parts.length === 0) throw new InputError("<arg>", "<summaries>", "expected at least one summary.json");
+  const [first] = parts;
+  const a = first!.summary;
+  for (const { file, summary: b } of parts) {
+    if (b.format !== a.format) throw new InputError(file, "format", `expected "${a.format}", got "${b.format}"`);
+    if (b.scenario.name !== a.scenario.name || b.scenario.digest !== a.scenario.digest) {
+      throw new InputError(
+        file,
+        "scenario",
+        `expected shards of one scenario: ${first!.file} is ${a.scenario.name} (digest ${a.scenario.digest}), this is ${b.scenario.name} (digest ${b.scenario.digest})`,
+      );
+    }
+    if (b.seeds.from !== a.seeds.from || b.seeds.to !== a.seeds.to) {
+      throw new InputError(
+        file,
+        "seeds",
+        `expected shards of one seed range: ${first!.file} sweeps ${a.seeds.from}..${a.seeds.to}, this sweeps ${b.seeds.from}..${b.seeds.to}`,
+      );
+    }
+    if (b.lockstep.version !== a.lockstep.version) {
+      throw new InputError(file, "lockstep.version", `expected ${a.lockstep.version} (as ${first!.file}); results of different versions may differ`);
+    }
+  }
+}
+
+/** Every shard of every part, refusing two that share a seed. */
+function disjointSlices(parts: ReadonlyArray<{ file: string; summary: SweepSummary }>): Array<{ file: string; shard: Shard }> {
+  const slices: Array<{ file: string; shard: Shard }> = [];
+  for (const { file, summary } of parts) for (const shard of summary.shards) slices.push({ file, shard });
+  const nonEmpty = slices.filter((s) => s.shard.from <= s.shard.to).sort((x, y) => x.shard.from - y.shard.from);
+  for (let i = 1; i < nonEmpty.length; i++) {
+    const p = nonEmpty[i - 1]!;
+    const q = nonEmpty[i]!;
+    if (q.shard.from <= p.shard.to) {
+      throw new InputError(
+        q.file,
+        "shards",
+        `expected disjoint shards: shard ${q.shard.index}/${q.shard.count} (seeds ${q.shard.from}..${q.shard.to}) overlaps shard ${p.shard.index}/${p.shard.count} (seeds ${p.shard.from}..${p.shard.to}) of ${p.file}`,
+      );
+    }
+  }
+
+  return slices;
 }

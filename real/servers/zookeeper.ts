@@ -56,43 +56,12 @@ export async function startZooKeeperEnsemble(group: ServerGroup, opts: ZooKeeper
     quorumPort: ports[3 * i + 1]!,
     electionPort: ports[3 * i + 2]!,
   }));
-  // Each server's own line is its real listen address; the others' are as it should reach them.
-  const serverLinesOf = new Map<string, string[]>();
-  for (const me of plan) {
-    const lines: string[] = [];
-    for (const o of size === 1 ? [] : plan) {
-      let q = o.quorumPort;
-      let e = o.electionPort;
-      if (o !== me && opts.peerProxy) {
-        q = await opts.peerProxy(me.name, o.name, { host: LOOPBACK, port: o.quorumPort }, "quorum");
-        e = await opts.peerProxy(me.name, o.name, { host: LOOPBACK, port: o.electionPort }, "election");
-      }
-      lines.push(`server.${o.id}=${LOOPBACK}:${q}:${e}`);
-    }
-    serverLinesOf.set(me.name, lines);
-  }
+  const serverLinesOf = await serverLines(plan, opts);
   const peers: ZooKeeperPeer[] = plan.map((p) => {
     const dir = group.serverDir(p.name);
     const dataDir = join(dir, "data");
     const configFile = join(dir, "zoo.cfg");
-    writeFileSync(
-      configFile,
-      [
-        `tickTime=${opts.tickTimeMs ?? 200}`,
-        "initLimit=10",
-        "syncLimit=5",
-        `dataDir=${dataDir}`,
-        `clientPort=${p.clientPort}`,
-        `clientPortAddress=${LOOPBACK}`,
-        "admin.enableServer=false",
-        "4lw.commands.whitelist=ruok,srvr,stat,mntr",
-        "preAllocSize=1024",
-        "autopurge.purgeInterval=0",
-        ...(opts.maxSessionTimeoutMs !== undefined ? [`maxSessionTimeout=${opts.maxSessionTimeoutMs}`] : []),
-        ...serverLinesOf.get(p.name)!,
-        "",
-      ].join("\n"),
-    );
+    writeFileSync(configFile, zooCfg(p, dataDir, serverLinesOf.get(p.name)!, opts));
     writeMyId(dataDir, p.id);
     const args = [
       `-Xmx${opts.heapMb ?? 128}m`,
@@ -125,6 +94,46 @@ export async function startZooKeeperEnsemble(group: ServerGroup, opts: ZooKeeper
   await Promise.all(peers.map((p) => p.process.spawnProcess()));
   await Promise.all(peers.map((p) => p.process.waitReady()));
   return { peers, connectString: peers.map((p) => `${LOOPBACK}:${p.clientPort}`).join(",") };
+}
+
+type PeerPlan = { id: number; name: string; clientPort: number; quorumPort: number; electionPort: number };
+
+/** Each server's own line is its real listen address; the others' are as it should reach them (through a peer proxy, if any). */
+async function serverLines(plan: readonly PeerPlan[], opts: ZooKeeperOptions): Promise<Map<string, string[]>> {
+  const serverLinesOf = new Map<string, string[]>();
+  for (const me of plan) {
+    const lines: string[] = [];
+    for (const o of plan.length === 1 ? [] : plan) {
+      let q = o.quorumPort;
+      let e = o.electionPort;
+      if (o !== me && opts.peerProxy) {
+        q = await opts.peerProxy(me.name, o.name, { host: LOOPBACK, port: o.quorumPort }, "quorum");
+        e = await opts.peerProxy(me.name, o.name, { host: LOOPBACK, port: o.electionPort }, "election");
+      }
+      lines.push(`server.${o.id}=${LOOPBACK}:${q}:${e}`);
+    }
+    serverLinesOf.set(me.name, lines);
+  }
+  return serverLinesOf;
+}
+
+/** zoo.cfg for one server. */
+function zooCfg(p: PeerPlan, dataDir: string, serverLines: readonly string[], opts: ZooKeeperOptions): string {
+  return [
+    `tickTime=${opts.tickTimeMs ?? 200}`,
+    "initLimit=10",
+    "syncLimit=5",
+    `dataDir=${dataDir}`,
+    `clientPort=${p.clientPort}`,
+    `clientPortAddress=${LOOPBACK}`,
+    "admin.enableServer=false",
+    "4lw.commands.whitelist=ruok,srvr,stat,mntr",
+    "preAllocSize=1024",
+    "autopurge.purgeInterval=0",
+    ...(opts.maxSessionTimeoutMs !== undefined ? [`maxSessionTimeout=${opts.maxSessionTimeoutMs}`] : []),
+    ...serverLines,
+    "",
+  ].join("\n");
 }
 
 function writeMyId(dataDir: string, id: number): void {
