@@ -36,45 +36,39 @@ export function readSummaryFile(file: string): SweepSummary {
   return parseSummary(raw, file);
 }
 
+const SUMMARY_FIELDS = [
+  "format",
+  "lockstep",
+  "scenario",
+  "seeds",
+  "runs",
+  "complete",
+  "partial",
+  "resume",
+  "safety",
+  "liveness",
+  "checkers",
+  "outcomes",
+  "expected",
+  "failingSeeds",
+  "unexpectedSeeds",
+  "replay",
+  "shards",
+  "execution",
+  "availability",
+];
+
 export function parseSummary(raw: unknown, file: string): SweepSummary {
   const f = Fields.root(file, raw);
   if (f.obj.format !== SUMMARY_FORMAT) f.fail("format", `expected "${SUMMARY_FORMAT}" (a summary.json written by \`lockstep sweep\`)`);
-  f.only([
-    "format",
-    "lockstep",
-    "scenario",
-    "seeds",
-    "runs",
-    "complete",
-    "partial",
-    "resume",
-    "safety",
-    "liveness",
-    "checkers",
-    "outcomes",
-    "expected",
-    "failingSeeds",
-    "unexpectedSeeds",
-    "replay",
-    "shards",
-    "execution",
-    "availability",
-  ]);
+  f.only(SUMMARY_FIELDS);
   if (f.has("partial")) {
     const resume = typeof f.obj.resume === "string" ? `; finish it first: ${f.obj.resume}` : "";
     throw new InputError(file, "partial", `expected a finished sweep, not one interrupted part-way${resume}`);
   }
   const lf = f.object("lockstep").only(["version"]);
   const lockstep = { version: lf.string("version") };
-  const sf = f.object("scenario").only(["name", "file", "design", "expect", "digest"]);
-  const scenario = {
-    name: sf.string("name"),
-    file: sf.string("file"),
-    design: sf.string("design"),
-    expect: sf.oneOf("expect", EXPECTATIONS),
-    digest: sf.string("digest"),
-  };
-  if (!/^[0-9a-f]{16}$/.test(scenario.digest)) sf.fail("digest", "expected 16 hex digits");
+  const scenario = parseScenarioRef(f.object("scenario"));
   const rf = f.object("seeds").only(["from", "to"]);
   const seeds = { from: rf.number("from", SEED), to: rf.number("to", SEED) };
   if (seeds.to < seeds.from) rf.fail("to", `expected at least seeds.from (${seeds.from})`);
@@ -92,18 +86,8 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
   const rate = (name: string, from: Fields = f): RateCi => parseRate(from.object(name), runs);
   const safety = rate("safety");
   const liveness = rate("liveness");
-  const cf = f.object("checkers");
-  const checkers: Record<string, RateCi> = {};
-  for (const name of Object.keys(cf.obj)) {
-    if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new InputError(file, cf.field(name), "expected a checker name (lower-case letters, digits, dashes)");
-    checkers[name] = rate(name, cf);
-  }
-
-  const of = f.object("outcomes").only(OUTCOMES);
-  const outcomes: Partial<Record<Outcome, number>> = {};
-  for (const o of OUTCOMES) if (of.has(o)) outcomes[o] = of.number(o, { integer: true, min: 1, max: runs });
-  const outcomeSum = Object.values(outcomes).reduce((n, k) => n + k, 0);
-  if (outcomeSum !== runs) throw new InputError(file, "outcomes", `expected counts adding up to runs (${runs}), got ${outcomeSum}`);
+  const checkers = parseCheckerRates(f.object("checkers"), runs);
+  const outcomes = parseOutcomes(f.object("outcomes"), runs);
 
   const ef = f.object("expected").only(["verdict", "matched", "rate"]);
   const expected = {
@@ -113,26 +97,8 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
   };
   if (expected.verdict !== scenario.expect) ef.fail("verdict", `expected "${scenario.expect}" (scenario.expect)`);
 
-  const seedList = (name: string): SweepSummary["failingSeeds"] => {
-    const lf = f.object(name).only(["count", "first", "limit"]);
-    const count = lf.number("count", { integer: true, min: 0, max: runs });
-    const limit = lf.number("limit", { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
-    const first = lf.array("first").map((x, i) => {
-      if (typeof x !== "number" || !Number.isSafeInteger(x) || x < 0)
-        throw new InputError(file, `${lf.field("first")}[${i}]`, `expected a seed (an integer >= 0), got ${JSON.stringify(x)}`);
-      return x;
-    });
-    const wanted = Math.min(count, limit);
-    if (first.length !== wanted) lf.fail("first", `expected the first ${wanted} seed(s) (min of count and limit)`);
-    first.forEach((seed, i) => {
-      const at = `${lf.field("first")}[${i}]`;
-      if (i > 0 && seed <= first[i - 1]!) throw new InputError(file, at, `expected seeds in increasing order, got ${seed} after ${first[i - 1]}`);
-      if (!inShards(seed)) throw new InputError(file, at, `expected a seed of the summary's shards, got ${seed}`);
-    });
-    return { count, first, limit };
-  };
-  const failingSeeds = seedList("failingSeeds");
-  const unexpectedSeeds = seedList("unexpectedSeeds");
+  const failingSeeds = parseSeedList(f.object("failingSeeds"), runs, inShards);
+  const unexpectedSeeds = parseSeedList(f.object("unexpectedSeeds"), runs, inShards);
   if (unexpectedSeeds.count !== runs - expected.matched) {
     throw new InputError(file, "unexpectedSeeds.count", `expected ${runs - expected.matched} (runs less expected.matched), got ${unexpectedSeeds.count}`);
   }
@@ -141,17 +107,7 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
   if (replayWanted && replay === undefined) f.fail("replay", "expected the replay command of the first failing (or unexpected) seed");
   if (!replayWanted && replay !== undefined) f.fail("replay", "expected none: no seed failed or differed from the expected verdict");
 
-  const xf = f.object("execution").only(["workers", "wallMs", "reports"]);
-  const workers = xf.array("workers").map((x, i) => {
-    if (typeof x !== "number" || !Number.isSafeInteger(x) || x < 1)
-      throw new InputError(file, `${xf.field("workers")}[${i}]`, `expected a positive integer, got ${JSON.stringify(x)}`);
-    return x;
-  });
-  const wallMs = xf.number("wallMs", { min: 0 });
-  const reports = xf.array("reports").map((x, i) => {
-    const pf = xf.item("reports", i, x).only(["seed", "dir"]);
-    return { seed: pf.number("seed", SEED), dir: pf.string("dir") };
-  });
+  const execution = parseExecution(f.object("execution"));
 
   const availability = f.has("availability") ? parseAvailability(f.object("availability"), runs) : undefined;
 
@@ -171,9 +127,76 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
     unexpectedSeeds,
     ...(replay !== undefined ? { replay } : {}),
     shards,
-    execution: { workers, wallMs, reports },
+    execution,
     ...(availability !== undefined ? { availability } : {}),
   };
+}
+
+function parseScenarioRef(sf: Fields): SweepSummary["scenario"] {
+  sf.only(["name", "file", "design", "expect", "digest"]);
+  const scenario = {
+    name: sf.string("name"),
+    file: sf.string("file"),
+    design: sf.string("design"),
+    expect: sf.oneOf("expect", EXPECTATIONS),
+    digest: sf.string("digest"),
+  };
+  if (!/^[0-9a-f]{16}$/.test(scenario.digest)) sf.fail("digest", "expected 16 hex digits");
+  return scenario;
+}
+
+function parseCheckerRates(cf: Fields, runs: number): Record<string, RateCi> {
+  const checkers: Record<string, RateCi> = {};
+  for (const name of Object.keys(cf.obj)) {
+    if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new InputError(cf.file, cf.field(name), "expected a checker name (lower-case letters, digits, dashes)");
+    checkers[name] = parseRate(cf.object(name), runs);
+  }
+  return checkers;
+}
+
+function parseOutcomes(of: Fields, runs: number): Partial<Record<Outcome, number>> {
+  of.only(OUTCOMES);
+  const outcomes: Partial<Record<Outcome, number>> = {};
+  for (const o of OUTCOMES) if (of.has(o)) outcomes[o] = of.number(o, { integer: true, min: 1, max: runs });
+  const outcomeSum = Object.values(outcomes).reduce((n, k) => n + k, 0);
+  if (outcomeSum !== runs) throw new InputError(of.file, of.path, `expected counts adding up to runs (${runs}), got ${outcomeSum}`);
+  return outcomes;
+}
+
+/** failingSeeds / unexpectedSeeds: a count, the first `limit` seeds in order, each in a shard. */
+function parseSeedList(lf: Fields, runs: number, inShards: (seed: number) => boolean): SweepSummary["failingSeeds"] {
+  const file = lf.file;
+  lf.only(["count", "first", "limit"]);
+  const count = lf.number("count", { integer: true, min: 0, max: runs });
+  const limit = lf.number("limit", { integer: true, min: 1, max: Number.MAX_SAFE_INTEGER });
+  const first = lf.array("first").map((x, i) => {
+    if (typeof x !== "number" || !Number.isSafeInteger(x) || x < 0)
+      throw new InputError(file, `${lf.field("first")}[${i}]`, `expected a seed (an integer >= 0), got ${JSON.stringify(x)}`);
+    return x;
+  });
+  const wanted = Math.min(count, limit);
+  if (first.length !== wanted) lf.fail("first", `expected the first ${wanted} seed(s) (min of count and limit)`);
+  first.forEach((seed, i) => {
+    const at = `${lf.field("first")}[${i}]`;
+    if (i > 0 && seed <= first[i - 1]!) throw new InputError(file, at, `expected seeds in increasing order, got ${seed} after ${first[i - 1]}`);
+    if (!inShards(seed)) throw new InputError(file, at, `expected a seed of the summary's shards, got ${seed}`);
+  });
+  return { count, first, limit };
+}
+
+function parseExecution(xf: Fields): SweepSummary["execution"] {
+  xf.only(["workers", "wallMs", "reports"]);
+  const workers = xf.array("workers").map((x, i) => {
+    if (typeof x !== "number" || !Number.isSafeInteger(x) || x < 1)
+      throw new InputError(xf.file, `${xf.field("workers")}[${i}]`, `expected a positive integer, got ${JSON.stringify(x)}`);
+    return x;
+  });
+  const wallMs = xf.number("wallMs", { min: 0 });
+  const reports = xf.array("reports").map((x, i) => {
+    const pf = xf.item("reports", i, x).only(["seed", "dir"]);
+    return { seed: pf.number("seed", SEED), dir: pf.string("dir") };
+  });
+  return { workers, wallMs, reports };
 }
 
 /** Sums over the sweep's runs (reports/availability.ts); challenged runs are some of the runs. */
