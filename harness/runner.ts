@@ -99,11 +99,7 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
   // Standing conditions: set before any process exists (a client's first request
   // leaves as it is added), never recorded as nemesis events (they are how the network is, not
   // faults), so liveness judges the run under them. Their ids are checked below.
-  for (const c of conditions) {
-    const settings: Partial<LinkOptions> = {};
-    for (const k of LINK_SETTINGS) if (c[k] !== undefined) settings[k] = c[k];
-    for (const [a, b] of conditionLinks(c)) sim.network.setCondition(a, b, settings);
-  }
+  applyStandingConditions(sim, conditions);
   const processOptions = (id: string): ProcessOptions => {
     const c = s.clocks[id];
     return c ? { wall: { offsetUs: Math.round(c.offsetMs * 1000), driftPpm: c.driftPpm } } : {};
@@ -141,52 +137,15 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
       throw new InputError(s.file, ref.field, `unknown process "${ref.id}"; expected one of: ${[...sim.processes.keys()].join(", ")}`);
     }
   }
-  // Samples go into flat number arrays, an offset per process per sample (an object per
-  // sample and an entries pair per process were most of the sampling's garbage);
-  // the records are built at the end, for the skewed clocks only.
-  const sampleEveryUs = Math.max(1000, Math.floor(endUs / CLOCK_SAMPLES));
-  const sampledProcs: SimProcess[] = [];
-  const sampleTimesUs: number[] = [];
-  /** Processes at each sample (processes are only ever added, so they are the first that many). */
-  const sampleProcCounts: number[] = [];
-  // Sized for every sample of the processes there are now (all exist before the run);
-  // doubled if the run ever holds more (a pushed array re-grew itself ~2x over).
-  let sampleOffsetsUs = new Float64Array((Math.floor(endUs / sampleEveryUs) + 1) * sim.processes.size);
-  let offsetsCount = 0;
-  const sample = (): void => {
-    if (sampledProcs.length !== sim.processes.size) {
-      let i = 0;
-      for (const p of sim.processes.values()) if (i++ >= sampledProcs.length) sampledProcs.push(p);
-    }
-    sampleTimesUs.push(sim.nowUs);
-    sampleProcCounts.push(sampledProcs.length);
-    if (offsetsCount + sampledProcs.length > sampleOffsetsUs.length) {
-      const more = new Float64Array(Math.max(2 * sampleOffsetsUs.length, offsetsCount + sampledProcs.length));
-      more.set(sampleOffsetsUs);
-      sampleOffsetsUs = more;
-    }
-    for (let i = 0; i < sampledProcs.length; i++) sampleOffsetsUs[offsetsCount++] = sampledProcs[i]!.wall.offsetAt(sim.nowUs);
-    if (sim.nowUs + sampleEveryUs <= endUs) sim.schedule(sim.nowUs + sampleEveryUs, sample);
-  };
-  sim.schedule(0, sample);
+  const clocks = new ClockSampler(sim, endUs);
+  clocks.start();
 
   sim.run(endUs + DRAIN_MS * 1000, endUs);
   // Replica states (replica-agreement checker) go in before the final read.
   sim.endRun();
-  const clockSamples = skewedClockSamples(sampledProcs, sampleTimesUs, sampleProcCounts, sampleOffsetsUs);
+  const clockSamples = clocks.samples();
 
-  // The final read, as Jepsen's workloads end: what the resource holds now.
-  const locks = [...new Set([...s.workload.locks, ...resource!.cells.keys()])].sort();
-  for (const lock of locks) {
-    const cell = resource!.cell(lock);
-    sim.record({
-      process: RESOURCE_ID,
-      type: "ok",
-      f: "final-read",
-      lock,
-      value: { counter: cell.counter, ...(cell.maxToken !== undefined ? { maxToken: cell.maxToken } : {}) },
-    });
-  }
+  recordFinalReads(sim, s.workload.locks, resource!);
   return {
     history: sim.history,
     meta: {
@@ -205,6 +164,80 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
       ...(conditions.length > 0 ? { conditions } : {}),
       clockSamples,
     },
+  };
+}
+
+/** The final read, as Jepsen's workloads end: what the resource holds now, per lock. */
+function recordFinalReads(sim: Simulation, workloadLocks: readonly string[], resource: Resource): void {
+  const locks = [...new Set([...workloadLocks, ...resource.cells.keys()])].sort();
+  for (const lock of locks) {
+    const cell = resource.cell(lock);
+    sim.record({
+      process: RESOURCE_ID,
+      type: "ok",
+      f: "final-read",
+      lock,
+      value: { counter: cell.counter, ...(cell.maxToken !== undefined ? { maxToken: cell.maxToken } : {}) },
+    });
+  }
+}
+
+function applyStandingConditions(sim: Simulation, conditions: Scenario["network"]["links"]): void {
+  for (const c of conditions) {
+    const settings: Partial<LinkOptions> = {};
+    for (const k of LINK_SETTINGS) if (c[k] !== undefined) settings[k] = c[k];
+    for (const [a, b] of conditionLinks(c)) sim.network.setCondition(a, b, settings);
+  }
+}
+
+/**
+ * Every process's wall-clock offset, CLOCK_SAMPLES times over the run, for the report's
+ * clock chart. Samples go into flat number arrays, an offset per process per sample (an
+ * object per sample and an entries pair per process were most of the sampling's
+ * garbage); the records are built at the end, for the skewed clocks only.
+ */
+class ClockSampler {
+  private readonly everyUs: number;
+  private readonly procs: SimProcess[] = [];
+  private readonly timesUs: number[] = [];
+  /** Processes at each sample (processes are only ever added, so they are the first that many). */
+  private readonly procCounts: number[] = [];
+  // Sized for every sample of the processes there are now (all exist before the run);
+  // doubled if the run ever holds more (a pushed array re-grew itself ~2x over).
+  private offsetsUs: Float64Array;
+  private count = 0;
+
+  constructor(
+    private readonly sim: Simulation,
+    private readonly endUs: number,
+  ) {
+    this.everyUs = Math.max(1000, Math.floor(endUs / CLOCK_SAMPLES));
+    this.offsetsUs = new Float64Array((Math.floor(endUs / this.everyUs) + 1) * sim.processes.size);
+  }
+
+  start(): void {
+    this.sim.schedule(0, this.sample);
+  }
+
+  samples(): ReturnType<typeof skewedClockSamples> {
+    return skewedClockSamples(this.procs, this.timesUs, this.procCounts, this.offsetsUs);
+  }
+
+  private readonly sample = (): void => {
+    const { sim, procs } = this;
+    if (procs.length !== sim.processes.size) {
+      let i = 0;
+      for (const p of sim.processes.values()) if (i++ >= procs.length) procs.push(p);
+    }
+    this.timesUs.push(sim.nowUs);
+    this.procCounts.push(procs.length);
+    if (this.count + procs.length > this.offsetsUs.length) {
+      const more = new Float64Array(Math.max(2 * this.offsetsUs.length, this.count + procs.length));
+      more.set(this.offsetsUs);
+      this.offsetsUs = more;
+    }
+    for (let i = 0; i < procs.length; i++) this.offsetsUs[this.count++] = procs[i]!.wall.offsetAt(sim.nowUs);
+    if (sim.nowUs + this.everyUs <= this.endUs) sim.schedule(sim.nowUs + this.everyUs, this.sample);
   };
 }
 
