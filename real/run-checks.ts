@@ -29,9 +29,21 @@ export function checkRun(
   allFaults: readonly FaultLog[],
   clients: ReadonlyArray<{ id: string; misordered: number }>,
 ): RunCheck[] {
+  const pauses = allFaults.filter((f) => f.kind === "pause");
+  return [
+    ...crashChecks(allFaults.filter((f) => f.kind === "crash" || f.kind === "restart")),
+    ...jumpChecks(allFaults.filter((f) => f.kind === "clock-jump" && f.emulated !== undefined)),
+    ...pauseChecks(pauses),
+    frozenCheck(pauses, history),
+    stampOrderCheck(clients),
+    oneAtATimeCheck(history),
+    firedCheck(plan, allFaults),
+  ];
+}
+
+/** A crashed server was killed (its exit seen); one due back answering again is said, not required. */
+function crashChecks(crashes: readonly FaultLog[]): RunCheck[] {
   const checks: RunCheck[] = [];
-  const faults = allFaults.filter((f) => f.kind === "pause");
-  const crashes = allFaults.filter((f) => f.kind === "crash" || f.kind === "restart");
   if (crashes.length > 0) {
     // A crashed server was killed (its exit seen), and one due back answered its ready check again.
     // Not back by the run's end is said, not a failure: the run still is the scenario up to there.
@@ -50,7 +62,12 @@ export function checkRun(
           : `not seen dead: ${bad.map((f) => `step ${f.step} (${f.target})`).join(", ")}`,
     });
   }
-  const jumps = allFaults.filter((f) => f.kind === "clock-jump" && f.emulated !== undefined);
+  return checks;
+}
+
+/** An emulated clock jump counts only if its TTL shift ran on the server. */
+function jumpChecks(jumps: readonly FaultLog[]): RunCheck[] {
+  const checks: RunCheck[] = [];
   if (jumps.length > 0) {
     // An emulated jump counts only if its TTL shift ran on the server (it answered with its counts).
     const missed = jumps.filter((f) => f.keys === undefined);
@@ -63,6 +80,12 @@ export function checkRun(
           : `TTL shift did not complete: ${missed.map((f) => `step ${f.step} (${f.target})`).join(", ")}`,
     });
   }
+  return checks;
+}
+
+/** Every pause stopped its target, held replies left after the stop, pauses lasted their duration. */
+function pauseChecks(faults: readonly FaultLog[]): RunCheck[] {
+  const checks: RunCheck[] = [];
   const notStopped = faults.filter((f) => f.stoppedUs === undefined);
   checks.push({
     name: "pauses stopped their targets",
@@ -96,6 +119,10 @@ export function checkRun(
         ? "no pause ended within the run"
         : ended.map((f) => `step ${f.step}: ${((f.resumedUs! - f.startUs) / 1000).toFixed(1)} ms of ${f.durationMs} ms`).join("; "),
   });
+  return checks;
+}
+
+function frozenCheck(faults: readonly FaultLog[], history: readonly HistoryEvent[]): RunCheck {
   // A stopped client stamps nothing: no event of a paused client between its stop and its SIGCONT.
   const leaks: string[] = [];
   for (const f of faults) {
@@ -107,21 +134,27 @@ export function checkRun(
         `step ${f.step}: ${f.target} recorded ${during.length} event(s) while stopped, first ${during[0]!.f} ${during[0]!.type} at ${during[0]!.timeUs} µs`,
       );
   }
-  checks.push({
+  return {
     name: "paused clients were frozen",
     ok: leaks.length === 0,
     detail:
       faults.length === 0 ? "no pause fired" : leaks.length === 0 ? "no paused process recorded anything between its stop and its SIGCONT" : leaks.join("; "),
-  });
+  };
+}
+
+function stampOrderCheck(clients: ReadonlyArray<{ id: string; misordered: number }>): RunCheck {
   const misordered = clients.filter((c) => c.misordered > 0);
-  checks.push({
+  return {
     name: "client events in stamp order",
     ok: misordered.length === 0,
     detail:
       misordered.length === 0
         ? "every client's events arrived in the order it stamped them"
         : misordered.map((c) => `${c.id}: ${c.misordered} out of order`).join(", "),
-  });
+  };
+}
+
+function oneAtATimeCheck(history: readonly HistoryEvent[]): RunCheck {
   const overlapping: string[] = [];
   const open = new Map<string, string>();
   for (const e of history) {
@@ -131,14 +164,18 @@ export function checkRun(
       open.set(e.process, e.f);
     } else if (open.get(e.process) === e.f) open.delete(e.process);
   }
-  checks.push({
+  return {
     name: "one operation at a time per client",
     ok: overlapping.length === 0,
     detail: overlapping.length === 0 ? "no client had two operations outstanding" : overlapping.slice(0, 3).join("; "),
-  });
+  };
+}
+
+/** Informational: steps whose trigger never happened (the simulator would not fire them either). */
+function firedCheck(plan: RealPlan, allFaults: readonly FaultLog[]): RunCheck {
   const fired = new Set(allFaults.map((f) => f.step));
   const unfired = plan.faults.filter((pf) => !fired.has(pf.index));
-  checks.push({
+  return {
     name: "fault steps fired",
     ok: true,
     detail:
@@ -147,6 +184,5 @@ export function checkRun(
         : unfired.length === 0
           ? `all ${plan.faults.length} fired`
           : `${plan.faults.length - unfired.length} of ${plan.faults.length} fired; never triggered: ${unfired.map((pf) => `step ${pf.index}`).join(", ")}`,
-  });
-  return checks;
+  };
 }
