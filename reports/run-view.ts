@@ -53,51 +53,116 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   const meta = record.meta;
   const endUs = Math.max(meta.endUs, history.length > 0 ? history[history.length - 1]!.timeUs : 0);
 
-  // Lanes: clients, then servers, then the resource, then anyone else who recorded something.
-  const lanes: Lane[] = [];
-  const laneOf = new Map<string, number>();
-  const addLane = (id: string, kind: Lane["kind"]): number => {
-    let i = laneOf.get(id);
-    if (i === undefined) {
-      i = lanes.length;
-      lanes.push({ id, kind });
-      laneOf.set(id, i);
-    }
-    return i;
-  };
-  for (const id of meta.clientIds) addLane(id, "client");
-  for (const id of meta.serverIds) addLane(id, "server");
-  addLane("storage", "resource");
-  for (const e of history) if (e.process !== NEMESIS && !laneOf.has(e.process)) addLane(e.process, "other");
-
-  const locks: string[] = [];
-  const lockOf = new Map<string, number>();
-  const lockIdx = (l: string | undefined): number => {
-    const k = l ?? "";
-    let i = lockOf.get(k);
-    if (i === undefined) {
-      i = locks.length;
-      locks.push(k);
-      lockOf.set(k, i);
-    }
-    return i;
-  };
-  for (const l of record.scenario.workload.locks) lockIdx(l);
-
-  const strings: string[] = [];
-  const stringOf = new Map<string, number>();
-  const str = (s: string | undefined): number => {
-    if (s === undefined) return -1;
-    let i = stringOf.get(s);
-    if (i === undefined) {
-      i = strings.length;
-      strings.push(s);
-      stringOf.set(s, i);
-    }
-    return i;
-  };
+  const t = new ViewTables(meta, record.scenario.workload.locks, history);
+  const { lanes, laneOf, addLane, str } = t;
 
   const { ops } = pairOperations(history);
+  const { holds, holdByGrant, holdByAcquire } = buildHolds(t, history, ops);
+
+  const regOps = registerOps(ops, (p) => addLane(p, "client"), str);
+  const { attempts, errors } = buildFailures(t, ops, endUs);
+
+  const { writes, writeByIndex, notes, notesOmitted, noteDensity } = buildWritesAndNotes(t, history, holdByGrant, endUs);
+
+  const imported = meta.design.startsWith("imported");
+  const faults = imported ? importedNemesis(history, () => addLane(NEMESIS, "other"), endUs) : buildFaults(history, laneOf, endUs);
+  const roles = buildRoles(history, laneOf, faults, endUs);
+  const violations = buildViolations(record, holdByGrant, holdByAcquire, writeByIndex, holds, writes);
+  for (const v of violations) {
+    for (const h of v.holds) holds.bad[h] = 1;
+    for (const w of v.writes) writes.bad[w] = 1;
+  }
+
+  const findings = record.verdicts.results.filter((r) => r.valid !== true).map((r) => ({ checker: r.checker, valid: r.valid, summary: r.summary }));
+
+  const clocks = buildClocks(lanes, meta.clockSamples ?? []);
+  const latency = buildLatency(holds);
+
+  // An imported history keeps its own clock, which rarely starts at 0.
+  const startUs = imported && history.length > 0 ? history[0]!.timeUs : 0;
+  const view: RunView = {
+    startUs,
+    endUs,
+    lanes,
+    locks: t.locks,
+    strings: t.strings,
+    holds,
+    attempts,
+    errors,
+    writes,
+    regOps,
+    faults,
+    notes,
+    notesOmitted,
+    noteDensity,
+    roles,
+    violations,
+    findings,
+    clocks,
+    latency,
+    steps: [],
+  };
+  view.steps = buildSteps(view);
+  return view;
+}
+
+/** The view's interned tables: lanes (clients, servers, the resource, anyone else), locks, strings. */
+class ViewTables {
+  readonly lanes: Lane[] = [];
+  readonly laneOf = new Map<string, number>();
+  readonly locks: string[] = [];
+  private readonly lockOf = new Map<string, number>();
+  readonly strings: string[] = [];
+  private readonly stringOf = new Map<string, number>();
+
+  constructor(meta: RunRecord["meta"], workloadLocks: readonly string[], history: readonly HistoryEvent[]) {
+    for (const id of meta.clientIds) this.addLane(id, "client");
+    for (const id of meta.serverIds) this.addLane(id, "server");
+    this.addLane("storage", "resource");
+    for (const e of history) if (e.process !== NEMESIS && !this.laneOf.has(e.process)) this.addLane(e.process, "other");
+    for (const l of workloadLocks) this.lockIdx(l);
+  }
+
+  readonly addLane = (id: string, kind: Lane["kind"]): number => {
+    let i = this.laneOf.get(id);
+    if (i === undefined) {
+      i = this.lanes.length;
+      this.lanes.push({ id, kind });
+      this.laneOf.set(id, i);
+    }
+    return i;
+  };
+
+  readonly lockIdx = (l: string | undefined): number => {
+    const k = l ?? "";
+    let i = this.lockOf.get(k);
+    if (i === undefined) {
+      i = this.locks.length;
+      this.locks.push(k);
+      this.lockOf.set(k, i);
+    }
+    return i;
+  };
+
+  readonly str = (s: string | undefined): number => {
+    if (s === undefined) return -1;
+    let i = this.stringOf.get(s);
+    if (i === undefined) {
+      i = this.strings.length;
+      this.strings.push(s);
+      this.stringOf.set(s, i);
+    }
+    return i;
+  };
+}
+
+/** Holds in start order (computeHolds is the truth the checkers use), with their waits, releases and lapses. */
+function buildHolds(
+  t: ViewTables,
+  history: readonly HistoryEvent[],
+  ops: readonly Operation[],
+): { holds: HoldColumns; holdByGrant: Map<string, number>; holdByAcquire: Map<number, number> } {
+  const { addLane, lockIdx, str } = t;
   const acquireInvokeUs = new Map<number, number>(); // acquire-ok index -> invoke time
   const releaseOf = new Map<string, number>(); // grantId -> RELEASE_RESULT index
   const grantOfRelease = new Map<number, string>();
@@ -112,7 +177,6 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     }
   }
 
-  // Holds, in start order (computeHolds is the truth the checkers use).
   const holdList = computeHolds(history)
     .slice()
     .sort((a, b) => a.startUs - b.startUs || a.acquireIndex - b.acquireIndex);
@@ -145,7 +209,12 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     holds.bad.push(0);
   });
 
-  const regOps = registerOps(ops, (p) => addLane(p, "client"), str);
+  return { holds, holdByGrant, holdByAcquire };
+}
+
+/** Acquires that did not end in a grant, and other operations that failed or whose outcome is unknown. */
+function buildFailures(t: ViewTables, ops: readonly Operation[], endUs: number): { attempts: AttemptColumns; errors: ErrorColumns } {
+  const { addLane, lockIdx, str } = t;
   const attempts: AttemptColumns = { lane: [], lock: [], s: [], e: [], out: [], why: [] };
   const errors: ErrorColumns = { lane: [], lock: [], t: [], f: [], out: [], why: [] };
   for (const op of ops) {
@@ -171,6 +240,17 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
     }
   }
 
+  return { attempts, errors };
+}
+
+/** Writes as the resource saw them, and the servers' notes (dense kinds spread over the run). */
+function buildWritesAndNotes(
+  t: ViewTables,
+  history: readonly HistoryEvent[],
+  holdByGrant: ReadonlyMap<string, number>,
+  endUs: number,
+): { writes: WriteColumns; writeByIndex: Map<number, number>; notes: NoteMark[]; notesOmitted: RunView["notesOmitted"]; noteDensity: NoteDensity[] } {
+  const { lanes, laneOf, lockIdx, str } = t;
   const writes: WriteColumns = { cl: [], lock: [], t: [], ok: [], counter: [], tok: [], hold: [], why: [], bad: [] };
   const writeByIndex = new Map<number, number>();
   const notes: NoteMark[] = [];
@@ -201,63 +281,31 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   }
   const notesOmitted = notePicker.dense.map(([f, total]) => ({ f, drawn: noteCount.get(f) ?? 0, total }));
 
-  const imported = meta.design.startsWith("imported");
-  const faults = imported ? importedNemesis(history, () => addLane(NEMESIS, "other"), endUs) : buildFaults(history, laneOf, endUs);
-  const roles = buildRoles(history, laneOf, faults, endUs);
-  const violations = buildViolations(record, holdByGrant, holdByAcquire, writeByIndex, holds, writes);
-  for (const v of violations) {
-    for (const h of v.holds) holds.bad[h] = 1;
-    for (const w of v.writes) writes.bad[w] = 1;
-  }
+  return { writes, writeByIndex, notes, notesOmitted, noteDensity: notePicker.counted() };
+}
 
-  const findings = record.verdicts.results.filter((r) => r.valid !== true).map((r) => ({ checker: r.checker, valid: r.valid, summary: r.summary }));
-
-  // Clocks: the runner's samples, one series per lane.
-  const samples = meta.clockSamples ?? [];
+/** The runner's clock samples, one series per lane that has any. */
+function buildClocks(lanes: readonly Lane[], samples: NonNullable<RunRecord["meta"]["clockSamples"]>): RunView["clocks"] {
   const clockLanes = lanes.map((_, i) => i).filter((i) => samples.some((s) => s.offsetsUs[lanes[i]!.id] !== undefined));
-  const clocks = {
+  return {
     t: samples.map((s) => s.timeUs),
     lanes: clockLanes,
     offsetsUs: clockLanes.map((i) => samples.map((s) => s.offsetsUs[lanes[i]!.id] ?? 0)),
   };
+}
 
+/** Acquire latency per grant (invoke to grant): count, p50, p99, max. */
+function buildLatency(holds: HoldColumns): RunView["latency"] {
   const latenciesUs = holds.s.map((s, i) => s - holds.w[i]!).sort((a, b) => a - b);
   const q = (p: number): number | null =>
     latenciesUs.length === 0 ? null : round3(latenciesUs[Math.min(latenciesUs.length - 1, Math.ceil(p * latenciesUs.length) - 1)]! / 1000);
-  const latency = {
+  return {
     count: latenciesUs.length,
     p50Ms: q(0.5),
     p99Ms: q(0.99),
     maxMs: latenciesUs.length ? round3(latenciesUs[latenciesUs.length - 1]! / 1000) : null,
     targetMs: ACQUIRE_TARGET_MS,
   };
-
-  // An imported history keeps its own clock, which rarely starts at 0.
-  const startUs = imported && history.length > 0 ? history[0]!.timeUs : 0;
-  const view: RunView = {
-    startUs,
-    endUs,
-    lanes,
-    locks,
-    strings,
-    holds,
-    attempts,
-    errors,
-    writes,
-    regOps,
-    faults,
-    notes,
-    notesOmitted,
-    noteDensity: notePicker.counted(),
-    roles,
-    violations,
-    findings,
-    clocks,
-    latency,
-    steps: [],
-  };
-  view.steps = buildSteps(view);
-  return view;
 }
 
 function buildFaults(history: readonly HistoryEvent[], laneOf: Map<string, number>, endUs: number): FaultMark[] {
