@@ -28,50 +28,18 @@ export function renderRunReportFromView(record: RunRecord, view: RunView, trace?
   const outcome = r.verdicts.outcome;
   const verdictRows = r.verdicts.results
     .map((c) => {
-      const cls = c.valid === true ? (c.skipped ? "skip" : "ok") : c.valid === false ? "fail" : "unknown";
-      const word = c.valid === true ? (c.skipped ? "not checked" : "passed") : c.valid === false ? "FAILED" : "undecided";
+      const { cls, word } = verdictMarkOf(c);
       return `<tr class="v-${cls}"><td class="v-mark">${word}</td><th>${e(c.checker)}</th><td>${e(c.summary)}</td></tr>`;
     })
     .join("\n");
 
-  // At most a few sentences per checker: a long stale hold can overlap dozens of others.
-  const shown = view.violations
-    .map((v, i) => ({ v, i }))
-    .filter(({ v, i }) => view.violations.slice(0, i).filter((w) => w.checker === v.checker).length < FINDINGS_PER_CHECKER);
-  const hidden = view.violations.length - shown.length;
-  const findings = view.violations.length
-    ? `<section class="findings" id="findings"><h2>What went wrong</h2><ol>${shown
-        .map(
-          ({ v, i }) =>
-            `<li><span class="ck">${e(v.checker)}</span> ${e(v.sentence)} <button type="button" class="linklike" data-violation="${i}">show on the timeline</button></li>`,
-        )
-        .join(
-          "",
-        )}</ol>${hidden > 0 ? `<p class="more">…and ${hidden} more like these: every one is a red band on the timeline.</p>` : ""}${otherFindings(view, lin)}</section>`
-    : view.findings.length
-      ? `<section class="findings" id="findings"><h2>What went wrong</h2>${otherFindings(view, lin)}</section>`
-      : "";
+  const findings = findingsSection(view, lin);
 
   const steps = view.steps
     .map((s) => `<li class="tone-${s.tone}" data-ref="${s.ref.kind}:${s.ref.i}" tabindex="0"><span class="t">${e(fmtSeconds(s.t))}</span> ${e(s.text)}</li>`)
     .join("\n");
 
-  const lat = view.latency;
-  const latencyLine =
-    lat.count === 0
-      ? "No lock was granted in this run."
-      : `${lat.count} grants. p50 <b>${e(fmtMs(lat.p50Ms!))}</b>, p99 <b class="${lat.p99Ms! > lat.targetMs ? "over" : "under"}">${e(fmtMs(lat.p99Ms!))}</b>, max ${e(fmtMs(lat.maxMs!))} — the target is p99 under ${lat.targetMs} ms.`;
-
-  const facts: Array<[string, string]> = [
-    ["design", r.scenario.design],
-    ["scenario", r.scenario.name],
-    ["seed", String(r.seed)],
-    ["simulated", fmtMs(r.meta.durationMs)],
-    ["clients", String(r.meta.clientIds.length)],
-    ["servers", r.meta.serverIds.join(", ") || "—"],
-    ["fencing tokens", r.meta.fencingTokens ? (r.scenario.workload.fencing ? "issued and checked by the resource" : "issued, not checked") : "none"],
-    ["file", r.scenario.file],
-  ];
+  const facts = factsOf(r);
 
   const body = `<header class="top">
 <div class="title-row">
@@ -84,8 +52,7 @@ ${challengeLine(r)}
 <div class="replay"><span>replay this run:</span> <code id="replay-command">${e(r.replay)}</code> <button type="button" id="copy-replay">copy</button></div>
 <p class="verdict-line">checkers: ${r.verdicts.results
     .map((c) => {
-      const cls = c.valid === true ? (c.skipped ? "skip" : "ok") : c.valid === false ? "fail" : "unknown";
-      const word = c.valid === true ? (c.skipped ? "not checked" : "passed") : c.valid === false ? "FAILED" : "undecided";
+      const { cls, word } = verdictMarkOf(c);
       return `<span class="v-${cls}"><b>${e(c.checker)}</b> <span class="v-mark">${word}</span></span>`;
     })
     .join(" · ")} <a href="#checkers">(each checker's sentence)</a></p>
@@ -97,27 +64,7 @@ ${findings}
 <h2>Timeline <small>true time, as only a simulator knows it</small></h2>
 <div class="toolbar"><button type="button" id="zoom-in" title="zoom in">+</button><button type="button" id="zoom-out" title="zoom out">−</button><button type="button" id="zoom-reset">whole run</button><span id="zoom-state"></span><span class="hint">scroll to zoom, drag to pan, hover any mark for details</span></div>
 <div id="timeline" class="stack"></div>
-<div class="legend">
-<span><i class="sw hold"></i>hold (label: fencing token or grant)</span>
-<span><i class="sw wait"></i>waiting for the lock</span>
-<span><i class="sw lease"></i>lease as the client's clock times it</span>
-<span><i class="sw lapsed"></i>acting after its lease lapsed</span>
-<span><i class="sw attempt"></i>failed acquire</span>
-<span><i class="sw write-ok"></i>write accepted</span>
-<span><i class="sw write-no">×</i>write rejected</span>
-<span><i class="sw pause"></i>paused (e.g. GC)</span>
-<span><i class="sw crash"></i>crashed</span>
-<span><i class="sw jump"></i>clock jump</span>
-<span><i class="sw bad"></i>violation</span>
-</div>
-<div class="legend servers">
-<span>lock servers:</span>
-<span><i class="sw n-set"></i>key set (expiry by the node's clock)</span>
-<span><i class="sw n-expiry"></i>key / session / lease expired</span>
-<span><i class="sw n-delete">×</i>another client's key deleted</span>
-<span><i class="sw n-decision"></i>expiry decided (by whom, which clock)</span>
-<span><i class="sw n-role"></i>leader, failover, promotion</span>
-</div>
+${TIMELINE_LEGENDS}
 ${omittedNotes(view)}
 </section>
 <section id="clocks-section">
@@ -126,20 +73,7 @@ ${omittedNotes(view)}
 <div id="clocks-legend" class="legend"></div>
 <p class="explain">A lease is only as good as the clocks that time it: a line leaving 0 is a clock that jumped or drifts. Dashed purple lines are clock jumps.</p>
 </section>
-${
-  view.regOps.lane.length > 0
-    ? `<section>
-<h2>Acquire latency</h2>
-<p class="explain">A register history: no locks, so no acquire latency. Its operations are the bars on the timeline.</p>
-<div id="latency" class="stack" hidden></div>
-</section>`
-    : `<section>
-<h2>Acquire latency <small>from invoking acquire to the grant, per grant</small></h2>
-<p class="explain">${latencyLine}</p>
-<div id="latency" class="stack"></div>
-<p class="explain">Log scale. Points above the target line (orange) waited more than ${lat.targetMs} ms, usually for another holder; red points are grants involved in a violation.</p>
-</section>`
-}
+${latencySection(view)}
 </div>
 <aside class="story">
 <h2>The story</h2>
@@ -165,6 +99,94 @@ ${dataBlock("run-data", packView(view))}`;
     scripts: [browserScript("run")],
   });
 }
+
+/** The run's facts line: design, scenario, seed, time, processes, tokens, file. */
+function factsOf(r: RunRecord): Array<[string, string]> {
+  return [
+    ["design", r.scenario.design],
+    ["scenario", r.scenario.name],
+    ["seed", String(r.seed)],
+    ["simulated", fmtMs(r.meta.durationMs)],
+    ["clients", String(r.meta.clientIds.length)],
+    ["servers", r.meta.serverIds.join(", ") || "—"],
+    ["fencing tokens", r.meta.fencingTokens ? (r.scenario.workload.fencing ? "issued and checked by the resource" : "issued, not checked") : "none"],
+    ["file", r.scenario.file],
+  ];
+}
+
+/** A checker's verdict as a class and a word: passed, not checked, FAILED, undecided. */
+function verdictMarkOf(c: RunRecord["verdicts"]["results"][number]): { cls: string; word: string } {
+  const cls = c.valid === true ? (c.skipped ? "skip" : "ok") : c.valid === false ? "fail" : "unknown";
+  const word = c.valid === true ? (c.skipped ? "not checked" : "passed") : c.valid === false ? "FAILED" : "undecided";
+  return { cls, word };
+}
+
+/** "What went wrong": a few violations per checker with their timeline links, then the other failing checkers. */
+function findingsSection(view: RunView, lin: LinearizationView | undefined): string {
+  const e = escapeHtml;
+  // At most a few sentences per checker: a long stale hold can overlap dozens of others.
+  const shown = view.violations
+    .map((v, i) => ({ v, i }))
+    .filter(({ v, i }) => view.violations.slice(0, i).filter((w) => w.checker === v.checker).length < FINDINGS_PER_CHECKER);
+  const hidden = view.violations.length - shown.length;
+  return view.violations.length
+    ? `<section class="findings" id="findings"><h2>What went wrong</h2><ol>${shown
+        .map(
+          ({ v, i }) =>
+            `<li><span class="ck">${e(v.checker)}</span> ${e(v.sentence)} <button type="button" class="linklike" data-violation="${i}">show on the timeline</button></li>`,
+        )
+        .join(
+          "",
+        )}</ol>${hidden > 0 ? `<p class="more">…and ${hidden} more like these: every one is a red band on the timeline.</p>` : ""}${otherFindings(view, lin)}</section>`
+    : view.findings.length
+      ? `<section class="findings" id="findings"><h2>What went wrong</h2>${otherFindings(view, lin)}</section>`
+      : "";
+}
+
+/** The acquire-latency section, or a sentence for a register history (no locks). */
+function latencySection(view: RunView): string {
+  const e = escapeHtml;
+  const lat = view.latency;
+  const latencyLine =
+    lat.count === 0
+      ? "No lock was granted in this run."
+      : `${lat.count} grants. p50 <b>${e(fmtMs(lat.p50Ms!))}</b>, p99 <b class="${lat.p99Ms! > lat.targetMs ? "over" : "under"}">${e(fmtMs(lat.p99Ms!))}</b>, max ${e(fmtMs(lat.maxMs!))} — the target is p99 under ${lat.targetMs} ms.`;
+  return view.regOps.lane.length > 0
+    ? `<section>
+<h2>Acquire latency</h2>
+<p class="explain">A register history: no locks, so no acquire latency. Its operations are the bars on the timeline.</p>
+<div id="latency" class="stack" hidden></div>
+</section>`
+    : `<section>
+<h2>Acquire latency <small>from invoking acquire to the grant, per grant</small></h2>
+<p class="explain">${latencyLine}</p>
+<div id="latency" class="stack"></div>
+<p class="explain">Log scale. Points above the target line (orange) waited more than ${lat.targetMs} ms, usually for another holder; red points are grants involved in a violation.</p>
+</section>`;
+}
+
+/** The timeline's legends: client marks, then the lock servers' notes. */
+const TIMELINE_LEGENDS = `<div class="legend">
+<span><i class="sw hold"></i>hold (label: fencing token or grant)</span>
+<span><i class="sw wait"></i>waiting for the lock</span>
+<span><i class="sw lease"></i>lease as the client's clock times it</span>
+<span><i class="sw lapsed"></i>acting after its lease lapsed</span>
+<span><i class="sw attempt"></i>failed acquire</span>
+<span><i class="sw write-ok"></i>write accepted</span>
+<span><i class="sw write-no">×</i>write rejected</span>
+<span><i class="sw pause"></i>paused (e.g. GC)</span>
+<span><i class="sw crash"></i>crashed</span>
+<span><i class="sw jump"></i>clock jump</span>
+<span><i class="sw bad"></i>violation</span>
+</div>
+<div class="legend servers">
+<span>lock servers:</span>
+<span><i class="sw n-set"></i>key set (expiry by the node's clock)</span>
+<span><i class="sw n-expiry"></i>key / session / lease expired</span>
+<span><i class="sw n-delete">×</i>another client's key deleted</span>
+<span><i class="sw n-decision"></i>expiry decided (by whom, which clock)</span>
+<span><i class="sw n-role"></i>leader, failover, promotion</span>
+</div>`;
 
 const FINDINGS_PER_CHECKER = 4;
 
