@@ -213,21 +213,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   };
 
   if (s.nemesis) field("nemesis", "a random nemesis is drawn per run from its seed: plan it with planRealRun (real/nemesis.ts)");
-  const scenarioClients = new Set(s.clients.map((c) => c.id));
-  for (const [id, c] of Object.entries(s.clocks)) {
-    if (c.offsetMs === 0 && c.driftPpm === 0) continue;
-    // A client's clock is its Node process's, under libfaketime (real/faketime.ts); a server's cannot be faked.
-    if (!scenarioClients.has(id))
-      field(
-        `clocks.${id}`,
-        `clock offsets and drift of a server are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default}); a client's clock is faked with libfaketime`,
-      );
-    if (!faketimeAvailable())
-      field(`clocks.${id}`, `a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
-    notApplied.push(
-      `clocks.${id}: the client's wall clock (Date.now) offset ${c.offsetMs} ms${c.driftPpm !== 0 ? `, rate ${c.driftPpm} ppm from its process's start (not from t0)` : ""} by libfaketime; its monotonic clock is the host's`,
-    );
-  }
+  planClientClocks(s, original, notApplied, field);
   const n = s.network;
   if (n.duplicateRate > 0) field("network.duplicateRate", "TCP does not duplicate, and no proxy adds duplicates yet");
   if (n.latencyUsBase !== SIM_NETWORK_DEFAULTS.latencyUsBase || n.latencyUsJitter !== SIM_NETWORK_DEFAULTS.latencyUsJitter) {
@@ -244,90 +230,8 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   for (const id of clientIds) if (serverIds.has(id) || id === RESOURCE_ID) field("clients", `client id "${id}" clashes with a server process`);
   const linkConditions = standingConditions(s, clientIds, serverIds, design.failover !== undefined, notApplied, field);
 
-  const faults = s.faults.map((named, index): PlannedFault => {
-    const at = `faults[${index}]`;
-    const what = describeStep(named);
-    const cluster = design.cluster;
-    // "@leader": the member leading when the step fires, as a step naming the preferred leader is.
-    const roleLeader = named.target === "@leader";
-    if (roleLeader && cluster === undefined) field(`${at}.target`, `${what}: "@leader" names a Raft design's leader; this design has none`);
-    const step = roleLeader && cluster ? { ...named, target: cluster.preferredLeader ?? cluster.ids[0]! } : named;
-    if (isNetworkStep(step)) {
-      const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && /^(etcd|zk)-\d+$/.test(id);
-      const fo = design.failover;
-      const replication = (a: string, b: string): boolean =>
-        fo !== undefined && ((a === fo.primary && fo.replicas.includes(b)) || (b === fo.primary && fo.replicas.includes(a)));
-      const clientLinksWhy = fo
-        ? "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied; real mode cuts its replication links only"
-        : undefined;
-      const peer = (a: string, b: string): boolean => cluster !== undefined && serverIds.has(a) && serverIds.has(b);
-      const links = linksOf(step, at, clientIds, serverIds, simOnly, replication, clientLinksWhy, notApplied, field, peer);
-      // The peer proxies carry their connections through the same pipe and delay line as the
-      // client proxies (real/pipe.ts). Only a cut resolves the named leader to the current one so far.
-      const peerLink = links.find(([a, b]) => peer(a, b) && (a === cluster?.preferredLeader || b === cluster?.preferredLeader));
-      if ((step.kind === "delay" || step.kind === "loss") && peerLink)
-        field(
-          at,
-          `${what}: the link ${peerLink[0]} → ${peerLink[1]} names designOptions.preferredLeader, which real mode resolves to the current leader for cuts only; expected a delay or loss of links between members named as they are`,
-        );
-      const target = step.target ?? "network";
-      // Naming the preferred leader means "the leader": the member leading when the step fires takes its place.
-      const leader = cluster?.preferredLeader !== undefined && links.some((l) => l.includes(cluster.preferredLeader!));
-      return {
-        index,
-        step,
-        target,
-        targetKind: "server",
-        trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server", true),
-        links,
-        ...(leader ? { leader } : {}),
-      };
-    }
-    // Redis servers of redis-failover run without persistence, so a SIGKILL loses all a host crash would.
-    const redisCrashable = design.failover !== undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
-    const serverCrash = (step.kind === "crash" || step.kind === "restart") && (cluster !== undefined || redisCrashable);
-    if (design.failover && step.target !== undefined && !clientIds.has(step.target) && !redisCrashable) {
-      field(
-        `${at}.target`,
-        `${what}: real mode runs the simulator's one sentinel as ${design.failover.sentinels.join(", ")}, and faults of a sentinel are not in real mode yet; expected one of: ${design.redis.map((r) => r.id).join(", ")} or a client`,
-      );
-    }
-    // A redis-server's clock jump is emulated by shifting its TTLs (real/ttl-shift.ts); said so with the run.
-    const redisJump = step.kind === "clock-jump" && cluster === undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
-    if (redisJump)
-      notApplied.push(
-        `${at}: the clock-jump of ${step.target} (${step.deltaMs} ms) is emulated: every TTL on it shifted by that much at once (PTTL shift), as redis-server cannot run under libfaketime`,
-      );
-    // A client's clock jump is real: its process runs under libfaketime (real/faketime.ts).
-    const clientJump = step.kind === "clock-jump" && step.target !== undefined && clientIds.has(step.target);
-    if (clientJump && !faketimeAvailable())
-      field(at, `${what}: a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
-    // A plain redis-server's crash is a host crash, emulated by cutting its AOF (real/aof-cut.ts).
-    const plainRedisCrash =
-      (step.kind === "crash" || step.kind === "restart") &&
-      cluster === undefined &&
-      !design.failover &&
-      step.target !== undefined &&
-      design.redis.some((r) => r.id === step.target);
-    if (plainRedisCrash) notApplied.push(`${at}: ${hostCrashNote(design.redis.find((r) => r.id === step.target)!.aof)}`);
-    if (!stopSignal(step) && !serverCrash && !redisJump && !clientJump && !plainRedisCrash) {
-      field(
-        at,
-        `${what}: ${notYet(step.kind) ?? "not in real mode yet"}; real mode performs pauses, cuts, delays and loss of proxied links, clock jumps of a client (libfaketime)${cluster || design.failover ? ", crash/restart of a server" : ", crash/restart of a redis-server (a host crash: its AOF cut back to the last fsync), clock jumps of a redis-server (emulated)"} only so far`,
-      );
-    }
-    const target = step.target!;
-    const targetKind = clientIds.has(target)
-      ? "client"
-      : serverIds.has(target)
-        ? "server"
-        : field(`${at}.target`, `unknown process "${target}"; expected one of: ${[...clientIds, ...serverIds].join(", ")}`);
-    if ((serverCrash || plainRedisCrash) && targetKind !== "server")
-      field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
-    const trigger = triggerOf(step, index, at, what, clientIds, serverIds, field, targetKind);
-    const leader = targetKind === "server" && (roleLeader || cluster?.preferredLeader === target);
-    return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
-  });
+  const stepContext: StepContext = { design, clientIds, serverIds, notApplied, field };
+  const faults = s.faults.map((named, index) => planStep(named, index, stepContext));
 
   // Clients that run under libfaketime: a clock of their own, or a jump to take.
   const fakeClocks: Record<string, FakeClock> = {};
@@ -340,6 +244,132 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   const proxied = linkConditions.length > 0 || faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b)));
   const peerProxied = design.cluster !== undefined && faults.some((f) => f.links?.some(([a, b]) => serverIds.has(a) && serverIds.has(b)));
   return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied, linkConditions, fakeClocks, peerProxied };
+}
+
+/** What planning one fault step needs of the plan around it. */
+interface StepContext {
+  design: RealDesignPlan;
+  clientIds: ReadonlySet<string>;
+  serverIds: ReadonlySet<string>;
+  notApplied: string[];
+  field: (f: string, why: string) => never;
+}
+
+/** One fault step as real mode performs it, or refused by field. */
+function planStep(named: FaultStep, index: number, c: StepContext): PlannedFault {
+  const { design, field } = c;
+  const at = `faults[${index}]`;
+  const what = describeStep(named);
+  const cluster = design.cluster;
+  // "@leader": the member leading when the step fires, as a step naming the preferred leader is.
+  const roleLeader = named.target === "@leader";
+  if (roleLeader && cluster === undefined) field(`${at}.target`, `${what}: "@leader" names a Raft design's leader; this design has none`);
+  const step = roleLeader && cluster ? { ...named, target: cluster.preferredLeader ?? cluster.ids[0]! } : named;
+  return isNetworkStep(step) ? planNetworkStep(step, index, at, what, c) : planProcessStep(step, index, at, what, roleLeader, c);
+}
+
+/** A cut, delay or loss of links: the links real mode proxies, and whether it names the leader. */
+function planNetworkStep(step: FaultStep, index: number, at: string, what: string, c: StepContext): PlannedFault {
+  const { design, clientIds, serverIds, notApplied, field } = c;
+  const cluster = design.cluster;
+  const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && /^(etcd|zk)-\d+$/.test(id);
+  const fo = design.failover;
+  const replication = (a: string, b: string): boolean =>
+    fo !== undefined && ((a === fo.primary && fo.replicas.includes(b)) || (b === fo.primary && fo.replicas.includes(a)));
+  const clientLinksWhy = fo
+    ? "redis-failover's clients reach the primary at the address Sentinel hands out, so their links are not proxied; real mode cuts its replication links only"
+    : undefined;
+  const peer = (a: string, b: string): boolean => cluster !== undefined && serverIds.has(a) && serverIds.has(b);
+  const links = linksOf(step, at, clientIds, serverIds, simOnly, replication, clientLinksWhy, notApplied, field, peer);
+  // The peer proxies carry their connections through the same pipe and delay line as the
+  // client proxies (real/pipe.ts). Only a cut resolves the named leader to the current one so far.
+  const peerLink = links.find(([a, b]) => peer(a, b) && (a === cluster?.preferredLeader || b === cluster?.preferredLeader));
+  if ((step.kind === "delay" || step.kind === "loss") && peerLink)
+    field(
+      at,
+      `${what}: the link ${peerLink[0]} → ${peerLink[1]} names designOptions.preferredLeader, which real mode resolves to the current leader for cuts only; expected a delay or loss of links between members named as they are`,
+    );
+  const target = step.target ?? "network";
+  // Naming the preferred leader means "the leader": the member leading when the step fires takes its place.
+  const leader = cluster?.preferredLeader !== undefined && links.some((l) => l.includes(cluster.preferredLeader!));
+  return {
+    index,
+    step,
+    target,
+    targetKind: "server",
+    trigger: triggerOf(step, index, at, what, clientIds, serverIds, field, "server", true),
+    links,
+    ...(leader ? { leader } : {}),
+  };
+}
+
+/** A pause, crash, restart or clock jump of one process. */
+function planProcessStep(step: FaultStep, index: number, at: string, what: string, roleLeader: boolean, c: StepContext): PlannedFault {
+  const { design, clientIds, serverIds, notApplied, field } = c;
+  const cluster = design.cluster;
+  // Redis servers of redis-failover run without persistence, so a SIGKILL loses all a host crash would.
+  const redisCrashable = design.failover !== undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
+  const serverCrash = (step.kind === "crash" || step.kind === "restart") && (cluster !== undefined || redisCrashable);
+  if (design.failover && step.target !== undefined && !clientIds.has(step.target) && !redisCrashable) {
+    field(
+      `${at}.target`,
+      `${what}: real mode runs the simulator's one sentinel as ${design.failover.sentinels.join(", ")}, and faults of a sentinel are not in real mode yet; expected one of: ${design.redis.map((r) => r.id).join(", ")} or a client`,
+    );
+  }
+  // A redis-server's clock jump is emulated by shifting its TTLs (real/ttl-shift.ts); said so with the run.
+  const redisJump = step.kind === "clock-jump" && cluster === undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
+  if (redisJump)
+    notApplied.push(
+      `${at}: the clock-jump of ${step.target} (${step.deltaMs} ms) is emulated: every TTL on it shifted by that much at once (PTTL shift), as redis-server cannot run under libfaketime`,
+    );
+  // A client's clock jump is real: its process runs under libfaketime (real/faketime.ts).
+  const clientJump = step.kind === "clock-jump" && step.target !== undefined && clientIds.has(step.target);
+  if (clientJump && !faketimeAvailable())
+    field(at, `${what}: a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
+  // A plain redis-server's crash is a host crash, emulated by cutting its AOF (real/aof-cut.ts).
+  const plainRedisCrash =
+    (step.kind === "crash" || step.kind === "restart") &&
+    cluster === undefined &&
+    !design.failover &&
+    step.target !== undefined &&
+    design.redis.some((r) => r.id === step.target);
+  if (plainRedisCrash) notApplied.push(`${at}: ${hostCrashNote(design.redis.find((r) => r.id === step.target)!.aof)}`);
+  if (!stopSignal(step) && !serverCrash && !redisJump && !clientJump && !plainRedisCrash) {
+    field(
+      at,
+      `${what}: ${notYet(step.kind) ?? "not in real mode yet"}; real mode performs pauses, cuts, delays and loss of proxied links, clock jumps of a client (libfaketime)${cluster || design.failover ? ", crash/restart of a server" : ", crash/restart of a redis-server (a host crash: its AOF cut back to the last fsync), clock jumps of a redis-server (emulated)"} only so far`,
+    );
+  }
+  const target = step.target!;
+  const targetKind = clientIds.has(target)
+    ? "client"
+    : serverIds.has(target)
+      ? "server"
+      : field(`${at}.target`, `unknown process "${target}"; expected one of: ${[...clientIds, ...serverIds].join(", ")}`);
+  if ((serverCrash || plainRedisCrash) && targetKind !== "server")
+    field(`${at}.target`, `${what}: real mode crashes servers only (a client crash is not in real mode yet); expected one of: ${[...serverIds].join(", ")}`);
+  const trigger = triggerOf(step, index, at, what, clientIds, serverIds, field, targetKind);
+  const leader = targetKind === "server" && (roleLeader || cluster?.preferredLeader === target);
+  return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
+}
+
+/** Clients' clock offsets and drift, faked with libfaketime; a server's clock cannot be. */
+function planClientClocks(s: Scenario, original: Scenario, notApplied: string[], field: (f: string, why: string) => never): void {
+  const scenarioClients = new Set(s.clients.map((c) => c.id));
+  for (const [id, c] of Object.entries(s.clocks)) {
+    if (c.offsetMs === 0 && c.driftPpm === 0) continue;
+    // A client's clock is its Node process's, under libfaketime (real/faketime.ts); a server's cannot be faked.
+    if (!scenarioClients.has(id))
+      field(
+        `clocks.${id}`,
+        `clock offsets and drift of a server are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default}); a client's clock is faked with libfaketime`,
+      );
+    if (!faketimeAvailable())
+      field(`clocks.${id}`, `a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
+    notApplied.push(
+      `clocks.${id}: the client's wall clock (Date.now) offset ${c.offsetMs} ms${c.driftPpm !== 0 ? `, rate ${c.driftPpm} ppm from its process's start (not from t0)` : ""} by libfaketime; its monotonic clock is the host's`,
+    );
+  }
 }
 
 const LOSS_AS_TCP =
