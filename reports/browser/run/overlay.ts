@@ -121,9 +121,21 @@ interface FaultMarkD {
 }
 
 export function drawSvg(L: Layers, drawHighlight: () => void): void {
+  const [a, b] = S.xz.domain() as [number, number];
+  drawFaultBands(L, a, b);
+  drawFaultMarks(L, a, b);
+  drawRoles(L.roleG, a, b);
+  drawNotes(L, a, b);
+  drawNoteDensity(L, a, b);
+  drawViolations(L, a, b);
+  drawAxes(L, a, b);
+  drawHighlight();
+}
+
+/** Background bands on process lanes: crashes, drift, and a partition's sides. */
+function drawFaultBands(L: Layers, a: number, b: number): void {
   const W = S.W;
   const xz = S.xz;
-  const [a, b] = xz.domain() as [number, number];
   const X = (t: number) => xz(t);
   const vis = (s: number, e: number) => e >= a && s <= b;
   // background bands on process lanes: crashes, drift, and the partition's sides
@@ -151,6 +163,14 @@ export function drawSvg(L: Layers, drawHighlight: () => void): void {
     .attr("y", (d) => laneY(d.l) + (d.cls === "side" ? 0 : 1))
     .attr("height", (d) => (d.cls === "side" ? LANE_H : LANE_H - 2))
     .attr("fill", (d) => (d.cls === "crash" ? "#c9c9c9" : d.cls === "side" ? SIDE_COLORS[d.side! % SIDE_COLORS.length]! : "#e8f1ff"));
+}
+
+/** Fault labels and markers in the overlay: network faults in their rows, the rest on their lanes. */
+function drawFaultMarks(L: Layers, a: number, b: number): void {
+  const W = S.W;
+  const xz = S.xz;
+  const X = (t: number) => xz(t);
+  const vis = (s: number, e: number) => e >= a && s <= b;
   // fault labels and markers in the overlay
   const fm: FaultMarkD[] = [];
   D.faults.forEach((f: Fault, fi) => {
@@ -223,10 +243,11 @@ export function drawSvg(L: Layers, drawHighlight: () => void): void {
         .text(sl);
     }
   });
-  drawRoles(L.roleG, a, b);
-  drawNotes(L, a, b);
-  drawNoteDensity(L, a, b);
-  drawViolations(L, a, b);
+}
+
+function drawAxes(L: Layers, a: number, b: number): void {
+  const W = S.W;
+  const xz = S.xz;
   // axes
   const ticks = Math.max(2, Math.floor(W / 110));
   const tv = xz.ticks(ticks);
@@ -239,7 +260,6 @@ export function drawSvg(L: Layers, drawHighlight: () => void): void {
     .selectAll(".tick line")
     .attr("stroke", "#000")
     .attr("stroke-opacity", 0.06);
-  drawHighlight();
 }
 
 interface NoteD {
