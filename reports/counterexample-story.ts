@@ -2,7 +2,7 @@ import type { HistoryEvent } from "../sim/history.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
 import type { RunRecord } from "./types.js";
 import { buildRunView, faultSentence, fmtMs, type RunView } from "./run-view.js";
-import { linearizationOf, opWords } from "./linearization.js";
+import { isRegisterModel, linearizationOf, opWords } from "./linearization.js";
 
 /**
  * Explore's counterexample told from its own history: the fault(s), what the servers
@@ -104,7 +104,7 @@ function firstFailures(record: RunRecord, view: RunView): Array<{ checker: strin
         checker: r.checker,
         // Placed where it became visible: the operation's completion (an acquire may wait from time 0).
         t: stuck.endUs ?? stuck.startUs,
-        what: `${opWords(stuck, lin.witness.model)} cannot follow the longest order that explains what clients saw (${lin.witness.prefixLength} operations, leaving ${lin.witness.model.includes("register") ? "the state" : "the lock"} ${lin.witness.state})`,
+        what: `${opWords(stuck, lin.witness.model)} cannot follow the longest order that explains what clients saw (${lin.witness.prefixLength} operations, leaving ${isRegisterModel(lin.witness.model) ? "the state" : "the lock"} ${lin.witness.state})`,
       });
       continue;
     }

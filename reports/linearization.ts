@@ -44,7 +44,7 @@ export function linearizationOf(record: RunRecord): LinearizationView | undefine
   return { witness: w, spanUs: [s, Math.max(end, s + 1)] };
 }
 
-const isRegisterModel = (model: string): boolean => isModelName(model) && MODEL_FAMILY[model] === "register";
+export const isRegisterModel = (model: string): boolean => isModelName(model) && MODEL_FAMILY[model] === "register";
 
 /**
  * What the witness is about, as a noun phrase: "lock order:123", "register x", or "the
@@ -65,10 +65,11 @@ export function linearizationSentence(v: LinearizationView): string {
   return `${part} ${verb} not linearizable under the ${w.model} model: the longest order that explains what clients saw has ${w.prefixLength} operations and leaves the ${isRegisterModel(w.model) ? "state" : "lock"} ${w.state}; ${stuck ? `${opWords(stuck, w.model)} cannot follow it` : "no operation can follow it"}.`;
 }
 
-/** A register value as the history wrote it: numbers and strings bare, the rest as JSON. */
-function valueWords(v: unknown): string {
+/** A value as the history wrote it: numbers and strings bare, the rest as JSON. */
+export function valueWords(v: unknown): string {
   if (v === null || v === undefined) return "nil";
-  return typeof v === "number" || typeof v === "string" || typeof v === "bigint" ? String(v) : JSON.stringify(v);
+  if (typeof v === "number" || typeof v === "string" || typeof v === "bigint") return String(v);
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
 }
 
 /** A register operation in words: "2 cas 0 → 3 → ok", "1 read → 0", "0 write 5 → outcome unknown". */

@@ -2,7 +2,7 @@ import { NEMESIS, pairOperations, type HistoryEvent, type Operation } from "../s
 import { computeHolds, type Hold } from "../checkers/holds.js";
 import type { RunRecord } from "./types.js";
 import { describeNote } from "./notes.js";
-import { registerOpText } from "./linearization.js";
+import { registerOpText, valueWords } from "./linearization.js";
 import { findFaultDef } from "../faults/index.js";
 import type { FaultReportMark } from "../faults/def.js";
 import {
@@ -390,8 +390,9 @@ function importedNemesis(history: readonly HistoryEvent[], lane: () => number, e
   return marks;
 }
 
+/** A nemesis op's value, as the register ops show theirs, shortened for a label. */
 function valueText(v: unknown): string {
-  const s = typeof v === "string" ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x));
+  const s = valueWords(v);
   return s.length > 80 ? `${s.slice(0, 77)}…` : s;
 }
 

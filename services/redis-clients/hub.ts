@@ -3,7 +3,8 @@
  * Redis nodes it may reach (by address, as library code names them), and its open
  * links, so replies arriving at the process reach the right connection.
  *
- * The modules' classes are built inside the realm (surface.ts), so no host object is
+ * The modules' classes are built inside the realm (IOREDIS_SOURCE in ioredis.ts,
+ * NODE_REDIS_SOURCE in node-redis.ts), so no host object is
  * reachable from library code; they reach the links through a `ClientDriver`, whose
  * functions take and give primitives and realm values only. A link is a number.
  */
@@ -26,7 +27,7 @@ export interface ClientFlavour {
 
 type Done = (err: Error | null, value?: unknown) => void;
 
-/** The host functions a realm-side client module calls (see surface.ts for their use). */
+/** The host functions a realm-side client module calls (see ioredis.ts and node-redis.ts for their use). */
 export interface ClientDriver {
   resolve(port: unknown, host: unknown): string;
   open(serverId: string, policy: LinkPolicy, emit: (event: string, arg?: unknown) => void): number;
@@ -87,7 +88,7 @@ export class ClientHub {
     );
   }
 
-  openLink(serverId: string, policy: LinkPolicy, emit: (event: string, ...args: unknown[]) => void): RedisLink {
+  private openLink(serverId: string, policy: LinkPolicy, emit: (event: string, ...args: unknown[]) => void): RedisLink {
     const link = new RedisLink(this.ctx, serverId, policy, emit, `${this.ctx.id}.redis${++this.clientSerial}`);
     this.links.push(link);
     return link;
@@ -147,10 +148,10 @@ export class ClientHub {
   }
 
   /** A realm-side copy of a reply (arrays are the realm's, so Array methods and instanceof behave). */
-  toRealm(r: ArgvReply, statusAsString = true): unknown {
+  private toRealm(r: ArgvReply): unknown {
     if (Array.isArray(r)) {
       const out = this.realmArray();
-      for (const x of r) out.push(this.toRealm(x, statusAsString));
+      for (const x of r) out.push(this.toRealm(x));
       return out;
     }
     if (r !== null && typeof r === "object") return "status" in r ? r.status : this.replyError(r.error);
@@ -162,13 +163,13 @@ export class ClientHub {
   }
 
   /** A Redis error reply as the realm's Error, named as the libraries name it. */
-  replyError(message: string, name = "ReplyError"): Error {
+  private replyError(message: string, name = "ReplyError"): Error {
     const e = new this.realm.Error(message);
     e.name = name;
     return e;
   }
 
-  linkError(e: LinkError, names: Partial<Record<LinkError["kind"], string>>): Error {
+  private linkError(e: LinkError, names: Partial<Record<LinkError["kind"], string>>): Error {
     return this.replyError(e.message, names[e.kind] ?? "Error");
   }
 }

@@ -70,6 +70,11 @@ function commandText(c: RedisCommand): string {
   }
 }
 
+/** A real client's command by name, as key-deleted notes give it ("DEL", "EVALSHA", "MULTI"). */
+function commandName(r: ConnRequest): string {
+  return r.batch ? "MULTI" : String(r.argv?.[0] ?? "").toUpperCase();
+}
+
 /** A real client's argv, long arguments (a script's body) shortened. */
 function argvText(argv: readonly string[]): string {
   return argv.map((a) => (a.length > 40 ? `${a.slice(0, 37)}…` : a)).join(" ");
@@ -238,10 +243,10 @@ export class RedisServer {
    * on access, as Redis's lazy expiry does) and a key given a new expiry, both by this
    * node's wall clock. Keys without an expiry (fencing counters) are not noted.
    */
-  private noteKeyChange(before: Effect, after: Effect, nowMs: number, from: string | undefined, command: string): void {
+  private noteKeyChange(before: Effect, after: Effect, nowMs: number, from: string | undefined, r: ConnRequest): void {
     const now = after.entry;
     if (now?.expireAtMs !== undefined && !sameEffect(before, after)) this.noteKeySet(after.key, now.expireAtMs, nowMs, from);
-    else if (now === null && before.entry !== null && isLive(before.entry, nowMs)) this.noteKeyDeleted(after.key, command, nowMs, from);
+    else if (now === null && before.entry !== null && isLive(before.entry, nowMs)) this.noteKeyDeleted(after.key, commandName(r), nowMs, from);
   }
 
   /**
@@ -292,13 +297,12 @@ export class RedisServer {
     };
     const reply = r.batch ? executeBatch(r.batch, env) : executeArgv(r.argv ?? [], env);
     if (this.ctx.tracing) {
-      const command = r.batch ? `MULTI ${r.batch.map((c) => argvText(c)).join("; ")} EXEC` : argvText(r.argv ?? []);
-      this.ctx.trace("redis-command", { from, command, reply: replyText(reply) });
+      const text = r.batch ? `MULTI ${r.batch.map((c) => argvText(c)).join("; ")} EXEC` : argvText(r.argv ?? []);
+      this.ctx.trace("redis-command", { from, command: text, reply: replyText(reply) });
     }
-    const command = r.batch ? "MULTI" : String(r.argv?.[0] ?? "").toUpperCase();
     for (const [key, was] of before) {
       const after = this.store.effectOf(key);
-      this.noteKeyChange(was, after, nowMs, from, command);
+      this.noteKeyChange(was, after, nowMs, from, r);
       if (!sameEffect(was, after)) this.logged(after);
     }
     return reply;

@@ -37,9 +37,8 @@ import { InputError } from "../errors.js";
 import { PRELUDE_SOURCE } from "./prelude.js";
 import { Seal, type SealPrelude } from "./seal.js";
 import { BUFFER_METHODS, BUFFER_STATICS, hostBridge } from "./bridge.js";
-import { RealmTimers } from "./timers.js";
+import { IMMEDIATE, RealmTimers } from "./timers.js";
 import { CLOCK_READS_PER_TURN_MAX, IMMEDIATES_PER_INSTANT_MAX, TIMER_CALLBACKS_PER_SECOND_MAX } from "./bounds.js";
-import { IMMEDIATE } from "./timers.js";
 
 export interface RealmHost {
   /** The simulated process's id (for error messages). */
