@@ -22,6 +22,7 @@ import { leaderIsolated } from "./leader-isolated.js";
 import { leaderCrashDuringAcquire } from "./leader-crash-during-acquire.js";
 import { holderPauseDuringRelease } from "./holder-pause-during-release.js";
 import { slowHolderLink } from "./slow-holder-link.js";
+import { longHoldRenewal } from "./long-hold-renewal.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
@@ -45,6 +46,7 @@ export const ATTACKS: readonly Attack[] = [
   leaderCrashDuringAcquire,
   holderPauseDuringRelease,
   slowHolderLink,
+  longHoldRenewal,
 ];
 
 export function attackByName(name: string): Attack | undefined {

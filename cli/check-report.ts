@@ -63,6 +63,7 @@ export function recordForImported(
         ownerCheck: false,
         resourceTimeoutMs: 0,
         extendTtlMs: 0,
+        renewEveryMs: 0,
         validityCheck: "before-read",
       },
       faults: [],

@@ -32,6 +32,12 @@ export interface WorkloadSpec {
   /** Extend the lease once in each critical section by this TTL (0: never). */
   extendTtlMs: number;
   /**
+   * A watchdog's renewal: during the work, extend the lease by ttlMs every this many ms
+   * (0: never). A renewal refused or unanswered ends the critical section, as a
+   * watchdog's "lock lost" callback would.
+   */
+  renewEveryMs: number;
+  /**
    * When the client asks its library whether it still holds the lock before acting:
    * "before-read" (default) once, before the critical section; "before-read-and-write"
    * again before the write (the using() example's `if (signal.aborted) throw`); "none":

@@ -88,7 +88,7 @@ function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: Workload
   const counter = rd.reply.counter as number;
   ctx.record("ok", "read", lock, { counter });
   const workMs = drawWorkMs(work.time, () => work.rng.float());
-  if (workMs > 0) yield* ctx.sleep(workMs);
+  if (!(yield* workRenewing(ctx, locks, spec, g, grantId, workMs))) return;
   if (spec.extendTtlMs > 0) {
     ctx.record("invoke", "extend", lock, { grantId, ttlMs: spec.extendTtlMs });
     const ex = yield* locks.extend(g, spec.extendTtlMs);
@@ -107,6 +107,28 @@ function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: Workload
   if (!wr.ok) ctx.record("info", "write", lock, { reason: "timeout" });
   else if (wr.reply.type === "resource-write-ok") ctx.record("ok", "write", lock, {});
   else ctx.record("fail", "write", lock, { reason: wr.reply.reason });
+}
+
+/**
+ * The work between read and write; with `renewEveryMs`, slept in slices with a renewal
+ * (extend by the grant's TTL) after each full slice. False when a renewal was refused or
+ * unanswered: the holder has lost the lock and stops.
+ */
+function* workRenewing(ctx: ProcessContext, locks: LockClient, spec: WorkloadSpec, g: Grant, grantId: string, workMs: number): Fiber<boolean> {
+  let leftMs = workMs;
+  while (spec.renewEveryMs > 0 && leftMs > spec.renewEveryMs) {
+    yield* ctx.sleep(spec.renewEveryMs);
+    leftMs -= spec.renewEveryMs;
+    ctx.record("invoke", "extend", g.lock, { grantId, ttlMs: spec.ttlMs });
+    const ex = yield* locks.extend(g, spec.ttlMs);
+    if (ex.outcome !== "ok") {
+      ctx.record(ex.outcome === "fail" ? "fail" : "info", "extend", g.lock, { reason: ex.reason });
+      return false;
+    }
+    ctx.record("ok", "extend", g.lock, { validityMs: round3(ex.validityMs) });
+  }
+  if (leftMs > 0) yield* ctx.sleep(leftMs);
+  return true;
 }
 
 const LAPSE_RECHECK_US_MIN = 1000;

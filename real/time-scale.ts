@@ -1,6 +1,6 @@
 // --time-scale: shrink (or stretch) a scenario's story times so a real run takes less wall
 // time. Scaled: the run's length, client start times, the workload's TTL, wait, work,
-// think and extension times, and every fault's time, delay and duration, plus the
+// think, extension and renewal times, and every fault's time, delay and duration, plus the
 // liveness bound. Not scaled: the design's mechanics (request timeouts, retry delays,
 // node-redlock's drift and retry settings) and the storage's socket timeout — real
 // loopback latency and scheduling noise do not shrink, and a 10 ms retry loop at 2 ms
@@ -19,6 +19,7 @@ export const SCALED_FIELDS = [
   "workload.thinkMs",
   "workload.thinkJitterMs",
   "workload.extendTtlMs",
+  "workload.renewEveryMs",
   "faults[].atMs",
   "faults[].delayMs",
   "faults[].durationMs",
@@ -80,6 +81,7 @@ export function scaleScenario(s: Scenario, factor: number): Scenario {
       thinkMs: ms(w.thinkMs, factor),
       thinkJitterMs: ms(w.thinkJitterMs, factor),
       extendTtlMs: wholeMs(w.extendTtlMs, factor),
+      renewEveryMs: wholeMs(w.renewEveryMs, factor),
     },
     faults: s.faults.map((f) => ({
       ...f,

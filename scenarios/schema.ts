@@ -201,7 +201,20 @@ function parseClocks(f: Fields): Record<string, ClockSpec> {
 function parseWorkload(f: Fields): WorkloadSpec {
   const w = f
     .object("workload")
-    .only(["locks", "ttlMs", "waitMs", "workMs", "thinkMs", "thinkJitterMs", "fencing", "ownerCheck", "resourceTimeoutMs", "extendTtlMs", "validityCheck"]);
+    .only([
+      "locks",
+      "ttlMs",
+      "waitMs",
+      "workMs",
+      "thinkMs",
+      "thinkJitterMs",
+      "fencing",
+      "ownerCheck",
+      "resourceTimeoutMs",
+      "extendTtlMs",
+      "renewEveryMs",
+      "validityCheck",
+    ]);
   const workload: WorkloadSpec = {
     locks: w.stringArray("locks", ["order:123"]),
     ttlMs: w.number("ttlMs", { min: 1, integer: true }),
@@ -213,6 +226,7 @@ function parseWorkload(f: Fields): WorkloadSpec {
     ownerCheck: w.boolean("ownerCheck", false),
     resourceTimeoutMs: w.number("resourceTimeoutMs", { min: 1, dflt: 1000 }),
     extendTtlMs: w.number("extendTtlMs", { min: 0, integer: true, dflt: 0 }),
+    renewEveryMs: w.number("renewEveryMs", { min: 0, integer: true, dflt: 0 }),
     validityCheck: w.oneOf("validityCheck", VALIDITY_CHECKS, "before-read"),
   };
   if (workload.locks.length === 0) w.fail("locks", "expected at least one lock name");

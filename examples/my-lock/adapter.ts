@@ -18,6 +18,9 @@ export default {
         return held && { handle: held, validityMs: held.validUntilMs - performance.now(), secret: held.token };
       },
       release: (held: Held) => lock.release(held),
+      async extend(held: Held, ttlMs: number) {
+        return (await lock.extend(held, ttlMs)) && { validityMs: held.validUntilMs - performance.now() };
+      },
       holds: (held: Held) => held.validUntilMs > performance.now(),
     };
   },

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
+const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 
 export interface Held {
   key: string;
@@ -18,12 +19,18 @@ export interface Held {
   validUntilMs: number;
 }
 
+interface Scripts {
+  myLockRelease(key: string, token: string): Promise<number>;
+  myLockExtend(key: string, token: string, ttlMs: number): Promise<number>;
+}
+
 export class MyLock {
   constructor(
     private readonly redis: Redis,
     private readonly retryMs = 25,
   ) {
     redis.defineCommand("myLockRelease", { numberOfKeys: 1, lua: RELEASE });
+    redis.defineCommand("myLockExtend", { numberOfKeys: 1, lua: EXTEND });
   }
 
   async acquire(key: string, ttlMs: number, waitMs: number): Promise<Held | null> {
@@ -38,7 +45,19 @@ export class MyLock {
   }
 
   async release(h: Held): Promise<boolean> {
-    const n = await (this.redis as unknown as { myLockRelease(k: string, t: string): Promise<number> }).myLockRelease(h.key, h.token);
+    const n = await this.scripts().myLockRelease(h.key, h.token);
     return n === 1;
+  }
+
+  /** Renew for ttlMs if the key is still ours; the new validity counts from before the request. */
+  async extend(h: Held, ttlMs: number): Promise<boolean> {
+    const started = performance.now();
+    if ((await this.scripts().myLockExtend(h.key, h.token, ttlMs)) !== 1) return false;
+    h.validUntilMs = started + ttlMs;
+    return true;
+  }
+
+  private scripts(): Scripts {
+    return this.redis as unknown as Scripts;
   }
 }

@@ -80,7 +80,7 @@ async function criticalSection(env: LoopEnv, g: RealGrant, grantId: string, work
   const counter = rd.reply.counter as number;
   await link.record("ok", "read", lock, { counter });
   const workMs = drawWorkMs(env.client.workMs ?? spec.workMs, workRng);
-  if (workMs > 0) await sleepMs(workMs);
+  if (!(await workRenewing(env, g, grantId, workMs))) return;
   if (spec.extendTtlMs > 0) {
     await link.record("invoke", "extend", lock, { grantId, ttlMs: spec.extendTtlMs });
     const ex = await locks.extend(g, spec.extendTtlMs);
@@ -102,6 +102,26 @@ async function criticalSection(env: LoopEnv, g: RealGrant, grantId: string, work
   if (!wr.ok) await link.record("info", "write", lock, { reason: "timeout" });
   else if (wr.reply.type === "resource-write-ok") await link.record("ok", "write", lock, {});
   else await link.record("fail", "write", lock, { reason: wr.reply.reason });
+}
+
+/** As harness/workload.ts's workRenewing: the work in slices, a renewal after each full one; false once one fails. */
+async function workRenewing(env: LoopEnv, g: RealGrant, grantId: string, workMs: number): Promise<boolean> {
+  const { link, locks, spec } = env;
+  let leftMs = workMs;
+  while (spec.renewEveryMs > 0 && leftMs > spec.renewEveryMs) {
+    await sleepMs(spec.renewEveryMs);
+    leftMs -= spec.renewEveryMs;
+    await link.record("invoke", "extend", g.lock, { grantId, ttlMs: spec.ttlMs });
+    const ex = await locks.extend(g, spec.ttlMs);
+    if (ex.outcome !== "ok") {
+      await link.record(ex.outcome === "fail" ? "fail" : "info", "extend", g.lock, { reason: ex.reason });
+      return false;
+    }
+    link.reportGrant(grantId, g.expiresAtUs);
+    await link.record("ok", "extend", g.lock, { validityMs: round3(ex.validityMs) });
+  }
+  if (leftMs > 0) await sleepMs(leftMs);
+  return true;
 }
 
 function round3(x: number): number {

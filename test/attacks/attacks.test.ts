@@ -150,6 +150,21 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(runAttack("slow-holder-link", raftZk).every((r) => r.outcome === "not-challenged")).toBe(true);
   });
 
+  it("long-hold-renewal: safe and challenged where a lost renewal is noticed; unsafe where it is not (ZooKeeper trusted until LOST, v5 using() checking only its signal, an unconfirmed renewal)", () => {
+    for (const lock of [setnx, redlock, raftZk, { design: "etcd-lease", label: "etcd-lease" }]) {
+      expect(allSafe(runAttack("long-hold-renewal", lock)), lock.label).toBe(true);
+    }
+    // Curator's SessionConnectionStateErrorPolicy keeps the lock through SUSPENDED.
+    expect(
+      allUnsafe(runAttack("long-hold-renewal", { design: "raft-zk", designOptions: { connectionStatePolicy: "session" }, label: "zk-session-policy" })),
+    ).toBe(true);
+    // v5 aborts the signal only when an extension has failed every retry, after the lease ran out.
+    const v5 = { design: "redlock", designOptions: { variant: "node-redlock-v5", using: true }, label: "v5-using" };
+    expect(allUnsafe(runAttack("long-hold-renewal", v5))).toBe(true);
+    expect(allSafe(runAttack("long-hold-renewal", { ...v5, designOptions: { ...v5.designOptions, usingCheck: "expiration" } }))).toBe(true);
+    expect(allUnsafe(runAttack("long-hold-renewal", bug("renew-unconfirmed.cjs")))).toBe(true);
+  });
+
   it("leader-isolated and leader-crash-during-acquire: safe and challenged on raft-zk and etcd-lease; refused where no leader is elected", () => {
     for (const name of ["leader-isolated", "leader-crash-during-acquire"]) {
       expect(allSafe(runAttack(name, raftZk)), name).toBe(true);

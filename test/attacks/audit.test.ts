@@ -68,6 +68,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "leader-crash-during-acquire": "refused",
       "holder-pause-during-release": "safe",
       "slow-holder-link": "safe",
+      "long-hold-renewal": "safe",
     });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
     expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
@@ -90,6 +91,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "leader-crash-during-acquire": 0,
       "holder-pause-during-release": 1,
       "slow-holder-link": 1,
+      "long-hold-renewal": 1,
     });
   });
 

@@ -20,6 +20,7 @@ const BUGS: Array<[string, string]> = [
   ["test/fixtures/adapters/bugs/wall-clock-validity.cjs", "client-clock-jump"],
   ["test/fixtures/adapters/bugs/get-then-del.cjs", "holder-pause-during-release"],
   ["test/fixtures/adapters/bugs/validity-from-reply.cjs", "slow-holder-link"],
+  ["test/fixtures/adapters/bugs/renew-unconfirmed.cjs", "long-hold-renewal"],
 ];
 
 describe("the audit on adapters with one bug each", () => {

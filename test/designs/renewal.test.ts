@@ -48,3 +48,48 @@ for (const design of ["raft-zk", "etcd-lease"] as const) {
     });
   });
 }
+
+describe("workload renewEveryMs (a watchdog's renewal) on redis-setnx", () => {
+  const base = (renewEveryMs: number): Scenario => {
+    const s = loadScenario("naive-baseline");
+    return {
+      ...s,
+      name: "watchdog-renewal",
+      durationMs: 8000,
+      faults: [],
+      nemesis: undefined,
+      clients: [
+        { id: "c1", startMs: 0, opsMax: 1 },
+        { id: "c2", startMs: 10, opsMax: 1 },
+      ],
+      workload: { ...s.workload, ttlMs: 1000, waitMs: 6000, workMs: 3000, thinkMs: 0, thinkJitterMs: 0, renewEveryMs, validityCheck: "before-read-and-write" },
+    };
+  };
+
+  it("keeps a 1 s lock through 3 s of work: a renewal every 400 ms, the write made, c2 served only after c1's release", () => {
+    const h = outcomeOf(base(400), 1).history;
+    const renewals = find(h, { process: "c1", f: "extend", type: "ok" });
+    expect(renewals).toHaveLength(7);
+    expect(find(h, { process: "c1", f: "write", type: "ok" })).toHaveLength(1);
+    const released = find(h, { process: "c1", f: "release", type: "ok" })[0]!;
+    expect(released.value).toEqual({ released: true });
+    expect(find(h, { process: "c2", f: "acquire", type: "ok" })[0]!.timeUs).toBeGreaterThan(released.timeUs);
+  });
+
+  it("control: without renewals the lease lapses mid-work, c2 takes the lock, and c1's check skips its write", () => {
+    const h = outcomeOf(base(0), 1).history;
+    expect(find(h, { process: "c1", f: "extend" })).toHaveLength(0);
+    expect(find(h, { process: "c1", f: "write" })).toHaveLength(0);
+    expect(find(h, { process: "c2", f: "acquire", type: "ok" })[0]!.timeUs).toBeLessThan(find(h, { process: "c1", f: "release", type: "invoke" })[0]!.timeUs);
+  });
+
+  it("a refused renewal ends the critical section: no write after it", () => {
+    const s = base(400);
+    // The key is taken away under c1 (a server restart without persistence) between two renewals.
+    s.faults = [{ atMs: 900, delayMs: 0, kind: "restart", target: "redis-1", durationMs: 10, note: "redis-1 restarts empty" }] as Scenario["faults"];
+    const h = outcomeOf(s, 1).history;
+    const ends = find(h, { process: "c1", f: "extend" }).filter((e) => e.type !== "invoke");
+    expect(ends.at(-1)!.type).toBe("fail");
+    expect(find(h, { process: "c1", f: "write" })).toHaveLength(0);
+  });
+});

@@ -1,0 +1,40 @@
+import type { Attack, LockUnderTest } from "./types.js";
+import { baseScenario, isRaftDesign, lockServersOf, timesLease } from "./lease.js";
+
+/** Locks that renew themselves: a Raft design's session pings or lease keepalives, node-redlock v5's using(). */
+function renewsItself(lock: LockUnderTest): boolean {
+  return isRaftDesign(lock) || (lock.design === "redlock" && lock.designOptions?.using === true);
+}
+
+export const longHoldRenewal: Attack = {
+  name: "long-hold-renewal",
+  title: "A hold of 2.5x the lease kept by renewals, until the holder is cut off from the lock service mid-hold",
+  story:
+    "The holder works 2.5x the lease, kept alive by renewal: its session's pings or lease keepalives, node-redlock's using(), or (elsewhere) a watchdog that extends the lease every third of it. The first renewals go through; 1.1x the lease into the hold its links to every lock server are cut for 2x the lease, and the lease or session runs out on the servers while a waiter takes the lock. Before writing the holder asks its lock whether it still holds: a lock that noticed the lost renewal (a refused or unanswered extend, a SUSPENDED connection) says no; one that took a renewal for granted, or trusts its lock until its session is declared LOST, writes beside the waiter.",
+  source: "https://curator.apache.org/docs/errors",
+  compile(lock) {
+    const s = baseScenario(lock, this.name, this.title, this.story);
+    Object.assign(s.workload, {
+      workMs: timesLease(lock, 2.5),
+      validityCheck: "before-read-and-write",
+      ...(renewsItself(lock) ? {} : { renewEveryMs: timesLease(lock, 1 / 3) }),
+    });
+    // The waiter comes once the hold is under way: a library that retries a fixed number
+    // of times (node-redlock) is still trying when the lease runs out.
+    s.clients[1]!.startMs = timesLease(lock, 1.2);
+    s.challenge = { kind: "expiry-handover" };
+    const servers = lockServersOf(lock);
+    s.faults.push({
+      on: { process: "c1", f: "acquire", type: "ok", nth: 1 },
+      delayMs: timesLease(lock, 1.1),
+      kind: "cut",
+      links: servers.flatMap((server): Array<[string, string]> => [
+        [server, "c1"],
+        ["c1", server],
+      ]),
+      durationMs: timesLease(lock, 2),
+      note: "the holder's links to the lock servers are cut both ways for 2x its lease, 1.1x the lease into its hold",
+    });
+    return { ok: true, scenario: s };
+  },
+};
