@@ -23,6 +23,7 @@ import { leaderCrashDuringAcquire } from "./leader-crash-during-acquire.js";
 import { holderPauseDuringRelease } from "./holder-pause-during-release.js";
 import { slowHolderLink } from "./slow-holder-link.js";
 import { longHoldRenewal } from "./long-hold-renewal.js";
+import { acquireReplyDelayed } from "./acquire-reply-delayed.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
@@ -47,6 +48,7 @@ export const ATTACKS: readonly Attack[] = [
   holderPauseDuringRelease,
   slowHolderLink,
   longHoldRenewal,
+  acquireReplyDelayed,
 ];
 
 export function attackByName(name: string): Attack | undefined {

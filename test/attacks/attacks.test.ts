@@ -23,11 +23,8 @@ const fenced: LockUnderTest = { design: "redis-fenced", label: "redis-fenced" };
 const raftZk: LockUnderTest = { design: "raft-zk", label: "raft-zk" };
 const redlock: LockUnderTest = { design: "redlock", label: "redlock" };
 const failover: LockUnderTest = { design: "redis-failover", label: "redis-failover" };
-const bug = (file: string): LockUnderTest => ({
-  design: "library",
-  designOptions: { adapter: resolve(`test/fixtures/adapters/bugs/${file}`), nodes: 1 },
-  label: file,
-});
+const adapterAt = (path: string, label: string): LockUnderTest => ({ design: "library", designOptions: { adapter: resolve(path), nodes: 1 }, label });
+const bug = (file: string): LockUnderTest => adapterAt(`test/fixtures/adapters/bugs/${file}`, file);
 const allSafe = (rs: Array<{ outcome: string; challenged: boolean }>): boolean => rs.every((r) => r.outcome === "safe" && r.challenged);
 const allUnsafe = (rs: Array<{ outcome: string; challenged: boolean }>): boolean => rs.every((r) => r.outcome === "unsafe" && r.challenged);
 
@@ -163,6 +160,14 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(allUnsafe(runAttack("long-hold-renewal", v5))).toBe(true);
     expect(allSafe(runAttack("long-hold-renewal", { ...v5, designOptions: { ...v5.designOptions, usingCheck: "expiration" } }))).toBe(true);
     expect(allUnsafe(runAttack("long-hold-renewal", bug("renew-unconfirmed.cjs")))).toBe(true);
+  });
+
+  it("acquire-reply-delayed: safe and challenged when the lease counts from the first request (awaited, or checked after a refused retry); unsafe when it counts from the retry", () => {
+    expect(allSafe(runAttack("acquire-reply-delayed", adapterAt("test/fixtures/adapters/checked-retry-lock.cjs", "checked-retry-lock")))).toBe(true);
+    expect(allSafe(runAttack("acquire-reply-delayed", adapterAt("examples/my-lock/adapter.ts", "my-lock")))).toBe(true);
+    expect(allUnsafe(runAttack("acquire-reply-delayed", bug("validity-from-retry.cjs")))).toBe(true);
+    // The seeds' client never takes a key it did not see granted: it waits out its own orphan key.
+    expect(runAttack("acquire-reply-delayed", setnx).every((r) => r.outcome === "not-challenged")).toBe(true);
   });
 
   it("leader-isolated and leader-crash-during-acquire: safe and challenged on raft-zk and etcd-lease; refused where no leader is elected", () => {

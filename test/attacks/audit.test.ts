@@ -69,6 +69,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "holder-pause-during-release": "safe",
       "slow-holder-link": "safe",
       "long-hold-renewal": "safe",
+      "acquire-reply-delayed": "not challenged",
     });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
     expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
@@ -92,6 +93,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "holder-pause-during-release": 1,
       "slow-holder-link": 1,
       "long-hold-renewal": 1,
+      "acquire-reply-delayed": 0,
     });
   });
 

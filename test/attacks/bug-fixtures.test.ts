@@ -21,6 +21,7 @@ const BUGS: Array<[string, string]> = [
   ["test/fixtures/adapters/bugs/get-then-del.cjs", "holder-pause-during-release"],
   ["test/fixtures/adapters/bugs/validity-from-reply.cjs", "slow-holder-link"],
   ["test/fixtures/adapters/bugs/renew-unconfirmed.cjs", "long-hold-renewal"],
+  ["test/fixtures/adapters/bugs/validity-from-retry.cjs", "acquire-reply-delayed"],
 ];
 
 describe("the audit on adapters with one bug each", () => {
