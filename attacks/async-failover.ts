@@ -1,14 +1,19 @@
-import type { Attack } from "./types.js";
+import type { Attack, LockUnderTest } from "./types.js";
 import { baseScenario } from "./lease.js";
 
 /** Sentinel's failover timing the attack assumes when the lock's options do not say (scenarios use the same). */
 const FAILOVER_OPTIONS = { downAfterMs: 500, sentinelPingMs: 100, requestTimeoutMs: 100, retryDelayMs: 10 };
 
+function replicasOf(lock: LockUnderTest): string[] {
+  const n = typeof lock.designOptions?.replicas === "number" ? lock.designOptions.replicas : 1;
+  return Array.from({ length: n }, (_, i) => `redis-replica-${i + 1}`);
+}
+
 export const asyncFailover: Attack = {
   name: "async-failover",
   title: "The primary acknowledges the grant, dies before replicating it, and a replica is promoted",
   story:
-    "The lock lives on a Redis primary that replicates asynchronously. When the holder takes the lock the replication link is congested; the primary answers OK at once (Redis acknowledges before any replica has the write) and its host dies a moment later. Sentinel promotes the replica, which never saw the key, and a waiter locks at once while the holder is still in its critical section.",
+    "The lock lives on a Redis primary that replicates asynchronously. When the holder takes the lock the replication link is congested; the primary answers OK at once (Redis acknowledges before any replica has the write) and its host dies a moment later. Sentinel promotes the replica, which never saw the key, and a waiter locks at once while the holder is still in its critical section. A client that WAITs for a replica to acknowledge its SET before using the lock (undoing it and retrying otherwise) is granted only a replicated key, and the waiter waits for its release across the failover.",
   source: "https://redis.io/docs/latest/develop/use/patterns/distributed-locks/",
   compile(lock) {
     if (lock.design !== "redis-failover") {
@@ -22,6 +27,9 @@ export const asyncFailover: Attack = {
       { id: "c1", startMs: 1, opsMax: 1 },
       { id: "c2", startMs: 100, opsMax: 1 },
     ];
+    // Served by the lock, not by chance: c2 must wait for c1 across the failover. A lock that
+    // lost c1's key lets c2 in beside it (an overlap, always a challenge).
+    s.challenge = { kind: "waiter-served" };
     // The lease outlives the failover (about 0.6 s here): only the lost write lets c2 in.
     Object.assign(s.workload, { ttlMs: 5000, waitMs: 5000, workMs: 3000 });
     s.durationMs = 8000;
@@ -30,9 +38,9 @@ export const asyncFailover: Attack = {
         on: { process: "c1", f: "acquire", type: "invoke", nth: 1 },
         delayMs: 0,
         kind: "cut",
-        links: [["redis-primary", "redis-replica-1"]],
+        links: replicasOf(lock).map((r): [string, string] => ["redis-primary", r]),
         durationMs: 200,
-        note: "the replication link from the primary is congested when the holder asks",
+        note: "the replication links from the primary are congested when the holder asks",
       },
       {
         on: { process: "c1", f: "acquire", type: "ok", nth: 1 },

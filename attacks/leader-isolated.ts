@@ -12,6 +12,10 @@ export const leaderIsolated: Attack = {
       ...this,
       kind: "isolate",
       leases: 1.5,
+      // Past the old leader's return: what it decided alone must not reach the holder.
+      workLeases: 2,
+      // A waiter that comes while the old leader is cut off: its session is the new leader's alone.
+      waiterStartLeases: 0.5,
       note: "the leader is cut off from everyone a quarter of a lease into the hold, for 1.5x the lease",
     });
   },

@@ -13,13 +13,16 @@ interface LeaderFault {
   note: string;
   /** When it fires (default: a quarter of a lease after the holder's grant). */
   when?: Pick<FaultStep, "on" | "delayMs">;
+  /** How long the holder works, in leases (default 0.75: past the election). */
+  workLeases?: number;
+  /** When the waiter comes, in leases from the start (default: 10 ms after the holder). */
+  waiterStartLeases?: number;
 }
 
 /**
  * A fault on whichever server leads the lock service (by default a quarter of a lease
- * into the hold);
- * the holder works 0.75x the lease (past the election) and checks before writing, a waiter
- * waits. Refused where no leader is elected.
+ * into the hold); the holder works (by default 0.75x the lease, past the election) and
+ * checks before writing, a waiter waits. Refused where no leader is elected.
  */
 export function compileLeaderFault(lock: LockUnderTest, a: LeaderFault): Compiled {
   if (!isRaftDesign(lock)) {
@@ -30,7 +33,8 @@ export function compileLeaderFault(lock: LockUnderTest, a: LeaderFault): Compile
   }
   const s = baseScenario(lock, a.name, a.title, a.story);
   if (issuesFencingTokens(lock)) s.workload.fencing = true;
-  Object.assign(s.workload, { workMs: timesLease(lock, 0.75), validityCheck: "before-read-and-write" });
+  Object.assign(s.workload, { workMs: timesLease(lock, a.workLeases ?? 0.75), validityCheck: "before-read-and-write" });
+  if (a.waiterStartLeases !== undefined) s.clients[1]!.startMs = timesLease(lock, a.waiterStartLeases);
   s.durationMs = timesLease(lock, 6);
   s.challenge = { kind: "waiter-served" };
   s.faults.push({

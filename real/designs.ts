@@ -238,6 +238,7 @@ function failoverPlan(s: Scenario, o: FailoverDesignOptions, notApplied: string[
     );
   }
   if (o.fencing) refuse(s, "designOptions.fencing", "the real failover client takes no fencing token yet; expected false");
+  if (o.waitReplicas !== 0) refuse(s, "designOptions.waitReplicas", `the real failover client sends no WAIT yet; expected 0, got ${o.waitReplicas}`);
   // The model's failover timing was measured on real sentinels; real ones cannot be told it.
   if (o.failoverVoteMs !== 220)
     refuse(s, "designOptions.failoverVoteMs", `real Sentinels take their own time to vote; expected the measured default 220, got ${o.failoverVoteMs}`);
@@ -317,6 +318,12 @@ function etcdPlan(s: Scenario, o: EtcdLeaseOptions, notApplied: string[]): RealD
     refuse(s, "designOptions.mutexVersion", `the real client runs etcd v3.5's Mutex (the #11456 check after waiting) only; got "${o.mutexVersion}"`);
   if (o.holderCheck !== "session")
     refuse(s, "designOptions.holderCheck", `the real client stops trusting its lock when its lease may have expired ("session") only; got "${o.holderCheck}"`);
+  if (o.staleLeaderRevoke !== "dropped")
+    refuse(
+      s,
+      "designOptions.staleLeaderRevoke",
+      `a model of etcd before PR 16822; the real etcd-server is the version installed; got "${o.staleLeaderRevoke}"`,
+    );
   const ttlS = o.sessionTimeoutMs / 1000;
   if (!Number.isInteger(ttlS) || ttlS < ETCD_LEASE_TTL_S_MIN) {
     refuse(

@@ -3,7 +3,7 @@ import type { CreateRaftNode } from "../../services/raft/api.js";
 import { createRaftNode } from "../../services/raft/node.js";
 import { Fields } from "../../sim/validate.js";
 import { RAFT_SERVICE_FIELDS, parseRaftServiceFields, serverIds, type RaftServiceOptions } from "../../services/raft-service/options.js";
-import { etcdServer } from "./server.js";
+import { etcdServer, STALE_LEADER_REVOKES, type StaleLeaderRevoke } from "./server.js";
 import { EtcdClient } from "./client.js";
 import { EtcdMutexClient, HOLDER_CHECKS, MUTEX_VERSIONS, type HolderCheck, type MutexVersion } from "./mutex.js";
 
@@ -11,14 +11,16 @@ import { EtcdMutexClient, HOLDER_CHECKS, MUTEX_VERSIONS, type HolderCheck, type 
 export interface EtcdLeaseOptions extends RaftServiceOptions {
   mutexVersion: MutexVersion;
   holderCheck: HolderCheck;
+  staleLeaderRevoke: StaleLeaderRevoke;
 }
 
 export function parseEtcdLeaseOptions(raw: unknown, file: string, prefix: string): EtcdLeaseOptions {
-  const f = Fields.root(file, raw ?? {}, prefix).only([...RAFT_SERVICE_FIELDS, "mutexVersion", "holderCheck"]);
+  const f = Fields.root(file, raw ?? {}, prefix).only([...RAFT_SERVICE_FIELDS, "mutexVersion", "holderCheck", "staleLeaderRevoke"]);
   return {
     ...parseRaftServiceFields(f, [], "etcd"),
     mutexVersion: f.oneOf("mutexVersion", MUTEX_VERSIONS, "3.5"),
     holderCheck: f.oneOf("holderCheck", HOLDER_CHECKS, "session"),
+    staleLeaderRevoke: f.oneOf("staleLeaderRevoke", STALE_LEADER_REVOKES, "dropped"),
   };
 }
 
@@ -30,7 +32,8 @@ export function etcdLeaseDesign(createRaft: CreateRaftNode): DesignEntry<EtcdLea
     parseOptions: parseEtcdLeaseOptions,
     setup({ sim, processOptions }, o) {
       const peers = serverIds("etcd", o.nodes);
-      for (const id of peers) sim.addProcess(id, "server", processOptions(id), etcdServer({ peers, options: o, createRaft }));
+      for (const id of peers)
+        sim.addProcess(id, "server", processOptions(id), etcdServer({ peers, options: o, createRaft, staleLeaderRevoke: o.staleLeaderRevoke }));
       return {
         serverIds: peers,
         fencing: true,

@@ -15,13 +15,27 @@ import { EtcdKv, type EtcdCmd, type EtcdResult, type KvEvent } from "./kv.js";
  * proposes its revocation. A new leader extends every lease to now + TTL + one election
  * timeout (lessor.Promote(extend)). Followers never expire leases.
  */
-export type EtcdServerConfig = RaftServiceConfig;
+export interface EtcdServerConfig extends RaftServiceConfig {
+  /**
+   * What becomes of a revocation an old leader decided alone (its lease timers ran on while
+   * it was cut off) once it finds it no longer leads: "dropped" (etcd since PR 16822: a
+   * leader checks it still leads before revoking) or "forwarded" (before it: the proposal
+   * goes on to the new leader, which applies it, while the client keeps the lease alive
+   * there; etcd issues 12528 and 15247).
+   */
+  staleLeaderRevoke?: StaleLeaderRevoke;
+}
+
+export const STALE_LEADER_REVOKES = ["dropped", "forwarded"] as const;
+export type StaleLeaderRevoke = (typeof STALE_LEADER_REVOKES)[number];
 
 export class EtcdServer implements ProcessBehavior {
   readonly kv = new EtcdKv();
   private readonly host: RaftServiceHost<EtcdCmd>;
   /** Leader only: monotonic µs at which each lease expires. */
   private readonly expiresAtUs = new Map<number, number>();
+  /** staleLeaderRevoke "forwarded": revocations lost with our leadership, for the next leader we learn of. */
+  private readonly revokesToForward: number[] = [];
   /** waitDelete requests, by key. */
   private readonly deleteWaiters = new Map<string, Array<{ client: string; msg: Message }>>();
 
@@ -31,6 +45,7 @@ export class EtcdServer implements ProcessBehavior {
     restarted: boolean,
   ) {
     this.host = new RaftServiceHost<EtcdCmd>(ctx, cfg, restarted, (cmd, index, awaited) => this.applyEntry(cmd, index, awaited), {
+      followerTick: () => this.forwardRevokes(),
       promote: (nowUs) => this.promote(nowUs),
       leaderTick: (nowUs) => this.expireLeases(nowUs),
       state: () => this.kv,
@@ -154,9 +169,27 @@ export class EtcdServer implements ProcessBehavior {
           ttlMs: l.ttlMs,
           overdueMs: (nowUs - at) / 1000,
         });
-        this.host.expire(id, { kind: "leaseRevoke", leaseId: id });
+        this.host.expire(id, { kind: "leaseRevoke", leaseId: id }, () => this.onRevokeLost(id));
       }
     }
+  }
+
+  /** A revocation of ours that was in the log when we lost the leadership. */
+  private onRevokeLost(leaseId: number): void {
+    if (this.cfg.staleLeaderRevoke !== "forwarded") return;
+    this.revokesToForward.push(leaseId);
+    this.forwardRevokes();
+  }
+
+  /** As a follower's proposals go to the leader: once one is known. */
+  private forwardRevokes(): void {
+    const leader = this.raft.leaderId();
+    if (this.revokesToForward.length === 0 || leader === undefined || leader === this.ctx.id) return;
+    for (const leaseId of this.revokesToForward) {
+      this.ctx.record("info", "lease-revoke-forwarded", undefined, { leaseId, to: leader, note: "an old leader's revocation, decided alone" });
+      this.ctx.send(leader, { type: ETCD_REQUEST, op: { kind: "leaseRevoke", leaseId } });
+    }
+    this.revokesToForward.length = 0;
   }
 }
 

@@ -24,6 +24,9 @@ export interface FailoverDesignOptions extends SetnxDesignOptions {
   sentinelInfoMs: number;
   replAckIntervalMs: number;
   fencing: boolean;
+  /** After taking the lock, WAIT for this many replicas (0: none, Redis's default use). */
+  waitReplicas: number;
+  waitTimeoutMs: number;
 }
 
 export const PRIMARY_ID = "redis-primary";
@@ -40,6 +43,8 @@ export function parseFailoverOptions(raw: unknown, file: string, prefix: string)
     "sentinelInfoMs",
     "replAckIntervalMs",
     "fencing",
+    "waitReplicas",
+    "waitTimeoutMs",
   ]);
   const o: FailoverDesignOptions = {
     ...parseSetnxFields(f),
@@ -52,7 +57,17 @@ export function parseFailoverOptions(raw: unknown, file: string, prefix: string)
     sentinelInfoMs: f.number("sentinelInfoMs", { min: 0, max: 60_000, dflt: 1000 }),
     replAckIntervalMs: f.number("replAckIntervalMs", { min: 1, dflt: 1000 }),
     fencing: f.boolean("fencing", false),
+    waitReplicas: 0,
+    waitTimeoutMs: f.number("waitTimeoutMs", { min: 1, dflt: 50 }),
   };
+  o.waitReplicas = f.number("waitReplicas", { integer: true, min: 0, max: o.replicas, dflt: 0 });
+  if (o.waitTimeoutMs >= o.requestTimeoutMs) {
+    throw new InputError(
+      file,
+      f.field("waitTimeoutMs"),
+      `expected less than requestTimeoutMs (${o.requestTimeoutMs}): the connection would give up on WAIT first, got ${o.waitTimeoutMs}`,
+    );
+  }
   if (o.sentinelPingMs > o.downAfterMs) {
     throw new InputError(file, f.field("sentinelPingMs"), `expected at most downAfterMs (${o.downAfterMs}), got ${o.sentinelPingMs}`);
   }
@@ -92,7 +107,13 @@ export const redisFailover: DesignEntry<FailoverDesignOptions> = {
       serverIds: [PRIMARY_ID, ...replicaIds, SENTINEL_ID],
       fencing: o.fencing,
       createClient: (ctx) =>
-        new SetnxLockClient(ctx, { conn: new SentinelConnection(ctx, SENTINEL_ID, o.requestTimeoutMs), retryDelayMs: o.retryDelayMs, fencing: o.fencing }),
+        new SetnxLockClient(ctx, {
+          conn: new SentinelConnection(ctx, SENTINEL_ID, o.requestTimeoutMs),
+          retryDelayMs: o.retryDelayMs,
+          fencing: o.fencing,
+          waitReplicas: o.waitReplicas,
+          waitTimeoutMs: o.waitTimeoutMs,
+        }),
     };
   },
 };

@@ -30,6 +30,13 @@ export interface SetnxClientOptions {
   fencing: boolean;
   /** How release removes the key; compare-and-delete unless a design says otherwise. */
   release?: ReleaseRecipe;
+  /**
+   * After a SET that took the lock, WAIT for this many replicas to acknowledge it (0: no
+   * WAIT); fewer in time, and the SET is undone and the poll goes on.
+   */
+  waitReplicas?: number;
+  /** WAIT's own timeout, ms. */
+  waitTimeoutMs?: number;
 }
 
 /** What del-if-unexpired keeps per grant: redis-lock's `lockTimeoutValue`, a wall-clock ms deadline. */
@@ -58,7 +65,9 @@ export class SetnxLockClient implements LockClient {
       const conn = this.opts.conn;
       // The same call either way; a direct connection's wait spares a fiber object per poll.
       const r: RedisResult = conn.wait !== undefined ? toRedisResult((yield conn.wait(set)) as RpcResult) : yield* conn.call(set);
-      if (r.ok && r.reply === "OK") {
+      if (r.ok && r.reply === "OK" && !(yield* this.replicated(key, secret))) {
+        timedOut = true;
+      } else if (r.ok && r.reply === "OK") {
         const deadline: WallDeadline = { expiresAtWallMs };
         const grant: Grant = {
           lock,
@@ -88,6 +97,16 @@ export class SetnxLockClient implements LockClient {
     return timedOut
       ? { outcome: "unknown", reason: "a SET timed out: it may have taken the lock" }
       : { outcome: "fail", reason: "lock held by another client until the wait ran out" };
+  }
+
+  /** With waitReplicas: did enough replicas acknowledge the SET? If not, undo it (the undo may be lost too). */
+  private *replicated(key: string, secret: string): Fiber<boolean> {
+    const n = this.opts.waitReplicas ?? 0;
+    if (n === 0) return true;
+    const w = yield* this.opts.conn.call({ cmd: "WAIT", numReplicas: n, timeoutMs: this.opts.waitTimeoutMs ?? 50 });
+    if (w.ok && typeof w.reply === "number" && w.reply >= n) return true;
+    yield* this.opts.conn.call({ cmd: "CAD", key, value: secret });
+    return false;
   }
 
   *release(grant: Grant): Fiber<ReleaseResult> {

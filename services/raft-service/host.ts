@@ -103,11 +103,17 @@ export class RaftServiceHost<Cmd> {
     this.raft.readBarrier((b) => (b.ok ? onConfirmed() : reply(this.notLeader())));
   }
 
-  /** Propose the expiry of `id`; if it does not make it into the log, the next leader (maybe us) times it again. */
-  expire(id: number, cmd: Cmd): void {
+  /**
+   * Propose the expiry of `id`; if it does not make it into the log, the next leader (maybe
+   * us) times it again. `onLost` hears of an expiry that was in our log when we lost the
+   * leadership (a service that models what a real one then does with it).
+   */
+  expire(id: number, cmd: Cmd, onLost?: () => void): void {
     this.expiring.add(id);
     this.raft.propose<unknown>(cmd, (r) => {
-      if (!r.ok) this.expiring.delete(id);
+      if (r.ok) return;
+      this.expiring.delete(id);
+      if (r.error === "lost-leadership") onLost?.();
     });
   }
 

@@ -1,25 +1,25 @@
 import type { Fiber, FiberStep, Wait } from "../../sim/fiber.js";
 import type { Message, ProcessContext, RpcResult } from "../../sim/simulation.js";
-import { REDIS_REQUEST, type RedisCommand, type RedisReply } from "./commands.js";
+import { REDIS_REQUEST, type RedisReply, type RedisRequest } from "./commands.js";
 import { REPL } from "./replication.js";
 
 /** The outcome of one command: a reply, or a timeout (the command may or may not have run). */
 export type RedisResult = { ok: true; reply: RedisReply } | { ok: false; error: "timeout" };
 
 /** Send one command to a Redis node and wait for its reply, up to `timeoutMs` on the caller's clock. */
-export function redisCall(ctx: ProcessContext, node: string, command: RedisCommand, timeoutMs: number): Fiber<RedisResult> {
+export function redisCall(ctx: ProcessContext, node: string, command: RedisRequest, timeoutMs: number): Fiber<RedisResult> {
   // One kernel call fiber, no generator of its own per command; the request is built
   // with its rpcId slot, so setting it adds no property.
   return ctx.callAs(node, requestOf(command), timeoutMs, toRedisResult);
 }
 
 /** A command's request message, with its rpcId slot (the kernel sets it in place). */
-function requestOf(command: RedisCommand): Message {
+function requestOf(command: RedisRequest): Message {
   return { type: REDIS_REQUEST, command, rpcId: undefined };
 }
 
 /** What `redisCall` yields, for a fiber that yields it itself: its result goes through toRedisResult. */
-function redisWait(ctx: ProcessContext, node: string, command: RedisCommand, timeoutMs: number): Wait {
+function redisWait(ctx: ProcessContext, node: string, command: RedisRequest, timeoutMs: number): Wait {
   return ctx.callWait(node, requestOf(command), timeoutMs);
 }
 
@@ -42,7 +42,7 @@ export function toRedisResult(r: RpcResult): RedisResult {
 export function redisCallEach(
   ctx: ProcessContext,
   nodes: readonly string[],
-  command: RedisCommand,
+  command: RedisRequest,
   timeoutMs: number,
   onResult: (i: number, r: RedisResult) => void,
 ): void {
@@ -63,13 +63,13 @@ class NodeResult implements FiberStep {
 
 /** A client's connection to "the" Redis: one fixed node, or whatever Sentinel says is the primary. */
 export interface RedisConnection {
-  call(command: RedisCommand): Fiber<RedisResult>;
+  call(command: RedisRequest): Fiber<RedisResult>;
   /**
    * What `call` yields, for a connection that is one kernel call: `toRedisResult((yield
    * conn.wait(c)) as RpcResult)` is `yield* conn.call(c)` without a fiber object per
    * command (a SET NX poll loop's hot path). Absent: use `call`.
    */
-  wait?(command: RedisCommand): Wait;
+  wait?(command: RedisRequest): Wait;
 }
 
 export function directConnection(ctx: ProcessContext, node: string, timeoutMs: number): RedisConnection {
@@ -95,7 +95,7 @@ export class SentinelConnection implements RedisConnection {
     private readonly timeoutMs: number,
   ) {}
 
-  *call(command: RedisCommand): Fiber<RedisResult> {
+  *call(command: RedisRequest): Fiber<RedisResult> {
     if (this.primary === undefined) {
       const q = yield* this.ctx.call(this.sentinelId, { type: REPL.getPrimary }, this.timeoutMs);
       if (!q.ok) return q;

@@ -15,6 +15,20 @@ export type RedisCommand =
   /** if GET key == value then PEXPIRE key ms (returns 1) else 0 */
   | { cmd: "CAPEXPIRE"; key: string; value: string; ms: number };
 
+/**
+ * WAIT numreplicas timeout: block until every write this node made so far is acknowledged
+ * by `numReplicas` replicas or `timeoutMs` passes; the reply is how many acknowledged.
+ * Apart from RedisCommand: it names no key and touches no data.
+ */
+export interface RedisWait {
+  cmd: "WAIT";
+  numReplicas: number;
+  timeoutMs: number;
+}
+
+/** What a client sends a node: a data command or WAIT. */
+export type RedisRequest = RedisCommand | RedisWait;
+
 /** Redis replies: "OK", null (nil), integers, bulk strings, or an error. */
 export type RedisReply = "OK" | null | number | string | { error: string };
 

@@ -4,11 +4,12 @@ import type { Effect, Entry } from "./store.js";
 /**
  * The messages of Redis replication and of Sentinel's control of it, as lockstep
  * models them (server.ts, sentinel.ts). Names follow Redis: the stream of effects,
- * REPLCONF ACK, a full resync, REPLICAOF, PING.
+ * REPLCONF ACK (and GETACK, which asks for one now), a full resync, REPLICAOF, PING.
  */
 export const REPL = {
   stream: "redis-repl-stream",
   ack: "redis-repl-ack",
+  getAck: "redis-repl-getack",
   fullSync: "redis-full-sync",
   replicaOf: "redis-replicaof",
   replicaOfOk: "redis-replicaof-ok",

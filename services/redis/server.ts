@@ -1,5 +1,5 @@
 import type { BehaviorFactory, Message, ProcessContext } from "../../sim/simulation.js";
-import { REDIS_REPLY, REDIS_REQUEST, isWrite, type RedisCommand, type RedisReply } from "./commands.js";
+import { REDIS_REPLY, REDIS_REQUEST, isWrite, type RedisCommand, type RedisReply, type RedisRequest, type RedisWait } from "./commands.js";
 import { RedisStore, type Effect, type Entry } from "./store.js";
 import { AppendOnlyFile, type PersistenceMode } from "./aof.js";
 import { CONN_REQUEST, ConnectionTable, type ConnReply, type ConnRequest } from "./connections.js";
@@ -23,6 +23,8 @@ import { REPL, type ReplAck, type ReplFullSync, type ReplStream, type ReplicaOf,
  * offset every `replAckIntervalMs` (REPLCONF ACK, 1 s), and the primary resends the
  * unacknowledged part of its backlog on an ACK that shows a gap (partial resync) or
  * sends the whole data set when the replica follows another history (full resync).
+ * WAIT asks every replica for an ACK at once (REPLCONF GETACK) and answers when enough
+ * have acknowledged the offset of the node's last write, or at its timeout.
  */
 export interface RedisServerOptions {
   sweepIntervalMs: number;
@@ -47,6 +49,15 @@ const BACKLOG_MAX = 10_000;
 interface NodeConfig {
   role: "primary" | "replica";
   primaryId?: string;
+}
+
+/** A client blocked in WAIT: answered when `numReplicas` replicas have acknowledged `offset`, or at the timeout. */
+interface ReplicaWait {
+  client: string;
+  request: Message;
+  offset: number;
+  numReplicas: number;
+  done: boolean;
 }
 
 interface BacklogItem {
@@ -106,6 +117,7 @@ export class RedisServer {
   /** Offset of the first backlog item minus one. */
   private backlogBase = 0;
   private readonly replicas = new Map<string, { ackOffset: number }>();
+  private waits: ReplicaWait[] = [];
   private promotions = 0;
   /** Real client libraries' connections (argv commands); lost on a crash, as sockets are. */
   private readonly connections = new ConnectionTable();
@@ -176,7 +188,9 @@ export class RedisServer {
   onMessage(from: string, msg: Message): void {
     switch (msg.type) {
       case REDIS_REQUEST: {
-        const result = this.execute(msg.command as RedisCommand, from);
+        const request = msg.command as RedisRequest;
+        if (request.cmd === "WAIT") return this.startWait(from, msg, request);
+        const result = this.execute(request, from);
         this.ctx.reply(from, msg, { type: REDIS_REPLY, result, inReplyTo: undefined });
         return;
       }
@@ -205,8 +219,42 @@ export class RedisServer {
         return;
       case REPL.ack:
         this.onAck(from, msg as unknown as ReplAck);
+        this.answerWaits();
+        return;
+      case REPL.getAck:
+        if (from === this.primaryId) this.sendAck();
         return;
     }
+  }
+
+  /** WAIT: at once if enough replicas already acknowledged our last write, else after asking them. */
+  private startWait(from: string, request: Message, c: RedisWait): void {
+    const w: ReplicaWait = { client: from, request, offset: this.offset, numReplicas: c.numReplicas, done: false };
+    this.waits.push(w);
+    if (this.answerWaits()) return;
+    if (this.role === "primary") for (const r of this.replicas.keys()) this.ctx.send(r, { type: REPL.getAck });
+    this.ctx.setTimer(c.timeoutMs, () => this.answerWait(w));
+  }
+
+  /** Answer the waits now satisfied; true when none is left waiting. */
+  private answerWaits(): boolean {
+    for (const w of this.waits) if (this.replicasAt(w.offset) >= w.numReplicas) this.answerWait(w);
+    return this.waits.length === 0;
+  }
+
+  private answerWait(w: ReplicaWait): void {
+    if (w.done) return;
+    w.done = true;
+    this.waits = this.waits.filter((x) => x !== w);
+    this.ctx.reply(w.client, w.request, { type: REDIS_REPLY, result: this.replicasAt(w.offset), inReplyTo: undefined });
+  }
+
+  /** Replicas that have acknowledged at least `offset` (none on a replica). */
+  private replicasAt(offset: number): number {
+    if (this.role !== "primary") return 0;
+    let n = 0;
+    for (const r of this.replicas.values()) if (r.ackOffset >= offset) n++;
+    return n;
   }
 
   /** Execute a client command; a write is logged to the AOF and streamed before the reply. */

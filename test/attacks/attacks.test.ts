@@ -170,6 +170,12 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(runAttack("acquire-reply-delayed", setnx).every((r) => r.outcome === "not-challenged")).toBe(true);
   });
 
+  it("leader-isolated: unsafe on etcd-lease when an old leader's revocation is forwarded to the new leader (etcd before PR 16822)", () => {
+    const etcd = { design: "etcd-lease", label: "etcd-lease" };
+    expect(allUnsafe(runAttack("leader-isolated", { ...etcd, designOptions: { staleLeaderRevoke: "forwarded" } }))).toBe(true);
+    expect(allSafe(runAttack("leader-isolated", { ...etcd, designOptions: { staleLeaderRevoke: "dropped" } }))).toBe(true);
+  });
+
   it("leader-isolated and leader-crash-during-acquire: safe and challenged on raft-zk and etcd-lease; refused where no leader is elected", () => {
     for (const name of ["leader-isolated", "leader-crash-during-acquire"]) {
       expect(allSafe(runAttack(name, raftZk)), name).toBe(true);
@@ -194,10 +200,14 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(allUnsafe(runAttack("client-clock-jump", bug("wall-clock-validity.cjs")))).toBe(true);
   });
 
-  it("async-failover: unsafe on redis-failover, with its fencing tokens too (the token counter fails over with the key); refused on a single node", () => {
+  it("async-failover: unsafe on redis-failover, with its fencing tokens too (the token counter fails over with the key); safe and challenged with WAIT; refused on a single node", () => {
     expect(allUnsafe(runAttack("async-failover", failover))).toBe(true);
     expect(allUnsafe(runAttack("async-failover", { ...failover, designOptions: { fencing: true } }))).toBe(true);
     expect(attackByName("async-failover")!.compile(setnx)).toMatchObject({ ok: false, refusal: expect.stringMatching(/no replica/) });
+    // A client that WAITs for a replica before using the lock holds only a replicated key.
+    expect(allSafe(runAttack("async-failover", { ...failover, designOptions: { waitReplicas: 1 } }))).toBe(true);
+    expect(allSafe(runAttack("async-failover", { ...failover, designOptions: { waitReplicas: 1, replicas: 2 } }))).toBe(true);
+    expect(allUnsafe(runAttack("async-failover", { ...failover, designOptions: { replicas: 2 } }))).toBe(true);
   });
 
   it("crash-restart-no-fsync: unsafe on single Redis without AOF, safe and challenged with appendfsync always", () => {

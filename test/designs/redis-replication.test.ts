@@ -3,7 +3,7 @@ import { redisServer, type RedisServer } from "../../services/redis/server.js";
 import { sentinelNode, type Sentinel } from "../../services/redis/sentinel.js";
 import { redisCall, SentinelConnection, type RedisResult } from "../../services/redis/client.js";
 import { Simulation, type BehaviorFactory } from "../../sim/simulation.js";
-import type { RedisCommand } from "../../services/redis/commands.js";
+import type { RedisRequest } from "../../services/redis/commands.js";
 
 /** A primary, one replica, a sentinel (down after 300 ms, ping every 50 ms) and a client. */
 function world() {
@@ -31,7 +31,7 @@ function world() {
   sim.addProcess("sentinel", "server", {}, (ctx, r) => (sentinel = sf(ctx, r) as Sentinel));
   const client = sim.addProcess("c1", "client", {}, () => ({}));
   const conn = new SentinelConnection(client, "sentinel", 50);
-  const at = (atMs: number, node: string | "via-sentinel", command: RedisCommand) => {
+  const at = (atMs: number, node: string | "via-sentinel", command: RedisRequest) => {
     const box: { result?: RedisResult; doneUs?: number } = {};
     sim.schedule(atMs * 1000, () =>
       client.spawn(node === "via-sentinel" ? conn.call(command) : redisCall(client, node, command, 50), (r) => {
@@ -102,5 +102,36 @@ describe("Redis asynchronous replication", () => {
     // Full resync: the old primary now has the new primary's data set.
     expect(w.peek("redis-primary", "lock")).toBe("c2");
     expect(w.sim.history.filter((e) => e.f === "failover")).toHaveLength(1);
+  });
+});
+
+describe("WAIT numreplicas timeout", () => {
+  it("answers once the replica has acknowledged the last write, asking it at once (GETACK) rather than at its next periodic ACK", () => {
+    const w = world();
+    w.at(0, "redis-primary", { cmd: "SET", key: "lock", value: "c1", nx: true, pxMs: 5_000 });
+    const wait = w.at(2, "redis-primary", { cmd: "WAIT", numReplicas: 1, timeoutMs: 40 });
+    w.sim.run(10_000);
+    expect(wait.result).toEqual({ ok: true, reply: 1 });
+    // Sent at 2 ms; GETACK and its ACK take a round trip: well before the 100 ms ACK period or the timeout.
+    expect(wait.doneUs! / 1000).toBeLessThan(5);
+  });
+
+  it("answers with the count reached at its timeout when the replica is cut off: the write is not replicated", () => {
+    const w = world();
+    w.sim.network.cutLink("redis-primary", "redis-replica-1");
+    w.at(0, "redis-primary", { cmd: "SET", key: "lock", value: "c1", nx: true, pxMs: 5_000 });
+    const wait = w.at(2, "redis-primary", { cmd: "WAIT", numReplicas: 1, timeoutMs: 40 });
+    w.sim.run(60_000);
+    expect(wait.result).toEqual({ ok: true, reply: 0 });
+    expect(wait.doneUs! / 1000).toBeGreaterThanOrEqual(42);
+    expect(w.peek("redis-replica-1", "lock")).toBe(null);
+  });
+
+  it("WAIT 0 answers at once, counting the replicas already up to date (no write yet: every one)", () => {
+    const w = world();
+    const wait = w.at(0, "redis-primary", { cmd: "WAIT", numReplicas: 0, timeoutMs: 40 });
+    w.sim.run(5_000);
+    expect(wait.result).toEqual({ ok: true, reply: 1 });
+    expect(wait.doneUs! / 1000).toBeLessThan(2);
   });
 });

@@ -141,6 +141,8 @@ describe("real mode: what redis-failover refuses before it starts", () => {
     expect(inputErrorOf(() => planReal(clientCut, 1)).message).toMatch(/faults\[0\].*Sentinel hands out/);
     const aof = { ...s, designOptions: { ...(s.designOptions as object), persistence: "everysec" } };
     expect(inputErrorOf(() => planReal(aof, 1)).message).toMatch(/designOptions.persistence.*last fsync/);
+    const wait = { ...s, designOptions: { ...(s.designOptions as object), waitReplicas: 1 } };
+    expect(inputErrorOf(() => planReal(wait, 1)).message).toMatch(/designOptions.waitReplicas: .*no WAIT yet/);
     const sentinelCrash = { ...s, faults: [{ ...s.faults[1]!, target: "sentinel" }] };
     expect(inputErrorOf(() => planReal(sentinelCrash, 1)).message).toMatch(/faults\[0\]\.target: .*one sentinel as sentinel-1, sentinel-2, sentinel-3/);
   });

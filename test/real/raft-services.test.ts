@@ -238,6 +238,9 @@ describe("real mode: what etcd-lease and raft-zk refuse, before anything starts"
     expect(inputErrorOf(() => planReal(withOpts(zk, { bugs: { followerSessionExpiry: true } }))).message).toMatch(
       /designOptions\.bugs\.followerSessionExpiry: .*switchable bug of the simulated service/,
     );
+    expect(inputErrorOf(() => planReal(withOpts(base, { staleLeaderRevoke: "forwarded" }))).message).toMatch(
+      /designOptions\.staleLeaderRevoke: .*before PR 16822/,
+    );
     // Server↔server cuts are run through the peer proxies now (test/real/peer-links.test.ts).
     expect(planReal(loadScenario("raft-zk-leader-isolated")).peerProxied).toBe(true);
     expect(inputErrorOf(() => planReal(loadScenario("raft-zk-server-clock-skew"))).message).toMatch(/clocks\.zk-1: .*ZooKeeper's JVM/);
