@@ -24,6 +24,7 @@ import { holderPauseDuringRelease } from "./holder-pause-during-release.js";
 import { slowHolderLink } from "./slow-holder-link.js";
 import { longHoldRenewal } from "./long-hold-renewal.js";
 import { acquireReplyDelayed } from "./acquire-reply-delayed.js";
+import { waiterClockJump } from "./waiter-clock-jump.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 
@@ -49,6 +50,7 @@ export const ATTACKS: readonly Attack[] = [
   slowHolderLink,
   longHoldRenewal,
   acquireReplyDelayed,
+  waiterClockJump,
 ];
 
 export function attackByName(name: string): Attack | undefined {

@@ -20,7 +20,8 @@ export function registerList(program: Command): void {
       const nameWidth = Math.max(...scenarios.map((s) => s.name.length));
       for (const s of scenarios) out.push(`  ${s.name.padEnd(nameWidth)} ${s.design.padEnd(15)} expect ${s.expect.padEnd(18)} ${s.title}`);
       out.push("attacks (faults by intent, compiled for each lock; lockstep audit runs them):");
-      for (const a of ATTACKS) out.push(`  ${a.name.padEnd(26)} ${a.title}`);
+      const attackWidth = Math.max(...ATTACKS.map((a) => a.name.length));
+      for (const a of ATTACKS) out.push(`  ${a.name.padEnd(attackWidth)} ${a.title}`);
       out.push("checkers:");
       for (const c of CHECKERS) out.push(`  ${c.name.padEnd(22)} ${c.kind.padEnd(9)} ${c.description}`);
       process.stdout.write(out.map(printable).join("\n") + "\n");

@@ -30,6 +30,7 @@ const COMMANDS = [
   "setex",
   "psetex",
   "getdel",
+  "getset",
   "del",
   "unlink",
   "exists",

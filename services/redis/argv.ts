@@ -37,6 +37,7 @@ const WRITES = new Set([
   "SETEX",
   "PSETEX",
   "GETDEL",
+  "GETSET",
   "DEL",
   "UNLINK",
   "EXPIRE",
@@ -120,6 +121,8 @@ export function executeArgv(argv: readonly string[], env: ArgvEnv, inScript = fa
     case "SETEX":
     case "PSETEX":
       return setex(name, a, c);
+    case "GETSET":
+      return getset(a, c);
     case "GETDEL":
       return getdel(a, c);
     case "DEL":
@@ -166,6 +169,14 @@ function setex(name: string, a: string[], c: Call): ArgvReply {
   if (t <= 0) return err(`ERR invalid expire time in '${name.toLowerCase()}' command`);
   c.put(a[0], { value: a[2], expireAtMs: c.now + (name === "SETEX" ? t * 1000 : t) });
   return OK;
+}
+
+/** GETSET key value: the old value (nil if none); the new value has no expiry, as SET without PX. */
+function getset(a: string[], c: Call): ArgvReply {
+  if (a.length !== 2) return wrongArgs("GETSET");
+  const e = c.store.read(a[0], c.now);
+  c.put(a[0], { value: a[1] });
+  return e ? e.value : null;
 }
 
 function getdel(a: string[], c: Call): ArgvReply {

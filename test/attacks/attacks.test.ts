@@ -170,6 +170,13 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(runAttack("acquire-reply-delayed", setnx).every((r) => r.outcome === "not-challenged")).toBe(true);
   });
 
+  it("waiter-clock-jump: safe and challenged where the server keeps the expiry (redis-setnx, redlock, raft-zk, my-lock); unsafe where a timestamp in the key is judged by the waiter's clock", () => {
+    for (const lock of [setnx, redlock, raftZk, adapterAt("examples/my-lock/adapter.ts", "my-lock")]) {
+      expect(allSafe(runAttack("waiter-clock-jump", lock)), lock.label).toBe(true);
+    }
+    expect(allUnsafe(runAttack("waiter-clock-jump", bug("timestamp-expiry.cjs")))).toBe(true);
+  });
+
   it("leader-isolated: unsafe on etcd-lease when an old leader's revocation is forwarded to the new leader (etcd before PR 16822)", () => {
     const etcd = { design: "etcd-lease", label: "etcd-lease" };
     expect(allUnsafe(runAttack("leader-isolated", { ...etcd, designOptions: { staleLeaderRevoke: "forwarded" } }))).toBe(true);

@@ -70,6 +70,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "slow-holder-link": "safe",
       "long-hold-renewal": "safe",
       "acquire-reply-delayed": "not challenged",
+      "waiter-clock-jump": "safe",
     });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
     expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
@@ -94,6 +95,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "slow-holder-link": 1,
       "long-hold-renewal": 1,
       "acquire-reply-delayed": 0,
+      "waiter-clock-jump": 1,
     });
   });
 

@@ -22,6 +22,7 @@ const BUGS: Array<[string, string]> = [
   ["test/fixtures/adapters/bugs/validity-from-reply.cjs", "slow-holder-link"],
   ["test/fixtures/adapters/bugs/renew-unconfirmed.cjs", "long-hold-renewal"],
   ["test/fixtures/adapters/bugs/validity-from-retry.cjs", "acquire-reply-delayed"],
+  ["test/fixtures/adapters/bugs/timestamp-expiry.cjs", "waiter-clock-jump"],
 ];
 
 describe("the audit on adapters with one bug each", () => {

@@ -30,6 +30,19 @@ describe("argv commands", () => {
     expect(run("EXISTS", "k")).toBe(0);
   });
 
+  it("SETNX, and GETSET: the old value back, the new one set without an expiry", () => {
+    const { run, touched } = node();
+    expect(run("SETNX", "k", "1")).toBe(1);
+    expect(run("SETNX", "k", "2")).toBe(0);
+    expect(run("PEXPIRE", "k", "500")).toBe(1);
+    expect(run("GETSET", "k", "3")).toBe("1");
+    expect(run("GET", "k")).toBe("3");
+    expect(run("PTTL", "k")).toBe(-1);
+    expect(run("GETSET", "new", "x")).toBeNull();
+    expect(run("GETSET", "k")).toEqual({ error: "ERR wrong number of arguments for 'getset' command" });
+    expect(touched).toContain("new");
+  });
+
   it("refuses bad input with Redis's error texts", () => {
     const { run } = node();
     expect(run("SET", "k", "v", "PX", "0")).toEqual({ error: "ERR invalid expire time in 'set' command" });
