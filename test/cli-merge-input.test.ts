@@ -92,3 +92,43 @@ describe("lockstep merge validates every field of a summary", () => {
     });
   }
 });
+
+describe("lockstep merge of audit shards", () => {
+  it("merges two audit shards into audit.json and audit.html, and refuses a sweep summary among them", async () => {
+    const root = mkdtempSync(join(tmpdir(), "lockstep-merge-audit-"));
+    const parts: string[] = [];
+    for (const i of [1, 2]) {
+      const out = join(root, `a${i}`);
+      await main([
+        "audit",
+        "--design",
+        "redis-setnx",
+        "--attacks",
+        "late-release,waiter-deadline,holder-pause-before-write",
+        "--seeds",
+        "2",
+        "--shard",
+        `${i}/2`,
+        "--workers",
+        "1",
+        "--out",
+        out,
+      ]);
+      parts.push(join(out, "audit.json"));
+    }
+    io.out = "";
+    io.err = "";
+    const merged = join(root, "audit.json");
+    expect(await main(["merge", ...parts, "--out", merged])).toBe(EXIT.ok);
+    expect(io.out).toMatch(/late-release .*\nwaiter-deadline .*\nholder-pause-before-write .*known limit of this backend/);
+    expect((JSON.parse(readFileSync(merged, "utf8")) as { rows: Array<{ attack: string }> }).rows.map((r) => r.attack)).toEqual([
+      "late-release",
+      "waiter-deadline",
+      "holder-pause-before-write",
+    ]);
+    expect(existsSync(join(root, "audit.html"))).toBe(true);
+    io.out = "";
+    expect(await main(["merge", parts[0]!, shard2])).toBe(EXIT.badInput);
+    expect(io.err).toBe(`lockstep: ${shard2}: (file): expected an audit.json like the other files given (audits and sweep summaries do not merge)\n`);
+  });
+});

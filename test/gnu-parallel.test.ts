@@ -18,6 +18,15 @@ function readmeRecipe(): { parallel: string; merge: string } {
   return { parallel, merge };
 }
 
+/** The README's recipe for spreading an audit. */
+function readmeAuditRecipe(): { parallel: string; merge: string } {
+  const lines = readFileSync(join(root, "README.md"), "utf8").split("\n");
+  const parallel = lines.find((l) => l.startsWith("parallel -j4 ") && l.includes(" audit "));
+  const merge = lines.find((l) => l.startsWith("node bin/lockstep.js merge audit/"));
+  if (!parallel || !merge) throw new Error("README.md no longer has the GNU parallel recipe for audits");
+  return { parallel, merge };
+}
+
 /** The recipe made to run here: this checkout's CLI, fewer seeds (the same shape), a temp folder. */
 const localised = (line: string): string => line.replace("node bin/lockstep.js", `node ${join(root, "bin", "lockstep.js")}`).replace("1..10000", `1..${SEEDS}`);
 
@@ -40,5 +49,28 @@ describe("the README's GNU parallel recipe (Debian's parallel)", () => {
     const wholeSummary = JSON.parse(readFileSync(join(dir, "whole", "summary.json"), "utf8")) as SweepSummary;
     expect(wholeSummary.runs).toBe(SEEDS);
     expect(JSON.stringify(resultFields(mergedSummary))).toBe(JSON.stringify(resultFields(wholeSummary)));
+  });
+
+  it("an audit's 4 shards on GNU parallel, merged, give the unsharded audit's rows", () => {
+    const { parallel, merge } = readmeAuditRecipe();
+    expect(parallel).toContain("--shard {}/4");
+    const adapter = join(root, "examples", "my-lock", "adapter.ts");
+    const here = (line: string): string => localised(line).replace("examples/my-lock/adapter.ts", adapter).replace("--seeds 50", "--seeds 2");
+    const dir = mkdtempSync(join(tmpdir(), "lockstep-parallel-audit-"));
+    const shards = sh(here(parallel), dir);
+    expect(shards.status, shards.stderr).toBe(0);
+    const merged = sh(here(merge), dir);
+    expect(merged.status, merged.stderr).toBe(0);
+    expect(merged.stdout).toContain("no finding attributed to your code");
+    const whole = sh(`node ${join(root, "bin", "lockstep.js")} audit --lock ${adapter} --seeds 2 --workers 1 --out whole`, dir);
+    expect(whole.status, whole.stderr).toBe(0);
+    // Counterexample files sit under each run's own --out (so do their replay lines); everything else is the same.
+    const rowsOf = (file: string) =>
+      (JSON.parse(readFileSync(join(dir, file), "utf8")) as { rows: Array<Record<string, unknown>> }).rows.map((r) => {
+        const cx = r.counterexample as { replay: string } | undefined;
+        return { ...r, ...(cx ? { counterexample: cx.replay.replace(/ (whole|audit\/\d)\//, " <out>/") } : {}) };
+      });
+    expect(rowsOf("audit/audit.json")).toEqual(rowsOf("whole/audit.json"));
+    expect(readFileSync(join(dir, "audit", "audit.html"), "utf8")).toContain("counterexamples/");
   });
 });

@@ -8,6 +8,7 @@ import { designByName, DESIGNS } from "../../designs/index.js";
 import { BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
 import { formatAudit, runAuditOnThreads } from "../../harness/audit/run.js";
 import { defaultWorkers } from "../../harness/sweep/pool.js";
+import { parseShard } from "../../harness/sweep/range.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
 import { isAbsolute, resolve } from "node:path";
 
@@ -20,6 +21,7 @@ interface AuditFlags {
   attacks?: string;
   out?: string;
   workers?: string;
+  shard?: string;
 }
 
 function lockOf(o: AuditFlags): LockUnderTest {
@@ -65,16 +67,19 @@ export function registerAudit(program: Command): void {
     .option("--attacks <names>", "comma-separated attack names (default: the whole catalogue)")
     .option("--out <dir>", "write audit.html, audit.json and the counterexamples here")
     .option("--workers <n>", "runs in parallel: this thread and n-1 worker threads (default: the machine's cores)")
+    .option("--shard <i/n>", "run only the i-th of n slices of the attacks, dealt in turn (combine the audit.json files with `lockstep merge`)")
     .action(async (o: AuditFlags) => {
       const lock = lockOf(o);
       const seeds = parsePositiveInt(o.seeds, "--seeds");
       const attacks = attacksOf(o.attacks);
       if (o.out) checkOutputDir(o.out);
       const workers = o.workers !== undefined ? parsePositiveInt(o.workers, "--workers") : defaultWorkers();
+      const shard = o.shard !== undefined ? parseShard(o.shard, "--shard") : undefined;
       const result = await runAuditOnThreads(lock, {
         seeds,
         attacks,
         workers,
+        ...(shard ? { shard } : {}),
         ...(o.out ? { out: o.out } : {}),
         progress: (done, of, row) => process.stderr.write(`[${done}/${of}] ${row.attack}: ${row.refused !== undefined ? "refused" : row.finding}\n`),
       });

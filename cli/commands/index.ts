@@ -56,7 +56,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "merge",
     args: "<summaries...>",
-    summary: "combine the summary.json files of sweep shards (--shard i/n) into one summary",
+    summary: "combine the summary.json files of sweep shards (--shard i/n) into one summary, or the audit.json files of audit shards into one audit",
     load: async () => (await import("./merge.js")).registerMerge,
   },
   {

@@ -7,12 +7,17 @@ import { writeJsonAtomic } from "../../harness/sweep/write.js";
 import { checkReplaceable } from "../../harness/safe-write.js";
 import { readSummaryFile } from "../../harness/sweep/summary-read.js";
 import { terminalJson } from "../../harness/printable.js";
+import { readFileSync } from "node:fs";
+import { InputError } from "../../sim/errors.js";
+import { EXIT } from "../../harness/exit-codes.js";
+import { isAuditJson, mergeAudits, readAuditFile } from "../../harness/audit/merge.js";
+import { formatAudit, writeAuditFiles } from "../../harness/audit/run.js";
 
 export function registerMerge(program: Command): void {
   program
     .command("merge")
-    .description("combine the summary.json files of sweep shards (--shard i/n) into one summary")
-    .argument("<summaries...>", "summary.json files of disjoint shards of one sweep")
+    .description("combine the summary.json files of sweep shards (--shard i/n) into one summary, or the audit.json files of audit shards into one audit")
+    .argument("<summaries...>", "summary.json files of disjoint shards of one sweep, or audit.json files of one audit's shards")
     .option("--out <file>", "where to write the merged summary (default: print only)")
     .option("--ok-if-expected", "exit 0 when every run's outcome is the scenario's expected verdict")
     .option("--json", "print the merged summary.json instead of the table")
@@ -20,6 +25,8 @@ export function registerMerge(program: Command): void {
     .action((files: string[], opts: { out?: string; okIfExpected?: boolean; json?: boolean; force?: boolean }) => {
       const write = { force: opts.force ?? false };
       if (opts.out) checkReplaceable(opts.out, write);
+      const audits = files.map(looksLikeAudit);
+      if (audits.some((a) => a)) return mergeAuditShards(files, audits, opts, write);
       const merged = mergeSummaries(files.map((file) => ({ file, summary: readSummaryFile(file) })));
       const wrote: string[] = [];
       if (opts.out) {
@@ -33,4 +40,22 @@ export function registerMerge(program: Command): void {
       }
       setExitCode(sweepExitCode(merged, opts.okIfExpected ?? false));
     });
+}
+
+/** A file that parses as JSON shaped like an audit.json; anything else is left to the summary reader's errors. */
+function looksLikeAudit(file: string): boolean {
+  try {
+    return isAuditJson(JSON.parse(readFileSync(file, "utf8")));
+  } catch {
+    return false;
+  }
+}
+
+function mergeAuditShards(files: string[], audits: boolean[], opts: { out?: string; json?: boolean }, write: { force: boolean }): void {
+  const other = files.find((_, i) => !audits[i]);
+  if (other !== undefined) throw new InputError(other, "(file)", "expected an audit.json like the other files given (audits and sweep summaries do not merge)");
+  const merged = mergeAudits(files.map((file) => ({ file, audit: readAuditFile(file) })));
+  if (opts.out) writeAuditFiles(merged, opts.out, write);
+  process.stdout.write(opts.json ? terminalJson(merged) : formatAudit(merged) + (opts.out ? `wrote ${opts.out} and audit.html beside it\n` : ""));
+  setExitCode(merged.yourCode.length > 0 ? EXIT.auditYourCode : EXIT.ok);
 }

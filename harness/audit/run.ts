@@ -1,4 +1,4 @@
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type { Attack, LockUnderTest } from "../../attacks/index.js";
 import { auditAttack, referenceOf, type AttackRow } from "./audit.js";
 import { writeFinding } from "./counterexample.js";
@@ -10,12 +10,33 @@ export interface AuditResult {
   lock: string;
   reference: string;
   seeds: number;
+  /** Every attack the audit was asked for, in catalogue order (a shard runs some of them). */
+  attacks: string[];
+  /** Which slice of `attacks` this result holds (absent: all of them). */
+  shard?: AuditShard;
   rows: Array<AttackRow & { counterexample?: { file: string; report: string; replay: string } }>;
   /** Attacks whose finding is the lock's own code: the CI gate. */
   yourCode: string[];
 }
 
-type AuditOptions = { seeds: number; attacks: readonly Attack[]; out?: string; progress?: (done: number, of: number, row: AttackRow) => void };
+/** Shard `index` (1-based) of `count`: the attacks at positions index-1, index-1+count, ... */
+export interface AuditShard {
+  index: number;
+  count: number;
+}
+
+type AuditOptions = {
+  seeds: number;
+  attacks: readonly Attack[];
+  shard?: AuditShard;
+  out?: string;
+  progress?: (done: number, of: number, row: AttackRow) => void;
+};
+
+/** The attacks a shard runs: dealt round-robin, so long and short attacks spread over the shards. */
+export function attacksOfShard<T>(attacks: readonly T[], shard: AuditShard | undefined): T[] {
+  return shard === undefined ? [...attacks] : attacks.filter((_, i) => i % shard.count === shard.index - 1);
+}
 
 /**
  * Run the audit in this thread and, with `out`, write audit.json, audit.html and one
@@ -23,14 +44,16 @@ type AuditOptions = { seeds: number; attacks: readonly Attack[]; out?: string; p
  */
 export function runAudit(lock: LockUnderTest, o: AuditOptions): AuditResult {
   const rows: AuditResult["rows"] = [];
-  for (const a of o.attacks) rows.push(withCounterexample(auditAttack(a, lock, o.seeds), lock, o, rows.length + 1));
+  const mine = { ...o, attacks: attacksOfShard(o.attacks, o.shard) };
+  for (const a of mine.attacks) rows.push(withCounterexample(auditAttack(a, lock, o.seeds), lock, mine, rows.length + 1));
   return finish(lock, rows, o);
 }
 
 /** The same audit with `workers` workers (auditOnThreads); the same rows for any count. */
 export async function runAuditOnThreads(lock: LockUnderTest, o: AuditOptions & { workers: number }): Promise<AuditResult> {
   let done = 0;
-  const rows = await auditOnThreads(lock, { ...o, onRow: (row) => withCounterexample(row, lock, o, ++done) });
+  const mine = { ...o, attacks: attacksOfShard(o.attacks, o.shard) };
+  const rows = await auditOnThreads(lock, { ...mine, onRow: (row) => withCounterexample(row, lock, mine, ++done) });
   return finish(lock, rows, o);
 }
 
@@ -50,15 +73,21 @@ function finish(lock: LockUnderTest, rows: AuditResult["rows"], o: AuditOptions)
     lock: lock.label,
     reference: referenceOf(lock).label,
     seeds: o.seeds,
+    attacks: o.attacks.map((a) => a.name),
+    ...(o.shard ? { shard: o.shard } : {}),
     rows,
     yourCode: rows.filter((r) => r.finding === "your code").map((r) => r.attack),
   };
-  if (o.out) {
-    writeJsonAtomic(join(o.out, "audit.json"), result);
-    const card: AuditCardRow[] = rows.map((r) => ({ ...r, ...(r.counterexample ? { reportHref: relative(o.out!, r.counterexample.report) } : {}) }));
-    writeTextAtomic(join(o.out, "audit.html"), renderAuditPage(lock.label, o.seeds, card));
-  }
+  if (o.out) writeAuditFiles(result, join(o.out, "audit.json"));
   return result;
+}
+
+/** audit.json at `jsonPath`, and audit.html beside it linking each counterexample's report. */
+export function writeAuditFiles(result: AuditResult, jsonPath: string, write: { force?: boolean } = {}): void {
+  const dir = dirname(jsonPath);
+  writeJsonAtomic(jsonPath, result, write);
+  const card: AuditCardRow[] = result.rows.map((r) => ({ ...r, ...(r.counterexample ? { reportHref: relative(dir, r.counterexample.report) } : {}) }));
+  writeTextAtomic(join(dir, "audit.html"), renderAuditPage(result.lock, result.seeds, card), write);
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(0)}%`.padStart(4);
@@ -67,7 +96,7 @@ const pct = (x: number): string => `${(x * 100).toFixed(0)}%`.padStart(4);
 export function formatAudit(r: AuditResult): string {
   const w = Math.max(...r.rows.map((x) => x.attack.length), 6);
   const lines = [
-    `audit of ${r.lock} (reference: ${r.reference}), ${r.seeds} seeds per attack`,
+    `audit of ${r.lock} (reference: ${r.reference}), ${r.seeds} seeds per attack${r.shard ? `; shard ${r.shard.index}/${r.shard.count}: ${r.rows.length} of ${r.attacks.length} attacks` : ""}`,
     `${"attack".padEnd(w)}  unsafe  95% CI        challenged  finding`,
   ];
   for (const x of r.rows) {

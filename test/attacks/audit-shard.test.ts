@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { attackByName, type LockUnderTest } from "../../attacks/index.js";
+import { attacksOfShard, runAudit, type AuditResult } from "../../harness/audit/run.js";
+import { mergeAudits, parseAuditFile } from "../../harness/audit/merge.js";
+import { inputErrorOf } from "../helpers/input-error.js";
+
+const lock: LockUnderTest = { design: "redis-setnx", label: "redis-setnx" };
+const attacks = ["late-release", "holder-pause-before-write", "waiter-deadline", "server-clock-jump", "async-failover"].map((n) => attackByName(n)!);
+const audit = (shard?: { index: number; count: number }): AuditResult => runAudit(lock, { seeds: 2, attacks, ...(shard ? { shard } : {}) });
+const shards = (count: number) => Array.from({ length: count }, (_, i) => ({ file: `shard-${i + 1}.json`, audit: audit({ index: i + 1, count }) }));
+
+describe("audit --shard and merge", () => {
+  it("deals the attacks in turn, every attack to exactly one shard", () => {
+    const names = attacks.map((a) => a.name);
+    const dealt = [1, 2, 3].map((index) => attacksOfShard(names, { index, count: 3 }));
+    expect(dealt).toEqual([["late-release", "server-clock-jump"], ["holder-pause-before-write", "async-failover"], ["waiter-deadline"]]);
+  });
+
+  it("merges 3 shards, given in any order, into the unsharded audit", () => {
+    const whole = audit();
+    const merged = mergeAudits(shards(3).reverse());
+    expect(merged).toEqual(whole);
+    expect(merged.yourCode).toEqual([]);
+  });
+
+  it("a shard's audit.json reads back as written (the merge input)", () => {
+    const s = audit({ index: 2, count: 3 });
+    expect(parseAuditFile(JSON.parse(JSON.stringify(s)), "shard-2.json")).toEqual(s);
+  });
+
+  it("refuses a missing shard, a shard twice, and shards of different audits, naming the file", () => {
+    const three = shards(3);
+    expect(inputErrorOf(() => mergeAudits(three.slice(0, 2))).message).toMatch(/shard-1.json: shard: .*missing: 3\/3/);
+    expect(inputErrorOf(() => mergeAudits([...three, { ...three[1]!, file: "again.json" }])).message).toMatch(
+      /again.json: shard.index: .*shard 2\/3 is also shard-2.json/,
+    );
+    const other = { file: "other.json", audit: { ...three[2]!.audit, seeds: 5 } };
+    expect(inputErrorOf(() => mergeAudits([three[0]!, three[1]!, other])).message).toMatch(/other.json: seeds: expected the same seeds as shard-1.json \(2\), got 5/);
+    expect(inputErrorOf(() => parseAuditFile({ lock: "x", rows: [], yourCode: [] }, "bad.json")).message).toMatch(/bad.json: attacks/);
+  });
+});
