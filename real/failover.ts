@@ -22,7 +22,8 @@ import { startRedis, startSentinel, freePorts, tcpExchange, LOOPBACK, type Redis
 import { RealRunError } from "./errors.js";
 import type { ProxySet } from "./proxy.js";
 import type { StartedServer } from "./started-server.js";
-import { MASTER_NAME, type AofMode, type RealFailover } from "./designs.js";
+import type { AofMode, RealFailover } from "../designs/real-plan.js";
+import { MASTER_NAME } from "../designs/redis-failover/real-plan.js";
 import { serverVersion } from "./versions.js";
 import { LoadTolerantDeadline, loadNote } from "./servers/deadlines.js";
 

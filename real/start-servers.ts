@@ -3,7 +3,7 @@
 // name for it), the process, its client endpoint, and the software and version it runs.
 import { spawnSync } from "node:child_process";
 import { findBinary, startEtcdCluster, startRedis, startZooKeeperEnsemble, zkSrvr, ZOOKEEPER_JAR, LOOPBACK, type ServerGroup } from "./servers/index.js";
-import { ZK_TICK_MS, type RealDesignPlan } from "./designs.js";
+import { ZK_TICK_MS, type RealDesignPlan } from "../designs/real-plan.js";
 import { serverVersion } from "./versions.js";
 import { startFailoverServers } from "./failover.js";
 import type { PeerLinks } from "./peer-proxies.js";

@@ -1,5 +1,5 @@
 import type { ServerProcess } from "./servers/index.js";
-import type { RedisEndpoint } from "./protocol.js";
+import type { RedisEndpoint } from "../designs/real-recipe.js";
 
 /** A server a real run started, described the same way whatever it is (real/start-servers.ts). */
 export interface StartedServer {

@@ -6,14 +6,14 @@
 // away (the control connection closes) it exits at once; a stopped (SIGSTOPped) client
 // that outlives its driver is SIGKILLed by the watchdog it runs under.
 import { DriverLink } from "./link.js";
-import type { RealLockClient } from "./lock-client.js";
-import { EtcdMutexRecipe } from "./etcd-mutex.js";
-import { LibraryRecipe } from "./library.js";
-import { RedlockRecipe } from "./redlock.js";
-import { SetnxRecipe } from "./setnx.js";
-import { ZkLockRecipe } from "./zk-lock.js";
+import type { RealLockClient } from "../../designs/real-client.js";
+import { EtcdMutexRecipe } from "../../designs/etcd-lease/real-client.js";
+import { LibraryRecipe } from "../../designs/library/real-client.js";
+import { RedlockRecipe } from "../../designs/redlock/real-client.js";
+import { SetnxRecipe } from "../../designs/redis-setnx/real-client.js";
+import { ZkLockRecipe } from "../../designs/raft-zk/real-client.js";
 import { clientLoop } from "./workload.js";
-import type { RecipeConfig } from "../protocol.js";
+import type { RecipeConfig } from "../../designs/real-recipe.js";
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const CONFIG_TIMEOUT_MS = 30_000;

@@ -10,7 +10,7 @@ import seedrandom from "seedrandom";
 import type { ClientSpec, WorkloadSpec } from "../../scenarios/schema.js";
 import { drawWorkMs } from "../../sim/work-time.js";
 import type { DriverLink } from "./link.js";
-import { sleepMs, type RealGrant, type RealLockClient } from "./lock-client.js";
+import { sleepMs, type RealGrant, type RealLockClient } from "../../designs/real-client.js";
 
 export interface LoopEnv {
   link: DriverLink;

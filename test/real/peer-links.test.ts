@@ -344,7 +344,7 @@ describe("real mode: etcd-lease-leader-isolated", () => {
     const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
     // What must hold on every run: no two holders, no lost update, no stale token accepted.
     // Linearizability included: a release that etcd3 retried past its deadline is reported
-    // unknown by the recipe (real/child/etcd-mutex.ts), not released:false.
+    // unknown by the recipe (designs/etcd-lease/real-client.ts), not released:false.
     for (const name of ["mutual-exclusion", "lost-updates", "fencing", "linearizability"]) {
       const v = record.verdicts.results.find((c) => c.checker === name)!;
       expect(v.valid, `${name}: ${v.summary}`).toBe(true);

@@ -7,8 +7,8 @@
 // ttlMs from the moment it sent the winning SET, on the monotonic run clock.
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { RecipeConfig } from "../protocol.js";
-import { connectReady, ioredisConnection, ioredisSentinelConnection } from "./ioredis-conn.js";
+import type { RecipeConfig } from "../real-recipe.js";
+import { connectReady, ioredisConnection, ioredisSentinelConnection } from "../real-ioredis.js";
 import {
   errorText,
   sleepMs,
@@ -17,8 +17,8 @@ import {
   type RealGrant,
   type RealLockClient,
   type RealReleaseResult,
-} from "./lock-client.js";
-import { packageVersion } from "./packages.js";
+} from "../real-client.js";
+import { packageVersion } from "../real-packages.js";
 
 /** Compare-and-delete: only the holder's token deletes the key. */
 export const CAD_LUA = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;

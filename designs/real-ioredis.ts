@@ -2,7 +2,7 @@
 // the run starts, the design's request timeout as ioredis's commandTimeout, no command
 // replayed after a reconnect (a replayed SET NX would be a second, unrecorded attempt).
 import { Redis } from "ioredis";
-import type { RedisEndpoint } from "../protocol.js";
+import type { RedisEndpoint } from "./real-recipe.js";
 
 export function ioredisConnection(e: RedisEndpoint, requestTimeoutMs: number): Redis {
   const r = new Redis({

@@ -18,9 +18,9 @@
 // GUID, never sent twice.
 import { randomBytes } from "node:crypto";
 import zookeeper, { type Client, type Stat, type ZkError } from "node-zookeeper-client";
-import type { RecipeConfig } from "../protocol.js";
-import { type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
-import { packageVersion } from "./packages.js";
+import type { RecipeConfig } from "../real-recipe.js";
+import { type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "../real-client.js";
+import { packageVersion } from "../real-packages.js";
 
 type ZkConfig = Extract<RecipeConfig, { kind: "zk-lock" }>;
 

@@ -15,10 +15,10 @@
 // node-redlock v4 has no wait bound: workload.waitMs is not applied (it retries retryCount times).
 import { createRequire } from "node:module";
 import type { Redis } from "ioredis";
-import type { RecipeConfig } from "../protocol.js";
-import { connectReady, ioredisConnection } from "./ioredis-conn.js";
-import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
-import { packageVersion } from "./packages.js";
+import type { RecipeConfig } from "../real-recipe.js";
+import { connectReady, ioredisConnection } from "../real-ioredis.js";
+import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "../real-client.js";
+import { packageVersion } from "../real-packages.js";
 
 /** The slice of node-redlock v4's API used here (the package ships no types). */
 interface RedlockV4Lock {

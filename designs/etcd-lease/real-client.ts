@@ -17,9 +17,9 @@
 // (etcd3's `lost`) ends it at once. Only keepalives renew a lease (a Put with the lease
 // does not), so only they count.
 import { Etcd3, type Lease, type Watcher } from "etcd3";
-import type { RecipeConfig } from "../protocol.js";
-import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
-import { packageVersion } from "./packages.js";
+import type { RecipeConfig } from "../real-recipe.js";
+import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "../real-client.js";
+import { packageVersion } from "../real-packages.js";
 
 type EtcdConfig = Extract<RecipeConfig, { kind: "etcd-mutex" }>;
 

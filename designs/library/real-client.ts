@@ -11,11 +11,11 @@
 import { createRequire, Module } from "node:module";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { RecipeConfig } from "../protocol.js";
-import { readAcquired, readExtended, type AdapterInstance, type AdapterModule } from "../../designs/library/adapter.js";
+import type { RecipeConfig } from "../real-recipe.js";
+import { readAcquired, readExtended, type AdapterInstance, type AdapterModule } from "./adapter.js";
 import { packageRoot } from "../../sim/paths.js";
 import { commonJsSource } from "../../sim/sandbox/module-loader.js";
-import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "./lock-client.js";
+import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "../real-client.js";
 
 type LibraryConfig = Extract<RecipeConfig, { kind: "library" }>;
 
@@ -63,7 +63,7 @@ function directPackages(adapterFile: string): Record<string, string> {
 }
 
 /**
- * The adapter file's own `require(request)` gets the aliased package (real/designs.ts says
+ * The adapter file's own `require(request)` gets the aliased package (designs/library/real-plan.ts says
  * why: redis-lock needs node-redis 4). Only requires made by the adapter module itself are
  * redirected; the libraries' own requires resolve as usual. Module._resolveFilename is the one
  * place CommonJS resolution can be redirected for a single parent module (no public API).

@@ -1,0 +1,75 @@
+/**
+ * library in real mode: N redis-servers (the adapter's nodesDefault, or designOptions.nodes);
+ * the same adapter module as the simulator's, loaded with plain require (real-client.ts).
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "../../sim/paths.js";
+import { commonJsSource } from "../../sim/sandbox/module-loader.js";
+import { BUILTIN_ADAPTERS } from "./adapter.js";
+import { libraryNodeId, type LibraryDesignOptions } from "./design.js";
+import { packageVersion } from "../real-packages.js";
+import { aofFor, given, noteSweep, refuse, type RealDesignPlan, type RealPlanInput } from "../real-plan.js";
+
+/**
+ * Client packages a built-in adapter's library needs in another major version than the one
+ * installed as itself. redis-lock@1.0.0 insists on `"v4" in client` (node-redis 4.x, its
+ * devDependency); the project's `redis` is 6, whose clients carry no such marker, and the
+ * simulator's `require("redis")` models node-redis 4's client (with the marker). So the real
+ * run hands redis-lock's adapter node-redis 4 for `require("redis")`, installed as `redis-v4`.
+ */
+const LIBRARY_REQUIRE_ALIASES: Record<string, Record<string, { pkg: string; major: string }>> = {
+  "redis-lock": { redis: { pkg: "redis-v4", major: "4." } },
+};
+
+function libraryRequireAliases(s: RealPlanInput, adapter: string, notApplied: string[]): Record<string, string> | undefined {
+  const aliases = LIBRARY_REQUIRE_ALIASES[adapter];
+  if (!aliases) return undefined;
+  const out: Record<string, string> = {};
+  for (const [request, { pkg, major }] of Object.entries(aliases)) {
+    // An npm alias's package.json names the real package, so read it by the alias's folder.
+    let v: string;
+    try {
+      v = (JSON.parse(readFileSync(join(packageRoot(), "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+    } catch {
+      return refuse(s, "designOptions.adapter", `${adapter} needs ${request}@${major}x, installed as ${pkg}; it is missing (npm ci installs it)`);
+    }
+    if (!v.startsWith(major)) refuse(s, "designOptions.adapter", `${adapter} needs ${request}@${major}x, and ${pkg} is ${v}`);
+    out[request] = pkg;
+    notApplied.push(
+      `designOptions.adapter (${adapter}): its require("${request}") gets ${request}@${v} (installed as ${pkg}), the major version the library accepts; the project's own ${request} is ${packageVersion(request)}`,
+    );
+  }
+  return out;
+}
+
+export function libraryPlan(s: RealPlanInput, o: LibraryDesignOptions, notApplied: string[]): RealDesignPlan {
+  const requireAliases = libraryRequireAliases(s, o.adapter, notApplied);
+  noteSweep(s, notApplied);
+  if (given(s).basePort !== undefined)
+    notApplied.push(`designOptions.basePort (${o.basePort}): the adapter is given the real servers' (or their proxies') loopback ports`);
+  notApplied.push(
+    `designOptions.adapter (${o.adapter}): loaded with the client process's own require, not in the simulator's sandbox: the library sees the host's clock, timers and randomness, and its own real ioredis/redis clients (a real run is not replayable anyway)`,
+  );
+  // Compiled now as well as in the client, so a module esbuild cannot compile is refused before anything starts.
+  if (commonJsSource(o.adapterFile).compiled)
+    notApplied.push(`designOptions.adapter (${o.adapter}): compiled to CommonJS by esbuild, as the simulator compiles it`);
+  const aof = aofFor(s, o.persistence, o.fsyncIntervalMs);
+  const ids = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
+  const what = BUILTIN_ADAPTERS[o.adapter]?.description ?? `the adapter ${o.adapterFile}`;
+  return {
+    name: s.design,
+    redis: ids.map((id) => ({ id, aof })),
+    fencing: false,
+    packages: [],
+    clients: `${what}, unmodified, against ${o.nodes} redis-server${o.nodes === 1 ? "" : "s"}`,
+    recipe: (eps) => ({
+      kind: "library",
+      adapter: o.adapter,
+      adapterFile: o.adapterFile,
+      addresses: eps.map((e) => `${e.host}:${e.port}`),
+      options: o.options,
+      ...(requireAliases ? { requireAliases } : {}),
+    }),
+  };
+}
