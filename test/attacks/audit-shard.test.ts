@@ -35,7 +35,9 @@ describe("audit --shard and merge", () => {
       /again.json: shard.index: .*shard 2\/3 is also shard-2.json/,
     );
     const other = { file: "other.json", audit: { ...three[2]!.audit, seeds: 5 } };
-    expect(inputErrorOf(() => mergeAudits([three[0]!, three[1]!, other])).message).toMatch(/other.json: seeds: expected the same seeds as shard-1.json \(2\), got 5/);
+    expect(inputErrorOf(() => mergeAudits([three[0]!, three[1]!, other])).message).toMatch(
+      /other.json: seeds: expected the same seeds as shard-1.json \(2\), got 5/,
+    );
     expect(inputErrorOf(() => parseAuditFile({ lock: "x", rows: [], yourCode: [] }, "bad.json")).message).toMatch(/bad.json: attacks/);
   });
 });
