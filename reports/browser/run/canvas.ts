@@ -46,6 +46,15 @@ const HOLD_PX_MIN = 2;
  */
 const DENSITY_HOLDS_PER_PX = 0.25;
 
+/** The visible window: times a..b (µs), k pixels per µs, X(t) the pixel of time t. */
+interface View {
+  a: number;
+  b: number;
+  k: number;
+  W: number;
+  X: (t: number) => number;
+}
+
 export function drawCanvas(ctx: CanvasRenderingContext2D): void {
   const W = S.W;
   const [a, b] = S.xz.domain() as [number, number];
@@ -58,80 +67,111 @@ export function drawCanvas(ctx: CanvasRenderingContext2D): void {
   ctx.clip();
   ctx.font = "11px system-ui, sans-serif";
   ctx.textBaseline = "middle";
-  const X = (t: number) => ML + (t - a) * k;
-  let nH = 0;
-  let nW = 0;
-  let nWr = 0;
-  let nDense = 0;
+  const v: View = { a, b, k, W, X: (t: number) => ML + (t - a) * k };
+  const held = drawHoldLanes(ctx, v);
+  drawRegisterOps(ctx, v.X, a, b);
+  const nA = drawAttempts(ctx, v);
+  const nWr = drawResourceWrites(ctx, v);
+  ctx.restore();
+  stats.holdsDrawn = held.holds;
+  stats.denseLanes = held.dense;
+  stats.waitsDrawn = held.waits;
+  stats.attemptsDrawn = nA;
+  stats.writesDrawn = nWr;
+}
+
+/** Every lane's holds and waits (a dense lane as a density strip); what was drawn, counted. */
+function drawHoldLanes(ctx: CanvasRenderingContext2D, v: View): { holds: number; waits: number; dense: number } {
+  const out = { holds: 0, waits: 0, dense: 0 };
   for (let l = 0; l < lanes.length; l++) {
-    const idx = holdsBy[l]!;
-    if (!idx.length) continue;
-    const y = laneY(l);
-    const mid = y + LANE_H / 2;
-    const lo = lowerBoundPlain(holdMaxE[l]!, a); // holds before it (and their waits) end before the view
-    const dense = densityStrip(ctx, l, lo, a, b, k);
+    if (!holdsBy[l]!.length) continue;
+    const lo = lowerBoundPlain(holdMaxE[l]!, v.a); // holds before it (and their waits) end before the view
+    const dense = densityStrip(ctx, l, lo, v.a, v.b, v.k);
     if (dense >= 0) {
-      nH += dense;
-      nDense++;
+      out.holds += dense;
+      out.dense++;
       continue;
     }
-    let lastHoldPx = -1;
-    let lastWaitPx = -1;
-    for (let p = lo; p < idx.length; p++) {
-      const i = idx[p]!;
-      if (H.w[i]! > b && H.s[i]! > b + holdMaxWait[l]!) break;
-      if (H.w[i]! > b) continue;
-      // wait: from the acquire's invoke to the grant
-      if (H.s[i]! > H.w[i]! && H.s[i]! >= a && H.w[i]! <= b) {
-        const wx0 = Math.max(ML, X(H.w[i]!));
-        const wx1 = Math.min(ML + W, X(H.s[i]!));
-        if (wx1 - wx0 >= 1 || Math.floor(wx0) !== lastWaitPx) {
-          ctx.fillStyle = "#9aa3ad";
-          ctx.fillRect(wx0, mid - 1, Math.max(1, wx1 - wx0), 2);
-          lastWaitPx = Math.floor(wx0);
-        }
-        nW++;
-      }
-      if (H.e[i]! < a || H.s[i]! > b) continue;
-      nH++;
-      const x0 = X(H.s[i]!);
-      const x1 = X(H.e[i]!);
-      const cx0 = Math.max(ML - 1, x0);
-      const cx1 = Math.min(ML + W + 1, x1);
-      const bad = H.bad[i] === 1;
-      if (cx1 - cx0 < HOLD_PX_MIN) {
-        // Sub-pixel holds: one whole-pixel bar per pixel column, never thinner than HOLD_PX_MIN.
-        const px = Math.floor(cx0);
-        if (px <= lastHoldPx && !bad) continue;
-        ctx.fillStyle = bad ? BAD : lockColor(H.lock[i]!);
-        ctx.fillRect(px, y + 5, HOLD_PX_MIN, LANE_H - 10);
-        lastHoldPx = px + HOLD_PX_MIN - 1;
-        continue;
-      }
-      lastHoldPx = Math.floor(cx1);
-      ctx.fillStyle = lockColor(H.lock[i]!);
-      ctx.fillRect(cx0, y + 5, cx1 - cx0, LANE_H - 10);
-      // the lease the client believed it had: a dark rule under the bar from the grant to grant + validity
-      if (H.val[i]! >= 0) {
-        const vx1 = Math.min(ML + W + 1, X(H.s[i]! + H.val[i]! * 1000), cx1);
-        ctx.fillStyle = "#1d2430";
-        if (vx1 > cx0) ctx.fillRect(cx0, y + LANE_H - 5, vx1 - cx0, 2);
-      }
-      // acting after its lease had lapsed by its own clock: a magenta top edge from the lapse on
-      if (H.st[i] === 1) {
-        const lx0 = H.lap[i]! >= 0 ? Math.max(cx0, X(H.lap[i]!)) : cx0;
-        ctx.fillStyle = LAPSED;
-        ctx.fillRect(lx0, y + 5, Math.max(2, cx1 - lx0), 3);
-      }
-      const label = H.tok[i]! >= 0 ? "token " + H.tok[i] : grantName(i);
-      if (cx1 - cx0 > label.length * 6.2 + 8) {
-        ctx.fillStyle = "#fff";
-        ctx.fillText(label, Math.max(cx0, ML) + 4, LANE_H >= 30 ? y + 13 : mid); // upper half: a pause's label may take the lower
-      }
-    }
+    const drawn = drawLaneBars(ctx, l, lo, v);
+    out.holds += drawn.holds;
+    out.waits += drawn.waits;
   }
-  drawRegisterOps(ctx, X, a, b);
-  // failed or unknown acquire attempts: an orange line ending in a cross
+  return out;
+}
+
+/** Lane l's holds as bars, each after its wait; sub-pixel ones merged per pixel column. */
+function drawLaneBars(ctx: CanvasRenderingContext2D, l: number, lo: number, v: View): { holds: number; waits: number } {
+  const { a, b, X, W } = v;
+  const idx = holdsBy[l]!;
+  const y = laneY(l);
+  const mid = y + LANE_H / 2;
+  let holds = 0;
+  let waits = 0;
+  let lastHoldPx = -1;
+  let lastWaitPx = -1;
+  for (let p = lo; p < idx.length; p++) {
+    const i = idx[p]!;
+    if (H.w[i]! > b && H.s[i]! > b + holdMaxWait[l]!) break;
+    if (H.w[i]! > b) continue;
+    // wait: from the acquire's invoke to the grant
+    if (H.s[i]! > H.w[i]! && H.s[i]! >= a && H.w[i]! <= b) {
+      const wx0 = Math.max(ML, X(H.w[i]!));
+      const wx1 = Math.min(ML + W, X(H.s[i]!));
+      if (wx1 - wx0 >= 1 || Math.floor(wx0) !== lastWaitPx) {
+        ctx.fillStyle = "#9aa3ad";
+        ctx.fillRect(wx0, mid - 1, Math.max(1, wx1 - wx0), 2);
+        lastWaitPx = Math.floor(wx0);
+      }
+      waits++;
+    }
+    if (H.e[i]! < a || H.s[i]! > b) continue;
+    holds++;
+    lastHoldPx = drawHoldBar(ctx, i, y, v, lastHoldPx);
+  }
+  return { holds, waits };
+}
+
+/** One hold's bar, its believed lease and lapsed part, and its label; returns the last pixel column it covered. */
+function drawHoldBar(ctx: CanvasRenderingContext2D, i: number, y: number, v: View, lastHoldPx: number): number {
+  const { X, W } = v;
+  const x0 = X(H.s[i]!);
+  const x1 = X(H.e[i]!);
+  const cx0 = Math.max(ML - 1, x0);
+  const cx1 = Math.min(ML + W + 1, x1);
+  const bad = H.bad[i] === 1;
+  if (cx1 - cx0 < HOLD_PX_MIN) {
+    // Sub-pixel holds: one whole-pixel bar per pixel column, never thinner than HOLD_PX_MIN.
+    const px = Math.floor(cx0);
+    if (px <= lastHoldPx && !bad) return lastHoldPx;
+    ctx.fillStyle = bad ? BAD : lockColor(H.lock[i]!);
+    ctx.fillRect(px, y + 5, HOLD_PX_MIN, LANE_H - 10);
+    return px + HOLD_PX_MIN - 1;
+  }
+  ctx.fillStyle = lockColor(H.lock[i]!);
+  ctx.fillRect(cx0, y + 5, cx1 - cx0, LANE_H - 10);
+  // the lease the client believed it had: a dark rule under the bar from the grant to grant + validity
+  if (H.val[i]! >= 0) {
+    const vx1 = Math.min(ML + W + 1, X(H.s[i]! + H.val[i]! * 1000), cx1);
+    ctx.fillStyle = "#1d2430";
+    if (vx1 > cx0) ctx.fillRect(cx0, y + LANE_H - 5, vx1 - cx0, 2);
+  }
+  // acting after its lease had lapsed by its own clock: a magenta top edge from the lapse on
+  if (H.st[i] === 1) {
+    const lx0 = H.lap[i]! >= 0 ? Math.max(cx0, X(H.lap[i]!)) : cx0;
+    ctx.fillStyle = LAPSED;
+    ctx.fillRect(lx0, y + 5, Math.max(2, cx1 - lx0), 3);
+  }
+  const label = H.tok[i]! >= 0 ? "token " + H.tok[i] : grantName(i);
+  if (cx1 - cx0 > label.length * 6.2 + 8) {
+    ctx.fillStyle = "#fff";
+    ctx.fillText(label, Math.max(cx0, ML) + 4, LANE_H >= 30 ? y + 13 : y + LANE_H / 2); // upper half: a pause's label may take the lower
+  }
+  return Math.floor(cx1);
+}
+
+/** Failed or unknown acquire attempts (an orange line ending in a cross) and failed operations (a triangle). */
+function drawAttempts(ctx: CanvasRenderingContext2D, v: View): number {
+  const { a, b, X, W } = v;
   let nA = 0;
   for (let l = 0; l < lanes.length; l++) {
     for (const i of attemptsBy[l]!) {
@@ -157,35 +197,35 @@ export function drawCanvas(ctx: CanvasRenderingContext2D): void {
       ctx.fill();
     }
   }
-  // writes at the resource: a tick up for accepted, a cross for rejected
-  if (resourceLane >= 0) {
-    const y = laneY(resourceLane);
-    let lastPx = -1;
-    let lastOk = -1;
-    for (let p = lowerBound(WR.t, writeOrder, a); p < writeOrder.length; p++) {
-      const i = writeOrder[p]!;
-      if (WR.t[i]! > b) break;
-      nWr++;
-      const wx = X(WR.t[i]!);
-      const wpx = Math.floor(wx);
-      const isBad = WR.bad[i] === 1;
-      if (wpx === lastPx && WR.ok[i] === lastOk && !isBad) continue;
-      lastPx = wpx;
-      lastOk = WR.ok[i]!;
-      if (WR.ok[i] === 1) {
-        ctx.fillStyle = isBad ? BAD : "#2e7d32";
-        ctx.fillRect(wx - (isBad ? 1.5 : 0.75), y + 5, isBad ? 3 : 1.5, LANE_H - 10);
-      } else {
-        cross(ctx, wx, y + LANE_H / 2, 5, isBad ? BAD : "#e07b00");
-      }
+  return nA;
+}
+
+/** Writes at the resource: a tick up for accepted, a cross for rejected, merged per pixel. */
+function drawResourceWrites(ctx: CanvasRenderingContext2D, v: View): number {
+  if (resourceLane < 0) return 0;
+  const { a, b, X } = v;
+  const y = laneY(resourceLane);
+  let nWr = 0;
+  let lastPx = -1;
+  let lastOk = -1;
+  for (let p = lowerBound(WR.t, writeOrder, a); p < writeOrder.length; p++) {
+    const i = writeOrder[p]!;
+    if (WR.t[i]! > b) break;
+    nWr++;
+    const wx = X(WR.t[i]!);
+    const wpx = Math.floor(wx);
+    const isBad = WR.bad[i] === 1;
+    if (wpx === lastPx && WR.ok[i] === lastOk && !isBad) continue;
+    lastPx = wpx;
+    lastOk = WR.ok[i]!;
+    if (WR.ok[i] === 1) {
+      ctx.fillStyle = isBad ? BAD : "#2e7d32";
+      ctx.fillRect(wx - (isBad ? 1.5 : 0.75), y + 5, isBad ? 3 : 1.5, LANE_H - 10);
+    } else {
+      cross(ctx, wx, y + LANE_H / 2, 5, isBad ? BAD : "#e07b00");
     }
   }
-  ctx.restore();
-  stats.holdsDrawn = nH;
-  stats.denseLanes = nDense;
-  stats.waitsDrawn = nW;
-  stats.attemptsDrawn = nA;
-  stats.writesDrawn = nWr;
+  return nWr;
 }
 
 /**

@@ -43,9 +43,27 @@ function collapseClocks(): () => void {
   return () => {};
 }
 
+/** The x axis both charts share with the timeline's zoom, at height `y`. */
+function drawTimeAxis(ax: d3.Selection<SVGGElement, unknown, HTMLElement, unknown>, y: number): void {
+  const n = Math.max(2, Math.floor(S.W / 110));
+  const tv = S.xz.ticks(n);
+  const step = tv.length > 1 ? tv[1]! - tv[0]! : 1;
+  ax.attr("transform", "translate(0," + y + ")").call(
+    d3
+      .axisBottom(S.xz)
+      .ticks(n)
+      .tickFormat(tickFormatFor(step) as (v: d3.NumberValue) => string)
+      .tickSizeOuter(0),
+  );
+}
+
+type Svg = d3.Selection<SVGSVGElement, unknown, HTMLElement, unknown>;
+type Group = d3.Selection<SVGGElement, unknown, HTMLElement, unknown>;
+
+const CW = { h: 190, mt: 10, mb: 24 };
+
 function clocksChart(): () => void {
-  const CW = { h: 190, mt: 10, mb: 24 };
-  const svg = d3.select("#clocks").append("svg");
+  const svg = d3.select<HTMLElement, unknown>("#clocks").append("svg");
   const clockG = svg.append("g");
   const ax = svg.append("g").attr("class", "axis");
   const ay = svg.append("g").attr("class", "axis");
@@ -54,6 +72,32 @@ function clocksChart(): () => void {
   const color = d3
     .scaleOrdinal<string, string>(["#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"])
     .domain(moving.map((s) => s.id));
+  clocksLegend(color);
+  clocksTooltip(svg);
+  return () => {
+    const W = S.W;
+    svg.attr("width", W + ML + MR).attr("height", CW.h);
+    clip.attr("x", ML).attr("y", 0).attr("width", W).attr("height", CW.h);
+    let ext = d3.extent([0, ...C.offsetsUs.flat()]).map((v) => (v ?? 0) / 1000) as [number, number];
+    if (ext[0] === ext[1]) ext = [-1, 1];
+    const yC = d3
+      .scaleLinear()
+      .domain(ext)
+      .nice()
+      .range([CW.h - CW.mb, CW.mt]);
+    drawClockLines(clockG, yC, color);
+    drawTimeAxis(ax, CW.h - CW.mb);
+    ay.attr("transform", "translate(" + ML + ",0)").call(
+      d3
+        .axisLeft(yC)
+        .ticks(5)
+        .tickFormat((v) => v + " ms"),
+    );
+  };
+}
+
+/** A key per moving clock, and one line for the accurate rest. */
+function clocksLegend(color: d3.ScaleOrdinal<string, string>): void {
   const leg = d3
     .select("#clocks-legend")
     .selectAll("span.key")
@@ -72,7 +116,9 @@ function clocksChart(): () => void {
       .attr("class", "key rest")
       .text("grey: the other " + (clockSeries.length - moving.length) + " processes, accurate");
   }
-  let yC = d3.scaleLinear();
+}
+
+function clocksTooltip(svg: Svg): void {
   svg
     .on("mousemove", (ev: MouseEvent) => {
       const m = d3.pointer(ev);
@@ -83,67 +129,47 @@ function clocksChart(): () => void {
       showTip({ title: "wall-clock offsets at " + fmtT(C.t[k]!), rows }, ev);
     })
     .on("mouseleave", () => showTip(null));
-  return () => {
-    const W = S.W;
-    const xz = S.xz;
-    svg.attr("width", W + ML + MR).attr("height", CW.h);
-    clip.attr("x", ML).attr("y", 0).attr("width", W).attr("height", CW.h);
-    let ext = d3.extent([0, ...C.offsetsUs.flat()]).map((v) => (v ?? 0) / 1000) as [number, number];
-    if (ext[0] === ext[1]) ext = [-1, 1];
-    yC = d3
-      .scaleLinear()
-      .domain(ext)
-      .nice()
-      .range([CW.h - CW.mb, CW.mt]);
-    const line = d3
-      .line<[number, number]>()
-      .x((d) => xz(d[0]))
-      .y((d) => yC(d[1] / 1000))
-      .curve(d3.curveStepAfter);
-    const series = clockSeries.map((s) => ({ s, pts: C.t.map((t, k): [number, number] => [t, s.off[k]!]) }));
-    clockG
-      .selectAll("path.clock")
-      .data(series)
-      .join("path")
-      .attr("class", "clock")
-      .attr("fill", "none")
-      .attr("stroke-width", (d) => (d.s.flat ? 1 : 2))
-      .attr("stroke", (d) => (d.s.flat ? "#b0b7bf" : color(d.s.id)))
-      .attr("d", (d) => line(d.pts));
-    const jumps = D.faults.filter((f) => f.kind === "clock-jump");
-    clockG
-      .selectAll("line.jump")
-      .data(jumps)
-      .join("line")
-      .attr("class", "jump")
-      .attr("x1", (f) => xz(f.s))
-      .attr("x2", (f) => xz(f.s))
-      .attr("y1", CW.mt)
-      .attr("y2", CW.h - CW.mb)
-      .attr("stroke", "#8e44ad")
-      .attr("stroke-dasharray", "4,3");
-    const n = Math.max(2, Math.floor(W / 110));
-    const tv = xz.ticks(n);
-    const step = tv.length > 1 ? tv[1]! - tv[0]! : 1;
-    ax.attr("transform", "translate(0," + (CW.h - CW.mb) + ")").call(
-      d3
-        .axisBottom(xz)
-        .ticks(n)
-        .tickFormat(tickFormatFor(step) as (v: d3.NumberValue) => string)
-        .tickSizeOuter(0),
-    );
-    ay.attr("transform", "translate(" + ML + ",0)").call(
-      d3
-        .axisLeft(yC)
-        .ticks(5)
-        .tickFormat((v) => v + " ms"),
-    );
-  };
 }
 
+/** Each process's offset as a step line (accurate ones grey), and the clock jumps as dashed verticals. */
+function drawClockLines(clockG: Group, yC: d3.ScaleLinear<number, number>, color: d3.ScaleOrdinal<string, string>): void {
+  const xz = S.xz;
+  const line = d3
+    .line<[number, number]>()
+    .x((d) => xz(d[0]))
+    .y((d) => yC(d[1] / 1000))
+    .curve(d3.curveStepAfter);
+  const series = clockSeries.map((s) => ({ s, pts: C.t.map((t, k): [number, number] => [t, s.off[k]!]) }));
+  clockG
+    .selectAll("path.clock")
+    .data(series)
+    .join("path")
+    .attr("class", "clock")
+    .attr("fill", "none")
+    .attr("stroke-width", (d) => (d.s.flat ? 1 : 2))
+    .attr("stroke", (d) => (d.s.flat ? "#b0b7bf" : color(d.s.id)))
+    .attr("d", (d) => line(d.pts));
+  const jumps = D.faults.filter((f) => f.kind === "clock-jump");
+  clockG
+    .selectAll("line.jump")
+    .data(jumps)
+    .join("line")
+    .attr("class", "jump")
+    .attr("x1", (f) => xz(f.s))
+    .attr("x2", (f) => xz(f.s))
+    .attr("y1", CW.mt)
+    .attr("y2", CW.h - CW.mb)
+    .attr("stroke", "#8e44ad")
+    .attr("stroke-dasharray", "4,3");
+}
+
+const LW = { h: 190, mt: 10, mb: 24 };
+
+/** Acquire latency (ms) of hold q, never below the log scale's floor. */
+const latencyMsOf = (q: number): number => Math.max(0.1, (H.s[q]! - H.w[q]!) / 1000);
+
 function latencyChart(): () => void {
-  const LW = { h: 190, mt: 10, mb: 24 };
-  const wrap = d3.select("#latency");
+  const wrap = d3.select<HTMLElement, unknown>("#latency");
   const canvas = wrap.append("canvas").attr("class", "layer");
   const svg = wrap.append("svg").attr("class", "layer overlay");
   const lctx = (canvas.node() as HTMLCanvasElement).getContext("2d")!;
@@ -152,7 +178,39 @@ function latencyChart(): () => void {
   const lines = svg.append("g");
   let maxUs = 0;
   for (let q = 0; q < nHolds; q++) maxUs = Math.max(maxUs, H.s[q]! - H.w[q]!);
-  let yL = d3.scaleLog().domain([0.1, 1]);
+  // The tooltip reads the scale the last draw made.
+  const y = { L: d3.scaleLog().domain([0.1, 1]) };
+  latencyTooltip(svg, () => y.L);
+  return () => {
+    const W = S.W;
+    const fullW = W + ML + MR;
+    wrap.style("height", LW.h + "px");
+    svg.attr("width", fullW).attr("height", LW.h);
+    canvas
+      .attr("width", Math.round(fullW * dpr))
+      .attr("height", Math.round(LW.h * dpr))
+      .style("width", fullW + "px")
+      .style("height", LW.h + "px");
+    const hi = Math.max(D.latency.targetMs * 2, (maxUs / 1000) * 1.3);
+    y.L = d3
+      .scaleLog()
+      .domain([0.1, hi])
+      .range([LW.h - LW.mb, LW.mt])
+      .clamp(true);
+    drawLatencyDots(lctx, y.L, fullW);
+    drawLatencyLines(lines, y.L);
+    drawTimeAxis(ax, LW.h - LW.mb);
+    ay.attr("transform", "translate(" + ML + ",0)").call(
+      d3
+        .axisLeft(y.L)
+        .ticks(5, "~g")
+        .tickFormat((v) => (/^10*$|^0\.0*1$/.test(String(v)) ? d3.format("~g")(v as number) + " ms" : "")),
+    );
+  };
+}
+
+/** The grant nearest the pointer (within 6 px vertically, 3 px of time), with its latency. */
+function latencyTooltip(svg: Svg, yL: () => d3.ScaleLogarithmic<number, number>): void {
   svg
     .on("mousemove", (ev: MouseEvent) => {
       const m = d3.pointer(ev);
@@ -165,7 +223,7 @@ function latencyChart(): () => void {
         const idx = holdsBy[l]!;
         for (let p = lowerBound(H.s, idx, t - tol); p < idx.length && H.s[idx[p]!]! <= t + tol; p++) {
           const i = idx[p]!;
-          const dy = Math.abs(yL(Math.max(0.1, (H.s[i]! - H.w[i]!) / 1000)) - m[1]);
+          const dy = Math.abs(yL()(latencyMsOf(i)) - m[1]);
           if (dy < bd && dy < 6) {
             bd = dy;
             best = i;
@@ -187,76 +245,52 @@ function latencyChart(): () => void {
       );
     })
     .on("mouseleave", () => showTip(null));
-  return () => {
-    const W = S.W;
-    const xz = S.xz;
-    const fullW = W + ML + MR;
-    wrap.style("height", LW.h + "px");
-    svg.attr("width", fullW).attr("height", LW.h);
-    canvas
-      .attr("width", Math.round(fullW * dpr))
-      .attr("height", Math.round(LW.h * dpr))
-      .style("width", fullW + "px")
-      .style("height", LW.h + "px");
-    const hi = Math.max(D.latency.targetMs * 2, (maxUs / 1000) * 1.3);
-    yL = d3
-      .scaleLog()
-      .domain([0.1, hi])
-      .range([LW.h - LW.mb, LW.mt])
-      .clamp(true);
-    const [a, b] = xz.domain() as [number, number];
-    const k = W / (b - a);
-    lctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    lctx.clearRect(0, 0, fullW, LW.h);
-    const seen = new Uint8Array((W + 2) * (LW.h + 2));
-    for (let i = 0; i < nHolds; i++) {
-      const t = H.s[i]!;
-      if (t < a || t > b) continue;
-      const px = Math.round((t - a) * k);
-      const py = Math.round(yL(Math.max(0.1, (t - H.w[i]!) / 1000)));
-      const key = px * (LW.h + 2) + py;
-      if (seen[key]) continue;
-      seen[key] = 1;
-      lctx.fillStyle = H.bad[i] ? BAD : (t - H.w[i]!) / 1000 > D.latency.targetMs ? "rgba(224,123,0,0.85)" : "rgba(59,111,182,0.75)";
-      lctx.fillRect(ML + px - 1.5, py - 1.5, 3, 3);
-    }
-    const ql: Array<{ v: number; label: string; cls: string }> = [{ v: D.latency.targetMs, label: "target " + D.latency.targetMs + " ms", cls: "target" }];
-    if (D.latency.p50Ms !== null) ql.push({ v: D.latency.p50Ms, label: "p50 " + fmtDur(D.latency.p50Ms * 1000), cls: "p50" });
-    if (D.latency.p99Ms !== null) ql.push({ v: D.latency.p99Ms, label: "p99 " + fmtDur(D.latency.p99Ms * 1000), cls: "p99" });
-    const lg = lines
-      .selectAll("g.ql")
-      .data(ql)
-      .join((en) => {
-        const g = en.append("g").attr("class", (d) => "ql " + d.cls);
-        g.append("line");
-        g.append("text");
-        return g;
-      });
-    lg.select("line")
-      .attr("x1", ML)
-      .attr("x2", ML + W)
-      .attr("y1", (d) => yL(Math.max(0.1, d.v)))
-      .attr("y2", (d) => yL(Math.max(0.1, d.v)));
-    lg.select("text")
-      .attr("x", ML + W - 4)
-      .attr("y", (d) => yL(Math.max(0.1, d.v)) + (d.cls === "p50" ? 12 : -4))
-      .attr("text-anchor", "end")
-      .text((d) => d.label);
-    const n = Math.max(2, Math.floor(W / 110));
-    const tv = xz.ticks(n);
-    const step = tv.length > 1 ? tv[1]! - tv[0]! : 1;
-    ax.attr("transform", "translate(0," + (LW.h - LW.mb) + ")").call(
-      d3
-        .axisBottom(xz)
-        .ticks(n)
-        .tickFormat(tickFormatFor(step) as (v: d3.NumberValue) => string)
-        .tickSizeOuter(0),
-    );
-    ay.attr("transform", "translate(" + ML + ",0)").call(
-      d3
-        .axisLeft(yL)
-        .ticks(5, "~g")
-        .tickFormat((v) => (/^10*$|^0\.0*1$/.test(String(v)) ? d3.format("~g")(v as number) + " ms" : "")),
-    );
-  };
+}
+
+/** One dot per grant in view, one per pixel: red for a bad grant, orange past the target. */
+function drawLatencyDots(lctx: CanvasRenderingContext2D, yL: d3.ScaleLogarithmic<number, number>, fullW: number): void {
+  const W = S.W;
+  const [a, b] = S.xz.domain() as [number, number];
+  const k = W / (b - a);
+  lctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  lctx.clearRect(0, 0, fullW, LW.h);
+  const seen = new Uint8Array((W + 2) * (LW.h + 2));
+  for (let i = 0; i < nHolds; i++) {
+    const t = H.s[i]!;
+    if (t < a || t > b) continue;
+    const px = Math.round((t - a) * k);
+    const py = Math.round(yL(latencyMsOf(i)));
+    const key = px * (LW.h + 2) + py;
+    if (seen[key]) continue;
+    seen[key] = 1;
+    lctx.fillStyle = H.bad[i] ? BAD : (t - H.w[i]!) / 1000 > D.latency.targetMs ? "rgba(224,123,0,0.85)" : "rgba(59,111,182,0.75)";
+    lctx.fillRect(ML + px - 1.5, py - 1.5, 3, 3);
+  }
+}
+
+/** The target, p50 and p99 as labelled horizontal lines. */
+function drawLatencyLines(lines: Group, yL: d3.ScaleLogarithmic<number, number>): void {
+  const W = S.W;
+  const ql: Array<{ v: number; label: string; cls: string }> = [{ v: D.latency.targetMs, label: "target " + D.latency.targetMs + " ms", cls: "target" }];
+  if (D.latency.p50Ms !== null) ql.push({ v: D.latency.p50Ms, label: "p50 " + fmtDur(D.latency.p50Ms * 1000), cls: "p50" });
+  if (D.latency.p99Ms !== null) ql.push({ v: D.latency.p99Ms, label: "p99 " + fmtDur(D.latency.p99Ms * 1000), cls: "p99" });
+  const lg = lines
+    .selectAll("g.ql")
+    .data(ql)
+    .join((en) => {
+      const g = en.append("g").attr("class", (d) => "ql " + d.cls);
+      g.append("line");
+      g.append("text");
+      return g;
+    });
+  lg.select("line")
+    .attr("x1", ML)
+    .attr("x2", ML + W)
+    .attr("y1", (d) => yL(Math.max(0.1, d.v)))
+    .attr("y2", (d) => yL(Math.max(0.1, d.v)));
+  lg.select("text")
+    .attr("x", ML + W - 4)
+    .attr("y", (d) => yL(Math.max(0.1, d.v)) + (d.cls === "p50" ? 12 : -4))
+    .attr("text-anchor", "end")
+    .text((d) => d.label);
 }
