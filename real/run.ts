@@ -135,70 +135,128 @@ function isWireEvent(ev: unknown): ev is WireEvent {
 }
 
 export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise<RealRunOutput> {
-  const s = plan.scenario;
-  const wallStart = performance.now();
-  const group = new ServerGroup(opts.parentDir ? { parentDir: opts.parentDir } : {});
-  let control: ControlServer | undefined;
-  let faults: RealFaults | undefined;
-  let proxies: ProxySet | undefined;
-  /** Driver fsync ticks of the redis-servers a crash step may cut (everysec). */
-  const aofTicks = new Map<string, AofFsyncTicks>();
-  let peerLinks: PeerLinks | undefined;
+  const run = new RealRun(plan, opts);
   try {
-    const secret = randomBytes(16).toString("hex");
-    const clients = new Map<string, ClientState>(
-      s.clients.map((c, index) => [c.id, { id: c.id, index, ready: false, packages: {}, done: false, closed: false, lastUs: -Infinity, misordered: 0 }]),
-    );
-    const history = new RunHistory();
-    // Set once the run starts; read by callbacks made before it.
-    // eslint-disable-next-line prefer-const
-    let clock: RunClock | undefined;
-    let runError: Error | undefined;
-    let storageRequests = 0;
-    let messages = 0;
-    /** Fault applications the reply being prepared must wait for (storage.handle is synchronous). */
-    let heldBy: Array<Promise<FaultLog[]>> = [];
-    const storage = new DriverStorage({ fencing: s.workload.fencing, ownerCheck: s.workload.ownerCheck }, (type, f, lock, value) => {
-      history.add(RESOURCE_ID, clock!.nowUs(), type, f, lock, value);
-      if (faults) heldBy.push(faults.onStorageEvent(f, type));
-    });
+    return await run.execute();
+  } finally {
+    await run.close();
+  }
+}
 
-    // Servers start while the client processes boot; a client gets its config once they are up.
-    // With link faults, each client reaches each server through its own proxy in the driver.
-    // Server↔server links (redis-failover's replication) are proxied from the start.
-    const links = new ProxySet();
-    links.seed = `lockstep-real:${opts.seed}`;
-    proxies = links;
-    const runEndMs = s.durationMs + DRAIN_MS * plan.timeScale.factor;
-    if (plan.peerProxied) (peerLinks = new PeerLinks()).seed = links.seed;
-    const serversReady: Promise<StartedServer[]> = startDesignServers(group, plan.design, { links, runEndMs, ...(peerLinks ? { peerLinks } : {}) }).then(
-      async (started) => {
-        if (plan.proxied)
-          await links.addAll(
-            s.clients.map((c) => c.id),
-            started.map((r) => r.endpoint),
-          );
-        for (const id of hostCrashTargets(plan)) {
-          const r = started.find((x) => x.id === id && x.kind === "redis-server");
-          if (!r || plan.design.redis.find((d) => d.id === id)?.aof !== "everysec") continue;
-          const t = new AofFsyncTicks(r.process.spec.cwd);
-          aofTicks.set(id, t);
-          t.start();
-        }
-        return started;
-      },
+/** One real run's state, from the servers' start to the history; every step a method, close() on every exit path. */
+class RealRun {
+  private readonly s: RealPlan["scenario"];
+  private readonly wallStart = performance.now();
+  private readonly group: ServerGroup;
+  private readonly secret = randomBytes(16).toString("hex");
+  private readonly clients: Map<string, ClientState>;
+  private readonly history = new RunHistory();
+  private readonly storage: DriverStorage;
+  private readonly links = new ProxySet();
+  /** Driver fsync ticks of the redis-servers a crash step may cut (everysec). */
+  private readonly aofTicks = new Map<string, AofFsyncTicks>();
+  private peerLinks: PeerLinks | undefined;
+  private control: ControlServer | undefined;
+  /** Set once the run starts; read by callbacks made before it. */
+  private clock: RunClock | undefined;
+  private faults: RealFaults | undefined;
+  private runError: Error | undefined;
+  private storageRequests = 0;
+  private messages = 0;
+  /** Fault applications the reply being prepared must wait for (storage.handle is synchronous). */
+  private heldBy: Array<Promise<FaultLog[]>> = [];
+  private serversReady!: Promise<StartedServer[]>;
+  private readonly clockSpreadUs: number[] = [];
+
+  constructor(
+    private readonly plan: RealPlan,
+    private readonly opts: RealRunOptions,
+  ) {
+    this.s = plan.scenario;
+    this.group = new ServerGroup(opts.parentDir ? { parentDir: opts.parentDir } : {});
+    this.clients = new Map<string, ClientState>(
+      this.s.clients.map((c, index) => [c.id, { id: c.id, index, ready: false, packages: {}, done: false, closed: false, lastUs: -Infinity, misordered: 0 }]),
     );
-    serversReady.catch(() => {});
-    const endpointFor = (clientId: string, r: StartedServer) => {
-      const p = proxies?.get(clientId, r.id);
-      return p ? { ...r.endpoint, port: p.port } : r.endpoint;
-    };
-    const configFor = (c: ClientState, redis: StartedServer[]): ClientConfig => ({
+    this.storage = new DriverStorage({ fencing: this.s.workload.fencing, ownerCheck: this.s.workload.ownerCheck }, (type, f, lock, value) => {
+      this.history.add(RESOURCE_ID, this.clock!.nowUs(), type, f, lock, value);
+      if (this.faults) this.heldBy.push(this.faults.onStorageEvent(f, type));
+    });
+    this.links.seed = `lockstep-real:${opts.seed}`;
+  }
+
+  async execute(): Promise<RealRunOutput> {
+    this.startServers();
+    this.control = await ControlServer.listen(this.secret, new Set(this.clients.keys()), {
+      onMessage: (id, msg) => this.onMessage(id, msg),
+      onClose: (id) => {
+        this.clients.get(id)!.closed = true;
+      },
+    });
+    await this.spawnClients();
+    const redis = await this.serversReady;
+    await Promise.all([...this.clients.values()].map((c) => c.proc!.waitReady()));
+    await this.checkClientClocks();
+    this.startClients(redis);
+    const { endedBy, stopUs } = await this.pollUntilEnd(redis);
+    this.faults!.stop();
+    const clockEvidence = await this.clockEvidence();
+    const finals = this.storage.finalCells(this.s.workload.locks).map((c) => ({
+      process: RESOURCE_ID,
+      f: "final-read",
+      lock: c.lock,
+      value: { counter: c.counter, ...(c.maxToken !== undefined ? { maxToken: c.maxToken } : {}) },
+    }));
+    const events = this.history.finish(stopUs, finals);
+    const real = this.realInfo(redis, events, endedBy, clockEvidence);
+    return { history: events, meta: this.meta(stopUs), real, pidsEver: this.group.pidsEver(), dir: this.group.dir };
+  }
+
+  /**
+   * Servers start while the client processes boot; a client gets its config once they are up.
+   * With link faults, each client reaches each server through its own proxy in the driver.
+   * Server↔server links (redis-failover's replication) are proxied from the start.
+   */
+  private startServers(): void {
+    const { plan, links } = this;
+    const runEndMs = this.s.durationMs + DRAIN_MS * plan.timeScale.factor;
+    if (plan.peerProxied) (this.peerLinks = new PeerLinks()).seed = links.seed;
+    const peerLinks = this.peerLinks;
+    this.serversReady = startDesignServers(this.group, plan.design, { links, runEndMs, ...(peerLinks ? { peerLinks } : {}) }).then(async (started) => {
+      if (plan.proxied)
+        await links.addAll(
+          this.s.clients.map((c) => c.id),
+          started.map((r) => r.endpoint),
+        );
+      this.startAofTicks(started);
+      return started;
+    });
+    this.serversReady.catch(() => {});
+  }
+
+  /** Fsync ticks for every everysec redis-server a host-crash step targets. */
+  private startAofTicks(started: StartedServer[]): void {
+    for (const id of hostCrashTargets(this.plan)) {
+      const r = started.find((x) => x.id === id && x.kind === "redis-server");
+      if (!r || this.plan.design.redis.find((d) => d.id === id)?.aof !== "everysec") continue;
+      const t = new AofFsyncTicks(r.process.spec.cwd);
+      this.aofTicks.set(id, t);
+      t.start();
+    }
+  }
+
+  private endpointFor(clientId: string, r: StartedServer): StartedServer["endpoint"] {
+    const p = this.links.get(clientId, r.id);
+    return p ? { ...r.endpoint, port: p.port } : r.endpoint;
+  }
+
+  private configFor(c: ClientState, redis: StartedServer[]): ClientConfig {
+    const { plan, s } = this;
+    return {
       clientId: c.id,
-      seed: `lockstep-real:${opts.seed}:${c.id}`,
+      seed: `lockstep-real:${this.opts.seed}:${c.id}`,
       client: s.clients[c.index]!,
       workload: s.workload,
-      recipe: plan.design.recipe(redis.map((r) => endpointFor(c.id, r))),
+      recipe: plan.design.recipe(redis.map((r) => this.endpointFor(c.id, r))),
       gates: plan.faults.flatMap((pf) => {
         const t = pf.trigger;
         if (t.kind !== "gate" || t.process !== c.id) return [];
@@ -207,109 +265,116 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       }),
       gateTimeoutMs: loadTolerantMs(5_000) + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),
       endUs: Math.round(s.durationMs * 1000),
-    });
-    const fail = (err: unknown) => {
-      runError ??= err instanceof Error ? err : new Error(String(err));
     };
+  }
 
-    const handleStorage = async (id: string, req: StorageRequest): Promise<void> => {
-      if (!clock || !faults) return;
-      storageRequests++;
-      heldBy = [];
-      const reply = storage.handle(id, req);
-      const held = heldBy;
-      heldBy = [];
-      const logs = (await Promise.all([faults.onStorageRequest(id, req.type === "resource-read" ? "read" : "write"), ...held])).flat();
-      const now = clock.nowUs();
-      for (const l of logs) l.releasedUs ??= now;
-      control!.send(id, { t: "storage-reply", body: reply });
-    };
-    const handleGate = async (id: string, gateId: number): Promise<void> => {
-      if (!clock || !faults) return;
-      const logs = await faults.onGate(id, gateId);
-      const now = clock.nowUs();
-      for (const l of logs) l.releasedUs ??= now;
-      // A client holding after its continuation (a pause of itself) reads this file, not the socket: it holds synchronously.
-      const dir = clients.get(id)?.proc?.spec.cwd;
-      if (dir) appendFileSync(join(dir, GATE_GO_FILE), `${gateId}\n`);
-      control!.send(id, { t: "go", gateId });
-    };
-    const onMessage = (id: string, msg: FromClient): void => {
-      const c = clients.get(id)!;
-      messages++;
-      switch (msg.t) {
-        case "hello":
-          c.pid = msg.pid;
-          void serversReady.then((redis) => control!.send(id, { t: "config", config: configFor(c, redis) })).catch(() => {});
-          return;
-        case "ready":
-          c.ready = true;
-          c.packages = msg.packages;
-          if (msg.notes?.length) c.notes = msg.notes;
-          return;
-        case "pong":
-          c.pong?.(BigInt(msg.hrNs), msg.wallMs);
-          return;
-        case "event":
-          if (!clock) return;
-          if (!isWireEvent(msg.ev)) return fail(new RealRunError(`client ${id} sent a malformed event`));
-          if (msg.ev.timeUs < c.lastUs) c.misordered++;
-          c.lastUs = msg.ev.timeUs;
-          history.add(id, msg.ev.timeUs, msg.ev.type, msg.ev.f, msg.ev.lock, msg.ev.value);
-          faults?.onClientEvent(id, msg.ev.f, msg.ev.type);
-          return;
-        case "grant":
-          history.grant(id, msg.grantId, msg.atUs, msg.expiresAtUs);
-          return;
-        case "storage":
-          void handleStorage(id, msg.msg).catch(fail);
-          return;
-        case "gate":
-          void handleGate(id, msg.gateId).catch(fail);
-          return;
-        case "done":
-          c.done = true;
-          c.ops = msg.ops;
-          return;
-        case "fatal":
-          c.fatal = msg.message;
-          return;
-      }
-    };
-    control = await ControlServer.listen(secret, new Set(clients.keys()), {
-      onMessage,
-      onClose: (id) => {
-        clients.get(id)!.closed = true;
-      },
-    });
+  private fail(err: unknown): void {
+    this.runError ??= err instanceof Error ? err : new Error(String(err));
+  }
 
-    for (const c of clients.values()) {
-      const fake = plan.fakeClocks[c.id];
-      if (fake) c.fakeClock = new ClientClockFile(clientDir(group, c.index), fake);
-      c.proc = addClientProcess(group, c.index, c.id, { port: control.port, secret }, () => c.ready, c.fakeClock?.env());
+  private async handleStorage(id: string, req: StorageRequest): Promise<void> {
+    const { clock, faults } = this;
+    if (!clock || !faults) return;
+    this.storageRequests++;
+    this.heldBy = [];
+    const reply = this.storage.handle(id, req);
+    const held = this.heldBy;
+    this.heldBy = [];
+    const logs = (await Promise.all([faults.onStorageRequest(id, req.type === "resource-read" ? "read" : "write"), ...held])).flat();
+    const now = clock.nowUs();
+    for (const l of logs) l.releasedUs ??= now;
+    this.control!.send(id, { t: "storage-reply", body: reply });
+  }
+
+  private async handleGate(id: string, gateId: number): Promise<void> {
+    const { clock, faults } = this;
+    if (!clock || !faults) return;
+    const logs = await faults.onGate(id, gateId);
+    const now = clock.nowUs();
+    for (const l of logs) l.releasedUs ??= now;
+    // A client holding after its continuation (a pause of itself) reads this file, not the socket: it holds synchronously.
+    const dir = this.clients.get(id)?.proc?.spec.cwd;
+    if (dir) appendFileSync(join(dir, GATE_GO_FILE), `${gateId}\n`);
+    this.control!.send(id, { t: "go", gateId });
+  }
+
+  private onMessage(id: string, msg: FromClient): void {
+    const c = this.clients.get(id)!;
+    this.messages++;
+    switch (msg.t) {
+      case "hello":
+        c.pid = msg.pid;
+        void this.serversReady.then((redis) => this.control!.send(id, { t: "config", config: this.configFor(c, redis) })).catch(() => {});
+        return;
+      case "ready":
+        c.ready = true;
+        c.packages = msg.packages;
+        if (msg.notes?.length) c.notes = msg.notes;
+        return;
+      case "pong":
+        c.pong?.(BigInt(msg.hrNs), msg.wallMs);
+        return;
+      case "event":
+        return this.onEvent(c, msg.ev);
+      case "grant":
+        this.history.grant(id, msg.grantId, msg.atUs, msg.expiresAtUs);
+        return;
+      case "storage":
+        void this.handleStorage(id, msg.msg).catch((e: unknown) => this.fail(e));
+        return;
+      case "gate":
+        void this.handleGate(id, msg.gateId).catch((e: unknown) => this.fail(e));
+        return;
+      case "done":
+        c.done = true;
+        c.ops = msg.ops;
+        return;
+      case "fatal":
+        c.fatal = msg.message;
+        return;
     }
-    await Promise.all([...clients.values()].map((c) => c.proc!.spawnProcess()));
-    const redis = await serversReady;
-    await Promise.all([...clients.values()].map((c) => c.proc!.waitReady()));
+  }
 
-    // Every client must read the same CLOCK_MONOTONIC as the driver: its reading in reply to
-    // a ping lies between the driver's readings before the ping and after the pong.
-    const clockSpreadUs: number[] = [];
-    const readClock = (c: ClientState): Promise<ClockReading> =>
-      new Promise<ClockReading>((resolve, reject) => {
-        const boundMs = loadTolerantMs(PING_TIMEOUT_MS);
-        const t = setTimeout(() => reject(new RealRunError(`client ${c.id} did not answer a clock ping within ${boundMs} ms (${loadNote()})`)), boundMs);
-        c.pong = (ns, wallMs) => {
-          clearTimeout(t);
-          c.pong = undefined;
-          resolve({ hrNs: ns, wallMs: wallMs ?? Number.NaN });
-        };
-        control!.send(c.id, { t: "ping" });
-      });
-    for (const c of clients.values()) {
+  private onEvent(c: ClientState, ev: unknown): void {
+    if (!this.clock) return;
+    if (!isWireEvent(ev)) return this.fail(new RealRunError(`client ${c.id} sent a malformed event`));
+    if (ev.timeUs < c.lastUs) c.misordered++;
+    c.lastUs = ev.timeUs;
+    this.history.add(c.id, ev.timeUs, ev.type, ev.f, ev.lock, ev.value);
+    this.faults?.onClientEvent(c.id, ev.f, ev.type);
+  }
+
+  private async spawnClients(): Promise<void> {
+    for (const c of this.clients.values()) {
+      const fake = this.plan.fakeClocks[c.id];
+      if (fake) c.fakeClock = new ClientClockFile(clientDir(this.group, c.index), fake);
+      c.proc = addClientProcess(this.group, c.index, c.id, { port: this.control!.port, secret: this.secret }, () => c.ready, c.fakeClock?.env());
+    }
+    await Promise.all([...this.clients.values()].map((c) => c.proc!.spawnProcess()));
+  }
+
+  private readClock(c: ClientState): Promise<ClockReading> {
+    return new Promise<ClockReading>((resolve, reject) => {
+      const boundMs = loadTolerantMs(PING_TIMEOUT_MS);
+      const t = setTimeout(() => reject(new RealRunError(`client ${c.id} did not answer a clock ping within ${boundMs} ms (${loadNote()})`)), boundMs);
+      c.pong = (ns, wallMs) => {
+        clearTimeout(t);
+        c.pong = undefined;
+        resolve({ hrNs: ns, wallMs: wallMs ?? Number.NaN });
+      };
+      this.control!.send(c.id, { t: "ping" });
+    });
+  }
+
+  /**
+   * Every client must read the same CLOCK_MONOTONIC as the driver: its reading in reply to
+   * a ping lies between the driver's readings before the ping and after the pong.
+   */
+  private async checkClientClocks(): Promise<void> {
+    for (const c of this.clients.values()) {
       const before = hrNowNs();
       const hostWallMs = Date.now();
-      const reading = await readClock(c);
+      const reading = await this.readClock(c);
       const theirs = reading.hrNs;
       const after = hrNowNs();
       if (c.fakeClock) {
@@ -321,55 +386,56 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
           `client ${c.id}'s CLOCK_MONOTONIC is not the driver's (read ${theirs}, driver ${before}..${after}); real mode needs one clock for every process`,
         );
       }
-      clockSpreadUs.push(Number(after - before) / 1000);
+      this.clockSpreadUs.push(Number(after - before) / 1000);
     }
+  }
 
+  /** t0 set, the fault steps armed, the clients told to start at t0. */
+  private startClients(redis: StartedServer[]): void {
+    const { plan, clients } = this;
     const t0 = hrNowNs() + BigInt(START_LEAD_MS) * 1_000_000n;
-    clock = new RunClock(t0);
-    faults = new RealFaults(
+    const clock = (this.clock = new RunClock(t0));
+    const faults = (this.faults = new RealFaults(
       plan.faults,
       clock,
-      history,
-      (id) => clients.get(id)?.proc ?? group.servers.find((p) => p.name === id),
+      this.history,
+      (id) => clients.get(id)?.proc ?? this.group.servers.find((p) => p.name === id),
       () => currentLeader(redis),
-    );
-    faults.proxies = proxies;
-    if (peerLinks) faults.peerLinks = peerLinks;
+    ));
+    faults.proxies = this.links;
+    if (this.peerLinks) faults.peerLinks = this.peerLinks;
     if (plan.design.cluster) {
       faults.clusterIds = new Set(plan.design.cluster.ids);
       if (plan.design.cluster.preferredLeader !== undefined) faults.preferredLeader = plan.design.cluster.preferredLeader;
     }
     for (const r of redis) if (r.kind === "redis-server") faults.redisPorts.set(r.id, r.endpoint.port);
     // Standing link conditions from here, not during set-up: the clients' connection checks (ioredis's ready check under a 50 ms commandTimeout) are not part of the story.
-    for (const c of plan.linkConditions) proxies.conditionsOf(c.from, c.to)?.setStanding(c.settings);
+    for (const c of plan.linkConditions) this.links.conditionsOf(c.from, c.to)?.setStanding(c.settings);
     for (const c of clients.values()) if (c.fakeClock) faults.clientClocks.set(c.id, c.fakeClock);
-    faults.readClientClock = (id) => readClock(clients.get(id)!);
-    faults.aofTicks = aofTicks;
+    faults.readClientClock = (id) => this.readClock(clients.get(id)!);
+    faults.aofTicks = this.aofTicks;
     faults.install();
-    for (const c of clients.values()) control.send(c.id, { t: "start", t0Ns: t0.toString() });
-    opts.progress?.(
-      `run ${opts.run}/${opts.runs} started: ${redis.map((r) => `${r.id} pid ${r.process.pid}`).join(", ")}; clients ${[...clients.values()].map((c) => `${c.id} pid ${c.proc!.pid}`).join(", ")}`,
+    for (const c of clients.values()) this.control!.send(c.id, { t: "start", t0Ns: t0.toString() });
+    this.opts.progress?.(
+      `run ${this.opts.run}/${this.opts.runs} started: ${redis.map((r) => `${r.id} pid ${r.process.pid}`).join(", ")}; clients ${[...clients.values()].map((c) => `${c.id} pid ${c.proc!.pid}`).join(", ")}`,
     );
+  }
 
-    const endUs = s.durationMs * 1000;
-    const deadlineUs = endUs + DRAIN_MS * plan.timeScale.factor * 1000;
-    let endedBy = "";
-    // Bounded by the deadline: each turn sleeps POLL_MS of real time.
+  /** Until every client is done (and no fault is pending) or the scenario's end plus the drain; bounded by that deadline. */
+  private async pollUntilEnd(redis: StartedServer[]): Promise<{ endedBy: string; stopUs: number }> {
+    const clock = this.clock!;
+    const faults = this.faults!;
+    const endUs = this.s.durationMs * 1000;
+    const deadlineUs = endUs + DRAIN_MS * this.plan.timeScale.factor * 1000;
+    let endedBy: string;
+    // Each turn sleeps POLL_MS of real time.
     for (;;) {
-      const signal = stoppedBySignal();
-      if (signal) throw new RealRunError(`stopped by ${signal}`);
-      if (runError) throw runError;
-      for (const c of clients.values()) {
-        if (c.fatal) throw new RealRunError(`client ${c.id} failed: ${c.fatal.split("\n")[0]}`, c.proc!.logTail());
-        if (c.closed || !c.proc!.isLive()) throw new RealRunError(`client ${c.id} exited during the run`, c.proc!.logTail());
-      }
-      for (const r of redis)
-        if (!r.process.isLive() && !faults.down.has(r.id)) throw new RealRunError(`${r.id} (${r.kind}) exited during the run`, r.process.logTail());
+      this.throwIfBroken(redis);
       const now = clock.nowUs();
-      opts.onTick?.(
-        `run ${opts.run}/${opts.runs}: ${(Math.min(now, endUs) / 1e6).toFixed(1)}/${(endUs / 1e6).toFixed(1)} s of the scenario, ${history.size} events`,
+      this.opts.onTick?.(
+        `run ${this.opts.run}/${this.opts.runs}: ${(Math.min(now, endUs) / 1e6).toFixed(1)}/${(endUs / 1e6).toFixed(1)} s of the scenario, ${this.history.size} events`,
       );
-      if ([...clients.values()].every((c) => c.done) && !faults.busy()) {
+      if ([...this.clients.values()].every((c) => c.done) && !faults.busy()) {
         endedBy = "every client finished";
         break;
       }
@@ -379,31 +445,44 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
       }
       await sleep(Math.min(POLL_MS, Math.max(1, (deadlineUs - now) / 1000)));
     }
-    const stopUs = Math.min(clock.nowUs(), Math.round(deadlineUs));
-    faults.stop();
-    // Faked client clocks: read once more, so the run shows the offset and rate the child really had.
-    const clockEvidence: ClientClockEvidence[] = [];
-    for (const c of clients.values()) {
-      if (!c.fakeClock || !c.startReading) continue;
-      const end = c.proc!.isLive() ? await readClock(c).catch(() => undefined) : undefined;
-      clockEvidence.push({ id: c.id, clock: plan.fakeClocks[c.id]!, start: c.startReading, hostWallMsAtStart: c.hostWallMsAtStart!, ...(end ? { end } : {}) });
-    }
-    const finals = storage.finalCells(s.workload.locks).map((c) => ({
-      process: RESOURCE_ID,
-      f: "final-read",
-      lock: c.lock,
-      value: { counter: c.counter, ...(c.maxToken !== undefined ? { maxToken: c.maxToken } : {}) },
-    }));
-    const events = history.finish(stopUs, finals);
+    return { endedBy, stopUs: Math.min(clock.nowUs(), Math.round(deadlineUs)) };
+  }
 
-    const real: RealRunInfo = {
+  /** A signal, a failed callback, a client or server gone: the run stops, saying which. */
+  private throwIfBroken(redis: StartedServer[]): void {
+    const signal = stoppedBySignal();
+    if (signal) throw new RealRunError(`stopped by ${signal}`);
+    if (this.runError) throw this.runError;
+    for (const c of this.clients.values()) {
+      if (c.fatal) throw new RealRunError(`client ${c.id} failed: ${c.fatal.split("\n")[0]}`, c.proc!.logTail());
+      if (c.closed || !c.proc!.isLive()) throw new RealRunError(`client ${c.id} exited during the run`, c.proc!.logTail());
+    }
+    for (const r of redis)
+      if (!r.process.isLive() && !this.faults!.down.has(r.id)) throw new RealRunError(`${r.id} (${r.kind}) exited during the run`, r.process.logTail());
+  }
+
+  /** Faked client clocks: read once more, so the run shows the offset and rate the child really had. */
+  private async clockEvidence(): Promise<ClientClockEvidence[]> {
+    const out: ClientClockEvidence[] = [];
+    for (const c of this.clients.values()) {
+      if (!c.fakeClock || !c.startReading) continue;
+      const end = c.proc!.isLive() ? await this.readClock(c).catch(() => undefined) : undefined;
+      out.push({ id: c.id, clock: this.plan.fakeClocks[c.id]!, start: c.startReading, hostWallMsAtStart: c.hostWallMsAtStart!, ...(end ? { end } : {}) });
+    }
+    return out;
+  }
+
+  private realInfo(redis: StartedServer[], events: HistoryEvent[], endedBy: string, clockEvidence: ClientClockEvidence[]): RealRunInfo {
+    const { plan, opts } = this;
+    const faults = this.faults!;
+    return {
       replayable: false,
       note: REAL_NOTE,
       run: opts.run,
       runs: opts.runs,
       timeScale: plan.timeScale,
-      clock: `CLOCK_MONOTONIC (process.hrtime.bigint), read by the driver and by each client process at the instant of its event; µs from the run's t0; ping spread ${Math.max(...clockSpreadUs).toFixed(0)} µs`,
-      wallMs: Math.round(performance.now() - wallStart),
+      clock: `CLOCK_MONOTONIC (process.hrtime.bigint), read by the driver and by each client process at the instant of its event; µs from the run's t0; ping spread ${Math.max(...this.clockSpreadUs).toFixed(0)} µs`,
+      wallMs: Math.round(performance.now() - this.wallStart),
       endedBy,
       servers: redis.map((r) => ({
         id: r.id,
@@ -415,7 +494,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
         port: r.endpoint.port,
         aof: r.aof,
       })),
-      clients: [...clients.values()].map((c) => ({
+      clients: [...this.clients.values()].map((c) => ({
         id: c.id,
         ...(c.pid !== undefined ? { pid: c.pid } : {}),
         packages: c.packages,
@@ -430,33 +509,39 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
           plan,
           events,
           faults.log,
-          [...clients.values()].map((c) => ({ id: c.id, misordered: c.misordered })),
+          [...this.clients.values()].map((c) => ({ id: c.id, misordered: c.misordered })),
         ),
         ...clientClockChecks(plan, faults.log, clockEvidence),
         ...hostCrashChecks(plan, faults.log),
       ],
     };
-    const meta: RunMeta = {
+  }
+
+  private meta(stopUs: number): RunMeta {
+    const s = this.s;
+    return {
       scenario: s.name,
       design: s.design,
-      seed: opts.seed,
+      seed: this.opts.seed,
       durationMs: s.durationMs,
       endUs: stopUs,
-      serverIds: designServerIds(plan.design),
+      serverIds: designServerIds(this.plan.design),
       clientIds: s.clients.map((c) => c.id),
-      fencingTokens: plan.design.fencing,
+      fencingTokens: this.plan.design.fencing,
       faults: s.faults,
-      eventsRun: history.size,
-      network: { controlMessages: messages, storageRequests },
+      eventsRun: this.history.size,
+      network: { controlMessages: this.messages, storageRequests: this.storageRequests },
       clockSamples: [],
     };
-    return { history: events, meta, real, pidsEver: group.pidsEver(), dir: group.dir };
-  } finally {
-    for (const t of aofTicks.values()) t.stop();
-    faults?.stop();
-    control?.close();
-    proxies?.close();
-    peerLinks?.close();
-    await group.stop();
+  }
+
+  /** Every exit path: stop the fault timers, close the control server and proxies, stop every process. */
+  async close(): Promise<void> {
+    for (const t of this.aofTicks.values()) t.stop();
+    this.faults?.stop();
+    this.control?.close();
+    this.links.close();
+    this.peerLinks?.close();
+    await this.group.stop();
   }
 }
