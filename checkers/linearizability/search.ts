@@ -93,120 +93,43 @@ const FRAME_BYTES = 120;
 
 /** Check one sub-history. `ops` must all belong to one partition. */
 export function searchLinearization<S>(model: Model<S>, ops: readonly Operation[], budget: SearchBudget): SearchResult<S> {
-  // ---- Layout: entries in the history's order (real-time order is the order events were
-  // recorded, so a process's next call follows its last return even at one instant).
-  // An entry is a number, 2 * op + (1 for a return), sorted by its event's position: no
-  // object per entry (there are two per op, and a lock may have hundreds of thousands of ops).
-  const n = ops.length;
-  const ents: number[] = [];
-  for (let i = 0; i < n; i++) {
-    ents.push(2 * i);
-    if (Number.isFinite(ops[i].endUs)) ents.push(2 * i + 1);
-  }
-  const positionOf = (e: number): number => ((e & 1) === 1 ? ops[e >>> 1].complete!.index : ops[e >>> 1].invoke.index);
-  ents.sort((a, b) => positionOf(a) - positionOf(b));
-  const callPos = new Float64Array(n);
-  const retPos = new Float64Array(n).fill(Infinity);
-  ents.forEach((e, p) => {
-    if ((e & 1) === 1) retPos[e >>> 1] = p;
-    else callPos[e >>> 1] = p;
-  });
+  return new WglSearch(model, ops, budget).run();
+}
 
-  // Completed ops get ranks 0..m-1 in call order; info ops are kept apart.
-  const completed: number[] = [];
-  const infoOps: number[] = [];
-  for (const e of ents) {
-    if ((e & 1) === 1) continue;
-    if (Number.isFinite(ops[e >>> 1].endUs)) completed.push(e >>> 1);
-    else infoOps.push(e >>> 1);
-  }
-  const m = completed.length;
-  const rankOf = new Int32Array(n).fill(-1);
-  completed.forEach((op, r) => (rankOf[op] = r));
+/**
+ * One search's layout and state, built once (the entry list, the info index) and then
+ * walked: a depth-first search over frames, each linearizing one op, memoized on (the
+ * linearized set, the model state).
+ */
+class WglSearch<S> {
+  private readonly n: number;
+  /** Position in the history's order of each op's call and return (Infinity: an info op's). */
+  private readonly callPos: Float64Array;
+  private readonly retPos: Float64Array;
+  /** Completed ops by rank (call order); info ops apart. */
+  private readonly completed: number[] = [];
+  private readonly rankOf: Int32Array;
+  private readonly m: number;
+  /**
+   * Linked list over completed entries: node 2r = call of rank r, 2r+1 = its return,
+   * HEAD = 2m. -1 = end of list.
+   */
+  private readonly HEAD: number;
+  private readonly next: Int32Array;
+  private readonly prev: Int32Array;
+  /** Info ops indexed by relevance key, each list in call order; infoAlways: relevant to every state. */
+  private readonly infoByKey = new Map<string, number[]>();
+  private readonly infoAlways: number[] = [];
 
-  // Linked list over completed entries: node 2r = call of rank r, 2r+1 = its return,
-  // HEAD = 2m. -1 = end of list.
-  const HEAD = 2 * m;
-  const next = new Int32Array(2 * m + 1).fill(-1);
-  const prev = new Int32Array(2 * m + 1).fill(-1);
-  {
-    let last = HEAD;
-    for (const e of ents) {
-      const r = rankOf[e >>> 1];
-      if (r < 0) continue;
-      const node = 2 * r + (e & 1);
-      next[last] = node;
-      prev[node] = last;
-      last = node;
-    }
-  }
-  const lift = (r: number): void => {
-    const c = 2 * r;
-    const ret = c + 1;
-    next[prev[c]] = next[c];
-    prev[next[c]] = prev[c]; // a call's next always exists: its return follows it
-    next[prev[ret]] = next[ret];
-    if (next[ret] >= 0) prev[next[ret]] = prev[ret];
-  };
-  const unlift = (r: number): void => {
-    const c = 2 * r;
-    const ret = c + 1;
-    next[prev[ret]] = ret;
-    if (next[ret] >= 0) prev[next[ret]] = ret;
-    next[prev[c]] = c;
-    prev[next[c]] = c;
-  };
-
-  // Info ops indexed by relevance key, each list in call order.
-  const infoByKey = new Map<string, number[]>();
-  const infoAlways: number[] = [];
-  const batchKeys = model.infoKeys ? model.infoKeys(ops) : undefined;
-  if (batchKeys && batchKeys.length !== n) throw new Error(`${model.name}.infoKeys returned ${batchKeys.length} keys for ${n} ops`);
-  const addTo = (key: string, op: number): void => {
-    const list = infoByKey.get(key);
-    if (list) list.push(op);
-    else infoByKey.set(key, [op]);
-  };
-  for (const op of infoOps) {
-    const key = batchKeys?.[op];
-    if (key === null) continue;
-    if (key === undefined) infoAlways.push(op);
-    else if (typeof key === "string") addTo(key, op);
-    else for (const k of key) addTo(k, op);
-  }
-
-  // ---- The linearized set, kept three ways: flags, prefix+window for exact memo
-  // comparison, and a Zobrist hash updated in O(1).
-  const linFlag = new Uint8Array(n);
-  let base = 0; // every completed rank < base is linearized, rank base is not
-  let linCount = 0; // completed ops linearized
-  let zLo = 0;
-  let zHi = 0;
-  const zobLo = (op: number): number => mix32(op * 2 + 0x2545f491) | 1;
-  const zobHi = (op: number): number => mix32(op * 2 + 0x68e31da5) | 1;
-
-  const setLin = (op: number): void => {
-    linFlag[op] = 1;
-    zLo ^= zobLo(op);
-    zHi ^= zobHi(op);
-    const r = rankOf[op];
-    if (r >= 0) {
-      linCount++;
-      lift(r);
-      if (r === base) while (base < m && linFlag[completed[base]]) base++;
-    }
-  };
-  const clearLin = (op: number): void => {
-    linFlag[op] = 0;
-    zLo ^= zobLo(op);
-    zHi ^= zobHi(op);
-    const r = rankOf[op];
-    if (r >= 0) {
-      linCount--;
-      unlift(r);
-      if (r < base) base = r;
-    }
-  };
+  // The linearized set, kept three ways: flags, prefix+window for exact memo comparison,
+  // and a Zobrist hash updated in O(1).
+  private readonly linFlag: Uint8Array;
+  /** Every completed rank < base is linearized, rank base is not. */
+  private base = 0;
+  /** Completed ops linearized. */
+  private linCount = 0;
+  private zLo = 0;
+  private zHi = 0;
   /**
    * The ranks after base, up to the last linearized one, that are not linearized, into
    * `holes` (their count in holesCount). With base and linCount they fix the set
@@ -215,62 +138,196 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Operation[
    * pending. `holesWords` is the span's bitset size in words, which the memory estimate
    * counts (as it did when the set was kept as a bitset).
    */
-  let holes = new Int32Array(16);
-  let holesCount = 0;
-  let holesWords = 0;
-  const snapshotHoles = (): void => {
-    let ahead = linCount - base;
-    holesCount = 0;
-    holesWords = 0;
+  private holes = new Int32Array(16);
+  private holesCount = 0;
+  private holesWords = 0;
+  /** Stamps for exact comparison of info sets. */
+  private readonly stamp: Uint32Array;
+  private epoch = 0;
+  /** A bucket is its one entry until a second shares the hash (most never do). */
+  private readonly memo: Memo<S, Cons | null>;
+  private statesExplored = 0;
+  private steps = 0;
+  private readonly stepsMax: number;
+  private windowWords = 0;
+  private maxDepth = 0;
+
+  constructor(
+    private readonly model: Model<S>,
+    private readonly ops: readonly Operation[],
+    private readonly budget: SearchBudget,
+  ) {
+    const n = (this.n = ops.length);
+    this.callPos = new Float64Array(n);
+    this.retPos = new Float64Array(n).fill(Infinity);
+    this.rankOf = new Int32Array(n).fill(-1);
+    const infoOps = this.layOut();
+    this.m = this.completed.length;
+    this.HEAD = 2 * this.m;
+    this.next = new Int32Array(2 * this.m + 1).fill(-1);
+    this.prev = new Int32Array(2 * this.m + 1).fill(-1);
+    this.linkEntries();
+    this.indexInfoOps(infoOps);
+    this.linFlag = new Uint8Array(n);
+    this.stamp = new Uint32Array(n);
+    this.memo = new Memo<S, Cons | null>(model.equal, (a, b) => this.sameInfoSet(a, b));
+    this.stepsMax = budget.stepsMax ?? Infinity;
+  }
+
+  /**
+   * Entries in the history's order (real-time order is the order events were recorded, so
+   * a process's next call follows its last return even at one instant). An entry is a
+   * number, 2 * op + (1 for a return), sorted by its event's position: no object per entry
+   * (there are two per op, and a lock may have hundreds of thousands of ops). Completed
+   * ops get ranks 0..m-1 in call order; the info ops are returned in call order.
+   */
+  private ents: number[] = [];
+  private layOut(): number[] {
+    const { ops, n } = this;
+    const ents = this.ents;
+    for (let i = 0; i < n; i++) {
+      ents.push(2 * i);
+      if (Number.isFinite(ops[i].endUs)) ents.push(2 * i + 1);
+    }
+    const positionOf = (e: number): number => ((e & 1) === 1 ? ops[e >>> 1].complete!.index : ops[e >>> 1].invoke.index);
+    ents.sort((a, b) => positionOf(a) - positionOf(b));
+    ents.forEach((e, p) => {
+      if ((e & 1) === 1) this.retPos[e >>> 1] = p;
+      else this.callPos[e >>> 1] = p;
+    });
+    const infoOps: number[] = [];
+    for (const e of ents) {
+      if ((e & 1) === 1) continue;
+      if (Number.isFinite(ops[e >>> 1].endUs)) this.completed.push(e >>> 1);
+      else infoOps.push(e >>> 1);
+    }
+    this.completed.forEach((op, r) => (this.rankOf[op] = r));
+    return infoOps;
+  }
+
+  private linkEntries(): void {
+    let last = this.HEAD;
+    for (const e of this.ents) {
+      const r = this.rankOf[e >>> 1];
+      if (r < 0) continue;
+      const node = 2 * r + (e & 1);
+      this.next[last] = node;
+      this.prev[node] = last;
+      last = node;
+    }
+    this.ents = [];
+  }
+
+  private indexInfoOps(infoOps: readonly number[]): void {
+    const { model, ops, n } = this;
+    const batchKeys = model.infoKeys ? model.infoKeys(ops) : undefined;
+    if (batchKeys && batchKeys.length !== n) throw new Error(`${model.name}.infoKeys returned ${batchKeys.length} keys for ${n} ops`);
+    const addTo = (key: string, op: number): void => {
+      const list = this.infoByKey.get(key);
+      if (list) list.push(op);
+      else this.infoByKey.set(key, [op]);
+    };
+    for (const op of infoOps) {
+      const key = batchKeys?.[op];
+      if (key === null) continue;
+      if (key === undefined) this.infoAlways.push(op);
+      else if (typeof key === "string") addTo(key, op);
+      else for (const k of key) addTo(k, op);
+    }
+  }
+
+  private lift(r: number): void {
+    const { next, prev } = this;
+    const c = 2 * r;
+    const ret = c + 1;
+    next[prev[c]] = next[c];
+    prev[next[c]] = prev[c]; // a call's next always exists: its return follows it
+    next[prev[ret]] = next[ret];
+    if (next[ret] >= 0) prev[next[ret]] = prev[ret];
+  }
+
+  private unlift(r: number): void {
+    const { next, prev } = this;
+    const c = 2 * r;
+    const ret = c + 1;
+    next[prev[ret]] = ret;
+    if (next[ret] >= 0) prev[next[ret]] = ret;
+    next[prev[c]] = c;
+    prev[next[c]] = c;
+  }
+
+  private setLin(op: number): void {
+    this.linFlag[op] = 1;
+    this.zLo ^= zobLo(op);
+    this.zHi ^= zobHi(op);
+    const r = this.rankOf[op];
+    if (r >= 0) {
+      this.linCount++;
+      this.lift(r);
+      if (r === this.base) while (this.base < this.m && this.linFlag[this.completed[this.base]]) this.base++;
+    }
+  }
+
+  private clearLin(op: number): void {
+    this.linFlag[op] = 0;
+    this.zLo ^= zobLo(op);
+    this.zHi ^= zobHi(op);
+    const r = this.rankOf[op];
+    if (r >= 0) {
+      this.linCount--;
+      this.unlift(r);
+      if (r < this.base) this.base = r;
+    }
+  }
+
+  private snapshotHoles(): void {
+    const { base, linFlag, completed } = this;
+    let ahead = this.linCount - base;
+    this.holesCount = 0;
+    this.holesWords = 0;
     if (ahead === 0) return;
     let r = base + 1;
     for (; ahead > 0; r++) {
       if (linFlag[completed[r]]) ahead--;
       else {
-        if (holesCount === holes.length) {
-          const wider = new Int32Array(2 * holes.length);
-          wider.set(holes);
-          holes = wider;
+        if (this.holesCount === this.holes.length) {
+          const wider = new Int32Array(2 * this.holes.length);
+          wider.set(this.holes);
+          this.holes = wider;
         }
-        holes[holesCount++] = r;
+        this.holes[this.holesCount++] = r;
       }
     }
-    holesWords = ((r - 1 - base - 1) >>> 5) + 1;
-  };
+    this.holesWords = ((r - 1 - base - 1) >>> 5) + 1;
+  }
 
-  // Stamps for exact comparison of info sets.
-  const stamp = new Uint32Array(n);
-  let epoch = 0;
-  const sameInfoSet = (a: Cons | null, b: Cons | null): boolean => {
-    epoch++;
+  private sameInfoSet(a: Cons | null, b: Cons | null): boolean {
+    const epoch = ++this.epoch;
+    const stamp = this.stamp;
     for (let c = a; c; c = c.next) stamp[c.id] = epoch;
     for (let c = b; c; c = c.next) if (stamp[c.id] !== epoch) return false;
     return true;
-  };
+  }
 
-  // A bucket is its one entry until a second shares the hash (most never do).
-  const memo = new Memo<S, Cons | null>(model.equal, sameInfoSet);
-  let statesExplored = 0;
-  let steps = 0;
-  const stepsMax = budget.stepsMax ?? Infinity;
-  let windowWords = 0;
-  let maxDepth = 0;
-  const memoryMb = (): number => (statesExplored * MEMO_ENTRY_BYTES + windowWords * 4 + maxDepth * FRAME_BYTES) / (1024 * 1024);
+  private memoryMb(): number {
+    return (this.statesExplored * MEMO_ENTRY_BYTES + this.windowWords * 4 + this.maxDepth * FRAME_BYTES) / (1024 * 1024);
+  }
 
   /** Look up the current configuration; memoize it and return true if it is new. */
-  const remember = (state: S, infoList: Cons | null): boolean => {
-    const key = (zLo ^ model.hash(state)) >>> 0;
+  private remember(state: S, infoList: Cons | null): boolean {
+    const key = (this.zLo ^ this.model.hash(state)) >>> 0;
     const infoCount = infoList ? infoList.length : 0;
-    snapshotHoles();
-    if (!memo.addIfNew(key, zHi, linCount, base, infoCount, holes, holesCount, state, infoList)) return false;
-    statesExplored++;
-    windowWords += holesWords;
+    this.snapshotHoles();
+    if (!this.memo.addIfNew(key, this.zHi, this.linCount, this.base, infoCount, this.holes, this.holesCount, state, infoList)) return false;
+    this.statesExplored++;
+    this.windowWords += this.holesWords;
     return true;
-  };
+  }
 
-  const newFrame = (state: S, via: number, parent: Frame<S> | null, infoList: Cons | null): Frame<S> => {
+  private newFrame(state: S, via: number, parent: Frame<S> | null, infoList: Cons | null): Frame<S> {
+    const next = this.next;
     // The first return entry bounds which ops may go next: only those called before it.
-    let node = next[HEAD];
+    let node = next[this.HEAD];
     while (node >= 0 && (node & 1) === 0) node = next[node];
     const firstRank = node >= 0 ? node >>> 1 : -1;
     return {
@@ -280,149 +337,155 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Operation[
       state,
       infoList,
       phase: firstRank >= 0 ? 0 : 1,
-      cursor: next[HEAD],
+      cursor: next[this.HEAD],
       firstRank,
       info: null,
     };
-  };
+  }
 
-  const infoListsOf = (f: Frame<S>): (readonly number[])[] => {
+  private infoListsOf(f: Frame<S>): (readonly number[])[] {
+    const { model, next, completed, ops } = this;
     const lists: (readonly number[])[] = [];
-    if (model.relevantKeys && infoByKey.size > 0) {
+    if (model.relevantKeys && this.infoByKey.size > 0) {
       // The completed ops that may go next: the first-return op, then the other calls before it.
       const nextOps: Operation[] = [];
       if (f.firstRank >= 0) nextOps.push(ops[completed[f.firstRank]]);
-      for (let node = next[HEAD]; node >= 0 && (node & 1) === 0; node = next[node]) {
+      for (let node = next[this.HEAD]; node >= 0 && (node & 1) === 0; node = next[node]) {
         if (node >>> 1 !== f.firstRank) nextOps.push(ops[completed[node >>> 1]]);
       }
       for (const k of model.relevantKeys(f.state, nextOps)) {
-        const list = infoByKey.get(k);
+        const list = this.infoByKey.get(k);
         if (list) lists.push(list);
       }
     }
-    if (infoAlways.length > 0) lists.push(infoAlways);
+    if (this.infoAlways.length > 0) lists.push(this.infoAlways);
     return lists;
-  };
+  }
 
   /**
    * The frame's next info candidate: an info op of a relevant key, not yet linearized,
    * called before the first pending return (after it, it cannot go next). Read lazily,
    * so a state with many relevant info ops costs only the ones actually tried.
    */
-  const nextInfo = (f: Frame<S>, c: InfoCursor): number => {
+  private nextInfo(f: Frame<S>, c: InfoCursor): number {
     // Position of the first return entry still in the list (Infinity if none).
-    const firstReturnPos = f.firstRank >= 0 ? retPos[completed[f.firstRank]] : Infinity;
+    const firstReturnPos = f.firstRank >= 0 ? this.retPos[this.completed[f.firstRank]] : Infinity;
     while (c.listIdx < c.lists.length) {
       const list: readonly number[] = c.lists[c.listIdx];
       while (c.posIdx < list.length) {
         const op = list[c.posIdx++];
-        if (callPos[op] >= firstReturnPos) break;
-        if (!linFlag[op]) return op;
+        if (this.callPos[op] >= firstReturnPos) break;
+        if (!this.linFlag[op]) return op;
       }
       c.listIdx++;
       c.posIdx = 0;
     }
     return -1;
-  };
-  const infoCursorOf = (f: Frame<S>): InfoCursor => ({ lists: infoListsOf(f), listIdx: 0, posIdx: 0 });
+  }
+
+  private infoCursorOf(f: Frame<S>): InfoCursor {
+    return { lists: this.infoListsOf(f), listIdx: 0, posIdx: 0 };
+  }
 
   /** Next candidate op of a frame, or -1 when it has none left. */
-  const nextCandidate = (f: Frame<S>): number => {
+  private nextCandidate(f: Frame<S>): number {
     if (f.phase === 0) {
       f.phase = 1;
-      return completed[f.firstRank];
+      return this.completed[f.firstRank];
     }
     if (f.phase === 1) {
       while (f.cursor >= 0 && (f.cursor & 1) === 0) {
         const r = f.cursor >>> 1;
-        f.cursor = next[f.cursor];
-        if (r !== f.firstRank) return completed[r];
+        f.cursor = this.next[f.cursor];
+        if (r !== f.firstRank) return this.completed[r];
       }
       f.phase = 2;
     }
     if (f.phase === 2) {
-      const op = nextInfo(f, (f.info ??= infoCursorOf(f)));
+      const op = this.nextInfo(f, (f.info ??= this.infoCursorOf(f)));
       if (op >= 0) return op;
       f.phase = 3;
     }
     return -1;
-  };
+  }
 
-  const stuckAt = (f: Frame<S>): number[] => {
+  private stuckAt(f: Frame<S>): number[] {
+    const { next, completed } = this;
     const out: number[] = [];
     if (f.firstRank >= 0) out.push(completed[f.firstRank]);
-    for (let node = next[HEAD]; node >= 0 && (node & 1) === 0; node = next[node]) {
+    for (let node = next[this.HEAD]; node >= 0 && (node & 1) === 0; node = next[node]) {
       if (node >>> 1 !== f.firstRank) out.push(completed[node >>> 1]);
     }
     // Relevant info ops too, but only a few: there may be thousands.
-    const c = infoCursorOf(f);
-    for (let k = 0, op = nextInfo(f, c); op >= 0 && k < STUCK_INFO_MAX; k++, op = nextInfo(f, c)) out.push(op);
+    const c = this.infoCursorOf(f);
+    for (let k = 0, op = this.nextInfo(f, c); op >= 0 && k < STUCK_INFO_MAX; k++, op = this.nextInfo(f, c)) out.push(op);
     return out;
-  };
-
-  // ---- The search proper.
-  const init = model.init();
-  remember(init, null);
-  const stack: Frame<S>[] = [newFrame(init, -1, null, null)];
-  let best: { path: Cons | null; state: S; stuck: number[] } = { path: null, state: init, stuck: [] };
-  const finish = (
-    valid: SearchResult<S>["valid"],
-    path: Cons | null,
-    state: S,
-    stuck: number[],
-    stoppedBy?: SearchResult<S>["stoppedBy"],
-  ): SearchResult<S> => ({
-    valid,
-    statesExplored,
-    steps,
-    memoryMbEstimate: Math.round(memoryMb() * 10) / 10,
-    longestPrefix: consToArray(path),
-    stateAfterPrefix: state,
-    stuck,
-    ...(stoppedBy ? { stoppedBy } : {}),
-  });
-
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1];
-    if (next[HEAD] < 0) return finish(true, top, top.state, []);
-    const op = nextCandidate(top);
-    if (op < 0) {
-      // Dead end: nothing can go next. Remember the deepest one as the witness.
-      const depth = top.length;
-      if (depth > (best.path ? best.path.length : 0) || (depth === 0 && best.stuck.length === 0)) {
-        best = { path: top, state: top.state, stuck: stuckAt(top) };
-      }
-      stack.pop();
-      if (top.length > 0) clearLin(top.id);
-      continue;
-    }
-    if (++steps > stepsMax) {
-      steps = stepsMax;
-      const depth = top.length;
-      const deepest = depth >= (best.path?.length ?? 0) ? { path: top, state: top.state, stuck: [] as number[] } : best;
-      return finish("unknown", deepest.path, deepest.state, deepest.stuck, "stepsMax");
-    }
-    const nextState = model.step(top.state, ops[op]);
-    if (nextState === undefined) continue;
-    const isInfo = rankOf[op] < 0;
-    // An info op that changes nothing is the same as leaving it out.
-    if (isInfo && model.equal(nextState, top.state)) continue;
-    setLin(op);
-    const infoList = isInfo ? { id: op, next: top.infoList, length: (top.infoList?.length ?? 0) + 1 } : top.infoList;
-    if (!remember(nextState, infoList)) {
-      clearLin(op);
-      continue;
-    }
-    const path = newFrame(nextState, op, top, infoList);
-    stack.push(path);
-    if (stack.length > maxDepth) maxDepth = stack.length;
-    if (statesExplored >= budget.statesMax || memoryMb() >= budget.memoryMbMax) {
-      const deepest = path.length >= (best.path?.length ?? 0) ? { path, state: nextState, stuck: [] as number[] } : best;
-      return finish("unknown", deepest.path, deepest.state, deepest.stuck, statesExplored >= budget.statesMax ? "statesMax" : "memoryMbMax");
-    }
   }
-  return finish(false, best.path, best.state, best.stuck);
+
+  private finish(valid: SearchResult<S>["valid"], path: Cons | null, state: S, stuck: number[], stoppedBy?: SearchResult<S>["stoppedBy"]): SearchResult<S> {
+    return {
+      valid,
+      statesExplored: this.statesExplored,
+      steps: this.steps,
+      memoryMbEstimate: Math.round(this.memoryMb() * 10) / 10,
+      longestPrefix: consToArray(path),
+      stateAfterPrefix: state,
+      stuck,
+      ...(stoppedBy ? { stoppedBy } : {}),
+    };
+  }
+
+  /** The search proper: depth first, a frame per linearized op, the deepest dead end kept as the witness. */
+  run(): SearchResult<S> {
+    const { model, ops, budget } = this;
+    const init = model.init();
+    this.remember(init, null);
+    const stack: Frame<S>[] = [this.newFrame(init, -1, null, null)];
+    let best: { path: Cons | null; state: S; stuck: number[] } = { path: null, state: init, stuck: [] };
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1];
+      if (this.next[this.HEAD] < 0) return this.finish(true, top, top.state, []);
+      const op = this.nextCandidate(top);
+      if (op < 0) {
+        // Dead end: nothing can go next. Remember the deepest one as the witness.
+        const depth = top.length;
+        if (depth > (best.path ? best.path.length : 0) || (depth === 0 && best.stuck.length === 0)) {
+          best = { path: top, state: top.state, stuck: this.stuckAt(top) };
+        }
+        stack.pop();
+        if (top.length > 0) this.clearLin(top.id);
+        continue;
+      }
+      if (++this.steps > this.stepsMax) {
+        this.steps = this.stepsMax;
+        const deepest = top.length >= (best.path?.length ?? 0) ? { path: top, state: top.state, stuck: [] as number[] } : best;
+        return this.finish("unknown", deepest.path, deepest.state, deepest.stuck, "stepsMax");
+      }
+      const nextState = model.step(top.state, ops[op]);
+      if (nextState === undefined) continue;
+      const isInfo = this.rankOf[op] < 0;
+      // An info op that changes nothing is the same as leaving it out.
+      if (isInfo && model.equal(nextState, top.state)) continue;
+      this.setLin(op);
+      const infoList = isInfo ? { id: op, next: top.infoList, length: (top.infoList?.length ?? 0) + 1 } : top.infoList;
+      if (!this.remember(nextState, infoList)) {
+        this.clearLin(op);
+        continue;
+      }
+      const path = this.newFrame(nextState, op, top, infoList);
+      stack.push(path);
+      if (stack.length > this.maxDepth) this.maxDepth = stack.length;
+      if (this.statesExplored >= budget.statesMax || this.memoryMb() >= budget.memoryMbMax) {
+        const deepest = path.length >= (best.path?.length ?? 0) ? { path, state: nextState, stuck: [] as number[] } : best;
+        return this.finish("unknown", deepest.path, deepest.state, deepest.stuck, this.statesExplored >= budget.statesMax ? "statesMax" : "memoryMbMax");
+      }
+    }
+    return this.finish(false, best.path, best.state, best.stuck);
+  }
 }
+
+const zobLo = (op: number): number => mix32(op * 2 + 0x2545f491) | 1;
+const zobHi = (op: number): number => mix32(op * 2 + 0x68e31da5) | 1;
 
 function consToArray(c: Cons | null): number[] {
   const out: number[] = new Array(c ? c.length : 0);
