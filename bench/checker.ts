@@ -12,6 +12,9 @@
  *    planted near the end, so the search backtracks over a long history full of info
  *    acquires it must keep): it must end, with a verdict or `unknown`, within the
  *    default budget. Prints verdict, time, states, heap.
+ * 3. Double grants hidden behind unknown-outcome acquires (20% info): an outsider's grant,
+ *    and a write under an acquire that never answered, at 1k and 10k ops, 5 and 50
+ *    clients, both styles, both lock models: verdict, time, states.
  * Wall-clock figures are reported, never judged.
  *
  * Run: npx tsx bench/checker.ts, or npm run build && node --expose-gc dist/bench/checker.js
@@ -226,6 +229,47 @@ export function plantDoubleGrant(h: readonly HistoryEvent[]): HistoryEvent[] {
   return [...h.slice(0, at + 1), ...intruder, ...h.slice(at + 1)].map((e, index) => ({ ...e, index }));
 }
 
+/**
+ * Plant a double grant visible only through an unknown-outcome acquire: an intruder
+ * whose acquire (invoked a stretch earlier) never answers, then writes under it in the
+ * middle of someone else's hold. The write needs that acquire to have taken effect, and
+ * the lock was never free for it. `at` is where the write goes, as a fraction of the history.
+ */
+export function plantHiddenWrite(h: readonly HistoryEvent[], at = 0.9): HistoryEvent[] {
+  const w = h.findIndex((e, i) => i >= h.length * at && e.f === "read" && e.type === "invoke");
+  if (w < 0) throw new Error("no read to plant beside");
+  const early = Math.floor(w * 0.9);
+  const lock = h[w].lock;
+  const grant = (h[w].value as { grantId?: string } | undefined)?.grantId !== undefined ? { grantId: "intruder#1" } : {};
+  const acquire: HistoryEvent = { index: 0, timeUs: h[early].timeUs, process: "intruder", type: "invoke", f: "acquire", lock };
+  const write: HistoryEvent[] = [
+    { index: 0, timeUs: h[w].timeUs, process: "intruder", type: "invoke", f: "write", lock, value: { ...grant, counter: 1 } },
+    { index: 0, timeUs: h[w].timeUs, process: "intruder", type: "ok", f: "write", lock, value: {} },
+  ];
+  return [...h.slice(0, early), acquire, ...h.slice(early, w), ...write, ...h.slice(w)].map((e, index) => ({ ...e, index }));
+}
+
+/** Part 3: double grants hidden behind unknown-outcome acquires (20% info), each style, size and model. */
+export function hiddenDoubleGrants(): void {
+  console.log("\nhidden double grants (20% info; default budget): verdict, time, states");
+  for (const grantIds of [true, false])
+    for (const clients of [5, 50])
+      for (const ops of [1_000, 10_000])
+        for (const [kind, plant] of [
+          ["outsider grant", plantDoubleGrant],
+          ["write under an unanswered acquire", plantHiddenWrite],
+        ] as const) {
+          const h = plant(generateLockHistory({ ops, clients, infoFraction: 0.2, grantIds, seed: `hidden-${clients}-${ops}` }));
+          for (const model of ["mutex", "lease-lock"]) {
+            const { r, ms } = measure(h, model, 1);
+            const style = grantIds ? "ids" : "no-ids";
+            console.log(
+              `  ${style.padEnd(6)} ${String(clients).padStart(2)} clients ${String(ops).padStart(6)} ops  ${kind.padEnd(34)} ${model.padEnd(10)} ${String(r.valid).padEnd(7)} ${ms.toFixed(0).padStart(5)} ms ${r.stats?.statesExplored} states`,
+            );
+          }
+        }
+}
+
 export async function main(): Promise<Row[]> {
   const sizes = [1_000, 10_000, 100_000];
   const configs = [
@@ -283,6 +327,7 @@ export async function main(): Promise<Row[]> {
       }
     }
   }
+  hiddenDoubleGrants();
   if (process.env.BENCH_CHECKER_1M !== "0") adversarial();
   return rows;
 }

@@ -6,7 +6,7 @@ import { linearizability, modelNameFor, type LinearizabilityWitness } from "../.
 import type { CheckContext } from "../../checkers/types.js";
 import { InputError } from "../../sim/errors.js";
 import type { HistoryEvent } from "../../sim/history.js";
-import { generateLockHistory } from "../../bench/checker.js";
+import { generateLockHistory, plantDoubleGrant, plantHiddenWrite } from "../../bench/checker.js";
 
 const dir = new URL("../fixtures/histories/", import.meta.url);
 const load = (name: string): HistoryEvent[] => {
@@ -174,5 +174,22 @@ describe("linearizability: scale", () => {
     const r = linearizability(planted, { model: "mutex" });
     expect(r.valid).toBe(false);
     expect((r.witness as LinearizabilityWitness).prefixLength).toBeGreaterThan(1000);
+  });
+
+  it("finds every double grant hidden behind unknown-outcome acquires (20% info, 5-50 clients, up to 10k ops, both styles, both models) within the default budget", () => {
+    const seen: string[] = [];
+    for (const grantIds of [true, false])
+      for (const clients of [5, 50])
+        for (const ops of [1_000, 10_000])
+          for (const plant of [plantDoubleGrant, plantHiddenWrite]) {
+            const h = plant(generateLockHistory({ ops, clients, infoFraction: 0.2, grantIds, seed: `hidden-${clients}-${ops}` }));
+            for (const model of ["mutex", "lease-lock"]) {
+              const r = linearizability(h, { model, ttlMs: 10_000 });
+              seen.push(`${grantIds ? "ids" : "no-ids"}/${clients}/${ops}/${plant.name}/${model}: ${String(r.valid)} in ${r.stats?.statesExplored} states`);
+              expect(r.valid, seen.at(-1)).toBe(false);
+            }
+          }
+    console.log(`hidden double grants, all invalid:\n  ${seen.join("\n  ")}`);
+    expect(seen).toHaveLength(32);
   });
 });
