@@ -1,5 +1,5 @@
 import type { Attack } from "./types.js";
-import { baseScenario, lockServersOf, timesLease } from "./lease.js";
+import { baseScenario, holderCutOff, timesLease } from "./lease.js";
 
 export const holderPartitioned: Attack = {
   name: "holder-partitioned",
@@ -11,18 +11,9 @@ export const holderPartitioned: Attack = {
     const s = baseScenario(lock, this.name, this.title, this.story);
     Object.assign(s.workload, { workMs: timesLease(lock, 1.5), validityCheck: "before-read-and-write" });
     s.challenge = { kind: "expiry-handover" };
-    const servers = lockServersOf(lock);
-    s.faults.push({
-      on: { process: "c1", f: "acquire", type: "ok", nth: 1 },
-      delayMs: 0,
-      kind: "cut",
-      links: servers.flatMap((server): Array<[string, string]> => [
-        [server, "c1"],
-        ["c1", server],
-      ]),
-      durationMs: timesLease(lock, 1.5),
-      note: "the holder's links to the lock servers are cut both ways for 1.5x its lease, just after the grant",
-    });
+    s.faults.push(
+      holderCutOff(lock, 0, timesLease(lock, 1.5), "the holder's links to the lock servers are cut both ways for 1.5x its lease, just after the grant"),
+    );
     return { ok: true, scenario: s };
   },
 };

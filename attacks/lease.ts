@@ -1,4 +1,5 @@
 import type { CompiledScenario, LockUnderTest } from "./types.js";
+import type { FaultStep } from "../faults/types.js";
 
 /** The lease an attack on a Redis-family lock asks for, ms (short, so runs stay short). */
 export const REDIS_TTL_MS = 1000;
@@ -92,4 +93,19 @@ export function lockServersOf(lock: LockUnderTest): string[] {
   if (lock.design === "etcd-lease") return ids("etcd", n ?? 5);
   if (lock.design === "redis-failover") return ["redis-primary"];
   return ids("redis", n ?? (lock.design === "redlock" ? 5 : 1));
+}
+
+/** The holder's links to every lock server cut both ways, `delayMs` after its grant (its link to the resource stays up). */
+export function holderCutOff(lock: LockUnderTest, delayMs: number, durationMs: number, note: string): FaultStep {
+  return {
+    on: { process: "c1", f: "acquire", type: "ok", nth: 1 },
+    delayMs,
+    kind: "cut",
+    links: lockServersOf(lock).flatMap((server): Array<[string, string]> => [
+      [server, "c1"],
+      ["c1", server],
+    ]),
+    durationMs,
+    note,
+  };
 }

@@ -1,5 +1,5 @@
 import type { Attack, LockUnderTest } from "./types.js";
-import { baseScenario, isRaftDesign, lockServersOf, timesLease } from "./lease.js";
+import { baseScenario, holderCutOff, isRaftDesign, timesLease } from "./lease.js";
 
 /** Locks that renew themselves: a Raft design's session pings or lease keepalives, node-redlock v5's using(). */
 function renewsItself(lock: LockUnderTest): boolean {
@@ -23,18 +23,14 @@ export const longHoldRenewal: Attack = {
     // of times (node-redlock) is still trying when the lease runs out.
     s.clients[1]!.startMs = timesLease(lock, 1.2);
     s.challenge = { kind: "expiry-handover" };
-    const servers = lockServersOf(lock);
-    s.faults.push({
-      on: { process: "c1", f: "acquire", type: "ok", nth: 1 },
-      delayMs: timesLease(lock, 1.1),
-      kind: "cut",
-      links: servers.flatMap((server): Array<[string, string]> => [
-        [server, "c1"],
-        ["c1", server],
-      ]),
-      durationMs: timesLease(lock, 2),
-      note: "the holder's links to the lock servers are cut both ways for 2x its lease, 1.1x the lease into its hold",
-    });
+    s.faults.push(
+      holderCutOff(
+        lock,
+        timesLease(lock, 1.1),
+        timesLease(lock, 2),
+        "the holder's links to the lock servers are cut both ways for 2x its lease, 1.1x the lease into its hold",
+      ),
+    );
     return { ok: true, scenario: s };
   },
 };
