@@ -93,6 +93,26 @@ describe("real mode: redis-setnx on a real redis-server with ioredis", () => {
   });
 });
 
+describe("real mode: an attack file, with the workload's watchdog renewals", () => {
+  it("long-hold-renewal on redis-setnx: the child renews (extends recorded), the cut makes a renewal fail, c1 never writes, c2 gets the lock; safe", async () => {
+    const file = join(scratch, "long-hold-renewal.json");
+    writeFileSync(file, JSON.stringify({ attack: "long-hold-renewal", design: "redis-setnx", name: "long-hold-renewal-real", seed: 1, expect: "safe" }));
+    const [{ record, history }] = await timed("long-hold-renewal at 1.0", () => realRuns(file, 1, 1));
+    expect(record!.verdicts.outcome === "safe" || record!.verdicts.outcome === "not-challenged", record!.verdicts.outcome).toBe(true);
+    const c1 = history.filter((e) => e.process === "c1");
+    expect(
+      c1.some((e) => e.f === "extend" && e.type === "invoke"),
+      "c1's watchdog renewed",
+    ).toBe(true);
+    // Whatever the machine's load: a renewal in the cut (or before it) fails, and c1 stops there.
+    const ended = c1.find((e) => e.f === "extend" && e.type !== "invoke" && e.type !== "ok");
+    expect(ended, "a renewal that did not succeed").toBeDefined();
+    expect(c1.some((e) => e.f === "write")).toBe(false);
+    // c2 gets the lock once c1's key is gone (its renewals stopped); what c2 then does depends on its own renewals.
+    expect(history.some((e) => e.process === "c2" && e.f === "acquire" && e.type === "ok")).toBe(true);
+  });
+});
+
 describe("real mode: the CLI", () => {
   const io = captureStdio();
 
