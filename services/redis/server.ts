@@ -229,10 +229,14 @@ export class RedisServer {
 
   /** WAIT: at once if enough replicas already acknowledged our last write, else after asking them. */
   private startWait(from: string, request: Message, c: RedisWait): void {
+    if (this.role === "replica") {
+      this.ctx.reply(from, request, { type: REDIS_REPLY, result: { error: "ERR WAIT cannot be used with replica instances" }, inReplyTo: undefined });
+      return;
+    }
     const w: ReplicaWait = { client: from, request, offset: this.offset, numReplicas: c.numReplicas, done: false };
     this.waits.push(w);
     if (this.answerWaits()) return;
-    if (this.role === "primary") for (const r of this.replicas.keys()) this.ctx.send(r, { type: REPL.getAck });
+    for (const r of this.replicas.keys()) this.ctx.send(r, { type: REPL.getAck });
     this.ctx.setTimer(c.timeoutMs, () => this.answerWait(w));
   }
 

@@ -134,4 +134,11 @@ describe("WAIT numreplicas timeout", () => {
     expect(wait.result).toEqual({ ok: true, reply: 1 });
     expect(wait.doneUs! / 1000).toBeLessThan(2);
   });
+
+  it("a replica refuses WAIT, as Redis does", () => {
+    const w = world();
+    const wait = w.at(0, "redis-replica-1", { cmd: "WAIT", numReplicas: 1, timeoutMs: 40 });
+    w.sim.run(5_000);
+    expect(wait.result).toEqual({ ok: true, reply: { error: "ERR WAIT cannot be used with replica instances" } });
+  });
 });
