@@ -161,12 +161,12 @@ class WglSearch<S> {
     this.callPos = new Float64Array(n);
     this.retPos = new Float64Array(n).fill(Infinity);
     this.rankOf = new Int32Array(n).fill(-1);
-    const infoOps = this.layOut();
+    const { ents, infoOps } = this.layOut();
     this.m = this.completed.length;
     this.HEAD = 2 * this.m;
     this.next = new Int32Array(2 * this.m + 1).fill(-1);
     this.prev = new Int32Array(2 * this.m + 1).fill(-1);
-    this.linkEntries();
+    this.linkEntries(ents);
     this.indexInfoOps(infoOps);
     this.linFlag = new Uint8Array(n);
     this.stamp = new Uint32Array(n);
@@ -181,10 +181,9 @@ class WglSearch<S> {
    * (there are two per op, and a lock may have hundreds of thousands of ops). Completed
    * ops get ranks 0..m-1 in call order; the info ops are returned in call order.
    */
-  private ents: number[] = [];
-  private layOut(): number[] {
+  private layOut(): { ents: number[]; infoOps: number[] } {
     const { ops, n } = this;
-    const ents = this.ents;
+    const ents: number[] = [];
     for (let i = 0; i < n; i++) {
       ents.push(2 * i);
       if (Number.isFinite(ops[i].endUs)) ents.push(2 * i + 1);
@@ -202,12 +201,12 @@ class WglSearch<S> {
       else infoOps.push(e >>> 1);
     }
     this.completed.forEach((op, r) => (this.rankOf[op] = r));
-    return infoOps;
+    return { ents, infoOps };
   }
 
-  private linkEntries(): void {
+  private linkEntries(ents: readonly number[]): void {
     let last = this.HEAD;
-    for (const e of this.ents) {
+    for (const e of ents) {
       const r = this.rankOf[e >>> 1];
       if (r < 0) continue;
       const node = 2 * r + (e & 1);
@@ -215,7 +214,6 @@ class WglSearch<S> {
       this.prev[node] = last;
       last = node;
     }
-    this.ents = [];
   }
 
   private indexInfoOps(infoOps: readonly number[]): void {
