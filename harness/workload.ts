@@ -89,15 +89,7 @@ function* criticalSection(ctx: ProcessContext, locks: LockClient, spec: Workload
   ctx.record("ok", "read", lock, { counter });
   const workMs = drawWorkMs(work.time, () => work.rng.float());
   if (!(yield* workRenewing(ctx, locks, spec, g, grantId, workMs))) return;
-  if (spec.extendTtlMs > 0) {
-    ctx.record("invoke", "extend", lock, { grantId, ttlMs: spec.extendTtlMs });
-    const ex = yield* locks.extend(g, spec.extendTtlMs);
-    if (ex.outcome === "ok") ctx.record("ok", "extend", lock, { validityMs: round3(ex.validityMs) });
-    else {
-      ctx.record(ex.outcome === "fail" ? "fail" : "info", "extend", lock, { reason: ex.reason });
-      return;
-    }
-  }
+  if (spec.extendTtlMs > 0 && !(yield* extendRecorded(ctx, locks, g, grantId, spec.extendTtlMs))) return;
   if (spec.validityCheck === "before-read-and-write" && !locks.holds(g)) {
     ctx.record("info", "write-skipped", lock, { grantId, reason: "the library no longer holds the lock" });
     return;
@@ -119,15 +111,21 @@ function* workRenewing(ctx: ProcessContext, locks: LockClient, spec: WorkloadSpe
   while (spec.renewEveryMs > 0 && leftMs > spec.renewEveryMs) {
     yield* ctx.sleep(spec.renewEveryMs);
     leftMs -= spec.renewEveryMs;
-    ctx.record("invoke", "extend", g.lock, { grantId, ttlMs: spec.ttlMs });
-    const ex = yield* locks.extend(g, spec.ttlMs);
-    if (ex.outcome !== "ok") {
-      ctx.record(ex.outcome === "fail" ? "fail" : "info", "extend", g.lock, { reason: ex.reason });
-      return false;
-    }
-    ctx.record("ok", "extend", g.lock, { validityMs: round3(ex.validityMs) });
+    if (!(yield* extendRecorded(ctx, locks, g, grantId, spec.ttlMs))) return false;
   }
   if (leftMs > 0) yield* ctx.sleep(leftMs);
+  return true;
+}
+
+/** One extend, recorded as invoke + ok/fail/info; false when it did not succeed (the holder stops). */
+function* extendRecorded(ctx: ProcessContext, locks: LockClient, g: Grant, grantId: string, ttlMs: number): Fiber<boolean> {
+  ctx.record("invoke", "extend", g.lock, { grantId, ttlMs });
+  const ex = yield* locks.extend(g, ttlMs);
+  if (ex.outcome !== "ok") {
+    ctx.record(ex.outcome === "fail" ? "fail" : "info", "extend", g.lock, { reason: ex.reason });
+    return false;
+  }
+  ctx.record("ok", "extend", g.lock, { validityMs: round3(ex.validityMs) });
   return true;
 }
 

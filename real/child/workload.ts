@@ -81,17 +81,7 @@ async function criticalSection(env: LoopEnv, g: RealGrant, grantId: string, work
   await link.record("ok", "read", lock, { counter });
   const workMs = drawWorkMs(env.client.workMs ?? spec.workMs, workRng);
   if (!(await workRenewing(env, g, grantId, workMs))) return;
-  if (spec.extendTtlMs > 0) {
-    await link.record("invoke", "extend", lock, { grantId, ttlMs: spec.extendTtlMs });
-    const ex = await locks.extend(g, spec.extendTtlMs);
-    if (ex.outcome === "ok") {
-      link.reportGrant(grantId, g.expiresAtUs);
-      await link.record("ok", "extend", lock, { validityMs: round3(ex.validityMs) });
-    } else {
-      await link.record(ex.outcome === "fail" ? "fail" : "info", "extend", lock, { reason: ex.reason });
-      return;
-    }
-  }
+  if (spec.extendTtlMs > 0 && !(await extendRecorded(env, g, grantId, spec.extendTtlMs))) return;
   // As harness/workload.ts: the check moved to just before the write (a faked clock decides it).
   if (spec.validityCheck === "before-read-and-write" && !locks.holds(g)) {
     await link.record("info", "write-skipped", lock, { grantId, reason: "the library no longer holds the lock" });
@@ -106,21 +96,28 @@ async function criticalSection(env: LoopEnv, g: RealGrant, grantId: string, work
 
 /** As harness/workload.ts's workRenewing: the work in slices, a renewal after each full one; false once one fails. */
 async function workRenewing(env: LoopEnv, g: RealGrant, grantId: string, workMs: number): Promise<boolean> {
-  const { link, locks, spec } = env;
+  const { spec } = env;
   let leftMs = workMs;
   while (spec.renewEveryMs > 0 && leftMs > spec.renewEveryMs) {
     await sleepMs(spec.renewEveryMs);
     leftMs -= spec.renewEveryMs;
-    await link.record("invoke", "extend", g.lock, { grantId, ttlMs: spec.ttlMs });
-    const ex = await locks.extend(g, spec.ttlMs);
-    if (ex.outcome !== "ok") {
-      await link.record(ex.outcome === "fail" ? "fail" : "info", "extend", g.lock, { reason: ex.reason });
-      return false;
-    }
-    link.reportGrant(grantId, g.expiresAtUs);
-    await link.record("ok", "extend", g.lock, { validityMs: round3(ex.validityMs) });
+    if (!(await extendRecorded(env, g, grantId, spec.ttlMs))) return false;
   }
   if (leftMs > 0) await sleepMs(leftMs);
+  return true;
+}
+
+/** As harness/workload.ts's extendRecorded, and the new expiry reported to the driver; false when it did not succeed. */
+async function extendRecorded(env: LoopEnv, g: RealGrant, grantId: string, ttlMs: number): Promise<boolean> {
+  const { link, locks } = env;
+  await link.record("invoke", "extend", g.lock, { grantId, ttlMs });
+  const ex = await locks.extend(g, ttlMs);
+  if (ex.outcome !== "ok") {
+    await link.record(ex.outcome === "fail" ? "fail" : "info", "extend", g.lock, { reason: ex.reason });
+    return false;
+  }
+  link.reportGrant(grantId, g.expiresAtUs);
+  await link.record("ok", "extend", g.lock, { validityMs: round3(ex.validityMs) });
   return true;
 }
 
