@@ -1,4 +1,5 @@
 import type { Attack, LockUnderTest } from "./types.js";
+import { replicaId } from "../designs/redis-failover/design.js";
 import { baseScenario } from "./lease.js";
 
 /** Sentinel's failover timing the attack assumes when the lock's options do not say (scenarios use the same). */
@@ -6,7 +7,7 @@ const FAILOVER_OPTIONS = { downAfterMs: 500, sentinelPingMs: 100, requestTimeout
 
 function replicasOf(lock: LockUnderTest): string[] {
   const n = typeof lock.designOptions?.replicas === "number" ? lock.designOptions.replicas : 1;
-  return Array.from({ length: n }, (_, i) => `redis-replica-${i + 1}`);
+  return Array.from({ length: n }, (_, i) => replicaId(i + 1));
 }
 
 export const asyncFailover: Attack = {

@@ -46,9 +46,11 @@ export function parseFailoverOptions(raw: unknown, file: string, prefix: string)
     "waitReplicas",
     "waitTimeoutMs",
   ]);
+  const setnx = parseSetnxFields(f);
+  const replicas = f.number("replicas", { integer: true, min: 1, max: 8, dflt: 1 });
   const o: FailoverDesignOptions = {
-    ...parseSetnxFields(f),
-    replicas: f.number("replicas", { integer: true, min: 1, max: 8, dflt: 1 }),
+    ...setnx,
+    replicas,
     // Sentinel's defaults: down-after-milliseconds 30 s, one PING a second.
     downAfterMs: f.number("downAfterMs", { min: 1, dflt: 30_000 }),
     sentinelPingMs: f.number("sentinelPingMs", { min: 1, dflt: 1000 }),
@@ -57,10 +59,9 @@ export function parseFailoverOptions(raw: unknown, file: string, prefix: string)
     sentinelInfoMs: f.number("sentinelInfoMs", { min: 0, max: 60_000, dflt: 1000 }),
     replAckIntervalMs: f.number("replAckIntervalMs", { min: 1, dflt: 1000 }),
     fencing: f.boolean("fencing", false),
-    waitReplicas: 0,
     waitTimeoutMs: f.number("waitTimeoutMs", { min: 1, dflt: 50 }),
+    waitReplicas: f.number("waitReplicas", { integer: true, min: 0, max: replicas, dflt: 0 }),
   };
-  o.waitReplicas = f.number("waitReplicas", { integer: true, min: 0, max: o.replicas, dflt: 0 });
   if (o.waitTimeoutMs >= o.requestTimeoutMs) {
     throw new InputError(
       file,

@@ -65,9 +65,8 @@ export class SetnxLockClient implements LockClient {
       const conn = this.opts.conn;
       // The same call either way; a direct connection's wait spares a fiber object per poll.
       const r: RedisResult = conn.wait !== undefined ? toRedisResult((yield conn.wait(set)) as RpcResult) : yield* conn.call(set);
-      if (r.ok && r.reply === "OK" && !(yield* this.replicated(key, secret))) {
-        timedOut = true;
-      } else if (r.ok && r.reply === "OK") {
+      const won = r.ok && r.reply === "OK";
+      if (won && (yield* this.replicated(key, secret))) {
         const deadline: WallDeadline = { expiresAtWallMs };
         const grant: Grant = {
           lock,
@@ -90,7 +89,8 @@ export class SetnxLockClient implements LockClient {
         grant.validityMs = Math.max(0, (grant.expiresAtMonoUs - this.ctx.monoUs()) / 1000);
         return { outcome: "ok", grant };
       }
-      if (!r.ok) timedOut = true;
+      // A SET that timed out, or one undone for want of replicas (the undo may be lost): either may hold the key.
+      if (!r.ok || won) timedOut = true;
       if (this.ctx.wallMs() + this.opts.retryDelayMs >= endWallMs) break;
       yield this.ctx.sleepWait(this.opts.retryDelayMs);
     }
