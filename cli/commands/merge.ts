@@ -10,7 +10,7 @@ import { terminalJson } from "../../harness/printable.js";
 import { readFileSync } from "node:fs";
 import { InputError } from "../../sim/errors.js";
 import { EXIT } from "../../harness/exit-codes.js";
-import { isAuditJson, mergeAudits, readAuditFile } from "../../harness/audit/merge.js";
+import { isAuditJson, mergeAudits, parseAuditFile } from "../../harness/audit/merge.js";
 import { formatAudit, writeAuditFiles } from "../../harness/audit/run.js";
 
 export function registerMerge(program: Command): void {
@@ -25,8 +25,8 @@ export function registerMerge(program: Command): void {
     .action((files: string[], opts: { out?: string; okIfExpected?: boolean; json?: boolean; force?: boolean }) => {
       const write = { force: opts.force ?? false };
       if (opts.out) checkReplaceable(opts.out, write);
-      const audits = files.map(looksLikeAudit);
-      if (audits.some((a) => a)) return mergeAuditShards(files, audits, opts, write);
+      const audits = files.map(auditJsonOf);
+      if (audits.some((a) => a !== undefined)) return mergeAuditShards(files, audits, opts, write);
       const merged = mergeSummaries(files.map((file) => ({ file, summary: readSummaryFile(file) })));
       const wrote: string[] = [];
       if (opts.out) {
@@ -42,19 +42,20 @@ export function registerMerge(program: Command): void {
     });
 }
 
-/** A file that parses as JSON shaped like an audit.json; anything else is left to the summary reader's errors. */
-function looksLikeAudit(file: string): boolean {
+/** The file's JSON when it is shaped like an audit.json; anything else is left to the summary reader's errors. */
+function auditJsonOf(file: string): unknown {
   try {
-    return isAuditJson(JSON.parse(readFileSync(file, "utf8")));
+    const raw: unknown = JSON.parse(readFileSync(file, "utf8"));
+    return isAuditJson(raw) ? raw : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
-function mergeAuditShards(files: string[], audits: boolean[], opts: { out?: string; json?: boolean }, write: { force: boolean }): void {
-  const other = files.find((_, i) => !audits[i]);
+function mergeAuditShards(files: string[], audits: unknown[], opts: { out?: string; json?: boolean }, write: { force: boolean }): void {
+  const other = files.find((_, i) => audits[i] === undefined);
   if (other !== undefined) throw new InputError(other, "(file)", "expected an audit.json like the other files given (audits and sweep summaries do not merge)");
-  const merged = mergeAudits(files.map((file) => ({ file, audit: readAuditFile(file) })));
+  const merged = mergeAudits(files.map((file, i) => ({ file, audit: parseAuditFile(audits[i], file) })));
   if (opts.out) writeAuditFiles(merged, opts.out, write);
   process.stdout.write(opts.json ? terminalJson(merged) : formatAudit(merged) + (opts.out ? `wrote ${opts.out} and audit.html beside it\n` : ""));
   setExitCode(merged.yourCode.length > 0 ? EXIT.auditYourCode : EXIT.ok);

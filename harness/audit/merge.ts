@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { InputError } from "../../sim/errors.js";
 import { Fields } from "../../sim/validate.js";
 import { checkJsonDepth } from "../../sim/json-depth.js";
@@ -30,16 +29,6 @@ export function parseAuditFile(raw: unknown, file: string): AuditResult {
     rows,
     yourCode: f.stringArray("yourCode"),
   };
-}
-
-export function readAuditFile(file: string): AuditResult {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new InputError(file, "(file)", `expected an audit.json written by \`lockstep audit\` (${(e as Error).message})`);
-  }
-  return parseAuditFile(raw, file);
 }
 
 /**
