@@ -1,5 +1,7 @@
 // What a client recipe offers the workload loop: the real counterpart of designs/types.ts's
 // LockClient, async and timed on the run clock (µs since the run's t0).
+// Real mode only: the host's clock and timers here are the point, not a leak (only real/ and
+// the designs' real-* files import this; the simulator never loads it).
 
 export interface RealGrant {
   lock: string;

@@ -1,6 +1,8 @@
 // One ioredis connection to a loopback redis-server, as the recipes use it: connected before
 // the run starts, the design's request timeout as ioredis's commandTimeout, no command
 // replayed after a reconnect (a replayed SET NX would be a second, unrecorded attempt).
+// Real mode only: the host's clock and timers here are the point, not a leak (only real/ and
+// the designs' real-* files import this; the simulator never loads it).
 import { Redis } from "ioredis";
 import type { RedisEndpoint } from "./real-recipe.js";
 
