@@ -75,14 +75,7 @@ function judgeOverlap(history: readonly HistoryEvent[], acquires: readonly Opera
     count++;
     first ??= { granted: h, other };
   }
-  if (first) {
-    const { granted, other } = first;
-    return {
-      challenged: true,
-      count,
-      why: `${granted.process} was granted ${granted.lock} at ${sec(granted.startUs)} while ${other.process} still held it (granted at ${sec(other.startUs)}, held until ${sec(other.endUs)})`,
-    };
-  }
+  if (first) return { challenged: true, count, why: overlapWhy(first.granted, first.other) };
   return { challenged: false, count: 0, why: whyNoOverlap(holds, acquires) };
 }
 
@@ -169,14 +162,7 @@ function judgeExpiry(history: readonly HistoryEvent[], acquires: readonly Operat
     count++;
     first ??= { taken: h, by };
   }
-  if (first) {
-    const { taken, by } = first;
-    return {
-      challenged: true,
-      count,
-      why: `${by.process} was granted ${by.lock} at ${sec(by.startUs)}, freed by ${taken.process}'s lease running out, not by its release (${ending(taken)} at ${sec(taken.endUs)})`,
-    };
-  }
+  if (first) return { challenged: true, count, why: expiryWhy(first.taken, first.by) };
   return { challenged: false, count: 0, why: `every lock was freed by its holder's release, never by a lease running out: ${whyNoOverlap(holds, acquires)}` };
 }
 
@@ -203,14 +189,7 @@ function judgeServed(history: readonly HistoryEvent[], acquires: readonly Operat
     count++;
     first ??= { op: o, held };
   }
-  if (first) {
-    const { op, held } = first;
-    return {
-      challenged: true,
-      count,
-      why: `${op.process} asked for ${op.lock} at ${sec(op.startUs)} while ${held.process} held it, and was granted it at ${sec(op.endUs)}`,
-    };
-  }
+  if (first) return { challenged: true, count, why: servedWhy(first.op, first.held) };
   return { challenged: false, count: 0, why: `no client was granted a lock it had waited for while another held it: ${whyNoOverlap(holds, acquires)}` };
 }
 
@@ -228,14 +207,7 @@ function judgeDuringRelease(ops: readonly Operation[], acquires: readonly Operat
     count++;
     first ??= { op: o, rel };
   }
-  if (first) {
-    const { op, rel } = first;
-    return {
-      challenged: true,
-      count,
-      why: `${op.process} was granted ${op.lock} at ${sec(op.endUs)} while ${rel.process}'s release, invoked at ${sec(rel.startUs)}, was still outstanding`,
-    };
-  }
+  if (first) return { challenged: true, count, why: duringReleaseWhy(first.op, first.rel) };
   const n = releases.length;
   return { challenged: false, count: 0, why: `no client was granted a lock while another's release of it was outstanding (${n} release${n === 1 ? "" : "s"})` };
 }
@@ -254,16 +226,32 @@ function judgeWaits(acquires: readonly Operation[], waitedMsMin: number | undefi
     count++;
     if (!longest || waitedUs > longest.waitedUs) longest = { op: o, waitedUs, boundMs };
   }
-  if (longest) {
-    const { op, waitedUs, boundMs } = longest;
-    return {
-      challenged: true,
-      count,
-      why: `${op.process} waited ${ms(waitedUs)} for ${op.lock} from ${sec(op.startUs)} with nobody granted it (at least ${boundMs} ms counts)`,
-    };
-  }
+  if (longest) return { challenged: true, count, why: waitedWhy(longest.op, longest.waitedUs, longest.boundMs) };
   const bound = waitedMsMin !== undefined ? `${waitedMsMin} ms` : "one TTL";
   return { challenged: false, count: 0, why: `no client waited ${bound} or more for a lock nobody was granted: every wait was served or given up sooner` };
+}
+
+/** An op as the sentences below need it. */
+type OpSpan = Pick<Operation, "process" | "lock" | "startUs" | "endUs">;
+
+export function overlapWhy(granted: Hold, other: Hold): string {
+  return `${granted.process} was granted ${granted.lock} at ${sec(granted.startUs)} while ${other.process} still held it (granted at ${sec(other.startUs)}, held until ${sec(other.endUs)})`;
+}
+
+export function expiryWhy(taken: Hold, by: Hold): string {
+  return `${by.process} was granted ${by.lock} at ${sec(by.startUs)}, freed by ${taken.process}'s lease running out, not by its release (${ending(taken)} at ${sec(taken.endUs)})`;
+}
+
+export function servedWhy(op: OpSpan, held: Hold): string {
+  return `${op.process} asked for ${op.lock} at ${sec(op.startUs)} while ${held.process} held it, and was granted it at ${sec(op.endUs)}`;
+}
+
+export function duringReleaseWhy(op: OpSpan, rel: OpSpan): string {
+  return `${op.process} was granted ${op.lock} at ${sec(op.endUs)} while ${rel.process}'s release, invoked at ${sec(rel.startUs)}, was still outstanding`;
+}
+
+export function waitedWhy(op: OpSpan, waitedUs: number, boundMs: number): string {
+  return `${op.process} waited ${ms(waitedUs)} for ${op.lock} from ${sec(op.startUs)} with nobody granted it (at least ${boundMs} ms counts)`;
 }
 
 /** How a client's failed attempts ended: when it gave up, after how many, and why. */

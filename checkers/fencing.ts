@@ -9,8 +9,8 @@
  * already had a write accepted. The summary says which rule was used.
  */
 import type { HistoryEvent } from "../sim/history.js";
-import { forEachPair } from "./pairs.js";
-import type { CheckContext, CheckResult } from "./types.js";
+import { forEachPair, Pairer } from "./pairs.js";
+import type { CheckContext, CheckResult, OnlineChecker } from "./types.js";
 import { metered, type WorkMeter } from "./budget.js";
 
 export const FENCING = "fencing";
@@ -29,7 +29,7 @@ export interface StaleWrite {
   accepted: boolean;
 }
 
-interface StorageWrite {
+export interface StorageWrite {
   index: number;
   timeUs: number;
   lock: string;
@@ -45,19 +45,25 @@ function readStorageWrites(history: readonly HistoryEvent[], meter: WorkMeter): 
   const out: StorageWrite[] = [];
   for (const e of history) {
     meter.tick();
-    if (e.process !== "storage" || e.f !== "storage-write" || (e.type !== "ok" && e.type !== "fail")) continue;
-    const v = (e.value ?? {}) as Record<string, unknown>;
-    out.push({
-      index: e.index,
-      timeUs: e.timeUs,
-      lock: e.lock ?? "lock",
-      accepted: e.type === "ok",
-      client: typeof v.client === "string" ? v.client : "?",
-      ...(typeof v.grantId === "string" ? { grantId: v.grantId } : {}),
-      ...(typeof v.token === "number" ? { token: v.token } : {}),
-    });
+    const w = storageWriteOf(e);
+    if (w) out.push(w);
   }
   return out;
+}
+
+/** The storage's note of a write it accepted (ok) or rejected (fail); undefined for any other event. */
+export function storageWriteOf(e: HistoryEvent): StorageWrite | undefined {
+  if (e.process !== "storage" || e.f !== "storage-write" || (e.type !== "ok" && e.type !== "fail")) return undefined;
+  const v = (e.value ?? {}) as Record<string, unknown>;
+  return {
+    index: e.index,
+    timeUs: e.timeUs,
+    lock: e.lock ?? "lock",
+    accepted: e.type === "ok",
+    client: typeof v.client === "string" ? v.client : "?",
+    ...(typeof v.grantId === "string" ? { grantId: v.grantId } : {}),
+    ...(typeof v.token === "number" ? { token: v.token } : {}),
+  };
 }
 
 /**
@@ -93,49 +99,73 @@ export function fencing(history: readonly HistoryEvent[], ctx: CheckContext): Ch
 
 function fencingMetered(history: readonly HistoryEvent[], meter: WorkMeter, judgedOne: () => void): CheckResult {
   const writes = readStorageWrites(history, meter);
-  const withToken = writes.filter((w) => w.token !== undefined).length;
-  const byToken = withToken > 0;
+  const byToken = writes.some((w) => w.token !== undefined);
   const order = byToken ? new Map<string, number>() : grantOrder(history, meter);
-  const stale: StaleWrite[] = [];
-  let staleRejected = 0;
-  let rejected = 0;
-  let unjudged = 0;
-  // Per resource: the newest accepted token (or grant, by acquire-ok position).
-  const newest = new Map<string, { rank: number; token?: number; grantId?: string }>();
+  const judge = new StaleWriteJudge(byToken);
   for (const w of writes) {
     meter.tick();
     judgedOne();
-    if (!w.accepted) rejected++;
-    let rank: number | undefined;
-    if (byToken) rank = w.token;
-    else if (w.grantId !== undefined) rank = order.get(w.grantId);
+    judge.judge(w, byToken ? w.token : w.grantId !== undefined ? order.get(w.grantId) : undefined);
+  }
+  return judge.result();
+}
+
+/**
+ * The rule applied to the storage writes in the resource's order, one at a time: each
+ * write's rank (its token, or its grant's acquire-ok position) against the newest
+ * accepted on its resource. Shared by the batch checker and the online one
+ * (checkers/online/fencing.ts), which holds only this: the newest per resource and
+ * the first stale writes.
+ */
+export class StaleWriteJudge {
+  private readonly stale: StaleWrite[] = [];
+  private staleTotal = 0;
+  private readonly counts = { writes: 0, rejected: 0, unjudged: 0, staleRejected: 0 };
+  /** Per resource: the newest accepted token (or grant, by acquire-ok position). */
+  private readonly newest = new Map<string, { rank: number; token?: number; grantId?: string }>();
+
+  constructor(readonly byToken: boolean) {}
+
+  /** One write, with its rank (undefined: it carries no token, or its grant is unknown). */
+  judge(w: StorageWrite, rank: number | undefined): void {
+    this.counts.writes++;
+    if (!w.accepted) this.counts.rejected++;
     if (rank === undefined) {
-      unjudged++;
-      continue;
+      this.counts.unjudged++;
+      return;
     }
-    const top = newest.get(w.lock);
+    const top = this.newest.get(w.lock);
     const isStale =
       top !== undefined &&
-      (rank < top.rank || (byToken && rank === top.rank && w.grantId !== undefined && top.grantId !== undefined && w.grantId !== top.grantId));
+      (rank < top.rank || (this.byToken && rank === top.rank && w.grantId !== undefined && top.grantId !== undefined && w.grantId !== top.grantId));
     if (isStale) {
-      if (w.accepted)
-        stale.push({
-          lock: w.lock,
-          index: w.index,
-          timeUs: w.timeUs,
-          client: w.client,
-          ...(w.grantId !== undefined ? { grantId: w.grantId } : {}),
-          ...(w.token !== undefined ? { token: w.token } : {}),
-          ...(top.token !== undefined ? { newerToken: top.token } : {}),
-          ...(top.grantId !== undefined ? { newerGrantId: top.grantId } : {}),
-          accepted: true,
-        });
-      else staleRejected++;
+      if (w.accepted) this.addStale(w, top);
+      else this.counts.staleRejected++;
     }
     if (w.accepted && (top === undefined || rank > top.rank))
-      newest.set(w.lock, { rank, ...(w.token !== undefined ? { token: w.token } : {}), ...(w.grantId !== undefined ? { grantId: w.grantId } : {}) });
+      this.newest.set(w.lock, { rank, ...(w.token !== undefined ? { token: w.token } : {}), ...(w.grantId !== undefined ? { grantId: w.grantId } : {}) });
   }
-  return fencingResult(byToken, writes.length, { rejected, unjudged, staleRejected }, stale);
+
+  private addStale(w: StorageWrite, top: { token?: number; grantId?: string }): void {
+    this.staleTotal++;
+    if (this.stale.length >= WITNESS_MAX) return;
+    this.stale.push({
+      lock: w.lock,
+      index: w.index,
+      timeUs: w.timeUs,
+      client: w.client,
+      ...(w.grantId !== undefined ? { grantId: w.grantId } : {}),
+      ...(w.token !== undefined ? { token: w.token } : {}),
+      ...(top.token !== undefined ? { newerToken: top.token } : {}),
+      ...(top.grantId !== undefined ? { newerGrantId: top.grantId } : {}),
+      accepted: true,
+    });
+  }
+
+  result(): CheckResult {
+    const { writes, ...counts } = this.counts;
+    return fencingResult(this.byToken, writes, counts, this.stale, this.staleTotal);
+  }
 }
 
 /** The verdict from what was judged: n/a with nothing to judge, the stale writes accepted, or a pass. */
@@ -144,6 +174,7 @@ function fencingResult(
   writeCount: number,
   counts: { rejected: number; unjudged: number; staleRejected: number },
   stale: readonly StaleWrite[],
+  staleTotal: number,
 ): CheckResult {
   const { rejected, unjudged, staleRejected } = counts;
   const rule = byToken ? "by fencing token" : "by grant order (no fencing tokens in the history)";
@@ -151,7 +182,7 @@ function fencingResult(
     storageWrites: writeCount,
     accepted: writeCount - rejected,
     rejected,
-    staleAccepted: stale.length,
+    staleAccepted: staleTotal,
     staleRejected,
     unjudged,
   };
@@ -165,16 +196,16 @@ function fencingResult(
       skipped: "no write carries a token or a grant",
       stats,
     };
-  if (stale.length > 0) {
+  if (staleTotal > 0) {
     const s = stale[0];
     return {
       checker: FENCING,
       valid: false,
       summary:
-        `${stale.length} stale write(s) accepted, judged ${rule}; first: ${s.client} (${s.grantId ?? "?"}` +
+        `${staleTotal} stale write(s) accepted, judged ${rule}; first: ${s.client} (${s.grantId ?? "?"}` +
         `${s.token !== undefined ? `, token ${s.token}` : ""}) at ${s.timeUs} µs after ` +
         `${s.newerToken !== undefined ? `token ${s.newerToken}` : `grant ${s.newerGrantId ?? "?"}`} was accepted on "${s.lock}"`,
-      witness: { rule: byToken ? "token" : "grant-order", staleWrites: stale.slice(0, WITNESS_MAX), total: stale.length },
+      witness: { rule: byToken ? "token" : "grant-order", staleWrites: stale.slice(0, WITNESS_MAX), total: staleTotal },
       stats,
     };
   }
@@ -184,4 +215,62 @@ function fencingResult(
     summary: `no stale write accepted (${writeCount} storage writes, ${staleRejected} rejected), judged ${rule}`,
     stats,
   };
+}
+
+/** Grants whose acquire-ok position the online checker keeps per client (a write comes under one of its latest). */
+const GRANTS_KEPT_PER_CLIENT = 64;
+
+/**
+ * Fencing over a stream. Both rules run side by side (whether any write carries a token
+ * is known only at the end); the grant-order rule keeps each client's last
+ * GRANTS_KEPT_PER_CLIENT grants. A write under an older grant it no longer knows is
+ * counted, and a pass with such writes is "unknown".
+ */
+export class OnlineFencing implements OnlineChecker {
+  private readonly byToken = new StaleWriteJudge(true);
+  private readonly byGrant = new StaleWriteJudge(false);
+  private sawToken = false;
+  private readonly order = new Map<string, { at: number; invokedAt: number }>();
+  private readonly grantsOf = new Map<string, string[]>();
+  private readonly evicted = new Set<string>();
+  private forgotten = 0;
+  private readonly pairer = new Pairer((invoke, complete) => this.onPair(invoke, complete));
+
+  push(e: HistoryEvent): void {
+    this.pairer.push(e);
+    const w = storageWriteOf(e);
+    if (!w) return;
+    if (w.token !== undefined) this.sawToken = true;
+    this.byToken.judge(w, w.token);
+    const rank = w.grantId !== undefined ? this.order.get(w.grantId)?.at : undefined;
+    if (w.grantId !== undefined && rank === undefined && this.evicted.has(w.client)) this.forgotten++;
+    this.byGrant.judge(w, rank);
+  }
+
+  private onPair(invoke: HistoryEvent, complete: HistoryEvent): void {
+    if (invoke.f !== "acquire" || complete.type !== "ok") return;
+    const g = (complete.value as { grantId?: unknown } | undefined)?.grantId;
+    if (typeof g !== "string") return;
+    const known = this.order.get(g);
+    if (known && known.invokedAt > invoke.index) return;
+    this.order.set(g, { at: complete.index, invokedAt: invoke.index });
+    const list = this.grantsOf.get(invoke.process) ?? [];
+    this.grantsOf.set(invoke.process, list);
+    if (!known) list.push(g);
+    if (list.length > GRANTS_KEPT_PER_CLIENT) {
+      this.order.delete(list.shift()!);
+      this.evicted.add(invoke.process);
+    }
+  }
+
+  result(): CheckResult {
+    if (this.sawToken) return this.byToken.result();
+    const r = this.byGrant.result();
+    if (r.valid !== true || this.forgotten === 0) return r;
+    return {
+      ...r,
+      valid: "unknown",
+      summary: `${r.summary}; but ${this.forgotten} write(s) came under a grant older than the ${GRANTS_KEPT_PER_CLIENT} online checking keeps per client: check the history in batch (lockstep check)`,
+    };
+  }
 }

@@ -1,6 +1,6 @@
 import type { HistoryEvent } from "../sim/history.js";
 import { NEMESIS } from "../sim/history.js";
-import { forEachPair } from "./pairs.js";
+import { forEachPair, Pairer } from "./pairs.js";
 
 /**
  * Holds: the intervals of true time in which a client believed it held a lock and
@@ -163,4 +163,151 @@ function latestStartedBy(hs: readonly Hold[] | undefined, atUs: number): Hold | 
     else hi = mid;
   }
   return lo > 0 ? hs[lo - 1] : undefined;
+}
+
+/** What LiveHolds tells its reader as the stream goes. */
+export interface HoldEvents {
+  /** A new hold, with the holds of its lock open when it began (its own client's too). */
+  granted?(h: Hold, open: ReadonlySet<Hold>): void;
+  /** A closed hold was acted under after its end: it now ends at `toIndex`, not `fromIndex`. */
+  stretched?(h: Hold, fromIndex: number, toIndex: number): void;
+  /** The hold can change no more (its client asked for the lock again, crashed, or the history ended). */
+  retired?(h: Hold): void;
+}
+
+/**
+ * computeHolds over a stream, in one pass: a hold starts at acquire-ok and ends at the
+ * same events; an act under a grant stretches it at once (at the act's invoke for a
+ * read or write, which ends no earlier; at its ok for an extend, or for a read or write
+ * that succeeded). Held: the open holds, and each client's last closed hold per lock,
+ * which it may still act under until it asks for the lock again or crashes (then it is
+ * retired). An act under a grant already retired is counted in `unresolved`: lockstep's
+ * workload never does that; imported histories are judged in batch.
+ */
+export class LiveHolds {
+  total = 0;
+  unresolved = 0;
+  lastUs = 0;
+  readonly locks = new Set<string>();
+  private readonly byGrant = new Map<string, Hold>();
+  /** Each client's latest hold per lock (open or closed, not retired). */
+  private readonly latest = new Map<string, Hold>();
+  private readonly openByLock = new Map<string, Set<Hold>>();
+  private readonly pairer = new Pairer((invoke, complete) => {
+    if (complete.type === "ok" && (invoke.f === "read" || invoke.f === "write" || invoke.f === "extend")) this.act(invoke, complete);
+  });
+
+  constructor(private readonly on: HoldEvents) {}
+
+  push(e: HistoryEvent): void {
+    this.lastUs = e.timeUs;
+    if (e.type === "ok" && e.f === "acquire") this.grant(e);
+    else if (e.type === "invoke" && e.f === "release") this.close(this.holdOf(e), e, "release");
+    else if (e.f === "lapse" && e.type !== "invoke") this.close(this.holdOf(e), e, "lapse");
+    else if (e.process === NEMESIS && e.f === "crash") this.crash(e);
+    if (e.type === "invoke" && e.f === "acquire") {
+      const h = this.latest.get(key(e.process, e.lock ?? ""));
+      if (h && h.endIndex !== Infinity) this.retire(h);
+    }
+    if (e.type === "invoke" && (e.f === "read" || e.f === "write")) this.act(e, e);
+    this.pairer.push(e);
+  }
+
+  /** The history ended: open holds end at its last event, and every hold is retired. */
+  finish(): void {
+    for (const set of this.openByLock.values()) for (const h of set) h.endUs = this.lastUs;
+    for (const h of [...this.byGrant.values()]) this.retire(h);
+  }
+
+  /** Closed holds not yet retired, of one lock. */
+  *stretchable(lock: string): Iterable<Hold> {
+    for (const h of this.byGrant.values()) if (h.lock === lock && h.endIndex !== Infinity) yield h;
+  }
+
+  openOf(lock: string): ReadonlySet<Hold> {
+    return this.openByLock.get(lock) ?? new Set();
+  }
+
+  private holdOf(e: HistoryEvent): Hold | undefined {
+    const g = (e.value as { grantId?: string } | undefined)?.grantId;
+    return g !== undefined ? this.byGrant.get(g) : this.latest.get(key(e.process, e.lock));
+  }
+
+  private grant(e: HistoryEvent): void {
+    const v = (e.value ?? {}) as { grantId?: string; token?: number; validityMs?: number };
+    const lock = e.lock ?? "";
+    const h: Hold = {
+      process: e.process,
+      lock,
+      grantId: v.grantId ?? `${e.process}@${e.index}`,
+      token: typeof v.token === "number" ? v.token : undefined,
+      startUs: e.timeUs,
+      endUs: Infinity,
+      endedBy: "end-of-history",
+      acquireIndex: e.index,
+      endIndex: Infinity,
+      stretched: false,
+      acted: false,
+      validAtGrant: !(typeof v.validityMs === "number" && v.validityMs <= 0),
+    };
+    this.total++;
+    this.locks.add(lock);
+    const open = this.openByLock.get(lock) ?? new Set<Hold>();
+    this.openByLock.set(lock, open);
+    this.on.granted?.(h, open);
+    open.add(h);
+    const before = this.latest.get(key(h.process, lock));
+    if (before && before.endIndex !== Infinity) this.retire(before);
+    this.latest.set(key(h.process, lock), h);
+    this.byGrant.set(h.grantId, h);
+  }
+
+  private close(h: Hold | undefined, at: HistoryEvent, by: Hold["endedBy"]): void {
+    if (!h || h.endIndex !== Infinity) return;
+    h.endUs = at.timeUs;
+    h.endIndex = at.index;
+    h.endedBy = by;
+    this.openByLock.get(h.lock)?.delete(h);
+    // A client acts under its latest grant only: an older one, once closed, is done.
+    if (this.latest.get(key(h.process, h.lock)) !== h) this.retire(h);
+  }
+
+  private crash(e: HistoryEvent): void {
+    const v = e.value as { phase?: string; targets?: string[] } | undefined;
+    if (v?.phase !== "start") return;
+    const targets = new Set(v.targets ?? []);
+    for (const h of [...this.byGrant.values()]) {
+      if (!targets.has(h.process)) continue;
+      this.close(h, e, "crash");
+      // A crashed client comes back without its grants: nothing acts under them again.
+      this.retire(h);
+    }
+  }
+
+  private retire(h: Hold): void {
+    if (this.byGrant.get(h.grantId) !== h) return;
+    this.byGrant.delete(h.grantId);
+    if (this.latest.get(key(h.process, h.lock)) === h) this.latest.delete(key(h.process, h.lock));
+    this.on.retired?.(h);
+  }
+
+  /** An act under a grant: the hold is acted under, and stretched to `until` if it had ended before. */
+  private act(invoke: HistoryEvent, until: HistoryEvent): void {
+    const h = this.holdOf(invoke);
+    if (!h) {
+      if ((invoke.value as { grantId?: string } | undefined)?.grantId !== undefined) this.unresolved++;
+      return;
+    }
+    h.acted = true;
+    if (h.endIndex === Infinity || until.index <= h.endIndex) return;
+    const fromIndex = h.endIndex;
+    h.endIndex = until.index;
+    h.endUs = Math.max(h.endUs, until.timeUs);
+    h.stretched = true;
+    this.on.stretched?.(h, fromIndex, until.index);
+  }
+}
+
+function key(p: string, l: string | undefined): string {
+  return `${p}\u0000${l ?? ""}`;
 }

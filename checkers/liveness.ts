@@ -28,10 +28,10 @@ export const LIVENESS = "liveness";
  */
 export const RETRY_SLACK_FRACTION = 0.25;
 
-const CRASH_KINDS = new Set(["crash", "kill"]);
+export const CRASH_KINDS = new Set(["crash", "kill"]);
 /** Faults that act at one instant (they are never "healed"; the calm point simply follows them). */
-const INSTANT_KINDS = new Set(["clock-jump", "clock-drift"]);
-const WITNESS_MAX = 20;
+export const INSTANT_KINDS = new Set(["clock-jump", "clock-drift"]);
+export const WITNESS_MAX = 20;
 
 export interface SlowWait {
   lock: string;
@@ -85,7 +85,7 @@ function grantIdOf(op: Operation): string | undefined {
   return typeof g === "string" ? g : undefined;
 }
 
-function ttlMsOf(op: Operation): number | undefined {
+export function ttlMsOf(op: Operation): number | undefined {
   const v = (op.complete?.value ?? op.invoke.value) as { ttlMs?: unknown } | undefined;
   const t = v?.ttlMs ?? (op.invoke.value as { ttlMs?: unknown } | undefined)?.ttlMs;
   return typeof t === "number" ? t : undefined;
@@ -102,7 +102,7 @@ export function liveness(history: readonly HistoryEvent[], ctx: CheckContext): C
   );
 }
 
-interface Calm {
+export interface Calm {
   /** From when waits are judged: the last fault plus one TTL (the history's start without faults). */
   calmFromUs: number;
   /** Spans in which some fault (other than a client crash) was active. */
@@ -161,12 +161,21 @@ function grantsByLockOf(acquires: readonly Operation[]): Map<string, number[]> {
   return grantsByLock;
 }
 
-interface WaitVerdicts {
+export interface WaitVerdicts {
+  /** The first slow waits (all of them in batch; the first WITNESS_MAX online), and how many there were. */
   slow: SlowWait[];
+  slowTotal?: number;
   judged: number;
   unjudged: number;
   /** Judged waits that ended without the lock, nobody granted it meanwhile. */
   unserved: Array<{ client: string; lock: string; waitedMs: number }>;
+  unservedTotal?: number;
+}
+
+export interface CrashedHolders {
+  stuck: CrashedHolder[];
+  stuckTotal?: number;
+  judged: number;
 }
 
 /** 1. Waits: consecutive acquire attempts of one client on one lock, up to its grant. */
@@ -325,28 +334,37 @@ function livenessMetered(history: readonly HistoryEvent[], ctx: CheckContext, me
   return livenessResult(waits, crashed, calm, boundMs, ttlMs);
 }
 
-function livenessResult(waits: WaitVerdicts, crashed: { stuck: CrashedHolder[]; judged: number }, calm: Calm, boundMs: number, ttlMs: number): CheckResult {
+export function livenessResult(
+  waits: WaitVerdicts,
+  crashed: CrashedHolders,
+  calm: Pick<Calm, "calmFromUs" | "unhealed">,
+  boundMs: number,
+  ttlMs: number,
+): CheckResult {
   const { slow } = waits;
   const { stuck } = crashed;
+  const slowTotal = waits.slowTotal ?? slow.length;
+  const stuckTotal = crashed.stuckTotal ?? stuck.length;
+  const unservedTotal = waits.unservedTotal ?? waits.unserved.length;
   const stats = {
     waitsJudged: waits.judged,
     waitsUnjudged: waits.unjudged,
-    waitsNeverGranted: waits.unserved.length,
-    slowWaits: slow.length,
+    waitsNeverGranted: unservedTotal,
+    slowWaits: slowTotal,
     crashedHoldersJudged: crashed.judged,
-    crashedHoldersStuck: stuck.length,
+    crashedHoldersStuck: stuckTotal,
     boundMs,
     ttlMs,
   };
-  if (slow.length > 0 || stuck.length > 0) {
+  if (slowTotal > 0 || stuckTotal > 0) {
     const parts: string[] = [];
-    if (slow.length > 0) {
+    if (slowTotal > 0) {
       const w = slow[0];
-      parts.push(`${slow.length} wait(s) exceeded the ${boundMs} ms bound (first: ${w.client} on "${w.lock}" went ${w.gapMs} ms with no grant)`);
+      parts.push(`${slowTotal} wait(s) exceeded the ${boundMs} ms bound (first: ${w.client} on "${w.lock}" went ${w.gapMs} ms with no grant)`);
     }
-    if (stuck.length > 0) {
+    if (stuckTotal > 0) {
       const s = stuck[0];
-      parts.push(`${stuck.length} lock(s) of crashed holders not re-granted in time (first: "${s.lock}" held by ${s.client}, crashed at ${s.crashUs} µs)`);
+      parts.push(`${stuckTotal} lock(s) of crashed holders not re-granted in time (first: "${s.lock}" held by ${s.client}, crashed at ${s.crashUs} µs)`);
     }
     return {
       checker: LIVENESS,
@@ -365,7 +383,12 @@ function livenessResult(waits: WaitVerdicts, crashed: { stuck: CrashedHolder[]; 
     };
   if (waits.judged === 0 && crashed.judged === 0)
     return { checker: LIVENESS, valid: true, summary: "no waits to judge after the calm point", skipped: "no waits to judge", stats };
-  return { checker: LIVENESS, valid: true, summary: passedSummary(waits.judged, crashed.judged, calm.calmFromUs, boundMs, waits.unserved), stats };
+  return {
+    checker: LIVENESS,
+    valid: true,
+    summary: passedSummary(waits.judged, crashed.judged, calm.calmFromUs, boundMs, waits.unserved, unservedTotal),
+    stats,
+  };
 }
 
 /** What a pass means, in words that match the facts: how many waits, and any that were never granted. */
@@ -375,13 +398,14 @@ function passedSummary(
   calmFromUs: number,
   boundMs: number,
   unserved: ReadonlyArray<{ client: string; waitedMs: number }>,
+  unservedTotal: number,
 ): string {
   const first = unserved[0];
   return (
     `no wait went longer than the ${boundMs} ms bound without a grant (${waits} wait(s) judged, after the calm point at ${calmFromUs} µs)` +
     (crashes > 0 ? `; ${crashes} crashed holder(s) replaced in time` : "") +
     (first
-      ? `; ${first.client} waited ${(first.waitedMs / 1000).toFixed(1)} s and was never granted${unserved.length > 1 ? ` (${unserved.length} such waits)` : ""}`
+      ? `; ${first.client} waited ${(first.waitedMs / 1000).toFixed(1)} s and was never granted${unservedTotal > 1 ? ` (${unservedTotal} such waits)` : ""}`
       : "")
   );
 }

@@ -1,6 +1,7 @@
-import type { Checker, CheckResult } from "./types.js";
-import { metered, type WorkMeter } from "./budget.js";
-import { forEachPair } from "./pairs.js";
+import type { Checker, CheckResult, OnlineChecker } from "./types.js";
+import { metered } from "./budget.js";
+import type { HistoryEvent } from "../sim/history.js";
+import { forEachPair, Pairer } from "./pairs.js";
 
 /**
  * Lost updates: each critical section reads the lock's counter and writes it + 1.
@@ -27,98 +28,128 @@ export interface Overwrite {
 
 const OVERWRITES_MAX = 20;
 
-/** One step per event scanned (three linear passes at most). */
+/** One step per event scanned (two linear passes). */
 export const lostUpdates: Checker = (history, ctx) => {
-  let phase = "looking for final reads";
+  let phase = "reading final reads and storage writes";
   return metered(
     "lost-updates",
     ctx,
     () => `${phase} in ${history.length} events`,
-    (meter) => lostUpdatesMetered(history, meter, (p) => (phase = p)),
+    (meter) => {
+      const tally = new UpdateTally();
+      for (const e of history) {
+        meter.tick();
+        tally.event(e);
+      }
+      phase = "counting acknowledged writes";
+      meter.tick(history.length);
+      forEachPair(history, (invoke, complete) => tally.pair(invoke, complete));
+      return tally.result();
+    },
   );
 };
 
-function lostUpdatesMetered(history: Parameters<Checker>[0], meter: WorkMeter, phase: (p: string) => void): CheckResult {
-  const finals = new Map<string, number>();
-  let writesInvoked = 0;
-  for (const e of history) {
-    meter.tick();
-    if (e.f === "final-read" && e.type === "ok" && e.lock !== undefined) {
-      finals.set(e.lock, (e.value as { counter: number }).counter);
-    }
-    if (e.type === "invoke" && e.f === "write" && e.lock !== undefined) writesInvoked++;
-  }
-  if (finals.size === 0) {
-    return {
-      checker: "lost-updates",
-      valid: true,
-      summary: "not checked: the history has no final-read",
-      skipped: "no final-read",
-      stats: { finalReads: 0, writesInvoked },
-    };
-  }
-  const acked = new Map<string, number>();
-  // A write is unknown unless it completed ok or fail (one never completed counts too).
-  let writesDecided = 0;
-  phase("counting acknowledged writes");
-  meter.tick(history.length);
-  // One pass over the pairs, keeping counts per lock, not an Operation per op.
-  forEachPair(history, (invoke, complete) => {
-    if (invoke.f !== "write" || invoke.lock === undefined) return;
-    if (complete.type === "ok") acked.set(invoke.lock, (acked.get(invoke.lock) ?? 0) + 1);
-    if (complete.type === "ok" || complete.type === "fail") writesDecided++;
-  });
-  const unknownWrites = writesInvoked - writesDecided;
-  const lost: Array<{ lock: string; acknowledged: number; final: number; lost: number }> = [];
-  let ackedTotal = 0;
-  for (const lock of [...new Set([...finals.keys(), ...acked.keys()])].sort()) {
-    const a = acked.get(lock) ?? 0;
-    ackedTotal += a;
-    const fin = finals.get(lock) ?? 0;
-    if (fin < a) lost.push({ lock, acknowledged: a, final: fin, lost: a - fin });
-  }
-  const lostTotal = lost.reduce((s, l) => s + l.lost, 0);
-  const stats = { finalReads: finals.size, acknowledgedWrites: ackedTotal, lostUpdates: lostTotal, unknownWrites };
-  if (lost.length === 0) {
-    return { checker: "lost-updates", valid: true, summary: `${ackedTotal} acknowledged writes, none lost`, stats };
-  }
-  const l = lost[0]!;
-  phase("finding the writes that undid others");
-  const overwrites = findOverwrites(history, new Set(lost.map((x) => x.lock)), meter);
-  return {
-    checker: "lost-updates",
-    valid: false,
-    summary:
-      `${lostTotal} lost update(s): ${l.lock} ended at ${l.final} after ${l.acknowledged} acknowledged increments` +
-      (overwrites.length > 0 ? `; ${overwrites[0]!.sentence}` : ""),
-    witness: { counters: lost, overwrites },
-    stats,
-  };
-}
+type Accepted = { index: number; client: string; grantId?: string; counter: number };
 
-/** Accepted writes, in the storage's order, that set a counter no higher than it already was. */
-function findOverwrites(history: Parameters<Checker>[0], locks: Set<string>, meter: WorkMeter): Overwrite[] {
-  type Accepted = { index: number; client: string; grantId?: string; counter: number };
-  const last = new Map<string, Accepted>();
-  const out: Overwrite[] = [];
-  for (const e of history) {
-    meter.tick();
-    if (e.f !== "storage-write" || e.type !== "ok" || e.lock === undefined || !locks.has(e.lock)) continue;
+/**
+ * What the verdict needs, gathered one event and one op at a time: the final reads,
+ * the acknowledged writes per lock, and per lock the last accepted write and the first
+ * overwrites. Shared by the batch checker and the online one, which holds only this.
+ */
+export class UpdateTally {
+  private readonly finals = new Map<string, number>();
+  private readonly acked = new Map<string, number>();
+  private writesInvoked = 0;
+  private writesDecided = 0;
+  private readonly last = new Map<string, Accepted>();
+  /** Per lock, its first overwrites (the witness takes the first OVERWRITES_MAX of the locks that lost updates). */
+  private readonly overwrites = new Map<string, Overwrite[]>();
+
+  event(e: HistoryEvent): void {
+    if (e.f === "final-read" && e.type === "ok" && e.lock !== undefined) this.finals.set(e.lock, (e.value as { counter: number }).counter);
+    if (e.type === "invoke" && e.f === "write" && e.lock !== undefined) this.writesInvoked++;
+    if (e.f === "storage-write" && e.type === "ok" && e.lock !== undefined) this.storageWrite(e, e.lock);
+  }
+
+  pair(invoke: HistoryEvent, complete: HistoryEvent): void {
+    if (invoke.f !== "write" || invoke.lock === undefined) return;
+    if (complete.type === "ok") this.acked.set(invoke.lock, (this.acked.get(invoke.lock) ?? 0) + 1);
+    if (complete.type === "ok" || complete.type === "fail") this.writesDecided++;
+  }
+
+  /** An accepted write that set a counter no higher than it already was undid an update. */
+  private storageWrite(e: HistoryEvent, lock: string): void {
     const v = e.value as { client?: string; grantId?: string; counter?: number } | undefined;
-    if (typeof v?.counter !== "number") continue;
+    if (typeof v?.counter !== "number") return;
     const w: Accepted = { index: e.index, client: v.client ?? "?", grantId: v.grantId, counter: v.counter };
-    const prev = last.get(e.lock);
-    if (prev && w.counter <= prev.counter && out.length < OVERWRITES_MAX) {
-      out.push({
-        lock: e.lock,
+    const prev = this.last.get(lock);
+    const list = this.overwrites.get(lock) ?? [];
+    if (prev && w.counter <= prev.counter && list.length < OVERWRITES_MAX) {
+      list.push({
+        lock,
         ...w,
         overwrote: prev,
         sentence:
           `${w.client}'s write of ${w.counter}${w.grantId ? ` (grant ${w.grantId})` : ""} at ${(e.timeUs / 1000).toFixed(3)} ms ` +
           `overwrote ${prev.client}'s write of ${prev.counter}${prev.grantId ? ` (grant ${prev.grantId})` : ""}: it had read the counter before that update.`,
       });
+      this.overwrites.set(lock, list);
     }
-    last.set(e.lock, w);
+    this.last.set(lock, w);
   }
-  return out;
+
+  result(): CheckResult {
+    const { finals, acked, writesInvoked } = this;
+    if (finals.size === 0) {
+      return {
+        checker: "lost-updates",
+        valid: true,
+        summary: "not checked: the history has no final-read",
+        skipped: "no final-read",
+        stats: { finalReads: 0, writesInvoked },
+      };
+    }
+    const lost: Array<{ lock: string; acknowledged: number; final: number; lost: number }> = [];
+    let ackedTotal = 0;
+    for (const lock of [...new Set([...finals.keys(), ...acked.keys()])].sort()) {
+      const a = acked.get(lock) ?? 0;
+      ackedTotal += a;
+      const fin = finals.get(lock) ?? 0;
+      if (fin < a) lost.push({ lock, acknowledged: a, final: fin, lost: a - fin });
+    }
+    const lostTotal = lost.reduce((s, l) => s + l.lost, 0);
+    const stats = { finalReads: finals.size, acknowledgedWrites: ackedTotal, lostUpdates: lostTotal, unknownWrites: writesInvoked - this.writesDecided };
+    if (lost.length === 0) {
+      return { checker: "lost-updates", valid: true, summary: `${ackedTotal} acknowledged writes, none lost`, stats };
+    }
+    const l = lost[0]!;
+    const overwrites = lost
+      .flatMap((x) => this.overwrites.get(x.lock) ?? [])
+      .sort((a, b) => a.index - b.index)
+      .slice(0, OVERWRITES_MAX);
+    return {
+      checker: "lost-updates",
+      valid: false,
+      summary:
+        `${lostTotal} lost update(s): ${l.lock} ended at ${l.final} after ${l.acknowledged} acknowledged increments` +
+        (overwrites.length > 0 ? `; ${overwrites[0]!.sentence}` : ""),
+      witness: { counters: lost, overwrites },
+      stats,
+    };
+  }
+}
+
+/** Lost updates over a stream: the tally, and the pairing rule's one open invoke per process. */
+export class OnlineLostUpdates implements OnlineChecker {
+  private readonly tally = new UpdateTally();
+  private readonly pairer = new Pairer((invoke, complete) => this.tally.pair(invoke, complete));
+
+  push(e: HistoryEvent): void {
+    this.tally.event(e);
+    this.pairer.push(e);
+  }
+
+  result(): CheckResult {
+    return this.tally.result();
+  }
 }

@@ -47,21 +47,17 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
       l.push(h);
       byLock.set(h.lock, l);
     }
-    const overlaps: Overlap[] = [];
-    let count = 0;
+    const verdict = new MutualExclusionVerdict();
     let steps = 0;
     let locksSwept = 0;
     let holdsSwept = 0;
-    let exhausted = false;
-    sweep: for (const [lock, hs] of [...byLock].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    sweep: for (const [, hs] of [...byLock].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       hs.sort((a, b) => a.acquireIndex - b.acquireIndex);
       const active = new EndHeap();
       const activeByProcess = new Map<string, number>();
       for (let i = 0; i < hs.length; i++) {
         const h = hs[i]!;
-        // A grant that came already expired (node-redlock v5 returns such a lock), ended
-        // at once and not acted under was never held, so it overlaps nothing.
-        if (!h.validAtGrant && !h.acted && h.endedBy !== "end-of-history" && h.endUs <= h.startUs) {
+        if (isNeverHeld(h)) {
           holdsSwept++;
           continue;
         }
@@ -73,13 +69,13 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
           activeByProcess.set(a.process, activeByProcess.get(a.process)! - 1);
         }
         const others = active.size - (activeByProcess.get(h.process) ?? 0);
-        count += others;
-        if (others > 0 && overlaps.length < WITNESSES_MAX) {
-          for (let j = 0; j < i && overlaps.length < WITNESSES_MAX; j++) {
+        verdict.count(others);
+        if (others > 0 && verdict.wantsWitnesses()) {
+          for (let j = 0; j < i && verdict.wantsWitnesses(); j++) {
             if (++steps > stepsMax) break sweep;
             const a = hs[j]!;
-            if (a.endIndex < h.acquireIndex || a.process === h.process) continue;
-            overlaps.push(overlapOf(lock, a, h));
+            if (a.endIndex < h.acquireIndex || a.process === h.process || isNeverHeld(a)) continue;
+            verdict.witness(a, h);
           }
         }
         if (++steps > stepsMax) break sweep;
@@ -89,20 +85,66 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
       }
       locksSwept++;
     }
-    if (steps > stepsMax) exhausted = true;
-    const involved = new Set(overlaps.flatMap((o) => [o.first, o.second]));
-    const stats: Record<string, number> = { holds: holds.length, locks: byLock.size, overlaps: count, steps: Math.min(steps, stepsMax) };
-    if (exhausted) Object.assign(stats, { stepsMax, locksSwept, holdsSwept });
+    if (steps <= stepsMax) return verdict.result(holds.length, byLock.size, { steps });
     const explored = `swept ${holdsSwept} of ${holds.length} holds (${locksSwept} of ${byLock.size} lock(s) complete) before the work bound of ${stepsMax} steps; raise it with ${STEPS_FLAG} N`;
+    return verdict.result(holds.length, byLock.size, { steps: stepsMax, stepsMax, locksSwept, holdsSwept }, explored);
+  };
+}
+
+/**
+ * A grant that came already expired (node-redlock v5 returns such a lock), ended at once
+ * and not acted under was never held, so it overlaps nothing.
+ */
+export function isNeverHeld(h: Hold): boolean {
+  return !h.validAtGrant && !h.acted && h.endedBy !== "end-of-history" && h.endUs <= h.startUs;
+}
+
+/**
+ * The verdict from the overlapping pairs: their number, and the first WITNESSES_MAX in
+ * order of lock, then the later hold's start, then the earlier's (whatever order they
+ * are found in). Shared by the batch sweep and the online checker.
+ */
+export class MutualExclusionVerdict {
+  private pairs = 0;
+  private readonly witnesses: Array<[Hold, Hold]> = [];
+
+  count(n: number): void {
+    this.pairs += n;
+  }
+
+  wantsWitnesses(): boolean {
+    return this.witnesses.length < WITNESSES_MAX;
+  }
+
+  /** One overlapping pair, counted and offered as a witness. */
+  add(first: Hold, second: Hold): void {
+    this.pairs++;
+    this.witness(first, second);
+  }
+
+  witness(first: Hold, second: Hold): void {
+    const w = this.witnesses;
+    let i = w.length;
+    while (i > 0 && pairBefore(first, second, w[i - 1]!)) i--;
+    if (i >= WITNESSES_MAX) return;
+    w.splice(i, 0, [first, second]);
+    if (w.length > WITNESSES_MAX) w.pop();
+  }
+
+  /** `explored`: how far a sweep stopped by its budget got (the count is then a floor). */
+  result(holdsTotal: number, locks: number, extraStats: Record<string, number> = {}, explored?: string): CheckResult {
+    const count = this.pairs;
+    const exhausted = explored !== undefined;
+    const overlaps = this.witnesses.map(([a, h]) => overlapOf(a, h));
+    const involved = new Set(overlaps.flatMap((o) => [o.first, o.second]));
+    const stats: Record<string, number> = { holds: holdsTotal, locks, overlaps: count, ...extraStats };
     if (count === 0) {
-      if (exhausted) {
-        return { checker: "mutual-exclusion", valid: "unknown", summary: `no overlapping holds found, but ${explored}`, stats };
-      }
-      if (holds.length === 0)
+      if (exhausted) return { checker: "mutual-exclusion", valid: "unknown", summary: `no overlapping holds found, but ${explored}`, stats };
+      if (holdsTotal === 0)
         return { checker: "mutual-exclusion", valid: true, summary: "no client ever held a lock: nothing to judge", skipped: "no holds", stats };
-      return { checker: "mutual-exclusion", valid: true, summary: `${holds.length} holds of ${byLock.size} lock(s), none overlapping`, stats };
+      return { checker: "mutual-exclusion", valid: true, summary: `${holdsTotal} holds of ${locks} lock(s), none overlapping`, stats };
     }
-    const result: CheckResult = {
+    return {
       checker: "mutual-exclusion",
       valid: false,
       // One stale holder overlapping many later holds is one story, not many: say both numbers.
@@ -116,13 +158,20 @@ export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker 
       witness: overlaps,
       stats,
     };
-    return result;
-  };
+  }
+}
+
+/** Whether pair (a, b) sorts before pair p: by lock, then the later hold's start, then the earlier's. */
+function pairBefore(a: Hold, b: Hold, p: readonly [Hold, Hold]): boolean {
+  if (b.lock !== p[1].lock) return b.lock < p[1].lock;
+  if (b.acquireIndex !== p[1].acquireIndex) return b.acquireIndex < p[1].acquireIndex;
+  return a.acquireIndex < p[0].acquireIndex;
 }
 
 export const mutualExclusion: Checker = mutualExclusionWith();
 
-function overlapOf(lock: string, a: Hold, h: Hold): Overlap {
+function overlapOf(a: Hold, h: Hold): Overlap {
+  const lock = h.lock;
   const endUs = Math.min(a.endUs, h.endUs);
   return {
     lock,

@@ -14,22 +14,43 @@ export function forEachPair(
   onPair: (invoke: HistoryEvent, complete: HistoryEvent, invokePosition: number) => void,
   onUnpaired?: (invoke: HistoryEvent, invokePosition: number) => void,
 ): void {
-  /** Position in `history` of each process's open invoke. */
-  const open = new Map<string, number>();
-  for (let i = 0; i < history.length; i++) {
-    const e = history[i]!;
+  const pairer = new Pairer(onPair, onUnpaired);
+  for (let i = 0; i < history.length; i++) pairer.push(history[i]!, i);
+  pairer.finish();
+}
+
+/**
+ * forEachPair's rule over a stream: events pushed one at a time (with their position),
+ * `finish` at the history's end. Holds one open invoke per process.
+ */
+export class Pairer {
+  private readonly openAt = new Map<string, number>();
+  private readonly openEvent = new Map<string, HistoryEvent>();
+
+  constructor(
+    private readonly onPair: (invoke: HistoryEvent, complete: HistoryEvent, invokePosition: number) => void,
+    private readonly onUnpaired?: (invoke: HistoryEvent, invokePosition: number) => void,
+  ) {}
+
+  push(e: HistoryEvent, position: number = e.index): void {
+    const invoke = this.openEvent.get(e.process);
     if (e.type === "invoke") {
-      const left = open.get(e.process);
-      if (left !== undefined) onUnpaired?.(history[left]!, left);
-      open.set(e.process, i);
-      continue;
+      if (invoke !== undefined) this.onUnpaired?.(invoke, this.openAt.get(e.process)!);
+      this.openAt.set(e.process, position);
+      this.openEvent.set(e.process, e);
+      return;
     }
-    const at = open.get(e.process);
-    if (at === undefined) continue;
-    const invoke = history[at]!;
-    if (invoke.f !== e.f) continue;
-    open.delete(e.process);
-    onPair(invoke, e, at);
+    if (invoke === undefined || invoke.f !== e.f) return;
+    const at = this.openAt.get(e.process)!;
+    this.openAt.delete(e.process);
+    this.openEvent.delete(e.process);
+    this.onPair(invoke, e, at);
   }
-  if (onUnpaired) for (const at of open.values()) onUnpaired(history[at]!, at);
+
+  /** The history ended: every invoke still open never completes. */
+  finish(): void {
+    if (this.onUnpaired) for (const [p, at] of this.openAt) this.onUnpaired(this.openEvent.get(p)!, at);
+    this.openAt.clear();
+    this.openEvent.clear();
+  }
 }

@@ -1,6 +1,6 @@
 import { metered, type WorkMeter } from "./budget.js";
 import type { HistoryEvent } from "../sim/history.js";
-import type { CheckResult, Checker } from "./types.js";
+import type { CheckContext, CheckResult, Checker, OnlineChecker } from "./types.js";
 
 /**
  * Replica agreement: every replica's state machine (the ZooKeeper tree, the etcd KV
@@ -36,6 +36,12 @@ function parse(e: HistoryEvent): Incarnation | string {
     last = s[0] as number;
   }
   return { name: `${e.process}#${v.incarnation}`, states: v.states as Array<[number, string]> };
+}
+
+/** Online: only the replica-state events are held (one per server incarnation, written at the run's end). */
+export function onlineReplicaAgreement(ctx: CheckContext): OnlineChecker {
+  const states: HistoryEvent[] = [];
+  return { push: (e) => void (e.f === F && states.push(e)), result: () => replicaAgreement(states, ctx) };
 }
 
 export const replicaAgreement: Checker = (history, ctx) => {

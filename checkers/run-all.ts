@@ -51,20 +51,24 @@ export function runCheckers(history: readonly HistoryEvent[], ctx: CheckContext,
     }
     results.push({ ...r, checker: c.name });
   }
+  const rejectedStale = history.some((e) => e.f === "storage-write" && e.type === "fail");
+  return classify(results, rejectedStale, (safety) => challengeOf(history, ctx, safety));
+}
+
+/** The outcome from the checkers' results, whether the resource rejected a stale write, and the run's challenge. */
+export function classify(results: CheckResult[], rejectedStale: boolean, challengeFor: (safety: Verdict) => ChallengeResult): Verdicts {
   const kindOf = (name: string) => CHECKERS.find((c) => c.name === name)?.kind ?? "safety";
   const safetyResults = results.filter((r) => kindOf(r.checker) === "safety");
   const safety = worstOf(safetyResults.map((r) => r.valid));
   const liveness = worstOf(results.filter((r) => kindOf(r.checker) === "liveness").map((r) => r.valid));
   const valid = worstOf([safety, liveness]);
-
-  const rejectedStale = history.some((e) => e.f === "storage-write" && e.type === "fail");
   const harmFound = safetyResults.some((r) => !EXCLUSION.has(r.checker) && r.valid === false);
   let outcome: Outcome;
   if (safety === false) outcome = !harmFound && rejectedStale ? "unsafe-but-fenced" : "unsafe";
   else if (safety === "unknown") outcome = "unknown";
   else if (liveness === false) outcome = "liveness-loss";
   else outcome = liveness === "unknown" ? "unknown" : "safe";
-  const challenge = challengeOf(history, ctx, safety);
+  const challenge = challengeFor(safety);
   if (outcome === "safe" && !challenge.challenged) outcome = "not-challenged";
   return { results, safety, liveness, valid, outcome, challenge };
 }

@@ -47,6 +47,18 @@ export interface CheckContext {
 
 export type Checker = (history: readonly HistoryEvent[], ctx: CheckContext) => CheckResult;
 
+/**
+ * A checker that reads the history as it streams (one event at a time, in order) and
+ * holds only what can still matter, for runs too long to keep (`run --duration`). Its
+ * verdict equals the batch checker's on the same history, or is "unknown" saying why
+ * (a stated memory bound passed); never a different pass or fail.
+ */
+export interface OnlineChecker {
+  push(e: HistoryEvent): void;
+  /** The verdict, once the history has ended. */
+  result(): CheckResult;
+}
+
 export function worstOf(verdicts: readonly Verdict[]): Verdict {
   if (verdicts.some((v) => v === false)) return false;
   if (verdicts.some((v) => v === "unknown")) return "unknown";

@@ -55,7 +55,7 @@ function partitionByLock(ops: readonly Operation[]): Map<string, Operation[]> {
 }
 
 /** The verdict on a lock whose search failed: the longest prefix, the state after it, the ops that cannot follow. */
-function notLinearizable(
+export function notLinearizable(
   model: AnyModel,
   modelName: ModelName,
   lock: string,
