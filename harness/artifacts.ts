@@ -45,7 +45,7 @@ export function buildRecord(scenario: Scenario, seed: number, run: RunOutput, ve
  * temporary name, renamed only once all three are written, never over a file lockstep
  * did not write; a failure leaves no temporary file and names the path.
  */
-export const RUN_FILES = ["history.jsonl", "results.json", "report.html", "trace.jsonl"] as const;
+export const RUN_FILES = ["history.jsonl", "results.json", "report.html", "trace.jsonl", "history-tail.jsonl"] as const;
 
 /** Refuse, before a run, a directory its files could not be written into. */
 export function checkRunDir(dir: string, o: SafeWriteOptions = {}): void {
@@ -61,12 +61,21 @@ export function writeRunArtifacts(
   o: SafeWriteOptions = {},
   streamedHistoryTemp?: string,
   trace?: readonly TraceRecord[],
+  /** `history` is the end of a long run's (harness/soak.ts): written as history-tail.jsonl; history.jsonl only if streamed. */
+  tailOnly = false,
 ): void {
   checkOutputDir(dir, o.flag);
   const historyPath = join(dir, "history.jsonl");
+  const historyFile =
+    streamedHistoryTemp !== undefined
+      ? { path: historyPath, writtenTemp: streamedHistoryTemp }
+      : tailOnly
+        ? undefined
+        : { path: historyPath, text: historyToJsonl(history) };
   writeFilesSafe(
     [
-      streamedHistoryTemp !== undefined ? { path: historyPath, writtenTemp: streamedHistoryTemp } : { path: historyPath, text: historyToJsonl(history) },
+      ...(historyFile ? [historyFile] : []),
+      ...(tailOnly ? [{ path: join(dir, "history-tail.jsonl"), text: historyToJsonl(history) }] : []),
       { path: join(dir, "results.json"), text: JSON.stringify(record, null, 2) + "\n" },
       { path: join(dir, "report.html"), text: renderRunReport(record, history, trace) },
       ...(trace !== undefined ? [{ path: join(dir, "trace.jsonl"), text: traceToJsonl(trace) }] : []),

@@ -16,6 +16,9 @@ import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { printableLines, terminalJson } from "../../harness/printable.js";
 import { StreamedHistoryFile } from "../../harness/streamed-history.js";
 import { checkDeterminism } from "../../harness/determinism.js";
+import { parseDurationText, runSoak } from "../../harness/soak.js";
+import { StepProgress } from "../../harness/sweep/progress.js";
+import { InputError } from "../../sim/errors.js";
 
 export function registerRun(program: Command): void {
   program
@@ -30,46 +33,91 @@ export function registerRun(program: Command): void {
     .option(...LOCK_FLAG)
     .option("--check-determinism", "run the seed twice and stop (exit 7) naming the first event where the histories differ")
     .option("--trace", "also record every command each Redis node executes: trace.jsonl, and a folded table per node in report.html")
-    .action(
-      (
-        name: string,
-        opts: {
-          seed?: string;
-          out?: string;
-          okIfExpected?: boolean;
-          json?: boolean;
-          lock?: string;
-          force?: boolean;
-          checkDeterminism?: boolean;
-          trace?: boolean;
-        },
-      ) => {
-        const scenario = loadScenario(withLockFlag(name, opts.lock));
-        const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
-        const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}`);
-        const write = { force: opts.force ?? false };
-        // Before the run: a bad --out should cost nothing.
-        checkRunDir(dir, write);
-        // history.jsonl is written as the run goes (bounded buffer); the checkers and the
-        // report still read the retained history.
-        const streamed = new StreamedHistoryFile(join(dir, "history.jsonl"), write);
-        let record: RunRecord;
-        try {
-          const trace: TraceRecord[] | undefined = opts.trace ? [] : undefined;
-          const run = runScenario(scenario, seed, {}, { historySink: streamed.stream.push, ...(trace ? { traceSink: (r) => trace.push(r) } : {}) });
-          const historyTemp = streamed.finish();
-          if (opts.checkDeterminism) checkDeterminism(scenario, seed, run.history);
-          const verdicts = runCheckers(run.history, checkContextFor(scenario));
-          record = buildRecord(scenario, seed, run, verdicts);
-          writeRunArtifacts(dir, record, run.history, write, historyTemp, trace);
-        } finally {
-          streamed.discard();
-        }
-        if (opts.json) process.stdout.write(terminalJson(record));
-        else process.stdout.write(colourVerdicts(printableLines(formatRunSummary(record, dir)), colourWanted(process.stdout)));
-        setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
-      },
-    );
+    .option(
+      "--duration <time>",
+      "run the workload this long instead (90m, 24h, 2d), checked online in bounded memory; writes the history's last events to history-tail.jsonl",
+    )
+    .option("--full-history", "with --duration: stream the whole history to history.jsonl too (about 100 MB per simulated hour per client)")
+    .action((name: string, opts: RunFlags) => {
+      if (opts.duration !== undefined) {
+        runLong(name, opts);
+        return;
+      }
+      const scenario = loadScenario(withLockFlag(name, opts.lock));
+      const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
+      const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}`);
+      const write = { force: opts.force ?? false };
+      // Before the run: a bad --out should cost nothing.
+      checkRunDir(dir, write);
+      // history.jsonl is written as the run goes (bounded buffer); the checkers and the
+      // report still read the retained history.
+      const streamed = new StreamedHistoryFile(join(dir, "history.jsonl"), write);
+      let record: RunRecord;
+      try {
+        const trace: TraceRecord[] | undefined = opts.trace ? [] : undefined;
+        const run = runScenario(scenario, seed, {}, { historySink: streamed.stream.push, ...(trace ? { traceSink: (r) => trace.push(r) } : {}) });
+        const historyTemp = streamed.finish();
+        if (opts.checkDeterminism) checkDeterminism(scenario, seed, run.history);
+        const verdicts = runCheckers(run.history, checkContextFor(scenario));
+        record = buildRecord(scenario, seed, run, verdicts);
+        writeRunArtifacts(dir, record, run.history, write, historyTemp, trace);
+      } finally {
+        streamed.discard();
+      }
+      if (opts.json) process.stdout.write(terminalJson(record));
+      else process.stdout.write(colourVerdicts(printableLines(formatRunSummary(record, dir)), colourWanted(process.stdout)));
+      setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
+    });
+}
+
+/** `run --duration`: a soak, checked online; the report shows its verdicts and its last events. */
+type RunFlags = {
+  seed?: string;
+  out?: string;
+  okIfExpected?: boolean;
+  json?: boolean;
+  lock?: string;
+  force?: boolean;
+  checkDeterminism?: boolean;
+  trace?: boolean;
+  duration?: string;
+  fullHistory?: boolean;
+};
+
+function runLong(name: string, opts: RunFlags): void {
+  if (opts.checkDeterminism)
+    throw new InputError("<arg>", "--check-determinism", "not with --duration (a long run is not held to compare); run it twice and compare history.jsonl");
+  if (opts.trace) throw new InputError("<arg>", "--trace", "not with --duration (the trace is held in memory)");
+  const durationMs = parseDurationText(opts.duration!, "--duration");
+  const scenario = loadScenario(withLockFlag(name, opts.lock));
+  const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
+  const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}-${durationMs}ms`);
+  const write = { force: opts.force ?? false };
+  checkRunDir(dir, write);
+  const streamed = opts.fullHistory ? new StreamedHistoryFile(join(dir, "history.jsonl"), write) : undefined;
+  const progress = new StepProgress(`lockstep run ${scenario.name} --duration ${opts.duration}`);
+  let record: RunRecord;
+  try {
+    const soak = runSoak(scenario, seed, {
+      durationMs,
+      ...(streamed ? { historySink: streamed.stream.push } : {}),
+      progress: (simMs) => progress.step(`${formatSimTime(simMs)} of ${formatSimTime(durationMs)} simulated (${Math.floor((100 * simMs) / durationMs)}%)`),
+    });
+    progress.done();
+    record = { ...buildRecord({ ...scenario, durationMs }, seed, soak.run, soak.verdicts), replay: soak.replay };
+    writeRunArtifacts(dir, record, soak.tail, write, streamed?.finish(), undefined, true);
+  } finally {
+    streamed?.discard();
+  }
+  const files = [...(streamed ? ["history.jsonl"] : []), "history-tail.jsonl", "results.json", "report.html"];
+  if (opts.json) process.stdout.write(terminalJson(record));
+  else process.stdout.write(colourVerdicts(printableLines(formatRunSummary(record, dir, files)), colourWanted(process.stdout)));
+  setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
+}
+
+function formatSimTime(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 3600)}:${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
 }
 
 /**
@@ -92,7 +140,7 @@ export function challengeLine(r: RunRecord): string {
   return c.challenged ? `challenged: ${c.why}` : `NOT CHALLENGED: ${c.why}`;
 }
 
-export function formatRunSummary(r: RunRecord, dir: string): string {
+export function formatRunSummary(r: RunRecord, dir: string, files: readonly string[] = ["history.jsonl", "results.json", "report.html"]): string {
   const lines: string[] = [];
   lines.push(`lockstep run ${r.scenario.name} — design ${r.scenario.design}, seed ${r.seed}`);
   for (const c of r.verdicts.results) lines.push(`  ${verdictMark(c)} ${c.checker.padEnd(18)} ${c.summary}`);
@@ -100,6 +148,6 @@ export function formatRunSummary(r: RunRecord, dir: string): string {
   lines.push(`outcome: ${r.verdicts.outcome} (expected: ${r.scenario.expect}${r.expectationMet ? ", as expected" : ", NOT as expected"})`);
   lines.push(`seed: ${r.seed}`);
   lines.push(`replay: ${r.replay}`);
-  lines.push(`wrote ${join(dir, "history.jsonl")}, ${join(dir, "results.json")}, ${join(dir, "report.html")}`);
+  lines.push(`wrote ${files.map((f) => join(dir, f)).join(", ")}`);
   return lines.join("\n") + "\n";
 }

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { main } from "../cli/main.js";
+import { EXIT } from "../harness/exit-codes.js";
+import { captureStdio } from "./helpers/capture-stdio.js";
+
+const io = captureStdio();
+
+const tmp = () => mkdtempSync(join(tmpdir(), "lockstep-duration-"));
+
+/** The scenario's JSON with another duration: what `--duration` must judge the same as. */
+function withDuration(name: string, durationMs: number): string {
+  const raw = JSON.parse(readFileSync(join("scenarios", `${name}.json`), "utf8")) as Record<string, unknown>;
+  const file = join(tmp(), `${name}.json`);
+  writeFileSync(file, JSON.stringify({ ...raw, durationMs }));
+  return file;
+}
+
+describe("lockstep run --duration", () => {
+  it("runs the workload that long, checks it online, and judges it as a scenario of that duration is judged", async () => {
+    const dir = join(tmp(), "soak");
+    expect(await main(["run", "naive-gc-pause", "--duration", "2m", "--out", dir])).toBe(EXIT.safetyViolation);
+    expect(io.out).toMatch(/replay: npx lockstep run naive-gc-pause --seed \d+ --duration 120000ms/);
+    expect(io.out).toMatch(/wrote .*history-tail\.jsonl, .*results\.json, .*report\.html/);
+    expect(existsSync(join(dir, "history.jsonl"))).toBe(false);
+    const soak = JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
+    const whole = join(tmp(), "whole");
+    await main(["run", withDuration("naive-gc-pause", 120_000), "--out", whole]);
+    const batch = JSON.parse(readFileSync(join(whole, "results.json"), "utf8"));
+    const verdict = (r: { verdicts: { outcome: string; results: Array<{ checker: string; valid: unknown; summary: string }> } }) => ({
+      outcome: r.verdicts.outcome,
+      results: r.verdicts.results.map((x) => [x.checker, x.valid, x.checker === "linearizability" && x.valid !== true ? "" : x.summary]),
+    });
+    expect(verdict(soak)).toEqual(verdict(batch));
+    expect(soak.scenario.name).toBe("naive-gc-pause");
+    const tail = readFileSync(join(dir, "history-tail.jsonl"), "utf8").trim().split("\n");
+    const last = JSON.parse(tail[tail.length - 1]!);
+    expect(last.f).toBe("final-read");
+  });
+
+  it("--full-history streams the whole history: the bytes a scenario of that duration writes", async () => {
+    const dir = join(tmp(), "full");
+    expect(await main(["run", "naive-baseline", "--duration", "45s", "--full-history", "--out", dir])).toBe(EXIT.ok);
+    const whole = join(tmp(), "whole");
+    expect(await main(["run", withDuration("naive-baseline", 45_000), "--out", whole])).toBe(EXIT.ok);
+    expect(readFileSync(join(dir, "history.jsonl"), "utf8")).toBe(readFileSync(join(whole, "history.jsonl"), "utf8"));
+  });
+
+  it("refuses a bad duration, and flags that need the whole history held, naming the flag", async () => {
+    for (const [args, flag] of [
+      [["--duration", "10x"], "--duration"],
+      [["--duration", "0"], "--duration"],
+      [["--duration", "31d"], "--duration"],
+      [["--duration", "1m", "--check-determinism"], "--check-determinism"],
+      [["--duration", "1m", "--trace"], "--trace"],
+    ] as const) {
+      expect(await main(["run", "naive-baseline", ...args, "--out", join(tmp(), "x")]), args.join(" ")).toBe(EXIT.badInput);
+      expect(io.err).toContain(`${flag}:`);
+    }
+  });
+});
