@@ -5,7 +5,7 @@ import { stepsMaxOf } from "../budget.js";
 import type { CheckContext, CheckResult, OnlineChecker } from "../types.js";
 import { CHECKER_NAME, DEFAULT_BUDGET, linearizability, modelNameFor, notLinearizable } from "./index.js";
 import type { AnyModel } from "./model.js";
-import { releasedOk, ttlMsOf } from "./models/lock-ops.js";
+import { grantOf, releasedOk, ttlMsOf } from "./models/lock-ops.js";
 import { makeModel, type ModelName } from "./models/index.js";
 import { searchLinearization, type SearchBudget } from "./search.js";
 
@@ -28,6 +28,10 @@ import { searchLinearization, type SearchBudget } from "./search.js";
  */
 export const WINDOW_OPS_MAX = 200_000;
 
+function grantIdOf(e: HistoryEvent): unknown {
+  return (e.value as { grantId?: unknown } | undefined)?.grantId;
+}
+
 const WINDOWED: ReadonlySet<ModelName> = new Set(["mutex", "lease-lock"]);
 
 export function onlineLinearizability(ctx: CheckContext): OnlineChecker {
@@ -40,8 +44,12 @@ interface LockWindow {
   ops: Operation[];
   /** Ops on the lock other than acquires sent and not yet answered. */
   othersInFlight: number;
-  /** An op with an unknown outcome is in the window: no quiet release until it is searched. */
-  unknownOutcome: boolean;
+  /** Ops of unknown outcome in the window that could still take effect after a release (see infoStuck). */
+  stuckInfo: number;
+  /** Grants whose acquire succeeded in this window. */
+  granted: Set<string>;
+  /** Clients whose unknown-outcome acquire without a grant id was left behind a window. */
+  leftAcquires: Set<string>;
   /** The release that may close the window, while nothing but acquires was sent during it. */
   quietRelease?: Operation;
   /** The model's state when the window opened: free, from the last quiet release's call. */
@@ -81,7 +89,9 @@ class OnlineLinearizability implements OnlineChecker {
     const w = this.windowOf(op);
     if (w.verdict) return;
     if (e.f !== "acquire") w.quietRelease = undefined;
-    if (e.f === "release" && w.othersInFlight === 0 && !w.unknownOutcome) w.quietRelease = op;
+    if (e.f === "release" && w.othersInFlight === 0 && w.stuckInfo === 0) w.quietRelease = op;
+    if (e.f !== "acquire" && grantIdOf(e) === undefined && w.leftAcquires.has(e.process))
+      this.giveUp(op.lock ?? "lock", w, `${e.process} acted without a grant id after an acquire of unknown outcome was left behind a quiet release`);
     if (op.f !== "acquire") w.othersInFlight++;
     w.ops.push(op);
     this.open.set(e.process, op);
@@ -116,7 +126,8 @@ class OnlineLinearizability implements OnlineChecker {
   private windowOf(op: Operation): LockWindow {
     const lock = op.lock ?? "lock";
     let w = this.windows.get(lock);
-    if (!w) this.windows.set(lock, (w = { ops: [], othersInFlight: 0, unknownOutcome: false, startUs: -Infinity, spanning: [] }));
+    if (!w)
+      this.windows.set(lock, (w = { ops: [], othersInFlight: 0, stuckInfo: 0, granted: new Set(), leftAcquires: new Set(), startUs: -Infinity, spanning: [] }));
     return w;
   }
 
@@ -130,8 +141,9 @@ class OnlineLinearizability implements OnlineChecker {
     op.endUs = complete.type === "info" ? Infinity : complete.timeUs;
     const w = this.windowOf(op);
     if (op.f !== "acquire") w.othersInFlight--;
-    if (complete.type === "info") w.unknownOutcome = true;
-    if (w.quietRelease === op && complete.type === "ok" && releasedOk(op) && !w.unknownOutcome) this.closeWindow(op.lock ?? "lock", w, op);
+    if (complete.type === "info" && this.infoStuck(op, w)) w.stuckInfo++;
+    if (op.f === "acquire" && complete.type === "ok") w.granted.add(grantOf(op));
+    if (w.quietRelease === op && complete.type === "ok" && releasedOk(op) && w.stuckInfo === 0) this.closeWindow(op.lock ?? "lock", w, op);
   }
 
   private unanswered(invoke: HistoryEvent): void {
@@ -141,7 +153,21 @@ class OnlineLinearizability implements OnlineChecker {
     const w = this.windowOf(op);
     if (w.verdict) return;
     if (op.f !== "acquire") w.othersInFlight--;
-    w.unknownOutcome = true;
+    if (this.infoStuck(op, w)) w.stuckInfo++;
+  }
+
+  /**
+   * Whether an op of unknown outcome could still take effect after a quiet release, so
+   * that the window cannot close there. An acquire without a grant id can matter only to
+   * ops of its client without one (lock-ops.ts lockInfoKeys): lockstep's clients send
+   * none, and one that does afterwards makes the lock "unknown". An op under a grant
+   * acquired in this window can take effect only while that grant holds, and after the
+   * release nothing acquires it again (grant ids name one acquire). Anything else stays.
+   */
+  private infoStuck(op: Operation, w: LockWindow): boolean {
+    const g = grantOf(op);
+    if (op.f === "acquire") return !g.startsWith("~");
+    return !w.granted.has(g);
   }
 
   /** A quiet release was answered: search the window up to it; the acquires still in flight open the next. */
@@ -151,8 +177,10 @@ class OnlineLinearizability implements OnlineChecker {
     // One whose lease may lapse before R's call could have been taken over: not quiet.
     if (spanning.some((a) => this.lapseFromUs(a) <= release.startUs)) return;
     w.ops = w.ops.filter((op) => !spanning.includes(op));
+    for (const op of w.ops) if (op.f === "acquire" && op.outcome === "info") w.leftAcquires.add(op.process);
     this.search(lock, w);
     if (w.verdict) return;
+    w.granted = new Set();
     w.ops = spanning;
     w.spanning = spanning;
     w.startUs = release.startUs;
@@ -189,11 +217,13 @@ class OnlineLinearizability implements OnlineChecker {
       };
   }
 
-  private giveUp(lock: string, w: LockWindow): void {
-    w.verdict = {
-      valid: "unknown",
-      result: this.unknown(`lock "${lock}" had no quiet release in ${WINDOW_OPS_MAX} ops (a release with only acquires in flight)`),
-    };
+  private giveUp(
+    lock: string,
+    w: LockWindow,
+    why = `lock "${lock}" had no quiet release in ${WINDOW_OPS_MAX} ops (a release with only acquires in flight)`,
+  ): void {
+    if (w.verdict) return;
+    w.verdict = { valid: "unknown", result: this.unknown(why) };
     w.ops = [];
   }
 

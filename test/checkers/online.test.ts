@@ -199,3 +199,52 @@ describe("online checkers equal the batch checkers", () => {
       expect(seen, k).toContain(k);
   });
 });
+
+describe("online checkers' own limits", () => {
+  const feed = (checker: { push(e: HistoryEvent): void; result(): CheckResult }, h: readonly HistoryEvent[]) => {
+    for (const e of h) checker.push(e);
+    return checker.result();
+  };
+  const lin = () => CHECKERS.find((c) => c.name === "linearizability")!;
+  const mutex = () => CHECKERS.find((c) => c.name === "mutual-exclusion")!;
+
+  it("linearizability is searched window by window, and still finds a double grant after a thousand windows", () => {
+    const b = new HistoryBuilder();
+    for (let i = 0; i < 1000; i++) b.section(i % 2 ? "c2" : "c1", `g${i}`, "L", i * 10, 5, i);
+    b.section("c1", "late1", "L", 20_000, 8, 0).section("c2", "late2", "L", 20_003, 8, 0);
+    const on = feed(lin().online!(ctx), b.events);
+    expect(on.valid).toBe(false);
+    expect(lin().check(b.events, ctx).valid).toBe(false);
+    expect(on.stats!.windows).toBeGreaterThan(900);
+    const fine = new HistoryBuilder();
+    for (let i = 0; i < 1000; i++) fine.section(i % 2 ? "c2" : "c1", `g${i}`, "L", i * 10, 5, i);
+    expect(feed(lin().online!(ctx), fine.events)).toMatchObject({ valid: true, summary: expect.stringMatching(/4000 ops on 1 lock/) });
+  });
+
+  it("linearizability says unknown when a client acts without a grant id after its unknown-outcome acquire was left behind", () => {
+    const b = new HistoryBuilder();
+    b.at(0).ev("c1", "invoke", "acquire", "L", {}).at(1).ev("c1", "info", "acquire", "L", {});
+    b.section("c2", "g2", "L", 2, 5, 0);
+    b.at(20).ev("c1", "invoke", "write", "L", {}).at(21).ev("c1", "ok", "write", "L", {});
+    const on = feed(lin().online!({}), b.events);
+    expect(on.valid).toBe("unknown");
+    expect(on.summary).toMatch(/c1 acted without a grant id/);
+  });
+
+  it("mutual exclusion says unknown, not pass, for an act under a grant its client had moved on from", () => {
+    const b = new HistoryBuilder();
+    b.section("c1", "g1", "L", 0, 5, 0).section("c1", "g2", "L", 10, 5, 1);
+    b.at(30).ev("c1", "invoke", "write", "L", { grantId: "g1" }).at(31).ev("c1", "ok", "write", "L", {});
+    const on = feed(mutex().online!(ctx), b.events);
+    expect(on.valid).toBe("unknown");
+    expect(on.summary).toMatch(/under a grant whose client had asked for the lock again/);
+  });
+
+  it("a checker fed in batch past its bound says unknown and names the bound", async () => {
+    const { BufferedChecker } = await import("../../checkers/buffered.js");
+    const h = new HistoryBuilder().section("c1", "g1", "L", 0, 5, 0).events;
+    const small = new BufferedChecker("mutual-exclusion", mutex().check, ctx, 3);
+    expect(feed(small, h)).toMatchObject({ valid: "unknown", summary: expect.stringMatching(/passed the 3 it may hold/) });
+    expect(feed(new BufferedChecker("mutual-exclusion", mutex().check, ctx, 100), h).valid).toBe(true);
+  });
+});
