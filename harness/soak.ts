@@ -67,5 +67,7 @@ export function runSoak(s: Scenario, seed: number, o: SoakOptions): SoakOutput {
   // The bounds a long run needs: its own span, and events without the history's memory.
   const limits = { eventsMax: EVENTS_MAX_CEILING, timeUsMax: (o.durationMs + DRAIN_MS) * 1000 };
   const run = runScenario(scenario, seed, limits, { historySink: sink, retainHistory: false });
-  return { run, verdicts: online.result(), tail: tail.slice(-TAIL_EVENTS_MAX), replay: `${replayCommand(s, seed)} --duration ${o.durationMs}ms` };
+  const kept = tail.slice(-TAIL_EVENTS_MAX);
+  run.meta.historyTail = { events: kept.length, fromUs: kept[0]?.timeUs ?? 0 };
+  return { run, verdicts: online.result(), tail: kept, replay: `${replayCommand(s, seed)} --duration ${o.durationMs}ms` };
 }

@@ -63,6 +63,7 @@ ${findings}
 <section id="timeline-section">
 <h2>Timeline <small>true time, as only a simulator knows it</small></h2>
 <div class="toolbar"><button type="button" id="zoom-in" title="zoom in">+</button><button type="button" id="zoom-out" title="zoom out">−</button><button type="button" id="zoom-reset">whole run</button><span id="zoom-state"></span><span class="hint">scroll to zoom, drag to pan, hover any mark for details</span></div>
+${tailNote(r)}
 <div id="timeline" class="stack"></div>
 ${TIMELINE_LEGENDS}
 ${omittedNotes(view)}
@@ -98,6 +99,13 @@ ${dataBlock("run-data", packView(view))}`;
     body,
     scripts: [browserScript("run")],
   });
+}
+
+/** A long run's report draws its last events only; the verdicts judged all of it (online). */
+function tailNote(r: RunRecord): string {
+  const t = r.meta.historyTail;
+  if (!t) return "";
+  return `<p class="story-note">A long run, checked online as it went: the checkers judged all ${fmtMs(r.meta.durationMs)} of it; this timeline and the steps show its last ${t.events} events, from ${fmtSeconds(t.fromUs)}.</p>`;
 }
 
 /** The run's facts line: design, scenario, seed, time, processes, tokens, file. */

@@ -77,4 +77,6 @@ export interface RunMeta {
   conditions?: LinkConditionSpec[];
   /** Wall-clock offset from true time of each process, sampled over the run (µs). */
   clockSamples: Array<{ timeUs: number; offsetsUs: Record<string, number> }>;
+  /** A long run checked online (`run --duration`): the report holds only its last events, from fromUs. */
+  historyTail?: { events: number; fromUs: number };
 }
