@@ -43,6 +43,9 @@ abstract class Base implements Detector {
   first?: { rank: number; why: () => string };
   protected readonly later = new AfterTime();
   protected lastUs = 0;
+  /** The live holds and the op pairs a detector reads, when it reads them: fed before onEvent. */
+  protected readonly holds?: LiveHolds;
+  protected readonly pairer?: Pairer;
   protected note(rank: number, why: () => string): void {
     this.count++;
     if (!this.first || rank < this.first.rank) this.first = { rank, why };
@@ -51,12 +54,15 @@ abstract class Base implements Detector {
     this.later.advance(e.timeUs);
     this.lastUs = e.timeUs;
     this.onEvent(e);
+    this.holds?.push(e);
+    this.pairer?.push(e);
   }
   finish(): void {
     this.later.flush();
+    this.holds?.finish();
     this.onFinish();
   }
-  protected abstract onEvent(e: HistoryEvent): void;
+  protected onEvent(_e: HistoryEvent): void {}
   protected onFinish(): void {}
 }
 
@@ -75,22 +81,17 @@ class OverlapDetector extends Base {
   /** Holds that lapsed while their client was paused: believed until it wakes. */
   private readonly lapsedAsleep = new Set<Hold>();
   private readonly beliefEndUs = new Map<Hold, number>();
-  readonly holds = new LiveHolds({
+  protected override readonly holds = new LiveHolds({
     granted: (h, open) => this.granted(h, open),
     stretched: (o) => this.stretched(o),
+    closed: (h) => void (h.endedBy === "lapse" && this.paused.has(h.process) && this.lapsedAsleep.add(h)),
   });
 
   protected override onEvent(e: HistoryEvent): void {
     if (e.process === NEMESIS && e.f === "pause") this.pause(e);
-    this.holds.push(e);
-    if (e.f === "lapse" && e.type !== "invoke" && this.paused.has(e.process)) {
-      for (const h of this.recent.get(e.lock ?? "") ?? [])
-        if (h.process === e.process && h.endedBy === "lapse" && h.endIndex === e.index) this.lapsedAsleep.add(h);
-    }
   }
 
   protected override onFinish(): void {
-    this.holds.finish();
     for (const h of this.lapsedAsleep) this.beliefEndUs.set(h, this.lastUs);
   }
 
@@ -145,20 +146,11 @@ class OverlapDetector extends Base {
 class ServedDetector extends Base {
   private readonly recentHolds = new Map<string, Hold[]>();
   private readonly recentGrants = new Map<string, Array<{ op: Span; rank: number; counted: boolean }>>();
-  readonly holds = new LiveHolds({
+  protected override readonly holds = new LiveHolds({
     granted: (h) => pushRecent(this.recentHolds, h.lock, h),
     stretched: (h) => this.stretched(h),
   });
-  private readonly pairer = new Pairer((invoke, complete) => this.answered(invoke, complete));
-
-  protected override onEvent(e: HistoryEvent): void {
-    this.holds.push(e);
-    this.pairer.push(e);
-  }
-
-  protected override onFinish(): void {
-    this.holds.finish();
-  }
+  protected override readonly pairer = new Pairer((invoke, complete) => this.answered(invoke, complete));
 
   private answered(invoke: HistoryEvent, complete: HistoryEvent): void {
     if (invoke.f !== "acquire" || complete.type !== "ok") return;
@@ -188,7 +180,7 @@ class ServedDetector extends Base {
 class DuringReleaseDetector extends Base {
   /** Per lock, each client's release not yet answered (an unanswered one stays: it never was). */
   private readonly releases = new Map<string, Map<string, { span: Span; answeredUs?: number; rank: number }>>();
-  private readonly pairer = new Pairer((invoke, complete) => this.answered(invoke, complete));
+  protected override readonly pairer = new Pairer((invoke, complete) => this.answered(invoke, complete));
 
   protected override onEvent(e: HistoryEvent): void {
     if (e.type === "invoke" && e.f === "release") {
@@ -196,7 +188,6 @@ class DuringReleaseDetector extends Base {
       this.releases.set(e.lock ?? "", byClient);
       byClient.set(e.process, { span: { process: e.process, lock: e.lock, startUs: e.timeUs, endUs: Infinity }, rank: e.index });
     }
-    this.pairer.push(e);
   }
 
   private answered(invoke: HistoryEvent, complete: HistoryEvent): void {
@@ -222,17 +213,8 @@ class DuringReleaseDetector extends Base {
 class ExpiryDetector extends Base {
   /** Holds not yet freed by a release, with the first later grant of their lock to another client. */
   private readonly unfreed = new Map<string, { h: Hold; by?: Hold; retired?: boolean }>();
-  readonly holds = new LiveHolds({ granted: (h) => this.granted(h), retired: (h) => this.retired(h) });
-  private readonly pairer = new Pairer((invoke, complete) => this.answered(invoke, complete));
-
-  protected override onEvent(e: HistoryEvent): void {
-    this.holds.push(e);
-    this.pairer.push(e);
-  }
-
-  protected override onFinish(): void {
-    this.holds.finish();
-  }
+  protected override readonly holds = new LiveHolds({ granted: (h) => this.granted(h), retired: (h) => this.retired(h) });
+  protected override readonly pairer = new Pairer((invoke, complete) => this.answered(invoke, complete));
 
   /** Its client moved on (or crashed, or the history ended): no release of it can be answered any more. */
   private retired(h: Hold): void {
@@ -277,7 +259,7 @@ class ExpiryDetector extends Base {
 class WaitedDetector extends Base {
   private longest?: { waitedUs: number; rank: number; why: () => string };
   private readonly waiting = new Map<string, { span: Span; rank: number; boundMs: number; lock: string }>();
-  private readonly pairer = new Pairer((invoke, complete) => this.ended(invoke, complete));
+  protected override readonly pairer = new Pairer((invoke, complete) => this.ended(invoke, complete));
 
   constructor(private readonly waitedMsMin: number | undefined) {
     super();
@@ -293,7 +275,6 @@ class WaitedDetector extends Base {
         lock: e.lock ?? "",
       });
     }
-    this.pairer.push(e);
   }
 
   protected override onFinish(): void {

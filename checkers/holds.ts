@@ -58,22 +58,8 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
   // Walk events in order so "the first end" is well defined.
   for (const e of history) {
     if (e.type === "ok" && e.f === "acquire") {
-      const v = (e.value ?? {}) as { grantId?: string; token?: number; validityMs?: number };
-      const grantId = v.grantId ?? `${e.process}@${e.index}`;
-      const h: Hold = {
-        process: e.process,
-        lock: e.lock ?? "",
-        grantId,
-        token: typeof v.token === "number" ? v.token : undefined,
-        startUs: e.timeUs,
-        endUs: Infinity,
-        endedBy: "end-of-history",
-        acquireIndex: e.index,
-        endIndex: Infinity,
-        stretched: false,
-        acted: false,
-        validAtGrant: !(typeof v.validityMs === "number" && v.validityMs <= 0),
-      };
+      const h = holdAt(e);
+      const grantId = h.grantId;
       holds.push(h);
       byGrant.set(grantId, h);
       openByProcLock.set(key(e.process, e.lock), h);
@@ -136,6 +122,25 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
   return holds;
 }
 
+/** The hold an acquire-ok begins: open, not yet acted under. */
+function holdAt(e: HistoryEvent): Hold {
+  const v = (e.value ?? {}) as { grantId?: string; token?: number; validityMs?: number };
+  return {
+    process: e.process,
+    lock: e.lock ?? "",
+    grantId: v.grantId ?? `${e.process}@${e.index}`,
+    token: typeof v.token === "number" ? v.token : undefined,
+    startUs: e.timeUs,
+    endUs: Infinity,
+    endedBy: "end-of-history",
+    acquireIndex: e.index,
+    endIndex: Infinity,
+    stretched: false,
+    acted: false,
+    validAtGrant: !(typeof v.validityMs === "number" && v.validityMs <= 0),
+  };
+}
+
 function closeHold(
   h: Hold,
   at: HistoryEvent,
@@ -171,6 +176,8 @@ export interface HoldEvents {
   granted?(h: Hold, open: ReadonlySet<Hold>): void;
   /** A closed hold was acted under after its end: it now ends at `toIndex`, not `fromIndex`. */
   stretched?(h: Hold, fromIndex: number, toIndex: number): void;
+  /** The hold ended (release, lapse or crash); it may still be stretched until retired. */
+  closed?(h: Hold): void;
   /** The hold can change no more (its client asked for the lock again, crashed, or the history ended). */
   retired?(h: Hold): void;
 }
@@ -234,22 +241,8 @@ export class LiveHolds {
   }
 
   private grant(e: HistoryEvent): void {
-    const v = (e.value ?? {}) as { grantId?: string; token?: number; validityMs?: number };
-    const lock = e.lock ?? "";
-    const h: Hold = {
-      process: e.process,
-      lock,
-      grantId: v.grantId ?? `${e.process}@${e.index}`,
-      token: typeof v.token === "number" ? v.token : undefined,
-      startUs: e.timeUs,
-      endUs: Infinity,
-      endedBy: "end-of-history",
-      acquireIndex: e.index,
-      endIndex: Infinity,
-      stretched: false,
-      acted: false,
-      validAtGrant: !(typeof v.validityMs === "number" && v.validityMs <= 0),
-    };
+    const h = holdAt(e);
+    const lock = h.lock;
     this.total++;
     this.locks.add(lock);
     const open = this.openByLock.get(lock) ?? new Set<Hold>();
@@ -268,6 +261,7 @@ export class LiveHolds {
     h.endIndex = at.index;
     h.endedBy = by;
     this.openByLock.get(h.lock)?.delete(h);
+    this.on.closed?.(h);
     // A client acts under its latest grant only: an older one, once closed, is done.
     if (this.latest.get(key(h.process, h.lock)) !== h) this.retire(h);
   }
