@@ -38,7 +38,9 @@ describe("lockstep run --duration", () => {
     const tail = readFileSync(join(dir, "history-tail.jsonl"), "utf8").trim().split("\n");
     const last = JSON.parse(tail[tail.length - 1]!);
     expect(last.f).toBe("final-read");
-    expect(readFileSync(join(dir, "report.html"), "utf8")).toMatch(/A long run, checked online as it went: the checkers judged all 120 s of it; this timeline and the steps show its last \d+ events/);
+    expect(readFileSync(join(dir, "report.html"), "utf8")).toMatch(
+      /A long run, checked online as it went: the checkers judged all 120 s of it; this timeline and the steps show its last \d+ events/,
+    );
   });
 
   it("--full-history streams the whole history: the bytes a scenario of that duration writes", async () => {
