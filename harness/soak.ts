@@ -14,7 +14,8 @@ import type { Scenario } from "../scenarios/schema.js";
  * time, its history streamed and never held, every checker judging it online
  * (checkers/run-online.ts) in memory bounded by the clients and locks, not the run's
  * length. The scenario's faults and nemesis keep their times; the clients work on.
- * Only the last TAIL_EVENTS_MAX events the checkers read are kept, for the report.
+ * Only the last TAIL_EVENTS_MAX events the checkers read are kept, for the report
+ * (RunMeta.historyTail says so when that is not all of them).
  */
 export const TAIL_EVENTS_MAX = 20_000;
 
@@ -52,6 +53,7 @@ export function runSoak(s: Scenario, seed: number, o: SoakOptions): SoakOutput {
   const keep = keptForCheckers(s.clients.map((c) => c.id));
   const tail: HistoryEvent[] = [];
   let nextUs = 0;
+  let trimmed = false;
   const stepUs = (o.durationMs * 1000) / 100;
   const sink = (e: HistoryEvent): void => {
     o.historySink?.(e);
@@ -62,12 +64,14 @@ export function runSoak(s: Scenario, seed: number, o: SoakOptions): SoakOutput {
     if (!keep(e)) return;
     online.push(e);
     tail.push(e);
-    if (tail.length > 2 * TAIL_EVENTS_MAX) tail.splice(0, tail.length - TAIL_EVENTS_MAX);
+    if (tail.length <= 2 * TAIL_EVENTS_MAX) return;
+    tail.splice(0, tail.length - TAIL_EVENTS_MAX);
+    trimmed = true;
   };
   // The bounds a long run needs: its own span, and events without the history's memory.
   const limits = { eventsMax: EVENTS_MAX_CEILING, timeUsMax: (o.durationMs + DRAIN_MS) * 1000 };
   const run = runScenario(scenario, seed, limits, { historySink: sink, retainHistory: false });
   const kept = tail.slice(-TAIL_EVENTS_MAX);
-  run.meta.historyTail = { events: kept.length, fromUs: kept[0]?.timeUs ?? 0 };
+  if (trimmed || kept.length < tail.length) run.meta.historyTail = { events: kept.length, fromUs: kept[0]?.timeUs ?? 0 };
   return { run, verdicts: online.result(), tail: kept, replay: `${replayCommand(s, seed)} --duration ${o.durationMs}ms` };
 }

@@ -78,8 +78,8 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   const clocks = buildClocks(lanes, meta.clockSamples ?? []);
   const latency = buildLatency(holds);
 
-  // An imported history keeps its own clock, which rarely starts at 0.
-  const startUs = imported && history.length > 0 ? history[0]!.timeUs : 0;
+  // An imported history keeps its own clock, which rarely starts at 0; a long run's report draws its tail.
+  const startUs = (imported || meta.historyTail) && history.length > 0 ? history[0]!.timeUs : 0;
   const view: RunView = {
     startUs,
     endUs,

@@ -38,8 +38,17 @@ describe("lockstep run --duration", () => {
     const tail = readFileSync(join(dir, "history-tail.jsonl"), "utf8").trim().split("\n");
     const last = JSON.parse(tail[tail.length - 1]!);
     expect(last.f).toBe("final-read");
+    // Every event it checked fits in the tail: the report is the whole run's, and does not say otherwise.
+    expect(readFileSync(join(dir, "report.html"), "utf8")).not.toContain("A long run, checked online");
+  });
+
+  it("a run longer than its tail: the report draws the last events and says the checkers judged all of it", async () => {
+    const dir = join(tmp(), "tail");
+    expect(await main(["run", "naive-baseline", "--duration", "5m", "--out", dir])).toBe(EXIT.ok);
+    const tail = readFileSync(join(dir, "history-tail.jsonl"), "utf8").trim().split("\n");
+    expect(tail).toHaveLength(20_000);
     expect(readFileSync(join(dir, "report.html"), "utf8")).toMatch(
-      /A long run, checked online as it went: the checkers judged all 120 s of it; this timeline and the steps show its last \d+ events/,
+      /A long run, checked online as it went: the checkers judged all 300 s of it; this timeline and the steps show its last 20000 events, from 2\d\d\.\d+ s/,
     );
   });
 
