@@ -296,6 +296,7 @@ class WaitedDetector extends Base {
     if (waitedUs < w.boundMs * 1000) return;
     this.count++;
     if (!this.longest || waitedUs > this.longest.waitedUs) this.longest = { waitedUs, rank: w.rank, why: () => waitedWhy(w.span, waitedUs, w.boundMs) };
+    // This kind names the longest wait, not the first: one entry, replaced when a longer one comes.
     this.first = { rank: 0, why: this.longest.why };
   }
 }

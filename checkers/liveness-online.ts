@@ -16,15 +16,6 @@ import { Pairer } from "./pairs.js";
 import type { CheckContext, CheckResult, OnlineChecker } from "./types.js";
 import { BufferedChecker } from "./buffered.js";
 
-/**
- * Liveness over a stream (checkers/liveness.ts judges the same things in batch). Held:
- * one wait in progress per client and lock, each with the longest stretch without a
- * grant so far; counts of the waits already judged; the crashed holders whose deadline
- * has not passed. Why the waits can be judged as they end: the calm point moves only
- * when a fault comes, to that fault plus one TTL, which is past the end of every wait
- * judged before it: so a fault drops those verdicts (as batch would not judge them) and
- * restarts the open waits' stretches from the new calm point.
- */
 /** The online form needs the TTL up front (the calm point moves by it); without one, the batch checker is fed (buffered). */
 export function onlineLiveness(ctx: CheckContext): OnlineChecker {
   const ttlMs = ctx.sessionTimeoutMs ?? ctx.ttlMs;
@@ -59,9 +50,17 @@ interface Pending {
   faultLater: boolean;
 }
 
+/**
+ * Liveness over a stream (checkers/liveness.ts judges the same things in batch). Held:
+ * one wait in progress per client and lock, each with the longest stretch without a
+ * grant so far; counts of the waits already judged; the crashed holders whose deadline
+ * has not passed. Why the waits can be judged as they end: the calm point moves only
+ * when a fault comes, to that fault plus one TTL, which is past the end of every wait
+ * judged before it: so a fault drops those verdicts (as batch would not judge them) and
+ * restarts the open waits' stretches from the new calm point.
+ */
 export class OnlineLiveness implements OnlineChecker {
   private readonly boundUs: number;
-  private firstUs: number | undefined;
   private lastUs = 0;
   private calmFromUs: number | undefined;
   private readonly active = new Map<string, number>();
@@ -95,7 +94,6 @@ export class OnlineLiveness implements OnlineChecker {
   }
 
   push(e: HistoryEvent): void {
-    this.firstUs ??= e.timeUs;
     this.calmFromUs ??= e.timeUs;
     this.lastUs = e.timeUs;
     this.settlePending(e.timeUs);
