@@ -57,9 +57,21 @@ function scenarioLimits(s: Scenario): Partial<SimLimits> {
   return out;
 }
 
-/** The nemesis's steps from the run's own stream: one function, so a real run draws exactly what the simulator draws. */
+/**
+ * The nemesis's steps from the run's own stream: one function, so a real run draws exactly
+ * what the simulator draws. A repeated window (repeatEveryMs) draws each repetition from
+ * a stream of its own; the first is the window drawn without repetition.
+ */
 function nemesisDraw(s: Scenario, serverIds: readonly string[], rng: Rng): FaultStep[] {
-  return drawNemesis(s.nemesis!, { servers: serverIds, clients: s.clients.map((c) => c.id), ttlMs: s.workload.ttlMs }, rng.fork("nemesis"));
+  const spec = s.nemesis!;
+  const world = { servers: serverIds, clients: s.clients.map((c) => c.id), ttlMs: s.workload.ttlMs };
+  const steps = drawNemesis(spec, world, rng.fork("nemesis"));
+  const everyMs = spec.repeatEveryMs;
+  for (let k = 1; everyMs !== undefined && spec.stopMs + k * everyMs <= s.durationMs; k++) {
+    const window = { ...spec, startMs: spec.startMs + k * everyMs, stopMs: spec.stopMs + k * everyMs };
+    steps.push(...drawNemesis(window, world, rng.fork(`nemesis-${k}`)));
+  }
+  return steps;
 }
 
 /**

@@ -13,7 +13,8 @@ import type { Scenario } from "../scenarios/schema.js";
  * A long run (`run --duration`): the scenario's workload for `durationMs` of simulated
  * time, its history streamed and never held, every checker judging it online
  * (checkers/run-online.ts) in memory bounded by the clients and locks, not the run's
- * length. The scenario's faults and nemesis keep their times; the clients work on.
+ * length. The scenario's scripted faults keep their times; its nemesis draws its window
+ * again every scenario length (NemesisSpec.repeatEveryMs) through the run.
  * Only the last TAIL_EVENTS_MAX events the checkers read are kept, for the report
  * (RunMeta.historyTail says so when that is not all of them).
  */
@@ -48,7 +49,9 @@ export function parseDurationText(text: string, flag: string): number {
 }
 
 export function runSoak(s: Scenario, seed: number, o: SoakOptions): SoakOutput {
-  const scenario: Scenario = { ...s, durationMs: o.durationMs };
+  // A nemesis goes on through the run: its window again every scenario's length, unless it says otherwise.
+  const nemesis = s.nemesis && { repeatEveryMs: s.durationMs, ...s.nemesis };
+  const scenario: Scenario = { ...s, durationMs: o.durationMs, ...(nemesis ? { nemesis } : {}) };
   const online = new OnlineVerdicts(checkContextFor(scenario));
   const keep = keptForCheckers(s.clients.map((c) => c.id));
   const tail: HistoryEvent[] = [];

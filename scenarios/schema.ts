@@ -35,6 +35,8 @@ export interface NemesisSpec {
   stopMs: number;
   /** Only faults that end by themselves (every crash restarts), so liveness can be judged after. */
   healing: boolean;
+  /** The window drawn again, with fresh dice, every repeatEveryMs while it fits the run (a soak's faults throughout). */
+  repeatEveryMs?: number;
 }
 
 /**
@@ -235,7 +237,7 @@ function parseWorkload(f: Fields): WorkloadSpec {
 
 function parseNemesis(f: Fields, durationMs: number): NemesisSpec | undefined {
   if (!f.has("nemesis")) return undefined;
-  const nf = f.object("nemesis").only(["scope", "stepsMax", "startMs", "stopMs", "healing"]);
+  const nf = f.object("nemesis").only(["scope", "stepsMax", "startMs", "stopMs", "healing", "repeatEveryMs"]);
   const nemesis: NemesisSpec = {
     scope: nf.oneOf("scope", ["servers", "all"] as const),
     stepsMax: nf.number("stepsMax", { integer: true, min: 1, max: 50, dflt: 4 }),
@@ -245,7 +247,8 @@ function parseNemesis(f: Fields, durationMs: number): NemesisSpec | undefined {
   };
   if (nemesis.stopMs <= nemesis.startMs) nf.fail("stopMs", `expected more than startMs (${nemesis.startMs})`);
   if (nemesis.stopMs > durationMs) nf.fail("stopMs", `expected at most durationMs (${durationMs})`);
-  return nemesis;
+  const repeatEveryMs = nf.optNumber("repeatEveryMs", { min: nemesis.stopMs - nemesis.startMs });
+  return repeatEveryMs !== undefined ? { ...nemesis, repeatEveryMs } : nemesis;
 }
 
 function parseChecks(f: Fields): Scenario["checks"] {

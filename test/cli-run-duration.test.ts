@@ -52,6 +52,15 @@ describe("lockstep run --duration", () => {
     );
   });
 
+  it("a scenario's nemesis goes on through the run: its window drawn again every scenario length", async () => {
+    const dir = join(tmp(), "nemesis");
+    expect(await main(["run", "etcd-lease-nemesis", "--duration", "2m", "--out", dir])).toBe(EXIT.ok);
+    const faults = (JSON.parse(readFileSync(join(dir, "results.json"), "utf8")).meta.faults as Array<{ atMs: number }>).map((f) => f.atMs);
+    // The scenario runs 20 s: faults after that come from the repeated windows.
+    expect(faults.filter((t) => t > 20_000).length).toBeGreaterThan(3);
+    expect(Math.max(...faults)).toBeGreaterThan(80_000);
+  });
+
   it("--full-history streams the whole history: the bytes a scenario of that duration writes", async () => {
     const dir = join(tmp(), "full");
     expect(await main(["run", "naive-baseline", "--duration", "45s", "--full-history", "--out", dir])).toBe(EXIT.ok);

@@ -35,7 +35,7 @@ export function registerRun(program: Command): void {
     .option("--trace", "also record every command each Redis node executes: trace.jsonl, and a folded table per node in report.html")
     .option(
       "--duration <time>",
-      "run the workload this long instead (90m, 24h, 2d), checked online in bounded memory; writes the history's last events to history-tail.jsonl",
+      "run the workload this long instead (90m, 24h, 2d; a nemesis repeats its window), checked online in bounded memory; writes the history's last events to history-tail.jsonl",
     )
     .option("--full-history", "with --duration: stream the whole history to history.jsonl too (about 100 MB per simulated hour per client)")
     .action((name: string, opts: RunFlags) => {

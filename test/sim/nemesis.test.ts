@@ -64,6 +64,40 @@ describe("random nemesis", () => {
     expect(runScenario(s, 7).history).toEqual(runScenario(s, 7).history);
   });
 
+  it("repeatEveryMs draws the window again, with fresh dice, while it fits the run; the first window is the unrepeated one", () => {
+    const base = {
+      name: "naive-repeat",
+      story: "random faults, again and again",
+      design: "redis-setnx",
+      expect: "safe",
+      durationMs: 20_000,
+      clients: 2,
+      workload: { ttlMs: 1000, waitMs: 2000, workMs: 20, thinkMs: 20 },
+    };
+    const once = parseScenario({ ...base, nemesis: { scope: "servers", stepsMax: 4, startMs: 1000, stopMs: 4000 } }, "once.json");
+    const again = parseScenario({ ...base, nemesis: { scope: "servers", stepsMax: 4, startMs: 1000, stopMs: 4000, repeatEveryMs: 5000 } }, "again.json");
+    const windows = new Set<number>();
+    let repeated = 0;
+    for (let seed = 1; seed <= 10; seed++) {
+      const first = runScenario(once, seed).meta.faults;
+      const all = runScenario(again, seed).meta.faults;
+      expect(all.slice(0, first.length)).toEqual(first);
+      for (const st of all) {
+        const k = Math.floor(st.atMs! / 5000);
+        expect(st.atMs! - k * 5000).toBeGreaterThanOrEqual(1000);
+        expect(st.atMs! - k * 5000).toBeLessThan(4000);
+        windows.add(k);
+      }
+      if (all.length > first.length) repeated++;
+    }
+    // Windows start at 1, 6, 11 and 16 s; the one at 21 s would not fit a 20 s run.
+    expect([...windows].sort()).toEqual([0, 1, 2, 3]);
+    expect(repeated).toBeGreaterThan(5);
+    expect(inputErrorOf(() => parseScenario({ ...base, nemesis: { scope: "all", startMs: 0, stopMs: 4000, repeatEveryMs: 3000 } }, "n.json")).message).toMatch(
+      /n.json: nemesis.repeatEveryMs: expected .*4000/,
+    );
+  });
+
   it("rejects a bad nemesis block with the field named", () => {
     const base = { name: "x", story: "s", design: "redis-setnx", expect: "safe", durationMs: 1000, clients: 1, workload: { ttlMs: 100 } };
     expect(inputErrorOf(() => parseScenario({ ...base, nemesis: { scope: "everyone" } }, "n.json")).field).toBe("nemesis.scope");
