@@ -15,6 +15,7 @@ import { checkContextFor } from "../harness/check-context.js";
 import { withLibrary } from "../scenarios/with-library.js";
 import { replayCommand } from "../harness/replay-command.js";
 import type { Scenario } from "../scenarios/schema.js";
+import { runSoak } from "../harness/soak.js";
 import type { HistoryEvent } from "../sim/history.js";
 
 export { loadScenario, allScenarios, runScenario, runCheckers, checkContextFor, withLibrary };
@@ -44,4 +45,26 @@ export function check(scenario: string | Scenario, seed: number, options: { lock
   const run = runScenario(s, seed);
   const verdicts = runCheckers(run.history, checkContextFor(s));
   return { scenario: s, seed, outcome: verdicts.outcome, verdicts, history: run.history, replay: replayCommand(s, seed) };
+}
+
+export interface SoakResultSummary {
+  scenario: Scenario;
+  seed: number;
+  outcome: Verdicts["outcome"];
+  verdicts: Verdicts;
+  /** The last events the checkers read (the history itself is never held). */
+  tail: HistoryEvent[];
+  replay: string;
+}
+
+/**
+ * A long run, as `lockstep run --duration`: `scenario`'s workload for `durationMs` of
+ * simulated time (its nemesis drawn again every scenario length), every checker judging
+ * the history online, in memory bounded by the clients and locks, not by the run's length.
+ */
+export function soak(scenario: string | Scenario, seed: number, options: { durationMs: number; lock?: string }): SoakResultSummary {
+  let s = typeof scenario === "string" ? loadScenario(scenario) : scenario;
+  if (options.lock !== undefined) s = withLibrary(s, options.lock);
+  const r = runSoak(s, seed, { durationMs: options.durationMs });
+  return { scenario: { ...s, durationMs: options.durationMs }, seed, outcome: r.verdicts.outcome, verdicts: r.verdicts, tail: r.tail, replay: r.replay };
 }
