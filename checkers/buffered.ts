@@ -8,7 +8,6 @@ import type { CheckContext, CheckResult, Checker, OnlineChecker } from "./types.
  */
 export const BUFFERED_EVENTS_MAX = 250_000;
 
-/** A batch checker fed from a stream: the events held up to BUFFERED_EVENTS_MAX, then "unknown". */
 export class BufferedChecker implements OnlineChecker {
   private events: HistoryEvent[] | undefined = [];
   private seen = 0;

@@ -18,10 +18,7 @@ export class OnlineVerdicts {
   /** The default rule's challenge too: an unsafe run is challenged whatever the scenario's rule (run-all.ts challengeOf). */
   private readonly overlap: OnlineChallenge | undefined;
 
-  constructor(
-    private readonly ctx: CheckContext,
-    opts: RunCheckersOptions = {},
-  ) {
+  constructor(ctx: CheckContext, opts: RunCheckersOptions = {}) {
     this.checkers = CHECKERS.map((entry) => {
       const reason = opts.notApplicable?.(entry.name);
       if (reason !== undefined) return { entry, skipped: reason };
