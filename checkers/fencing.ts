@@ -113,9 +113,8 @@ function fencingMetered(history: readonly HistoryEvent[], meter: WorkMeter, judg
 /**
  * The rule applied to the storage writes in the resource's order, one at a time: each
  * write's rank (its token, or its grant's acquire-ok position) against the newest
- * accepted on its resource. Shared by the batch checker and the online one
- * (checkers/online/fencing.ts), which holds only this: the newest per resource and
- * the first stale writes.
+ * accepted on its resource. Shared by the batch checker and OnlineFencing below,
+ * which holds only this: the newest per resource and the first stale writes.
  */
 export class StaleWriteJudge {
   private readonly stale: StaleWrite[] = [];

@@ -53,7 +53,6 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
   const open = new Set<Hold>();
   /** Every hold of each process+lock in order of start, for matching ops in imported histories. */
   const allByProcLock = new Map<string, Hold[]>();
-  const key = (p: string, l: string | undefined) => `${p}\u0000${l ?? ""}`;
 
   // Walk events in order so "the first end" is well defined.
   for (const e of history) {
@@ -75,15 +74,15 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
     };
     if (e.type === "invoke" && e.f === "release") {
       const h = grantOf(e);
-      if (h) closeHold(h, e, "release", openByProcLock, open, key);
+      if (h) closeHold(h, e, "release", openByProcLock, open);
     } else if (e.f === "lapse" && e.type !== "invoke") {
       const h = grantOf(e);
-      if (h) closeHold(h, e, "lapse", openByProcLock, open, key);
+      if (h) closeHold(h, e, "lapse", openByProcLock, open);
     } else if (e.process === NEMESIS && e.f === "crash") {
       const v = e.value as { phase?: string; targets?: string[] } | undefined;
       if (v?.phase === "start") {
         const targets = new Set(v.targets ?? []);
-        for (const h of [...open]) if (targets.has(h.process)) closeHold(h, e, "crash", openByProcLock, open, key);
+        for (const h of [...open]) if (targets.has(h.process)) closeHold(h, e, "crash", openByProcLock, open);
       }
     }
   }
@@ -141,14 +140,7 @@ function holdAt(e: HistoryEvent): Hold {
   };
 }
 
-function closeHold(
-  h: Hold,
-  at: HistoryEvent,
-  by: Hold["endedBy"],
-  openByProcLock: Map<string, Hold>,
-  open: Set<Hold>,
-  key: (p: string, l: string | undefined) => string,
-): void {
+function closeHold(h: Hold, at: HistoryEvent, by: Hold["endedBy"], openByProcLock: Map<string, Hold>, open: Set<Hold>): void {
   if (h.endUs !== Infinity) return;
   h.endUs = at.timeUs;
   h.endIndex = at.index;
@@ -302,6 +294,7 @@ export class LiveHolds {
   }
 }
 
+/** A client and lock, as one map key. */
 function key(p: string, l: string | undefined): string {
   return `${p}\u0000${l ?? ""}`;
 }

@@ -7,6 +7,8 @@ import {
   LIVENESS,
   liveness,
   livenessResult,
+  grantIdOf,
+  ttlMsOf,
   type CrashedHolder,
   type CrashedHolders,
   type SlowWait,
@@ -195,12 +197,12 @@ export class OnlineLiveness implements OnlineChecker {
       return;
     }
     this.granted(lock, complete.timeUs, invoke.process);
-    const g = complete.value as { grantId?: unknown; ttlMs?: unknown } | undefined;
-    const t = g?.ttlMs ?? (invoke.value as { ttlMs?: unknown } | undefined)?.ttlMs;
+    const grantId = grantIdOf({ complete });
+    const ttlMs = ttlMsOf({ invoke, complete });
     this.grants.set(this.key(invoke.process, lock), {
       lock,
-      ...(typeof g?.grantId === "string" ? { grantId: g.grantId } : {}),
-      ...(typeof t === "number" ? { ttlMs: t } : {}),
+      ...(grantId !== undefined ? { grantId } : {}),
+      ...(ttlMs !== undefined ? { ttlMs } : {}),
       released: false,
     });
     if (!w) return;

@@ -80,12 +80,14 @@ function faultsOf(history: readonly HistoryEvent[], meter: WorkMeter): Fault[] {
   return out;
 }
 
-function grantIdOf(op: Operation): string | undefined {
+/** The grant an acquire-ok names (an op, or just its invoke and completion). */
+export function grantIdOf(op: Pick<Operation, "complete">): string | undefined {
   const g = (op.complete?.value as { grantId?: unknown } | undefined)?.grantId;
   return typeof g === "string" ? g : undefined;
 }
 
-export function ttlMsOf(op: Operation): number | undefined {
+/** The TTL an acquire asked for: its completion's, else its invoke's. */
+export function ttlMsOf(op: Pick<Operation, "invoke" | "complete">): number | undefined {
   const v = (op.complete?.value ?? op.invoke.value) as { ttlMs?: unknown } | undefined;
   const t = v?.ttlMs ?? (op.invoke.value as { ttlMs?: unknown } | undefined)?.ttlMs;
   return typeof t === "number" ? t : undefined;

@@ -92,7 +92,12 @@ export class OnlineMutualExclusion implements OnlineChecker {
       if (!isNeverHeld(a) && !isNeverHeld(b)) this.verdict.add(a, b);
       return;
     }
-    for (const h of [a, b]) if (!this.settled(h)) this.pending.set(h, [...(this.pending.get(h) ?? []), [a, b]]);
+    for (const h of [a, b]) {
+      if (this.settled(h)) continue;
+      const waiting = this.pending.get(h);
+      if (waiting) waiting.push([a, b]);
+      else this.pending.set(h, [[a, b]]);
+    }
   }
 
   /** Whether h's never-held status is known: a grant valid when given never is one; others once retired. */

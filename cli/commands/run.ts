@@ -43,12 +43,7 @@ export function registerRun(program: Command): void {
         runLong(name, opts);
         return;
       }
-      const scenario = loadScenario(withLockFlag(name, opts.lock));
-      const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
-      const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}`);
-      const write = { force: opts.force ?? false };
-      // Before the run: a bad --out should cost nothing.
-      checkRunDir(dir, write);
+      const { scenario, seed, dir, write } = runTarget(name, opts);
       // history.jsonl is written as the run goes (bounded buffer); the checkers and the
       // report still read the retained history.
       const streamed = new StreamedHistoryFile(join(dir, "history.jsonl"), write);
@@ -64,13 +59,27 @@ export function registerRun(program: Command): void {
       } finally {
         streamed.discard();
       }
-      if (opts.json) process.stdout.write(terminalJson(record));
-      else process.stdout.write(colourVerdicts(printableLines(formatRunSummary(record, dir)), colourWanted(process.stdout)));
-      setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
+      printRun(record, dir, opts);
     });
 }
 
-/** `run --duration`: a soak, checked online; the report shows its verdicts and its last events. */
+/** The scenario, seed and directory a run names; the directory is checked before the run, so a bad --out costs nothing. */
+function runTarget(name: string, opts: RunFlags, dirSuffix = "") {
+  const scenario = loadScenario(withLockFlag(name, opts.lock));
+  const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
+  const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}${dirSuffix}`);
+  const write = { force: opts.force ?? false };
+  checkRunDir(dir, write);
+  return { scenario, seed, dir, write };
+}
+
+/** The run's summary (or results.json with --json), and its exit code. */
+function printRun(record: RunRecord, dir: string, opts: RunFlags, files?: readonly string[]): void {
+  if (opts.json) process.stdout.write(terminalJson(record));
+  else process.stdout.write(colourVerdicts(printableLines(formatRunSummary(record, dir, files)), colourWanted(process.stdout)));
+  setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
+}
+
 type RunFlags = {
   seed?: string;
   out?: string;
@@ -84,16 +93,13 @@ type RunFlags = {
   fullHistory?: boolean;
 };
 
+/** `run --duration`: a soak, checked online; the report shows its verdicts and its last events. */
 function runLong(name: string, opts: RunFlags): void {
   if (opts.checkDeterminism)
     throw new InputError("<arg>", "--check-determinism", "not with --duration (a long run is not held to compare); run it twice and compare history.jsonl");
   if (opts.trace) throw new InputError("<arg>", "--trace", "not with --duration (the trace is held in memory)");
   const durationMs = parseDurationText(opts.duration!, "--duration");
-  const scenario = loadScenario(withLockFlag(name, opts.lock));
-  const seed = opts.seed !== undefined ? parseSeed(opts.seed, "--seed") : scenario.seed;
-  const dir = opts.out ?? join("runs", `${scenario.name}-seed${seed}-${durationMs}ms`);
-  const write = { force: opts.force ?? false };
-  checkRunDir(dir, write);
+  const { scenario, seed, dir, write } = runTarget(name, opts, `-${durationMs}ms`);
   const streamed = opts.fullHistory ? new StreamedHistoryFile(join(dir, "history.jsonl"), write) : undefined;
   const progress = new StepProgress(`lockstep run ${scenario.name} --duration ${opts.duration}`);
   let record: RunRecord;
@@ -110,9 +116,7 @@ function runLong(name: string, opts: RunFlags): void {
     streamed?.discard();
   }
   const files = [...(streamed ? ["history.jsonl"] : []), "history-tail.jsonl", "results.json", "report.html"];
-  if (opts.json) process.stdout.write(terminalJson(record));
-  else process.stdout.write(colourVerdicts(printableLines(formatRunSummary(record, dir, files)), colourWanted(process.stdout)));
-  setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
+  printRun(record, dir, opts, files);
 }
 
 function formatSimTime(ms: number): string {
