@@ -4,6 +4,7 @@ import type { EventType } from "../sim/history.js";
 import type { ClientSpec, WorkloadSpec } from "../scenarios/schema.js";
 
 import type { RecipeConfig } from "../designs/real-recipe.js";
+import type { AdapterRefusal } from "../designs/library/real-loader.js";
 
 /** A history event of this client that must hold the client until the driver says go (a fault's trigger). */
 export interface GateSpec {
@@ -57,6 +58,8 @@ export type FromClient =
   | { t: "storage"; msg: StorageRequest }
   | { t: "gate"; gateId: number }
   | { t: "done"; ops: number }
+  /** The user's adapter could not be loaded or created: the run is refused as the simulator refuses it. */
+  | { t: "refused"; refusal: AdapterRefusal }
   | { t: "fatal"; message: string };
 
 export type ToClient =

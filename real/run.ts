@@ -13,7 +13,8 @@ import { ServerGroup, stoppedBySignal, type ServerProcess } from "./servers/inde
 import { hrNowNs, RunClock } from "./clock.js";
 import { addClientProcess, clientDir } from "./clients.js";
 import { ControlServer } from "./control.js";
-import { RealRunError } from "./errors.js";
+import { adapterRefusalError, RealRunError } from "./errors.js";
+import type { AdapterRefusal } from "../designs/library/real-loader.js";
 import { RealFaults, type FaultLog } from "./faults.js";
 import { RunHistory } from "./history.js";
 import type { RealPlan } from "./plan.js";
@@ -115,6 +116,8 @@ interface ClientState {
   done: boolean;
   ops?: number;
   fatal?: string;
+  /** Its adapter could not be loaded or created (design library). */
+  refusal?: AdapterRefusal;
   closed: boolean;
   pong?: (ns: bigint, wallMs: number | undefined) => void;
   /** The libfaketime file of a client whose clock is faked. */
@@ -329,6 +332,9 @@ class RealRun {
         c.done = true;
         c.ops = msg.ops;
         return;
+      case "refused":
+        c.refusal = msg.refusal;
+        return;
       case "fatal":
         c.fatal = msg.message;
         return;
@@ -348,9 +354,16 @@ class RealRun {
     for (const c of this.clients.values()) {
       const fake = this.plan.fakeClocks[c.id];
       if (fake) c.fakeClock = new ClientClockFile(clientDir(this.group, c.index), fake);
-      c.proc = addClientProcess(this.group, c.index, c.id, { port: this.control!.port, secret: this.secret }, () => c.ready, c.fakeClock?.env());
+      c.proc = addClientProcess(this.group, c.index, c.id, { port: this.control!.port, secret: this.secret }, () => this.isReady(c), c.fakeClock?.env());
     }
     await Promise.all([...this.clients.values()].map((c) => c.proc!.spawnProcess()));
+  }
+
+  /** A client that reported a bad adapter or a failure before it was ready fails the wait with that, not with its exit. */
+  private isReady(c: ClientState): boolean {
+    if (c.refusal) throw adapterRefusalError(c.refusal);
+    if (c.fatal) throw new RealRunError(`client ${c.id} failed: ${c.fatal.split("\n")[0]}`, c.proc?.logTail() ?? "");
+    return c.ready;
   }
 
   private readClock(c: ClientState): Promise<ClockReading> {

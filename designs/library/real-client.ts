@@ -1,7 +1,8 @@
 // Design `library` in a real client process: the same adapter module the simulator runs
 // (designs/library/adapter.ts has the contract), loaded here with this process's own
-// `require`, so `require("ioredis")`, `require("redis")` and the lock library are the real
-// npm packages and Date, timers and randomness are the host's. The outcomes are mapped
+// `require` and compiled as the simulator compiles it (real-loader.ts), so
+// `require("ioredis")`, `require("redis")` and the lock library are the real npm packages
+// and Date, timers and randomness are the host's. The outcomes are mapped
 // exactly as designs/library/client.ts maps them:
 //   acquire: resolves null/undefined/false → fail; resolves { handle, validityMs?, … } → ok,
 //            the library believing it holds for validityMs (else ttlMs) from now; rejects → unknown.
@@ -13,50 +14,52 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { RecipeConfig } from "../real-recipe.js";
 import { readAcquired, readExtended, type AdapterInstance, type AdapterModule } from "./adapter.js";
-import { packageRoot } from "../../sim/paths.js";
-import { commonJsSource } from "../../sim/sandbox/module-loader.js";
+import { InputError } from "../../sim/errors.js";
+import { AdapterRefusedError, adapterRefusal, installSourceHooks } from "./real-loader.js";
 import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "../real-client.js";
 
 type LibraryConfig = Extract<RecipeConfig, { kind: "library" }>;
 
 const require = createRequire(import.meta.url);
 
-/** An adapter outside this package still finds our node_modules (as the simulator's loader serves them to any adapter). */
-function addPackageModulesToSearchPath(): void {
-  const modules = join(packageRoot(), "node_modules");
-  const paths = (process.env.NODE_PATH ?? "").split(":").filter(Boolean);
-  if (paths.includes(modules)) return;
-  process.env.NODE_PATH = [...paths, modules].join(":");
-  // NODE_PATH is read once at start-up; _initPaths re-reads it (no public API does this).
-  (Module as unknown as { _initPaths?: () => void })._initPaths?.();
+/** The package a module file belongs to (its folder under the last node_modules), if any. */
+function packageNameOf(file: string): string | undefined {
+  const m = /.*node_modules[/\\]((?:@[^/\\]+[/\\])?[^/\\]+)/.exec(file);
+  return m ? m[1]!.replace(/\\/g, "/") : undefined;
 }
 
-/** name → version of the npm packages the adapter module requires itself (its direct children). */
-function directPackages(adapterFile: string): Record<string, string> {
+/** The version in the package's own package.json, walking up from one of its files (bounded: a package is never that deep). */
+function packageVersionAt(file: string, name: string): string | undefined {
+  let dir = dirname(file);
+  for (let i = 0; i < 8; i++) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+      if (pkg.name === name && typeof pkg.version === "string") return pkg.version;
+      // An npm alias (redis-v4 → redis@4): the folder has the alias's name, package.json the real one.
+      if (typeof pkg.version === "string" && typeof pkg.name === "string" && dir.endsWith(`node_modules/${name}`)) return `${pkg.version} (${pkg.name})`;
+    } catch {
+      /* no package.json here: go up */
+    }
+    dir = dirname(dir);
+  }
+  return undefined;
+}
+
+/** name → version of the npm packages the adapter's own files require (the adapter and the files of the user's it imports). */
+function adapterPackages(adapterFile: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const mod = require.cache[adapterFile];
-  for (const child of mod?.children ?? []) {
-    const m = /node_modules[/\\]((?:@[^/\\]+[/\\])?[^/\\]+)/.exec(child.filename);
-    if (!m) continue;
-    const name = m[1]!.replace(/\\/g, "/");
-    let dir = dirname(child.filename);
-    // Walk up to the package's own package.json (bounded: a package is never that deep).
-    for (let i = 0; i < 8; i++) {
-      try {
-        const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
-        if (pkg.name === name && typeof pkg.version === "string") {
-          out[name] = pkg.version;
-          break;
-        }
-        // An npm alias (redis-v4 → redis@4): the folder has the alias's name, package.json the real one.
-        if (typeof pkg.version === "string" && typeof pkg.name === "string" && dir.endsWith(`node_modules/${name}`)) {
-          out[name] = `${pkg.version} (${pkg.name})`;
-          break;
-        }
-      } catch {
-        /* no package.json here: go up */
+  const seen = new Set<string>();
+  const own = [require.cache[adapterFile]];
+  for (let mod = own.pop(); mod; mod = own.pop()) {
+    if (seen.has(mod.filename)) continue;
+    seen.add(mod.filename);
+    for (const child of mod.children) {
+      const name = packageNameOf(child.filename);
+      if (name === undefined) own.push(child);
+      else if (!(name in out)) {
+        const v = packageVersionAt(child.filename, name);
+        if (v !== undefined) out[name] = v;
       }
-      dir = dirname(dir);
     }
   }
   return out;
@@ -78,27 +81,6 @@ function aliasAdapterRequires(adapterFile: string, aliases: Readonly<Record<stri
   };
 }
 
-/**
- * The adapter's exports. TypeScript and ES module adapters are compiled to CommonJS as the
- * simulator compiles them (commonJsSource) and run as a module of their own file name, so
- * their requires resolve from their own directory; plain CommonJS is simply required.
- */
-function loadAdapterModule(file: string): unknown {
-  const { source, compiled } = commonJsSource(file);
-  if (!compiled) return require(file);
-  const cached = require.cache[file];
-  if (cached) return cached.exports;
-  type NodeModule = InstanceType<typeof Module> & { _compile(src: string, file: string): void; filename: string; paths: string[] };
-  const M = Module as unknown as { new (id: string): NodeModule; _nodeModulePaths(dir: string): string[] };
-  const m = new M(file);
-  m.filename = file;
-  m.paths = M._nodeModulePaths(dirname(file));
-  require.cache[file] = m;
-  m._compile(source, file);
-  m.loaded = true;
-  return m.exports;
-}
-
 const notAcquired = (v: unknown): boolean => v === null || v === undefined || v === false;
 
 export class LibraryRecipe implements RealLockClient {
@@ -112,17 +94,26 @@ export class LibraryRecipe implements RealLockClient {
 
   /** Loads the adapter and calls its create(); the library connects its own clients as it would in an application. */
   async connect(): Promise<void> {
-    addPackageModulesToSearchPath();
+    installSourceHooks();
     if (this.cfg.requireAliases) aliasAdapterRequires(this.cfg.adapterFile, this.cfg.requireAliases);
-    const loaded = loadAdapterModule(this.cfg.adapterFile) as AdapterModule & { default?: AdapterModule };
-    const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
-    if (!mod || typeof mod.create !== "function")
-      throw new Error(`${this.cfg.adapterFile}: module.exports.create is not a function create({ addresses, options, processId })`);
-    const instance = await mod.create({ addresses: [...this.cfg.addresses], options: structuredClone(this.cfg.options), processId: this.processId });
-    if (!instance || typeof instance.acquire !== "function" || typeof instance.release !== "function") {
-      throw new Error(`${this.cfg.adapterFile}: create() must return an object with acquire(lock, { ttlMs, waitMs }) and release(handle)`);
+    try {
+      this.adapter = await this.createAdapter();
+    } catch (err) {
+      throw new AdapterRefusedError(adapterRefusal(err, this.cfg.adapter, this.processId));
     }
-    this.adapter = instance;
+  }
+
+  /** As designs/library/design.ts's setup: the same checks, the same lines. */
+  private async createAdapter(): Promise<AdapterInstance> {
+    const file = this.cfg.adapterFile;
+    const loaded = require(file) as AdapterModule & { default?: AdapterModule };
+    // An ES module's `export default { create }` arrives as exports.default.
+    const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
+    if (!mod || typeof mod.create !== "function") throw new InputError(file, "module.exports.create", "a function create({ addresses, options, processId })");
+    const instance = await mod.create({ addresses: [...this.cfg.addresses], options: structuredClone(this.cfg.options), processId: this.processId });
+    if (!instance || typeof instance.acquire !== "function" || typeof instance.release !== "function")
+      throw new InputError(file, "create()", "an object with acquire(lock, { ttlMs, waitMs }) and release(handle)");
+    return instance;
   }
 
   private get a(): AdapterInstance {
@@ -180,7 +171,7 @@ export class LibraryRecipe implements RealLockClient {
   }
 
   packages(): Record<string, string> {
-    return directPackages(this.cfg.adapterFile);
+    return adapterPackages(this.cfg.adapterFile);
   }
 
   /** The adapter contract has no close: the library's connections end with the process. */

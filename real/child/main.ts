@@ -9,6 +9,7 @@ import { DriverLink } from "./link.js";
 import type { RealLockClient } from "../../designs/real-client.js";
 import { EtcdMutexRecipe } from "../../designs/etcd-lease/real-client.js";
 import { LibraryRecipe } from "../../designs/library/real-client.js";
+import { AdapterRefusedError } from "../../designs/library/real-loader.js";
 import { RedlockRecipe } from "../../designs/redlock/real-client.js";
 import { SetnxRecipe } from "../../designs/redis-setnx/real-client.js";
 import { ZkLockRecipe } from "../../designs/raft-zk/real-client.js";
@@ -54,6 +55,11 @@ async function main(): Promise<void> {
   try {
     await withTimeout(locks.connect(), SERVICE_CONNECT_TIMEOUT_MS, `connecting to the servers (${config.recipe.kind})`);
   } catch (err) {
+    // A bad adapter is the user's to fix: said once, and this process waits for the driver to end it (no exit to race the message).
+    if (err instanceof AdapterRefusedError) {
+      link.send({ t: "refused", refusal: err.refusal });
+      return;
+    }
     link.send({ t: "fatal", message: `${clientId}: ${(err as Error).message}` });
     throw err;
   }

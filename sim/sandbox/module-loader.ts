@@ -42,8 +42,16 @@ export function commonJsSource(file: string): { source: string; compiled: boolea
   try {
     return { source: transformSync(src, { format: "cjs", loader, sourcefile: file, target: "node20" }).code, compiled: true };
   } catch (e) {
-    throw new InputError(file, "(module)", `a module esbuild can compile (${(e as Error).message.split("\n")[0]})`);
+    throw compileError(file, e);
   }
+}
+
+/** esbuild's first error, at its line and column (its message's first line says only "Transform failed"). */
+function compileError(file: string, e: unknown): InputError {
+  const first = (e as { errors?: Array<{ text: string; location: { line: number; column: number } | null }> }).errors?.[0];
+  if (!first) return new InputError(file, "(module)", `a module esbuild can compile (${(e as Error).message.split("\n")[0]})`);
+  const where = first.location ? `line ${first.location.line}, column ${first.location.column + 1}` : "(module)";
+  return new InputError(file, where, `a module esbuild can compile (${first.text})`);
 }
 
 function compiled(file: string): vm.Script {
@@ -86,11 +94,24 @@ function resolveFrom(fromFile: string, spec: string): string | undefined {
 /** The events package's entry (the sandbox's "events" builtin), resolved once. */
 let eventsEntry: string | undefined;
 
-function resolveUncached(fromFile: string, spec: string): string | undefined {
-  const req = createRequire(fromFile);
+/**
+ * The spellings a specifier is tried in: itself, then for a relative "./x.js" (".mjs", ".cjs")
+ * its TypeScript source "./x.ts" (".mts", ".cts"). Real mode resolves adapters' requires so too.
+ */
+export function specifierSpellings(spec: string): string[] {
   const candidates = [spec];
   if (/^\.\.?\//.test(spec) && /\.[cm]?js$/.test(spec)) candidates.push(spec.replace(/\.([cm]?)js$/, ".$1ts"));
-  for (const c of candidates) {
+  return candidates;
+}
+
+/** The one line for a require that resolves to nothing (real mode says the same). */
+export function unresolvedModule(fromFile: string, spec: string): InputError {
+  return new InputError(fromFile, `require("${spec}")`, "a module that can be found from this file (is the package installed?)");
+}
+
+function resolveUncached(fromFile: string, spec: string): string | undefined {
+  const req = createRequire(fromFile);
+  for (const c of specifierSpellings(spec)) {
     try {
       return req.resolve(c);
     } catch {
@@ -140,7 +161,7 @@ export class ModuleLoader {
     }
     if (isUnprovidedBuiltin(spec)) this.realm.escape(`require("${spec}")`, "a Node builtin the sandbox does not provide");
     const file = resolveFrom(fromFile, spec);
-    if (!file) throw new InputError(fromFile, `require("${spec}")`, "a module that can be found from this file (is the package installed?)");
+    if (!file) throw unresolvedModule(fromFile, spec);
     return this.load(file);
   }
 
