@@ -1,14 +1,5 @@
-import type { Attack, LockUnderTest } from "./types.js";
-import { replicaId } from "../designs/redis-failover/design.js";
-import { baseScenario } from "./lease.js";
-
-/** Sentinel's failover timing the attack assumes when the lock's options do not say (scenarios use the same). */
-const FAILOVER_OPTIONS = { downAfterMs: 500, sentinelPingMs: 100, requestTimeoutMs: 100, retryDelayMs: 10 };
-
-function replicasOf(lock: LockUnderTest): string[] {
-  const n = typeof lock.designOptions?.replicas === "number" ? lock.designOptions.replicas : 1;
-  return Array.from({ length: n }, (_, i) => replicaId(i + 1));
-}
+import type { Attack } from "./types.js";
+import { baseScenario, profileOfLock } from "./lease.js";
 
 export const asyncFailover: Attack = {
   name: "async-failover",
@@ -17,13 +8,10 @@ export const asyncFailover: Attack = {
     "The lock lives on a Redis primary that replicates asynchronously. When the holder takes the lock the replication link is congested; the primary answers OK at once (Redis acknowledges before any replica has the write) and its host dies a moment later. Sentinel promotes the replica, which never saw the key, and a waiter locks at once while the holder is still in its critical section. A client that WAITs for a replica to acknowledge its SET before using the lock (undoing it and retrying otherwise) is granted only a replicated key, and the waiter waits for its release across the failover.",
   source: "https://redis.io/docs/latest/develop/use/patterns/distributed-locks/",
   compile(lock) {
-    if (lock.design !== "redis-failover") {
-      return {
-        ok: false,
-        refusal: `no replica to fail over to: ${lock.design} ${lock.design === "library" ? "talks to Redis nodes directly" : "does not replicate asynchronously"}`,
-      };
-    }
-    const s = baseScenario({ ...lock, designOptions: { ...FAILOVER_OPTIONS, ...lock.designOptions } }, this.name, this.title, this.story);
+    const failover = profileOfLock(lock).failover;
+    if ("none" in failover) return { ok: false, refusal: `no replica to fail over to: ${lock.design} ${failover.none}` };
+    const { primary, replicas, promptOptions } = failover;
+    const s = baseScenario({ ...lock, designOptions: { ...promptOptions, ...lock.designOptions } }, this.name, this.title, this.story);
     s.clients = [
       { id: "c1", startMs: 1, opsMax: 1 },
       { id: "c2", startMs: 100, opsMax: 1 },
@@ -39,7 +27,7 @@ export const asyncFailover: Attack = {
         on: { process: "c1", f: "acquire", type: "invoke", nth: 1 },
         delayMs: 0,
         kind: "cut",
-        links: replicasOf(lock).map((r): [string, string] => ["redis-primary", r]),
+        links: replicas.map((r): [string, string] => [primary, r]),
         durationMs: 200,
         note: "the replication links from the primary are congested when the holder asks",
       },
@@ -47,7 +35,7 @@ export const asyncFailover: Attack = {
         on: { process: "c1", f: "acquire", type: "ok", nth: 1 },
         delayMs: 1,
         kind: "crash",
-        target: "redis-primary",
+        target: primary,
         durationMs: 3000,
         note: "the primary's host dies 1 ms after acknowledging the holder's SET",
       },

@@ -1,10 +1,9 @@
 import type { Attack, LockUnderTest } from "./types.js";
-import { baseScenario, timesLease } from "./lease.js";
+import { baseScenario, profileOfLock, timesLease } from "./lease.js";
 
 /** The node a restart takes the key from: the only one, or (Redlock) one of the majority the holder locked. */
 function victimOf(lock: LockUnderTest): string | undefined {
-  if (lock.design === "raft-zk" || lock.design === "etcd-lease" || lock.design === "redis-failover") return undefined;
-  return "redis-1";
+  return profileOfLock(lock).keyNodes[0];
 }
 
 export const crashRestartNoFsync: Attack = {

@@ -27,6 +27,7 @@ import { acquireReplyDelayed } from "./acquire-reply-delayed.js";
 import { waiterClockJump } from "./waiter-clock-jump.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
+export { profileOfLock } from "./lease.js";
 
 export const ATTACKS: readonly Attack[] = [
   holderPauseBeforeWrite,

@@ -1,6 +1,6 @@
 import type { Compiled, LockUnderTest } from "./types.js";
 import type { FaultStep } from "../faults/types.js";
-import { baseScenario, isRaftDesign, issuesFencingTokens, timesLease } from "./lease.js";
+import { baseScenario, issuesFencingTokens, profileOfLock, timesLease } from "./lease.js";
 
 /** What the leader attacks share: the attack's own words, and the fault done to @leader. */
 interface LeaderFault {
@@ -25,12 +25,8 @@ interface LeaderFault {
  * checks before writing, a waiter waits. Refused where no leader is elected.
  */
 export function compileLeaderFault(lock: LockUnderTest, a: LeaderFault): Compiled {
-  if (!isRaftDesign(lock)) {
-    return {
-      ok: false,
-      refusal: `no elected leader in ${lock.design}: ${lock.design === "redis-failover" ? "its primary is chosen by Sentinel (see async-failover)" : "its Redis nodes are independent"}`,
-    };
-  }
+  const leader = profileOfLock(lock).leader;
+  if ("none" in leader) return { ok: false, refusal: `no elected leader in ${lock.design}: ${leader.none}` };
   const s = baseScenario(lock, a.name, a.title, a.story);
   if (issuesFencingTokens(lock)) s.workload.fencing = true;
   Object.assign(s.workload, { workMs: timesLease(lock, a.workLeases ?? 0.75), validityCheck: "before-read-and-write" });

@@ -1,51 +1,33 @@
 import type { CompiledScenario, LockUnderTest } from "./types.js";
 import type { FaultStep } from "../faults/types.js";
+import { profileOf, type DesignFacts } from "../designs/index.js";
 
-/** The lease an attack on a Redis-family lock asks for, ms (short, so runs stay short). */
-export const REDIS_TTL_MS = 1000;
-/** The Raft designs' session/lease default (services/raft-service/options.ts). */
-const RAFT_SESSION_MS_DEFAULT = 4000;
+/** The lease an attack asks for where the client sets it, ms (short, so runs stay short). */
+export const CLIENT_TTL_MS = 1000;
 
-const RAFT_DESIGNS = new Set(["raft-zk", "etcd-lease"]);
-
-export function isRaftDesign(lock: LockUnderTest): boolean {
-  return RAFT_DESIGNS.has(lock.design);
+/**
+ * What the lock's design declares about itself for these options (designs/profile.ts):
+ * attacks ask it, never the design's name. Errors name the lock.
+ */
+export function profileOfLock(lock: LockUnderTest): DesignFacts {
+  return profileOf(lock.design, lock.designOptions, `<lock ${lock.label}>`);
 }
 
-/** Designs whose grants carry a fencing token; an attack has the resource check it there, as it should. */
-const FENCING_DESIGNS = new Set(["redis-fenced", "raft-zk", "etcd-lease"]);
-
 export function issuesFencingTokens(lock: LockUnderTest): boolean {
-  return FENCING_DESIGNS.has(lock.design) || (lock.design === "redis-failover" && lock.designOptions?.fencing === true);
+  return profileOfLock(lock).fencing;
 }
 
 /**
  * How long this lock lets a silent holder keep the lock, ms: the session timeout or
- * lease TTL of a Raft design (its option, else its default), the TTL the workload asks
- * for on a Redis-family lock.
+ * lease TTL the service keeps, else the TTL the attack asks for.
  */
 export function leaseMsOf(lock: LockUnderTest): number {
-  if (isRaftDesign(lock)) {
-    const s = lock.designOptions?.sessionTimeoutMs;
-    return typeof s === "number" ? s : RAFT_SESSION_MS_DEFAULT;
-  }
-  return REDIS_TTL_MS;
+  return profileOfLock(lock).serviceLeaseMs ?? CLIENT_TTL_MS;
 }
-
-/** Designs' default request timeouts, ms (their design.ts); a library adapter's client has none by default. */
-const REQUEST_TIMEOUT_MS_DEFAULT: Record<string, number> = {
-  "redis-setnx": 100,
-  "redis-fenced": 100,
-  "redis-failover": 100,
-  redlock: 50,
-  "raft-zk": 200,
-  "etcd-lease": 200,
-};
 
 /** How long this lock's client waits for a reply before giving up, ms (Infinity: no limit). */
 export function requestTimeoutMsOf(lock: LockUnderTest): number {
-  const o = lock.designOptions?.requestTimeoutMs;
-  return typeof o === "number" ? o : (REQUEST_TIMEOUT_MS_DEFAULT[lock.design] ?? Infinity);
+  return profileOfLock(lock).requestTimeoutMs;
 }
 
 /** Milliseconds, whole: attacks state durations as multiples of the lease. */
@@ -81,18 +63,9 @@ export function baseScenario(lock: LockUnderTest, name: string, title: string, s
   };
 }
 
-/**
- * The processes that serve this lock, by the ids the designs use: the Raft cluster
- * (default 5 nodes), the failover pair's primary (its replicas and Sentinel take over
- * only on failover), or the Redis nodes of a Redis-family lock.
- */
+/** The processes that serve this lock: a client's requests for it go to these. */
 export function lockServersOf(lock: LockUnderTest): string[] {
-  const n = typeof lock.designOptions?.nodes === "number" ? lock.designOptions.nodes : undefined;
-  const ids = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
-  if (lock.design === "raft-zk") return ids("zk", n ?? 5);
-  if (lock.design === "etcd-lease") return ids("etcd", n ?? 5);
-  if (lock.design === "redis-failover") return ["redis-primary"];
-  return ids("redis", n ?? (lock.design === "redlock" ? 5 : 1));
+  return [...profileOfLock(lock).lockServers];
 }
 
 /** The holder's links to every lock server cut both ways, `delayMs` after its grant (its link to the resource stays up). */

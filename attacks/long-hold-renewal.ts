@@ -1,10 +1,5 @@
-import type { Attack, LockUnderTest } from "./types.js";
-import { baseScenario, holderCutOff, isRaftDesign, timesLease } from "./lease.js";
-
-/** Locks that renew themselves: a Raft design's session pings or lease keepalives, node-redlock v5's using(). */
-function renewsItself(lock: LockUnderTest): boolean {
-  return isRaftDesign(lock) || (lock.design === "redlock" && lock.designOptions?.using === true);
-}
+import type { Attack } from "./types.js";
+import { baseScenario, holderCutOff, profileOfLock, timesLease } from "./lease.js";
 
 export const longHoldRenewal: Attack = {
   name: "long-hold-renewal",
@@ -17,7 +12,7 @@ export const longHoldRenewal: Attack = {
     Object.assign(s.workload, {
       workMs: timesLease(lock, 2.5),
       validityCheck: "before-read-and-write",
-      ...(renewsItself(lock) ? {} : { renewEveryMs: timesLease(lock, 1 / 3) }),
+      ...(profileOfLock(lock).renewsItself ? {} : { renewEveryMs: timesLease(lock, 1 / 3) }),
     });
     // The waiter comes once the hold is under way: a library that retries a fixed number
     // of times (node-redlock) is still trying when the lease runs out.

@@ -1,13 +1,10 @@
-import type { Attack } from "./types.js";
-import { baseScenario, timesLease } from "./lease.js";
+import type { Attack, LockUnderTest } from "./types.js";
+import { baseScenario, profileOfLock, timesLease } from "./lease.js";
 
-import type { LockUnderTest } from "./types.js";
-
-/** The process that holds the key, where one node does: single Redis, or a library over one node. */
+/** The process that holds the key, where one node alone does (its clock decides the key's expiry). */
 function keyNodeOf(lock: LockUnderTest): string | undefined {
-  if (lock.design === "redis-setnx" || lock.design === "redis-fenced") return "redis-1";
-  if (lock.design === "library" && (lock.designOptions?.nodes ?? 1) === 1) return "redis-1";
-  return undefined;
+  const nodes = profileOfLock(lock).keyNodes;
+  return nodes.length === 1 ? nodes[0] : undefined;
 }
 
 export const serverClockJump: Attack = {

@@ -24,7 +24,14 @@ export interface RealPlanInput {
 /** A design's real-mode entry: its plan from the parsed options; an InputError where real mode cannot run it. */
 export interface RealSide<O> {
   plan(s: RealPlanInput, options: O, notApplied: string[]): RealDesignPlan;
+  /** Why its servers' clocks cannot be offset or drifted in real mode. */
+  serverClocksWhy: string;
+  /** Real mode starts another number of servers than the simulator unless designOptions.nodes says (a cluster of 3). */
+  sizedByNodes?: boolean;
 }
+
+/** Why a redis-server's clock cannot be faked (REAL-SYSTEMS.md). */
+export const REDIS_CLOCK_WHY = "redis-server's clock cannot be faked: libfaketime deadlocks it";
 
 export type AofMode = "always" | "everysec" | false;
 

@@ -3,7 +3,7 @@
  * picked by the recipe's kind in real/child/main.ts). A design missing here is refused by
  * real mode, naming the ones it runs.
  */
-import type { RealDesignPlan, RealPlanInput, RealSide } from "./real-plan.js";
+import { REDIS_CLOCK_WHY, type RealDesignPlan, type RealPlanInput, type RealSide } from "./real-plan.js";
 import type { SingleNodeSetnxOptions } from "./redis-setnx/design.js";
 import { setnxPlan } from "./redis-setnx/real-plan.js";
 import { redlockPlan } from "./redlock/real-plan.js";
@@ -13,16 +13,17 @@ import { zkPlan } from "./raft-zk/real-plan.js";
 import { libraryPlan } from "./library/real-plan.js";
 
 /** A plan over the options its design's parser returned (designs/index.ts parses them first). */
-const side = <O>(plan: (s: RealPlanInput, o: O, notApplied: string[]) => RealDesignPlan): RealSide<unknown> => ({
-  plan: (s, o, notApplied) => plan(s, o as O, notApplied),
-});
+const side = <O>(
+  plan: (s: RealPlanInput, o: O, notApplied: string[]) => RealDesignPlan,
+  facts: Omit<RealSide<O>, "plan"> = { serverClocksWhy: REDIS_CLOCK_WHY },
+): RealSide<unknown> => ({ ...facts, plan: (s, o, notApplied) => plan(s, o as O, notApplied) });
 
 export const REAL_SIDES: Readonly<Record<string, RealSide<unknown>>> = {
   "redis-setnx": side<SingleNodeSetnxOptions>((s, o, n) => setnxPlan(s, o, false, n)),
   "redis-fenced": side<SingleNodeSetnxOptions>((s, o, n) => setnxPlan(s, o, true, n)),
   redlock: side(redlockPlan),
   "redis-failover": side(failoverPlan),
-  "etcd-lease": side(etcdPlan),
-  "raft-zk": side(zkPlan),
+  "etcd-lease": side(etcdPlan, { serverClocksWhy: "etcd is a Go binary, which ignores libfaketime", sizedByNodes: true }),
+  "raft-zk": side(zkPlan, { serverClocksWhy: "ZooKeeper's JVM would need libfaketime and its clients' Node processes too; not wired up", sizedByNodes: true }),
   library: side(libraryPlan),
 };

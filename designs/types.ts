@@ -2,6 +2,7 @@ import type { Fiber } from "../sim/fiber.js";
 import type { ProcessOptions } from "../sim/process.js";
 import type { Message, ProcessContext, Simulation } from "../sim/simulation.js";
 import type { WorkloadSpec } from "./workload-spec.js";
+import type { DesignFamily, DesignProfile, DesignRuns } from "./profile.js";
 
 /**
  * The interface every lock design implements, so a workload reads like the seeds'
@@ -84,6 +85,10 @@ export interface DesignInstance {
 export interface DesignEntry<O = unknown> {
   name: string;
   description: string;
+  /** The kind of service it stands on, for every option (designs/profile.ts). */
+  family: DesignFamily;
+  /** A model built into lockstep, or a real lock library run through an adapter. */
+  runs: DesignRuns;
   /**
    * Validate and default the scenario's `designOptions`. Throws InputError naming
    * `file` and the field (prefix fields with `fieldPrefix`).
@@ -92,4 +97,6 @@ export interface DesignEntry<O = unknown> {
   /** Optional: refuse options that do not fit the scenario's workload (InputError naming the field). */
   checkWorkload?(options: O, workload: WorkloadSpec, file: string): void;
   setup(ctx: DesignSetupContext, options: O): DesignInstance;
+  /** What the layers above may ask of it, for these options: they never test its name. */
+  profile(options: O): DesignProfile;
 }

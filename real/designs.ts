@@ -16,11 +16,11 @@ export function designServerIds(d: RealDesignPlan): string[] {
 }
 
 /**
- * Does a network step cut links between two servers? Then the real cluster has the
- * simulator's size: which side of a partition holds a majority is counted on it.
+ * Does a network step cut links between two of the simulator's servers? Then the real
+ * cluster has the simulator's size: which side of a partition holds a majority is counted on it.
  */
-function cutsServerLinks(s: Scenario): boolean {
-  const server = (id: string): boolean => /^(etcd|zk)-\d+$/.test(id);
+function cutsServerLinks(s: Scenario, simServers: readonly string[]): boolean {
+  const server = (id: string): boolean => simServers.includes(id);
   return s.faults.some((f) =>
     f.kind === "isolate"
       ? f.target !== undefined && server(f.target)
@@ -42,6 +42,7 @@ export function planDesign(s: Scenario, notApplied: string[]): RealDesignPlan {
     );
   }
   const options = entry.parseOptions(s.designOptions, s.file, "designOptions");
-  const input = { file: s.file, design: s.design, designOptions: s.designOptions, waitMs: s.workload.waitMs, cutsServerLinks: cutsServerLinks(s) };
+  const servers = entry.profile(options).servers;
+  const input = { file: s.file, design: s.design, designOptions: s.designOptions, waitMs: s.workload.waitMs, cutsServerLinks: cutsServerLinks(s, servers) };
   return real.plan(input, options, notApplied);
 }

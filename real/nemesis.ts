@@ -8,11 +8,9 @@ import { InputError } from "../sim/errors.js";
 import { nemesisSteps } from "../harness/runner.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
 import { planReal, type RealNemesis, type RealPlan } from "./plan.js";
+import { REAL_SIDES } from "../designs/real-sides.js";
 
 export type { RealNemesis };
-
-/** Designs whose real servers are a cluster sized by designOptions.nodes. */
-const CLUSTER_DESIGNS = new Set(["etcd-lease", "raft-zk"]);
 
 function describe(st: FaultStep): string {
   const what =
@@ -29,7 +27,7 @@ export function planRealRun(original: Scenario, timeScale: number, seed: number)
   if (!original.nemesis) return planReal(original, timeScale);
   const { steps: drawn, serverIds } = nemesisSteps(original, seed);
   // The real cluster has the simulator's size, so every member a step names exists and majorities count the same.
-  const clustered = CLUSTER_DESIGNS.has(original.design) && (original.designOptions as { nodes?: unknown } | undefined)?.nodes === undefined;
+  const clustered = REAL_SIDES[original.design]?.sizedByNodes === true && (original.designOptions as { nodes?: unknown } | undefined)?.nodes === undefined;
   const designOptions = clustered ? { ...(original.designOptions ?? {}), nodes: serverIds.length } : original.designOptions;
   const base = { ...original, designOptions, nemesis: undefined };
   const accepted: FaultStep[] = [];

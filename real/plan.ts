@@ -47,7 +47,9 @@ import type { EventType } from "../sim/history.js";
 import { conditionLinks, type FaultStep, type Scenario } from "../scenarios/schema.js";
 import { faultDef, realSupportOf } from "../faults/index.js";
 import { designServerIds, planDesign } from "./designs.js";
-import type { AofMode, RealDesignPlan } from "../designs/real-plan.js";
+import { REDIS_CLOCK_WHY, type AofMode, type RealDesignPlan } from "../designs/real-plan.js";
+import { REAL_SIDES } from "../designs/real-sides.js";
+import { profileOf } from "../designs/index.js";
 import type { LinkSettings } from "./link-conditions.js";
 import { RESOURCE_ID } from "./storage.js";
 import { scaleScenario, timeScaleInfo, type TimeScale } from "./time-scale.js";
@@ -192,13 +194,6 @@ function notYet(kind: string): string | undefined {
   return "refused" in real ? real.refused : real.limits;
 }
 
-/** Why a design's clocks cannot be faked yet (REAL-SYSTEMS.md). */
-const CLOCK_WHY: Record<string, string> = {
-  default: "redis-server's clock cannot be faked: libfaketime deadlocks it",
-  "etcd-lease": "etcd is a Go binary, which ignores libfaketime",
-  "raft-zk": "ZooKeeper's JVM would need libfaketime and its clients' Node processes too; not wired up",
-};
-
 const SIM_NETWORK_DEFAULTS = { latencyUsBase: 500, latencyUsJitter: 200 };
 
 function describeStep(st: FaultStep): string {
@@ -231,7 +226,8 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   for (const id of clientIds) if (serverIds.has(id) || id === RESOURCE_ID) field("clients", `client id "${id}" clashes with a server process`);
   const linkConditions = standingConditions(s, clientIds, serverIds, design.failover !== undefined, notApplied, field);
 
-  const stepContext: StepContext = { design, clientIds, serverIds, notApplied, field };
+  const simServers = new Set(profileOf(s.design, s.designOptions, s.file).servers);
+  const stepContext: StepContext = { design, clientIds, serverIds, simServers, notApplied, field };
   const faults = s.faults.map((named, index) => planStep(named, index, stepContext));
 
   // Clients that run under libfaketime: a clock of their own, or a jump to take.
@@ -252,6 +248,8 @@ interface StepContext {
   design: RealDesignPlan;
   clientIds: ReadonlySet<string>;
   serverIds: ReadonlySet<string>;
+  /** The servers the simulator runs for this design (a real cluster may be smaller). */
+  simServers: ReadonlySet<string>;
   notApplied: string[];
   field: (f: string, why: string) => never;
 }
@@ -273,7 +271,7 @@ function planStep(named: FaultStep, index: number, c: StepContext): PlannedFault
 function planNetworkStep(step: FaultStep, index: number, at: string, what: string, c: StepContext): PlannedFault {
   const { design, clientIds, serverIds, notApplied, field } = c;
   const cluster = design.cluster;
-  const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && /^(etcd|zk)-\d+$/.test(id);
+  const simOnly = (id: string): boolean => cluster !== undefined && !serverIds.has(id) && c.simServers.has(id);
   const fo = design.failover;
   const replication = (a: string, b: string): boolean =>
     fo !== undefined && ((a === fo.primary && fo.replicas.includes(b)) || (b === fo.primary && fo.replicas.includes(a)));
@@ -363,7 +361,7 @@ function planClientClocks(s: Scenario, original: Scenario, notApplied: string[],
     if (!scenarioClients.has(id))
       field(
         `clocks.${id}`,
-        `clock offsets and drift of a server are not in real mode yet (${CLOCK_WHY[original.design] ?? CLOCK_WHY.default}); a client's clock is faked with libfaketime`,
+        `clock offsets and drift of a server are not in real mode yet (${REAL_SIDES[original.design]?.serverClocksWhy ?? REDIS_CLOCK_WHY}); a client's clock is faked with libfaketime`,
       );
     if (!faketimeAvailable())
       field(`clocks.${id}`, `a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);

@@ -1,4 +1,5 @@
 import type { DesignEntry } from "../types.js";
+import { raftServiceProfile } from "../profile.js";
 import type { CreateRaftNode } from "../../services/raft/api.js";
 import { createRaftNode } from "../../services/raft/node.js";
 import { Fields } from "../../sim/validate.js";
@@ -26,9 +27,13 @@ export function parseEtcdLeaseOptions(raw: unknown, file: string, prefix: string
 
 /** The design, with the Raft core injectable. `sessionTimeoutMs` is the lease TTL. */
 export function etcdLeaseDesign(createRaft: CreateRaftNode): DesignEntry<EtcdLeaseOptions> {
+  const name = "etcd-lease";
   return {
-    name: "etcd-lease",
+    name,
     description: "etcd-like KV on Raft: leases with TTL and keepalive, revisions, Txn on create revision; concurrency.Mutex; token = create revision",
+    family: "raft",
+    runs: "model",
+    profile: (o) => raftServiceProfile(name, "etcd", o),
     parseOptions: parseEtcdLeaseOptions,
     setup({ sim, processOptions }, o) {
       const peers = serverIds("etcd", o.nodes);

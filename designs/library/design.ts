@@ -25,6 +25,7 @@ import { ioredisModule } from "../../services/redis-clients/ioredis.js";
 import { nodeRedisModule } from "../../services/redis-clients/node-redis.js";
 import { BUILTIN_ADAPTERS, adapterPath, type AdapterModule } from "./adapter.js";
 import { LibraryLockClient } from "./client.js";
+import { picked, REDIS_NODE_OPTIONS, type DesignProfile } from "../profile.js";
 
 export interface LibraryDesignOptions {
   adapter: string;
@@ -63,10 +64,37 @@ export function parseLibraryOptions(raw: unknown, file: string, prefix: string):
   };
 }
 
+/**
+ * A library over N independent nodes. It is judged against a reference library over the
+ * same simulated client (the seeds' SET NX PX recipe on one node, node-redlock on N), so
+ * both runs share the client's timing; it keeps its own options on another's scenario.
+ */
+function libraryProfile(o: LibraryDesignOptions): DesignProfile {
+  const nodes = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
+  const adapter = o.nodes > 1 ? "redlock-v5" : "setnx-reference";
+  const { nodes: count, basePort, persistence, fsyncIntervalMs, sweepIntervalMs } = o;
+  const node = { nodes: count, basePort, persistence, fsyncIntervalMs, sweepIntervalMs };
+  return {
+    servers: nodes,
+    lockServers: nodes,
+    keyNodes: nodes,
+    requestTimeoutMs: Infinity,
+    fencing: false,
+    renewsItself: false,
+    leader: { none: "its Redis nodes are independent" },
+    failover: { none: "talks to Redis nodes directly" },
+    reference: { design: "library", designOptions: { ...node, adapter: adapterPath(adapter, "<audit>", "reference") }, label: `${adapter} (reference)` },
+    onLibrary: { nodes: o.nodes, options: (given) => ({ ...picked(given, REDIS_NODE_OPTIONS), ...given }) },
+  };
+}
+
 export const library: DesignEntry<LibraryDesignOptions> = {
   name: "library",
   description: "a real lock library (redlock, redis-semaphore, redis-lock, or your own adapter) run unmodified in the simulator over N simulated Redis nodes",
+  family: "redis-nodes",
+  runs: "library",
   parseOptions: parseLibraryOptions,
+  profile: libraryProfile,
   setup({ sim, processOptions, fencing: requireToken }, o) {
     const nodes = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
     for (const n of nodes) {

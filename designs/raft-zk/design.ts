@@ -1,4 +1,5 @@
 import type { DesignEntry } from "../types.js";
+import { raftServiceProfile } from "../profile.js";
 import type { CreateRaftNode } from "../../services/raft/api.js";
 import { createRaftNode } from "../../services/raft/node.js";
 import { Fields } from "../../sim/validate.js";
@@ -25,10 +26,14 @@ export function parseRaftZkOptions(raw: unknown, file: string, prefix: string): 
 
 /** The design, with the Raft core injectable (tests may run it on another core). */
 export function raftZkDesign(createRaft: CreateRaftNode): DesignEntry<RaftZkOptions> {
+  const name = "raft-zk";
   return {
-    name: "raft-zk",
+    name,
     description:
       "ZooKeeper-like tree on Raft (design brief 002): sessions expired by the leader, ephemeral sequential lock nodes, predecessor watches; token = creation zxid",
+    family: "raft",
+    runs: "model",
+    profile: (o) => raftServiceProfile(name, "zk", o),
     parseOptions: parseRaftZkOptions,
     setup({ sim, processOptions }, o) {
       const peers = serverIds("zk", o.nodes);

@@ -6,6 +6,7 @@ import { sentinelNode } from "../../services/redis/sentinel.js";
 import { SentinelConnection } from "../../services/redis/client.js";
 import { SETNX_OPTION_FIELDS, parseSetnxFields, type SetnxDesignOptions } from "../redis-setnx/design.js";
 import { SetnxLockClient } from "../redis-setnx/client.js";
+import type { DesignProfile } from "../profile.js";
 
 /**
  * `redis-failover`: the naive SET NX PX lock (seed 000 approach 1) against a primary
@@ -75,12 +76,36 @@ export function parseFailoverOptions(raw: unknown, file: string, prefix: string)
   return o;
 }
 
+const replicaIdsOf = (o: FailoverDesignOptions): string[] => Array.from({ length: o.replicas }, (_, i) => replicaId(i + 1));
+
+/** Sentinel's timing an attack sets when the lock's options do not say (its scenarios use the same), so a failover fits in seconds. */
+const PROMPT_FAILOVER = { downAfterMs: 500, sentinelPingMs: 100, requestTimeoutMs: 100, retryDelayMs: 10 };
+
+/** The key lives on the primary, replicated asynchronously; clients talk to the primary Sentinel names. */
+function failoverProfile(o: FailoverDesignOptions): DesignProfile {
+  const replicas = replicaIdsOf(o);
+  return {
+    servers: [PRIMARY_ID, ...replicas, SENTINEL_ID],
+    lockServers: [PRIMARY_ID],
+    keyNodes: [],
+    requestTimeoutMs: o.requestTimeoutMs,
+    fencing: o.fencing,
+    renewsItself: false,
+    leader: { none: "its primary is chosen by Sentinel (see async-failover)" },
+    failover: { primary: PRIMARY_ID, replicas, promptOptions: PROMPT_FAILOVER },
+    reference: { design: "redis-setnx", label: "redis-setnx (reference)" },
+  };
+}
+
 export const redisFailover: DesignEntry<FailoverDesignOptions> = {
   name: "redis-failover",
   description: "SET NX PX lock on a Redis primary with asynchronous replicas and Sentinel failover; an acknowledged but unreplicated lock is lost on promotion",
+  family: "redis-replicated",
+  runs: "model",
   parseOptions: parseFailoverOptions,
+  profile: failoverProfile,
   setup({ sim, processOptions }, o) {
-    const replicaIds = Array.from({ length: o.replicas }, (_, i) => replicaId(i + 1));
+    const replicaIds = replicaIdsOf(o);
     const common = {
       sweepIntervalMs: o.sweepIntervalMs,
       persistence: o.persistence,

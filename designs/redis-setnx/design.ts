@@ -4,6 +4,7 @@ import { redisServer } from "../../services/redis/server.js";
 import { directConnection } from "../../services/redis/client.js";
 import { PERSISTENCE_MODES, type PersistenceMode } from "../../services/redis/aof.js";
 import { RELEASE_RECIPES, SetnxLockClient, type ReleaseRecipe } from "./client.js";
+import { picked, REDIS_NODE_OPTIONS, type DesignProfile } from "../profile.js";
 
 /** Options of the single-node SET NX PX designs (`redis-setnx`, `redis-fenced`). */
 export interface SetnxDesignOptions {
@@ -42,27 +43,48 @@ export function parseSetnxOptions(raw: unknown, file: string, prefix: string): S
   return { ...parseSetnxFields(f), release: f.oneOf("release", RELEASE_RECIPES, "compare-and-delete") };
 }
 
+/** The one node of a single-node design. */
+const NODE = "redis-1";
+
+/** What a single-node SET NX PX design declares: one node holds the key, unreplicated. */
+function setnxProfile(o: SingleNodeSetnxOptions, fencing: boolean): DesignProfile {
+  return {
+    servers: [NODE],
+    lockServers: [NODE],
+    keyNodes: [NODE],
+    requestTimeoutMs: o.requestTimeoutMs,
+    fencing,
+    renewsItself: false,
+    leader: { none: "its Redis nodes are independent" },
+    failover: { none: "does not replicate asynchronously" },
+    reference: { design: "redis-setnx", label: "redis-setnx (reference)" },
+    onLibrary: { nodes: 1, options: (given) => picked(given, REDIS_NODE_OPTIONS) },
+  };
+}
+
 /** A single-node SET NX PX design; `fencing` adds the INCR token (redis-fenced). */
 export function setnxDesign(name: string, fencing: boolean, description: string): DesignEntry<SingleNodeSetnxOptions> {
   return {
     name,
     description,
+    family: "redis-nodes",
+    runs: "model",
     parseOptions: parseSetnxOptions,
     setup({ sim, processOptions }, o) {
-      const node = "redis-1";
       sim.addProcess(
-        node,
+        NODE,
         "server",
-        processOptions(node),
+        processOptions(NODE),
         redisServer({ sweepIntervalMs: o.sweepIntervalMs, persistence: o.persistence, fsyncIntervalMs: o.fsyncIntervalMs }),
       );
       return {
-        serverIds: [node],
+        serverIds: [NODE],
         fencing,
         createClient: (ctx) =>
-          new SetnxLockClient(ctx, { conn: directConnection(ctx, node, o.requestTimeoutMs), retryDelayMs: o.retryDelayMs, fencing, release: o.release }),
+          new SetnxLockClient(ctx, { conn: directConnection(ctx, NODE, o.requestTimeoutMs), retryDelayMs: o.retryDelayMs, fencing, release: o.release }),
       };
     },
+    profile: (o) => setnxProfile(o, fencing),
   };
 }
 

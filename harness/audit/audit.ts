@@ -1,11 +1,11 @@
-import { ATTACKS, type Attack, type CompiledScenario, type LockUnderTest } from "../../attacks/index.js";
+import { ATTACKS, profileOfLock, type Attack, type CompiledScenario, type LockUnderTest } from "../../attacks/index.js";
 import { parseScenario, type Scenario } from "../../scenarios/schema.js";
 import { runScenario } from "../runner.js";
 import { SimulationStopError } from "../../sim/errors.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../check-context.js";
 import { wilson95 } from "../sweep/wilson.js";
-import { adapterPath } from "../../designs/library/adapter.js";
+import { designByName } from "../../designs/index.js";
 
 /**
  * The audit: every applicable attack x seeds on the lock under test and, seed for seed,
@@ -38,28 +38,16 @@ export interface AttackRow {
 
 const UNSAFE = new Set(["unsafe", "unsafe-but-fenced"]);
 
-/**
- * The recipe this lock's backend is judged against. A library is judged against a
- * reference library over the same simulated client (the seeds' SET NX PX recipe on one
- * node, node-redlock on N), so both runs share the client's timing; a built-in design
- * against the seeds' model: compare-and-delete SET NX PX, Redlock, a Raft design's own.
- */
+/** The recipe this lock's backend is judged against, as its design declares it (designs/profile.ts). */
 export function referenceOf(lock: LockUnderTest): LockUnderTest {
-  const nodes = typeof lock.designOptions?.nodes === "number" ? lock.designOptions.nodes : undefined;
-  if (lock.design === "library") {
-    const { adapter: _adapter, options: _options, ...node } = lock.designOptions ?? {};
-    const adapter = nodes !== undefined && nodes > 1 ? "redlock-v5" : "setnx-reference";
-    return { design: "library", designOptions: { ...node, adapter: adapterPath(adapter, "<audit>", "reference") }, label: `${adapter} (reference)` };
-  }
-  if (lock.design === "redlock") return { design: "redlock", ...(nodes ? { designOptions: { nodes } } : {}), label: "redlock (reference)" };
-  if (lock.design === "raft-zk" || lock.design === "etcd-lease") return { design: lock.design, label: `${lock.design} (reference)` };
-  return { design: "redis-setnx", label: "redis-setnx (reference)" };
+  return profileOfLock(lock).reference;
 }
 
 /** The command that meets the same stop again: the audit of this attack up to this seed. */
 function auditReplay(lock: LockUnderTest, attack: string, seed: number): string {
-  const which = lock.design === "library" ? `--lock ${lock.label}` : `--design ${lock.label}`;
-  const options = lock.design !== "library" && lock.designOptions ? ` --design-options '${JSON.stringify(lock.designOptions)}'` : "";
+  const byAdapter = designByName(lock.design)?.runs === "library";
+  const which = byAdapter ? `--lock ${lock.label}` : `--design ${lock.label}`;
+  const options = !byAdapter && lock.designOptions ? ` --design-options '${JSON.stringify(lock.designOptions)}'` : "";
   return `npx lockstep audit ${which}${options} --attacks ${attack} --seeds ${seed}`;
 }
 

@@ -3,15 +3,15 @@ import { join } from "node:path";
 import { dataBlock, page } from "../../reports/html.js";
 import { DEBATE } from "../../reports/debate-claims.js";
 import { scenarioFiles } from "../../scenarios/index.js";
-import { DESIGNS } from "../../designs/index.js";
+import { DESIGNS, designByName } from "../../designs/index.js";
 import { packageRoot } from "../../sim/paths.js";
 import { writeFilesSafe, checkOutputDir, type SafeWriteOptions } from "../safe-write.js";
 import { buildPlaygroundScript } from "./build.js";
 import { PLAYGROUND_STYLE, playgroundBody } from "./layout.js";
 import type { PlaygroundData, PlaygroundScenario, RawScenario } from "./play.js";
 
-/** Designs that need Node (real npm libraries in node:vm realms) and so are not in the playground. */
-const NODE_ONLY_DESIGNS = new Set(["library"]);
+/** A real lock library needs Node (npm code in node:vm realms), so its design is not in the playground. */
+const inBrowser = (design: string): boolean => designByName(design)?.runs !== "library";
 
 /**
  * The scenarios the playground offers: the debate's first (each claim's), then every
@@ -27,7 +27,7 @@ export function playgroundData(): PlaygroundData {
   const scenarios: PlaygroundScenario[] = [];
   for (const [name, path] of scenarioFiles()) {
     const raw = JSON.parse(readFileSync(path, "utf8")) as RawScenario;
-    if (NODE_ONLY_DESIGNS.has(raw.design) || raw.nemesis !== undefined) continue;
+    if (!inBrowser(raw.design) || raw.nemesis !== undefined) continue;
     scenarios.push({
       name,
       file: path
@@ -39,7 +39,7 @@ export function playgroundData(): PlaygroundData {
     });
   }
   scenarios.sort((a, b) => Number(b.claims.length > 0) - Number(a.claims.length > 0) || a.name.localeCompare(b.name));
-  return { scenarios, designs: DESIGNS.map((d) => d.name).filter((d) => !NODE_ONLY_DESIGNS.has(d)) };
+  return { scenarios, designs: DESIGNS.map((d) => d.name).filter(inBrowser) };
 }
 
 /** The page: the editor's markup, the scenarios as data, and the one bundled script. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { resolve } from "node:path";
 import { audit, findingOf, referenceOf } from "../../harness/audit/audit.js";
 import { attackByName } from "../../attacks/index.js";
 
@@ -7,11 +8,12 @@ const SEEDS = 3;
 describe("audit: the differential against the backend's reference recipe", () => {
   it("picks compare-and-delete SET NX PX for one node, Redlock for N, a Raft design's own recipe", () => {
     // A library is judged against a reference library over the same simulated client.
-    const one = referenceOf({ design: "library", designOptions: { adapter: "/x/mine.cjs", nodes: 1, persistence: "aof" }, label: "x" });
+    const mine = resolve("test/fixtures/adapters/checked-retry-lock.cjs");
+    const one = referenceOf({ design: "library", designOptions: { adapter: mine, nodes: 1, persistence: "always" }, label: "x" });
     expect(one.label).toBe("setnx-reference (reference)");
-    expect(one.designOptions).toMatchObject({ nodes: 1, persistence: "aof" });
+    expect(one.designOptions).toMatchObject({ nodes: 1, persistence: "always" });
     expect(String(one.designOptions!.adapter)).toMatch(/setnx-reference\.cjs$/);
-    const five = referenceOf({ design: "library", designOptions: { adapter: "/x/mine.cjs", nodes: 5, options: { redlock: {} } }, label: "x" });
+    const five = referenceOf({ design: "library", designOptions: { adapter: mine, nodes: 5, options: { redlock: {} } }, label: "x" });
     expect(five.label).toBe("redlock-v5 (reference)");
     expect(five.designOptions).not.toHaveProperty("options");
     expect(referenceOf({ design: "redlock", designOptions: { nodes: 5 }, label: "x" })).toEqual({
