@@ -7,7 +7,7 @@
  */
 import { NEMESIS, type HistoryEvent } from "../sim/history.js";
 import type { CheckContext } from "./types.js";
-import { MODEL_FAMILY, MODEL_OPS, type ModelFamily, type ModelName } from "./linearizability/models/index.js";
+import { MODEL_FAMILY, MODEL_OPS, knossosModelsOf, type ModelFamily, type ModelName } from "./linearizability/models/index.js";
 import { modelNameFor } from "./linearizability/index.js";
 import { microOps } from "./linearizability/models/multi-register.js";
 
@@ -52,9 +52,13 @@ function isCasValue(v: unknown): boolean {
 export function unsupportedOp(history: readonly HistoryEvent[], model: ModelName): UnsupportedOp | undefined {
   const known = MODEL_OPS[model];
   for (const e of clientInvokes(history)) {
-    if (!known.includes(e.f)) return { index: e.index, f: e.f, expected: `an op the ${model} model has (${known.join(", ")})` };
+    if (!known.includes(e.f)) {
+      const knossos = knossosModelsOf(e.f);
+      return { index: e.index, f: e.f, expected: `an op the ${model} model has (${known.join(", ")})${knossos ? `; this op is ${knossos}` : ""}` };
+    }
     if (e.f === "cas" && !isCasValue(e.value)) return { index: e.index, f: e.f, expected: "a cas value [from to] (or {from, to})" };
-    if (e.f === "txn" && microOps(e.value) === undefined) return { index: e.index, f: e.f, expected: "a txn value [[:r :x v] [:w :y v] ...]" };
+    if (e.f === "txn" && microOps(e.value) === undefined)
+      return { index: e.index, f: e.f, expected: "a txn value [[:read :x v] [:write :y v] ...] (or :r, :w)" };
   }
   return undefined;
 }

@@ -14,18 +14,17 @@
  * - `:value nil` is left out, so a read that returned nil reads nothing, as Knossos'
  *   register models take it (see docs/checkers.md).
  * - the lock is :lock of the op, else :lock or :key of a map value, else "lock".
- * - keywords in :type, :f, :process and map keys are names; in values they stay
- *   keywords, distinct from strings, and integers stay exact (edn-values.ts). Unknown
- *   keys are kept under `extra`.
+ * - keywords in :type, :f, :process and the op map's keys are names; a client op's
+ *   :value is exact (edn-values.ts: maps, sets, keywords, tags, big integers as
+ *   Clojure's = tells them apart). Unknown keys are kept under `extra`.
  * edn-data's parser is lenient (malformed input can come back as null), so the text is
  * first split into top-level forms here, checking brackets and strings, which is also
  * how every error gets its line number.
  */
-import { parseEDNString } from "edn-data";
 import { InputError } from "../../sim/errors.js";
 import { NEMESIS, type EventType, type HistoryEvent } from "../../sim/history.js";
 import { checkPairing } from "./pairing.js";
-import { exactEdnText, keywordOrString, plainOp } from "./edn-values.js";
+import { canonicalEdn, EdnKeyword, exactEdnText, fieldOf, parseEdn, plainOp } from "./edn-values.js";
 
 export type ImportedEvent = HistoryEvent & { extra?: Record<string, unknown> };
 
@@ -153,7 +152,7 @@ function splitForms(text: string, file: string): Form[] {
 }
 
 function asString(v: unknown): string | undefined {
-  const name = keywordOrString(v);
+  const name = v instanceof EdnKeyword ? v.name : typeof v === "string" ? v : undefined;
   if (name !== undefined && name !== "") return name;
   if (typeof v === "number" && Number.isInteger(v)) return String(v);
   if (typeof v === "bigint") return v.toString();
@@ -163,13 +162,7 @@ function asString(v: unknown): string | undefined {
 function lockOf(op: Record<string, unknown>): string {
   const own = asString(op.lock);
   if (own !== undefined) return own;
-  const v = op.value;
-  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
-    const o = v as Record<string, unknown>;
-    const l = asString(o.lock) ?? asString(o.key);
-    if (l !== undefined) return l;
-  }
-  return "lock";
+  return asString(fieldOf(op.value, "lock")) ?? asString(fieldOf(op.value, "key")) ?? "lock";
 }
 
 export interface EdnOptions {
@@ -185,14 +178,9 @@ export function parseEdnHistory(text: string, file: string, opts: EdnOptions = {
   return parseEdnHistoryWithLines(text, file, opts).events;
 }
 
-/** The key of an independent tuple as a lock name: strings and keywords as they are, others as EDN-ish text. */
+/** The key of an independent tuple as a lock name: its canonical EDN text, so :x, "x" and 1 are three keys and equal maps one. */
 function keyName(k: unknown): string {
-  return asString(k) ?? showEdn(k);
-}
-
-/** JSON text of a parsed EDN value for messages (EDN integers may be bigints). */
-function showEdn(v: unknown): string {
-  return JSON.stringify(v ?? null, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)) ?? String(v);
+  return canonicalEdn(k);
 }
 
 const UNPAIRED: ReadonlySet<string> = new Set([NEMESIS]);
@@ -204,7 +192,7 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
   for (const form of forms) {
     let parsed: unknown;
     try {
-      parsed = parseEDNString(exactEdnText(form.text), { mapAs: "map", keywordAs: "object", listAs: "array", setAs: "array" });
+      parsed = parseEdn(exactEdnText(form.text));
     } catch (e) {
       throw new InputError(file, `line ${form.line}`, `an EDN map (${(e as Error).message})`);
     }
@@ -250,7 +238,7 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
     let value = op.value;
     if (opts.independent && process !== NEMESIS) {
       if (!Array.isArray(value) || value.length !== 2)
-        throw new InputError(file, `${where}: :value`, `a [key value] tuple (--independent), got ${showEdn(value).slice(0, 40)}`);
+        throw new InputError(file, `${where}: :value`, `a [key value] tuple (--independent), got ${canonicalEdn(value).slice(0, 40)}`);
       lock = keyName(value[0]);
       value = value[1];
     }

@@ -1,5 +1,6 @@
 /** Readable renderings of operations for witnesses: what happened, who, when. */
 import type { Operation } from "../../sim/history.js";
+import { showValue } from "../import/edn-values.js";
 
 export interface OpView {
   /** Index of the invoke event in the history. */
@@ -19,7 +20,7 @@ export interface OpView {
 
 function brief(v: unknown): string {
   if (v === undefined) return "";
-  const s = JSON.stringify(v);
+  const s = showValue(v);
   return s.length > 80 ? s.slice(0, 77) + "..." : s;
 }
 

@@ -8,7 +8,7 @@ import { pairOperations, type HistoryEvent, type Operation } from "../../sim/his
 import type { CheckContext, CheckResult } from "../types.js";
 import { viewOp, type OpView } from "./describe.js";
 import type { AnyModel } from "./model.js";
-import { MODEL_FAMILY, MODEL_NAMES, isModelName, makeModel, type ModelName } from "./models/index.js";
+import { KNOSSOS_REFUSED, MODEL_FAMILY, MODEL_NAMES, isModelName, makeModel, type ModelName } from "./models/index.js";
 import { searchLinearization, type SearchBudget, type SearchResult } from "./search.js";
 import { stepsMaxOf } from "../budget.js";
 
@@ -39,6 +39,9 @@ export interface LinearizabilityWitness {
 /** The model named by ctx.model, else lease-lock when a TTL is known, else mutex. */
 export function modelNameFor(ctx: CheckContext): ModelName {
   const name = ctx.model ?? (ctx.ttlMs !== undefined ? "lease-lock" : "mutex");
+  const refused = KNOSSOS_REFUSED[name];
+  if (refused !== undefined)
+    throw new InputError("<arg>", "--model", `one of ${MODEL_NAMES.join(", ")}: Knossos' ${name} model (${refused.why}) is not one lockstep checks`);
   if (!isModelName(name)) throw new InputError("<arg>", "model", `one of ${MODEL_NAMES.join(", ")} (got "${name}")`);
   return name;
 }

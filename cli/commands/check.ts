@@ -14,10 +14,10 @@ import { extname } from "node:path";
 import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
 import type { CheckContext } from "../../checkers/types.js";
 import { parseJsonlHistoryWithLines } from "../../checkers/import/jsonl.js";
-import { MODEL_NAMES, isModelName, type ModelName } from "../../checkers/linearizability/models/index.js";
+import { KNOSSOS_REFUSED, MODEL_NAMES, isModelName, type ModelName } from "../../checkers/linearizability/models/index.js";
 import { ednValue } from "../../checkers/import/edn-values.js";
 import { familyOf, modelForHistory, notApplicable, unsupportedOp } from "../../checkers/applicable.js";
-import { DEFAULT_BUDGET } from "../../checkers/linearizability/index.js";
+import { DEFAULT_BUDGET, modelNameFor } from "../../checkers/linearizability/index.js";
 import { STEPS_MAX_DEFAULT } from "../../checkers/budget.js";
 import { InputError } from "../../sim/errors.js";
 import { NUMBER_MAGNITUDE_MAX } from "../../sim/validate.js";
@@ -214,6 +214,8 @@ function initialValueOf(text: string): unknown {
 }
 
 function contextFrom(opts: CheckOptions): CheckContext {
+  // A Knossos model lockstep does not check is refused by name (modelNameFor says why).
+  if (opts.model !== undefined && KNOSSOS_REFUSED[opts.model] !== undefined) modelNameFor({ model: opts.model });
   if (opts.model !== undefined && !isModelName(opts.model)) throw new InputError("<arg>", "--model", `one of ${MODEL_NAMES.join(", ")}, got "${opts.model}"`);
   const statesMax = nonNegative(opts.statesMax, "--states-max");
   const ctx: CheckContext = {};

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseEdnHistory } from "../../checkers/import/edn.js";
-import { ednValue } from "../../checkers/import/edn-values.js";
+import { canonicalEdn, ednValue } from "../../checkers/import/edn-values.js";
 import { linearizability } from "../../checkers/linearizability/index.js";
 
 /** A write then a read by two processes, in Knossos' vector form. */
@@ -31,14 +31,7 @@ describe("EDN values, exact", () => {
     expect(judged(writeRead("a", '"a"'))).toBe(false);
     expect(judged(writeRead("\\a", '"a"'))).toBe(false);
     expect(judged(writeRead("\\]", "\\]"))).toBe(true);
-    expect(ednValue('[:a "a" a \\a \\newline 9007199254740993]')).toEqual([
-      { keyword: "a" },
-      "a",
-      { symbol: "a" },
-      { char: "a" },
-      { char: "\n" },
-      { integer: "9007199254740993" },
-    ]);
+    expect(canonicalEdn(ednValue('[:a "a" a \\a \\newline 9007199254740993]'))).toBe('[:a "a" a \\a \\u000a 9007199254740993]');
   });
 
   it("reads discards and character literals, at the top and inside forms", () => {
@@ -47,9 +40,9 @@ describe("EDN values, exact", () => {
 ; a comment
 {:process 0, :type :ok, :f :write, :value \\]}`;
     const h = parseEdnHistory(edn, "h.edn");
-    expect(h.map((e) => [e.process, e.type, e.value])).toEqual([
-      ["0", "invoke", { char: "]" }],
-      ["0", "ok", { char: "]" }],
+    expect(h.map((e) => [e.process, e.type, canonicalEdn(e.value)])).toEqual([
+      ["0", "invoke", "\\]"],
+      ["0", "ok", "\\]"],
     ]);
   });
 

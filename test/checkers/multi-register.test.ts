@@ -8,7 +8,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseEdnHistory } from "../../checkers/import/edn.js";
 import { linearizability } from "../../checkers/linearizability/index.js";
-import { modelForHistory } from "../../checkers/applicable.js";
+import { modelForHistory, unsupportedOp } from "../../checkers/applicable.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ednValue } from "../../checkers/import/edn-values.js";
+import { MODEL_NAMES } from "../../checkers/linearizability/models/index.js";
+import { modelNameFor } from "../../checkers/linearizability/index.js";
 import { multiRegisterModel } from "../../checkers/linearizability/models/multi-register.js";
 import { searchLinearization } from "../../checkers/linearizability/search.js";
 import { bruteForceLinearizable } from "../../checkers/linearizability/brute-force.js";
@@ -75,5 +80,65 @@ describe("multi-register (Knossos)", () => {
     console.log(`multi-register: ${seen.valid} valid, ${seen.invalid} invalid`);
     expect(seen.valid).toBeGreaterThan(30);
     expect(seen.invalid).toBeGreaterThan(30);
+  });
+});
+
+describe("multi-register as Knossos writes it (:read/:write, an initial value per register)", () => {
+  const file = (name: string) => readFileSync(join(import.meta.dirname, "../fixtures/jepsen", name), "utf8");
+  const judgeFile = (name: string, initialValue?: unknown) => {
+    const h = parseEdnHistory(file(name), name);
+    expect(modelForHistory(h, {})).toBe("multi-register");
+    return linearizability(h, { model: "multi-register", ...(initialValue !== undefined ? { initialValue } : {}) });
+  };
+  const xy00 = ednValue("{:x 0 :y 0}");
+
+  it("judges Knossos' form with the registers starting at x=0, y=0, as Knossos' test does", () => {
+    expect(judgeFile("multi-register-knossos-ok.edn", xy00).valid).toBe(true);
+    const bad = judgeFile("multi-register-knossos-bad.edn", xy00);
+    expect(bad.valid).toBe(false);
+    expect(bad.summary).toMatch(/:read :x 2\] \[:read :y 2\]/);
+  });
+
+  it("without the initial value the registers start at nil, so a read of 0 first is invalid", () => {
+    expect(judgeFile("multi-register-knossos-ok.edn").valid).toBe(false);
+  });
+
+  it('registers not in the initial map start at nil; :x and "x" are two registers', () => {
+    const h = (read: string) =>
+      parseEdnHistory(
+        `[{:process 0, :type :invoke, :f :txn, :value [[:read "x" nil]]} {:process 0, :type :ok, :f :txn, :value [[:read "x" ${read}]]}]`,
+        "h.edn",
+      );
+    expect(linearizability(h("0"), { model: "multi-register", initialValue: xy00 }).valid).toBe(false);
+    expect(linearizability(h("0"), { model: "multi-register", initialValue: ednValue('{"x" 0}') }).valid).toBe(true);
+  });
+
+  it("refuses an initial value that is not a map, naming the flag", () => {
+    const h = parseEdnHistory(file("multi-register-knossos-ok.edn"), "ok.edn");
+    expect(() => linearizability(h, { model: "multi-register", initialValue: 0 })).toThrow(/--initial-value: a map of register to value/);
+  });
+
+  it("refuses a micro-op other than :read, :write (and Jepsen's :r, :w), naming it", () => {
+    const h = parseEdnHistory(
+      `[{:process 0, :type :invoke, :f :txn, :value [[:append :x 1]]} {:process 0, :type :ok, :f :txn, :value [[:append :x 1]]}]`,
+      "h.edn",
+    );
+    expect(unsupportedOp(h, "multi-register")?.expected).toMatch(/\[\[:read :x v\] \[:write :y v\] \.\.\.\]/);
+  });
+});
+
+describe("every model in Knossos' model.clj is checked or refused by name", () => {
+  it("checks register, cas-register, mutex and multi-register; refuses the others by name", () => {
+    for (const m of ["register", "cas-register", "mutex", "multi-register"]) expect(MODEL_NAMES as readonly string[]).toContain(m);
+    for (const m of ["set", "fifo-queue", "unordered-queue", "noop", "inconsistent"]) {
+      expect(() => modelNameFor({ model: m })).toThrow(new RegExp(`Knossos' ${m} model`));
+    }
+  });
+
+  it("a history of a Knossos model lockstep does not check is refused by its ops, naming the model", () => {
+    const q = parseEdnHistory(`[{:process 0, :type :invoke, :f :enqueue, :value 1} {:process 0, :type :ok, :f :enqueue, :value 1}]`, "q.edn");
+    expect(unsupportedOp(q, modelForHistory(q, {}))?.expected).toMatch(/Knossos' fifo-queue or unordered-queue model/);
+    const s = parseEdnHistory(`[{:process 0, :type :invoke, :f :add, :value 1} {:process 0, :type :ok, :f :add, :value 1}]`, "s.edn");
+    expect(unsupportedOp(s, modelForHistory(s, {}))?.expected).toMatch(/Knossos' set model/);
   });
 });

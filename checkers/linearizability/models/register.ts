@@ -9,29 +9,34 @@
  *   JSONL can say `"value": null`, a read of the initial nil, which is judged.)
  * - cas [from, to] (cas-register only): ok only when the value is `from`, then `to`;
  *   a failed cas did not happen and is left out; an info cas may have happened.
- * The register starts as null (Jepsen's nil). Values may be bare (Jepsen) or wrapped
- * as {value} or {counter} (lockstep's read/write), and compare by their JSON text.
+ * The register starts as nil unless given a value. Values compare by their canonical
+ * EDN text (import/edn-values.ts): imported EDN exactly, as Clojure's = does. Lockstep's
+ * own JSON reads and writes wrap the value ({counter}, {value}, beside the grant's id and
+ * token): only that shape, of plain JSON, is unwrapped; an EDN map never is.
  */
 import type { Operation } from "../../../sim/history.js";
+import { canonicalEdn, isEdnClass } from "../../import/edn-values.js";
 import { hashString, type InfoKey, type Model } from "../model.js";
 
+const LOCKSTEP_KEYS: ReadonlySet<string> = new Set(["grantId", "token", "counter", "value"]);
+
 function unwrap(v: unknown): unknown {
-  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
-    const o = v as Record<string, unknown>;
-    if ("value" in o) return o.value;
-    if ("counter" in o) return o.counter;
-  }
+  if (v === null || typeof v !== "object" || Array.isArray(v) || isEdnClass(v)) return v;
+  const o = v as Record<string, unknown>;
+  if (!Object.keys(o).every((k) => LOCKSTEP_KEYS.has(k))) return v;
+  if ("value" in o) return o.value;
+  if ("counter" in o) return o.counter;
   return v;
 }
 
 function keyOf(v: unknown): string {
-  return JSON.stringify(v === undefined ? null : v);
+  return canonicalEdn(v);
 }
 
 function casArgs(op: Operation): [string, string] | undefined {
   const v = op.invoke.value;
   if (Array.isArray(v) && v.length === 2) return [keyOf(v[0]), keyOf(v[1])];
-  if (v !== null && typeof v === "object" && "from" in v && "to" in v) {
+  if (v !== null && typeof v === "object" && !isEdnClass(v) && "from" in v && "to" in v) {
     const o = v as { from: unknown; to: unknown };
     return [keyOf(o.from), keyOf(o.to)];
   }
