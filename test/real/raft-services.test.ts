@@ -10,10 +10,11 @@
 // has taken the lock and written at least ~1 s before c1 wakes. Each test asserts those
 // margins from the history, so a failure says which one a loaded machine ate.
 //
-// The three runs of a design go concurrently (three clusters at once), to keep the suite's
-// wall time down; each has its own servers, ports and temp dir, and the margins above are
-// seconds, not milliseconds. Six clusters at once (both designs together) starved the
-// baseline on the loaded 2-core machine (3 grants in 1.2 s, 22 s to start): not done.
+// Each run starts its cluster on its own, one after another: a run's grant count and its
+// margins are what its cluster gets of the machine, and several clusters at once (six, once)
+// starved the baseline on the loaded 2-core machine (3 grants in 1.2 s, 22 s to start). The
+// baselines assert behaviour (the lock passes between every client, in token order), never how
+// many grants fit in the run's seconds: that count is logged.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -118,26 +119,26 @@ function assertPauseStory(name: string, { record, history }: Run, sessionTimeout
 function assertBaseline(name: string, { record, history }: Run): void {
   expect(record.verdicts.outcome, name).toBe("safe");
   for (const c of record.verdicts.results) expect(c.valid, `${name}: ${c.checker}: ${c.summary}`).toBe(true);
-  // Real contention, handed over between clients, in token order.
+  // Real contention, handed over between clients, in token order. All three ask at the start
+  // and wait up to waitMs (2.5 s at ×0.5) for handovers of a 20 ms hold: every client holds
+  // however slow the machine; how many grants follow is its speed, logged, not asserted.
   const grants = history.filter((e) => e.f === "acquire" && e.type === "ok");
-  expect(grants.length, `${name}: grants`).toBeGreaterThanOrEqual(6);
   expect(new Set(grants.map((e) => e.process)).size, `${name}: every client held`).toBe(3);
   const tokens = grants.map((e) => (e.value as { token: number }).token);
   for (let i = 1; i < tokens.length; i++) expect(tokens[i]!, `${name}: token ${i}`).toBeGreaterThan(tokens[i - 1]!);
+  console.log(`real mode test: ${name}: ${grants.length} grants in ${(record.real.wallMs / 1000).toFixed(1)} s of wall time`);
 }
 
 describe("real mode: etcd-lease on a real etcd cluster with the etcd3 client, raft-zk on a real ZooKeeper ensemble with node-zookeeper-client", () => {
   it("etcd-lease: baseline safe; client GC pause unsafe; fenced by the revision unsafe-but-fenced; leader crash and client partition safe; SIGINT mid-run leaves nothing", async () => {
-    const [base, pause, fenced, crash, part] = await Promise.all([
-      realRun("etcd-lease-baseline", 0.5),
-      // At full scale: c2 starts 1 s after c1, not 0.6 s. Six clusters start at once here, and under
-      // a loaded suite c1's first etcd acquire once took 670 ms, so c2 asked before c1 held.
-      realRun("etcd-lease-client-gc-pause", 1),
-      realRun("etcd-lease-client-gc-pause-fenced", 1),
-      realRun("etcd-lease-leader-crash-acquire", 0.5),
-      realRun("etcd-lease-client-partitioned", 0.6),
-      sigintMidRun("etcd-lease-client-gc-pause", 0.6),
-    ]);
+    const base = await realRun("etcd-lease-baseline", 0.5);
+    // At full scale: c2 starts 1 s after c1, not 0.6 s: under a loaded suite c1's first etcd
+    // acquire once took 670 ms, so c2 asked before c1 held.
+    const pause = await realRun("etcd-lease-client-gc-pause", 1);
+    const fenced = await realRun("etcd-lease-client-gc-pause-fenced", 1);
+    const crash = await realRun("etcd-lease-leader-crash-acquire", 0.5);
+    const part = await realRun("etcd-lease-client-partitioned", 0.6);
+    await sigintMidRun("etcd-lease-client-gc-pause", 0.6);
     assertBaseline("etcd-lease-baseline", base);
     expect(base.record.real.servers.map((s) => [s.id, s.software])).toEqual([
       ["etcd-1", "etcd"],
@@ -196,14 +197,12 @@ describe("real mode: etcd-lease on a real etcd cluster with the etcd3 client, ra
     console.log(
       `real mode test: etcd-lease-leader-crash-acquire: crashed ${f.target}, back and healthy ${((f.readyUs! - f.resumedUs!) / 1000).toFixed(0)} ms after its restart; ${grantsAfter.length} grants after`,
     );
-  });
+  }, 600_000);
 
   it("raft-zk: baseline safe; client GC pause unsafe; with the creation zxid as fencing token unsafe-but-fenced", async () => {
-    const [base, pause, fenced] = await Promise.all([
-      realRun("raft-zk-baseline", 0.5),
-      realRun("raft-zk-client-gc-pause", 0.6),
-      realRun("raft-zk-client-gc-pause-fenced", 0.6),
-    ]);
+    const base = await realRun("raft-zk-baseline", 0.5);
+    const pause = await realRun("raft-zk-client-gc-pause", 0.6);
+    const fenced = await realRun("raft-zk-client-gc-pause-fenced", 0.6);
     assertBaseline("raft-zk-baseline", base);
     expect(base.record.real.servers.map((s) => s.id)).toEqual(["zk-1", "zk-2", "zk-3"]);
     expect(base.record.real.servers[0]!.version).toMatch(/^3\.\d+\.\d+$/);
@@ -219,7 +218,7 @@ describe("real mode: etcd-lease on a real etcd cluster with the etcd3 client, ra
     expect(verdict(fenced.record, "lost-updates")).toBe(true);
     expect(find(fenced.history, "c1", "write", "fail"), "the storage refused c1's stale zxid").toBeDefined();
     assertPauseStory("raft-zk-client-gc-pause-fenced", fenced, 4000, 500);
-  });
+  }, 300_000);
 });
 
 describe("real mode: what etcd-lease and raft-zk refuse, before anything starts", () => {
