@@ -32,6 +32,13 @@ export interface Grant {
    * holds the lock, as this design's client library decides it.
    */
   expiresAtMonoUs: number;
+  /**
+   * Set when the library's own holds() is its belief (an adapter that has one): the
+   * workload asks it whenever a belief matters, expiresAtMonoUs being only when to start
+   * asking. `"unreported"`: the library gave no validity either, so validityMs is not
+   * recorded and holds() is asked from the grant on.
+   */
+  beliefFromHolds?: "with-validity" | "unreported";
   /** Design-specific state (nodes that voted, session id, ...). */
   data?: unknown;
 }

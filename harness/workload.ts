@@ -1,5 +1,5 @@
 import type { Fiber } from "../sim/fiber.js";
-import type { ProcessContext } from "../sim/simulation.js";
+import type { ProcessContext, Simulation } from "../sim/simulation.js";
 import type { ClientSpec, WorkloadSpec } from "../scenarios/schema.js";
 import type { Grant, LockClient } from "../designs/types.js";
 import { RESOURCE_ID } from "../services/storage/resource.js";
@@ -17,6 +17,11 @@ import type { Rng } from "../sim/rng.js";
  * its belief once, before the critical section — as real code does — so a pause
  * between that check and the write is exactly Kleppmann's unsafe window
  * (`validityCheck` moves or drops the check).
+ *
+ * A library whose holds() is its belief (grant.beliefFromHolds) is asked it whenever the
+ * belief matters: at the lapse watch, and just before another client's grant of the same
+ * lock is recorded, so a belief that ended between two polls is never counted as
+ * overlapping the next holder's (see Beliefs).
  */
 export interface WorkloadRun {
   spec: WorkloadSpec;
@@ -43,14 +48,15 @@ export function* clientLoop(ctx: ProcessContext, locks: LockClient, run: Workloa
       // Unique across restarts: a restarted client starts counting again.
       const grantId = ctx.proc.incarnation === 0 ? `${ctx.id}#${n}` : `${ctx.id}.${ctx.proc.incarnation}#${n}`;
       const g = r.grant;
+      beliefsOf(ctx.sim).settle(lock);
       ctx.record("ok", "acquire", lock, {
         grantId,
         ...(g.token !== undefined ? { token: g.token } : {}),
-        validityMs: round3(g.validityMs),
+        ...(g.beliefFromHolds !== "unreported" ? { validityMs: round3(g.validityMs) } : {}),
         ttlMs: g.ttlMs,
       });
-      const held = { released: false };
-      watchLapse(ctx, locks, g, grantId, held);
+      const held: Belief = { ctx, locks, g, grantId, incarnation: ctx.proc.incarnation, released: false, lapsed: false };
+      watchLapse(held);
       if (spec.validityCheck === "none" || locks.holds(g)) {
         yield* criticalSection(ctx, locks, spec, work, g, grantId);
       }
@@ -125,11 +131,66 @@ function* extendRecorded(ctx: ProcessContext, locks: LockClient, g: Grant, grant
     ctx.record(ex.outcome === "fail" ? "fail" : "info", "extend", g.lock, { reason: ex.reason });
     return false;
   }
-  ctx.record("ok", "extend", g.lock, { validityMs: round3(ex.validityMs) });
+  ctx.record("ok", "extend", g.lock, g.beliefFromHolds !== "unreported" ? { validityMs: round3(ex.validityMs) } : {});
   return true;
 }
 
 const LAPSE_RECHECK_US_MIN = 1000;
+
+/** One grant's belief, while the workload may still note its lapse. */
+interface Belief {
+  ctx: ProcessContext;
+  locks: LockClient;
+  g: Grant;
+  grantId: string;
+  incarnation: number;
+  released: boolean;
+  lapsed: boolean;
+}
+
+/** Whether the belief can still lapse: not released, not noted, its process not crashed or restarted since. */
+function open(b: Belief): boolean {
+  return !b.released && !b.lapsed && b.ctx.proc.incarnation === b.incarnation && b.ctx.proc.state !== "crashed";
+}
+
+function lapse(b: Belief): void {
+  b.lapsed = true;
+  b.ctx.record("info", "lapse", b.g.lock, { grantId: b.grantId });
+}
+
+/**
+ * The open beliefs judged by a library's holds(), per lock, for one simulation. A poll
+ * finds the end of such a belief only to within its period; asking every one of them
+ * just before another grant of the lock is recorded puts each ended belief's lapse
+ * before that grant, as it happened. Sets iterate in insertion order: deterministic.
+ */
+class Beliefs {
+  private readonly byLock = new Map<string, Set<Belief>>();
+
+  add(b: Belief): void {
+    const set = this.byLock.get(b.g.lock) ?? new Set<Belief>();
+    set.add(b);
+    this.byLock.set(b.g.lock, set);
+  }
+
+  /** Note the lapse of every open belief of `lock` its library no longer holds; forget the closed ones. */
+  settle(lock: string): void {
+    const set = this.byLock.get(lock);
+    if (!set) return;
+    for (const b of set) {
+      if (open(b) && !b.locks.holds(b.g)) lapse(b);
+      if (!open(b)) set.delete(b);
+    }
+  }
+}
+
+const BELIEFS = new WeakMap<Simulation, Beliefs>();
+
+function beliefsOf(sim: Simulation): Beliefs {
+  let b = BELIEFS.get(sim);
+  if (!b) BELIEFS.set(sim, (b = new Beliefs()));
+  return b;
+}
 
 /**
  * Record a `lapse` when the library's own clock says the grant expired before release.
@@ -140,19 +201,20 @@ const LAPSE_RECHECK_US_MIN = 1000;
  * directly rather than as a process timer, which a pause would hold back until wake-up
  * and so make a client that does nothing after waking look like a holder for the whole
  * pause. The library's `holds()` is a pure query of its state, which nothing changes
- * while the process is paused. A crash or restart of the client drops the watch.
+ * while the process is paused. A crash or restart of the client drops the watch. A
+ * belief from holds() is also asked before other grants of its lock (Beliefs).
  */
-function watchLapse(ctx: ProcessContext, locks: LockClient, g: Grant, grantId: string, held: { released: boolean }): void {
-  const incarnation = ctx.proc.incarnation;
+function watchLapse(b: Belief): void {
+  const { ctx, g } = b;
+  if (g.beliefFromHolds !== undefined) beliefsOf(ctx.sim).add(b);
   const arm = (delayUsMin: number): void => {
     const delayUs = Math.max(delayUsMin, g.expiresAtMonoUs - ctx.monoUs());
     ctx.sim.schedule(ctx.sim.nowUs + ctx.proc.mono.trueDurationFor(delayUs), () => {
-      if (ctx.proc.incarnation !== incarnation || ctx.proc.state === "crashed") return;
-      if (held.released) return;
+      if (!open(b)) return;
       // Extended meanwhile, or a library that keeps believing past expiresAtMonoUs (a
       // session still alive): look again later rather than spinning at one instant.
-      if (locks.holds(g)) return arm(LAPSE_RECHECK_US_MIN);
-      ctx.record("info", "lapse", g.lock, { grantId });
+      if (b.locks.holds(g)) return arm(LAPSE_RECHECK_US_MIN);
+      lapse(b);
     });
   };
   arm(0);

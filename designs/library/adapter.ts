@@ -15,7 +15,9 @@
  *     },
  *   };
  *
- * acquire resolving null = definitely not acquired; rejecting = unknown. The built-in
+ * acquire resolving null = definitely not acquired; rejecting = unknown. The grant's
+ * belief is holds() where given, else the reported validityMs from the moment acquire or
+ * extend resolved; neither is an input error (designs/library/client.ts, believe()). The built-in
  * adapters (adapters/*.cjs) are registered below by name; a path to a user's file
  * works the same way.
  */

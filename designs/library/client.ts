@@ -30,15 +30,18 @@ function reasonOf(e: unknown): string {
 }
 
 export class LibraryLockClient implements LockClient {
+  private readonly adapterName: string;
+
   constructor(
     private readonly ctx: ProcessContext,
     private readonly realm: Realm,
     private readonly hub: ClientHub,
     private readonly adapter: AdapterInstance,
-    private readonly adapterName: string,
-    /** Set when the run fences writes: the adapter file, named when a grant comes without a token. */
-    private readonly tokenRequiredOf?: string,
-  ) {}
+    /** The adapter's name and file; `tokenRequired` when the run fences writes (a grant without a token is then refused). */
+    private readonly from: { name: string; file: string; tokenRequired: boolean },
+  ) {
+    this.adapterName = from.name;
+  }
 
   private *call(method: "acquire" | "release" | "extend", args: unknown[]): Fiber<Settled> {
     const fn = this.adapter[method] as ((...a: unknown[]) => unknown) | undefined;
@@ -62,24 +65,24 @@ export class LibraryLockClient implements LockClient {
     if (!r.ok) return { outcome: "unknown", reason: reasonOf(r.value) };
     if (r.value === null || r.value === undefined || r.value === false) return { outcome: "fail", reason: `${this.adapterName} did not acquire the lock` };
     const got = readAcquired(r.value, this.adapterName);
-    if (this.tokenRequiredOf !== undefined && got.token === undefined) {
+    if (this.from.tokenRequired && got.token === undefined) {
       // Going on would have the resource refuse every write ("no-token"): a run that fences nothing.
       throw new InputError(
-        this.tokenRequiredOf,
+        this.from.file,
         "acquire() result",
         `a fencing token (a number, { handle, token }) on every grant: this scenario's workload.fencing checks one on each write, and this adapter returned none; run a scenario without fencing, or return the token your lock issues`,
       );
     }
-    const validityMs = got.validityMs ?? opts.ttlMs;
     const grant: Grant = {
       lock,
       secret: got.secret ?? "",
       ttlMs: opts.ttlMs,
-      validityMs,
-      expiresAtMonoUs: this.ctx.monoUs() + validityMs * 1000,
+      validityMs: 0,
+      expiresAtMonoUs: 0,
       data: got.handle,
       ...(got.token !== undefined ? { token: got.token } : {}),
     };
+    this.believe(grant, got.validityMs, "acquire() result");
     return { outcome: "ok", grant };
   }
 
@@ -95,11 +98,31 @@ export class LibraryLockClient implements LockClient {
     if (!r.ok) return { outcome: "unknown", reason: reasonOf(r.value) };
     if (r.value === null || r.value === undefined || r.value === false) return { outcome: "fail", reason: `${this.adapterName} refused to extend` };
     const got = readExtended(r.value, this.adapterName);
-    const validityMs = got.validityMs ?? ttlMs;
-    grant.validityMs = validityMs;
-    grant.expiresAtMonoUs = this.ctx.monoUs() + validityMs * 1000;
+    this.believe(grant, got.validityMs, "extend() result");
     if (got.handle !== undefined) grant.data = got.handle;
-    return { outcome: "ok", validityMs };
+    return { outcome: "ok", validityMs: grant.validityMs };
+  }
+
+  /**
+   * What the workload believes of a grant, from what the adapter reported (the adapter
+   * contract, docs/your-own-lock.md): with holds(), holds() is the belief (a validity, if
+   * reported too, says when to start asking); without it, the reported validity from now.
+   * Neither is an input error: a whole TTL assumed from the reply would outlast the key
+   * on any slow link, and blame a correct lock for it.
+   */
+  private believe(grant: Grant, validityMs: number | undefined, what: string): void {
+    const hasHolds = typeof this.adapter.holds === "function";
+    if (validityMs === undefined && !hasHolds) {
+      throw new InputError(
+        this.from.file,
+        what,
+        "a validityMs (how long your lock still believes it holds, counted from before its request) or a holds(handle) method: with neither, lockstep cannot know when your lock stops trusting the grant",
+      );
+    }
+    grant.validityMs = validityMs ?? grant.ttlMs;
+    grant.expiresAtMonoUs = this.ctx.monoUs() + (validityMs ?? 0) * 1000;
+    if (hasHolds) grant.beliefFromHolds = validityMs === undefined ? "unreported" : "with-validity";
+    else delete grant.beliefFromHolds;
   }
 
   /** The library's own belief, asked synchronously (adapter.holds), else the validity it reported. */

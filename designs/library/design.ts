@@ -148,7 +148,7 @@ export const library: DesignEntry<LibraryDesignOptions> = {
         if (!instance || typeof instance.acquire !== "function" || typeof instance.release !== "function") {
           throw new InputError(o.adapterFile, "create()", "an object with acquire(lock, { ttlMs, waitMs }) and release(handle)");
         }
-        return new LibraryLockClient(ctx, realm, hub, instance, o.adapter, requireToken ? o.adapterFile : undefined);
+        return new LibraryLockClient(ctx, realm, hub, instance, { name: o.adapter, file: o.adapterFile, tokenRequired: requireToken === true });
       },
     };
   },

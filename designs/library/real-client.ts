@@ -5,7 +5,8 @@
 // and Date, timers and randomness are the host's. The outcomes are mapped
 // exactly as designs/library/client.ts maps them:
 //   acquire: resolves null/undefined/false → fail; resolves { handle, validityMs?, … } → ok,
-//            the library believing it holds for validityMs (else ttlMs) from now; rejects → unknown.
+//            the library believing it holds for validityMs from now, or, with no validityMs,
+//            until its holds() says no (polled); neither is an error; rejects → unknown.
 //   release: resolves false → ok, not released; anything else → ok, released; rejects → unknown.
 //   extend:  no extend() → fail; null/undefined/false → fail; rejects → unknown; else ok.
 //   holds:   the adapter's holds(handle) (true only if it returns true), else the reported validity.
@@ -83,8 +84,14 @@ function aliasAdapterRequires(adapterFile: string, aliases: Readonly<Record<stri
 
 const notAcquired = (v: unknown): boolean => v === null || v === undefined || v === false;
 
+/** A belief with no reported end: far past any run (JSON has no Infinity); a poll of holds() ends it. */
+const UNTIL_HOLDS_SAYS_NO_US = Number.MAX_SAFE_INTEGER;
+/** How often a belief without a reported validity asks holds(), ms. */
+const HOLDS_POLL_MS = 1;
+
 export class LibraryRecipe implements RealLockClient {
   private adapter: AdapterInstance | undefined;
+  private readonly polls = new Map<RealGrant, NodeJS.Timeout>();
 
   constructor(
     private readonly cfg: LibraryConfig,
@@ -130,13 +137,15 @@ export class LibraryRecipe implements RealLockClient {
     }
     if (notAcquired(v)) return { outcome: "fail", reason: `${this.cfg.adapter} did not acquire the lock` };
     const got = readAcquired(v, this.cfg.adapter);
-    const validityMs = got.validityMs ?? o.ttlMs;
-    const grant: RealGrant = { lock, secret: got.secret ?? "", ttlMs: o.ttlMs, validityMs, expiresAtUs: this.nowUs() + validityMs * 1000, data: got.handle };
+    const grant: RealGrant = { lock, secret: got.secret ?? "", ttlMs: o.ttlMs, validityMs: o.ttlMs, expiresAtUs: 0, data: got.handle };
+    this.believe(grant, got.validityMs, "acquire() result");
     if (got.token !== undefined) grant.token = got.token;
     return { outcome: "ok", grant };
   }
 
   async release(grant: RealGrant): Promise<RealReleaseResult> {
+    clearInterval(this.polls.get(grant));
+    this.polls.delete(grant);
     try {
       const v = await this.a.release(grant.data);
       return { outcome: "ok", released: v !== false };
@@ -156,13 +165,39 @@ export class LibraryRecipe implements RealLockClient {
     }
     if (notAcquired(v)) return { outcome: "fail", reason: `${this.cfg.adapter} refused to extend` };
     const got = readExtended(v, this.cfg.adapter);
-    const validityMs = got.validityMs ?? ttlMs;
     grant.ttlMs = ttlMs;
-    grant.validityMs = validityMs;
-    grant.expiresAtUs = this.nowUs() + validityMs * 1000;
     if (got.handle !== undefined) grant.data = got.handle;
-    return { outcome: "ok", validityMs };
+    this.believe(grant, got.validityMs, "extend() result");
+    return { outcome: "ok", validityMs: grant.validityMs };
   }
+
+  /**
+   * The belief, as the simulator's library client forms it (designs/library/client.ts):
+   * a reported validity from now, else holds() alone, polled every HOLDS_POLL_MS and
+   * reported to the driver (onRefresh) when it says no; neither is the adapter's error.
+   */
+  private believe(grant: RealGrant, validityMs: number | undefined, what: string): void {
+    const hasHolds = typeof this.a.holds === "function";
+    if (validityMs === undefined && !hasHolds) {
+      throw new Error(
+        `${this.cfg.adapterFile}: ${what}: expected a validityMs or a holds(handle) method: with neither, lockstep cannot know when your lock stops trusting the grant`,
+      );
+    }
+    grant.validityMs = validityMs ?? grant.ttlMs;
+    grant.expiresAtUs = validityMs !== undefined ? this.nowUs() + validityMs * 1000 : UNTIL_HOLDS_SAYS_NO_US;
+    if (validityMs !== undefined || this.polls.has(grant)) return;
+    const poll = setInterval(() => {
+      if (this.holds(grant)) return;
+      clearInterval(poll);
+      this.polls.delete(grant);
+      grant.expiresAtUs = this.nowUs();
+      this.onRefresh?.(grant);
+    }, HOLDS_POLL_MS);
+    poll.unref();
+    this.polls.set(grant, poll);
+  }
+
+  onRefresh?: (g: RealGrant) => void;
 
   holds(grant: RealGrant): boolean {
     const a = this.a;

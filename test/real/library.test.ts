@@ -66,7 +66,8 @@ module.exports = {
         const secret = randomBytes(8).toString("hex");
         const end = Date.now() + waitMs;
         for (let i = 0; i < 10000 && Date.now() < end; i++) {
-          if ((await r.set("mine:" + lock, secret, "PX", ttlMs, "NX")) === "OK") return { handle: { lock, secret }, secret };
+          const started = Date.now();
+          if ((await r.set("mine:" + lock, secret, "PX", ttlMs, "NX")) === "OK") return { handle: { lock, secret }, secret, validityMs: started + ttlMs - Date.now() };
           await new Promise((ok) => setTimeout(ok, 10));
         }
         return null;

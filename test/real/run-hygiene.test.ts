@@ -177,11 +177,12 @@ export function create({ addresses }: { addresses: string[] }) {
   const r = new Redis({ host, port: Number(port) });
   r.on("error", () => {});
   return {
-    async acquire(lock: string, { ttlMs, waitMs }: { ttlMs: number; waitMs: number }): Promise<{ handle: Handle } | null> {
+    async acquire(lock: string, { ttlMs, waitMs }: { ttlMs: number; waitMs: number }): Promise<{ handle: Handle; validityMs: number } | null> {
       const secret = Math.random().toString(16).slice(2);
       const end = Date.now() + waitMs;
       for (let i = 0; i < 10000 && Date.now() < end; i++) {
-        if ((await r.set("mine:" + lock, secret, "PX", ttlMs, "NX")) === "OK") return { handle: { lock, secret } };
+        const started = Date.now();
+        if ((await r.set("mine:" + lock, secret, "PX", ttlMs, "NX")) === "OK") return { handle: { lock, secret }, validityMs: started + ttlMs - Date.now() };
         await new Promise((ok) => setTimeout(ok, 10));
       }
       return null;
