@@ -5,7 +5,7 @@ import { parsePositiveInt } from "../args.js";
 import { InputError } from "../../sim/errors.js";
 import { ATTACKS, attackByName, type Attack, type LockUnderTest } from "../../attacks/index.js";
 import { designByName, DESIGNS } from "../../designs/index.js";
-import { BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
+import { adapterPath, BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
 import { formatAudit, runAuditOnThreads } from "../../harness/audit/run.js";
 import { defaultWorkers } from "../../harness/sweep/pool.js";
 import { parseShard } from "../../harness/sweep/range.js";
@@ -41,6 +41,8 @@ function lockOf(o: AuditFlags): LockUnderTest {
     return { design: o.design, ...(options ? { designOptions: options } : {}), label: o.design };
   }
   const builtin = BUILTIN_ADAPTERS[o.lock!];
+  // A bare word that is no built-in, or a path to nothing: one line naming --lock, before any run.
+  if (!builtin) adapterPath(o.lock!, "<arg>", "--lock");
   const nodes = o.nodes !== undefined ? parsePositiveInt(o.nodes, "--nodes") : (builtin?.nodesDefault ?? 1);
   const adapter = builtin || isAbsolute(o.lock!) ? o.lock! : resolve(o.lock!);
   return { design: "library", designOptions: { ...options, adapter, nodes }, label: o.lock! };

@@ -26,6 +26,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { InputError } from "../../sim/errors.js";
 import { packageRoot } from "../../sim/paths.js";
 import { LibraryError } from "../../sim/sandbox/errors.js";
+import { nearestNames } from "../../sim/suggest.js";
 
 export interface AdapterInstance {
   acquire(lock: string, opts: { ttlMs: number; waitMs: number }): unknown;
@@ -78,10 +79,11 @@ export function adapterPath(name: string, file: string, field: string): string {
   const builtin = BUILTIN_ADAPTERS[name];
   if (builtin) return join(packageRoot(), "designs", "library", "adapters", builtin.file);
   if (!/[/\\]|\.[cm]?[jt]s$/.test(name)) {
+    const near = nearestNames(name, Object.keys(BUILTIN_ADAPTERS));
     throw new InputError(
       file,
       field,
-      `a built-in adapter (${Object.keys(BUILTIN_ADAPTERS).join(", ")}) or a path to an adapter module (.js, .cjs, .mjs or .ts); got "${name}"`,
+      `a built-in adapter (${Object.keys(BUILTIN_ADAPTERS).join(", ")}) or a path to an adapter module (.js, .cjs, .mjs or .ts); got "${name}"${near.length > 0 ? `; did you mean ${near.join(", ")}?` : ""}`,
     );
   }
   // Relative to the scenario file that names it, or to the working directory for a flag.

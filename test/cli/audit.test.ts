@@ -58,4 +58,16 @@ describe("lockstep audit", () => {
     expect(await main(["audit", "--seeds", "3"])).toBe(EXIT.badInput);
     expect(io.err).toMatch(/--lock\/--design/);
   });
+
+  it("refuses a mistyped built-in adapter in one line: the built-in list and the nearest names, nothing run", async () => {
+    expect(await main(["audit", "--lock", "redlok-v4", "--seeds", "1"])).toBe(EXIT.badInput);
+    const lines = io.err.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^lockstep: --lock: a built-in adapter \(redlock-v4, redlock-v5, .*setnx-reference.*\) or a path .*; got "redlok-v4"; did you mean redlock-v4/,
+    );
+    expect(io.err).not.toContain("designOptions");
+    expect(await main(["audit", "--lock", "./no-such-adapter.cjs", "--seeds", "1"])).toBe(EXIT.badInput);
+    expect(io.err).toMatch(/--lock: an adapter module that exists \(no file at .*no-such-adapter\.cjs\)/);
+  });
 });
