@@ -249,6 +249,11 @@ export class EtcdKv {
     return kv ? { ...kv } : undefined;
   }
 
+  /** Members of the maps and sets a digest writes (the leases' own key sets are a few each). */
+  stateSize(): number {
+    return this.keys.size + this.leases.size + this.deadLeases.size;
+  }
+
   /**
    * What stateForm is made of (FormParts): every field it writes, in its order, the two
    * maps as their sizes and cached entries. A field added to the store must be added here.

@@ -51,6 +51,7 @@ export class EtcdServer implements ProcessBehavior {
       state: () => this.kv,
       stateForm: () => this.kv.stateForm(),
       stateParts: (out) => this.kv.stateParts(out),
+      stateSize: () => this.kv.stateSize(),
     });
   }
 

@@ -80,6 +80,7 @@ export class ZkServer implements ProcessBehavior {
       state: () => this.tree,
       stateForm: () => this.tree.stateForm(),
       stateParts: (out) => this.tree.stateParts(out),
+      stateSize: () => this.tree.stateSize(),
     });
   }
 

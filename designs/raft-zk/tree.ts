@@ -351,6 +351,11 @@ export class ZkTree {
     return this.nodes.size;
   }
 
+  /** Members of the maps and sets a digest writes (the sessions' own sets are a few each). */
+  stateSize(): number {
+    return this.nodes.size + this.sessions.size + this.deadSessions.size + this.lingering.size;
+  }
+
   /**
    * What stateForm is made of (FormParts): every field it writes, in its order, the two
    * maps as their sizes and cached entries. A field added to the tree must be added here.

@@ -30,6 +30,8 @@ export interface RaftServiceTick {
   stateForm?(): string;
   /** With stateForm: the parts that determine it (FormParts), so a replica that agrees with one digested before is not made to write its whole form. */
   stateParts?(out: FormParts): void;
+  /** Members of the state's maps and sets, in O(1): a digest's cost, which sets how often one is taken (digestedAt). */
+  stateSize?(): number;
 }
 
 export interface NotLeaderReply {
@@ -57,6 +59,7 @@ export class RaftServiceHost<Cmd> {
     const state = service.state?.bind(service);
     const form = service.stateForm ? service.stateForm.bind(service) : state ? () => canonicalForm(state()) : undefined;
     const parts = service.stateForm && service.stateParts ? service.stateParts.bind(service) : undefined;
+    const size = service.stateSize?.bind(service);
     const replica: ReplicaStateLog | undefined = form ? replicaStatesOf(ctx.sim).open(ctx.id) : undefined;
     // Expiry is checked on a tick: late by up to one tick, never early.
     this.tickMs = Math.max(5, Math.min(100, Math.floor(o.sessionTimeoutMs / 20)));
@@ -68,8 +71,8 @@ export class RaftServiceHost<Cmd> {
         heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
         apply: (cmd, at) => {
           const r = apply(cmd, at.index, at.awaited);
-          if (parts !== undefined) replica!.appliedParts(at.index, parts, form!);
-          else replica?.appliedForm(at.index, form!);
+          if (parts !== undefined) replica!.appliedParts(at.index, parts, form!, size);
+          else replica?.appliedForm(at.index, form!, size);
           return r;
         },
       },

@@ -10,6 +10,9 @@ import {
   replicaStatesOf,
   DIGEST_EVERY_FROM,
   DIGEST_STRIDE,
+  DIGEST_SIZE_SMALL,
+  DIGEST_SIZE_LARGE,
+  digestedAt,
   REPLICA_STATE,
 } from "../../services/raft-service/replica-states.js";
 import { Simulation } from "../../sim/simulation.js";
@@ -146,6 +149,47 @@ describe("ReplicaStateLog", () => {
     // The state is read only where a digest is kept (it costs a walk of the tree).
     expect(reads).toBe(kept.length);
     expect(log.states[0]).toEqual([1, stateDigest({ i: 1 })]);
+  });
+});
+
+describe("digestedAt: the stride grows with the state", () => {
+  const kept = (size: number, to = 70_000): number[] => {
+    const out: number[] = [];
+    for (let i = 1; i <= to; i++) if (digestedAt(i, () => size)) out.push(i);
+    return out;
+  };
+  it("keeps every 16th index while the state has at most DIGEST_SIZE_SMALL entries", () => {
+    expect([DIGEST_SIZE_SMALL, DIGEST_SIZE_LARGE]).toEqual([32, 512]);
+    const every16th = kept(0, 200);
+    expect(every16th).toEqual([...Array.from({ length: 32 }, (_, k) => k + 1), 48, 64, 80, 96, 112, 128, 144, 160, 176, 192]);
+    expect(kept(DIGEST_SIZE_SMALL, 200)).toEqual(every16th);
+    expect(kept(DIGEST_SIZE_SMALL, 200)).toEqual(kept(-1, 200).filter((i) => digestedAt(i, undefined)));
+  });
+  it("doubles the stride with each doubling past DIGEST_SIZE_SMALL, and again past DIGEST_SIZE_LARGE", () => {
+    const strideAt = (size: number): number => {
+      const past = kept(size).filter((i) => i > DIGEST_EVERY_FROM);
+      return past[1]! - past[0]!;
+    };
+    expect([33, 64, 65, 512, 513, 1024, 1025, 3000].map(strideAt)).toEqual([32, 32, 64, 256, 1024, 1024, 4096, 16384]);
+    // A walk's cost per applied index stays bounded as the state grows: size / stride.
+    for (const size of [100, 1000, 3000]) expect(size / strideAt(size)).toBeLessThanOrEqual(DIGEST_SIZE_SMALL / DIGEST_STRIDE);
+  });
+  it("nests: a bigger state's indexes are a subset of a smaller one's, so replicas that disagree in size still meet", () => {
+    for (const [small, big] of [
+      [10, 40],
+      [40, 600],
+      [600, 5000],
+    ] as const) {
+      const fine = new Set(kept(small));
+      const coarse = kept(big);
+      expect(coarse.filter((i) => i > DIGEST_EVERY_FROM).length).toBeGreaterThan(0);
+      for (const i of coarse) expect(fine.has(i), `index ${i}`).toBe(true);
+    }
+  });
+  it("reads the state's size only where the index alone does not decide", () => {
+    let reads = 0;
+    for (let i = 1; i <= 160; i++) digestedAt(i, () => (reads++, 1000));
+    expect(reads).toBe(160 / DIGEST_STRIDE - DIGEST_EVERY_FROM / DIGEST_STRIDE);
   });
 });
 
