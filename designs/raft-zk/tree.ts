@@ -37,7 +37,7 @@ export interface ZkEvent {
 
 export type ZkResult = { ok: true; sessionId?: number; path?: string; stat?: Stat; events: ZkEvent[] } | { ok: false; error: ZkError; events: ZkEvent[] };
 
-interface ZNode {
+interface ZNode extends OwnFormEntry {
   data: string;
   czxid: number;
   mzxid: number;
@@ -49,14 +49,14 @@ interface ZNode {
   seqNext: number;
 }
 
-export interface SessionInfo {
+export interface SessionInfo extends OwnFormEntry {
   id: number;
   timeoutMs: number;
   owner: string;
   ephemerals: Set<string>;
 }
 
-import { canonicalForm, canonicalObjectWith, mapFormCached, type FormParts } from "../../services/raft-service/replica-states.js";
+import { canonicalForm, canonicalObjectWith, FORM_ENTRY, mapFormOwn, type FormParts, type OwnFormEntry } from "../../services/raft-service/replica-states.js";
 
 export const SEQ_DIGITS = 10;
 
@@ -187,19 +187,14 @@ export class ZkTree {
   readonly lingering = new Map<number, Set<string>>();
   /** zxid of the last applied entry. */
   lastZxid = 0;
-  /**
-   * Canonical map entries (replica-states.ts) of nodes and sessions, by key, dropped
-   * whenever that node or session changes: a replica digest then walks only what
-   * changed since the last one, not the whole tree. ES-private, so not a
-   * field of the canonical form itself.
-   */
-  readonly #nodeEntries = new Map<string, [string, string]>();
-  readonly #sessionEntries = new Map<number, [string, string]>();
+  // Each node and session keeps its canonical map entry (replica-states.ts, FORM_ENTRY),
+  // dropped whenever it changes: a replica digest then writes afresh only what changed
+  // since the last one, not the whole tree.
   /** canonicalForm(deadSessions), kept until the next session dies: the set only grows, and a digest wrote it whole. */
   #deadSessionsForm: string | undefined = undefined;
 
   constructor() {
-    this.nodes.set("/", { data: "", czxid: 0, mzxid: 0, version: 0, ephemeralOwner: 0, children: new Set(), seqNext: 0 });
+    this.nodes.set("/", { data: "", czxid: 0, mzxid: 0, version: 0, ephemeralOwner: 0, children: new Set(), seqNext: 0, [FORM_ENTRY]: undefined });
   }
 
   /**
@@ -214,8 +209,7 @@ export class ZkTree {
     switch (cmd.kind) {
       case "createSession":
         // The session id is the zxid of its creation: unique across the cluster's life.
-        this.sessions.set(zxid, { id: zxid, timeoutMs: cmd.timeoutMs, owner: cmd.owner, ephemerals: new Set() });
-        this.#sessionEntries.delete(zxid);
+        this.sessions.set(zxid, { id: zxid, timeoutMs: cmd.timeoutMs, owner: cmd.owner, ephemerals: new Set(), [FORM_ENTRY]: undefined });
         return { ok: true, sessionId: zxid, events };
       case "closeSession":
       case "expireSession": {
@@ -225,7 +219,6 @@ export class ZkTree {
         if (cmd.kind === "expireSession" && cmd.lingerEphemerals) this.lingering.set(cmd.sessionId, s.ephemerals);
         else this.removeAll(s.ephemerals, events);
         this.sessions.delete(cmd.sessionId);
-        this.#sessionEntries.delete(cmd.sessionId);
         this.deadSessions.add(cmd.sessionId);
         this.#deadSessionsForm = undefined;
         return { ok: true, events };
@@ -245,7 +238,7 @@ export class ZkTree {
         if (!n || cmd.path === "/") return { ok: false, error: "no-node", events };
         if (cmd.version !== -1 && cmd.version !== n.version) return { ok: false, error: "bad-version", events };
         if (n.children.size > 0) return { ok: false, error: "not-empty", events };
-        this.remove(cmd.path, events);
+        this.remove(cmd.path, n, events);
         return { ok: true, events };
       }
       case "set": {
@@ -256,7 +249,7 @@ export class ZkTree {
         n.data = cmd.data;
         n.version++;
         n.mzxid = zxid;
-        this.#nodeEntries.delete(cmd.path);
+        n[FORM_ENTRY] = undefined;
         if (events !== NO_EVENTS) events.push({ type: "changed", path: cmd.path });
         return answer ? { ok: true, stat: this.statOf(n), events } : { ok: true, events };
       }
@@ -264,63 +257,70 @@ export class ZkTree {
   }
 
   private create(cmd: Extract<ZkCmd, { kind: "create" }>, zxid: number, events: ZkEvent[], answer: boolean): ZkResult {
-    if (!this.sessions.has(cmd.sessionId)) return { ok: false, error: "session-expired", events };
+    // Each big map looked up once per thing (session, parent, path): at 1000 clients a
+    // lookup in them is a miss in the CPU's caches, and there were twice as many.
+    const session = this.sessions.get(cmd.sessionId);
+    if (session === undefined) return { ok: false, error: "session-expired", events };
     if (!validPath(cmd.path) || cmd.path === "/") return { ok: false, error: "bad-path", events };
     const parentPath = parentOf(cmd.path);
-    if (!this.nodes.has(parentPath)) {
+    let parent = this.nodes.get(parentPath);
+    if (parent === undefined) {
       if (!cmd.parents) return { ok: false, error: "no-parent", events };
       // Curator's creatingParentsIfNeeded: persistent parents, each its own create.
       const missing: string[] = [];
       for (let p = parentPath; !this.nodes.has(p); p = parentOf(p)) missing.unshift(p);
-      for (const p of missing) this.insert(p, parentOf(p), "", 0, zxid, events);
+      for (const p of missing) parent = this.insert(p, this.nodes.get(parentOf(p))!, "", 0, zxid, events);
     }
-    const parent = this.nodes.get(parentPath)!;
-    if (parent.ephemeralOwner !== 0) return { ok: false, error: "ephemeral-parent", events };
+    if (parent!.ephemeralOwner !== 0) return { ok: false, error: "ephemeral-parent", events };
     let path = cmd.path;
     if (cmd.sequential) {
-      path = sequentialPath(path, parent.seqNext++);
-      this.#nodeEntries.delete(parentPath);
+      path = sequentialPath(path, parent!.seqNext++);
+      parent![FORM_ENTRY] = undefined;
     }
     if (this.nodes.has(path)) return { ok: false, error: "node-exists", events };
     const owner = cmd.ephemeral ? cmd.sessionId : 0;
     // The new node's parent is parentPath even for a sequential name (the suffix has no "/").
-    const n = this.insert(path, parentPath, cmd.data, owner, zxid, events);
+    const n = this.insert(path, parent!, cmd.data, owner, zxid, events);
     if (owner !== 0) {
-      this.sessions.get(owner)!.ephemerals.add(path);
-      this.#sessionEntries.delete(owner);
+      session.ephemerals.add(path);
+      session[FORM_ENTRY] = undefined;
     }
     return answer ? { ok: true, path, stat: this.statOf(n), events } : { ok: true, path, events };
   }
 
   /** Delete ephemerals deepest first so a parent is never deleted before its children. */
   private removeAll(paths: Set<string>, events: ZkEvent[]): void {
-    for (const p of [...paths].sort((a, b) => b.length - a.length || (a < b ? 1 : -1))) this.remove(p, events);
+    for (const p of [...paths].sort((a, b) => b.length - a.length || (a < b ? 1 : -1))) {
+      const n = this.nodes.get(p);
+      if (n !== undefined) this.remove(p, n, events);
+    }
   }
 
-  /** `parentPath` is parentOf(path), which the caller has (a unique sequential name would only fill parentOf's cache). */
-  private insert(path: string, parentPath: string, data: string, ephemeralOwner: number, zxid: number, events: ZkEvent[]): ZNode {
-    const n: ZNode = { data, czxid: zxid, mzxid: zxid, version: 0, ephemeralOwner, children: NO_CHILDREN as Set<string>, seqNext: 0 };
+  /** `parent` is the node at parentOf(path), which the caller has. */
+  private insert(path: string, parent: ZNode, data: string, ephemeralOwner: number, zxid: number, events: ZkEvent[]): ZNode {
+    const n: ZNode = { data, czxid: zxid, mzxid: zxid, version: 0, ephemeralOwner, children: NO_CHILDREN as Set<string>, seqNext: 0, [FORM_ENTRY]: undefined };
     this.nodes.set(path, n);
-    const parent = this.nodes.get(parentPath)!;
     if (parent.children === NO_CHILDREN) parent.children = new Set();
     parent.children.add(baseName(path));
-    this.#nodeEntries.delete(path);
-    this.#nodeEntries.delete(parentPath);
+    parent[FORM_ENTRY] = undefined;
     if (events !== NO_EVENTS) events.push({ type: "created", path });
     return n;
   }
 
-  private remove(path: string, events: ZkEvent[]): void {
-    const n = this.nodes.get(path);
-    if (!n) return;
+  /** Remove `n`, the node at `path`. */
+  private remove(path: string, n: ZNode, events: ZkEvent[]): void {
     this.nodes.delete(path);
-    const parentPath = parentOf(path);
-    this.nodes.get(parentPath)?.children.delete(baseName(path));
-    this.#nodeEntries.delete(path);
-    this.#nodeEntries.delete(parentPath);
+    const parent = this.nodes.get(parentOf(path));
+    if (parent !== undefined) {
+      parent.children.delete(baseName(path));
+      parent[FORM_ENTRY] = undefined;
+    }
     if (n.ephemeralOwner !== 0) {
-      this.sessions.get(n.ephemeralOwner)?.ephemerals.delete(path);
-      this.#sessionEntries.delete(n.ephemeralOwner);
+      const owner = this.sessions.get(n.ephemeralOwner);
+      if (owner !== undefined) {
+        owner.ephemerals.delete(path);
+        owner[FORM_ENTRY] = undefined;
+      }
     }
     if (events !== NO_EVENTS) events.push({ type: "deleted", path });
   }
@@ -364,17 +364,17 @@ export class ZkTree {
     out.push((this.#deadSessionsForm ??= canonicalForm(this.deadSessions)));
     out.push(this.lastZxid);
     out.push(this.lingering.size === 0 ? EMPTY_MAP_FORM : canonicalForm(this.lingering));
-    out.pushMap(this.nodes, this.#nodeEntries);
-    out.pushMap(this.sessions, this.#sessionEntries);
+    out.pushMapOwn(this.nodes);
+    out.pushMapOwn(this.sessions);
   }
 
   /** canonicalForm(this), byte for byte, from the cached entries of unchanged nodes and sessions. */
   stateForm(): string {
     return canonicalObjectWith(this, (field) =>
       field === "nodes"
-        ? mapFormCached(this.nodes, this.#nodeEntries)
+        ? mapFormOwn(this.nodes)
         : field === "sessions"
-          ? mapFormCached(this.sessions, this.#sessionEntries)
+          ? mapFormOwn(this.sessions)
           : field === "deadSessions"
             ? (this.#deadSessionsForm ??= canonicalForm(this.deadSessions))
             : undefined,
