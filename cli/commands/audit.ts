@@ -6,6 +6,7 @@ import { InputError } from "../../sim/errors.js";
 import { ATTACKS, attackByName, type Attack, type LockUnderTest } from "../../attacks/index.js";
 import { designByName, DESIGNS } from "../../designs/index.js";
 import { adapterPath, BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
+import { library } from "../../designs/library/design.js";
 import { formatAudit, runAuditOnThreads } from "../../harness/audit/run.js";
 import { defaultWorkers } from "../../harness/sweep/pool.js";
 import { parseShard } from "../../harness/sweep/range.js";
@@ -45,7 +46,7 @@ function lockOf(o: AuditFlags): LockUnderTest {
   if (!builtin) adapterPath(o.lock!, "<arg>", "--lock");
   const nodes = o.nodes !== undefined ? parsePositiveInt(o.nodes, "--nodes") : (builtin?.nodesDefault ?? 1);
   const adapter = builtin || isAbsolute(o.lock!) ? o.lock! : resolve(o.lock!);
-  return { design: "library", designOptions: { ...options, adapter, nodes }, label: o.lock! };
+  return { design: library.name, designOptions: { ...options, adapter, nodes }, label: o.lock! };
 }
 
 function attacksOf(list: string | undefined): readonly Attack[] {

@@ -13,6 +13,7 @@ import type { ProgressStream } from "./progress.js";
 import { parseScenario } from "../../scenarios/schema.js";
 import type { Attack, LockUnderTest } from "../../attacks/index.js";
 import { BUILTIN_ADAPTERS, adapterPath } from "../../designs/library/adapter.js";
+import { library } from "../../designs/library/design.js";
 import { adapterSlug } from "../adapter-slug.js";
 
 /**
@@ -66,7 +67,7 @@ export function lockOfColumn(design: string): LockUnderTest {
   const adapter = design.slice(LIBRARY_PREFIX.length);
   const nodes = BUILTIN_ADAPTERS[adapter]?.nodesDefault ?? 1;
   return {
-    design: "library",
+    design: library.name,
     designOptions: { adapter: adapterPath(adapter, "<arg>", BUILTIN_ADAPTERS[adapter] ? "--designs" : "--lock"), nodes },
     label: adapter,
   };
