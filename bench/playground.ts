@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Page } from "playwright-core";
-import { writePlayground } from "../harness/playground/write.js";
+import { writePlayground } from "../playground/write.js";
 import { debateTests } from "../reports/debate-claims.js";
 
 const CHROMIUM = "/usr/bin/chromium";

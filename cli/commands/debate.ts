@@ -22,7 +22,7 @@ import type { RunRecord } from "../../reports/types.js";
 import { setExitCode } from "../exit-state.js";
 import { printableLines } from "../../harness/printable.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
-import { playgroundData, writePlayground } from "../../harness/playground/write.js";
+import { playgroundData, writePlayground } from "../../playground/write.js";
 
 /**
  * `lockstep debate`: run the scenario behind each claim of the Redlock debate

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { join } from "node:path";
-import { writePlayground } from "../../harness/playground/write.js";
+import { writePlayground } from "../../playground/write.js";
 import { printableLines } from "../../harness/printable.js";
 
 /**

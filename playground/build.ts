@@ -1,9 +1,9 @@
 import { build, type Plugin } from "esbuild";
 import { createRequire, builtinModules } from "node:module";
 import { join, relative, sep } from "node:path";
-import { packageRoot } from "../../sim/paths.js";
-import { browserScript } from "../../reports/bundle.js";
-import { lockstepVersion } from "../version.js";
+import { packageRoot } from "../sim/paths.js";
+import { browserScript } from "../reports/bundle.js";
+import { lockstepVersion } from "../harness/version.js";
 
 /**
  * The playground's browser bundle: the simulator, the built-in designs, the runner,
@@ -20,7 +20,7 @@ import { lockstepVersion } from "../version.js";
 export async function buildPlaygroundScript(): Promise<string> {
   const root = packageRoot();
   const out = await build({
-    entryPoints: [join(root, "harness", "playground", "page.ts")],
+    entryPoints: [join(root, "playground", "page.ts")],
     bundle: true,
     format: "iife",
     platform: "browser",
@@ -45,7 +45,7 @@ function standIns(): Plugin {
     name: "lockstep-browser-stand-ins",
     setup(b) {
       b.onResolve({ filter: /.*/ }, (a) => {
-        if (a.path === "node:crypto" || a.path === "crypto") return { path: join(root, "harness", "playground", "browser-crypto.ts") };
+        if (a.path === "node:crypto" || a.path === "crypto") return { path: join(root, "playground", "browser-crypto.ts") };
         if (builtins.has(a.path)) return { path: a.path.replace(/^node:/, ""), namespace: NS + "-node" };
         if (a.kind === "entry-point") return undefined;
         if (!a.path.startsWith(".")) return undefined;

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { dataBlock, page } from "../../reports/html.js";
-import { DEBATE } from "../../reports/debate-claims.js";
-import { scenarioFiles } from "../../scenarios/index.js";
-import { DESIGNS, designByName } from "../../designs/index.js";
-import { packageRoot } from "../../sim/paths.js";
-import { writeFilesSafe, checkOutputDir, type SafeWriteOptions } from "../safe-write.js";
+import { dataBlock, page } from "../reports/html.js";
+import { DEBATE } from "../reports/debate-claims.js";
+import { scenarioFiles } from "../scenarios/index.js";
+import { DESIGNS, designByName } from "../designs/index.js";
+import { packageRoot } from "../sim/paths.js";
+import { writeFilesSafe, checkOutputDir, type SafeWriteOptions } from "../harness/safe-write.js";
 import { buildPlaygroundScript } from "./build.js";
 import { PLAYGROUND_STYLE, playgroundBody } from "./layout.js";
 import type { PlaygroundData, PlaygroundScenario, RawScenario } from "./play.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as nodeCrypto from "node:crypto";
-import { createHash, hash } from "../../harness/playground/browser-crypto.js";
+import { createHash, hash } from "../../playground/browser-crypto.js";
 
 /** The playground's digests must be Node's exactly: they are written into histories (replica states). */
 describe("the playground's node:crypto stand-in", () => {

@@ -1,12 +1,12 @@
-import { parseScenario, type Scenario } from "../../scenarios/schema.js";
-import { checkJsonDepth } from "../../sim/json-depth.js";
-import { historyToJsonl, type HistoryEvent } from "../../sim/history.js";
-import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
-import { renderRunReport } from "../../reports/run-report.js";
-import type { RunRecord } from "../../reports/types.js";
-import { runScenario } from "../runner.js";
-import { checkContextFor } from "../check-context.js";
-import { buildRecord } from "../artifacts.js";
+import { parseScenario, type Scenario } from "../scenarios/schema.js";
+import { checkJsonDepth } from "../sim/json-depth.js";
+import { historyToJsonl, type HistoryEvent } from "../sim/history.js";
+import { runCheckers, type Verdicts } from "../checkers/run-all.js";
+import { renderRunReport } from "../reports/run-report.js";
+import type { RunRecord } from "../reports/types.js";
+import { runScenario } from "../harness/runner.js";
+import { checkContextFor } from "../harness/check-context.js";
+import { buildRecord } from "../harness/artifacts.js";
 
 /**
  * One playground run: the edited scenario JSON parsed and run exactly as `lockstep run

@@ -2,7 +2,7 @@
  * node:crypto in the playground's bundle: the two digests a run writes into its history
  * (SHA-256 of replica states, SHA-1 of Lua scripts), synchronous and byte for byte
  * Node's, over the UTF-8 of a string, as Node hashes a string. Anything else throws.
- * test/harness/playground-crypto.test.ts holds them equal to Node's.
+ * test/playground/browser-crypto.test.ts holds them equal to Node's.
  */
 
 export function hash(algorithm: string, data: string, encoding: string = "hex"): string {

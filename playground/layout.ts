@@ -1,4 +1,4 @@
-import { BASE_STYLE } from "../../reports/run-style.js";
+import { BASE_STYLE } from "../reports/run-style.js";
 
 /**
  * The playground's own markup around the report: the controls, the fault timeline and
