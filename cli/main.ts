@@ -4,7 +4,7 @@ import { EXIT } from "../harness/exit-codes.js";
 import { takeExitCode } from "./exit-state.js";
 import { lockstepVersion } from "../harness/version.js";
 import { COMMANDS } from "./commands/index.js";
-import { printable, printableLines } from "../harness/printable.js";
+import { printable, printableLines } from "../terminal/printable.js";
 import { writeErr, writeOut } from "./stdio.js";
 
 export { useDirectStdio, wroteToStream } from "./stdio.js";

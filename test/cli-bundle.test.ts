@@ -201,7 +201,7 @@ describe.skipIf(!existsSync(manifestPath))("a stale, missing or spoilt bundle", 
 
   it("a file rewritten later with the same size still marks the bundle stale", () => {
     const dir = copyPackage();
-    const file = join(dir, "dist", "harness", "printable.js");
+    const file = join(dir, "dist", "terminal", "printable.js");
     writeFileSync(file, readFileSync(file));
     const later = new Date(Date.now() + 60_000);
     utimesSync(file, later, later);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
 import { EXIT } from "../harness/exit-codes.js";
-import { printable } from "../harness/printable.js";
+import { printable } from "../terminal/printable.js";
 import { captureStdio } from "./helpers/capture-stdio.js";
 
 const io = captureStdio();

@@ -7,7 +7,8 @@ import { ATTACKS, attackByName, type Attack, type LockUnderTest } from "../../at
 import { designByName, DESIGNS } from "../../designs/index.js";
 import { adapterPath, BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
 import { library } from "../../designs/library/design.js";
-import { formatAudit, runAuditOnThreads } from "../../harness/audit/run.js";
+import { runAuditOnThreads } from "../../harness/audit/run.js";
+import { formatAudit } from "../../terminal/audit.js";
 import { defaultWorkers } from "../../harness/sweep/pool.js";
 import { parseShard } from "../../harness/sweep/range.js";
 import { checkOutputDir } from "../../harness/safe-write.js";

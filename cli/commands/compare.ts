@@ -15,7 +15,7 @@ import { writeJsonAtomic, writeTextAtomic } from "../../harness/sweep/write.js";
 import { cellAt } from "../../reports/compare-cells.js";
 import { renderComparePage } from "../../reports/compare-page.js";
 import { formatCompareTable } from "../../reports/compare-table.js";
-import { printableLines } from "../../harness/printable.js";
+import { printableLines } from "../../terminal/printable.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
 import { ATTACKS, attackByName, type Attack } from "../../attacks/index.js";
 

@@ -20,7 +20,7 @@ import { debateTests } from "../../reports/debate-claims.js";
 import { bearingOf, classify, renderDebatePage, tallyText, type DebateEntry, type SeedTally } from "../../reports/debate.js";
 import type { RunRecord } from "../../reports/types.js";
 import { setExitCode } from "../exit-state.js";
-import { printableLines } from "../../harness/printable.js";
+import { printableLines } from "../../terminal/printable.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
 import { playgroundData, writePlayground } from "../../playground/write.js";
 

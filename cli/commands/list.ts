@@ -4,7 +4,7 @@ import { allScenarios } from "../../scenarios/index.js";
 import { CHECKERS } from "../../checkers/index.js";
 import { BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
 import { ATTACKS } from "../../attacks/index.js";
-import { printable } from "../../harness/printable.js";
+import { printable } from "../../terminal/printable.js";
 
 export function registerList(program: Command): void {
   program

@@ -1,17 +1,18 @@
 import type { Command } from "commander";
 import { setExitCode } from "../exit-state.js";
 import { mergeSummaries } from "../../harness/sweep/merge.js";
-import { formatSweepSummary } from "../../harness/sweep/format.js";
+import { formatSweepSummary } from "../../terminal/sweep.js";
 import { sweepExitCode } from "../../harness/sweep/exit.js";
 import { writeJsonAtomic } from "../../harness/sweep/write.js";
 import { checkReplaceable } from "../../harness/safe-write.js";
 import { readSummaryFile } from "../../harness/sweep/summary-read.js";
-import { terminalJson } from "../../harness/printable.js";
+import { terminalJson } from "../../terminal/printable.js";
 import { readFileSync } from "node:fs";
 import { InputError } from "../../sim/errors.js";
 import { EXIT } from "../../harness/exit-codes.js";
 import { isAuditJson, mergeAudits, parseAuditFile } from "../../harness/audit/merge.js";
-import { formatAudit, writeAuditFiles } from "../../harness/audit/run.js";
+import { writeAuditFiles } from "../../harness/audit/run.js";
+import { formatAudit } from "../../terminal/audit.js";
 
 export function registerMerge(program: Command): void {
   program

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { join } from "node:path";
 import { writePlayground } from "../../playground/write.js";
-import { printableLines } from "../../harness/printable.js";
+import { printableLines } from "../../terminal/printable.js";
 
 /**
  * `lockstep playground`: write the teaching page (DIR/index.html), which runs the

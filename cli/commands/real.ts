@@ -5,7 +5,7 @@ import { InputError } from "../../sim/errors.js";
 import { EXIT } from "../../harness/exit-codes.js";
 import { setExitCode } from "../exit-state.js";
 import { parsePositiveInt } from "../args.js";
-import { printable } from "../../harness/printable.js";
+import { printable } from "../../terminal/printable.js";
 import { writeJsonAtomic } from "../../harness/sweep/write.js";
 import type { RealPlan } from "../../real/plan.js";
 import { nemesisLines, planRealRun } from "../../real/nemesis.js";
@@ -15,7 +15,7 @@ import { recordRealRun, writeRealArtifacts, type RealRunRecord } from "../../rea
 import { parseTimeScale } from "../../real/time-scale.js";
 import { RealRunError } from "../../real/errors.js";
 import { checksHold, sampleLoad, summarize, type RealBatch } from "../../real/summary.js";
-import { formatRealRun, formatRealRunLine, formatRealSummary } from "../../real/format.js";
+import { formatRealRun, formatRealRunLine, formatRealSummary } from "../../terminal/real.js";
 import {
   hooksInstalled,
   MissingServerBinaryError,

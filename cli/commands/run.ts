@@ -13,7 +13,7 @@ import { parseSeed } from "../args.js";
 import { checkContextFor } from "../../harness/check-context.js";
 import type { RunRecord } from "../../reports/types.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
-import { printableLines, terminalJson } from "../../harness/printable.js";
+import { printableLines, terminalJson } from "../../terminal/printable.js";
 import { StreamedHistoryFile } from "../../harness/streamed-history.js";
 import { checkDeterminism } from "../../harness/determinism.js";
 import { parseDurationText, runSoak } from "../../harness/soak.js";

@@ -7,11 +7,12 @@ import { loadScenario } from "../../scenarios/index.js";
 import { InputError } from "../../sim/errors.js";
 import { shrinkScenario, type ShrinkResult } from "../../harness/explore/shrink.js";
 import { runSeed } from "../../harness/sweep/run-seed.js";
-import { writeCounterexample, formatCounterexample } from "../../harness/sweep/counterexample.js";
+import { writeCounterexample } from "../../harness/sweep/counterexample.js";
+import { formatCounterexample } from "../../terminal/counterexample.js";
 import { violation, parseCheckerList } from "./explore.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
-import { printableLines } from "../../harness/printable.js";
+import { printableLines } from "../../terminal/printable.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
 
 export interface ShrinkFlags {

@@ -6,14 +6,14 @@ import { parsePositiveInt, parseSeedRange, parseWorkers } from "../args.js";
 import { defaultWorkers, startThreads, threadsFor } from "../../harness/sweep/threads.js";
 import { describeThreadDied, SweepThreadDied } from "../../harness/sweep/thread-died.js";
 import { parseShard } from "../../harness/sweep/range.js";
-import { formatSweepSummary } from "../../harness/sweep/format.js";
+import { formatSweepSummary } from "../../terminal/sweep.js";
 import { sweepExitCode } from "../../harness/sweep/exit.js";
 import { writeJsonAtomic } from "../../harness/sweep/write.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { checkOutputDir, checkReplaceable, removeLiveTemps } from "../../harness/safe-write.js";
 import { removeProgress } from "../../harness/sweep/checkpoint.js";
 import { EXIT } from "../../harness/exit-codes.js";
-import { printable, printableLines, terminalJson } from "../../harness/printable.js";
+import { printable, printableLines, terminalJson } from "../../terminal/printable.js";
 
 interface SweepFlags {
   lock?: string;

@@ -4,7 +4,7 @@ import type { Scenario } from "../../scenarios/schema.js";
 import { loadScenarioFile } from "../../scenarios/index.js";
 import { runScenario } from "../runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
-import { scenarioToJson, describeStep } from "../explore/scenario-file.js";
+import { scenarioToJson } from "../explore/scenario-file.js";
 import { checkContextFor } from "../check-context.js";
 import { buildRecord, replayCommand, writeRunArtifacts } from "../artifacts.js";
 import { writeJsonAtomic } from "./write.js";
@@ -52,17 +52,4 @@ export function writeCounterexample(dir: string, s: Scenario, seed: number, stil
   const runDir = join(dir, "run");
   writeRunArtifacts(runDir, record, run.history);
   return { file, runDir, scenario: loaded, record, replay: replayCommand(loaded, seed) };
-}
-
-/** The terminal lines every counterexample ends with: faults, outcome, seed, replay. */
-export function formatCounterexample(w: WrittenCounterexample): string[] {
-  const failed = w.record.verdicts.results.filter((r) => r.valid === false).map((r) => r.checker);
-  return [
-    `${w.scenario.faults.length} fault step(s):`,
-    ...(w.scenario.faults.length > 0 ? w.scenario.faults.map((f) => `  ${describeStep(f)}`) : ["  (none: the workload alone violates safety)"]),
-    `outcome: ${w.record.verdicts.outcome}${failed.length > 0 ? ` — failed: ${failed.join(", ")}` : ""}`,
-    `seed: ${w.record.seed}`,
-    `replay: ${w.replay}`,
-    `wrote ${w.file} and ${w.runDir}/ (history.jsonl, results.json, report.html)`,
-  ];
 }

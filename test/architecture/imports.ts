@@ -6,7 +6,22 @@ import { join, posix, relative } from "node:path";
  * folders and the relative files it imports (type-only imports included: they tie
  * the layers together just as much).
  */
-export const LAYERS = ["sim", "services", "designs", "faults", "attacks", "scenarios", "checkers", "reports", "harness", "real", "playground", "api", "cli"] as const;
+export const LAYERS = [
+  "sim",
+  "services",
+  "designs",
+  "faults",
+  "attacks",
+  "scenarios",
+  "checkers",
+  "reports",
+  "harness",
+  "real",
+  "playground",
+  "terminal",
+  "api",
+  "cli",
+] as const;
 
 /** A folder's rank: an import may go to the same or a lower rank, never a higher one. api and cli are the top, side by side. */
 export function rankOf(folder: string): number | undefined {

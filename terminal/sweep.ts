@@ -1,5 +1,5 @@
-import type { RateCi, SweepSummary } from "./summary.js";
-import { printable } from "../printable.js";
+import type { RateCi, SweepSummary } from "../harness/sweep/summary.js";
+import { printable } from "./printable.js";
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 

@@ -1,9 +1,9 @@
 // Terminal output of `lockstep real`: every run marked as a real run that cannot be replayed,
 // with the versions of what it ran on.
 import { join } from "node:path";
-import type { RealRunRecord } from "./record.js";
-import type { RealSummary } from "./summary.js";
-import { checksHold } from "./summary.js";
+import type { RealRunRecord } from "../real/record.js";
+import type { RealSummary } from "../real/summary.js";
+import { checksHold } from "../real/summary.js";
 
 const mark = (v: boolean | string): string => (v === true ? "ok  " : v === false ? "FAIL" : "??  ");
 
