@@ -273,7 +273,13 @@ function shortOfWait(o: Operation): string {
 
 function ending(h: Hold): string {
   if (h.stretched) return "its last act under the grant";
-  return { release: "it released", lapse: "its library found the lease lapsed", crash: "it crashed", "end-of-history": "the run ended" }[h.endedBy];
+  return {
+    release: "it released",
+    lapse: "its library found the lease lapsed",
+    crash: "it crashed",
+    lease: "its lease ran out",
+    "end-of-history": "the run ended",
+  }[h.endedBy];
 }
 
 const endOf = (o: Operation): number => o.endUs;

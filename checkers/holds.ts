@@ -29,8 +29,8 @@ export interface Hold {
   token?: number;
   startUs: number;
   endUs: number;
-  /** How the hold ended. */
-  endedBy: "release" | "lapse" | "crash" | "end-of-history";
+  /** How the hold ended ("lease": the lease its acquire reported ran out, where the history records no beliefs). */
+  endedBy: "release" | "lapse" | "crash" | "lease" | "end-of-history";
   /** Index of the acquire-ok event: where the hold starts in the history's order. */
   acquireIndex: number;
   /** Index of the event that ends it (Infinity: still held when the history ends). */
@@ -41,10 +41,87 @@ export interface Hold {
   acted: boolean;
   /** False when the grant came already expired (validityMs ≤ 0 at acquire-ok). */
   validAtGrant: boolean;
+  /** Where the history records no beliefs: the earliest true time its lease may end (computeHolds' LeaseEnds). */
+  leaseEndUs?: number;
 }
 
-export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
+/** Lease ends of open holds, for histories without beliefs (see LeaseEnds). */
+class LeaseClock {
+  private readonly invokedUs = new Map<string, { f: string; timeUs: number; value: unknown }>();
+  private readonly leased = new Set<Hold>();
+  private readonly ttlMsOf = new Map<Hold, number | undefined>();
+  private readonly factor: number;
+
+  constructor(private readonly leases: LeaseEnds) {
+    this.factor = 1 - (leases.clockDriftPpmMax ?? 0) / 1e6;
+  }
+
+  /** Open holds whose lease ended before `e` (in the order of their ends). */
+  endedBy(e: HistoryEvent): Hold[] {
+    const out: Hold[] = [];
+    for (const h of this.leased) if (h.endUs !== Infinity || h.leaseEndUs! <= e.timeUs) out.push(h);
+    for (const h of out) {
+      this.leased.delete(h);
+      this.ttlMsOf.delete(h);
+    }
+    return out.filter((h) => h.endUs === Infinity).sort((a, b) => a.leaseEndUs! - b.leaseEndUs!);
+  }
+
+  see(e: HistoryEvent, open: Hold | undefined): void {
+    if (e.type === "invoke") this.invokedUs.set(e.process, { f: e.f, timeUs: e.timeUs, value: e.value });
+    else if (e.type === "ok" && e.f === "extend" && open && this.leased.has(open)) {
+      const inv = this.invokedUs.get(e.process);
+      const ttlMs = ttlOf(inv?.value) ?? this.ttlMsOf.get(open) ?? this.leases.ttlMs;
+      if (inv?.f === "extend" && ttlMs !== undefined) open.leaseEndUs = Math.max(open.leaseEndUs!, inv.timeUs + ttlMs * 1000 * this.factor);
+    }
+  }
+
+  granted(h: Hold, ok: HistoryEvent): void {
+    const inv = this.invokedUs.get(ok.process);
+    const ttlMs = ttlOf(ok.value) ?? ttlOf(inv?.value) ?? this.leases.ttlMs;
+    const validityMs = (ok.value as { validityMs?: unknown } | undefined)?.validityMs;
+    if (ttlMs !== undefined && inv?.f === "acquire") h.leaseEndUs = inv.timeUs + ttlMs * 1000 * this.factor;
+    else if (typeof validityMs === "number") h.leaseEndUs = ok.timeUs + validityMs * 1000;
+    else return;
+    this.ttlMsOf.set(h, ttlMs);
+    this.leased.add(h);
+  }
+}
+
+function ttlOf(v: unknown): number | undefined {
+  const t = (v as { ttlMs?: unknown } | undefined)?.ttlMs;
+  return typeof t === "number" && t > 0 ? t : undefined;
+}
+
+/**
+ * Where the history records no client's belief (imported: no `lapse` notes), a hold ends
+ * at its lease at the latest, as the lease-lock model has it: from the acquire's invoke
+ * (or the last accepted extend's) plus its TTL × (1 − drift), the earliest the server may
+ * have let it go. Another client granted at or after that point did not overlap it; a
+ * read or write under the grant later still stretches it.
+ */
+export interface LeaseEnds {
+  /** TTL for acquires that report none, ms. */
+  ttlMs?: number;
+  clockDriftPpmMax?: number;
+}
+
+/** Whether a history records each client's belief (lockstep's workload: `lapse` notes, acquires with waitMs and grant ids). */
+export function recordsBeliefs(history: readonly HistoryEvent[]): boolean {
+  let acquires = 0;
+  for (const e of history) {
+    if (e.f === "lapse") return true;
+    if (e.f !== "acquire" || e.type === "fail" || e.type === "info") continue;
+    const v = e.value as { waitMs?: unknown; grantId?: unknown } | undefined;
+    if (e.type === "invoke" ? typeof v?.waitMs !== "number" : typeof v?.grantId !== "string") return false;
+    acquires++;
+  }
+  return acquires > 0;
+}
+
+export function computeHolds(history: readonly HistoryEvent[], leases?: LeaseEnds): Hold[] {
   const lastUs = history.length > 0 ? history[history.length - 1]!.timeUs : 0;
+  const lease = leases ? new LeaseClock(leases) : undefined;
   const holds: Hold[] = [];
   const byGrant = new Map<string, Hold>();
   /** The open (not yet ended) hold of each process+lock, for histories without grant ids. */
@@ -56,8 +133,11 @@ export function computeHolds(history: readonly HistoryEvent[]): Hold[] {
 
   // Walk events in order so "the first end" is well defined.
   for (const e of history) {
+    if (lease) for (const h of lease.endedBy(e)) closeHold(h, { index: e.index - 0.5, timeUs: h.leaseEndUs! } as HistoryEvent, "lease", openByProcLock, open);
+    lease?.see(e, openByProcLock.get(key(e.process, e.lock)));
     if (e.type === "ok" && e.f === "acquire") {
       const h = holdAt(e);
+      lease?.granted(h, e);
       const grantId = h.grantId;
       holds.push(h);
       byGrant.set(grantId, h);

@@ -1,131 +1,169 @@
+/**
+ * liveness, judged per wait as the history streams (the batch checker, liveness.ts,
+ * feeds it the whole history, so the two forms are one).
+ *
+ * 1. Waits. A wait is one client's run of acquire attempts on one lock, up to its
+ *    acquire-ok (or until it stops trying or crashes). It fails when it contains a stretch
+ *    longer than the bound (ctx.livenessBoundMs, default 2 × TTL) in which the lock was
+ *    *covered* by nothing: no fault, and no live holder. Covered:
+ *    - from a fault's start to its end plus a retry's slack (a quarter TTL: waiters
+ *      poll); a clock step or rate change, one TTL and the slack after it (a lease may
+ *      run a TTL longer by the stepped clock). A lease or session a fault left behind is
+ *      covered by its holder (below), not by the fault;
+ *    - a hold, from its acquire-ok to its release invoke, its `lapse` note, or its
+ *      crash plus one TTL (the server keeps a crashed holder's lease), each plus the
+ *      slack; where the history records no beliefs (ctx.holdsEndAtLease) a hold ends
+ *      at its lease at the latest (acquire-ok or extend-ok plus TTL), or its release;
+ *    - an acquire or release that got no answer, from its invoke to its info plus one
+ *      TTL and the slack: it may have set (or kept) a lease nobody knows of.
+ *    Each wait is judged on its own span, whatever happens later in the run. A holder
+ *    that holds longer than the bound while someone waits (extending) is no failure of
+ *    the lock: it is reported as a long hold.
+ * 2. Crashed holders. A lock held by a client that crashed must be granted to another
+ *    client within its TTL (plus the slack) if someone is waiting, unless a fault is
+ *    active meanwhile.
+ * Held: per lock its live holds, the end of the last cover, the waits in progress; the
+ * crashed holders whose deadline has not passed.
+ */
 import { NEMESIS, type HistoryEvent } from "../sim/history.js";
-import {
-  CRASH_KINDS,
-  INSTANT_KINDS,
-  RETRY_SLACK_FRACTION,
-  WITNESS_MAX,
-  LIVENESS,
-  liveness,
-  livenessResult,
-  grantIdOf,
-  ttlMsOf,
-  type CrashedHolder,
-  type CrashedHolders,
-  type SlowWait,
-  type WaitVerdicts,
-} from "./liveness.js";
 import { Pairer } from "./pairs.js";
 import type { CheckContext, CheckResult, OnlineChecker } from "./types.js";
-import { BufferedChecker } from "./buffered.js";
+import { livenessResult, type LongHold, type SlowWait, type WaitVerdicts } from "./liveness-verdict.js";
+import { CrashedHolders, grantIdOf, ttlMsOf } from "./liveness-crashed.js";
 
-/** The online form needs the TTL up front (the calm point moves by it); without one, the batch checker is fed (buffered). */
-export function onlineLiveness(ctx: CheckContext): OnlineChecker {
-  const ttlMs = ctx.sessionTimeoutMs ?? ctx.ttlMs;
-  if (ttlMs === undefined) return new BufferedChecker(LIVENESS, liveness, ctx);
-  return new OnlineLiveness(ctx, ttlMs, ctx.livenessBoundMs ?? 2 * ttlMs);
-}
+/** Waiters poll: after a lease runs out they notice at their next retry, a few percent of the TTL for common clients. */
+export const RETRY_SLACK_FRACTION = 0.25;
+export const CRASH_KINDS = new Set(["crash", "kill"]);
+/** Faults that act at one instant (never healed): they cover one TTL after. */
+export const INSTANT_KINDS = new Set(["clock-jump", "clock-drift"]);
 
 interface Wait {
-  /** Order of the client+lock's first attempt: batch lists waits in that order. */
   order: number;
   lock: string;
   client: string;
   startUs: number;
-  /** Where the stretch is measured from: the wait's start or the calm point, the later. */
-  fromUs: number;
-  prevUs: number;
-  gapUs: number;
+  longestUs: number;
+  longestFromUs: number;
   /** A grant of the lock to anyone after the wait began. */
   served: boolean;
-  /** The last attempt's answer, when it was not a grant (the wait ends there if no attempt follows). */
-  answered?: { atUs: number; prevUs: number; gapUs: number };
-  /** The client's first crash since the wait began: it ends the wait there. */
-  crash?: { atUs: number; prevUs: number; gapUs: number };
+  /** The last attempt's answer when not a grant: the wait ends there if no attempt follows. */
+  answered?: Snapshot;
+  crash?: Snapshot;
+}
+type Snapshot = { atUs: number; longestUs: number; longestFromUs: number };
+
+interface LiveHold {
+  client: string;
+  grantId?: string;
+  fromUs: number;
+  /** Infinity while the holder believes it holds; else the end of its lease (lease mode). */
+  endUs: number;
+  extends: number;
+  waiters: Set<string>;
 }
 
-interface Pending {
-  holder: CrashedHolder;
-  regranted: boolean;
-  /** A fault was active at the crash (its span must end after the crash to count). */
-  faultAtCrash: boolean;
-  /** A fault began after the crash, before the deadline. */
-  faultLater: boolean;
+interface LockCover {
+  holds: Map<string, LiveHold>;
+  /** The end of the covers already closed (holds, unanswered ops). */
+  pastEndUs: number;
+  waits: Set<Wait>;
 }
 
-/**
- * Liveness over a stream (checkers/liveness.ts judges the same things in batch). Held:
- * one wait in progress per client and lock, each with the longest stretch without a
- * grant so far; counts of the waits already judged; the crashed holders whose deadline
- * has not passed. Why the waits can be judged as they end: the calm point moves only
- * when a fault comes, to that fault plus one TTL, which is past the end of every wait
- * judged before it: so a fault drops those verdicts (as batch would not judge them) and
- * restarts the open waits' stretches from the new calm point.
- */
-export class OnlineLiveness implements OnlineChecker {
+export class LivenessJudge implements OnlineChecker {
   private readonly boundUs: number;
+  private readonly ttlUs: number;
+  private readonly slackUs: number;
+  private readonly faultTailUs: number;
   private lastUs = 0;
-  private calmFromUs: number | undefined;
-  private readonly active = new Map<string, number>();
-  private readonly clients = new Set<string>();
-  private readonly lastCrashUs = new Map<string, number>();
+  private readonly activeFaults = new Map<string, number>();
+  private faultActiveSinceUs: number | undefined;
+  private faultEndUs = -Infinity;
+  private readonly locks = new Map<string, LockCover>();
   private readonly waits = new Map<string, Wait>();
   private readonly orderOf = new Map<string, number>();
-  /** The waits judged so far (dropped when a fault moves the calm point past them). */
-  private verdicts = emptyWaits();
-  /** Per client and lock: its latest grant, and whether a release of it was sent. */
-  private readonly grants = new Map<string, { lock: string; grantId?: string; ttlMs?: number; released: boolean }>();
-  /** Per lock, each client's last answered acquire (an answer at a crash's own time still counts as waiting at it). */
-  private readonly lastAnswered = new Map<string, Map<string, { index: number; endUs: number }>>();
-  /** Acquires in flight per lock: client -> its invoke's index. */
-  private readonly acquiring = new Map<string, Map<string, number>>();
-  /** Per lock, clients with an acquire that never got a definite answer (info, or none), by the first one's index: batch counts them as waiting from then on. */
-  private readonly neverAnswered = new Map<string, Map<string, number>>();
-  private readonly pending: Pending[] = [];
-  private readonly crashed: Required<CrashedHolders> = { stuck: [], stuckTotal: 0, judged: 0 };
+  private readonly clients = new Set<string>();
+  private readonly verdicts: Required<WaitVerdicts> = { slow: [], slowTotal: 0, judged: 0, unjudged: 0, unserved: [], unservedTotal: 0 };
+  private readonly longHolds: { list: LongHold[]; total: number } = { list: [], total: 0 };
+  private readonly judgedWaits: Array<{ wait: Wait; untilUs: number; outcome: SlowWait["outcome"]; snap: Snapshot }> = [];
+  private readonly crashed: CrashedHolders;
   private readonly pairer = new Pairer(
     (invoke, complete) => this.onPair(invoke, complete),
-    (invoke) => this.onUnpaired(invoke),
+    // An acquire still open at the history's end is its wait going on, not a lease set unseen.
+    (invoke) => void (this.finishing || this.onUnanswered(invoke, undefined)),
   );
+  private finishing = false;
 
   constructor(
     private readonly ctx: CheckContext,
     private readonly ttlMs: number,
     private readonly boundMs: number,
+    private readonly tick: (n?: number) => void = () => {},
   ) {
     this.boundUs = boundMs * 1000;
+    this.ttlUs = ttlMs * 1000 * (1 + (ctx.clockDriftPpmMax ?? 0) / 1e6);
+    this.slackUs = ttlMs * 1000 * RETRY_SLACK_FRACTION;
+    this.faultTailUs = this.slackUs;
+    this.crashed = new CrashedHolders(ctx, ttlMs);
   }
 
   push(e: HistoryEvent): void {
-    this.calmFromUs ??= e.timeUs;
+    this.tick();
     this.lastUs = e.timeUs;
-    this.settlePending(e.timeUs);
-    if (e.type === "invoke") this.clients.add(e.process);
+    this.crashed.settle(e.timeUs);
+    if (e.type === "invoke" && e.process !== NEMESIS) this.clients.add(e.process);
     if (e.process === NEMESIS) this.fault(e);
-    if (e.type === "invoke" && e.f === "acquire") this.attempt(e);
-    if (e.type === "invoke" && e.f === "release") this.releaseSent(e);
+    else if (e.type === "invoke" && e.f === "acquire") this.attempt(e);
+    else if (e.type === "invoke" && e.f === "release") this.closeHold(e.lock ?? "lock", e.process, e.timeUs + this.slackUs);
+    else if (e.f === "lapse" && e.type !== "invoke") this.closeHold(e.lock ?? "lock", e.process, e.timeUs + this.slackUs);
+    this.crashed.push(e, this.faultActive());
     this.pairer.push(e);
   }
 
   result(): CheckResult {
+    this.finishing = true;
     this.pairer.finish();
-    for (const p of this.pending.splice(0)) if (p.holder.deadlineUs <= this.lastUs) this.settle(p);
-    const unhealed = [...this.active.values()].some((n) => n > 0);
-    const waits = this.verdicts;
-    for (const w of this.waits.values()) this.judge(w, this.endOf(w));
-    const calm = { calmFromUs: this.calmFromUs ?? 0, unhealed };
-    if (unhealed) {
-      const unjudged = waits.judged + waits.unjudged;
-      return livenessResult({ ...emptyWaits(), slow: [], unserved: [], unjudged }, this.crashed, calm, this.boundMs, this.ttlMs);
-    }
-    const strip = <T extends Ordered>(list: T[]) =>
-      sortOrdered(list)
-        .slice(0, WITNESS_MAX)
-        .map(({ order: _o, startUs: _s, ...rest }) => rest);
-    const verdicts: WaitVerdicts = { ...waits, slow: strip(waits.slow), unserved: strip(waits.unserved) };
-    return livenessResult(verdicts, this.crashed, calm, this.boundMs, this.ttlMs);
+    this.crashed.finish(this.lastUs);
+    for (const w of [...this.waits.values()]) this.endWait(w, this.lastUs, "still-waiting");
+    for (const [lock, c] of this.locks) for (const h of c.holds.values()) this.holdEnded(lock, h, Math.min(h.endUs, this.lastUs));
+    for (const j of this.judgedWaits) this.judge(j.wait, j.untilUs, j.outcome, j.snap);
+    const unhealed = this.faultActive();
+    return livenessResult(this.verdicts, this.crashed.verdict(), unhealed, this.boundMs, this.ttlMs, this.longHolds);
   }
 
-  /** Faults: client crashes end waits and holds; the others move the calm point and open or close fault spans. */
+  private faultActive(): boolean {
+    for (const n of this.activeFaults.values()) if (n > 0) return true;
+    return false;
+  }
+
+  private lockOf(lock: string): LockCover {
+    let c = this.locks.get(lock);
+    if (!c) this.locks.set(lock, (c = { holds: new Map(), pastEndUs: -Infinity, waits: new Set() }));
+    return c;
+  }
+
+  /** From when `lock` has been covered by nothing (Infinity: covered now). */
+  private uncoveredFrom(c: LockCover): number {
+    if (this.faultActive()) return Infinity;
+    let from = Math.max(c.pastEndUs, this.faultEndUs);
+    for (const h of c.holds.values()) {
+      this.tick();
+      from = Math.max(from, h.endUs);
+    }
+    return from;
+  }
+
+  /** The wait's current stretch ends at `atUs` (a cover begins, or the wait ends). */
+  private cut(w: Wait, c: LockCover, atUs: number): void {
+    this.tick();
+    const fromUs = Math.max(w.startUs, this.uncoveredFrom(c));
+    if (atUs - fromUs > w.longestUs) [w.longestUs, w.longestFromUs] = [atUs - fromUs, fromUs];
+  }
+
+  private cutAll(c: LockCover, atUs: number): void {
+    for (const w of c.waits) this.cut(w, c, atUs);
+  }
+
+  /** Faults: client crashes end waits and holds; the others cover every lock while active and one TTL after. */
   private fault(e: HistoryEvent): void {
     const v = (e.value ?? {}) as { phase?: unknown; targets?: unknown };
     if (v.phase === "skipped") return;
@@ -134,229 +172,175 @@ export class OnlineLiveness implements OnlineChecker {
       if (v.phase !== "end") for (const t of targets) this.clientCrashed(t, e.timeUs);
       return;
     }
-    if (!INSTANT_KINDS.has(e.f)) {
-      const before = [...this.active.values()].some((n) => n > 0);
-      if (e.f === "heal") this.active.clear();
-      else if (e.f === "restart") for (const k of CRASH_KINDS) this.active.set(k, Math.max(0, (this.active.get(k) ?? 0) - 1));
-      else if (v.phase === "end") this.active.set(e.f, Math.max(0, (this.active.get(e.f) ?? 0) - 1));
-      else this.active.set(e.f, (this.active.get(e.f) ?? 0) + 1);
-      const after = [...this.active.values()].some((n) => n > 0);
-      if (!before && after) for (const p of this.pending) if (e.timeUs < p.holder.deadlineUs) p.faultLater = true;
-      // A span that ended at the crash's own time did not overlap it (liveness.ts: end > crash).
-      if (before && !after) for (const p of this.pending) if (e.timeUs <= p.holder.crashUs) p.faultAtCrash = false;
-    }
-    // The calm point moves past every wait that has ended: their verdicts are dropped.
-    this.calmFromUs = e.timeUs + this.ttlMs * 1000;
-    this.verdicts = emptyWaits();
-    for (const w of this.waits.values()) {
-      w.fromUs = Math.max(w.startUs, this.calmFromUs);
-      w.prevUs = w.fromUs;
-      w.gapUs = 0;
-    }
-  }
-
-  private key(client: string, lock: string): string {
-    return `${lock}\u0000${client}`;
+    const before = this.faultActive();
+    if (!before) for (const c of this.locks.values()) this.cutAll(c, e.timeUs);
+    if (INSTANT_KINDS.has(e.f)) this.faultEndUs = Math.max(this.faultEndUs, e.timeUs + this.ttlUs + this.slackUs);
+    else if (e.f === "heal") this.activeFaults.clear();
+    else if (e.f === "restart") for (const k of CRASH_KINDS) this.activeFaults.set(k, Math.max(0, (this.activeFaults.get(k) ?? 0) - 1));
+    else if (v.phase === "end") this.activeFaults.set(e.f, Math.max(0, (this.activeFaults.get(e.f) ?? 0) - 1));
+    else this.activeFaults.set(e.f, (this.activeFaults.get(e.f) ?? 0) + 1);
+    const after = this.faultActive();
+    if (!before && after) this.faultActiveSinceUs = e.timeUs;
+    if (before && !after) this.faultEndUs = Math.max(this.faultEndUs, e.timeUs + this.faultTailUs);
+    this.crashed.faultChanged(e.timeUs, before, after);
   }
 
   private attempt(e: HistoryEvent): void {
     const lock = e.lock ?? "lock";
-    const k = this.key(e.process, lock);
-    const inFlight = this.acquiring.get(lock) ?? new Map<string, number>();
-    this.acquiring.set(lock, inFlight);
-    inFlight.set(e.process, e.index);
-    for (const p of this.pending) {
-      const { holder } = p;
-      if (holder.lock === lock && holder.client !== e.process && e.timeUs <= holder.deadlineUs && !holder.waiters.includes(e.process))
-        holder.waiters.push(e.process);
-    }
-    const w = this.waits.get(k);
+    const key = `${lock}\u0000${e.process}`;
+    for (const h of this.lockOf(lock).holds.values()) if (h.client !== e.process) h.waiters.add(e.process);
+    const w = this.waits.get(key);
     if (w) {
       w.answered = undefined;
       return;
     }
-    if (!this.orderOf.has(k)) this.orderOf.set(k, this.orderOf.size);
-    const fromUs = Math.max(e.timeUs, this.calmFromUs ?? e.timeUs);
-    const wait: Wait = { order: this.orderOf.get(k)!, lock, client: e.process, startUs: e.timeUs, fromUs, prevUs: fromUs, gapUs: 0, served: false };
-    const crashUs = this.lastCrashUs.get(e.process);
-    if (crashUs !== undefined && crashUs >= e.timeUs) wait.crash = { atUs: crashUs, prevUs: fromUs, gapUs: 0 };
-    this.waits.set(k, wait);
+    if (!this.orderOf.has(key)) this.orderOf.set(key, this.orderOf.size);
+    const wait: Wait = { order: this.orderOf.get(key)!, lock, client: e.process, startUs: e.timeUs, longestUs: 0, longestFromUs: e.timeUs, served: false };
+    const c = this.lockOf(lock);
+    c.waits.add(wait);
+    this.waits.set(key, wait);
   }
 
   private onPair(invoke: HistoryEvent, complete: HistoryEvent): void {
+    if (invoke.f === "release" && complete.type === "info") this.onUnanswered(invoke, complete);
+    if (invoke.f === "extend" && complete.type === "ok") this.extended(invoke, complete);
     if (invoke.f !== "acquire") return;
     const lock = invoke.lock ?? "lock";
-    this.acquiring.get(lock)?.delete(invoke.process);
-    if (complete.type === "info") this.answeredNever(lock, invoke);
-    const answered = this.lastAnswered.get(lock) ?? new Map<string, { index: number; endUs: number }>();
-    this.lastAnswered.set(lock, answered);
-    answered.set(invoke.process, { index: invoke.index, endUs: complete.timeUs });
-    const w = this.waits.get(this.key(invoke.process, lock));
+    const w = this.waits.get(`${lock}\u0000${invoke.process}`);
+    if (complete.type === "info") this.onUnanswered(invoke, complete);
     if (complete.type !== "ok") {
-      if (w) w.answered = { atUs: complete.timeUs, ...snapshot(w) };
+      if (w) w.answered = this.snapshot(w, complete.timeUs);
       return;
     }
-    this.granted(lock, complete.timeUs, invoke.process);
+    if (w) this.endWait(w, complete.timeUs, "granted");
+    this.granted(lock, invoke, complete);
+  }
+
+  /** A grant: its hold covers the lock from now; every wait's stretch ends here. */
+  private granted(lock: string, invoke: HistoryEvent, complete: HistoryEvent): void {
+    const c = this.lockOf(lock);
+    this.cutAll(c, complete.timeUs);
+    for (const w of c.waits) if (complete.timeUs > w.startUs) w.served = true;
+    this.closeHold(lock, invoke.process, complete.timeUs);
     const grantId = grantIdOf({ complete });
-    const ttlMs = ttlMsOf({ invoke, complete });
-    this.grants.set(this.key(invoke.process, lock), {
-      lock,
-      ...(grantId !== undefined ? { grantId } : {}),
-      ...(ttlMs !== undefined ? { ttlMs } : {}),
-      released: false,
-    });
-    if (!w) return;
-    this.waits.delete(this.key(invoke.process, lock));
-    this.judge(w, { untilUs: complete.timeUs, outcome: "granted", prevUs: w.prevUs, gapUs: w.gapUs });
+    const ttlMs = ttlMsOf({ invoke, complete }) ?? this.ttlMs;
+    const endUs = this.ctx.holdsEndAtLease ? complete.timeUs + this.leaseUs(ttlMs) : Infinity;
+    const waiters = new Set([...c.waits].filter((w) => w.answered === undefined && w.client !== invoke.process).map((w) => w.client));
+    c.holds.set(invoke.process, { client: invoke.process, ...(grantId ? { grantId } : {}), fromUs: complete.timeUs, endUs, extends: 0, waiters });
+    this.crashed.granted(lock, invoke.process, complete.timeUs, grantId, ttlMsOf({ invoke, complete }));
   }
 
-  private onUnpaired(invoke: HistoryEvent): void {
-    if (invoke.f !== "acquire") return;
-    this.acquiring.get(invoke.lock ?? "lock")?.delete(invoke.process);
-    this.answeredNever(invoke.lock ?? "lock", invoke);
-    const w = this.waits.get(this.key(invoke.process, invoke.lock ?? "lock"));
-    if (w) w.answered = undefined;
+  private leaseUs(ttlMs: number): number {
+    return ttlMs * 1000 * (1 + (this.ctx.clockDriftPpmMax ?? 0) / 1e6) + this.slackUs;
   }
 
-  private answeredNever(lock: string, invoke: HistoryEvent): void {
-    const byClient = this.neverAnswered.get(lock) ?? new Map<string, number>();
-    this.neverAnswered.set(lock, byClient);
-    if (!byClient.has(invoke.process)) byClient.set(invoke.process, invoke.index);
+  private extended(invoke: HistoryEvent, complete: HistoryEvent): void {
+    const h = this.locks.get(invoke.lock ?? "lock")?.holds.get(invoke.process);
+    if (!h) return;
+    h.extends++;
+    if (h.endUs !== Infinity) h.endUs = Math.max(h.endUs, complete.timeUs + this.leaseUs(ttlMsOf({ invoke, complete }) ?? this.ttlMs));
   }
 
-  /** A grant of `lock` at `atUs`: every wait on it has a stretch end there. */
-  private granted(lock: string, atUs: number, client: string): void {
-    for (const w of this.waits.values()) {
-      if (w.lock !== lock) continue;
-      if (atUs > w.startUs) w.served = true;
-      if (atUs <= w.fromUs) continue;
-      w.gapUs = Math.max(w.gapUs, atUs - w.prevUs);
-      w.prevUs = atUs;
+  /** An acquire or release with no answer may have set or kept a lease: covered from its invoke to one TTL after. */
+  private onUnanswered(invoke: HistoryEvent, complete: HistoryEvent | undefined): void {
+    const c = this.lockOf(invoke.lock ?? "lock");
+    const endUs = (complete?.timeUs ?? this.lastUs) + this.ttlUs + this.slackUs;
+    this.cutAll(c, invoke.timeUs);
+    c.pastEndUs = Math.max(c.pastEndUs, endUs);
+    if (invoke.f === "acquire") {
+      const w = this.waits.get(`${invoke.lock ?? "lock"}\u0000${invoke.process}`);
+      if (w && complete === undefined) w.answered = undefined;
     }
-    for (const p of this.pending)
-      if (p.holder.lock === lock && p.holder.client !== client && atUs > p.holder.crashUs && atUs <= p.holder.deadlineUs) p.regranted = true;
   }
 
-  private releaseSent(e: HistoryEvent): void {
-    const g = (e.value as { grantId?: unknown } | undefined)?.grantId;
-    for (const [k, held] of this.grants) {
-      if (!k.endsWith(`\u0000${e.process}`)) continue;
-      if (held.grantId === undefined || held.grantId === g) held.released = true;
-    }
+  /** A client's hold of `lock` ends (release, lapse, crash, its next grant), covering until `coverEndUs`. */
+  private closeHold(lock: string, client: string, coverEndUs: number): void {
+    const c = this.locks.get(lock);
+    const h = c?.holds.get(client);
+    if (!c || !h) return;
+    const endUs = Math.min(h.endUs, coverEndUs);
+    c.holds.delete(client);
+    c.pastEndUs = Math.max(c.pastEndUs, endUs);
+    this.holdEnded(lock, h, Math.min(endUs, this.lastUs));
+  }
+
+  /** A hold that covered longer than the bound while someone waited: legitimate, reported apart. */
+  private holdEnded(lock: string, h: LiveHold, untilUs: number): void {
+    if (untilUs - h.fromUs <= this.boundUs || h.waiters.size === 0) return;
+    this.longHolds.total++;
+    if (this.longHolds.list.length < 20)
+      this.longHolds.list.push({
+        lock,
+        client: h.client,
+        ...(h.grantId ? { grantId: h.grantId } : {}),
+        fromUs: h.fromUs,
+        untilUs,
+        heldMs: (untilUs - h.fromUs) / 1000,
+        extends: h.extends,
+        waiters: [...h.waiters],
+      });
   }
 
   private clientCrashed(client: string, atUs: number): void {
-    this.lastCrashUs.set(client, atUs);
-    for (const w of this.waits.values()) if (w.client === client && w.crash === undefined) w.crash = { atUs, ...snapshot(w) };
-    for (const [k, held] of this.grants) {
-      if (!k.endsWith(`\u0000${client}`) || held.released) continue;
-      const grantTtlMs = this.ctx.sessionTimeoutMs ?? held.ttlMs ?? this.ttlMs;
-      const drift = 1 + (this.ctx.clockDriftPpmMax ?? 0) / 1e6;
-      const deadlineUs = atUs + grantTtlMs * 1000 * (drift + RETRY_SLACK_FRACTION);
-      const holder: CrashedHolder = {
-        lock: held.lock,
-        client,
-        ...(held.grantId ? { grantId: held.grantId } : {}),
-        crashUs: atUs,
-        deadlineUs,
-        waiters: this.waitingAt(held.lock, client, atUs),
-      };
-      this.pending.push({ holder, regranted: false, faultAtCrash: [...this.active.values()].some((n) => n > 0), faultLater: false });
+    for (const w of [...this.waits.values()]) if (w.client === client && w.crash === undefined) w.crash = this.snapshot(w, atUs);
+    for (const [lock, c] of this.locks) {
+      const h = c.holds.get(client);
+      if (h) this.closeHold(lock, client, atUs + this.leaseUs(this.ttlMs));
     }
+    this.crashed.clientCrashed(client, atUs, this.faultActive());
   }
 
-  /** Clients other than `client` waiting on `lock` now, in the order of their acquires (as batch lists them). */
-  private waitingAt(lock: string, client: string, atUs: number): string[] {
-    const first = new Map<string, number>();
-    for (const [c, a] of this.lastAnswered.get(lock) ?? []) if (c !== client && a.endUs >= atUs) first.set(c, a.index);
-    for (const m of [this.acquiring.get(lock), this.neverAnswered.get(lock)])
-      for (const [c, index] of m ?? []) if (c !== client) first.set(c, Math.min(first.get(c) ?? Infinity, index));
-    return [...first].sort((a, b) => a[1] - b[1]).map(([c]) => c);
+  private snapshot(w: Wait, atUs: number): Snapshot {
+    const copy = { ...w };
+    this.cut(copy, this.lockOf(w.lock), atUs);
+    return { atUs, longestUs: copy.longestUs, longestFromUs: copy.longestFromUs };
   }
 
-  /** Crashed holders whose deadline has passed are judged. */
-  private settlePending(nowUs: number): void {
-    if (this.pending.length === 0 || this.pending[0]!.holder.deadlineUs >= nowUs) return;
-    for (let i = 0; i < this.pending.length;) {
-      if (this.pending[i]!.holder.deadlineUs < nowUs) this.settle(this.pending.splice(i, 1)[0]!);
-      else i++;
-    }
+  private endWait(w: Wait, atUs: number, outcome: SlowWait["outcome"]): void {
+    const c = this.lockOf(w.lock);
+    const crashed = w.crash && w.crash.atUs < atUs ? w.crash : undefined;
+    const gaveUp = outcome === "still-waiting" && w.answered !== undefined ? w.answered : undefined;
+    const snap = crashed ?? gaveUp ?? this.snapshot(w, atUs);
+    const how = crashed || gaveUp ? "gave-up" : outcome;
+    c.waits.delete(w);
+    this.waits.delete(`${w.lock}\u0000${w.client}`);
+    this.judgedWaits.push({ wait: w, untilUs: snap.atUs, outcome: how, snap });
+    if (this.judgedWaits.length > 64) this.flushJudged();
   }
 
-  private settle(p: Pending): void {
-    if (p.faultAtCrash || p.faultLater || p.holder.waiters.length === 0) return;
-    this.crashed.judged++;
-    if (p.regranted) return;
-    this.crashed.stuckTotal++;
-    if (this.crashed.stuck.length < WITNESS_MAX) this.crashed.stuck.push(p.holder);
+  /** Waits are judged once the history's end shows whether a fault was left active over them. */
+  private flushJudged(): void {
+    if (this.faultActive()) return;
+    for (const j of this.judgedWaits.splice(0)) this.judge(j.wait, j.untilUs, j.outcome, j.snap);
   }
 
-  /** Where a wait still open when the history ends stops: its last answer, or the end. */
-  private endOf(w: Wait): WaitEnd {
-    if (w.answered) return { untilUs: w.answered.atUs, outcome: "gave-up", prevUs: w.answered.prevUs, gapUs: w.answered.gapUs };
-    return { untilUs: this.lastUs, outcome: "still-waiting", prevUs: w.prevUs, gapUs: w.gapUs };
-  }
-
-  /** liveness.ts judgeWait, from what the stream told about the wait. */
-  private judge(w: Wait, end: WaitEnd): void {
-    const { untilUs, outcome, prevUs, gapUs } =
-      w.crash && w.crash.atUs < end.untilUs ? { ...w.crash, untilUs: w.crash.atUs, outcome: "gave-up" as const } : end;
-    const neverServed = outcome !== "granted" && !w.served;
-    const fromUs = neverServed ? w.startUs : w.fromUs;
-    if (untilUs <= fromUs) return;
+  private judge(w: Wait, untilUs: number, outcome: SlowWait["outcome"], snap: Snapshot): void {
+    if (untilUs <= w.startUs) return;
     const v = this.verdicts;
+    const slow = snap.longestUs > this.boundUs;
+    const overlapsUnhealed = this.faultActive() && this.faultActiveSinceUs !== undefined && untilUs > this.faultActiveSinceUs;
+    if (!slow && overlapsUnhealed) {
+      v.unjudged++;
+      return;
+    }
     v.judged++;
+    const neverServed = outcome !== "granted" && !w.served;
     if (neverServed) {
       v.unservedTotal++;
-      keepFirst(v.unserved, { client: w.client, lock: w.lock, waitedMs: (untilUs - w.startUs) / 1000, order: w.order, startUs: w.startUs });
+      if (v.unserved.length < 20) v.unserved.push({ client: w.client, lock: w.lock, waitedMs: (untilUs - w.startUs) / 1000 });
     }
-    if (untilUs - fromUs <= this.boundUs) return;
-    const longestUs = neverServed ? untilUs - w.startUs : Math.max(gapUs, untilUs - prevUs);
-    if (longestUs <= this.boundUs) return;
+    if (!slow) return;
     v.slowTotal++;
-    const slow = {
-      lock: w.lock,
-      client: w.client,
-      waitFromUs: w.startUs,
-      judgedFromUs: fromUs,
-      untilUs,
-      outcome,
-      gapMs: longestUs / 1000,
-      boundMs: this.boundMs,
-    };
-    keepFirst(v.slow, { ...slow, order: w.order, startUs: w.startUs });
+    if (v.slow.length < 20)
+      v.slow.push({
+        lock: w.lock,
+        client: w.client,
+        waitFromUs: w.startUs,
+        judgedFromUs: snap.longestFromUs,
+        untilUs,
+        outcome,
+        gapMs: snap.longestUs / 1000,
+        boundMs: this.boundMs,
+      });
   }
-}
-
-type WaitEnd = { untilUs: number; outcome: SlowWait["outcome"]; prevUs: number; gapUs: number };
-type Ordered = { order: number; startUs: number };
-
-/** Keep the first WITNESS_MAX in batch's order (client+lock first seen, then start), trimming now and then. */
-function keepFirst<T extends Ordered>(list: T[], item: T): void {
-  list.push(item);
-  if (list.length <= 4 * WITNESS_MAX) return;
-  sortOrdered(list);
-  list.splice(WITNESS_MAX);
-}
-
-function sortOrdered<T extends Ordered>(list: T[]): T[] {
-  return list.sort((a, b) => a.order - b.order || a.startUs - b.startUs);
-}
-
-/** A wait's stretch so far, for a wait that may end here. */
-function snapshot(w: Wait): { prevUs: number; gapUs: number } {
-  return { prevUs: w.prevUs, gapUs: w.gapUs };
-}
-
-type Unserved = WaitVerdicts["unserved"][number];
-
-function emptyWaits() {
-  return {
-    slow: [] as Array<SlowWait & Ordered>,
-    slowTotal: 0,
-    judged: 0,
-    unjudged: 0,
-    unserved: [] as Array<Unserved & Ordered>,
-    unservedTotal: 0,
-  };
 }

@@ -40,7 +40,7 @@ export interface MutualExclusionOptions {
 export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker {
   return (history, ctx) => {
     const stepsMax = ctx.stepsMax ?? opts.stepsMax ?? MUTUAL_EXCLUSION_STEPS_MAX;
-    const holds = computeHolds(history);
+    const holds = computeHolds(history, ctx.holdsEndAtLease ? { ttlMs: ctx.ttlMs, clockDriftPpmMax: ctx.clockDriftPpmMax } : undefined);
     const byLock = new Map<string, Hold[]>();
     for (const h of holds) {
       const l = byLock.get(h.lock) ?? [];

@@ -41,6 +41,12 @@ export interface CheckContext {
   model?: string;
   /** The register models' value before the first write (check --initial-value); nil otherwise. */
   initialValue?: unknown;
+  /**
+   * The history records no client's belief (no `lapse` notes: imported from elsewhere),
+   * so a hold ends at the lease its acquire reported (or an extend renewed) at the
+   * latest, as the lease-lock model has it (checkers/holds.ts).
+   */
+  holdsEndAtLease?: boolean;
   /** What the run must show to have tested the lock (checkers/challenge.ts); absent: overlapping beliefs. */
   challenge?: ChallengeSpec;
 }

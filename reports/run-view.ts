@@ -200,7 +200,7 @@ function buildHolds(
     holds.tok.push(h.token ?? -1);
     const m = /^(.*)#(\d+)$/.exec(h.grantId);
     holds.g.push(m && m[1] === h.process && Number(m[2]) < 2 ** 31 ? Number(m[2]) : -(1 + str(h.grantId)));
-    holds.by.push(HOLD_END.indexOf(h.endedBy));
+    holds.by.push(HOLD_END.indexOf(h.endedBy === "lease" ? "lapse" : h.endedBy)); // a lease that ran out draws as a lapse
     holds.st.push(h.stretched ? 1 : 0);
     holds.rel.push(releaseOf.get(h.grantId) ?? 3);
     const v = (history[h.acquireIndex]?.value as { validityMs?: number } | undefined)?.validityMs;

@@ -20,6 +20,7 @@ import { familyOf, modelForHistory, notApplicable, unsupportedOp } from "../../c
 import { DEFAULT_BUDGET, modelNameFor } from "../../checkers/linearizability/index.js";
 import { STEPS_MAX_DEFAULT } from "../../checkers/budget.js";
 import { InputError } from "../../sim/errors.js";
+import { recordsBeliefs } from "../../checkers/holds.js";
 import { NUMBER_MAGNITUDE_MAX } from "../../sim/validate.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { EXIT } from "../../harness/exit-codes.js";
@@ -134,6 +135,8 @@ export async function checkHistoryFile(file: string, opts: CheckOptions): Promis
   }
   const model = modelForHistory(history, ctx);
   ctx.model = model;
+  // A history from elsewhere records no beliefs: its holds end at their leases at the latest.
+  if (!recordsBeliefs(history)) ctx.holdsEndAtLease = true;
   const bad = unsupportedOp(history, model);
   if (bad !== undefined) {
     const show = format === "edn" ? `:${bad.f}` : JSON.stringify(bad.f);

@@ -2,7 +2,12 @@ import type { HistoryEvent } from "../../sim/history.js";
 import { describe, expect, it } from "vitest";
 import { mutualExclusion, type Overlap } from "../../checkers/mutual-exclusion.js";
 import { lostUpdates, type Overwrite } from "../../checkers/lost-updates.js";
-import { computeHolds } from "../../checkers/holds.js";
+import { computeHolds, recordsBeliefs } from "../../checkers/holds.js";
+import { parseJsonlHistory } from "../../checkers/import/jsonl.js";
+import { linearizability } from "../../checkers/linearizability/index.js";
+import { readFileSync } from "node:fs";
+
+const load = (name: string): HistoryEvent[] => parseJsonlHistory(readFileSync(new URL(`../fixtures/histories/${name}`, import.meta.url), "utf8"), name);
 import { HistoryBuilder } from "../helpers/history-builder.js";
 
 describe("mutual-exclusion checker", () => {
@@ -168,5 +173,46 @@ describe("lost-updates checker", () => {
     const h = new HistoryBuilder().section("c1", "a", "L", 0, 10, 0);
     const r = lostUpdates(h.events, {});
     expect(r.skipped).toBeDefined();
+  });
+});
+
+describe("imported lease histories: a hold ends at its lease when nothing ends it first", () => {
+  // c1 takes the lease at invoke 0 (TTL 1000 ms) and never releases; c2 takes over later.
+  const takeover = (atMs: number, staleWriteMs?: number) => {
+    const lines: object[] = [
+      { timeUs: 0, process: "c1", type: "invoke", f: "acquire", lock: "L", value: { ttlMs: 1000 } },
+      { timeUs: 100, process: "c1", type: "ok", f: "acquire", lock: "L" },
+      { timeUs: atMs * 1000 - 50, process: "c2", type: "invoke", f: "acquire", lock: "L", value: { ttlMs: 1000 } },
+      { timeUs: atMs * 1000, process: "c2", type: "ok", f: "acquire", lock: "L" },
+    ];
+    if (staleWriteMs !== undefined)
+      lines.push(
+        { timeUs: staleWriteMs * 1000, process: "c1", type: "invoke", f: "write", lock: "L", value: 1 },
+        { timeUs: staleWriteMs * 1000 + 10, process: "c1", type: "ok", f: "write", lock: "L" },
+      );
+    return parseJsonlHistory(lines.map((l) => JSON.stringify(l)).join("\n"), "lease.jsonl");
+  };
+  const judged = (h: HistoryEvent[]) => mutualExclusion(h, { ttlMs: 1000, holdsEndAtLease: true }).valid;
+
+  it("a takeover 3 × TTL after the grant, with no release, is no double holder (as the lease-lock model says)", () => {
+    expect(judged(takeover(3000))).toBe(true);
+    expect(linearizability(takeover(3000), { ttlMs: 1000, model: "lease-lock" }).valid).toBe(true);
+    // Where beliefs are recorded (lockstep's own), a holder with no lapse note still holds.
+    expect(mutualExclusion(takeover(3000), { ttlMs: 1000 }).valid).toBe(false);
+  });
+
+  it("a grant at exactly the first holder's invoke + TTL is legal; one a microsecond earlier is not", () => {
+    expect(judged(takeover(1000))).toBe(true);
+    const early = takeover(1000).map((e) => (e.process === "c2" && e.type === "ok" ? { ...e, timeUs: e.timeUs - 1 } : e));
+    expect(judged(early)).toBe(false);
+  });
+
+  it("the old holder acting under its grant after the takeover is still a double holder", () => {
+    expect(judged(takeover(3000, 3500))).toBe(false);
+  });
+
+  it("check treats a history without beliefs so, and lockstep's own history not", () => {
+    expect(recordsBeliefs(takeover(3000))).toBe(false);
+    expect(recordsBeliefs(load("mutex-ok.jsonl"))).toBe(true);
   });
 });
