@@ -52,7 +52,7 @@ export default tseslint.config(
     rules: { "max-lines-per-function": ["warn", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }] },
   },
   {
-    files: ["sim/**/*.ts", "services/**/*.ts", "designs/**/*.ts", "faults/**/*.ts", "attacks/**/*.ts", "checkers/**/*.ts"],
+    files: ["sim/**/*.ts", "services/**/*.ts", "designs/**/*.ts", "faults/**/*.ts", "attacks/**/*.ts", "checkers/**/*.ts", "causes/**/*.ts"],
     // A design's real-mode client (and its helpers) runs against real servers in real time:
     // real mode is the one exception to determinism (docs/real-mode.md).
     ignores: ["sim/sandbox/**", "designs/library/adapters/**", "designs/**/real-client.ts", "designs/real-client.ts", "designs/real-ioredis.ts"],

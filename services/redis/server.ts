@@ -65,6 +65,33 @@ interface BacklogItem {
   sentAtMonoMs: number;
 }
 
+/** A key's state as a command found or left it: its value and expiry on the node's wall clock, ms. */
+export interface KeyState {
+  value: string;
+  expireAtWallMs?: number;
+}
+
+/** What one command did to one key: live before and after (null: absent or expired). */
+export interface KeyChange {
+  key: string;
+  before: KeyState | null;
+  after: KeyState | null;
+}
+
+/**
+ * A "redis-command" trace record's data: who sent what, the reply, the node's wall clock,
+ * the first key named (untruncated) and every key the command changed, so a reader can
+ * tell whose key a command deleted, extended or overwrote (causes/ reads these).
+ */
+export interface RedisCommandTrace {
+  from?: string;
+  command: string;
+  reply: string;
+  wallMs: number;
+  key?: string;
+  changes?: KeyChange[];
+}
+
 /** A typed command as redis-cli would show it (the two scripts by their names). */
 function commandText(c: RedisCommand): string {
   switch (c.cmd) {
@@ -104,6 +131,15 @@ function replyText(r: unknown): string {
 
 /** A key that has not lapsed on this node's wall clock (a lapsed one is gone, whatever removes it). */
 const isLive = (e: Entry, nowMs: number): boolean => e.expireAtMs === undefined || e.expireAtMs > nowMs;
+
+/** The state a trace shows of an entry: null when absent or lapsed on the node's clock. */
+function liveState(e: Entry | null | undefined, nowMs: number): KeyState | null {
+  if (!e || !isLive(e, nowMs)) return null;
+  return e.expireAtMs === undefined ? { value: e.value } : { value: e.value, expireAtWallMs: e.expireAtMs };
+}
+
+const sameState = (a: KeyState | null, b: KeyState | null): boolean =>
+  a === null || b === null ? a === b : a.value === b.value && a.expireAtWallMs === b.expireAtWallMs;
 
 export class RedisServer {
   readonly store = new RedisStore();
@@ -263,9 +299,18 @@ export class RedisServer {
 
   /** Execute a client command; a write is logged to the AOF and streamed before the reply. */
   protected execute(command: RedisCommand, from?: string): RedisReply {
+    if (!this.ctx.tracing) return this.executeTyped(command, from);
+    const nowMs = this.ctx.wallMs();
+    const before = liveState(this.store.rawEntry(command.key), nowMs);
     const reply = this.executeTyped(command, from);
-    if (this.ctx.tracing) this.ctx.trace("redis-command", { from, command: commandText(command), reply: replyText(reply) });
+    const after = liveState(this.store.rawEntry(command.key), nowMs);
+    const changes = sameState(before, after) ? [] : [{ key: command.key, before, after }];
+    this.traceCommand({ from, command: commandText(command), reply: replyText(reply), wallMs: nowMs, key: command.key }, changes);
     return reply;
+  }
+
+  private traceCommand(t: RedisCommandTrace, changes: KeyChange[]): void {
+    this.ctx.trace("redis-command", changes.length > 0 ? { ...t, changes } : t);
   }
 
   private executeTyped(command: RedisCommand, from?: string): RedisReply {
@@ -350,7 +395,14 @@ export class RedisServer {
     const reply = r.batch ? executeBatch(r.batch, env) : executeArgv(r.argv ?? [], env);
     if (this.ctx.tracing) {
       const text = r.batch ? `MULTI ${r.batch.map((c) => argvText(c)).join("; ")} EXEC` : argvText(r.argv ?? []);
-      this.ctx.trace("redis-command", { from, command: text, reply: replyText(reply) });
+      const changes: KeyChange[] = [];
+      for (const [key, was] of before) {
+        const b = liveState(was.entry, nowMs);
+        const a = liveState(this.store.effectOf(key).entry, nowMs);
+        if (!sameState(b, a)) changes.push({ key, before: b, after: a });
+      }
+      const key = r.batch ? undefined : r.argv?.[1];
+      this.traceCommand({ from, command: text, reply: replyText(reply), wallMs: nowMs, ...(key !== undefined ? { key } : {}) }, changes);
     }
     for (const [key, was] of before) {
       const after = this.store.effectOf(key);

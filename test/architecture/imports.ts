@@ -14,6 +14,7 @@ export const LAYERS = [
   "attacks",
   "scenarios",
   "checkers",
+  "causes",
   "reports",
   "harness",
   "real",

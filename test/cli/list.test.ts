@@ -4,16 +4,18 @@ import { EXIT } from "../../harness/exit-codes.js";
 import { allScenarios } from "../../scenarios/index.js";
 import { DESIGNS } from "../../designs/index.js";
 import { ATTACKS } from "../../attacks/index.js";
+import { CAUSES } from "../../causes/index.js";
 import { captureStdio } from "../helpers/capture-stdio.js";
 
 const io = captureStdio();
 
 describe("lockstep list", () => {
-  it("names every design and scenario", async () => {
+  it("names every design, scenario, attack and cause", async () => {
     expect(await main(["list"])).toBe(EXIT.ok);
     for (const d of DESIGNS) expect(io.out).toContain(`\n  ${d.name} `);
     for (const s of allScenarios()) expect(io.out).toContain(`\n  ${s.name} `);
     for (const a of ATTACKS) expect(io.out).toContain(`\n  ${a.name} `);
+    for (const c of CAUSES) expect(io.out).toMatch(new RegExp(`\\n  ${c.name} +${c.title}\\n`));
   });
 
   it("never calls the project's design briefs 'seed NNN', which reads as a --seed value", async () => {

@@ -30,7 +30,20 @@ describe("command trace", () => {
     const run = runScenario(loadScenario("redis-release-delayed-del"), 1);
     const deleted = run.history.find((e) => e.f === "key-deleted" && (e.value as { by?: string }).by === "c1")!;
     const at = trace.filter((r) => r.timeUs === deleted.timeUs && r.process === deleted.process);
-    expect(at.map((r) => r.data)).toEqual([{ from: "c1", command: "DEL lock:order:123", reply: "(integer) 1" }]);
+    expect(at.map((r) => r.data)).toEqual([
+      {
+        from: "c1",
+        command: "DEL lock:order:123",
+        reply: "(integer) 1",
+        wallMs: (deleted.value as { wallMs: number }).wallMs,
+        key: "lock:order:123",
+        // Whose key it was: the value c2's SET wrote, and its expiry, gone after the DEL.
+        changes: [{ key: "lock:order:123", before: { value: expect.stringMatching(/.+/), expireAtWallMs: expect.any(Number) }, after: null }],
+      },
+    ]);
+    const setByC2 = trace.find((r) => (r.data as { from?: string; reply: string }).from === "c2" && (r.data as { reply: string }).reply === "OK")!;
+    const was = (at[0]!.data as { changes: Array<{ before: { value: string } }> }).changes[0]!.before.value;
+    expect((setByC2.data as { changes: Array<{ after: { value: string } }> }).changes[0]!.after.value).toBe(was);
   });
 
   it("a real library's commands are traced as sent (EVALSHA, NOSCRIPT, then EVAL)", () => {
