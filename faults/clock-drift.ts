@@ -24,7 +24,8 @@ export const clockDrift = defineFault({
   },
   real: {
     refused:
-      "redis-server deadlocks under libfaketime, and a client's libfaketime rate runs from its process's start (a rate changed mid-run would jump its clock too); a client's drift from the start is clocks.<client>.driftPpm; drift steps are not in real mode yet",
+      "a client's libfaketime rate runs from its process's start (a rate changed mid-run would jump its clock too); a client's drift from the start is clocks.<client>.driftPpm; drift steps are not in real mode yet",
+    serverClock: true,
   },
   persistsWithoutDuration: true,
   explore: {

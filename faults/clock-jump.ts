@@ -17,8 +17,8 @@ export const clockJump = defineFault({
   },
   real: {
     mechanism: "clock-jump",
-    limits:
-      "a jump of a redis-server is emulated (PTTL shift) and a client's is real (libfaketime), but of an etcd/ZooKeeper server (the JVM is not wired up; etcd, a Go binary, ignores libfaketime) not in real mode yet",
+    limits: "a client's jump is real (libfaketime) and a redis-server's is emulated (PTTL shift)",
+    serverClock: true,
   },
   explore: {
     rank: 2,

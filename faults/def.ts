@@ -63,7 +63,14 @@ export interface SimFaultContext {
  * why it refuses the kind. `limits` says what the mechanism does not reach yet.
  */
 export type RealMechanism = "stop-signal" | "crash" | "restart" | "clock-jump" | "proxy-cut" | "proxy-condition";
-export type RealSupport = { mechanism: RealMechanism; limits?: string } | { refused: string };
+export type RealSupport = ({ mechanism: RealMechanism; limits?: string } | { refused: string }) & {
+  /**
+   * It acts on the target's clock: where real mode does not perform it on a server, the
+   * reason is the design's own (its serverClocksWhy: etcd's Go binary, ZooKeeper's JVM),
+   * not `refused` or `limits`, which then speak of clients.
+   */
+  serverClock?: true;
+};
 
 /** The processes explore may act on, and the scale of its faults. */
 export interface FaultSpace {

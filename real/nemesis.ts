@@ -5,7 +5,10 @@
 // simulator's larger cluster has) is not performed, and said so in `notApplied` and on the
 // printed schedule — never dropped silently.
 import { InputError } from "../sim/errors.js";
-import { nemesisSteps } from "../harness/runner.js";
+import { runCheckers } from "../checkers/run-all.js";
+import { checkContextFor } from "../harness/check-context.js";
+import { replayCommand } from "../harness/replay-command.js";
+import { nemesisSteps, runScenario } from "../harness/runner.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
 import { planReal, type RealNemesis, type RealPlan } from "./plan.js";
 import { REAL_SIDES } from "../designs/real-sides.js";
@@ -56,4 +59,48 @@ export function nemesisLines(n: RealNemesis): string[] {
     `nemesis for seed ${n.seed}: ${n.drawn.length} step(s) drawn as the simulator draws them`,
     ...n.drawn.map((st, i) => `  ${i + 1}. ${describe(st)}${n.notPerformed[i] === undefined ? "" : ` — NOT performed: ${n.notPerformed[i]}`}`),
   ];
+}
+
+/**
+ * The simulator's side of a nemesis run, for the sim-vs-real row: the outcome of the same
+ * seed with every drawn step (what `lockstep run <s> --seed <seed>` gives), and, when real
+ * mode could not perform some, with the performed steps alone — the like-for-like comparison.
+ */
+export interface NemesisSimRow {
+  seed: number;
+  stepsDrawn: number;
+  stepsPerformed: number;
+  /** The simulator's outcome with every drawn step. */
+  sim: string;
+  /** The simulator's outcome with only the steps real mode performed (when it left some out). */
+  simPerformed?: string;
+  /** The command that gives `sim`. */
+  command: string;
+}
+
+const simOutcome = (s: Scenario, seed: number): string => runCheckers(runScenario(s, seed).history, checkContextFor(s)).outcome;
+
+/** The row for a run planned by planRealRun with a nemesis, or undefined for a scenario without one. */
+export function nemesisSimRow(plan: RealPlan): NemesisSimRow | undefined {
+  const n = plan.nemesis;
+  if (!n) return undefined;
+  const performed = n.drawn.filter((_, i) => n.notPerformed[i] === undefined);
+  const row: NemesisSimRow = {
+    seed: n.seed,
+    stepsDrawn: n.drawn.length,
+    stepsPerformed: performed.length,
+    sim: simOutcome(plan.original, n.seed),
+    command: replayCommand(plan.original, n.seed),
+  };
+  if (performed.length < n.drawn.length) {
+    const only = { ...plan.original, nemesis: undefined, faults: [...plan.original.faults, ...performed] };
+    row.simPerformed = simOutcome(only, n.seed);
+  }
+  return row;
+}
+
+/** "sim vs real, seed 3 (4 steps drawn, 3 performed): simulator safe with every step (npx …), unsafe with the 3 performed; real safe". */
+export function nemesisRowLine(row: NemesisSimRow, realOutcome: string): string {
+  const performed = row.simPerformed !== undefined ? `, ${row.simPerformed} with the ${row.stepsPerformed} performed` : "";
+  return `sim vs real, seed ${row.seed} (${row.stepsDrawn} step(s) drawn, ${row.stepsPerformed} performed): simulator ${row.sim} with every step (${row.command})${performed}; real ${realOutcome}`;
 }

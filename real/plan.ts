@@ -188,9 +188,14 @@ const stopSignal = (step: FaultStep): boolean => {
   return "mechanism" in real && real.mechanism === "stop-signal";
 };
 
-/** Why a fault kind is refused, or what its mechanism does not reach yet (declared in faults/<kind>.ts). */
-function notYet(kind: string): string | undefined {
+/**
+ * Why a fault kind is refused, or what its mechanism does not reach yet (declared in
+ * faults/<kind>.ts); for a kind acting on a server's clock, the design's reason that clock
+ * cannot be faked (designs/real-sides.ts).
+ */
+function notYet(kind: string, design: string, serverTarget: boolean): string | undefined {
   const real = realSupportOf(kind);
+  if (real.serverClock && serverTarget) return `a server's clock cannot be faked in real mode (${REAL_SIDES[design]?.serverClocksWhy ?? REDIS_CLOCK_WHY})`;
   return "refused" in real ? real.refused : real.limits;
 }
 
@@ -336,7 +341,7 @@ function planProcessStep(step: FaultStep, index: number, at: string, what: strin
   if (!stopSignal(step) && !serverCrash && !redisJump && !clientJump && !plainRedisCrash) {
     field(
       at,
-      `${what}: ${notYet(step.kind) ?? "not in real mode yet"}; real mode performs pauses, cuts, delays and loss of proxied links, clock jumps of a client (libfaketime)${cluster || design.failover ? ", crash/restart of a server" : ", crash/restart of a redis-server (a host crash: its AOF cut back to the last fsync), clock jumps of a redis-server (emulated)"} only so far`,
+      `${what}: ${notYet(step.kind, design.name, step.target !== undefined && serverIds.has(step.target)) ?? "not in real mode yet"}; real mode performs pauses, cuts, delays and loss of proxied links, clock jumps of a client (libfaketime)${cluster || design.failover ? ", crash/restart of a server" : ", crash/restart of a redis-server (a host crash: its AOF cut back to the last fsync), clock jumps of a redis-server (emulated)"} only so far`,
     );
   }
   const target = step.target!;

@@ -10,8 +10,10 @@ import { checkContextFor } from "../harness/check-context.js";
 import type { RunRecord } from "../reports/types.js";
 import { renderRunReport } from "../reports/run-report.js";
 import type { RealPlan } from "./plan.js";
+import { nemesisSimRow } from "./nemesis.js";
 import { REAL_NOTE, type RealRunInfo, type RealRunOutput } from "./run.js";
 import { escapeHtml } from "../reports/html.js";
+import { loadText } from "./load.js";
 
 export interface RealRunRecord extends RunRecord {
   real: RealRunInfo;
@@ -28,7 +30,9 @@ export function recordRealRun(plan: RealPlan, out: RealRunOutput): RealRunRecord
   const verdicts = runCheckers(out.history, checkContextFor(plan.scenario));
   const base = buildRecord(plan.scenario, out.meta.seed, { history: out.history, meta: out.meta }, verdicts);
   const rerun = rerunCommand(plan);
-  return { ...base, replay: `${REAL_NOTE}; run it again (a new history): ${rerun}`, real: { ...out.real, rerun } };
+  const simRow = nemesisSimRow(plan);
+  const nemesis = plan.nemesis && simRow ? { nemesis: { ...plan.nemesis, simRow } } : {};
+  return { ...base, replay: `${REAL_NOTE}; run it again (a new history): ${rerun}`, real: { ...out.real, ...nemesis, rerun } };
 }
 
 /** history.jsonl, results.json and the marked report.html in `dir`, each written whole then renamed. */
@@ -46,6 +50,16 @@ export function writeRealArtifacts(dir: string, record: RealRunRecord, history: 
   }
 }
 
+/** "redis-1 could not bind 127.0.0.1:40001 (another process took it after lockstep chose it) and runs on :40007", per move. */
+export function portMoveLines(r: RealRunRecord): string[] {
+  const ports = (ps: readonly number[]) => ps.map((p) => `127.0.0.1:${p}`).join(", ");
+  return r.real.servers.flatMap((s) =>
+    (s.portMoves ?? []).map(
+      (m) => `${s.id} could not bind ${ports(m.fromPorts)} (another process took it after lockstep chose it) and started on ${ports(m.toPorts)}`,
+    ),
+  );
+}
+
 // The run report of a real run is the simulator's (reports/run-report.ts) with the parts
 // that would mislead rewritten: the replay box becomes the "real run: not replayable"
 // banner with the versions and the time scale, and the captions that speak of simulated
@@ -61,9 +75,11 @@ export function realBanner(r: RealRunRecord): string {
   const f = r.real.timeScale.factor;
   const scale = f === 1 ? "the scenario's times as written" : `time scale ${f}: TTLs, waits, pauses and durations ×${f} (the story tells the times as written)`;
   const notApplied = r.real.notApplied.length ? ` Not applied: ${r.real.notApplied.join("; ")}.` : "";
+  const moves = portMoveLines(r);
+  const moved = moves.length ? ` Port moved: ${moves.join("; ")}.` : "";
   return (
     `<div class="replay real-run"><b>${e(r.real.note)}</b> — real servers (${e(servers)}) and real clients (${e(clients)}: ${e(r.real.clientRecipe)}) on 127.0.0.1, ` +
-    `run ${r.real.run} of ${r.real.runs}, ${e(scale)}, ${(r.real.wallMs / 1000).toFixed(1)} s wall time; the seed only seeds think times.${e(notApplied)} ` +
+    `run ${r.real.run} of ${r.real.runs}, ${e(scale)}, ${(r.real.wallMs / 1000).toFixed(1)} s wall time at ${loadText(r.real.load)}; the seed only seeds think times.${e(moved)}${e(notApplied)} ` +
     `Run it again (a new history): <code id="replay-command">${e(r.real.rerun ?? r.replay)}</code></div>`
   );
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { loadNote, loadTolerantMs } from "./servers/deadlines.js";
 import type { HistoryEvent } from "../sim/history.js";
 import type { RunMeta } from "../harness/runner.js";
-import { ServerGroup, stoppedBySignal, type ServerProcess } from "./servers/index.js";
+import { ServerGroup, stoppedBySignal, type PortMove, type ServerProcess } from "./servers/index.js";
 import { hrNowNs, RunClock } from "./clock.js";
 import { addClientProcess, clientDir } from "./clients.js";
 import { ControlServer } from "./control.js";
@@ -17,7 +17,8 @@ import { adapterRefusalError, RealRunError } from "./errors.js";
 import type { AdapterRefusal } from "../designs/library/real-loader.js";
 import { RealFaults, type FaultLog } from "./faults.js";
 import { RunHistory } from "./history.js";
-import type { RealPlan } from "./plan.js";
+import type { RealNemesis, RealPlan } from "./plan.js";
+import type { NemesisSimRow } from "./nemesis.js";
 import { GATE_GO_FILE, type ClientConfig, type FromClient, type StorageRequest, type WireEvent } from "./protocol.js";
 import { DriverStorage, RESOURCE_ID } from "./storage.js";
 import { checkRun, type RunCheck } from "./run-checks.js";
@@ -30,6 +31,7 @@ import type { TimeScale } from "./time-scale.js";
 import { ClientClockFile, type ClockReading } from "./faketime.js";
 import { clientClockChecks, hostCrashChecks, hostCrashTargets, type ClientClockEvidence } from "./fault-checks.js";
 import { AofFsyncTicks } from "./aof-cut.js";
+import { loadFigures, oneMinuteLoad, type LoadFigures } from "./load.js";
 
 /** After the scenario's end, as harness/runner.ts: time for outstanding operations to complete (scaled with the run). */
 export const DRAIN_MS = 2_000;
@@ -52,6 +54,8 @@ export interface RealServerInfo {
   versionLine: string;
   port: number;
   aof: string;
+  /** Its port was taken by another process when it started, so it moved to a fresh one (each time). */
+  portMoves?: PortMove[];
 }
 
 export interface RealClientInfo {
@@ -80,6 +84,10 @@ export interface RealRunInfo {
   faults: FaultLog[];
   notApplied: string[];
   checks: RunCheck[];
+  /** A random nemesis's schedule for this run's seed, and the simulator's outcome for the same seed (set with the record). */
+  nemesis?: RealNemesis & { simRow: NemesisSimRow };
+  /** The 1-minute load average at the run's start and end (rates of a real run depend on it). */
+  load: LoadFigures;
   /** The command that runs the scenario for real again (set with the record). */
   rerun?: string;
 }
@@ -150,6 +158,7 @@ export async function runRealOnce(plan: RealPlan, opts: RealRunOptions): Promise
 class RealRun {
   private readonly s: RealPlan["scenario"];
   private readonly wallStart = performance.now();
+  private readonly loadAtStart = oneMinuteLoad();
   private readonly group: ServerGroup;
   private readonly secret = randomBytes(16).toString("hex");
   private readonly clients: Map<string, ClientState>;
@@ -496,6 +505,7 @@ class RealRun {
       timeScale: plan.timeScale,
       clock: `CLOCK_MONOTONIC (process.hrtime.bigint), read by the driver and by each client process at the instant of its event; µs from the run's t0; ping spread ${Math.max(...this.clockSpreadUs).toFixed(0)} µs`,
       wallMs: Math.round(performance.now() - this.wallStart),
+      load: loadFigures([this.loadAtStart, oneMinuteLoad()]),
       endedBy,
       servers: redis.map((r) => ({
         id: r.id,
@@ -506,6 +516,7 @@ class RealRun {
         versionLine: r.versionLine,
         port: r.endpoint.port,
         aof: r.aof,
+        ...(r.process.portMoves.length ? { portMoves: r.process.portMoves.map((m) => ({ ...m })) } : {}),
       })),
       clients: [...this.clients.values()].map((c) => ({
         id: c.id,

@@ -1,7 +1,9 @@
 // Several real runs of one scenario: their outcome counts (what `lockstep sweep` reports for
 // simulated seeds, for the sim-vs-real table), written as summary.json beside run-<i>/.
-import { availableParallelism, loadavg } from "node:os";
+import { loadFigures, oneMinuteLoad, type LoadFigures } from "./load.js";
 import type { RealRunRecord } from "./record.js";
+
+export type { LoadFigures } from "./load.js";
 
 /** What a batch knows without any finished run: the scenario, the runs asked for, how it ended, the load. */
 export interface RealBatch {
@@ -17,21 +19,9 @@ export interface RealBatch {
   loadSamples: number[];
 }
 
-/** The batch's load, as summary.json and the sim-vs-real table give it. */
-export interface LoadFigures {
-  cores: number;
-  oneMinute: { min: number; mean: number; max: number };
-}
-
 /** Read the 1-minute load average into the batch (before each run and at its end). */
 export function sampleLoad(batch: RealBatch): void {
-  batch.loadSamples.push(Math.round((loadavg()[0] ?? 0) * 100) / 100);
-}
-
-function loadFigures(samples: readonly number[]): LoadFigures {
-  const xs = samples.length ? samples : [0];
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  return { cores: availableParallelism(), oneMinute: { min: Math.min(...xs), mean: Math.round(mean * 100) / 100, max: Math.max(...xs) } };
+  batch.loadSamples.push(oneMinuteLoad());
 }
 
 export interface RealSummary {
@@ -54,11 +44,33 @@ export interface RealSummary {
   wallMs: { total: number; max: number };
   versions: { servers: Record<string, string>; packages: Record<string, string> };
   perRun: Array<{ run: number; outcome: string; expectationMet: boolean; wallMs: number; checksHold: boolean; dir: string }>;
+  /**
+   * A random nemesis: outcome counts of the simulator on the runs' seeds (every drawn step;
+   * and the performed steps alone, where real mode left some out) beside the real runs'.
+   */
+  simVsReal?: { sim: Record<string, number>; simPerformedOnly: Record<string, number>; real: Record<string, number> };
+}
+
+const countOf = (xs: readonly string[]): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const x of xs) out[x] = (out[x] ?? 0) + 1;
+  return out;
+};
+
+function simVsReal(records: readonly RealRunRecord[]): Pick<RealSummary, "simVsReal"> {
+  const rows = records.flatMap((r) => (r.real.nemesis ? [{ row: r.real.nemesis.simRow, real: r.verdicts.outcome }] : []));
+  if (rows.length === 0) return {};
+  return {
+    simVsReal: {
+      sim: countOf(rows.map((r) => r.row.sim)),
+      simPerformedOnly: countOf(rows.map((r) => r.row.simPerformed ?? r.row.sim)),
+      real: countOf(rows.map((r) => r.real)),
+    },
+  };
 }
 
 export function summarize(records: readonly RealRunRecord[], dirs: readonly string[], batch: RealBatch): RealSummary {
-  const outcomes: Record<string, number> = {};
-  for (const r of records) outcomes[r.verdicts.outcome] = (outcomes[r.verdicts.outcome] ?? 0) + 1;
+  const outcomes = countOf(records.map((r) => r.verdicts.outcome));
   const matched = records.filter((r) => r.expectationMet).length;
   const servers: Record<string, string> = {};
   const packages: Record<string, string> = {};
@@ -91,6 +103,7 @@ export function summarize(records: readonly RealRunRecord[], dirs: readonly stri
       checksHold: checksHold(r),
       dir: dirs[i]!,
     })),
+    ...simVsReal(records),
   };
 }
 

@@ -1,7 +1,9 @@
 // Terminal output of `lockstep real`: every run marked as a real run that cannot be replayed,
 // with the versions of what it ran on.
 import { join } from "node:path";
-import type { RealRunRecord } from "../real/record.js";
+import { portMoveLines, type RealRunRecord } from "../real/record.js";
+import { loadText } from "../real/load.js";
+import { nemesisRowLine } from "../real/nemesis.js";
 import type { RealSummary } from "../real/summary.js";
 import { checksHold } from "../real/summary.js";
 
@@ -14,12 +16,14 @@ export function versionsLine(r: RealRunRecord): string {
   return `${servers}; ${[...pkgs].map(([k, v]) => `${k} ${v}`).join(", ")}`;
 }
 
-export function formatRealRun(r: RealRunRecord, dir: string): string {
+/** What ran: the servers (and any that moved port), the nemesis's row, the clients, versions, time scale. */
+function whatRanLines(r: RealRunRecord): string[] {
   const lines: string[] = [];
-  lines.push(`lockstep real ${r.scenario.name} — design ${r.scenario.design}, run ${r.real.run}/${r.real.runs} — ${r.real.note}`);
   lines.push(
     `  servers: ${r.real.servers.map((s) => `${s.id} (${s.software ?? "redis-server"} ${s.version}, 127.0.0.1:${s.port}${s.aof === "n/a" ? "" : `, AOF ${s.aof}`})`).join(", ")}`,
   );
+  for (const m of portMoveLines(r)) lines.push(`  port moved: ${m}`);
+  if (r.real.nemesis) lines.push(`  ${nemesisRowLine(r.real.nemesis.simRow, r.verdicts.outcome)}`);
   lines.push(`  clients: ${r.real.clients.map((c) => c.id).join(", ")} — one node process each: ${r.real.clientRecipe}`);
   lines.push(`  versions: ${versionsLine(r)}`);
   for (const n of [...new Set(r.real.clients.flatMap((c) => c.notes ?? []))]) lines.push(`  clients saw: ${n}`);
@@ -27,6 +31,13 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
   lines.push(
     `  time scale: ${ts.factor === 1 ? "1 (the scenario's times)" : `${ts.factor} (scaled: ${ts.scaled.join(", ")}; not scaled: ${ts.unscaled.join(", ")})`}`,
   );
+  return lines;
+}
+
+export function formatRealRun(r: RealRunRecord, dir: string): string {
+  const lines: string[] = [];
+  lines.push(`lockstep real ${r.scenario.name} — design ${r.scenario.design}, run ${r.real.run}/${r.real.runs} — ${r.real.note}`);
+  lines.push(...whatRanLines(r));
   for (const n of r.real.notApplied) lines.push(`  not applied: ${n}`);
   for (const f of r.real.faults) {
     if (f.kind === "partition" || f.kind === "cut" || f.kind === "isolate" || f.kind === "heal") {
@@ -87,7 +98,7 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
     lines.push(`  run checks: all ${r.real.checks.length} hold (${r.real.checks.find((c) => c.name === "fault steps fired")?.detail ?? ""})`);
   for (const c of bad) lines.push(`  run check FAILED: ${c.name}: ${c.detail}`);
   lines.push(
-    `outcome: ${r.verdicts.outcome} (expected: ${r.scenario.expect}${r.expectationMet ? ", as expected" : ", NOT as expected"}); wall ${(r.real.wallMs / 1000).toFixed(1)} s, ${r.meta.eventsRun} events, ended: ${r.real.endedBy}`,
+    `outcome: ${r.verdicts.outcome} (expected: ${r.scenario.expect}${r.expectationMet ? ", as expected" : ", NOT as expected"}); wall ${(r.real.wallMs / 1000).toFixed(1)} s at ${loadText(r.real.load)}, ${r.meta.eventsRun} events, ended: ${r.real.endedBy}`,
   );
   lines.push(`${r.real.note}; run it again (a new history): ${r.real.rerun ?? ""}`);
   lines.push(`wrote ${join(dir, "history.jsonl")}, ${join(dir, "results.json")}, ${join(dir, "report.html")}`);
@@ -96,7 +107,14 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
 
 /** One line per run when there are several. */
 export function formatRealRunLine(r: RealRunRecord, dir: string): string {
-  return `run ${r.real.run}/${r.real.runs}: ${r.verdicts.outcome}${r.expectationMet ? " (as expected)" : ` (expected ${r.scenario.expect})`}, wall ${(r.real.wallMs / 1000).toFixed(1)} s, ${r.meta.eventsRun} events${checksHold(r) ? "" : ", RUN CHECKS FAILED"} → ${dir}\n`;
+  const moves = portMoveLines(r);
+  const row = r.real.nemesis?.simRow;
+  const sim = row
+    ? `; simulator, same seed: ${row.sim}${row.simPerformed !== undefined ? ` (${row.simPerformed} with the ${row.stepsPerformed} steps performed)` : ""}`
+    : "";
+  const expectation = r.expectationMet ? " (as expected)" : ` (expected ${r.scenario.expect})`;
+  const wall = `wall ${(r.real.wallMs / 1000).toFixed(1)} s at load ${r.real.load.oneMinute.max}`;
+  return `run ${r.real.run}/${r.real.runs}: ${r.verdicts.outcome}${expectation}${sim}, ${wall}, ${r.meta.eventsRun} events${checksHold(r) ? "" : ", RUN CHECKS FAILED"}${moves.length ? `; port moved: ${moves.join("; ")}` : ""} → ${dir}\n`;
 }
 
 export function formatRealSummary(s: RealSummary, first: RealRunRecord | undefined, summaryPath: string): string {
@@ -111,6 +129,16 @@ export function formatRealSummary(s: RealSummary, first: RealRunRecord | undefin
     lines.push(`  outcomes: ${order.map(([o, n]) => `${o} ${n}/${s.runs} (${((100 * n) / s.runs).toFixed(0)}%)`).join(", ")}`);
     lines.push(
       `  expected ${s.expect}: ${s.expected.matched}/${s.runs}; safety violations in ${s.safetyViolations}/${s.runs}${s.invalidRuns > 0 ? `; INVALID runs (run checks failed): ${s.invalidRuns}` : ""}`,
+    );
+  }
+  if (s.simVsReal) {
+    const counts = (c: Record<string, number>) =>
+      Object.entries(c)
+        .map(([o, n]) => `${o} ${n}/${s.runs}`)
+        .join(", ");
+    const v = s.simVsReal;
+    lines.push(
+      `  sim vs real (the runs' seeds, the same drawn steps): simulator ${counts(v.sim)}; with only the steps real mode performed ${counts(v.simPerformedOnly)}; real ${counts(v.real)}`,
     );
   }
   const l = s.load.oneMinute;

@@ -142,7 +142,7 @@ async function runBatch(plan: RealPlan, planOf: (seed: number) => RealPlan, dir:
         const signal = stoppedBySignal();
         if (signal) return stop(`stopped by ${signal}`);
         const code = realFailureCode(err);
-        stop(`failed: ${printable((err instanceof Error ? err.message : String(err)).split("\n")[0] ?? "")}`);
+        stop(`failed: ${printable(stopReason(err))}`);
         if (code === undefined) throw err;
         setExitCode(code);
         return;
@@ -163,6 +163,12 @@ async function runBatch(plan: RealPlan, planOf: (seed: number) => RealPlan, dir:
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+/** The error's first line, without the "; last log lines:" that introduces lines a one-line reason does not carry. */
+export function stopReason(err: unknown): string {
+  const first = (err instanceof Error ? err.message : String(err)).split("\n")[0] ?? "";
+  return first.replace(/;?\s*last log lines:\s*$/, "");
 }
 
 /** Over every run: a run whose real-run checks failed is no evidence (exit 1); then as `lockstep run`/`sweep`. */

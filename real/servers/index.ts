@@ -8,7 +8,7 @@ export { freePort, freePorts, LOOPBACK } from "./ports.js";
 export { etcdHealthy, httpRequest, redisPing, tcpExchange, zkServing, zkSrvr } from "./probes.js";
 export { startRedis, type RedisOptions, type RedisServer } from "./redis.js";
 export { startSentinel, type SentinelOptions, type SentinelServer } from "./sentinel.js";
-export { ServerProcess, type ExitInfo, type ServerSpec, type ServerState } from "./server-process.js";
+export { ServerProcess, type ExitInfo, type PortMove, type ServerSpec, type ServerState } from "./server-process.js";
 export { startZooKeeperEnsemble, type ZooKeeperEnsemble, type ZooKeeperOptions, type ZooKeeperPeer } from "./zookeeper.js";
 export { OWNER_FILE, processesIn, RUN_DIR_PREFIX, sweepDeadRuns, type OwnerRecord, type SweepResult } from "./registry.js";
 export { loadNote, loadTolerantMs, LoadTolerantDeadline } from "./deadlines.js";

@@ -37,6 +37,12 @@ export interface ServerSpec {
 
 export type ServerState = "stopped" | "running" | "paused" | "exited";
 
+/** A start that found its port taken by another process (between lockstep's choice and the bind) and took a fresh one. */
+export interface PortMove {
+  fromPorts: number[];
+  toPorts: number[];
+}
+
 export interface ExitInfo {
   code: number | null;
   signal: string | null;
@@ -84,6 +90,8 @@ export class ServerProcess {
   private _state: ServerState = "stopped";
   /** Every pid this handle ever spawned (wrappers and servers), for leak checks. */
   readonly pidsEver: number[] = [];
+  /** Each time start() found its port taken and moved on: the ports before and after (a run records them). */
+  readonly portMoves: PortMove[] = [];
 
   constructor(
     private _spec: ServerSpec,
@@ -148,7 +156,9 @@ export class ServerProcess {
       } catch (err) {
         if (!(err instanceof ServerExitedError) || !this._spec.rebind || attempt >= BIND_ATTEMPTS || !this.failedToBind()) throw err;
         appendFileSync(this._spec.logFile, `--- lockstep: ${this._spec.name} could not bind its port; trying a fresh one ---\n`);
+        const fromPorts = [...(this._spec.listenPorts ?? [])];
         this._spec = { ...this._spec, ...(await this._spec.rebind()) };
+        this.portMoves.push({ fromPorts, toPorts: [...(this._spec.listenPorts ?? [])] });
       }
     }
   }
