@@ -55,7 +55,14 @@ export default tseslint.config(
     files: ["sim/**/*.ts", "services/**/*.ts", "designs/**/*.ts", "faults/**/*.ts", "attacks/**/*.ts", "checkers/**/*.ts", "causes/**/*.ts"],
     // A design's real-mode client (and its helpers) runs against real servers in real time:
     // real mode is the one exception to determinism (docs/real-mode.md).
-    ignores: ["sim/sandbox/**", "designs/library/adapters/**", "designs/**/real-client.ts", "designs/real-client.ts", "designs/real-ioredis.ts"],
+    ignores: [
+      "sim/sandbox/**",
+      "designs/library/adapters/**",
+      "designs/**/real-client.ts",
+      "designs/library/real-driver*.ts",
+      "designs/real-client.ts",
+      "designs/real-ioredis.ts",
+    ],
     rules: {
       "no-restricted-properties": ["error", ...HOST_NONDETERMINISM],
       "no-restricted-globals": [

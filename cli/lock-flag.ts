@@ -11,3 +11,9 @@ export const LOCK_FLAG = [
 export function withLockFlag(scenario: string, lock: string | undefined): string {
   return lock === undefined ? scenario : `${scenario}@${lock}`;
 }
+
+/** `--lock-cmd <command>`: run on a lock driver of any language (docs/lock-protocol.md); real mode only. */
+export const LOCK_CMD_FLAG = [
+  "--lock-cmd <command>",
+  "run on a lock driver of any language: a command speaking lockstep's line protocol (docs/lock-protocol.md), one process per client; real mode only",
+] as const;

@@ -31,8 +31,8 @@ export interface RealLockClient {
   release(grant: RealGrant): Promise<RealReleaseResult>;
   /** On ok, updates grant.validityMs and grant.expiresAtUs. */
   extend(grant: RealGrant, ttlMs: number): Promise<RealExtendResult>;
-  /** Whether the library still believes it holds the grant, by its own clock. */
-  holds(grant: RealGrant): boolean;
+  /** Whether the library still believes it holds the grant, by its own clock (a lock driver is asked: async). */
+  holds(grant: RealGrant): boolean | Promise<boolean>;
   /** The npm packages (name → version) this recipe runs on, as loaded by this process. */
   packages(): Record<string, string>;
   /**
@@ -42,6 +42,13 @@ export interface RealLockClient {
   onRefresh?: (g: RealGrant) => void;
   /** Facts about this client's sessions worth recording with the run (e.g. a negotiated timeout). */
   notes?(): string[];
+  /**
+   * Process groups this client started that are part of it (a lock driver and its children):
+   * the driver stops and resumes them with the client process, and kills them with it.
+   */
+  processGroups?(): number[];
+  /** The wall clock the lock runs on when it is not this process's own (a lock driver's), ms since the epoch. */
+  wallClockMs?(): Promise<number>;
   close(): void;
 }
 

@@ -46,6 +46,18 @@ export type RecipeConfig =
       requireAliases?: Record<string, string>;
     }
   | {
+      /** design `library` with `lockCmd`: a lock driver process speaking docs/lock-protocol.md (designs/library/real-driver.ts). */
+      kind: "driver";
+      /** The user's command, run by /bin/sh. */
+      command: string;
+      /** Its working directory (where the user gave the command). */
+      cwd: string;
+      /** The servers' (or their proxies') "127.0.0.1:port", in node order. */
+      addresses: string[];
+      /** designOptions.options, handed to the driver in its init request. */
+      options: Record<string, unknown>;
+    }
+  | {
       /** etcd's concurrency.Mutex on the etcd3 client (designs/etcd-lease/real-client.ts). */
       kind: "etcd-mutex";
       /** Client URLs of the cluster's members (http://127.0.0.1:port). */

@@ -1,7 +1,7 @@
 import type { Scenario } from "../scenarios/schema.js";
 
 /** A word as a POSIX shell reads it back unchanged. */
-function shellWord(w: string): string {
+export function shellWord(w: string): string {
   return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -16,7 +16,6 @@
 // redis-server's crash is a host crash too, emulated: SIGKILL, then its AOF cut back to the
 // last fsync tick (real/aof-cut.ts) before the restart. A step that names the design's preferredLeader acts
 // on whichever member is the leader when it fires (`leaderOf`), as the scenario means it.
-import { readFileSync } from "node:fs";
 import type { EventType } from "../sim/history.js";
 import type { ServerProcess } from "./servers/index.js";
 import type { RunClock } from "./clock.js";
@@ -60,17 +59,6 @@ export interface FaultLog {
 
 const STOP_CONFIRM_TRIES_MAX = 200;
 const RESUME_REARM_MAX = 8;
-
-function isStopped(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const s = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return s === "T" || s === "t";
-  } catch {
-    return false;
-  }
-}
 
 interface Paused {
   proc: ServerProcess;
@@ -467,8 +455,8 @@ export class RealFaults {
     if (!proc || !proc.isLive()) throw new Error(`fault step ${pf.index}: ${pf.target} is not running`);
     await proc.pause();
     // ServerProcess.pause gives up silently after its bound; look for ourselves (bounded).
-    for (let i = 0; i < STOP_CONFIRM_TRIES_MAX && !isStopped(proc.pid); i++) await new Promise((r) => setTimeout(r, 1));
-    if (isStopped(proc.pid)) log.stoppedUs = this.clock.nowUs();
+    for (let i = 0; i < STOP_CONFIRM_TRIES_MAX && !proc.isStopped(); i++) await new Promise((r) => setTimeout(r, 1));
+    if (proc.isStopped()) log.stoppedUs = this.clock.nowUs();
     const untilUs = startUs + durationMs * 1000;
     // SIGCONT when the last overlapping pause of this target ends (sim: pausedUntil = max);
     // each step's end note at its own end, the last one's as SIGCONT is sent.

@@ -224,6 +224,7 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   }
 
   const design = planDesign(s, notApplied);
+  clientClocksFakeable(s, design, field);
   if (s.workload.fencing && !design.fencing) field("workload.fencing", `design "${s.design}" issues no fencing token; expected false, or a design with tokens`);
 
   const clientIds = new Set(s.clients.map((c) => c.id));
@@ -330,6 +331,8 @@ function planProcessStep(step: FaultStep, index: number, at: string, what: strin
   const clientJump = step.kind === "clock-jump" && step.target !== undefined && clientIds.has(step.target);
   if (clientJump && !faketimeAvailable())
     field(at, `${what}: a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
+  const clientClocksWhy = clientJump ? design.clientClocksWhy?.() : undefined;
+  if (clientClocksWhy) field(at, `${what}: ${clientClocksWhy}`);
   // A plain redis-server's crash is a host crash, emulated by cutting its AOF (real/aof-cut.ts).
   const plainRedisCrash =
     (step.kind === "crash" || step.kind === "restart") &&
@@ -355,6 +358,13 @@ function planProcessStep(step: FaultStep, index: number, at: string, what: strin
   const trigger = triggerOf(step, index, at, what, clientIds, serverIds, field, targetKind);
   const leader = targetKind === "server" && (roleLeader || cluster?.preferredLeader === target);
   return { index, step, target, targetKind, trigger, ...(leader ? { leader } : {}) };
+}
+
+/** Clients' clock offsets and drift need clients whose runtime libfaketime can move (a lock driver's may not). */
+function clientClocksFakeable(s: Scenario, design: RealDesignPlan, field: (f: string, why: string) => never): void {
+  const faked = Object.entries(s.clocks).find(([id, c]) => s.clients.some((x) => x.id === id) && (c.offsetMs !== 0 || c.driftPpm !== 0));
+  const why = faked ? design.clientClocksWhy?.() : undefined;
+  if (faked && why) field(`clocks.${faked[0]}`, why);
 }
 
 /** Clients' clock offsets and drift, faked with libfaketime; a server's clock cannot be. */

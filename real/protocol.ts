@@ -49,7 +49,8 @@ export interface WireEvent {
 
 export type FromClient =
   | { t: "hello"; clientId: string; secret: string; pid: number }
-  | { t: "ready"; packages: Record<string, string>; notes?: string[] }
+  /** processGroups: groups this client started that are part of it (a lock driver's): stopped, resumed and killed with it. */
+  | { t: "ready"; packages: Record<string, string>; notes?: string[]; processGroups?: number[] }
   /** wallMs: the child's Date.now() at the same instant (its libfaketime clock, when it has one). */
   | { t: "pong"; hrNs: string; wallMs?: number }
   | { t: "event"; ev: WireEvent }

@@ -14,6 +14,8 @@ import { nemesisSimRow } from "./nemesis.js";
 import { REAL_NOTE, type RealRunInfo, type RealRunOutput } from "./run.js";
 import { escapeHtml } from "../reports/html.js";
 import { loadText } from "./load.js";
+import { shellWord } from "../harness/replay-command.js";
+import { LOCK_CMD_SUFFIX } from "../scenarios/with-lock-driver.js";
 
 export interface RealRunRecord extends RunRecord {
   real: RealRunInfo;
@@ -21,8 +23,14 @@ export interface RealRunRecord extends RunRecord {
 
 /** The command that runs the scenario again for real (a new history: nothing replays). */
 export function rerunCommand(plan: RealPlan): string {
-  const arg = plan.original.file.startsWith("scenarios/") ? plan.original.name : plan.original.file;
-  return `npx lockstep real ${arg}${plan.timeScale.factor !== 1 ? ` --time-scale ${plan.timeScale.factor}` : ""}`;
+  const o = plan.original;
+  // A scenario put on a lock driver by --lock-cmd (scenarios/with-lock-driver.ts) is named with the flag again.
+  const cmd = (o.designOptions as { lockCmd?: unknown } | undefined)?.lockCmd;
+  const byFlag = typeof cmd === "string" && o.name.endsWith(LOCK_CMD_SUFFIX);
+  const shipped = o.file.startsWith("scenarios/");
+  const arg = !shipped ? o.file : byFlag ? o.name.slice(0, -LOCK_CMD_SUFFIX.length) : o.name;
+  const flag = byFlag ? ` --lock-cmd ${shellWord(cmd)}` : "";
+  return `npx lockstep real ${shellWord(arg)}${flag}${plan.timeScale.factor !== 1 ? ` --time-scale ${plan.timeScale.factor}` : ""}`;
 }
 
 /** Judge a real run with the same checkers as a simulated one and build its record. */

@@ -126,6 +126,8 @@ interface ClientState {
   fatal?: string;
   /** Its adapter could not be loaded or created (design library). */
   refusal?: AdapterRefusal;
+  /** It runs a lock driver (a process group of its own, docs/lock-protocol.md). */
+  driven?: boolean;
   closed: boolean;
   pong?: (ns: bigint, wallMs: number | undefined) => void;
   /** The libfaketime file of a client whose clock is faked. */
@@ -211,6 +213,7 @@ class RealRun {
     this.startClients(redis);
     const { endedBy, stopUs } = await this.pollUntilEnd(redis);
     this.faults!.stop();
+    await this.driversAnswer();
     const clockEvidence = await this.clockEvidence();
     const finals = this.storage.finalCells(this.s.workload.locks).map((c) => ({
       process: RESOURCE_ID,
@@ -322,6 +325,9 @@ class RealRun {
         c.ready = true;
         c.packages = msg.packages;
         if (msg.notes?.length) c.notes = msg.notes;
+        // A lock driver's group is part of the client: paused, resumed and killed with its process.
+        for (const g of msg.processGroups ?? []) if (Number.isInteger(g)) c.proc?.adoptGroup(g);
+        c.driven = (msg.processGroups?.length ?? 0) > 0;
         return;
       case "pong":
         c.pong?.(BigInt(msg.hrNs), msg.wallMs);
@@ -375,10 +381,30 @@ class RealRun {
     return c.ready;
   }
 
-  private readClock(c: ClientState): Promise<ClockReading> {
+  /**
+   * A lock driver must answer `clock` at once, even while a lock call of it waits
+   * (docs/lock-protocol.md): one that does not at the run's end hangs, and the run says so.
+   * A driver stopped in a pause is not asked.
+   */
+  private async driversAnswer(): Promise<void> {
+    for (const c of this.clients.values()) {
+      if (!c.driven || c.proc?.state !== "running") continue;
+      const cmd = c.packages["lock driver"];
+      await this.readClock(
+        c,
+        `client ${c.id}'s lock driver${cmd ? ` \`${cmd}\`` : ""} did not answer a clock request at the run's end`,
+        "it hangs (a driver answers clock at once, even while a lock call of it waits: docs/lock-protocol.md)",
+      );
+    }
+  }
+
+  private readClock(c: ClientState, what = `client ${c.id} did not answer a clock ping`, why = ""): Promise<ClockReading> {
     return new Promise<ClockReading>((resolve, reject) => {
       const boundMs = loadTolerantMs(PING_TIMEOUT_MS);
-      const t = setTimeout(() => reject(new RealRunError(`client ${c.id} did not answer a clock ping within ${boundMs} ms (${loadNote()})`)), boundMs);
+      const t = setTimeout(
+        () => reject(new RealRunError(`${what} within ${boundMs} ms (${loadNote()})${why ? `: ${why}` : ""}`, c.proc?.logTail() ?? "")),
+        boundMs,
+      );
       c.pong = (ns, wallMs) => {
         clearTimeout(t);
         c.pong = undefined;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Make sure the Debian packages real mode starts (real/servers/) are installed:
 # redis-server, redis-sentinel, redis-tools, etcd-server, etcd-client, zookeeper (+ Java), faketime and libfaketime
-# (the preload library real/faketime.ts puts client processes under), and GNU parallel (the
-# README's recipe for sharded sweeps, run by test/gnu-parallel.test.ts).
+# (the preload library real/faketime.ts puts client processes under), GNU parallel (the
+# README's recipe for sharded sweeps, run by test/gnu-parallel.test.ts), and python3-redis
+# (redis-py, whose Lock examples/python-redis-py/driver.py drives through the lock-driver protocol).
 # Idempotent: does nothing when every binary is there; otherwise apt-get install (apt-get update
 # first only when the package lists are missing or the install fails without it), and fails
 # loudly if something still cannot be found.
@@ -19,6 +20,7 @@ NEEDED=(
   "faketime:faketime"
   "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1:libfaketime"
   "parallel:parallel"
+  "/usr/lib/python3/dist-packages/redis/lock.py:python3-redis"
 )
 have() {
   case "$1" in

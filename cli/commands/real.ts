@@ -25,7 +25,9 @@ import {
   stoppedBySignal,
   sweepDeadRuns,
 } from "../../real/servers/index.js";
-import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
+import { LOCK_CMD_FLAG, LOCK_FLAG, withLockFlag } from "../lock-flag.js";
+import { withLockDriver } from "../../scenarios/with-lock-driver.js";
+import type { Scenario } from "../../scenarios/schema.js";
 import { tmpdir } from "node:os";
 
 interface RealFlags {
@@ -35,6 +37,7 @@ interface RealFlags {
   okIfExpected?: boolean;
   json?: boolean;
   lock?: string;
+  lockCmd?: string;
   clean?: boolean;
 }
 
@@ -54,6 +57,7 @@ export function registerReal(program: Command): void {
     .option("--ok-if-expected", "exit 0 when every run's outcome is the scenario's expected verdict, even if unsafe")
     .option("--json", "print results.json (summary.json with --runs > 1) instead of the summary")
     .option(...LOCK_FLAG)
+    .option(...LOCK_CMD_FLAG)
     .option("--clean", "remove the temp dirs and processes that dead real runs (their driver killed) left behind, then exit")
     .action(async (name: string | undefined, opts: RealFlags) => {
       if (opts.clean) return cleanDeadRuns(name);
@@ -61,13 +65,21 @@ export function registerReal(program: Command): void {
       const runs = parsePositiveInt(opts.runs, "--runs");
       if (runs > RUNS_MAX) throw new InputError("<arg>", "--runs", `expected at most ${RUNS_MAX}, got ${runs}`);
       const factor = parseTimeScale(opts.timeScale);
-      const scenario = loadScenario(withLockFlag(name, opts.lock));
+      const scenario = scenarioOnLock(name, opts);
       // Planned before anything starts (bad input costs nothing); a nemesis is drawn per run, from its seed.
       const plan = planRealRun(scenario, factor, scenario.seed);
       const planOf = (seed: number): RealPlan => (seed === scenario.seed ? plan : planRealRun(scenario, factor, seed));
       const dir = opts.out ?? join("runs", `${scenario.name}-real`);
       await runBatch(plan, planOf, dir, runs, opts);
     });
+}
+
+/** The scenario, on the adapter of --lock or the lock driver of --lock-cmd (run where the command was typed). */
+function scenarioOnLock(name: string, opts: RealFlags): Scenario {
+  if (opts.lock !== undefined && opts.lockCmd !== undefined)
+    throw new InputError("<arg>", "--lock/--lock-cmd", "at most one of --lock <adapter> and --lock-cmd <command>");
+  const scenario = loadScenario(withLockFlag(name, opts.lock));
+  return opts.lockCmd !== undefined ? withLockDriver(scenario, opts.lockCmd, process.cwd()) : scenario;
 }
 
 /** `lockstep real --clean`: sweep the OS temp dir of dead runs' leftovers. */

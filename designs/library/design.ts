@@ -8,6 +8,9 @@
  *
  * Options:
  *   adapter      a built-in adapter name (adapter.ts BUILTIN_ADAPTERS) or a path to one
+ *   lockCmd      instead of an adapter: the command of a lock driver of any language
+ *                (docs/lock-protocol.md); real mode only. lockCmdCwd: where it runs
+ *                (default: the scenario file's folder)
  *   nodes        number of Redis nodes (default: the adapter's, else 1)
  *   basePort     6379
  *   options      an object handed to the adapter's create() (library settings)
@@ -26,10 +29,16 @@ import { nodeRedisModule } from "../../services/redis-clients/node-redis.js";
 import { BUILTIN_ADAPTERS, adapterPath, type AdapterModule } from "./adapter.js";
 import { LibraryLockClient } from "./client.js";
 import { picked, REDIS_NODE_OPTIONS, type DesignProfile } from "../profile.js";
+import { existsSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 
 export interface LibraryDesignOptions {
+  /** The adapter's name or path; for a lock driver, its command (what messages call the lock). */
   adapter: string;
+  /** The adapter module ("" for a lock driver). */
   adapterFile: string;
+  /** A lock driver instead of an adapter (real mode only): its command, the folder it runs in, the file that named it. */
+  lockCmd?: { command: string; cwd: string; file: string };
   nodes: number;
   basePort: number;
   options: Record<string, unknown>;
@@ -38,14 +47,28 @@ export interface LibraryDesignOptions {
   sweepIntervalMs: number;
 }
 
-const FIELDS = ["adapter", "nodes", "basePort", "options", "persistence", "fsyncIntervalMs", "sweepIntervalMs"];
+const FIELDS = ["adapter", "lockCmd", "lockCmdCwd", "nodes", "basePort", "options", "persistence", "fsyncIntervalMs", "sweepIntervalMs"];
 
 export const libraryNodeId = (i: number): string => `redis-${i}`;
 
+/** A lock driver's command and folder: a command of one line, run in an existing folder. */
+function parseLockCmd(f: Fields, file: string): LibraryDesignOptions["lockCmd"] {
+  const command = f.string("lockCmd");
+  if (/[\r\n\0]/.test(command)) f.fail("lockCmd", "expected a command on one line");
+  const base = existsSync(file) ? dirname(resolve(file)) : process.cwd();
+  const cwd = resolve(base, f.optString("lockCmdCwd") ?? ".");
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) f.fail("lockCmdCwd", "expected the folder the lock driver runs in (an existing directory)");
+  return { command, cwd, file };
+}
+
 export function parseLibraryOptions(raw: unknown, file: string, prefix: string): LibraryDesignOptions {
   const f = Fields.root(file, raw ?? {}, prefix).only(FIELDS);
-  const adapter = f.string("adapter");
-  const adapterFile = adapterPath(adapter, file, f.field("adapter"));
+  if (f.has("adapter") === f.has("lockCmd"))
+    f.fail(f.has("adapter") ? "lockCmd" : "adapter", "expected exactly one of adapter (a module) and lockCmd (a lock driver's command)");
+  const lockCmd = f.has("lockCmd") ? parseLockCmd(f, file) : undefined;
+  if (!lockCmd && f.has("lockCmdCwd")) f.fail("lockCmdCwd", "expected only with lockCmd");
+  const adapter = lockCmd ? lockCmd.command : f.string("adapter");
+  const adapterFile = lockCmd ? "" : adapterPath(adapter, file, f.field("adapter"));
   const nodes = f.number("nodes", { integer: true, min: 1, max: 15, dflt: BUILTIN_ADAPTERS[adapter]?.nodesDefault ?? 1 });
   const basePort = f.number("basePort", { integer: true, min: 1, max: 65535 - 15, dflt: 6379 });
   const options = (raw as Record<string, unknown> | undefined)?.options ?? {};
@@ -55,6 +78,7 @@ export function parseLibraryOptions(raw: unknown, file: string, prefix: string):
   return {
     adapter,
     adapterFile,
+    ...(lockCmd ? { lockCmd } : {}),
     nodes,
     basePort,
     options: options as Record<string, unknown>,
@@ -96,6 +120,12 @@ export const library: DesignEntry<LibraryDesignOptions> = {
   parseOptions: parseLibraryOptions,
   profile: libraryProfile,
   setup({ sim, processOptions, fencing: requireToken }, o) {
+    if (o.lockCmd)
+      throw new InputError(
+        o.lockCmd.file,
+        "designOptions.lockCmd",
+        "a lock driver is a process of its own, on the host's clock: it runs in real mode only (lockstep real, lockstep audit --real), not in the simulator",
+      );
     const nodes = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
     for (const n of nodes) {
       sim.addProcess(

@@ -10,6 +10,8 @@ import { BUILTIN_ADAPTERS } from "./adapter.js";
 import { libraryNodeId, type LibraryDesignOptions } from "./design.js";
 import { packageVersion } from "../real-packages.js";
 import { aofFor, given, noteSweep, refuse, type RealDesignPlan, type RealPlanInput } from "../real-plan.js";
+import { LOCK_PROTOCOL_VERSION } from "./driver-protocol.js";
+import { driverClockRefusal } from "./driver-runtime.js";
 
 /**
  * Client packages a built-in adapter's library needs in another major version than the one
@@ -43,7 +45,26 @@ function libraryRequireAliases(s: RealPlanInput, adapter: string, notApplied: st
   return out;
 }
 
+/** A lock driver (docs/lock-protocol.md): one process per client, given the servers' addresses in its init. */
+function driverPlan(s: RealPlanInput, o: LibraryDesignOptions, lockCmd: NonNullable<LibraryDesignOptions["lockCmd"]>, notApplied: string[]): RealDesignPlan {
+  noteSweep(s, notApplied);
+  if (given(s).basePort !== undefined)
+    notApplied.push(`designOptions.basePort (${o.basePort}): the lock driver is given the real servers' (or their proxies') loopback ports`);
+  const aof = aofFor(s, o.persistence, o.fsyncIntervalMs);
+  const ids = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
+  return {
+    name: s.design,
+    redis: ids.map((id) => ({ id, aof })),
+    fencing: false,
+    packages: [],
+    clients: `running the workload, and beside each its lock driver \`${lockCmd.command}\` (a process group of its own, paused and killed with the client; line protocol ${LOCK_PROTOCOL_VERSION}), against ${o.nodes} redis-server${o.nodes === 1 ? "" : "s"}`,
+    clientClocksWhy: () => driverClockRefusal(lockCmd.command, lockCmd.cwd),
+    recipe: (eps) => ({ kind: "driver", command: lockCmd.command, cwd: lockCmd.cwd, addresses: eps.map((e) => `${e.host}:${e.port}`), options: o.options }),
+  };
+}
+
 export function libraryPlan(s: RealPlanInput, o: LibraryDesignOptions, notApplied: string[]): RealDesignPlan {
+  if (o.lockCmd) return driverPlan(s, o, o.lockCmd, notApplied);
   const requireAliases = libraryRequireAliases(s, o.adapter, notApplied);
   noteSweep(s, notApplied);
   if (given(s).basePort !== undefined)

@@ -32,6 +32,8 @@ export class DriverLink {
   private readonly counts = new Map<string, number>();
   private nextRpcId = 1;
   private closed = false;
+  /** Where the lock's wall clock is read when it is not this process's (a lock driver's): pongs carry it. */
+  wallClock?: () => Promise<number>;
 
   constructor(
     host: string,
@@ -86,8 +88,7 @@ export class DriverLink {
   private onMessage(m: ToClient): void {
     switch (m.t) {
       case "ping":
-        this.send({ t: "pong", hrNs: hrNowNs().toString(), wallMs: Date.now() });
-        return;
+        return this.pong();
       case "config":
         this.config = m.config;
         break;
@@ -112,6 +113,20 @@ export class DriverLink {
     this.oneShot.delete(m.t);
     if (waiter) waiter(m);
     else this.early.set(m.t, m);
+  }
+
+  /**
+   * The clock reading a ping asks for: this process's CLOCK_MONOTONIC and the lock's wall
+   * clock. A lock driver's wall clock is read by the driver; the monotonic reading is then
+   * the middle of the request's round trip (a pipe's, well under a millisecond).
+   */
+  private pong(): void {
+    if (!this.wallClock) return this.send({ t: "pong", hrNs: hrNowNs().toString(), wallMs: Date.now() });
+    const sentNs = hrNowNs();
+    this.wallClock().then(
+      (wallMs) => this.send({ t: "pong", hrNs: ((sentNs + hrNowNs()) / 2n).toString(), wallMs }),
+      () => {}, // the driver failed: it says so itself (fatal), and the ping's own bound runs out
+    );
   }
 
   nowUs(): number {

@@ -9,6 +9,9 @@ import { DriverLink } from "./link.js";
 import type { RealLockClient } from "../../designs/real-client.js";
 import { EtcdMutexRecipe } from "../../designs/etcd-lease/real-client.js";
 import { LibraryRecipe } from "../../designs/library/real-client.js";
+import { DriverRecipe } from "../../designs/library/real-driver.js";
+import { DriverFailedError } from "../../designs/library/real-driver-process.js";
+import { loadTolerantMs } from "../servers/deadlines.js";
 import { AdapterRefusedError } from "../../designs/library/real-loader.js";
 import { RedlockRecipe } from "../../designs/redlock/real-client.js";
 import { SetnxRecipe } from "../../designs/redis-setnx/real-client.js";
@@ -19,6 +22,8 @@ import type { RecipeConfig } from "../../designs/real-recipe.js";
 const CONNECT_TIMEOUT_MS = 10_000;
 const CONFIG_TIMEOUT_MS = 30_000;
 const SERVICE_CONNECT_TIMEOUT_MS = 10_000;
+/** A lock driver's init (its runtime's start, its connections), inside the connect bound so its own line is the one said. */
+const DRIVER_INIT_TIMEOUT_MS = 8_000;
 const START_TIMEOUT_MS = 60_000;
 
 function recipeFor(cfg: RecipeConfig, nowUs: () => number, clientId: string): RealLockClient {
@@ -33,6 +38,8 @@ function recipeFor(cfg: RecipeConfig, nowUs: () => number, clientId: string): Re
       return new ZkLockRecipe(cfg, nowUs);
     case "library":
       return new LibraryRecipe(cfg, nowUs, clientId);
+    case "driver":
+      return new DriverRecipe(cfg, nowUs, clientId, loadTolerantMs(DRIVER_INIT_TIMEOUT_MS));
   }
 }
 
@@ -52,22 +59,32 @@ async function main(): Promise<void> {
   link.send({ t: "hello", clientId, secret, pid: process.pid });
   const { config } = await link.next("config", CONFIG_TIMEOUT_MS);
   const locks = recipeFor(config.recipe, () => link.nowUs(), clientId);
+  // A lock driver that dies or prints what is not the protocol stops the run, in its own words.
+  if (locks instanceof DriverRecipe) locks.onFailure = (err) => link.send({ t: "fatal", message: err.message });
   try {
-    await withTimeout(locks.connect(), SERVICE_CONNECT_TIMEOUT_MS, `connecting to the servers (${config.recipe.kind})`);
+    await withTimeout(locks.connect(), loadTolerantMs(SERVICE_CONNECT_TIMEOUT_MS), `connecting to the servers (${config.recipe.kind})`);
   } catch (err) {
     // A bad adapter is the user's to fix: said once, and this process waits for the driver to end it (no exit to race the message).
     if (err instanceof AdapterRefusedError) {
       link.send({ t: "refused", refusal: err.refusal });
       return;
     }
-    link.send({ t: "fatal", message: `${clientId}: ${(err as Error).message}` });
+    const message = err instanceof DriverFailedError ? err.message : `${clientId}: ${(err as Error).message}`;
+    link.send({ t: "fatal", message });
     throw err;
   }
+  if (locks.wallClockMs) link.wallClock = () => locks.wallClockMs!();
   // Expiries the recipe moves by itself (session keepalives) go to the driver like the workload's own.
   locks.onRefresh = (g) => {
     if (g.id !== undefined) link.reportGrant(g.id, g.expiresAtUs);
   };
-  link.send({ t: "ready", packages: { node: process.version, ...locks.packages() }, ...(locks.notes ? { notes: locks.notes() } : {}) });
+  const groups = locks.processGroups?.() ?? [];
+  link.send({
+    t: "ready",
+    packages: { node: process.version, ...locks.packages() },
+    ...(locks.notes ? { notes: locks.notes() } : {}),
+    ...(groups.length ? { processGroups: groups } : {}),
+  });
   await link.next("start", START_TIMEOUT_MS);
   try {
     const ops = await clientLoop({ link, locks, clientId, spec: config.workload, client: config.client, endUs: config.endUs, seed: config.seed });

@@ -49,7 +49,7 @@ export async function clientLoop(env: LoopEnv): Promise<number> {
         validityMs: round3(g.validityMs),
         ttlMs: g.ttlMs,
       });
-      if (spec.validityCheck === "none" || locks.holds(g)) await criticalSection(env, g, grantId, workRng);
+      if (spec.validityCheck === "none" || (await locks.holds(g))) await criticalSection(env, g, grantId, workRng);
       await link.record("invoke", "release", lock, { grantId });
       const rel = await locks.release(g);
       if (rel.outcome === "ok") await link.record("ok", "release", lock, { released: rel.released });
@@ -83,7 +83,7 @@ async function criticalSection(env: LoopEnv, g: RealGrant, grantId: string, work
   if (!(await workRenewing(env, g, grantId, workMs))) return;
   if (spec.extendTtlMs > 0 && !(await extendRecorded(env, g, grantId, spec.extendTtlMs))) return;
   // As harness/workload.ts: the check moved to just before the write (a faked clock decides it).
-  if (spec.validityCheck === "before-read-and-write" && !locks.holds(g)) {
+  if (spec.validityCheck === "before-read-and-write" && !(await locks.holds(g))) {
     await link.record("info", "write-skipped", lock, { grantId, reason: "the library no longer holds the lock" });
     return;
   }

@@ -1,7 +1,7 @@
 // One real server process under the watchdog: start (spawn + ready check), pause/resume
 // (SIGSTOP/SIGCONT), kill, restart on the same data dir, stop. Every wait is bounded.
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { appendFileSync, closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { ServerExitedError, ServerStartTimeoutError, ServerStopTimeoutError } from "./errors.js";
 import { LoadTolerantDeadline, loadNote } from "./deadlines.js";
 import { pidListensOn } from "./ports.js";
@@ -63,8 +63,9 @@ function describeExit(e: ExitInfo): string {
   return `code ${e.code}`;
 }
 
+/** Signal a pid, or a process group by its negated id; never 0, 1 or -1 (this group, init, everyone). */
 function signalSafely(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined || pid <= 1) return;
+  if (pid === undefined || Math.abs(pid) <= 1) return;
   try {
     process.kill(pid, signal);
   } catch {
@@ -81,6 +82,32 @@ function procState(pid: number): string | undefined {
   }
 }
 
+/** Signal a whole process group (its leader's pid is its id). */
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  signalSafely(-pgid, signal);
+}
+
+/** Stopped by a signal, or gone or a zombie (nothing left to run). */
+const stoppedOrGone = (pid: number): boolean => {
+  const s = procState(pid);
+  return s === undefined || s === "T" || s === "t" || s === "Z" || s === "X";
+};
+
+/** Live members of process group `pgid` (field 5 of /proc/<pid>/stat). */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pgid) out.push(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
 export class ServerProcess {
   private child: ChildProcess | undefined;
   private serverPid: number | undefined;
@@ -92,6 +119,10 @@ export class ServerProcess {
   readonly pidsEver: number[] = [];
   /** Each time start() found its port taken and moved on: the ports before and after (a run records them). */
   readonly portMoves: PortMove[] = [];
+  /** Process groups this process started that are part of it (a lock driver's): paused, resumed and killed with it. */
+  private readonly groups = new Set<number>();
+  /** Their members when last stopped (a stopped group forks nothing new): what a pause waits to see stopped. */
+  private groupPids: number[] = [];
 
   constructor(
     private _spec: ServerSpec,
@@ -263,22 +294,42 @@ export class ServerProcess {
     }
   }
 
-  /** SIGSTOP the server (a process pause); resolves once the kernel reports it stopped. */
-  async pause(): Promise<void> {
-    if (!this.isLive() || this.serverPid === undefined) throw new Error(`${this.label()} is not running`);
-    process.kill(this.serverPid, "SIGSTOP");
-    this._state = "paused";
-    const deadline = Date.now() + PAUSE_CONFIRM_MS;
-    while (Date.now() < deadline) {
-      const s = procState(this.serverPid);
-      if (s === undefined || s === "T" || s === "t") return;
-      await sleepMs(5);
-    }
+  /**
+   * A process group this process started (a lock driver and its children), its leader's pid
+   * being the group id: from now on paused, resumed and killed with this process.
+   */
+  adoptGroup(pgid: number): void {
+    if (pgid <= 1 || this.groups.has(pgid)) return;
+    this.groups.add(pgid);
+    this.recordPid(pgid);
   }
 
-  /** SIGCONT the server. */
+  /**
+   * SIGSTOP the server and the groups it adopted (a process pause: the whole client, its lock
+   * driver too); resolves once the kernel reports every one of them stopped, or after a bound.
+   */
+  async pause(): Promise<void> {
+    if (!this.isLive() || this.serverPid === undefined) throw new Error(`${this.label()} is not running`);
+    for (const g of this.groups) signalGroup(g, "SIGSTOP");
+    process.kill(this.serverPid, "SIGSTOP");
+    this._state = "paused";
+    this.groupPids = [...this.groups].flatMap(groupMembers);
+    const deadline = Date.now() + PAUSE_CONFIRM_MS;
+    while (Date.now() < deadline && !this.isStopped()) await sleepMs(5);
+  }
+
+  /** Does the kernel show the server, and every member of each group it adopted, stopped? */
+  isStopped(): boolean {
+    if (this.serverPid === undefined || !this.isLive()) return false;
+    const s = procState(this.serverPid);
+    if (s !== "T" && s !== "t") return false;
+    return this.groupPids.every(stoppedOrGone);
+  }
+
+  /** SIGCONT the server and the groups it adopted. */
   resume(): void {
     if (!this.isLive() || this.serverPid === undefined) throw new Error(`${this.label()} is not running`);
+    for (const g of this.groups) signalGroup(g, "SIGCONT");
     process.kill(this.serverPid, "SIGCONT");
     this._state = "running";
   }
@@ -288,6 +339,7 @@ export class ServerProcess {
    * signals escalate to SIGKILL of the process group after the grace period. Data dir stays.
    */
   async kill(signal: NodeJS.Signals = "SIGKILL"): Promise<ExitInfo> {
+    this.killGroups();
     if (!this.isLive()) return this.exitInfo ?? { code: null, signal: null };
     signalSafely(this.serverPid, signal);
     if (signal !== "SIGKILL" && this._state === "paused") signalSafely(this.serverPid, "SIGCONT");
@@ -313,10 +365,17 @@ export class ServerProcess {
 
   /** Last resort, synchronous (for process 'exit'): SIGKILL the server and its wrapper group. */
   killGroupSync(): void {
+    this.killGroups();
     if (this.child === undefined || this.exitInfo !== undefined) return;
     signalSafely(this.serverPid, "SIGKILL");
     signalSafely(this.child.pid === undefined ? undefined : -this.child.pid, "SIGKILL");
     this.child.stdin?.destroy();
+  }
+
+  /** The adopted groups go with their process, whatever it is stopped for (their data is nobody's). */
+  private killGroups(): void {
+    for (const g of this.groups) signalGroup(g, "SIGKILL");
+    this.groups.clear();
   }
 
   private recordPid(pid: number): void {
