@@ -14,7 +14,7 @@ import { loadScenario } from "../../scenarios/index.js";
 import { runScenario } from "../../harness/runner.js";
 import { checkDeterminism, firstDifference, NondeterminismError } from "../../harness/determinism.js";
 import { captureStdio } from "../helpers/capture-stdio.js";
-import { corpusScenario, CORPUS_DIR } from "./corpus-runner.js";
+import { corpusScenario } from "./corpus-runner.js";
 
 const io = captureStdio();
 const root = packageRoot();
@@ -52,7 +52,7 @@ describe("replay line", () => {
   it("a run that library code stops exits 7, naming the call, with a replay line that stops the same way", async () => {
     const dir = tmp();
     const file = join(dir, "escape.json");
-    writeFileSync(file, JSON.stringify(corpusScenario(join(CORPUS_DIR, "require-net.cjs"))));
+    writeFileSync(file, JSON.stringify(corpusScenario("./corpus/require-net.cjs")));
     expect(await main(["run", file, "--seed", "2", "--out", join(dir, "a")])).toBe(EXIT.stopped);
     expect(io.err).toContain('tried require("net").connect');
     const line = /replay: (.*)/.exec(io.err)?.[1] ?? "";
