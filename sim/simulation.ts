@@ -568,17 +568,42 @@ export class Simulation {
       // Refused before any work: running to the bound first would only fail there.
       throw new SimLimitError("timeUsMax", this.limits.timeUsMax, `asked to run to ${untilUs}µs`);
     }
-    let projectAt = this.limits.projectAfterEvents > 0 ? Math.max(this.limits.projectAfterEvents, this.eventsRun + 1) : Infinity;
+    this.projectAt = this.limits.projectAfterEvents > 0 ? Math.max(this.limits.projectAfterEvents, this.eventsRun + 1) : Infinity;
+    const guard = this.guard;
+    if (guard === undefined) this.runEvents(untilUs, busyUntilUs, Infinity);
+    else {
+      let done = false;
+      while (!done) guard(() => (done = this.runEvents(untilUs, busyUntilUs, this.sliceEvents)));
+    }
+    this.nowUs = Math.max(this.nowUs, untilUs);
+  }
+
+  private projectAt = Infinity;
+  private guard: ((slice: () => void) => void) | undefined;
+  private sliceEvents = Infinity;
+
+  /**
+   * Run the events in slices of `sliceEvents`, each through `guard` (sim/sandbox/watchdog.ts:
+   * library code that never returns is stopped there by wall time). Set by a design whose
+   * processes run library code; the events and their order are the same either way.
+   */
+  guardEvents(guard: (slice: () => void) => void, sliceEvents: number): void {
+    this.guard = guard;
+    this.sliceEvents = sliceEvents;
+  }
+
+  /** Run up to `maxEvents` events no later than `untilUs`; true when none is left before it. */
+  private runEvents(untilUs: number, busyUntilUs: number, maxEvents: number): boolean {
     const queue = this.queue;
-    for (;;) {
+    for (let n = 0; n < maxEvents; n++) {
       const nextUs = queue.peekTimeUs();
-      if (nextUs > untilUs) break;
+      if (nextUs > untilUs) return true;
       this.nowUs = nextUs;
       if (++this.eventsRun > this.limits.eventsMax) {
         throw new SimLimitError("eventsMax", this.limits.eventsMax, `at t=${this.nowUs}µs`);
       }
-      if (this.eventsRun === projectAt) {
-        projectAt *= 2;
+      if (this.eventsRun === this.projectAt) {
+        this.projectAt *= 2;
         // Linear in true time: every workload here is a steady loop of operations. Only a
         // projection past twice the bound stops the run, so a busier start than average
         // is no false alarm; a run between the two still stops at eventsMax itself.
@@ -593,7 +618,7 @@ export class Simulation {
       }
       queue.runNext();
     }
-    this.nowUs = Math.max(this.nowUs, untilUs);
+    return false;
   }
 
   get queueLength(): number {

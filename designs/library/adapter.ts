@@ -102,6 +102,11 @@ function record(v: unknown, what: string, adapter: string): Record<string, unkno
 
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
+/** The fields of an acquire() and an extend() result lockstep reads (in the realm, membrane.readFields). */
+export const ACQUIRED_FIELDS = ["handle", "validityMs", "token", "secret"] as const;
+export const EXTENDED_FIELDS = ["validityMs", "handle"] as const;
+
+/** An acquire() result's fields, as the membrane read them: primitives, and the handle as an opaque realm value. */
 export function readAcquired(v: unknown, adapter: string): { handle: unknown; validityMs?: number; token?: number; secret?: string } {
   const r = record(v, "acquire() result", adapter);
   return { handle: r.handle, validityMs: num(r.validityMs), token: num(r.token), secret: typeof r.secret === "string" ? r.secret : undefined };
@@ -110,5 +115,5 @@ export function readAcquired(v: unknown, adapter: string): { handle: unknown; va
 export function readExtended(v: unknown, adapter: string): { validityMs?: number; handle?: unknown } {
   if (v === true) return {};
   const r = record(v, "extend() result", adapter);
-  return { validityMs: num(r.validityMs), handle: "handle" in r ? r.handle : undefined };
+  return { validityMs: num(r.validityMs), handle: r.handle };
 }

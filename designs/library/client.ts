@@ -14,57 +14,68 @@ import type { Message, ProcessContext } from "../../sim/simulation.js";
 import type { Realm } from "../../sim/sandbox/realm.js";
 import type { AcquireOptions, AcquireResult, ExtendResult, Grant, LockClient, ReleaseResult } from "../types.js";
 import type { ClientHub } from "../../services/redis-clients/hub.js";
-import { readAcquired, readExtended, type AdapterInstance } from "./adapter.js";
+import { ACQUIRED_FIELDS, EXTENDED_FIELDS, readAcquired, readExtended } from "./adapter.js";
+import { LibraryError } from "../../sim/sandbox/errors.js";
 
 interface Settled {
   ok: boolean;
   value: unknown;
 }
 
-function reasonOf(e: unknown): string {
-  if (e && typeof e === "object" && "message" in e) {
-    const name = "name" in e && typeof e.name === "string" && e.name !== "Error" ? `${e.name}: ` : "";
-    return `${name}${String((e as { message: unknown }).message)}`;
-  }
-  return String(e);
+/** What the adapter instance offers, read once in the realm (membrane.readFields). */
+export interface AdapterMethods {
+  extend: boolean;
+  holds: boolean;
 }
 
 export class LibraryLockClient implements LockClient {
   private readonly adapterName: string;
+  private readonly acquiredFields: unknown;
+  private readonly extendedFields: unknown;
 
   constructor(
     private readonly ctx: ProcessContext,
     private readonly realm: Realm,
     private readonly hub: ClientHub,
-    private readonly adapter: AdapterInstance,
+    /** The adapter instance: a realm value the host only hands back to the membrane. */
+    private readonly adapter: unknown,
+    private readonly methods: AdapterMethods,
     /** The adapter's name and file; `tokenRequired` when the run fences writes (a grant without a token is then refused). */
     private readonly from: { name: string; file: string; tokenRequired: boolean },
   ) {
     this.adapterName = from.name;
+    this.acquiredFields = realm.membrane.names(...ACQUIRED_FIELDS);
+    this.extendedFields = realm.membrane.names(...EXTENDED_FIELDS);
   }
 
   private *call(method: "acquire" | "release" | "extend", args: unknown[]): Fiber<Settled> {
-    const fn = this.adapter[method] as ((...a: unknown[]) => unknown) | undefined;
+    const { membrane } = this.realm;
     return yield* suspend<Settled>((resume) => {
       this.realm.enter(`${this.adapterName}.${method}()`, () =>
-        this.realm.prelude.settle(
-          // Arguments are made in the realm: a host object's constructor chain leads to the host.
-          () =>
-            fn!.apply(
-              this.adapter,
-              args.map((a) => this.realm.seal.toRealm(a)),
-            ),
-          (ok, value) => this.realm.later(() => resume({ ok, value })),
+        // Arguments are made in the realm: a host object's constructor chain leads to the host.
+        membrane.settle(this.adapter, method, membrane.list(...args.map((a) => membrane.toRealm(a))), (ok, value) =>
+          this.realm.later(() => resume({ ok, value })),
         ),
       );
     });
   }
 
+  /** Why a call rejected, as library code's error says it (read in the realm). */
+  private reasonOf(e: unknown): string {
+    return this.realm.membrane.describe(e);
+  }
+
+  /** A result's fields, read in the realm; a non-object is named as the adapter's mistake. */
+  private fields(v: unknown, names: unknown, what: string): Record<string, unknown> {
+    if (v === null || typeof v !== "object") throw new LibraryError("adapter", `${this.adapterName}.${what}`, new Error(`expected an object, got ${typeof v}`));
+    return this.realm.membrane.readFields(v, names);
+  }
+
   *acquire(lock: string, opts: AcquireOptions): Fiber<AcquireResult> {
     const r = yield* this.call("acquire", [lock, { ttlMs: opts.ttlMs, waitMs: opts.waitMs }]);
-    if (!r.ok) return { outcome: "unknown", reason: reasonOf(r.value) };
+    if (!r.ok) return { outcome: "unknown", reason: this.reasonOf(r.value) };
     if (r.value === null || r.value === undefined || r.value === false) return { outcome: "fail", reason: `${this.adapterName} did not acquire the lock` };
-    const got = readAcquired(r.value, this.adapterName);
+    const got = readAcquired(this.fields(r.value, this.acquiredFields, "acquire() result"), this.adapterName);
     if (this.from.tokenRequired && got.token === undefined) {
       // Going on would have the resource refuse every write ("no-token"): a run that fences nothing.
       throw new InputError(
@@ -88,16 +99,16 @@ export class LibraryLockClient implements LockClient {
 
   *release(grant: Grant): Fiber<ReleaseResult> {
     const r = yield* this.call("release", [grant.data]);
-    if (!r.ok) return { outcome: "unknown", reason: reasonOf(r.value) };
+    if (!r.ok) return { outcome: "unknown", reason: this.reasonOf(r.value) };
     return { outcome: "ok", released: r.value !== false };
   }
 
   *extend(grant: Grant, ttlMs: number): Fiber<ExtendResult> {
-    if (typeof this.adapter.extend !== "function") return { outcome: "fail", reason: `${this.adapterName} has no extend` };
+    if (!this.methods.extend) return { outcome: "fail", reason: `${this.adapterName} has no extend` };
     const r = yield* this.call("extend", [grant.data, ttlMs]);
-    if (!r.ok) return { outcome: "unknown", reason: reasonOf(r.value) };
+    if (!r.ok) return { outcome: "unknown", reason: this.reasonOf(r.value) };
     if (r.value === null || r.value === undefined || r.value === false) return { outcome: "fail", reason: `${this.adapterName} refused to extend` };
-    const got = readExtended(r.value, this.adapterName);
+    const got = readExtended(r.value === true ? true : this.fields(r.value, this.extendedFields, "extend() result"), this.adapterName);
     this.believe(grant, got.validityMs, "extend() result");
     if (got.handle !== undefined) grant.data = got.handle;
     return { outcome: "ok", validityMs: grant.validityMs };
@@ -111,7 +122,7 @@ export class LibraryLockClient implements LockClient {
    * on any slow link, and blame a correct lock for it.
    */
   private believe(grant: Grant, validityMs: number | undefined, what: string): void {
-    const hasHolds = typeof this.adapter.holds === "function";
+    const hasHolds = this.methods.holds;
     if (validityMs === undefined && !hasHolds) {
       throw new InputError(
         this.from.file,
@@ -127,8 +138,9 @@ export class LibraryLockClient implements LockClient {
 
   /** The library's own belief, asked synchronously (adapter.holds), else the validity it reported. */
   holds(grant: Grant): boolean {
-    if (typeof this.adapter.holds === "function") {
-      const held = this.realm.enter(`${this.adapterName}.holds()`, () => this.adapter.holds!(grant.data));
+    if (this.methods.holds) {
+      const { membrane } = this.realm;
+      const held = this.realm.enter(`${this.adapterName}.holds()`, () => membrane.invokeMethod(this.adapter, "holds", membrane.list(grant.data)));
       return held === true;
     }
     return this.ctx.monoUs() < grant.expiresAtMonoUs;

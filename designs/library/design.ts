@@ -22,11 +22,13 @@ import { InputError } from "../../sim/errors.js";
 import { redisServer } from "../../services/redis/server.js";
 import { PERSISTENCE_MODES, type PersistenceMode } from "../../services/redis/aof.js";
 import { Realm, installRejectionHook } from "../../sim/sandbox/realm.js";
+import { guarded, SLICE_EVENTS } from "../../sim/sandbox/watchdog.js";
 import { ModuleLoader } from "../../sim/sandbox/module-loader.js";
 import { ClientHub } from "../../services/redis-clients/hub.js";
 import { ioredisModule } from "../../services/redis-clients/ioredis.js";
 import { nodeRedisModule } from "../../services/redis-clients/node-redis.js";
 import { BUILTIN_ADAPTERS, adapterPath, type AdapterModule } from "./adapter.js";
+import { basename, dirname } from "node:path";
 import { LibraryLockClient } from "./client.js";
 import { picked, REDIS_NODE_OPTIONS, type DesignProfile } from "../profile.js";
 import { existsSync, statSync } from "node:fs";
@@ -142,6 +144,8 @@ export const library: DesignEntry<LibraryDesignOptions> = {
       byAddress.set(String(o.basePort + i), n);
     });
     installRejectionHook();
+    // Library code runs in every client's events: the watchdog stops any that never returns.
+    sim.guardEvents(guarded, SLICE_EVENTS);
     return {
       serverIds: nodes,
       fencing: false,
@@ -166,20 +170,34 @@ export const library: DesignEntry<LibraryDesignOptions> = {
             ["redis", (req) => nodeRedisModule(hub, req("events"))],
             ["@redis/client", (req) => nodeRedisModule(hub, req("events"))],
           ]),
+          dirname(o.adapterFile),
         );
-        const instance = realm.enter(`loading adapter ${o.adapter}`, () => {
-          const loaded = loader.load(o.adapterFile) as AdapterModule & { default?: AdapterModule };
-          // An ES module's `export default { create }` arrives as exports.default.
-          const mod = typeof loaded?.create === "function" ? loaded : (loaded?.default ?? loaded);
-          if (!mod || typeof mod.create !== "function")
-            throw new InputError(o.adapterFile, "module.exports.create", "a function create({ addresses, options, processId })");
-          return mod.create(realm.fromJson({ addresses, options: o.options, processId: ctx.id }) as Parameters<AdapterModule["create"]>[0]);
-        });
-        if (!instance || typeof instance.acquire !== "function" || typeof instance.release !== "function") {
+        const instance = realm.enter(`loading adapter ${basename(o.adapter)}`, () =>
+          createAdapter(realm, loader, o, { addresses, options: o.options, processId: ctx.id }),
+        );
+        const { membrane } = realm;
+        const methods = membrane.readFields(instance, membrane.names("acquire", "release", "extend", "holds"));
+        if (typeof methods.acquire !== "function" || typeof methods.release !== "function") {
           throw new InputError(o.adapterFile, "create()", "an object with acquire(lock, { ttlMs, waitMs }) and release(handle)");
         }
-        return new LibraryLockClient(ctx, realm, hub, instance, { name: o.adapter, file: o.adapterFile, tokenRequired: requireToken === true });
+        const offers = { extend: typeof methods.extend === "function", holds: typeof methods.holds === "function" };
+        // A built-in adapter by its name, a user's by its file name: never a folder of this machine.
+        const name = BUILTIN_ADAPTERS[o.adapter] ? o.adapter : basename(o.adapterFile);
+        return new LibraryLockClient(ctx, realm, hub, instance, offers, { name, file: o.adapterFile, tokenRequired: requireToken === true });
       },
     };
   },
 };
+
+/** Load the adapter module in the realm and call its create(); the instance, a realm value. */
+function createAdapter(realm: Realm, loader: ModuleLoader, o: LibraryDesignOptions, env: Parameters<AdapterModule["create"]>[0]): unknown {
+  const { membrane } = realm;
+  const loaded = loader.load(o.adapterFile);
+  const fields = membrane.names("create", "default");
+  // An ES module's `export default { create }` arrives as exports.default.
+  const top = membrane.readFields(loaded, fields);
+  const mod = typeof top.create === "function" ? loaded : (top.default ?? loaded);
+  if (typeof membrane.readFields(mod, fields).create !== "function")
+    throw new InputError(o.adapterFile, "module.exports.create", "a function create({ addresses, options, processId })");
+  return membrane.invokeMethod(mod, "create", membrane.list(membrane.fromJson(env)));
+}

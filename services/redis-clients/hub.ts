@@ -4,9 +4,11 @@
  * links, so replies arriving at the process reach the right connection.
  *
  * The modules' classes are built inside the realm (IOREDIS_SOURCE in ioredis.ts,
- * NODE_REDIS_SOURCE in node-redis.ts), so no host object is
- * reachable from library code; they reach the links through a `ClientDriver`, whose
- * functions take and give primitives and realm values only. A link is a number.
+ * NODE_REDIS_SOURCE in node-redis.ts), so no host object is reachable from library code;
+ * they build each command's argv there, as strings, and reach the links through a
+ * `ClientDriver` whose functions get the membrane's copies of their arguments (argv as
+ * host arrays of strings, callbacks as opaque realm functions the host hands back to the
+ * membrane) and give realm values. A link is a number.
  */
 import type { Message, ProcessContext } from "../../sim/simulation.js";
 import type { Realm } from "../../sim/sandbox/realm.js";
@@ -21,42 +23,30 @@ export interface ClientFlavour {
   names: Record<LinkError["kind"], string>;
   /** e.g. "ioredis": turns are "an ioredis reply", "ioredis 'ready' listeners". */
   label: string;
-  /** Arguments as ioredis takes them: nested arrays flattened, null and undefined sent as "". */
-  flattens: boolean;
 }
 
-type Done = (err: Error | null, value?: unknown) => void;
+/** A library callback: an opaque realm function, called only through the membrane. */
+type Callback = unknown;
 
 /** The host functions a realm-side client module calls (see ioredis.ts and node-redis.ts for their use). */
 export interface ClientDriver {
   resolve(port: unknown, host: unknown): string;
-  open(serverId: string, policy: LinkPolicy, emit: (event: string, arg?: unknown) => void): number;
-  status(link: number): string;
-  send(link: number, argv: ArrayLike<unknown>, done: Done): void;
-  sendBatch(link: number, commands: ArrayLike<ArrayLike<unknown>>, done: Done): void;
-  end(link: number): void;
-  sha1(text: string): string;
-  escape(call: string, detail?: string): never;
+  open(serverId: unknown, policy: unknown, emit: Callback, retry: Callback): number;
+  status(link: unknown): string;
+  send(link: unknown, argv: unknown, done: Callback): void;
+  sendBatch(link: unknown, commands: unknown, done: Callback): void;
+  end(link: unknown): void;
+  sha1(text: unknown): string;
+  escape(call: unknown, detail?: unknown): never;
 }
 
-function strings(argv: ArrayLike<unknown>): string[] {
-  const out = new Array<string>(argv.length);
-  for (let i = 0; i < argv.length; i++) {
-    const x = argv[i];
-    out[i] = typeof x === "string" ? x : String(x);
-  }
-  return out;
+/** A command's argv as the realm-side module built it: strings only. */
+function argvOf(argv: unknown): string[] {
+  if (!Array.isArray(argv) || !argv.every((x) => typeof x === "string")) throw new TypeError("a command's arguments must be strings");
+  return argv as string[];
 }
 
-function flattened(argv: ArrayLike<unknown>, out: string[] = []): string[] {
-  for (let i = 0; i < argv.length; i++) {
-    const x = argv[i];
-    if (typeof x === "string") out.push(x);
-    else if (Array.isArray(x)) flattened(x, out);
-    else out.push(x === undefined || x === null ? "" : String(x));
-  }
-  return out;
-}
+const num = (v: unknown, dflt: number | undefined): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : dflt);
 
 export interface RedisAddressBook {
   /** Node ids in order: `new Redis()` with no port reaches the first. */
@@ -97,49 +87,56 @@ export class ClientHub {
   /** The driver a client module of `flavour` is built over. */
   driver(flavour: ClientFlavour): ClientDriver {
     const { realm } = this;
+    const { membrane } = realm;
     const article = /^[aeiou]/.test(flavour.label) ? "an" : "a";
     const replyWhere = `${article} ${flavour.label} reply`;
-    const argvOf = (argv: ArrayLike<unknown>): string[] => (flavour.flattens ? flattened(argv) : strings(argv));
-    const link = (h: number): RedisLink => {
-      const l = this.links[h];
-      if (!l) throw new TypeError(`no ${flavour.label} connection ${h}`);
+    const link = (h: unknown): RedisLink => {
+      const l = typeof h === "number" ? this.links[h] : undefined;
+      if (!l) throw new TypeError(`no ${flavour.label} connection ${String(h)}`);
       return l;
     };
     const answer =
-      (done: Done) =>
+      (done: Callback) =>
       (e: LinkError | null, r?: ArgvReply): void => {
         realm.enter(replyWhere, () => {
-          if (e) done(this.linkError(e, flavour.names));
-          else if (r !== undefined && r !== null && isErrorReply(r)) done(this.replyError(r.error, flavour.names.Reply));
-          else done(null, this.toRealm(r ?? null));
+          if (e) membrane.invoke(done, this.linkError(e, flavour.names));
+          else if (r !== undefined && r !== null && isErrorReply(r)) membrane.invoke(done, this.replyError(r.error, flavour.names.Reply));
+          else membrane.invoke(done, null, this.toRealm(r ?? null));
         });
       };
     return {
       resolve: (port, host) => this.resolve(port, host),
-      open: (serverId, policy, emit) => {
-        const p: LinkPolicy = {
-          retryDelayMs: (n) => {
-            const d = policy.retryDelayMs(n);
-            return typeof d === "number" && Number.isFinite(d) ? Math.max(0, d) : null;
-          },
-          maxRetriesPerRequest: typeof policy.maxRetriesPerRequest === "number" ? policy.maxRetriesPerRequest : null,
-          offlineQueue: policy.offlineQueue === true,
-          resendUnfulfilled: policy.resendUnfulfilled === true,
-          connectTimeoutMs: Number(policy.connectTimeoutMs),
-          commandTimeoutMs: typeof policy.commandTimeoutMs === "number" ? policy.commandTimeoutMs : undefined,
-        };
-        this.openLink(String(serverId), p, (event, arg) =>
-          realm.enter(`${flavour.label} '${event}' listeners`, () => emit(event, event === "error" ? this.linkError(arg as LinkError, flavour.names) : arg)),
-        );
-        return this.links.length - 1;
-      },
+      open: (serverId, policy, emit, retry) => this.openFor(flavour, String(serverId), (policy ?? {}) as Record<string, unknown>, emit, retry),
       status: (h) => link(h).status,
       send: (h, argv, done) => link(h).send({ argv: argvOf(argv) }, answer(done)),
-      sendBatch: (h, commands, done) => link(h).send({ batch: Array.from(commands, (c) => argvOf(c)) }, answer(done)),
+      sendBatch: (h, commands, done) => link(h).send({ batch: (Array.isArray(commands) ? commands : []).map(argvOf) }, answer(done)),
       end: (h) => link(h).end(),
       sha1: (text) => sha1Hex(String(text)),
       escape: (call, detail) => realm.escape(String(call), detail === undefined ? "" : String(detail)),
     };
+  }
+
+  /** Open a link with the policy a realm-side module parsed; its events and retry strategy go back through the membrane. */
+  private openFor(flavour: ClientFlavour, serverId: string, policy: Record<string, unknown>, emit: Callback, retry: Callback): number {
+    const { realm } = this;
+    const { membrane } = realm;
+    const p: LinkPolicy = {
+      retryDelayMs: (n) => {
+        const d = realm.enter(`${flavour.label} retry strategy`, () => membrane.invoke(retry, n));
+        return typeof d === "number" && Number.isFinite(d) ? Math.max(0, d) : null;
+      },
+      maxRetriesPerRequest: num(policy.maxRetriesPerRequest, undefined) ?? null,
+      offlineQueue: policy.offlineQueue === true,
+      resendUnfulfilled: policy.resendUnfulfilled === true,
+      connectTimeoutMs: Number(num(policy.connectTimeoutMs, NaN)),
+      commandTimeoutMs: num(policy.commandTimeoutMs, undefined),
+    };
+    this.openLink(serverId, p, (event, arg) =>
+      realm.enter(`${flavour.label} '${event}' listeners`, () =>
+        membrane.invoke(emit, event, event === "error" ? this.linkError(arg as LinkError, flavour.names) : membrane.toRealm(arg)),
+      ),
+    );
+    return this.links.length - 1;
   }
 
   onMessage(_from: string, msg: Message): boolean {
@@ -149,27 +146,22 @@ export class ClientHub {
 
   /** A realm-side copy of a reply (arrays are the realm's, so Array methods and instanceof behave). */
   private toRealm(r: ArgvReply): unknown {
-    if (Array.isArray(r)) {
-      const out = this.realmArray();
-      for (const x of r) out.push(this.toRealm(x));
-      return out;
-    }
+    return this.realm.membrane.toRealm(this.replyData(r));
+  }
+
+  /** A reply as host data the membrane copies: status replies as their text, error replies as realm errors. */
+  private replyData(r: ArgvReply): unknown {
+    if (Array.isArray(r)) return r.map((x) => this.replyData(x));
     if (r !== null && typeof r === "object") return "status" in r ? r.status : this.replyError(r.error);
     return r;
   }
 
-  private realmArray(): unknown[] {
-    return new this.realm.Array<unknown>();
-  }
-
   /** A Redis error reply as the realm's Error, named as the libraries name it. */
-  private replyError(message: string, name = "ReplyError"): Error {
-    const e = new this.realm.Error(message);
-    e.name = name;
-    return e;
+  private replyError(message: string, name = "ReplyError"): unknown {
+    return this.realm.membrane.makeError(name, message);
   }
 
-  private linkError(e: LinkError, names: Partial<Record<LinkError["kind"], string>>): Error {
+  private linkError(e: LinkError, names: Partial<Record<LinkError["kind"], string>>): unknown {
     return this.replyError(e.message, names[e.kind] ?? "Error");
   }
 }

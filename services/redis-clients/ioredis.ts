@@ -81,7 +81,6 @@ const COMMANDS = [
 
 const IOREDIS: ClientFlavour = {
   label: "ioredis",
-  flattens: true,
   names: { ConnectionClosed: "Error", MaxRetriesPerRequest: "MaxRetriesPerRequestError", CommandTimeout: "Error", Reply: "ReplyError" },
 };
 
@@ -90,7 +89,19 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
   "use strict";
   const { Promise, Error, Map, Array } = globalThis;
   const links = new WeakMap();
-  // Commands go to the driver as [name, args]: it flattens them as ioredis does.
+  const { isArray } = Array;
+  // A command's argv as ioredis sends it: nested arrays flattened, null and undefined as "",
+  // the rest as strings; the driver takes strings only.
+  const flatten = (args, out) => {
+    for (let i = 0; i < args.length; i++) {
+      const x = args[i];
+      if (typeof x === "string") out[out.length] = x;
+      else if (isArray(x)) flatten(x, out);
+      else out[out.length] = x === undefined || x === null ? "" : String(x);
+    }
+    return out;
+  };
+  const argvOf = (name, args) => flatten([name, args], []);
   const splitCallback = (args) => {
     const last = args[args.length - 1];
     return typeof last === "function" ? { args: args.slice(0, -1), cb: last } : { args };
@@ -101,8 +112,8 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
     return e;
   };
   // A promise, and the node-style callback if one was given.
-  const settle = (run, cb) =>
-    new Promise((resolve, reject) => {
+  const settle = (run, cb) => {
+    const p = new Promise((resolve, reject) => {
       run((err, value) => {
         if (err) reject(err);
         else resolve(value);
@@ -112,6 +123,10 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
         }
       });
     });
+    // With a callback, ioredis handles its own promise's rejection (standard-as-callback).
+    if (cb) p.catch(() => {});
+    return p;
+  };
   const parse = (args) => {
     const opts = {};
     for (const a of args) {
@@ -135,7 +150,6 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
       this.options = opts;
       const retry = typeof opts.retryStrategy === "function" ? opts.retryStrategy : (n) => Math.min(n * 50, 2000);
       const policy = {
-        retryDelayMs: (n) => retry(n),
         maxRetriesPerRequest: opts.maxRetriesPerRequest === null ? null : typeof opts.maxRetriesPerRequest === "number" ? opts.maxRetriesPerRequest : 20,
         offlineQueue: opts.enableOfflineQueue !== false,
         resendUnfulfilled: opts.autoResendUnfulfilledCommands !== false,
@@ -148,14 +162,14 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
           if (this.listenerCount("error") > 0) this.emit("error", arg);
         } else if (arg === undefined) this.emit(event);
         else this.emit(event, arg);
-      }));
+      }, (n) => retry(n)));
     }
     get status() {
       return driver.status(links.get(this));
     }
     call(name, ...rest) {
       const { args, cb } = splitCallback(rest);
-      return settle((done) => driver.send(links.get(this), [name, args], done), cb);
+      return settle((done) => driver.send(links.get(this), argvOf(name, args), done), cb);
     }
     send_command(name, ...rest) {
       return this.call(name, ...rest);
@@ -170,8 +184,8 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
         const tail = keys === undefined ? args : [String(keys), args];
         const link = links.get(this);
         return settle((done) => {
-          driver.send(link, ["EVALSHA", sha, ...tail], (err, value) => {
-            if (err && err.name === "ReplyError" && String(err.message).startsWith("NOSCRIPT")) driver.send(link, ["EVAL", lua, ...tail], done);
+          driver.send(link, argvOf("EVALSHA", [sha, tail]), (err, value) => {
+            if (err && err.name === "ReplyError" && String(err.message).startsWith("NOSCRIPT")) driver.send(link, argvOf("EVAL", [lua, tail]), done);
             else done(err, value);
           });
         }, cb);
@@ -233,14 +247,14 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
       const { link, atomic, queued } = queues.get(this);
       return settle((done) => {
         if (atomic) {
-          driver.sendBatch(link, queued, (err, replies) => (err ? done(err) : done(null, replies.map((r) => (r instanceof Error ? [r, undefined] : [null, r])))));
+          driver.sendBatch(link, queued.map((c) => flatten(c, [])), (err, replies) => (err ? done(err) : done(null, replies.map((r) => (r instanceof Error ? [r, undefined] : [null, r])))));
           return;
         }
         const pairs = new Array(queued.length);
         let left = queued.length;
         if (left === 0) return done(null, pairs);
-        queued.forEach((argv, i) =>
-          driver.send(link, argv, (err, value) => {
+        queued.forEach((c, i) =>
+          driver.send(link, flatten(c, []), (err, value) => {
             pairs[i] = err ? [replyError(err.message), undefined] : [null, value];
             if (--left === 0) done(null, pairs);
           }),
@@ -264,5 +278,6 @@ let script: vm.Script | undefined;
 export function ioredisModule(hub: ClientHub, EventEmitter: unknown): unknown {
   script ??= new vm.Script(IOREDIS_SOURCE, { filename: "lockstep:ioredis" });
   const build = hub.realm.runScript(script) as (driver: unknown, ee: unknown, commands: unknown) => unknown;
-  return build(hub.realm.seal.toRealm(hub.driver(IOREDIS)), EventEmitter, hub.realm.fromJson(COMMANDS));
+  const { membrane } = hub.realm;
+  return build(membrane.toRealm(hub.driver(IOREDIS)), EventEmitter, membrane.fromJson(COMMANDS));
 }

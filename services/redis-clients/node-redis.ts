@@ -19,65 +19,79 @@
 import vm from "node:vm";
 import type { ClientFlavour, ClientHub } from "./hub.js";
 
-type SetOptions = { NX?: boolean; XX?: boolean; PX?: number; EX?: number; PXAT?: number; EXAT?: number; KEEPTTL?: boolean; GET?: boolean };
-type EvalOptions = { keys?: unknown[]; arguments?: unknown[] };
-
-const str = (x: unknown): string => (Buffer.isBuffer(x) ? x.toString() : String(x));
-
-function setArgv(key: unknown, value: unknown, o: SetOptions = {}): string[] {
-  const argv = ["SET", str(key), str(value)];
-  for (const k of ["EX", "PX", "EXAT", "PXAT"] as const) if (o[k] !== undefined) argv.push(k, String(o[k]));
-  if (o.KEEPTTL) argv.push("KEEPTTL");
-  if (o.NX) argv.push("NX");
-  if (o.XX) argv.push("XX");
-  if (o.GET) argv.push("GET");
-  return argv;
-}
-
-const evalArgv = (cmd: string, script: unknown, o: EvalOptions = {}): string[] => [
-  cmd,
-  str(script),
-  String(o.keys?.length ?? 0),
-  ...(o.keys ?? []).map(str),
-  ...(o.arguments ?? []).map(str),
-];
-
-/** argv builders for node-redis's command methods, by method name. */
-const BUILDERS: Record<string, (...a: unknown[]) => string[]> = {
-  get: (k) => ["GET", str(k)],
-  set: (k, v, o) => setArgv(k, v, o as SetOptions),
-  setNX: (k, v) => ["SETNX", str(k), str(v)],
-  del: (...keys) => ["DEL", ...keys.flat().map(str)],
-  unlink: (...keys) => ["UNLINK", ...keys.flat().map(str)],
-  exists: (...keys) => ["EXISTS", ...keys.flat().map(str)],
-  expire: (k, s) => ["EXPIRE", str(k), String(s)],
-  pExpire: (k, ms) => ["PEXPIRE", str(k), String(ms)],
-  pExpireAt: (k, ms) => ["PEXPIREAT", str(k), String(ms)],
-  ttl: (k) => ["TTL", str(k)],
-  pTTL: (k) => ["PTTL", str(k)],
-  incr: (k) => ["INCR", str(k)],
-  incrBy: (k, n) => ["INCRBY", str(k), String(n)],
-  decr: (k) => ["DECR", str(k)],
-  getDel: (k) => ["GETDEL", str(k)],
-  persist: (k) => ["PERSIST", str(k)],
-  ping: () => ["PING"],
-  time: () => ["TIME"],
-  eval: (s, o) => evalArgv("EVAL", s, o as EvalOptions),
-  evalSha: (s, o) => evalArgv("EVALSHA", s, o as EvalOptions),
-  scriptLoad: (s) => ["SCRIPT", "LOAD", str(s)],
-  scriptExists: (...shas) => ["SCRIPT", "EXISTS", ...shas.flat().map(str)],
-};
+/**
+ * argv builders for node-redis's command methods, by method name: realm code, so a
+ * library's own keys list, its map or its Array.prototype.map never meets a host function.
+ */
+const BUILDERS_SOURCE = String.raw`(() => {
+  const str = (x) => String(x);
+  const all = (list, out) => {
+    for (const x of list) out[out.length] = str(x);
+    return out;
+  };
+  const flat = (keys) => {
+    const out = [];
+    for (const k of keys) {
+      if (Array.isArray(k)) for (const x of k) out[out.length] = str(x);
+      else out[out.length] = str(k);
+    }
+    return out;
+  };
+  const setArgv = (key, value, o) => {
+    const argv = ["SET", str(key), str(value)];
+    const opts = o || {};
+    for (const k of ["EX", "PX", "EXAT", "PXAT"]) if (opts[k] !== undefined) argv[argv.length] = k, argv[argv.length] = String(opts[k]);
+    for (const k of ["KEEPTTL", "NX", "XX", "GET"]) if (opts[k]) argv[argv.length] = k;
+    return argv;
+  };
+  const evalArgv = (cmd, script, o) => {
+    const keys = o && o.keys ? [...o.keys] : [];
+    const args = o && o.arguments ? [...o.arguments] : [];
+    return all(args, all(keys, [cmd, str(script), String(keys.length)]));
+  };
+  return {
+    get: (k) => ["GET", str(k)],
+    set: (k, v, o) => setArgv(k, v, o),
+    setNX: (k, v) => ["SETNX", str(k), str(v)],
+    del: (...keys) => ["DEL", ...flat(keys)],
+    unlink: (...keys) => ["UNLINK", ...flat(keys)],
+    exists: (...keys) => ["EXISTS", ...flat(keys)],
+    expire: (k, s) => ["EXPIRE", str(k), String(s)],
+    pExpire: (k, ms) => ["PEXPIRE", str(k), String(ms)],
+    pExpireAt: (k, ms) => ["PEXPIREAT", str(k), String(ms)],
+    ttl: (k) => ["TTL", str(k)],
+    pTTL: (k) => ["PTTL", str(k)],
+    incr: (k) => ["INCR", str(k)],
+    incrBy: (k, n) => ["INCRBY", str(k), String(n)],
+    decr: (k) => ["DECR", str(k)],
+    getDel: (k) => ["GETDEL", str(k)],
+    persist: (k) => ["PERSIST", str(k)],
+    ping: () => ["PING"],
+    time: () => ["TIME"],
+    eval: (s, o) => evalArgv("EVAL", s, o),
+    evalSha: (s, o) => evalArgv("EVALSHA", s, o),
+    scriptLoad: (s) => ["SCRIPT", "LOAD", str(s)],
+    scriptExists: (...shas) => ["SCRIPT", "EXISTS", ...flat(shas)],
+  };
+})()`;
 
 const NODE_REDIS: ClientFlavour = {
   label: "node-redis",
-  flattens: false,
   names: { ConnectionClosed: "SocketClosedUnexpectedlyError", MaxRetriesPerRequest: "Error", CommandTimeout: "TimeoutError", Reply: "ErrorReply" },
 };
 
-/** Evaluated in the realm: (driver, argv, EventEmitter, commandNames) => the node-redis module. */
-const NODE_REDIS_SOURCE = String.raw`(function (driver, argvOf, EventEmitter, NAMES) {
+/** Evaluated in the realm: (driver, EventEmitter) => the node-redis module. */
+const NODE_REDIS_SOURCE = `(function (driver, EventEmitter) {
   "use strict";
   const { Promise, Error, WeakMap } = globalThis;
+  const BUILDERS = ${BUILDERS_SOURCE};
+  const NAMES = Object.keys(BUILDERS);
+  const argvOf = (name, a) => BUILDERS[name](...a);
+  const strings = (argv) => {
+    const out = [];
+    for (let i = 0; i < argv.length; i++) out[i] = typeof argv[i] === "string" ? argv[i] : String(argv[i]);
+    return out;
+  };
   const links = new WeakMap();
   const named = (message, name) => {
     const e = new Error(message);
@@ -124,8 +138,8 @@ const NODE_REDIS_SOURCE = String.raw`(function (driver, argvOf, EventEmitter, NA
         if (openLink(this) !== undefined) return reject(named("Socket already opened", "Error"));
         const socket = this.options.socket ?? {};
         const strategy = socket.reconnectStrategy;
+        const retry = (n) => (strategy === false ? null : typeof strategy === "function" ? strategy(n) : typeof strategy === "number" ? strategy : Math.min(n * 50, 500));
         const policy = {
-          retryDelayMs: (n) => (strategy === false ? null : typeof strategy === "function" ? strategy(n) : typeof strategy === "number" ? strategy : Math.min(n * 50, 500)),
           maxRetriesPerRequest: null,
           offlineQueue: this.options.disableOfflineQueue !== true,
           resendUnfulfilled: false,
@@ -140,11 +154,11 @@ const NODE_REDIS_SOURCE = String.raw`(function (driver, argvOf, EventEmitter, NA
           }
           if (event !== "error") this.emit(event);
           else if (this.listenerCount("error") > 0) this.emit("error", arg);
-        }));
+        }, retry));
       });
     }
     sendCommand(argv) {
-      return run(this, argv);
+      return run(this, strings(argv));
     }
     multi() {
       const queued = [];
@@ -156,7 +170,7 @@ const NODE_REDIS_SOURCE = String.raw`(function (driver, argvOf, EventEmitter, NA
             driver.sendBatch(link, queued, (err, replies) => (err ? reject(err) : resolve(replies)));
           }),
         addCommand: (argv) => {
-          queued.push(argv);
+          queued.push(strings(argv));
           return chain;
         },
       };
@@ -214,12 +228,6 @@ let script: vm.Script | undefined;
 /** The module object library code gets for `require("redis")` (and "@redis/client"); EventEmitter is the realm's `events`. */
 export function nodeRedisModule(hub: ClientHub, EventEmitter: unknown): unknown {
   script ??= new vm.Script(NODE_REDIS_SOURCE, { filename: "lockstep:node-redis" });
-  const build = hub.realm.runScript(script) as (driver: unknown, argv: unknown, ee: unknown, names: unknown) => unknown;
-  const argvOf = (name: string, args: unknown[]): string[] => {
-    const b = BUILDERS[name];
-    if (!b) throw new TypeError(`node-redis has no command method ${name}`);
-    return b(...args);
-  };
-  const { seal } = hub.realm;
-  return build(seal.toRealm(hub.driver(NODE_REDIS)), seal.toRealm(argvOf), EventEmitter, hub.realm.fromJson(Object.keys(BUILDERS)));
+  const build = hub.realm.runScript(script) as (driver: unknown, ee: unknown) => unknown;
+  return build(hub.realm.membrane.toRealm(hub.driver(NODE_REDIS)), EventEmitter);
 }

@@ -1,13 +1,21 @@
 /**
  * The host side of a realm's prelude: the only host functions the prelude holds, in a
- * closure library code cannot reach. Each takes and returns primitives or realm values
- * (through the seal), and clock reads count against the turn's budget.
+ * closure library code cannot reach. Each takes primitives, byte arrays, opaque library
+ * functions and the prelude's copies of library values, and gives back what the membrane
+ * makes of host values (membrane.ts); clock reads count against the turn's budget.
  */
 import { Buffer } from "node:buffer";
+import { createHash, createHmac } from "node:crypto";
+import { Stats } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 import { REACTIONS_PER_TURN_MAX } from "./bounds.js";
-import type { Seal } from "./seal.js";
+import { bytesOf, type BackedClasses, type Membrane } from "./membrane.js";
+import { VIRTUAL_ROOT } from "./virtual-install.js";
 
 type Fn = (...a: unknown[]) => unknown;
+
+/** Host functions the prelude wraps as it starts: the first numbers of every membrane's table. */
+export const PRELUDE_HOST_FNS: readonly Fn[] = [atob, btoa, structuredClone] as Fn[];
 
 /** Host classes the prelude's host-backed classes construct, by name. */
 const CONSTRUCTIBLE: Record<string, new (...a: never[]) => object> = {
@@ -18,6 +26,20 @@ const CONSTRUCTIBLE: Record<string, new (...a: never[]) => object> = {
 };
 
 const STATIC_OK: Record<string, readonly string[]> = { URL: ["canParse"] };
+
+/** Host classes whose instances cross as the realm's host-backed class of the same name. */
+let backedClasses: BackedClasses | undefined;
+export const BACKED_CLASSES = (): BackedClasses =>
+  (backedClasses ??= [
+    ["URL", URL],
+    ["URLSearchParams", URLSearchParams],
+    ["TextEncoder", TextEncoder],
+    ["TextDecoder", TextDecoder],
+    ["StringDecoder", StringDecoder],
+    ["Hash", createHash("sha1").constructor],
+    ["Hmac", createHmac("sha1", "k").constructor],
+    ["Stats", Stats],
+  ]);
 
 const isAccessor = (proto: object, k: string): boolean => {
   const d = Object.getOwnPropertyDescriptor(proto, k);
@@ -50,11 +72,10 @@ function fixTimeZone(): void {
 export interface BridgeRealm {
   readonly host: { wallMs(): number; monoUs(): number; random(): number };
   clockRead(): void;
-  queueTick(fn: (...a: unknown[]) => unknown, args: unknown[]): void;
   escapeError(call: string, detail?: string): Error;
   bound(what: string, detail: string): Error;
   readonly timers: {
-    arm(fn: (...a: unknown[]) => unknown, ms: unknown, args: unknown[], kind: number): number;
+    arm(fn: unknown, ms: unknown, args: unknown, kind: number): number;
     clear(id: unknown): void;
     refresh(id: number): void;
   };
@@ -62,26 +83,53 @@ export interface BridgeRealm {
   randomUUID(): string;
 }
 
-export function hostBridge(realm: BridgeRealm, seal: () => Seal): Record<string, unknown> {
+/** A realm Buffer method's receiver as a host Buffer over the same bytes. */
+function onBuffer(self: unknown): Buffer {
+  if (!ArrayBuffer.isView(self)) throw new TypeError("a Buffer method was called on something that is not a Buffer");
+  const b = bytesOf(self);
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** Host-backed classes: construct, call, read and write on the host object behind a number. */
+function backedCalls(m: () => Membrane): Record<string, unknown> {
+  return {
+    construct: (name: string, a: unknown) =>
+      m().guardHost(() => {
+        const C = CONSTRUCTIBLE[name] as unknown as (new (...x: unknown[]) => object) | undefined;
+        if (!C) throw new TypeError(`Illegal constructor ${name}`);
+        return m().handle(new C(...m().argsFromRealm(a)));
+      }),
+    invoke: (h: unknown, name: string, a: unknown) => m().guardHost(() => (m().handleObject(h) as Record<string, Fn>)[name](...m().argsFromRealm(a))),
+    invokeList: (h: unknown, name: string) => m().guardHost(() => [...(m().handleObject(h) as Record<string, () => Iterable<unknown>>)[name]()]),
+    getProp: (h: unknown, p: string) => m().guardHost(() => (m().handleObject(h) as Record<string, unknown>)[p]),
+    setProp: (h: unknown, p: string, v: unknown) =>
+      m().guardHost(() => {
+        (m().handleObject(h) as Record<string, unknown>)[p] = m().fromRealm(v);
+      }),
+    applyStatic: (name: string, fn: string, a: unknown) =>
+      m().guardHost(() => {
+        if (!STATIC_OK[name]?.includes(fn)) throw new TypeError(`${name}.${fn} is not supported in the sandbox`);
+        return (CONSTRUCTIBLE[name] as unknown as Record<string, Fn>)[fn](...m().argsFromRealm(a));
+      }),
+    bufferCall: (name: string, self: unknown, a: unknown) =>
+      m().guardHost(() => {
+        const b = onBuffer(self);
+        const r = (Buffer.prototype as unknown as Record<string, Fn>)[name].apply(b, m().argsFromRealm(a));
+        // Methods that return their receiver (fill, swap16...) return the realm Buffer itself.
+        return r === b ? self : r;
+      }),
+    bufferStatic: (name: string, a: unknown) => m().guardHost(() => (Buffer as unknown as Record<string, Fn>)[name](...m().argsFromRealm(a))),
+  };
+}
+
+export function hostBridge(realm: BridgeRealm, m: () => Membrane): Record<string, unknown> {
   fixTimeZone();
   const h = realm.host;
-  const onBuffer = (self: unknown): Buffer => {
-    const u = self as Uint8Array;
-    if (!ArrayBuffer.isView(u)) throw new TypeError("a Buffer method was called on something that is not a Buffer");
-    return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-  };
-  const call = (f: () => unknown): unknown => {
-    try {
-      return seal().toRealm(f());
-    } catch (e) {
-      throw seal().toRealm(e);
-    }
-  };
-  const args = (a: unknown[]): unknown[] => a.map((x) => seal().toHost(x));
-  return {
+  const bridge: Record<string, unknown> = {
     nodeVersion: process.version,
     nodeVersions: JSON.stringify(process.versions),
     reactionsMax: REACTIONS_PER_TURN_MAX,
+    virtualRoot: VIRTUAL_ROOT,
     wallMs: () => {
       realm.clockRead();
       return Math.floor(h.wallMs());
@@ -92,53 +140,25 @@ export function hostBridge(realm: BridgeRealm, seal: () => Seal): Record<string,
     },
     random: () => h.random(),
     fillRandom: (a: unknown) => {
-      if (!ArrayBuffer.isView(a)) throw seal().toRealm(new TypeError('The "typedArray" argument must be an instance of a typed array'));
+      if (!ArrayBuffer.isView(a)) throw m().toRealm(new TypeError('The "typedArray" argument must be an instance of a typed array'));
       return realm.fillRandom(a);
     },
     randomUUID: () => realm.randomUUID(),
-    escape: (call: string, detail: string) => realm.escapeError(call, detail),
+    escape: (call: string, detail: string) => realm.escapeError(String(call), String(detail)),
     overBudget: (n: number) => {
       throw realm.bound(
         "an endless chain of promise reactions",
         `${n} promise reactions and nextTick callbacks queued in one turn; the chain never lets simulated time move`,
       );
     },
-    queueTick: (fn: (...a: unknown[]) => unknown, args: unknown[]) => realm.queueTick(fn, args),
-    armTimer: (fn: (...a: unknown[]) => unknown, ms: unknown, args: unknown[], kind: number) => realm.timers.arm(fn, ms, args, kind),
+    armTimer: (f: unknown, ms: unknown, args: unknown, kind: number) => realm.timers.arm(f, ms, args, kind),
     clearTimer: (id: unknown) => realm.timers.clear(id),
     refreshTimer: (id: number) => realm.timers.refresh(id),
-    apply: (fn: Fn, self: unknown, a: unknown[], newTarget: unknown) => seal().apply(fn, self, a, newTarget),
-    // The host object itself goes back: the prelude keeps it where library code cannot see it.
-    construct: (name: string, a: unknown[]) => {
-      const C = CONSTRUCTIBLE[name] as unknown as (new (...x: unknown[]) => object) | undefined;
-      try {
-        if (!C) throw new TypeError(`Illegal constructor ${name}`);
-        return new C(...args(a));
-      } catch (e) {
-        throw seal().toRealm(e);
-      }
-    },
-    invoke: (self: Record<string, Fn>, m: string, a: unknown[]) => call(() => self[m](...args(a))),
-    invokeList: (self: Record<string, () => Iterable<unknown>>, m: string) => call(() => [...self[m]()]),
-    getProp: (self: Record<string, unknown>, p: string) => call(() => self[p]),
-    setProp: (self: Record<string, unknown>, p: string, v: unknown) =>
-      call(() => {
-        self[p] = seal().toHost(v);
-      }),
-    applyStatic: (name: string, m: string, a: unknown[]) => {
-      if (!STATIC_OK[name]?.includes(m)) throw seal().toRealm(new TypeError(`${name}.${m} is not supported in the sandbox`));
-      return call(() => (CONSTRUCTIBLE[name] as unknown as Record<string, Fn>)[m](...args(a)));
-    },
-    bufferCall: (m: string, self: unknown, a: unknown[]) =>
-      call(() => {
-        const b = onBuffer(self);
-        const r = (Buffer.prototype as unknown as Record<string, Fn>)[m].apply(b, args(a));
-        // Methods that return their receiver (fill, swap16...) return the realm Buffer itself.
-        return r === b ? self : r;
-      }),
-    bufferStatic: (m: string, a: unknown[]) => call(() => (Buffer as unknown as Record<string, Fn>)[m](...args(a))),
-    atob,
-    btoa,
-    structuredClone,
+    call: (id: number, args: unknown, isNew: boolean) => m().callHost(id, args, isNew === true),
+    settled: (token: unknown, ok: unknown, value: unknown) => m().settled(token, ok, value),
+    ...backedCalls(m),
+    // The host functions the prelude wraps as it starts, by their numbers in every membrane's table.
+    fn: Object.fromEntries(PRELUDE_HOST_FNS.map((f, i) => [f.name, i])),
   };
+  return bridge;
 }

@@ -54,3 +54,21 @@ export class LibraryBoundError extends SimulationStopError {
     this.name = "LibraryBoundError";
   }
 }
+
+/**
+ * Library code did not return for the watchdog's bound of wall time (watchdog.ts): a spin,
+ * an await or thenable loop, a wait that never ends. Named by the process and its turn.
+ */
+export class LibraryHangError extends SimulationStopError {
+  constructor(
+    readonly processId: string,
+    /** The turn library code was in: an adapter call, a reply, a timer callback. */
+    readonly call: string,
+    readonly boundMs: number,
+  ) {
+    super(
+      `library code on ${processId || "a simulated process"} did not return in ${call || "its turn"} for ${boundMs / 1000} s of wall time (a spin, or an await or thenable loop that never lets simulated time move); stopped by the watchdog (LOCKSTEP_WATCHDOG_MS sets its bound)`,
+    );
+    this.name = "LibraryHangError";
+  }
+}

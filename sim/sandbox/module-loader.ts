@@ -6,20 +6,23 @@
  *
  * Compiled scripts are shared between realms (a vm.Script is context-independent), so
  * a sweep compiles a library once per worker, not once per simulated process.
+ *
+ * Library code sees one virtual install (virtual-install.ts): its modules are compiled
+ * under virtual file names, and __filename, module.filename, require.resolve and a missing
+ * module's error name virtual paths only.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, extname } from "node:path";
+import { dirname, extname, isAbsolute, posix } from "node:path";
 import vm from "node:vm";
 import type { transformSync as TransformSync } from "esbuild";
 import { InputError } from "../errors.js";
 import { builtinModule, isBuiltin, isUnprovidedBuiltin } from "./builtins.js";
 import type { Realm } from "./realm.js";
+import { VIRTUAL_ROOT, VirtualInstall } from "./virtual-install.js";
 
-interface Module {
-  exports: unknown;
-  loaded: boolean;
-}
+/** A loaded module: the realm's module object (its exports read through the prelude), or a built module's exports. */
+type Module = { realmModule: unknown } | { exports: unknown };
 
 const scriptCache = new Map<string, vm.Script>();
 
@@ -54,12 +57,14 @@ function compileError(file: string, e: unknown): InputError {
   return new InputError(file, where, `a module esbuild can compile (${first.text})`);
 }
 
-function compiled(file: string): vm.Script {
-  let s = scriptCache.get(file);
+/** The module at real path `file`, compiled under its virtual name (what stack frames show). */
+function compiled(file: string, virtualName: string): vm.Script {
+  const key = `${file}\0${virtualName}`;
+  let s = scriptCache.get(key);
   if (!s) {
     const src = commonJsSource(file).source;
-    s = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${src}\n})`, { filename: file });
-    scriptCache.set(file, s);
+    s = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${src}\n})`, { filename: virtualName });
+    scriptCache.set(key, s);
   }
   return s;
 }
@@ -72,11 +77,11 @@ function compiled(file: string): vm.Script {
 const resolutionCache = new Map<string, string | undefined>();
 
 /** A JSON module as an expression, compiled once per worker like code; evaluated per realm. */
-function compiledJson(file: string): vm.Script {
-  const key = `json:${file}`;
+function compiledJson(file: string, virtualName: string): vm.Script {
+  const key = `json:${file}\0${virtualName}`;
   let s = scriptCache.get(key);
   if (!s) {
-    s = new vm.Script(`(${readFileSync(file, "utf8")})`, { filename: file });
+    s = new vm.Script(`(${readFileSync(file, "utf8")})`, { filename: virtualName });
     scriptCache.set(key, s);
   }
   return s;
@@ -123,72 +128,94 @@ function resolveUncached(fromFile: string, spec: string): string | undefined {
 
 export class ModuleLoader {
   private readonly cache = new Map<string, Module>();
-  /** Directories library code may read files in (fs): those of the modules loaded from outside node_modules. */
-  private readonly roots: string[] = [];
+  /** The virtual install library code sees; it also says which files library code may read (fs). */
+  readonly install: VirtualInstall;
+  /** require.cache as library code sees it (an object of its realm). */
+  private readonly requireCache: unknown;
 
   /**
    * @param overrides modules by bare name that replace packages (the simulated clients),
    *   built of realm values; each gets `require` for the builtins it builds on
+   * @param adapterDir the adapter's folder: the virtual install's root
    */
   constructor(
     private readonly realm: Realm,
     private readonly overrides: ReadonlyMap<string, (require: (spec: string) => unknown) => unknown>,
-  ) {}
+    adapterDir: string,
+  ) {
+    eventsEntry ??= createRequire(import.meta.url).resolve("events/");
+    this.install = new VirtualInstall(adapterDir, dirname(eventsEntry));
+    this.requireCache = realm.modules.freshObject();
+  }
 
-  /** require(spec) as code in `fromFile` would call it. */
-  require(spec: string, fromFile: string): unknown {
+  /** require(spec) as code in real file `fromFile` would call it; `spec` is what library code passed. */
+  require(spec: unknown, fromFile: string): unknown {
+    if (typeof spec !== "string") throw new TypeError(`The "id" argument must be of type string. Received ${spec === null ? "null" : typeof spec}`);
     const override = this.overrides.get(spec);
-    if (override) {
-      const key = `override:${spec}`;
-      const hit = this.cache.get(key);
-      if (hit) return hit.exports;
-      // Sealed like any value crossing in: a host object here would be refused or copied.
-      const m: Module = { exports: this.realm.seal.toRealm(override((s) => this.require(s, fromFile))), loaded: true };
-      this.cache.set(key, m);
-      return m.exports;
-    }
+    if (override) return this.cached(`override:${spec}`, () => this.realm.membrane.toRealm(override((s) => this.require(s, fromFile))));
     if (isBuiltin(spec)) {
       const key = `builtin:${spec.replace(/^node:/, "")}`;
-      const hit = this.cache.get(key);
-      if (hit) return hit.exports;
-      const m: Module = { exports: undefined, loaded: false };
-      this.cache.set(key, m);
-      m.exports = this.realm.seal.toRealm(
-        builtinModule(this.realm, spec, () => this.require((eventsEntry ??= createRequire(import.meta.url).resolve("events/")), fromFile), this.roots),
-      );
-      m.loaded = true;
-      return m.exports;
+      return this.cached(key, () => this.realm.membrane.toRealm(builtinModule(this.realm, spec, () => this.load(eventsEntry!), this.install)));
     }
     if (isUnprovidedBuiltin(spec)) this.realm.escape(`require("${spec}")`, "a Node builtin the sandbox does not provide");
-    const file = resolveFrom(fromFile, spec);
+    const file = this.resolve(spec, fromFile);
     if (!file) throw unresolvedModule(fromFile, spec);
     return this.load(file);
+  }
+
+  /** A built module, made once per realm. */
+  private cached(key: string, build: () => unknown): unknown {
+    const hit = this.cache.get(key);
+    if (hit) return "exports" in hit ? hit.exports : this.realm.modules.exportsOf(hit.realmModule);
+    const m = { exports: undefined as unknown };
+    this.cache.set(key, m);
+    m.exports = build();
+    return m.exports;
+  }
+
+  /** The real file `spec` names from `fromFile`: an absolute virtual path is read back through the install. */
+  private resolve(spec: string, fromFile: string): string | undefined {
+    const real = spec.startsWith(VIRTUAL_ROOT) || spec === "/app" ? this.install.realOf(spec) : isAbsolute(spec) ? undefined : spec;
+    return real === undefined ? undefined : resolveFrom(fromFile, real);
+  }
+
+  /** require.resolve(spec) for library code: a virtual path, a builtin's name, or Node's MODULE_NOT_FOUND naming virtual paths. */
+  resolveForLibrary(spec: unknown, fromFile: string): string {
+    if (typeof spec !== "string") throw new TypeError(`The "request" argument must be of type string. Received ${spec === null ? "null" : typeof spec}`);
+    if (this.overrides.has(spec) || isBuiltin(spec)) return spec;
+    const file = this.resolve(spec, fromFile);
+    if (file) return this.install.virtualOf(file);
+    const e = new Error(`Cannot find module '${spec}'\nRequire stack:\n- ${this.install.virtualOf(fromFile)}`) as Error & { code: string };
+    e.code = "MODULE_NOT_FOUND";
+    throw e;
   }
 
   /** Load a file as a module (cached). */
   load(file: string): unknown {
     const hit = this.cache.get(file);
-    if (hit) return hit.exports;
+    if (hit) return "exports" in hit ? hit.exports : this.realm.modules.exportsOf(hit.realmModule);
+    const virtualName = this.install.virtualOf(file);
     if (extname(file) === ".json") {
-      const m: Module = { exports: this.realm.runScript(compiledJson(file)), loaded: true };
+      const m = { exports: this.realm.runScript(compiledJson(file, virtualName)) };
       this.cache.set(file, m);
       return m.exports;
     }
     if (extname(file) === ".node") {
       throw new InputError(file, "(module)", "a JavaScript module (native addons cannot run in the simulator)");
     }
-    if (!file.split(/[\\/]/).includes("node_modules")) this.roots.push(dirname(file));
+    const { membrane, modules } = this.realm;
+    const virtualDir = posix.dirname(virtualName);
     // module, exports and require are the realm's: a host function here would hand
     // library code the host's Function through its constructor.
-    const m = this.realm.prelude.makeModule(file);
-    this.cache.set(file, m);
-    const fn = this.realm.runScript(compiled(file)) as (...a: unknown[]) => void;
-    const req = this.realm.prelude.makeRequire(
-      (s: string) => this.require(s, file),
-      (s: string) => createRequire(file).resolve(s),
+    const realmModule = modules.makeModule(virtualName, virtualDir);
+    this.cache.set(file, { realmModule });
+    const fn = this.realm.runScript(compiled(file, virtualName));
+    const req = modules.makeRequire(
+      membrane.fnId((s: unknown) => this.require(s, file)),
+      membrane.fnId((s: unknown) => this.resolveForLibrary(s, file)),
+      this.requireCache,
     );
-    fn.call(m.exports, m.exports, req, m, file, dirname(file));
-    m.loaded = true;
-    return m.exports;
+    this.realm.runModule(fn, realmModule, req, virtualName, virtualDir);
+    return modules.exportsOf(realmModule);
   }
 }

@@ -16,7 +16,33 @@
 export const PRELUDE_SOURCE = String.raw`(function (host) {
   "use strict";
   const G = globalThis;
-  const define = (o, k, v) => Object.defineProperty(o, k, { value: v, writable: true, configurable: true, enumerable: false });
+  // ---- primordials: what the boundary calls after library code has run, captured now,
+  // so replacing Array.prototype.map, Reflect or globalThis.Promise changes nothing here.
+  const { defineProperty, getPrototypeOf, setPrototypeOf, create: ObjectCreate, keys: ObjectKeys, freeze } = Object;
+  const { apply: ReflectApply, construct: ReflectConstruct } = Reflect;
+  const { isArray } = Array;
+  const isView = ArrayBuffer.isView;
+  const FunctionPrototype = Function.prototype;
+  const StringCtor = String;
+  const NumberCtor = Number;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const ErrorToString = Error.prototype.toString;
+  const WeakMapCtor = WeakMap;
+  const [WeakMapGet, WeakMapSet, WeakMapHas] = [WeakMap.prototype.get, WeakMap.prototype.set, WeakMap.prototype.has];
+  const WeakSetCtor = WeakSet;
+  const [WeakSetAdd, WeakSetHas] = [WeakSet.prototype.add, WeakSet.prototype.has];
+  const PromiseCtor = Promise;
+  const PromiseResolve = Promise.resolve;
+  const StringStartsWith = String.prototype.startsWith;
+  const StringIncludes = String.prototype.includes;
+  const StringSplit = String.prototype.split;
+  const StringTrim = String.prototype.trim;
+  const StringReplace = String.prototype.replace;
+  const JSONStringify = JSON.stringify;
+  const mapGet = (m, k) => ReflectApply(WeakMapGet, m, [k]);
+  const mapSet = (m, k, v) => ReflectApply(WeakMapSet, m, [k, v]);
+  const define = (o, k, v) => defineProperty(o, k, { __proto__: null, value: v, writable: true, configurable: true, enumerable: false });
   const escape = (call, detail) => { throw host.escape(call, detail || ""); };
   // The globals, which the host puts on the context's global object itself (an assignment
   // from inside goes through the context's interceptors, which costs). Those in "lazy"
@@ -26,8 +52,8 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   const lazy = {};
   const lazyGlobal = (name, build) => {
     lazy[name] = {
-      get() { const v = build(); define(G, name, v); return v; },
-      set(v) { define(G, name, v); },
+      get: build,
+      set() {},
     };
   };
 
@@ -35,26 +61,39 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   const RealDate = Date;
   function VDate(...args) {
     if (!new.target) return new RealDate(host.wallMs()).toString();
-    return Reflect.construct(RealDate, args.length === 0 ? [host.wallMs()] : args, new.target);
+    return ReflectConstruct(RealDate, args.length === 0 ? [host.wallMs()] : args, new.target);
   }
-  Object.setPrototypeOf(VDate, RealDate);
+  // Not RealDate: from there its now() and new() read the host's clock.
+  setPrototypeOf(VDate, FunctionPrototype);
   VDate.prototype = RealDate.prototype;
   VDate.now = function now() { return host.wallMs(); };
   VDate.parse = RealDate.parse;
   VDate.UTC = RealDate.UTC;
   out.Date = VDate;
+  out.Error = ErrorCtor;
   Math.random = function random() { return host.random(); };
+  // One thread: nothing could ever notify a waiter, and a wait's timeout is the host's clock.
+  Atomics.wait = function wait() { escape("Atomics.wait()", "it blocks the simulator's only thread; nothing in a simulated process can notify it"); };
+  Atomics.waitAsync = function waitAsync() { escape("Atomics.waitAsync()", "its timeout is the host's clock"); };
   const monoMs = () => host.monoMs();
 
   // ---- fixed locale: Intl and toLocale* default to en-US in UTC; a format with no date is now --
   const LOCALE = "en-US";
-  const loc = (l) => (l === undefined ? LOCALE : l);
+  // Any other argument is resolved here, then en-US: an empty list, or one ICU lacks, would
+  // otherwise fall back to the host's LANG. Invalid tags throw as they would.
+  const getCanonicalLocales = Intl.getCanonicalLocales;
+  const loc = (l) => {
+    if (l === undefined) return LOCALE;
+    const list = ReflectApply(getCanonicalLocales, Intl, [l]);
+    defineProperty(list, list.length, { __proto__: null, value: LOCALE, writable: true, enumerable: true, configurable: true });
+    return list;
+  };
   const zoned = (o) => (o === undefined ? { timeZone: "UTC" } : o !== null && typeof o === "object" && o.timeZone === undefined ? { ...o, timeZone: "UTC" } : o);
   // Intl's constructors are patched when library code first names Intl (V8 builds them lazily).
   const RealIntl = Intl;
   function fixIntl() {
     const RealDTF = RealIntl.DateTimeFormat;
-    function DateTimeFormat(locales, options) { return Reflect.construct(RealDTF, [loc(locales), zoned(options)], new.target || DateTimeFormat); }
+    function DateTimeFormat(locales, options) { return ReflectConstruct(RealDTF, [loc(locales), zoned(options)], new.target || DateTimeFormat); }
     DateTimeFormat.prototype = RealDTF.prototype;
     DateTimeFormat.supportedLocalesOf = RealDTF.supportedLocalesOf;
     define(RealDTF.prototype, "constructor", DateTimeFormat);
@@ -66,7 +105,7 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     for (const name of ["NumberFormat", "Collator", "PluralRules", "RelativeTimeFormat", "ListFormat", "DisplayNames", "Segmenter"]) {
       const Real = RealIntl[name];
       if (typeof Real !== "function") continue;
-      const Fixed = function (locales, options) { return Reflect.construct(Real, [loc(locales), options], new.target || Fixed); };
+      const Fixed = function (locales, options) { return ReflectConstruct(Real, [loc(locales), options], new.target || Fixed); };
       Fixed.prototype = Real.prototype;
       Fixed.supportedLocalesOf = Real.supportedLocalesOf;
       define(Real.prototype, "constructor", Fixed);
@@ -104,28 +143,44 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
 
   // ---- microtasks, ticks and the per-turn budget ---------------------------------------
   // The turn's count, in memory the host resets at each turn without a call into the realm.
-  const turnCounts = new Int32Array(1);
+  const turnCounts = new Int32Array(2);
   const REACTIONS_MAX = host.reactionsMax;
   const realThen = Promise.prototype.then;
   define(Promise.prototype, "then", function then(onFulfilled, onRejected) {
     if (++turnCounts[0] > REACTIONS_MAX) host.overBudget(turnCounts[0]);
-    return realThen.call(this, onFulfilled, onRejected);
+    return ReflectApply(realThen, this, [onFulfilled, onRejected]);
   });
+  const thenOf = (p, f, r) => ReflectApply(realThen, p, [f, r]);
   // Handlers are wrapped in realm closures: V8 queues a reaction on the queue of the
   // handler's own context, so a host function passed straight to .then would run on
   // the host's queue, after the turn.
   const resolved = Promise.resolve();
   const queueMicrotask = function queueMicrotask(fn) {
     if (typeof fn !== "function") throw new TypeError('The "callback" argument must be of type function');
-    resolved.then(() => fn());
+    thenOf(resolved, () => fn());
   };
   out.queueMicrotask = queueMicrotask;
-  // The tick queue is the host's (realm.ts runs it before the promise reactions, as Node's
-  // processTicksAndRejections does).
+  // The tick queue: the host runs it (runTicks) before the promise reactions, as Node's
+  // processTicksAndRejections does; turnCounts[1] says how many wait.
+  let ticks = [];
   function nextTick(fn, ...args) {
     if (typeof fn !== "function") throw new TypeError('The "callback" argument must be of type function');
     if (++turnCounts[0] > REACTIONS_MAX) host.overBudget(turnCounts[0]);
-    host.queueTick(fn, args);
+    defineProperty(ticks, ticks.length, { __proto__: null, value: fn, writable: true, enumerable: true, configurable: true });
+    defineProperty(ticks, ticks.length, { __proto__: null, value: args, writable: true, enumerable: true, configurable: true });
+    turnCounts[1]++;
+  }
+  // Every queued tick, and those they queue, in order; a throw stops the run (the host's guard).
+  function runTicks() {
+    const q = ticks;
+    for (let i = 0; i < q.length; i += 2) {
+      const fn = q[i];
+      const args = q[i + 1];
+      q[i] = q[i + 1] = undefined;
+      ReflectApply(fn, undefined, args);
+    }
+    ticks = [];
+    turnCounts[1] = 0;
   }
 
 
@@ -144,15 +199,17 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   }
   const idOf = Timeout.idOf;
   delete Timeout.idOf;
+  // Coerced here: the host takes a number, never calls a library valueOf.
+  const delayOf = (ms) => (typeof ms === "number" ? ms : ms === undefined ? 1 : NumberCtor(ms));
   const notCallback = (name) => new TypeError('The "callback" argument to ' + name + " must be of type function");
   const clear = (t) => host.clearTimer(t !== null && typeof t === "object" ? idOf(t) : t);
   out.setTimeout = function setTimeout(fn, ms, ...args) {
     if (typeof fn !== "function") throw notCallback("setTimeout");
-    return new Timeout(host.armTimer(fn, ms, args, 0));
+    return new Timeout(host.armTimer(fn, delayOf(ms), args, 0));
   };
   out.setInterval = function setInterval(fn, ms, ...args) {
     if (typeof fn !== "function") throw notCallback("setInterval");
-    return new Timeout(host.armTimer(fn, ms, args, 1));
+    return new Timeout(host.armTimer(fn, delayOf(ms), args, 1));
   };
   out.setImmediate = function setImmediate(fn, ...args) {
     if (typeof fn !== "function") throw notCallback("setImmediate");
@@ -325,13 +382,47 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   for (const name of ["Event", "EventTarget", "AbortSignal", "AbortController", "DOMException"]) lazyGlobal(name, () => eventClasses()[name]);
 
 
-  // ---- wrappers over host functions and host-backed classes --------------------------------
-  // A computed key names the function without a defineProperty per wrapper.
-  function wrapFn(fn, name) {
-    return { [name]: function (...args) { return host.apply(fn, this, args, new.target); } }[name];
+  // ---- values crossing to the host ----------------------------------------------------
+  // What library code hands a host function is copied here first, by the prelude's own
+  // code: primitives, byte views and ArrayBuffers as they are (the host reads them with its
+  // own intrinsics), functions as opaque references (the host only hands them back to
+  // invoke), arrays and objects as fresh dense arrays and null-prototype objects of the same.
+  // Library getters and proxies run here, in the realm; the host never touches library objects.
+  const ArrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
+  const isArrayBuffer = (v) => { try { ReflectApply(ArrayBufferByteLength, v, []); return true; } catch { return false; } };
+  function copyOut(v, depth, seen) {
+    if (v === null || (typeof v !== "object" && typeof v !== "function")) return v;
+    if (typeof v === "function") return depth === 0 ? v : undefined;
+    if (isView(v) || isArrayBuffer(v)) return v;
+    if (depth > 32 || ReflectApply(WeakSetHas, seen, [v])) throw new TypeErrorCtor("a value too deep, or circular, to hand to a Node API in the simulator");
+    ReflectApply(WeakSetAdd, seen, [v]);
+    if (v instanceof RealDate) return ReflectApply(DateToISOString, v, []);
+    if (isArray(v)) {
+      const n = v.length;
+      const a = [];
+      for (let i = 0; i < n; i++) defineProperty(a, i, { __proto__: null, value: copyOut(v[i], depth + 1, seen), writable: true, enumerable: true, configurable: true });
+      return a;
+    }
+    const o = ObjectCreate(null);
+    const ks = ObjectKeys(v);
+    for (let i = 0; i < ks.length; i++) o[ks[i]] = copyOut(v[ks[i]], depth + 1, seen);
+    return o;
   }
-  // A realm class whose instances hold a host object (in a WeakMap only this closure
-  // sees); methods and accessors run on it through the bridge.
+  const DateToISOString = RealDate.prototype.toISOString;
+  function copyArgs(args) {
+    const n = args.length;
+    const a = [];
+    for (let i = 0; i < n; i++) defineProperty(a, i, { __proto__: null, value: copyOut(args[i], 0, new WeakSetCtor()), writable: true, enumerable: true, configurable: true });
+    return a;
+  }
+
+  // ---- wrappers over host functions and host-backed classes --------------------------------
+  // The host function is a number in the host's table: the realm holds no host function.
+  function wrapFn(id, name) {
+    return { [name]: function (...args) { return host.call(id, copyArgs(args), new.target !== undefined); } }[name];
+  }
+  // A realm class whose instances hold a host object's number (in a WeakMap only this
+  // closure sees); methods and accessors run on it through the bridge.
   const BACKED = {
     URLSearchParams: [["append", "delete", "get", "getAll", "has", "set", "sort", "toString"], ["size"]],
     URL: [["toString", "toJSON"], ["href", "origin", "protocol", "username", "password", "host", "hostname", "port", "pathname", "search", "searchParams", "hash"], ["canParse"]],
@@ -345,13 +436,14 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   const backed = {};
   const backedOf = (name) => backed[name] || (backed[name] = hostBacked(name, ...BACKED[name]));
   function hostBacked(name, methods, props, statics) {
-    const inner = new WeakMap();
-    const C = { [name]: class { constructor(...a) { inner.set(this, host.construct(name, a, new.target)); } } }[name];
-    for (const m of methods) define(C.prototype, m, { [m](...a) { return host.invoke(inner.get(this), m, a); } }[m]);
-    for (const p of props) Object.defineProperty(C.prototype, p, { configurable: true, get() { return host.getProp(inner.get(this), p); }, set(v) { host.setProp(inner.get(this), p, v); } });
-    for (const m of statics || []) define(C, m, { [m](...a) { return host.applyStatic(name, m, a); } }[m]);
-    if (name === "URLSearchParams") iterable(C, (o) => inner.get(o));
-    return { C, adopt(h) { const o = Object.create(C.prototype); inner.set(o, h); return o; } };
+    const inner = new WeakMapCtor();
+    const handle = (o) => { const h = mapGet(inner, o); if (h === undefined) throw new TypeErrorCtor("Illegal invocation"); return h; };
+    const C = { [name]: class { constructor(...a) { mapSet(inner, this, host.construct(name, copyArgs(a))); } } }[name];
+    for (const m of methods) define(C.prototype, m, { [m](...a) { return host.invoke(handle(this), m, copyArgs(a)); } }[m]);
+    for (const p of props) defineProperty(C.prototype, p, { __proto__: null, configurable: true, get() { return host.getProp(handle(this), p); }, set(v) { host.setProp(handle(this), p, copyOut(v, 1, new WeakSetCtor())); } });
+    for (const m of statics || []) define(C, m, { [m](...a) { return host.applyStatic(name, m, copyArgs(a)); } }[m]);
+    if (name === "URLSearchParams") iterable(C, handle);
+    return { C, adopt(h) { const o = ObjectCreate(C.prototype); mapSet(inner, o, h); return o; } };
   }
   function iterable(C, handle) {
     const iterOf = (kind) => function () { return host.invokeList(handle(this), kind)[Symbol.iterator](); };
@@ -379,29 +471,130 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   }
   const getBuffer = () => RealmBuffer || (RealmBuffer = buildBuffer());
   lazyGlobal("Buffer", getBuffer);
-  const bufferView = (ab, off, len) => Reflect.construct(Uint8Array, [ab, off, len], getBuffer());
-  const bufferOf = (len) => Reflect.construct(Uint8Array, [len], getBuffer());
-  const typedOf = (name, len) => new G[name](len);
-  out.atob = wrapFn(host.atob, "atob");
-  out.btoa = wrapFn(host.btoa, "btoa");
-  out.structuredClone = wrapFn(host.structuredClone, "structuredClone");
+  const Uint8ArrayCtor = Uint8Array;
+  const bufferView = (ab, off, len) => ReflectConstruct(Uint8ArrayCtor, [ab, off, len], getBuffer());
+  const bufferOf = (len) => ReflectConstruct(Uint8ArrayCtor, [len], getBuffer());
+  const TYPED = { Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array };
+  const typedOf = (name, len) => new (TYPED[name] || Uint8ArrayCtor)(len);
+  out.atob = wrapFn(host.fn.atob, "atob");
+  out.btoa = wrapFn(host.fn.btoa, "btoa");
+  out.structuredClone = wrapFn(host.fn.structuredClone, "structuredClone");
 
   // ---- modules --------------------------------------------------------------------
-  function makeRequire(req, resolve) {
-    const require = function require(id) { return host.apply(req, undefined, [id], undefined); };
-    require.resolve = function resolve_(id) { return host.apply(resolve, undefined, [id], undefined); };
-    require.cache = {};
+  function makeRequire(reqId, resolveId, cache) {
+    const require = function require(id) { return host.call(reqId, copyArgs([id]), false); };
+    require.resolve = function resolve(id) { return host.call(resolveId, copyArgs([id]), false); };
+    require.cache = cache;
     return require;
   }
-  const makeModule = (filename) => ({ exports: {}, filename, id: filename, loaded: false, children: [], paths: [] });
+  const makeModule = (filename, dirname) => ({ exports: {}, filename, id: filename, path: dirname, loaded: false, children: [], paths: [] });
+  // Runs a module's wrapper with its own module object; the host reads its exports back through exportsOf.
+  function runModule(fn, m, require, filename, dirname) {
+    const exports = m.exports;
+    ReflectApply(fn, exports, [exports, require, m, filename, dirname]);
+    m.loaded = true;
+  }
+  const exportsOf = (m) => m.exports;
   function makeError(name, message, code) {
-    const e = new Error(message);
+    const e = new ErrorCtor(message);
     if (name !== "Error") define(e, "name", name);
-    if (code !== undefined) e.code = code;
+    if (code !== undefined) defineProperty(e, "code", { __proto__: null, value: code, writable: true, enumerable: true, configurable: true });
     return e;
   }
   const freshObject = () => ({});
-  const freshNull = () => Object.create(null);
+  const freshNull = () => ObjectCreate(null);
+  const freshArray = () => [];
+  const put = (o, k, v) => { defineProperty(o, k, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true }); };
+
+  // ---- calls the host makes into library code ---------------------------------------------
+  // The host calls library functions only through these, with primitives and realm values.
+  const invoke = (fn, self, args) => ReflectApply(fn, self, args === undefined ? [] : args);
+  const list = (...a) => a;
+  // A library method by name, as the library reads it (its getters run here).
+  const invokeMethod = (self, name, args) => ReflectApply(self[name], self, args);
+  // Named fields of a library value, copied into a fresh object: the host reads that, never
+  // the library's own object.
+  function readFields(v, names) {
+    const o = ObjectCreate(null);
+    if (v === null || (typeof v !== "object" && typeof v !== "function")) return o;
+    for (let i = 0; i < names.length; i++) o[names[i]] = v[names[i]];
+    return o;
+  }
+  // What a thrown or rejected value says, as one string, whatever it is (a proxy that throws
+  // on every trap included): "Name: message", or with withStack the message and where
+  // library code threw it.
+  function describe(e, withStack) {
+    try {
+      if (e === null || typeof e !== "object" || !("message" in e)) return StringCtor(e);
+      const message = StringCtor(e.message);
+      if (!withStack) {
+        const name = e.name;
+        return (typeof name === "string" && name !== "Error" ? name + ": " : "") + message;
+      }
+      const stack = e.stack;
+      const lines = typeof stack === "string" ? ReflectApply(StringSplit, stack, ["\n"]) : [];
+      for (let i = 0; i < lines.length; i++) {
+        const l = ReflectApply(StringTrim, lines[i], []);
+        if (ReflectApply(StringStartsWith, l, ["at "])) return message + " (" + l + ")";
+      }
+      return message;
+    } catch {
+      return "a value whose properties throw";
+    }
+  }
+
+  // ---- util.format and util.inspect, in the realm: an object's [util.inspect.custom] gets realm values only
+  const kInspect = Symbol.for("nodejs.util.inspect.custom");
+  const quote = (str) => "'" + ReflectApply(StringReplace, str, [/['\\\n]/g, (c) => (c === "\n" ? "\\n" : "\\" + c)]) + "'";
+  function inspect(v, opts) {
+    const depthMax = opts && typeof opts.depth === "number" ? opts.depth : opts && opts.depth === null ? Infinity : 2;
+    const seen = [];
+    const show = (x, depth) => {
+      if (typeof x === "string") return quote(x);
+      if (typeof x === "bigint") return x + "n";
+      if (typeof x === "symbol") return ReflectApply(Symbol.prototype.toString, x, []);
+      if (x === null || typeof x !== "object" && typeof x !== "function") return x === 0 && 1 / x < 0 ? "-0" : StringCtor(x);
+      if (typeof x[kInspect] === "function") return StringCtor(x[kInspect](depthMax - depth, { depth: depthMax - depth }, inspect));
+      if (typeof x === "function") return "[" + (x.prototype && /^class /.test(ReflectApply(FunctionPrototype.toString, x, [])) ? "class" : "Function") + ": " + (x.name || "(anonymous)") + "]";
+      if (x instanceof ErrorCtor) return typeof x.stack === "string" ? x.stack : ReflectApply(ErrorToString, x, []);
+      if (x instanceof RealDate) return ReflectApply(DateToISOString, x, []);
+      if (seen.includes(x)) return "[Circular]";
+      const ctor = x.constructor && typeof x.constructor.name === "string" ? x.constructor.name : null;
+      const array = isArray(x);
+      if (depth > depthMax) return array ? "[Array]" : "[" + (ctor || "Object") + "]";
+      seen.push(x);
+      const parts = [];
+      if (x instanceof Map) for (const [k, val] of x) parts.push(show(k, depth + 1) + " => " + show(val, depth + 1));
+      else if (x instanceof Set) for (const val of x) parts.push(show(val, depth + 1));
+      else if (array) for (let i = 0; i < x.length; i++) parts.push(show(x[i], depth + 1));
+      for (const k of ObjectKeys(x)) if (!array || !/^\d+$/.test(k)) parts.push((/^[A-Za-z_$][\w$]*$/.test(k) ? k : quote(k)) + ": " + show(x[k], depth + 1));
+      seen.pop();
+      const prefix = x instanceof Map ? "Map(" + x.size + ") " : x instanceof Set ? "Set(" + x.size + ") " : !array && ctor && ctor !== "Object" ? ctor + " " : ctor === null && !array ? "[Object: null prototype] " : "";
+      if (parts.length === 0) return prefix + (array ? "[]" : "{}");
+      return prefix + (array ? "[ " + parts.join(", ") + " ]" : "{ " + parts.join(", ") + " }");
+    };
+    return show(v, 0);
+  }
+  inspect.custom = kInspect;
+  function format(f, ...args) {
+    const one = (a) => (typeof a === "string" ? a : inspect(a));
+    if (typeof f !== "string") return [f, ...args].map(one).join(" ");
+    let i = 0;
+    let text = ReflectApply(StringReplace, f, [/%[sdifjoOc%]/g, (m) => {
+      if (m === "%%") return "%";
+      if (i >= args.length) return m;
+      const a = args[i++];
+      if (m === "%s") return typeof a === "string" ? a : typeof a === "bigint" ? a + "n" : a !== null && typeof a === "object" ? inspect(a, { depth: 0 }) : StringCtor(a);
+      if (m === "%d") return typeof a === "bigint" ? a + "n" : StringCtor(NumberCtor(a));
+      if (m === "%i") return StringCtor(parseInt(a));
+      if (m === "%f") return StringCtor(parseFloat(a));
+      if (m === "%j") { try { return JSONStringify(a); } catch { return "[Circular]"; } }
+      if (m === "%c") return "";
+      return inspect(a);
+    }]);
+    for (; i < args.length; i++) text += " " + one(args[i]);
+    return text;
+  }
 
   // ---- promises the host reads by callback ----------------------------------------------
   const kCustom = Symbol.for("nodejs.util.promisify.custom");
@@ -425,14 +618,100 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     setTimeout: (ms, value) => new Promise((resolve) => out.setTimeout(() => resolve(value), ms)),
     setImmediate: (value) => new Promise((resolve) => out.setImmediate(() => resolve(value))),
   };
-  // Runs a library promise to its end and reports to the host by callback: host code
-  // must not call .then on a realm promise (its continuation would go to the host queue).
-  function settle(start, done) {
-    Promise.resolve().then(() => start()).then((value) => done(true, value), (error) => done(false, error));
+  // Runs a library method to its promise's end and tells the host (host.settled, by the
+  // number it gave): host code never calls .then on a realm promise (its continuation would
+  // go to the host's queue), nor hands library code anything of its own to call.
+  function settle(self, name, args, token) {
+    const started = new PromiseCtor((resolve) => resolve(invokeMethod(self, name, args)));
+    thenOf(started, (value) => host.settled(token, true, value), (error) => host.settled(token, false, error));
   }
+  // ---- stacks: what library code sees of the call stack ----------------------------------
+  // Library modules run under virtual file names (the host's VIRTUAL_ROOT); a frame with any
+  // other file — lockstep's host code, this prelude, the simulated clients — is left out, as
+  // is a builtin frame not called from library code, so a stack reads the same in any install
+  // folder and under any command. Node asks this realm's Error.prepareStackTrace for every
+  // error of the realm: it is an accessor that always answers with the virtualizing
+  // formatter, which hands library code's own formatter (if it set one) virtual CallSites.
+  const VROOT = host.virtualRoot;
+  const SITE_METHODS = ["getThis", "getTypeName", "getFunction", "getFunctionName", "getMethodName", "getFileName", "getLineNumber", "getColumnNumber",
+    "getEvalOrigin", "isToplevel", "isEval", "isNative", "isConstructor", "isAsync", "isPromiseAll", "getPromiseIndex", "getScriptNameOrSourceURL",
+    "getScriptHash", "getEnclosingColumnNumber", "getEnclosingLineNumber", "getPosition", "toString"];
+  const rawSite = ObjectCreate(null);
+  {
+    define(ErrorCtor, "prepareStackTrace", (_e, sites) => sites);
+    const sites = new ErrorCtor().stack;
+    delete ErrorCtor.prepareStackTrace;
+    const proto = getPrototypeOf(sites[0]);
+    for (const m of SITE_METHODS) if (typeof proto[m] === "function") rawSite[m] = proto[m];
+  }
+  const ObjectPrototype = Object.prototype;
+  const isRealmValue = (v) => {
+    if (v === null || (typeof v !== "object" && typeof v !== "function")) return true;
+    if (typeof v === "function") return getPrototypeOf(v) === FunctionPrototype;
+    let p = v;
+    for (let i = 0; i < 64; i++) { const q = getPrototypeOf(p); if (q === null) return p === ObjectPrototype || p === v; p = q; }
+    return false;
+  };
+  const virtualOf = new WeakMapCtor();
+  function snapshot(raw) {
+    const known = mapGet(virtualOf, raw);
+    if (known !== undefined) return known;
+    const o = ObjectCreate(null);
+    for (const m of SITE_METHODS) {
+      let v;
+      try { v = rawSite[m] === undefined ? undefined : ReflectApply(rawSite[m], raw, []); } catch { v = undefined; }
+      o[m] = (m === "getThis" || m === "getFunction") && !isRealmValue(v) ? undefined : v;
+    }
+    return o;
+  }
+  const isLibraryFile = (f) => ReflectApply(StringStartsWith, f, [VROOT]) || f === "node:events";
+  class CallSite {}
+  for (const m of SITE_METHODS) define(CallSite.prototype, m, { [m]() { const v = mapGet(virtualOf, this); return v === undefined ? undefined : v[m]; } }[m]);
+  function virtualSites(raw) {
+    const n = typeof raw === "object" && raw !== null && typeof raw.length === "number" ? raw.length : 0;
+    const snaps = [];
+    for (let i = 0; i < n; i++) put(snaps, i, snapshot(raw[i]));
+    const keep = [];
+    // A builtin frame (no file) belongs to library code when the next outer frame with a file does.
+    let outerIsLibrary = false;
+    for (let i = n - 1; i >= 0; i--) {
+      const s = snaps[i];
+      const f = s.getFileName;
+      if (typeof f === "string" && f !== "") keep[i] = outerIsLibrary = isLibraryFile(f);
+      else if (s.isEval) keep[i] = typeof s.getEvalOrigin === "string" && ReflectApply(StringIncludes, s.getEvalOrigin, [VROOT]);
+      else keep[i] = outerIsLibrary;
+    }
+    const sites = [];
+    for (let i = 0; i < n; i++) {
+      if (!keep[i]) continue;
+      const site = ObjectCreate(CallSite.prototype);
+      mapSet(virtualOf, site, snaps[i]);
+      put(sites, sites.length, site);
+    }
+    return sites;
+  }
+  function formatStack(e, sites) {
+    let head;
+    try { head = ReflectApply(ErrorToString, e, []); } catch { head = "Error"; }
+    let text = StringCtor(head);
+    for (let i = 0; i < sites.length; i++) text += "\n    at " + mapGet(virtualOf, sites[i]).toString;
+    return text;
+  }
+  let userPrepare;
+  const prepareStackTrace = function prepareStackTrace(e, raw) {
+    const sites = virtualSites(raw);
+    return userPrepare === undefined ? formatStack(e, sites) : ReflectApply(userPrepare, ErrorCtor, [e, sites]);
+  };
+  defineProperty(ErrorCtor, "prepareStackTrace", {
+    __proto__: null,
+    configurable: false,
+    enumerable: false,
+    get() { return prepareStackTrace; },
+    set(v) { userPrepare = v === prepareStackTrace || typeof v !== "function" ? undefined : v; },
+  });
   return {
-    promisify, callbackify, timersPromises, settle, queueMicrotask, nextTick, turnCounts,
-    globals: out, lazyGlobals: lazy, wrapFn, backedOf, bufferView, bufferOf, typedOf, makeRequire, makeModule, makeError, freshObject, freshNull,
-    getBuffer,
+    promisify, callbackify, timersPromises, settle, queueMicrotask, nextTick, turnCounts, runTicks, invoke, invokeMethod, list, readFields, describe,
+    globals: out, lazyGlobals: lazy, wrapFn, backedOf, bufferView, bufferOf, typedOf, makeRequire, makeModule, runModule, exportsOf, makeError, freshObject, freshNull, freshArray, put,
+    getBuffer, copyArgs, inspect, format,
   };
 })`;

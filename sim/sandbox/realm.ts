@@ -5,10 +5,12 @@
  * randomness, Intl's default date, Event timestamps — is that process's virtual clock,
  * timer or seeded stream instead; what cannot be made so stops the run, named.
  *
- * Sealed: every global is built in the realm by the prelude (prelude.ts) over a bridge
- * of host functions only the prelude sees; host values crossing in go through seal.ts.
- * The context's global is made from a null-prototype object, so `this.constructor` at
- * top level is the realm's Object, not the host's.
+ * A membrane: every global is built in the realm by the prelude (prelude.ts) over a
+ * bridge of host functions only the prelude sees; every value crossing either way goes
+ * through membrane.ts, the one module where host code meets realm values. The context's
+ * global is made from a null-prototype object, so `this.constructor` at top level is the
+ * realm's Object, not the host's; the globals whose real counterparts read the host
+ * (Date, Intl, Error's stack formatting...) cannot be deleted to uncover them.
  *
  * Turns, as Node orders them: host code enters the realm (a timer fires, a reply
  * arrives, a fiber calls the library) through `enter`, which afterwards runs every
@@ -24,19 +26,21 @@
  * IMMEDIATES_PER_INSTANT_MAX times without simulated time moving, and more than
  * TIMER_CALLBACKS_PER_SECOND_MAX timer callbacks in a simulated second, stop the run
  * with a LibraryBoundError naming it: never a hang, never a bare event bound.
- * Not bounded: `while (true) await null` (an await calls nothing a budget could count;
- * a vm timeout on every drain would cost ~68 µs per turn).
+ * Anything else that does not return (a plain spin, `for (;;) await null`, a thenable
+ * that resolves to itself) is stopped by the watchdog (watchdog.ts), named by its turn.
  *
  * Anything that would leave the simulation (a real socket, the host clock, a real
  * timer) throws a SimulationEscapeError naming the call; it is kept and re-thrown from
  * `enter`, so a library that catches it cannot hide it.
  */
 import vm from "node:vm";
+import { types } from "node:util";
 import { LibraryBoundError, LibraryError, SimulationEscapeError } from "./errors.js";
 import { InputError } from "../errors.js";
 import { PRELUDE_SOURCE } from "./prelude.js";
-import { Seal, type SealPrelude } from "./seal.js";
-import { BUFFER_METHODS, BUFFER_STATICS, hostBridge } from "./bridge.js";
+import { bytesOf, Membrane, type PreludeExports } from "./membrane.js";
+import { BACKED_CLASSES, BUFFER_METHODS, BUFFER_STATICS, hostBridge, PRELUDE_HOST_FNS } from "./bridge.js";
+import { guarded, noteTurn } from "./watchdog.js";
 import { IMMEDIATE, RealmTimers } from "./timers.js";
 import { CLOCK_READS_PER_TURN_MAX, IMMEDIATES_PER_INSTANT_MAX, TIMER_CALLBACKS_PER_SECOND_MAX } from "./bounds.js";
 
@@ -53,21 +57,28 @@ export interface RealmHost {
   random(): number;
 }
 
-export interface PreludeExports extends SealPrelude {
-  promisify: (fn: unknown) => unknown;
-  callbackify: (fn: unknown) => unknown;
-  timersPromises: Record<string, unknown>;
-  settle: (start: () => unknown, done: (ok: boolean, value: unknown) => void) => void;
-  queueMicrotask: (fn: () => void) => void;
-  nextTick: (fn: () => void) => void;
-  /** The turn's reaction count (element 0), reset by the host at each turn. */
-  turnCounts: Int32Array;
-  makeRequire(req: (id: string) => unknown, resolve: (id: string) => unknown): unknown;
-  makeModule(filename: string): { exports: unknown; loaded: boolean };
-  /** The realm's globals (realm values), for the host to put on the context's global object. */
-  globals: Record<string, unknown>;
-  /** Globals built on first use: realm accessor functions. */
-  lazyGlobals: Record<string, { get(): unknown; set(v: unknown): void }>;
+/** Globals whose real counterparts on the context's own global read the host: never deletable. */
+const PINNED = new Set(["Date", "Error", "Intl", "WeakRef", "FinalizationRegistry"]);
+
+/** Put the prelude's globals on the context's global object (the null-prototype sandbox). */
+function installGlobals(sandbox: Record<string, unknown>, p: PreludeExports): void {
+  for (const [name, value] of Object.entries(p.globals)) {
+    // Node formats this realm's stacks with the global Error's prepareStackTrace: not replaceable.
+    Object.defineProperty(sandbox, name, { value, writable: name !== "Error", enumerable: false, configurable: !PINNED.has(name) });
+  }
+  for (const [name, { get }] of Object.entries(p.lazyGlobals)) {
+    let built: unknown;
+    let isBuilt = false;
+    Object.defineProperty(sandbox, name, {
+      get: () => (isBuilt ? built : ((isBuilt = true), (built = get()))),
+      set: (v: unknown) => {
+        isBuilt = true;
+        built = v;
+      },
+      configurable: !PINNED.has(name),
+      enumerable: false,
+    });
+  }
 }
 
 /** Rounds of (ticks, drain, host callbacks) in one turn before it is called a livelock. */
@@ -75,25 +86,20 @@ const TURN_ROUNDS_MAX = 100_000;
 const DRAIN = new vm.Script("undefined", { filename: "lockstep:drain" });
 /** Node's Buffer methods, written into the prelude's Buffer class body (they are identifiers). */
 const BUFFER_CLASS_BODY = [
-  ...BUFFER_METHODS.map((m) => `${m}(...a) { return host.bufferCall(${JSON.stringify(m)}, this, a); }`),
-  ...BUFFER_STATICS.map((m) => `static ${m}(...a) { return host.bufferStatic(${JSON.stringify(m)}, a); }`),
+  ...BUFFER_METHODS.map((m) => `${m}(...a) { return host.bufferCall(${JSON.stringify(m)}, this, copyArgs(a)); }`),
+  ...BUFFER_STATICS.map((m) => `static ${m}(...a) { return host.bufferStatic(${JSON.stringify(m)}, copyArgs(a)); }`),
 ].join("\n      ");
 const PRELUDE = new vm.Script(PRELUDE_SOURCE.replace("/*BUFFER_METHODS*/", BUFFER_CLASS_BODY), { filename: "lockstep:prelude" });
 
 export class Realm {
   readonly context: vm.Context;
-  readonly prelude: PreludeExports;
-  readonly seal: Seal;
-  /** The realm's own intrinsics, for host code that builds values library code sees. */
-  readonly Promise: PromiseConstructor;
-  readonly Error: ErrorConstructor;
-  readonly Array: ArrayConstructor;
-  private readonly JSON: JSON;
+  /** The prelude's exports: only the membrane and this turn machinery touch them. */
+  private readonly prelude: PreludeExports;
+  /** The one way host code reaches realm values. */
+  readonly membrane: Membrane;
   readonly timers: RealmTimers;
   private depth = 0;
   private after: Array<() => void> = [];
-  /** process.nextTick's queue: callback, arguments, callback, arguments... */
-  private ticks: unknown[] = [];
   private failure: Error | undefined;
   private clockReads = 0;
   /** setImmediate callbacks at one instant, timer callbacks in one simulated second. */
@@ -109,32 +115,17 @@ export class Realm {
       microtaskMode: "afterEvaluate",
       codeGeneration: { strings: true, wasm: false },
     });
-    this.Promise = vm.runInContext("Promise", this.context) as PromiseConstructor;
-    this.Error = vm.runInContext("Error", this.context) as ErrorConstructor;
-    this.Array = vm.runInContext("Array", this.context) as ArrayConstructor;
-    this.JSON = vm.runInContext("JSON", this.context) as JSON;
-    const realmDate = vm.runInContext("Date", this.context) as DateConstructor;
+    const [realmDate, realmJsonParse] = vm.runInContext("[Date, JSON.parse]", this.context) as [DateConstructor, (t: string) => unknown];
     this.timers = new RealmTimers(
       host.setTimer,
-      (what, fn) => this.enter(what, fn),
+      (what, fn, args) => this.enter(what, () => this.membrane.invokeWith(fn, args)),
       (kind) => (kind === IMMEDIATE ? this.countImmediate() : this.countTimer()),
     );
-    const bridge = hostBridge(this, () => this.seal);
+    const bridge = hostBridge(this, () => this.membrane);
     this.prelude = (PRELUDE.runInContext(this.context) as (h: unknown) => PreludeExports)(bridge);
-    Object.assign(sandbox, this.prelude.globals);
-    for (const [name, { get, set }] of Object.entries(this.prelude.lazyGlobals))
-      Object.defineProperty(sandbox, name, {
-        get,
-        set,
-        configurable: true,
-        enumerable: false,
-      });
-    this.seal = new Seal(this.prelude, this.Array, realmDate);
-    Realm.live.add(this.Promise);
+    this.membrane = new Membrane(this.prelude, realmDate, realmJsonParse, BACKED_CLASSES, PRELUDE_HOST_FNS);
+    installGlobals(sandbox, this.prelude);
   }
-
-  /** Promise constructors of live realms: their unhandled rejections are the library's, not ours. */
-  static readonly live = new WeakSet<object>();
 
   /**
    * Stop the run with an escape naming `call`: the host error is kept (and re-thrown
@@ -149,14 +140,14 @@ export class Realm {
   escapeError(call: string, detail = ""): Error {
     const e = new SimulationEscapeError(call, this.host.processId, detail);
     this.failure ??= e;
-    return this.seal.error(e);
+    return this.membrane.error(e);
   }
 
   /** Stop the run with a bound error; library code gets a realm error of the same message. */
   bound(what: string, detail: string): Error {
     const e = new LibraryBoundError(this.host.processId, what, detail);
     this.failure ??= e;
-    return this.seal.error(e);
+    return this.membrane.error(e);
   }
 
   /** A clock read, counted against the turn's budget. */
@@ -186,9 +177,14 @@ export class Realm {
    */
   enter<T>(where: string, fn: () => T): T | undefined {
     if (this.depth > 0) return this.guard(where, fn);
+    return guarded(() => this.turn(where, fn));
+  }
+
+  private turn<T>(where: string, fn: () => T): T | undefined {
     this.depth++;
     this.clockReads = 0;
     this.prelude.turnCounts[0] = 0;
+    noteTurn(this.host.processId, where);
     try {
       const result = this.guard(where, fn);
       this.settleTurn(where);
@@ -204,17 +200,17 @@ export class Realm {
       if (round >= TURN_ROUNDS_MAX)
         this.fail(new LibraryError(this.host.processId, where, new Error(`no quiet point after ${TURN_ROUNDS_MAX} rounds of callbacks (a livelock?)`)));
       if (this.failure) return;
-      if (this.ticks.length > 0) this.guard(`${where} (process.nextTick callbacks)`, () => this.runTicks());
+      if (this.prelude.turnCounts[1] > 0) this.guard(`${where} (process.nextTick callbacks)`, () => this.prelude.runTicks());
       if (this.failure) return;
       try {
         // No vm timeout here: it starts a watchdog thread per call (~60x the cost of the
         // drain). The reaction budget (prelude.ts) bounds then-chains instead.
         DRAIN.runInContext(this.context);
       } catch (e) {
-        this.fail(new LibraryError(this.host.processId, `${where} (promise continuations)`, this.hostError(e)));
+        this.fail(this.libraryError(`${where} (promise continuations)`, e));
         return;
       }
-      if (this.ticks.length > 0) continue;
+      if (this.prelude.turnCounts[1] > 0) continue;
       if (this.after.length === 0) return;
       const batch = this.after;
       this.after = [];
@@ -222,48 +218,33 @@ export class Realm {
     }
   }
 
-  /** Queue a process.nextTick callback (a realm function and its arguments). */
-  queueTick(fn: (...a: unknown[]) => unknown, args: unknown[]): void {
-    this.ticks.push(fn, args);
-  }
-
-  /** Every queued tick, and those they queue, in order. */
-  private runTicks(): void {
-    const q = this.ticks;
-    for (let i = 0; i < q.length; i += 2) {
-      const fn = q[i] as (...a: unknown[]) => unknown;
-      const args = q[i + 1] as unknown[];
-      q[i] = q[i + 1] = undefined;
-      fn(...args);
-    }
-    this.ticks = [];
-  }
-
-  /** The host error a realm error stands for, if it was made from one. */
-  private hostError(e: unknown): unknown {
-    return e !== null && typeof e === "object" ? (this.seal.hostErrorOf.get(e) ?? e) : e;
+  /** A library throw as the error that stops the run: a host error it stands for, or one naming it. */
+  private libraryError(where: string, thrown: unknown): Error {
+    const e = this.membrane.hostError(thrown);
+    if (e instanceof SimulationEscapeError || e instanceof LibraryBoundError || e instanceof InputError || e instanceof LibraryError) return e;
+    return new LibraryError(this.host.processId, where, this.membrane.describe(thrown, true));
   }
 
   private guard<T>(where: string, fn: () => T): T | undefined {
     try {
       return fn();
     } catch (thrown) {
-      const e = this.hostError(thrown);
-      // An escape, or a user's input error (an adapter that cannot be found): kept as it is.
-      if (e instanceof SimulationEscapeError || e instanceof LibraryBoundError || e instanceof InputError) this.fail(e as Error);
-      else if (this.failure === undefined) this.fail(e instanceof LibraryError ? e : new LibraryError(this.host.processId, where, e));
+      // A host error thrown as a realm error is that error; an escape, a bound or a user's
+      // input error (an adapter that cannot be found) is kept even after another failure.
+      const e = this.libraryError(where, thrown);
+      if (!(e instanceof LibraryError) || this.failure === undefined) this.fail(e);
       return undefined;
     }
   }
 
-  /** A realm-side copy of JSON data (objects whose prototypes are the realm's). */
-  fromJson(v: unknown): unknown {
-    return this.JSON.parse(JSON.stringify(v));
-  }
-
-  /** Compile and run a CommonJS-wrapped script in this realm. */
+  /** Run a compiled script in this realm (a module's wrapper, a simulated client module): its value, a realm value. */
   runScript(script: vm.Script): unknown {
     return script.runInContext(this.context);
+  }
+
+  /** A module's wrapper: run it with its module object, require and virtual paths (module-loader.ts). */
+  runModule(fn: unknown, m: unknown, require: unknown, filename: string, dirname: string): void {
+    this.prelude.runModule(fn, m, require, filename, dirname);
   }
 
   private countImmediate(): void {
@@ -286,9 +267,9 @@ export class Realm {
     }
   }
 
-  /** Fill a typed array from the seeded stream (crypto.getRandomValues). */
+  /** Fill a typed array (the host's or the realm's) from the seeded stream (crypto.getRandomValues). */
   fillRandom<A extends ArrayBufferView>(a: A): A {
-    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    const bytes = bytesOf(a);
     for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(this.host.random() * 256);
     return a;
   }
@@ -296,6 +277,19 @@ export class Realm {
   /** `n` bytes of the seeded stream, as a realm Buffer. */
   randomBytes(n: number): Uint8Array {
     return this.fillRandom(this.prelude.bufferOf(n));
+  }
+
+  /** Queue library callback `fn(...args)` (realm values) on the realm's process.nextTick queue. */
+  nextTickCall(fn: unknown, ...args: unknown[]): void {
+    this.membrane.invokeWith(this.prelude.nextTick, this.membrane.list(fn, ...args));
+  }
+
+  /** Module-building pieces of the prelude (module-loader.ts, builtins.ts): realm functions, called only as exported. */
+  get modules(): Pick<
+    PreludeExports,
+    "makeRequire" | "makeModule" | "exportsOf" | "freshObject" | "freshNull" | "promisify" | "callbackify" | "timersPromises" | "inspect" | "format"
+  > {
+    return this.prelude;
   }
 
   /** An RFC 4122 version-4 UUID from the seeded stream. */
@@ -326,16 +320,33 @@ class CountPerWindow {
 
 /**
  * Rejections left unhandled in a realm belong to the simulated process (Node 20 would
- * crash that process, not lockstep); the host must not crash on them. They are noticed
- * by V8 at host-tick granularity, so they cannot be part of a deterministic history.
+ * crash that process, not lockstep): reported once on stderr, never rethrown on the host,
+ * whatever the promise's prototype (null, a proxy). V8 notices them at host-tick
+ * granularity, so they cannot be part of a deterministic history. A rejection of the
+ * host's own (its prototype chain the host's Promise.prototype) is thrown as Node would.
  */
 let rejectionHookInstalled = false;
+let rejectionReported = false;
 export function installRejectionHook(): void {
   if (rejectionHookInstalled) return;
   rejectionHookInstalled = true;
   process.on("unhandledRejection", (reason, promise) => {
-    if (Realm.live.has(Object.getPrototypeOf(promise)?.constructor ?? {})) return;
-    // Not ours: behave as Node does by default.
-    throw reason;
+    if (isHostPromise(promise)) throw reason;
+    if (rejectionReported) return;
+    rejectionReported = true;
+    process.stderr.write(
+      "lockstep: warning: library code left a promise rejection unhandled (in Node its process would crash); the simulation goes on, as the rejection cannot be placed in simulated time\n",
+    );
   });
+}
+
+/** Whether `p` is a host promise: no proxy on its prototype chain, which passes the host's Promise.prototype. */
+function isHostPromise(p: object): boolean {
+  let o: object | null = p;
+  for (let i = 0; i < 64 && o !== null; i++) {
+    if (types.isProxy(o)) return false;
+    if (o === Promise.prototype) return true;
+    o = Reflect.getPrototypeOf(o);
+  }
+  return false;
 }

@@ -2,7 +2,8 @@
  * A realm's timers, kept on the host side: setTimeout and its kin are called often
  * (a library's retry loop arms one per attempt), and host code is shared by every realm
  * and optimized, where the prelude's own functions start cold in each new realm. The
- * realm's Timeout objects hold only the id (prelude.ts).
+ * realm's Timeout objects hold only the id (prelude.ts). A callback and its arguments are
+ * realm values the host only holds: the realm calls them (membrane.ts invokeWith).
  */
 export const TIMEOUT = 0;
 export const INTERVAL = 1;
@@ -10,8 +11,8 @@ export const IMMEDIATE = 2;
 const WHAT = ["a setTimeout callback", "a setInterval callback", "a setImmediate callback"];
 
 interface Entry {
-  readonly fn: (...a: unknown[]) => unknown;
-  readonly args: unknown[];
+  readonly fn: unknown;
+  readonly args: unknown;
   readonly delayUs: number;
   readonly kind: number;
   handle: { cancel(): void } | undefined;
@@ -19,7 +20,7 @@ interface Entry {
 
 /** Node: a delay that is not a number in [1, 2^31-1] becomes 1 ms. */
 function delayUsOf(ms: unknown): number {
-  const n = Number(ms);
+  const n = typeof ms === "number" ? ms : NaN;
   return (Number.isFinite(n) && n >= 1 && n <= 0x7fffffff ? Math.trunc(n) : 1) * 1000;
 }
 
@@ -31,13 +32,13 @@ export class RealmTimers {
     /** A simulated timer on the process's monotonic clock. */
     private readonly setTimer: (delayUs: number, fn: () => void) => { cancel(): void },
     /** Run a callback as one turn of the realm. */
-    private readonly turn: (what: string, fn: () => void) => void,
+    private readonly turn: (what: string, fn: unknown, args: unknown) => void,
     /** Told of each callback about to run, by kind (the endless-chain and flood bounds). */
     private readonly onFire: (kind: number) => void,
   ) {}
 
   /** Arm a timer for realm function `fn` (the prelude checked it is one); its id. */
-  arm(fn: (...a: unknown[]) => unknown, ms: unknown, args: unknown[], kind: number): number {
+  arm(fn: unknown, ms: unknown, args: unknown, kind: number): number {
     const id = this.nextId++;
     const e: Entry = { fn, args, delayUs: kind === IMMEDIATE ? 0 : delayUsOf(ms), kind, handle: undefined };
     this.table.set(id, e);
@@ -69,6 +70,6 @@ export class RealmTimers {
     if (e.kind === INTERVAL) this.schedule(id, e);
     else this.table.delete(id);
     this.onFire(e.kind);
-    this.turn(WHAT[e.kind]!, () => e.fn(...e.args));
+    this.turn(WHAT[e.kind]!, e.fn, e.args);
   }
 }

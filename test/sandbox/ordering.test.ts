@@ -35,7 +35,7 @@ function inSandbox(): Record<string, string[]> | undefined {
     },
     random: () => rng.float(),
   });
-  const loader = new ModuleLoader(realm, new Map());
+  const loader = new ModuleLoader(realm, new Map(), __dirname);
   let result: Record<string, string[]> | undefined;
   realm.enter("ordering probes", () => {
     const mod = loader.load(PROBES) as { run(report: (r: unknown) => void): void };

@@ -45,7 +45,7 @@ function world() {
       ["6379", "redis-1"],
     ]),
   });
-  const loader = new ModuleLoader(realm, new Map());
+  const loader = new ModuleLoader(realm, new Map(), __dirname);
   const events = loader.require("events", __filename);
   const Redis = ioredisModule(hub, events);
   const nodeRedis = nodeRedisModule(hub, events);
@@ -53,14 +53,13 @@ function world() {
   const start = (src: string) => {
     const out: { state: string; value?: unknown } = { state: "pending" };
     const f = realm.runScript(new vm.Script(`(${src})`)) as (...a: unknown[]) => unknown;
+    const holder = realm.runScript(new vm.Script("({})")) as { f?: unknown };
+    holder.f = f;
     realm.enter("test", () =>
-      realm.prelude.settle(
-        () => f(Redis, nodeRedis),
-        (ok, value) => {
-          out.state = ok ? "fulfilled" : "rejected";
-          out.value = ok ? value : String((value as Error).message);
-        },
-      ),
+      realm.membrane.settle(holder, "f", realm.membrane.list(Redis, nodeRedis), (ok, value) => {
+        out.state = ok ? "fulfilled" : "rejected";
+        out.value = ok ? value : String((value as Error).message);
+      }),
     );
     return out;
   };
