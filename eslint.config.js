@@ -78,6 +78,18 @@ export default tseslint.config(
     },
   },
   {
+    // The sandbox membrane is the one module that runs the prelude and reaches its functions
+    // (docs/architecture.md, "The sandbox membrane"; test/architecture/membrane.test.ts).
+    files: ["**/*.ts"],
+    ignores: ["sim/sandbox/membrane.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["**/sandbox/prelude.js", "./prelude.js"], message: "only sim/sandbox/membrane.ts runs the prelude; go through the membrane" }] },
+      ],
+    },
+  },
+  {
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     languageOptions: { globals: NODE_GLOBALS },
     rules: { "@typescript-eslint/no-require-imports": "off" },

@@ -279,5 +279,5 @@ export function ioredisModule(hub: ClientHub, EventEmitter: unknown): unknown {
   script ??= new vm.Script(IOREDIS_SOURCE, { filename: "lockstep:ioredis" });
   const build = hub.realm.runScript(script) as (driver: unknown, ee: unknown, commands: unknown) => unknown;
   const { membrane } = hub.realm;
-  return build(membrane.toRealm(hub.driver(IOREDIS)), EventEmitter, membrane.fromJson(COMMANDS));
+  return membrane.invoke(build, membrane.toRealm(hub.driver(IOREDIS)), EventEmitter, membrane.fromJson(COMMANDS));
 }

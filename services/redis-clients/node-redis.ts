@@ -229,5 +229,6 @@ let script: vm.Script | undefined;
 export function nodeRedisModule(hub: ClientHub, EventEmitter: unknown): unknown {
   script ??= new vm.Script(NODE_REDIS_SOURCE, { filename: "lockstep:node-redis" });
   const build = hub.realm.runScript(script) as (driver: unknown, ee: unknown) => unknown;
-  return build(hub.realm.membrane.toRealm(hub.driver(NODE_REDIS)), EventEmitter);
+  const { membrane } = hub.realm;
+  return membrane.invoke(build, membrane.toRealm(hub.driver(NODE_REDIS)), EventEmitter);
 }

@@ -5,57 +5,12 @@
  * makes of host values (membrane.ts); clock reads count against the turn's budget.
  */
 import { Buffer } from "node:buffer";
-import { createHash, createHmac } from "node:crypto";
-import { Stats } from "node:fs";
-import { StringDecoder } from "node:string_decoder";
 import { REACTIONS_PER_TURN_MAX } from "./bounds.js";
-import { bytesOf, type BackedClasses, type Membrane } from "./membrane.js";
+import { bytesOf, type Membrane } from "./membrane.js";
+import { CONSTRUCTIBLE, PRELUDE_HOST_FNS, STATIC_OK } from "./host-surface.js";
 import { VIRTUAL_ROOT } from "./virtual-install.js";
 
 type Fn = (...a: unknown[]) => unknown;
-
-/** Host functions the prelude wraps as it starts: the first numbers of every membrane's table. */
-export const PRELUDE_HOST_FNS: readonly Fn[] = [atob, btoa, structuredClone] as Fn[];
-
-/** Host classes the prelude's host-backed classes construct, by name. */
-const CONSTRUCTIBLE: Record<string, new (...a: never[]) => object> = {
-  URL,
-  URLSearchParams,
-  TextEncoder,
-  TextDecoder,
-};
-
-const STATIC_OK: Record<string, readonly string[]> = { URL: ["canParse"] };
-
-/** Host classes whose instances cross as the realm's host-backed class of the same name. */
-let backedClasses: BackedClasses | undefined;
-export const BACKED_CLASSES = (): BackedClasses =>
-  (backedClasses ??= [
-    ["URL", URL],
-    ["URLSearchParams", URLSearchParams],
-    ["TextEncoder", TextEncoder],
-    ["TextDecoder", TextDecoder],
-    ["StringDecoder", StringDecoder],
-    ["Hash", createHash("sha1").constructor],
-    ["Hmac", createHmac("sha1", "k").constructor],
-    ["Stats", Stats],
-  ]);
-
-const isAccessor = (proto: object, k: string): boolean => {
-  const d = Object.getOwnPropertyDescriptor(proto, k);
-  return d !== undefined && (d.get !== undefined || d.set !== undefined);
-};
-export const BUFFER_METHODS = Object.getOwnPropertyNames(Buffer.prototype).filter(
-  (k) =>
-    /^[A-Za-z_$][\w$]*$/.test(k) &&
-    k !== "constructor" &&
-    k !== "toJSON" &&
-    !isAccessor(Buffer.prototype, k) &&
-    typeof (Buffer.prototype as unknown as Record<string, unknown>)[k] === "function",
-);
-export const BUFFER_STATICS = ["from", "alloc", "allocUnsafe", "allocUnsafeSlow", "byteLength", "concat", "compare", "isEncoding", "copyBytesFrom"].filter(
-  (k) => typeof (Buffer as unknown as Record<string, unknown>)[k] === "function",
-);
 
 let tzFixed = false;
 /**

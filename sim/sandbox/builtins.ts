@@ -97,7 +97,7 @@ const BUILTIN_NAMES = new Set([
  */
 export function builtinModule(realm: Realm, spec: string, loadEvents: () => unknown, install: VirtualInstall): unknown {
   const name = spec.startsWith("node:") ? spec.slice(5) : spec;
-  const g = realm.context as Record<string, unknown>;
+  const g = realm.globals;
   switch (name) {
     case "events":
       return loadEvents();

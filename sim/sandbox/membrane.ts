@@ -21,6 +21,9 @@
  */
 import { Buffer } from "node:buffer";
 import { types } from "node:util";
+import vm from "node:vm";
+import { PRELUDE_SOURCE } from "./prelude.js";
+import { BACKED_CLASSES, BUFFER_METHODS, BUFFER_STATICS, PRELUDE_HOST_FNS, type BackedClasses } from "./host-surface.js";
 
 /** The prelude's exports (prelude.ts), as the membrane uses them. */
 export interface PreludeExports {
@@ -89,8 +92,42 @@ function isHostObject(o: object): boolean {
   return false;
 }
 
-/** Host classes whose instances cross as the prelude's host-backed class of the same name, by a number. */
-export type BackedClasses = ReadonlyArray<readonly [string, unknown]>;
+/** Globals whose real counterparts on the context's own global read the host: never deletable. */
+const PINNED = new Set(["Date", "Error", "Intl", "WeakRef", "FinalizationRegistry"]);
+
+/** Put the prelude's globals on the context's global object (the null-prototype sandbox). */
+function installGlobals(sandbox: Record<string, unknown>, p: PreludeExports): void {
+  for (const [name, value] of Object.entries(p.globals)) {
+    // Node formats this realm's stacks with the global Error's prepareStackTrace: not replaceable.
+    Object.defineProperty(sandbox, name, { value, writable: name !== "Error", enumerable: false, configurable: !PINNED.has(name) });
+  }
+  for (const [name, { get }] of Object.entries(p.lazyGlobals)) {
+    let built: unknown;
+    let isBuilt = false;
+    Object.defineProperty(sandbox, name, {
+      get: () => (isBuilt ? built : ((isBuilt = true), (built = get()))),
+      set: (v: unknown) => {
+        isBuilt = true;
+        built = v;
+      },
+      configurable: !PINNED.has(name),
+      enumerable: false,
+    });
+  }
+}
+
+/** Node's Buffer methods, written into the prelude's Buffer class body (they are identifiers). */
+const BUFFER_CLASS_BODY = [
+  ...BUFFER_METHODS.map((m) => `${m}(...a) { return host.bufferCall(${JSON.stringify(m)}, this, copyArgs(a)); }`),
+  ...BUFFER_STATICS.map((m) => `static ${m}(...a) { return host.bufferStatic(${JSON.stringify(m)}, copyArgs(a)); }`),
+].join("\n      ");
+const PRELUDE = new vm.Script(PRELUDE_SOURCE.replace("/*BUFFER_METHODS*/", BUFFER_CLASS_BODY), { filename: "lockstep:prelude" });
+
+/** The prelude's functions module-loader.ts and builtins.ts build modules of. */
+export type RealmModules = Pick<
+  PreludeExports,
+  "makeRequire" | "makeModule" | "exportsOf" | "runModule" | "freshObject" | "freshNull" | "promisify" | "callbackify" | "timersPromises" | "inspect" | "format"
+>;
 
 export class Membrane {
   /** Host functions the realm calls by number (prelude wrapFn), and host objects behind host-backed classes. */
@@ -103,15 +140,51 @@ export class Membrane {
   private readonly settling = new Map<number, (ok: boolean, value: unknown) => void>();
   private nextToken = 1;
 
-  constructor(
-    private readonly p: PreludeExports,
-    private readonly realmDate: DateConstructor,
-    private readonly realmJsonParse: (text: string) => unknown,
-    private readonly backed: () => BackedClasses,
-    /** Host functions the prelude already calls by number (bridge.ts PRELUDE_HOST_FNS). */
-    firstHostFns: ReadonlyArray<(...a: unknown[]) => unknown>,
-  ) {
-    this.hostFns = [...firstHostFns];
+  private readonly p: PreludeExports;
+  private readonly realmDate: DateConstructor;
+  private readonly realmJsonParse: (text: string) => unknown;
+  private readonly backed: () => BackedClasses = BACKED_CLASSES;
+
+  /**
+   * Run the prelude in `context` (before any library code) over `bridge`, and put its
+   * globals on the context's global object `sandbox`.
+   */
+  constructor(context: vm.Context, sandbox: Record<string, unknown>, bridge: Record<string, unknown>) {
+    [this.realmDate, this.realmJsonParse] = vm.runInContext("[Date, JSON.parse]", context) as [DateConstructor, (t: string) => unknown];
+    this.p = (PRELUDE.runInContext(context) as (h: unknown) => PreludeExports)(bridge);
+    // The host functions the prelude wrapped as it started, by their numbers (bridge.ts).
+    this.hostFns = [...PRELUDE_HOST_FNS];
+    installGlobals(sandbox, this.p);
+  }
+
+  /** The prelude's module-building functions. */
+  get modules(): RealmModules {
+    return this.p;
+  }
+
+  /** A new turn: its reaction count starts again (memory the prelude reads; no call into the realm). */
+  beginTurn(): void {
+    this.p.turnCounts[0] = 0;
+  }
+
+  /** Whether process.nextTick callbacks wait. */
+  ticksWaiting(): boolean {
+    return this.p.turnCounts[1] > 0;
+  }
+
+  /** Run the waiting nextTick callbacks, and those they queue, in the realm. */
+  runTicks(): void {
+    this.p.runTicks();
+  }
+
+  /** Queue library callback `fn(...args)` (realm values) on the realm's nextTick queue. */
+  nextTick(fn: unknown, ...args: unknown[]): void {
+    this.p.invoke(this.p.nextTick, undefined, this.list(fn, ...args));
+  }
+
+  /** A realm Buffer of `n` zero bytes. */
+  bufferOf(n: number): Uint8Array {
+    return this.p.bufferOf(n);
   }
 
   /** A host proxy built on purpose over realm objects (builtins.ts): passes unchanged. */

@@ -215,7 +215,7 @@ export class ModuleLoader {
       membrane.fnId((s: unknown) => this.resolveForLibrary(s, file)),
       this.requireCache,
     );
-    this.realm.runModule(fn, realmModule, req, virtualName, virtualDir);
+    modules.runModule(fn, realmModule, req, virtualName, virtualDir);
     return modules.exportsOf(realmModule);
   }
 }

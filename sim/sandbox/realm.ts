@@ -37,9 +37,8 @@ import vm from "node:vm";
 import { types } from "node:util";
 import { LibraryBoundError, LibraryError, SimulationEscapeError } from "./errors.js";
 import { InputError } from "../errors.js";
-import { PRELUDE_SOURCE } from "./prelude.js";
-import { bytesOf, Membrane, type PreludeExports } from "./membrane.js";
-import { BACKED_CLASSES, BUFFER_METHODS, BUFFER_STATICS, hostBridge, PRELUDE_HOST_FNS } from "./bridge.js";
+import { bytesOf, Membrane, type RealmModules } from "./membrane.js";
+import { hostBridge } from "./bridge.js";
 import { guarded, noteTurn } from "./watchdog.js";
 import { IMMEDIATE, RealmTimers } from "./timers.js";
 import { CLOCK_READS_PER_TURN_MAX, IMMEDIATES_PER_INSTANT_MAX, TIMER_CALLBACKS_PER_SECOND_MAX } from "./bounds.js";
@@ -57,44 +56,11 @@ export interface RealmHost {
   random(): number;
 }
 
-/** Globals whose real counterparts on the context's own global read the host: never deletable. */
-const PINNED = new Set(["Date", "Error", "Intl", "WeakRef", "FinalizationRegistry"]);
-
-/** Put the prelude's globals on the context's global object (the null-prototype sandbox). */
-function installGlobals(sandbox: Record<string, unknown>, p: PreludeExports): void {
-  for (const [name, value] of Object.entries(p.globals)) {
-    // Node formats this realm's stacks with the global Error's prepareStackTrace: not replaceable.
-    Object.defineProperty(sandbox, name, { value, writable: name !== "Error", enumerable: false, configurable: !PINNED.has(name) });
-  }
-  for (const [name, { get }] of Object.entries(p.lazyGlobals)) {
-    let built: unknown;
-    let isBuilt = false;
-    Object.defineProperty(sandbox, name, {
-      get: () => (isBuilt ? built : ((isBuilt = true), (built = get()))),
-      set: (v: unknown) => {
-        isBuilt = true;
-        built = v;
-      },
-      configurable: !PINNED.has(name),
-      enumerable: false,
-    });
-  }
-}
-
 /** Rounds of (ticks, drain, host callbacks) in one turn before it is called a livelock. */
 const TURN_ROUNDS_MAX = 100_000;
 const DRAIN = new vm.Script("undefined", { filename: "lockstep:drain" });
-/** Node's Buffer methods, written into the prelude's Buffer class body (they are identifiers). */
-const BUFFER_CLASS_BODY = [
-  ...BUFFER_METHODS.map((m) => `${m}(...a) { return host.bufferCall(${JSON.stringify(m)}, this, copyArgs(a)); }`),
-  ...BUFFER_STATICS.map((m) => `static ${m}(...a) { return host.bufferStatic(${JSON.stringify(m)}, copyArgs(a)); }`),
-].join("\n      ");
-const PRELUDE = new vm.Script(PRELUDE_SOURCE.replace("/*BUFFER_METHODS*/", BUFFER_CLASS_BODY), { filename: "lockstep:prelude" });
-
 export class Realm {
   readonly context: vm.Context;
-  /** The prelude's exports: only the membrane and this turn machinery touch them. */
-  private readonly prelude: PreludeExports;
   /** The one way host code reaches realm values. */
   readonly membrane: Membrane;
   readonly timers: RealmTimers;
@@ -115,16 +81,13 @@ export class Realm {
       microtaskMode: "afterEvaluate",
       codeGeneration: { strings: true, wasm: false },
     });
-    const [realmDate, realmJsonParse] = vm.runInContext("[Date, JSON.parse]", this.context) as [DateConstructor, (t: string) => unknown];
     this.timers = new RealmTimers(
       host.setTimer,
       (what, fn, args) => this.enter(what, () => this.membrane.invokeWith(fn, args)),
       (kind) => (kind === IMMEDIATE ? this.countImmediate() : this.countTimer()),
     );
     const bridge = hostBridge(this, () => this.membrane);
-    this.prelude = (PRELUDE.runInContext(this.context) as (h: unknown) => PreludeExports)(bridge);
-    this.membrane = new Membrane(this.prelude, realmDate, realmJsonParse, BACKED_CLASSES, PRELUDE_HOST_FNS);
-    installGlobals(sandbox, this.prelude);
+    this.membrane = new Membrane(this.context, sandbox, bridge);
   }
 
   /**
@@ -183,7 +146,7 @@ export class Realm {
   private turn<T>(where: string, fn: () => T): T | undefined {
     this.depth++;
     this.clockReads = 0;
-    this.prelude.turnCounts[0] = 0;
+    this.membrane.beginTurn();
     noteTurn(this.host.processId, where);
     try {
       const result = this.guard(where, fn);
@@ -200,7 +163,7 @@ export class Realm {
       if (round >= TURN_ROUNDS_MAX)
         this.fail(new LibraryError(this.host.processId, where, new Error(`no quiet point after ${TURN_ROUNDS_MAX} rounds of callbacks (a livelock?)`)));
       if (this.failure) return;
-      if (this.prelude.turnCounts[1] > 0) this.guard(`${where} (process.nextTick callbacks)`, () => this.prelude.runTicks());
+      if (this.membrane.ticksWaiting()) this.guard(`${where} (process.nextTick callbacks)`, () => this.membrane.runTicks());
       if (this.failure) return;
       try {
         // No vm timeout here: it starts a watchdog thread per call (~60x the cost of the
@@ -210,7 +173,7 @@ export class Realm {
         this.fail(this.libraryError(`${where} (promise continuations)`, e));
         return;
       }
-      if (this.prelude.turnCounts[1] > 0) continue;
+      if (this.membrane.ticksWaiting()) continue;
       if (this.after.length === 0) return;
       const batch = this.after;
       this.after = [];
@@ -242,11 +205,6 @@ export class Realm {
     return script.runInContext(this.context);
   }
 
-  /** A module's wrapper: run it with its module object, require and virtual paths (module-loader.ts). */
-  runModule(fn: unknown, m: unknown, require: unknown, filename: string, dirname: string): void {
-    this.prelude.runModule(fn, m, require, filename, dirname);
-  }
-
   private countImmediate(): void {
     const now = this.host.monoUs();
     if (this.immediates.hit(now)) {
@@ -276,20 +234,22 @@ export class Realm {
 
   /** `n` bytes of the seeded stream, as a realm Buffer. */
   randomBytes(n: number): Uint8Array {
-    return this.fillRandom(this.prelude.bufferOf(n));
+    return this.fillRandom(this.membrane.bufferOf(n));
   }
 
   /** Queue library callback `fn(...args)` (realm values) on the realm's process.nextTick queue. */
   nextTickCall(fn: unknown, ...args: unknown[]): void {
-    this.membrane.invokeWith(this.prelude.nextTick, this.membrane.list(fn, ...args));
+    this.membrane.nextTick(fn, ...args);
   }
 
-  /** Module-building pieces of the prelude (module-loader.ts, builtins.ts): realm functions, called only as exported. */
-  get modules(): Pick<
-    PreludeExports,
-    "makeRequire" | "makeModule" | "exportsOf" | "freshObject" | "freshNull" | "promisify" | "callbackify" | "timersPromises" | "inspect" | "format"
-  > {
-    return this.prelude;
+  /** The realm's globals as library code sees them (the context's global object), for builtins.ts to hand out. */
+  get globals(): Readonly<Record<string, unknown>> {
+    return this.context as Record<string, unknown>;
+  }
+
+  /** Module-building pieces of the prelude (module-loader.ts, builtins.ts). */
+  get modules(): RealmModules {
+    return this.membrane.modules;
   }
 
   /** An RFC 4122 version-4 UUID from the seeded stream. */
