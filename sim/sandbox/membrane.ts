@@ -193,6 +193,11 @@ export class Membrane {
     return v;
   }
 
+  /** Whether `v` is a host object (not a proxy, its prototype chain the host's): safe for host code to read. */
+  isHostValue(v: unknown): boolean {
+    return v !== null && (typeof v === "object" || typeof v === "function") && !types.isProxy(v) && isHostObject(v);
+  }
+
   /** The host error a realm error was made from, if it was. */
   hostError(v: unknown): unknown {
     return v !== null && typeof v === "object" ? this.hostErrorOf.get(v) : undefined;

@@ -181,10 +181,11 @@ export class Realm {
     }
   }
 
-  /** A library throw as the error that stops the run: a host error it stands for, or one naming it. */
+  /** A throw in a turn as the error that stops the run: a host error (thrown by host code, or standing behind a realm error) as it is; library code's named. */
   private libraryError(where: string, thrown: unknown): Error {
-    const e = this.membrane.hostError(thrown);
+    const e = this.membrane.hostError(thrown) ?? (this.membrane.isHostValue(thrown) ? thrown : undefined);
     if (e instanceof SimulationEscapeError || e instanceof LibraryBoundError || e instanceof InputError || e instanceof LibraryError) return e;
+    if (e instanceof Error) return new LibraryError(this.host.processId, where, e);
     return new LibraryError(this.host.processId, where, this.membrane.describe(thrown, true));
   }
 
