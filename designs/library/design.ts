@@ -28,11 +28,10 @@ import { ClientHub } from "../../services/redis-clients/hub.js";
 import { ioredisModule } from "../../services/redis-clients/ioredis.js";
 import { nodeRedisModule } from "../../services/redis-clients/node-redis.js";
 import { BUILTIN_ADAPTERS, adapterPath, type AdapterModule } from "./adapter.js";
-import { basename, dirname } from "node:path";
 import { LibraryLockClient } from "./client.js";
 import { picked, REDIS_NODE_OPTIONS, type DesignProfile } from "../profile.js";
 import { existsSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 
 export interface LibraryDesignOptions {
   /** The adapter's name or path; for a lock driver, its command (what messages call the lock). */
