@@ -1,7 +1,8 @@
 import { NEMESIS, type FaultValue, type HistoryEvent, type Operation } from "../sim/history.js";
 import { LiveHolds, type Hold } from "./holds.js";
 import { Pairer } from "./pairs.js";
-import { duringReleaseWhy, expiryWhy, overlapWhy, servedWhy, waitedWhy, type ChallengeResult } from "./challenge.js";
+import { derivedOf, duringReleaseWhy, expiryWhy, overlapWhy, servedWhy, waitedWhy, type ChallengeResult, type ChallengeTtl } from "./challenge.js";
+import { DerivedChallenge } from "./challenge-derived.js";
 import type { ChallengeSpec } from "../scenarios/challenge-spec.js";
 
 /**
@@ -319,14 +320,19 @@ export class OnlineChallenge {
     (invoke) => void (invoke.f === "acquire" && this.acquires++),
   );
 
-  constructor(spec: ChallengeSpec = { kind: "overlapping-belief" }) {
+  /** The derived rules' instances (a scenario with no rule, or one of the derived kinds), beside the detector. */
+  private readonly derived: DerivedChallenge | undefined;
+
+  constructor(spec: ChallengeSpec = { kind: "derived" }, ttl: ChallengeTtl = {}) {
     this.kind = spec.kind;
+    const derived = spec.kind === "derived" || spec.kind === "client-fault-contended" || spec.kind === "server-fault-during-hold";
+    this.derived = derived ? new DerivedChallenge(ttl) : undefined;
     this.detector =
       spec.kind === "waiter-served"
         ? new ServedDetector()
         : spec.kind === "granted-during-release"
           ? new DuringReleaseDetector()
-          : spec.kind === "expiry-handover"
+          : spec.kind === "expiry-handover" || derived
             ? new ExpiryDetector()
             : spec.kind === "waiter-waited"
               ? new WaitedDetector(spec.waitedMsMin)
@@ -335,6 +341,7 @@ export class OnlineChallenge {
 
   push(e: HistoryEvent): void {
     this.detector.push(e);
+    this.derived?.push(e);
     this.pairer.push(e);
   }
 
@@ -343,6 +350,13 @@ export class OnlineChallenge {
     this.pairer.finish();
     const base = { kind: this.kind, grants: this.grants, acquiresFailed: this.acquires - this.grants };
     const { count, first } = this.detector;
+    if (this.derived) {
+      const expiry =
+        count > 0 && first ? { challenged: true, count, why: first.why() } : { challenged: false, count: 0, why: "no lock changed hands by expiry" };
+      if (this.kind === "derived") return { ...base, ...derivedOf(this.derived, expiry) };
+      const m = this.derived.met[this.kind as "client-fault-contended"];
+      return { ...base, challenged: m.count > 0, count: m.count, why: m.first ?? `nothing met the rule ${this.kind}` };
+    }
     if (count > 0 && first) return { ...base, challenged: true, count, why: first.why() };
     const why =
       this.grants === 0

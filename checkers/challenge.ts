@@ -2,6 +2,7 @@ import { NEMESIS, pairOperations, type FaultValue, type HistoryEvent, type Opera
 import { computeHolds, type Hold } from "./holds.js";
 import { forEachPair } from "./pairs.js";
 import type { ChallengeSpec } from "../scenarios/challenge-spec.js";
+import { DerivedChallenge, type DerivedRule } from "./challenge-derived.js";
 
 /**
  * Challenge: did the run test anything? A lock can only be shown unsafe when two
@@ -42,9 +43,17 @@ export interface ChallengeResult {
   grants: number;
   /** Acquire attempts that ended in fail or info. */
   acquiresFailed: number;
+  /** When the scenario named no rule: the rule derived from the run's faults, and why. */
+  derived?: { rule: DerivedRule; why: string };
 }
 
-export function judgeChallenge(history: readonly HistoryEvent[], spec: ChallengeSpec = { kind: "overlapping-belief" }): ChallengeResult {
+/** The TTLs a derived rule needs to tell a fault that outlasted a lease. */
+export interface ChallengeTtl {
+  ttlMs?: number;
+  sessionTimeoutMs?: number;
+}
+
+export function judgeChallenge(history: readonly HistoryEvent[], spec: ChallengeSpec = { kind: "derived" }, ttl: ChallengeTtl = {}): ChallengeResult {
   const { ops } = pairOperations(history);
   const lastUs = history.length > 0 ? history[history.length - 1]!.timeUs : 0;
   // An acquire with no answer ends, for waiting purposes, at its info or at the history's end.
@@ -57,10 +66,42 @@ export function judgeChallenge(history: readonly HistoryEvent[], spec: Challenge
   if (spec.kind === "expiry-handover") return { ...base, ...judgeExpiry(history, acquires) };
   if (spec.kind === "waiter-served") return { ...base, ...judgeServed(history, acquires) };
   if (spec.kind === "granted-during-release") return { ...base, ...judgeDuringRelease(ops, acquires) };
+  if (spec.kind === "derived" || spec.kind === "client-fault-contended" || spec.kind === "server-fault-during-hold") {
+    const d = new DerivedChallenge(ttl);
+    for (const e of history) d.push(e);
+    if (spec.kind !== "derived") return { ...base, ...metOf(d, spec.kind) };
+    return { ...base, ...derivedOf(d, judgeExpiry(history, acquires)) };
+  }
   return { ...base, ...judgeOverlap(history, acquires) };
 }
 
 type Judged = Pick<ChallengeResult, "challenged" | "why" | "count">;
+
+function metOf(d: DerivedChallenge, rule: DerivedRule): Judged {
+  const m = d.met[rule];
+  return m.count > 0 ? { challenged: true, count: m.count, why: m.first! } : { challenged: false, count: 0, why: `nothing met the rule ${rule}` };
+}
+
+/**
+ * The derived rule's verdict: its own instances, or the lock changing hands by expiry
+ * (which tests a lock under any fault). Shared by the batch and the online forms.
+ */
+export function derivedOf(d: DerivedChallenge, expiry: Judged): Judged & Pick<ChallengeResult, "derived" | "kind"> {
+  const { rule, why } = d.rule();
+  const own = metOf(d, rule);
+  const derived = { rule, why: `${why}, so the run must show ${RULE_WORDS[rule]}, or the lock changing hands by expiry` };
+  const base = { kind: rule, derived };
+  if (own.challenged) return { ...base, ...own, count: own.count + expiry.count };
+  if (expiry.challenged) return { ...base, ...expiry };
+  return { ...base, challenged: false, count: 0, why: `${RULE_WORDS[rule]} never happened (${rule}, derived: ${why}); ${expiry.why}` };
+}
+
+const RULE_WORDS: Record<DerivedRule, string> = {
+  "client-fault-contended":
+    "a fault on a client holding or wanting a lock, while another wanted it, that outlasted its lease or across which the lock was served",
+  "server-fault-during-hold": "a server fault during a hold while another client wanted the lock",
+  "waiter-served": "a client granted a lock it had waited for while another held it",
+};
 
 function judgeOverlap(history: readonly HistoryEvent[], acquires: readonly Operation[]): Judged {
   const holds = beliefs(history);
@@ -139,8 +180,7 @@ function whyNoOverlap(holds: readonly Hold[], acquires: readonly Operation[]): s
     const lost = acquires.filter((o) => o.lock === h.lock && o.process !== h.process && o.outcome !== "ok" && o.startUs < h.endUs && endOf(o) > h.startUs);
     if (lost.length === 0) continue;
     const waiter = lost[0]!.process;
-    const mine = lost.filter((o) => o.process === waiter);
-    return `${waiter} never held ${h.lock} while ${h.process} believed it did: ${waiter} ${gaveUp(mine)}, before ${h.process}'s hold ended at ${sec(h.endUs)} (${ending(h)})`;
+    return `${waiter} never held ${h.lock} while ${h.process} believed it did: ${waitStory(acquires, lost[0]!)}; ${h.process} held it from ${sec(h.startUs)} to ${sec(h.endUs)} (${ending(h)})`;
   }
   if (holders.length === 1) return `only ${holders[0]} was ever granted ${lock}; no other client's acquire met its hold`;
   const byRelease = holds.filter((h) => h.endedBy === "release").length;
@@ -252,6 +292,23 @@ export function duringReleaseWhy(op: OpSpan, rel: OpSpan): string {
 
 export function waitedWhy(op: OpSpan, waitedUs: number, boundMs: number): string {
   return `${op.process} waited ${ms(waitedUs)} for ${op.lock} from ${sec(op.startUs)} with nobody granted it (at least ${boundMs} ms counts)`;
+}
+
+/**
+ * The whole wait an attempt belongs to: the client's unbroken run of failed attempts on
+ * that lock around it (up to a grant), told from its first to its last.
+ */
+function waitStory(acquires: readonly Operation[], one: Operation): string {
+  const mine = acquires.filter((o) => o.process === one.process && o.lock === one.lock);
+  const at = mine.indexOf(one);
+  let from = at;
+  let to = at;
+  while (from > 0 && mine[from - 1]!.outcome !== "ok") from--;
+  while (to + 1 < mine.length && mine[to + 1]!.outcome !== "ok") to++;
+  const run = mine.slice(from, to + 1);
+  const granted = mine[to + 1];
+  const first = run[0]!;
+  return `${one.process} tried from ${sec(first.startUs)} and ${granted ? `was next granted it at ${sec(granted.endUs)}${run.length > 1 ? ` after ${run.length} failed attempts` : ""}` : gaveUp(run)}`;
 }
 
 /** How a client's failed attempts ended: when it gave up, after how many, and why. */

@@ -79,8 +79,8 @@ export function classify(results: CheckResult[], rejectedStale: boolean, challen
  * still break exclusion); the default rule's overlap then says where.
  */
 function challengeOf(history: readonly HistoryEvent[], ctx: CheckContext, safety: Verdict): ChallengeResult {
-  const judged = judgeChallenge(history, ctx.challenge);
+  const judged = judgeChallenge(history, ctx.challenge, { ttlMs: ctx.ttlMs, sessionTimeoutMs: ctx.sessionTimeoutMs });
   if (judged.challenged || safety !== false) return judged;
-  const overlap = judgeChallenge(history);
+  const overlap = judgeChallenge(history, { kind: "overlapping-belief" });
   return overlap.challenged ? overlap : { ...judged, challenged: true, why: `a safety checker found a violation (${judged.why})` };
 }

@@ -24,8 +24,8 @@ export class OnlineVerdicts {
       if (reason !== undefined) return { entry, skipped: reason };
       return { entry, online: entry.online ? entry.online(ctx) : new BufferedChecker(entry.name, entry.check, ctx) };
     });
-    this.challenge = new OnlineChallenge(ctx.challenge);
-    this.overlap = ctx.challenge && ctx.challenge.kind !== "overlapping-belief" ? new OnlineChallenge() : undefined;
+    this.challenge = new OnlineChallenge(ctx.challenge, { ttlMs: ctx.ttlMs, sessionTimeoutMs: ctx.sessionTimeoutMs });
+    this.overlap = ctx.challenge?.kind !== "overlapping-belief" ? new OnlineChallenge({ kind: "overlapping-belief" }) : undefined;
   }
 
   push = (e: HistoryEvent): void => {

@@ -256,7 +256,10 @@ export function formatCheck(file: string, events: number, v: Verdicts, model?: s
     lines.push(`  ${verdictMark(r)} ${r.checker.padEnd(18)} ${r.summary}`);
     if (r.valid !== true && r.witness !== undefined) lines.push(...formatWitness(r.witness).map((l) => `         ${l}`));
   }
-  lines.push(v.challenge.challenged ? `challenged: ${v.challenge.why}` : `not challenged (by the default rule): ${v.challenge.why}`);
+  const rule = v.challenge.derived
+    ? `by the rule derived from its faults, ${v.challenge.derived.rule}: ${v.challenge.derived.why}`
+    : `by the rule ${v.challenge.kind}`;
+  lines.push(v.challenge.challenged ? `challenged (${rule}): ${v.challenge.why}` : `not challenged (${rule}): ${v.challenge.why}`);
   lines.push(`outcome: ${v.outcome} (safety ${String(v.safety)}, liveness ${String(v.liveness)})`);
   return lines.join("\n") + "\n";
 }

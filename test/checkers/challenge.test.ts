@@ -28,11 +28,13 @@ function pausedHolder(): HistoryBuilder {
   return b;
 }
 
+const OB = { kind: "overlapping-belief" } as const;
+
 describe("challenge: overlapping-belief (the default)", () => {
   it("challenges a run where a second client is granted while a paused holder still believes it holds", () => {
     const b = pausedHolder();
     b.events.sort((x, y) => x.timeUs - y.timeUs).forEach((e, i) => (e.index = i));
-    const r = judgeChallenge(b.events);
+    const r = judgeChallenge(b.events, OB);
     expect(r.challenged).toBe(true);
     expect(r.count).toBe(1);
     expect(r.why).toBe("c2 was granted L at 10.5 s while c1 still held it (granted at 0 s, held until 15 s)");
@@ -45,7 +47,7 @@ describe("challenge: overlapping-belief (the default)", () => {
     b.at(2).ev("c2", "invoke", "acquire", "L", { ttlMs: 10_000, waitMs: 30_000 });
     b.at(10_000).ev("c1", "info", "lapse", "L", { grantId: "c1#1" });
     b.at(10_500).ev("c2", "ok", "acquire", "L", { grantId: "c2#1", validityMs: 9999, ttlMs: 10_000 });
-    const r = judgeChallenge(b.events);
+    const r = judgeChallenge(b.events, OB);
     expect(r.challenged).toBe(false);
     expect(r.why).toMatch(/^no grant met another client's hold: 2 grants to 2 clients/);
   });
@@ -57,11 +59,11 @@ describe("challenge: overlapping-belief (the default)", () => {
       b.at(1200 + i * 500).ev("c2", "fail", "acquire", "L", { reason: "retry count exhausted" });
     }
     b.at(15_000).ev("c1", "invoke", "release", "L", { grantId: "c1#1" });
-    const r = judgeChallenge(b.events);
+    const r = judgeChallenge(b.events, OB);
     expect(r.challenged).toBe(false);
     expect(r.acquiresFailed).toBe(3);
     expect(r.why).toBe(
-      "c2 never held L while c1 believed it did: c2 gave up at 2.2 s after 3 attempts (retry count exhausted), before c1's hold ended at 15 s (it released)",
+      "c2 never held L while c1 believed it did: c2 tried from 1 s and gave up at 2.2 s after 3 attempts (retry count exhausted); c1 held it from 0 s to 15 s (it released)",
     );
   });
 
@@ -72,14 +74,29 @@ describe("challenge: overlapping-belief (the default)", () => {
       .at(2700)
       .ev("c2", "fail", "acquire", "L", { reason: "quorum not reached" });
     b.at(15_000).ev("c1", "invoke", "release", "L", { grantId: "c1#1" });
-    expect(judgeChallenge(b.events).why).toBe(
-      "c2 never held L while c1 believed it did: c2 gave up at 2.7 s (quorum not reached), 1.7 s into the 30 s the workload would wait (waitMs): its own limit, not the scenario's, before c1's hold ended at 15 s (it released)",
+    expect(judgeChallenge(b.events, OB).why).toBe(
+      "c2 never held L while c1 believed it did: c2 tried from 1 s and gave up at 2.7 s (quorum not reached), 1.7 s into the 30 s the workload would wait (waitMs): its own limit, not the scenario's; c1 held it from 0 s to 15 s (it released)",
     );
     // A wait that used (nearly) all of waitMs ran out by the scenario's own limit: nothing more to say.
     const full = grant(new HistoryBuilder(), "c1", "c1#1", 0);
     full.at(1000).ev("c2", "invoke", "acquire", "L", { ttlMs: 10_000, waitMs: 3000 }).at(4000).ev("c2", "fail", "acquire", "L", { reason: "timeout" });
     full.at(15_000).ev("c1", "invoke", "release", "L", { grantId: "c1#1" });
-    expect(judgeChallenge(full.events).why).toMatch(/c2 gave up at 4 s \(timeout\), before c1's hold ended/);
+    expect(judgeChallenge(full.events, OB).why).toMatch(/c2 tried from 1 s and gave up at 4 s \(timeout\); c1 held it/);
+  });
+
+  it("tells a waiter's whole wait: the attempt that met the hold, and the retries after it", () => {
+    const b = grant(new HistoryBuilder(), "c3", "c3#1", 500);
+    b.at(2600).ev("c3", "invoke", "release", "L", { grantId: "c3#1" });
+    for (let t = 1000; t < 12_000; t += 1000)
+      b.at(t)
+        .ev("c2", "invoke", "acquire", "L", { ttlMs: 1000 })
+        .at(t + 900)
+        .ev("c2", "fail", "acquire", "L");
+    const why = judgeChallenge(b.events, OB).why;
+    expect(why).toBe(
+      "c2 never held L while c3 believed it did: c2 tried from 1 s and gave up at 11.9 s after 11 attempts; c3 held it from 0.5 s to 2.6 s (it released)",
+    );
+    expect(why).not.toMatch(/before/);
   });
 
   it("does not count a grant whose validity was gone on arrival (no belief) as meeting a hold", () => {
@@ -88,16 +105,16 @@ describe("challenge: overlapping-belief (the default)", () => {
     grant(b, "c2", "c2#1", 10).at(11).ev("c2", "info", "lapse", "L", { grantId: "c2#1" });
     b.at(12).ev("c2", "invoke", "release", "L", { grantId: "c2#1" });
     b.at(20).ev("c1", "invoke", "release", "L", { grantId: "c1#1" });
-    expect(judgeChallenge(b.events).challenged).toBe(false);
+    expect(judgeChallenge(b.events, OB).challenged).toBe(false);
     const live = grant(new HistoryBuilder(), "c1", "c1#1", 0);
     grant(live, "c2", "c2#1", 10).at(20).ev("c1", "invoke", "release", "L", { grantId: "c1#1" });
-    expect(judgeChallenge(live.events).challenged).toBe(true);
+    expect(judgeChallenge(live.events, OB).challenged).toBe(true);
   });
 
   it("says so when nobody asked for a lock, or nobody got one", () => {
-    expect(judgeChallenge([]).why).toBe("no client asked for a lock");
+    expect(judgeChallenge([], OB).why).toBe("no client asked for a lock");
     const b = new HistoryBuilder().at(0).ev("c1", "invoke", "acquire", "L", { ttlMs: 1000 }).at(5).ev("c1", "fail", "acquire", "L", { reason: "no quorum" });
-    expect(judgeChallenge(b.events).why).toBe("nobody was ever granted a lock: gave up at 0 s (no quorum)");
+    expect(judgeChallenge(b.events, OB).why).toBe("nobody was ever granted a lock: gave up at 0 s (no quorum)");
   });
 
   it("makes a safe but unchallenged run's outcome not-challenged, and leaves a challenged one safe", () => {

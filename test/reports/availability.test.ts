@@ -31,7 +31,7 @@ describe("runAvailability", () => {
 
   it("carries the run's judged challenge: a hand-over after a release is not one by the default rule", () => {
     // c2's grant comes after c1 released: no two beliefs met (checkers/challenge.ts).
-    const judged = judgeChallenge(handover);
+    const judged = judgeChallenge(handover, { kind: "overlapping-belief" });
     expect(judged.challenged).toBe(false);
     expect(runAvailability(handover, judged.challenged).challenged).toBe(false);
     expect(runAvailability(handover, true).challenged).toBe(true);
@@ -46,7 +46,7 @@ describe("runAvailability", () => {
       [100, "c1", "invoke", "release", { grantId: "c1#1" }],
       [110, "c1", "ok", "release", { released: true }],
     ]);
-    const a = runAvailability(gaveUp, judgeChallenge(gaveUp).challenged);
+    const a = runAvailability(gaveUp, judgeChallenge(gaveUp, { kind: "overlapping-belief" }).challenged);
     expect(a).toEqual({ grants: 1, failedAcquires: 1, idleWhileWaitingUs: 10, challenged: false });
   });
 
@@ -63,7 +63,7 @@ describe("runAvailability", () => {
       [80, "c2", "invoke", "acquire"],
       [90, "c2", "info", "acquire", { reason: "timeout" }],
     ]);
-    const a = runAvailability(alone, judgeChallenge(alone).challenged);
+    const a = runAvailability(alone, judgeChallenge(alone, { kind: "overlapping-belief" }).challenged);
     expect(a.challenged).toBe(false);
     expect(a.grants).toBe(2);
     expect(a.failedAcquires).toBe(1);

@@ -27,7 +27,7 @@ describe("the scenario's challenge field", () => {
     [
       withChallenge({}),
       "challenge.kind",
-      /expected one of "overlapping-belief", "expiry-handover", "waiter-served", "granted-during-release", "waiter-waited", got nothing/,
+      /expected one of "overlapping-belief", "expiry-handover", "waiter-served", "granted-during-release", "waiter-waited", "client-fault-contended", "server-fault-during-hold", "derived", got nothing/,
     ],
     [withChallenge({ kind: "two-holders" }), "challenge.kind", /got "two-holders"/],
     [withChallenge({ kind: "waiter-waited", waitedMsMin: -1 }), "challenge.waitedMsMin", /expected a number >= 0, got -1/],
