@@ -72,6 +72,22 @@ const byCreateDesc = (a: KeyValue, b: KeyValue): number => b.createRevision - a.
 const byKey = (a: KeyValue, b: KeyValue): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 const copyOf = (kv: KeyValue): KeyValue => ({ ...kv });
 
+/** What a store holds, as a snapshot keeps it (EtcdKv.snapshot). */
+export interface EtcdKvCopy {
+  readonly keys: ReadonlyMap<string, KeyValue>;
+  readonly leases: ReadonlyMap<number, LeaseInfo>;
+  readonly deadLeases: ReadonlySet<number>;
+  readonly revision: number;
+}
+
+function copyOfKv(c: EtcdKvCopy): { keys: Map<string, KeyValue>; leases: Map<number, LeaseInfo>; deadLeases: Set<number>; revision: number } {
+  const keys = new Map<string, KeyValue>();
+  for (const [k, kv] of c.keys) keys.set(k, { ...kv });
+  const leases = new Map<number, LeaseInfo>();
+  for (const [id, l] of c.leases) leases.set(id, { ...l, keys: new Set(l.keys) });
+  return { keys, leases, deadLeases: new Set(c.deadLeases), revision: c.revision };
+}
+
 export class EtcdKv {
   private readonly keys = new Map<string, KeyValue>();
   readonly leases = new Map<number, LeaseInfo>();
@@ -247,6 +263,27 @@ export class EtcdKv {
   get(key: string): KeyValue | undefined {
     const kv = this.keys.get(key);
     return kv ? { ...kv } : undefined;
+  }
+
+  /** A copy of the store sharing nothing it goes on changing: Raft's snapshot (§7). */
+  snapshot(): EtcdKvCopy {
+    const { keys, leases, deadLeases, revision } = this;
+    return copyOfKv({ keys, leases, deadLeases, revision });
+  }
+
+  /** Back to a copy `snapshot` made (on a restart; the copy stays as it is, for the next one). */
+  restore(copy: EtcdKvCopy): void {
+    const c = copyOfKv(copy);
+    this.keys.clear();
+    for (const [k, kv] of c.keys) this.keys.set(k, kv);
+    this.leases.clear();
+    for (const [id, l] of c.leases) this.leases.set(id, l);
+    this.deadLeases.clear();
+    for (const id of c.deadLeases) this.deadLeases.add(id);
+    this.revision = c.revision;
+    this.#keyEntries.clear();
+    this.#leaseEntries.clear();
+    this.#deadLeasesForm = undefined;
   }
 
   /** Members of the maps and sets a digest writes (the leases' own key sets are a few each). */

@@ -2,7 +2,7 @@ import type { BehaviorFactory, Message, ProcessBehavior, ProcessContext } from "
 import type { RaftHost } from "../../services/raft/api.js";
 import { RaftServiceHost, type RaftServiceConfig } from "../../services/raft-service/host.js";
 import { ETCD_REPLY, ETCD_REQUEST, type EtcdOp, type EtcdReply } from "./protocol.js";
-import { EtcdKv, type EtcdCmd, type EtcdResult, type KvEvent } from "./kv.js";
+import { EtcdKv, type EtcdCmd, type EtcdKvCopy, type EtcdResult, type KvEvent } from "./kv.js";
 
 /**
  * An etcd-lease server: one Raft node whose state machine is the EtcdKv, plus the
@@ -52,6 +52,8 @@ export class EtcdServer implements ProcessBehavior {
       stateForm: () => this.kv.stateForm(),
       stateParts: (out) => this.kv.stateParts(out),
       stateSize: () => this.kv.stateSize(),
+      snapshot: () => this.kv.snapshot(),
+      restore: (copy) => this.kv.restore(copy as EtcdKvCopy),
     });
   }
 

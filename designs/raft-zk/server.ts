@@ -2,7 +2,7 @@ import type { BehaviorFactory, Message, ProcessBehavior, ProcessContext } from "
 import type { RaftHost } from "../../services/raft/api.js";
 import { RaftServiceHost, type RaftServiceConfig } from "../../services/raft-service/host.js";
 import { ZK_EXPIRE_REQUEST, ZK_REPLY, ZK_REQUEST, ZK_TOUCH, type ZkOp, type ZkReply, type ZkWatchEvent } from "./protocol.js";
-import { parentOf, ZkTree, type ZkCmd, type ZkEvent, type ZkResult } from "./tree.js";
+import { parentOf, ZkTree, type ZkCmd, type ZkEvent, type ZkResult, type ZkTreeCopy } from "./tree.js";
 
 /**
  * A Raft-ZK server: one Raft node whose state machine is the ZkTree, plus the client
@@ -81,6 +81,8 @@ export class ZkServer implements ProcessBehavior {
       stateForm: () => this.tree.stateForm(),
       stateParts: (out) => this.tree.stateParts(out),
       stateSize: () => this.tree.stateSize(),
+      snapshot: () => this.tree.snapshot(),
+      restore: (copy) => this.tree.restore(copy as ZkTreeCopy),
     });
   }
 

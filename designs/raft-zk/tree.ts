@@ -178,6 +178,35 @@ const NO_EVENTS: readonly ZkEvent[] = Object.freeze([]);
 /** canonicalForm of an empty map (the lingering sessions, nearly always). */
 const EMPTY_MAP_FORM = canonicalForm(new Map());
 
+/** What a tree holds, as a snapshot keeps it (ZkTree.snapshot). */
+export interface ZkTreeCopy {
+  readonly nodes: ReadonlyMap<string, ZNode>;
+  readonly sessions: ReadonlyMap<number, SessionInfo>;
+  readonly deadSessions: ReadonlySet<number>;
+  readonly lingering: ReadonlyMap<number, Set<string>>;
+  readonly lastZxid: number;
+}
+
+/**
+ * A deep copy: new nodes, sessions and sets (a node's cached form entry goes along, its
+ * content being the same). Lingering nodes' sets are their dead sessions' own, copied once.
+ */
+function copyOfTree(t: ZkTreeCopy): {
+  nodes: Map<string, ZNode>;
+  sessions: Map<number, SessionInfo>;
+  deadSessions: Set<number>;
+  lingering: Map<number, Set<string>>;
+  lastZxid: number;
+} {
+  const nodes = new Map<string, ZNode>();
+  for (const [path, n] of t.nodes) nodes.set(path, { ...n, children: n.children === NO_CHILDREN ? n.children : new Set(n.children) });
+  const sessions = new Map<number, SessionInfo>();
+  for (const [id, si] of t.sessions) sessions.set(id, { ...si, ephemerals: new Set(si.ephemerals) });
+  const lingering = new Map<number, Set<string>>();
+  for (const [id, paths] of t.lingering) lingering.set(id, new Set(paths));
+  return { nodes, sessions, deadSessions: new Set(t.deadSessions), lingering, lastZxid: t.lastZxid };
+}
+
 export class ZkTree {
   private readonly nodes = new Map<string, ZNode>();
   readonly sessions = new Map<number, SessionInfo>();
@@ -349,6 +378,27 @@ export class ZkTree {
 
   get nodeCount(): number {
     return this.nodes.size;
+  }
+
+  /** A copy of the tree sharing nothing it goes on changing: Raft's snapshot (§7), taken every few thousand entries. */
+  snapshot(): ZkTreeCopy {
+    const { nodes, sessions, deadSessions, lingering, lastZxid } = this;
+    return copyOfTree({ nodes, sessions, deadSessions, lingering, lastZxid });
+  }
+
+  /** Back to a copy `snapshot` made (on a restart; the copy stays as it is, for the next one). */
+  restore(copy: ZkTreeCopy): void {
+    const c = copyOfTree(copy);
+    this.nodes.clear();
+    for (const [path, n] of c.nodes) this.nodes.set(path, n);
+    this.sessions.clear();
+    for (const [id, si] of c.sessions) this.sessions.set(id, si);
+    this.deadSessions.clear();
+    for (const id of c.deadSessions) this.deadSessions.add(id);
+    this.lingering.clear();
+    for (const [id, paths] of c.lingering) this.lingering.set(id, paths);
+    this.lastZxid = c.lastZxid;
+    this.#deadSessionsForm = undefined;
   }
 
   /** Members of the maps and sets a digest writes (the sessions' own sets are a few each). */

@@ -32,6 +32,9 @@ export interface RaftServiceTick {
   stateParts?(out: FormParts): void;
   /** Members of the state's maps and sets, in O(1): a digest's cost, which sets how often one is taken (digestedAt). */
   stateSize?(): number;
+  /** §7 log compaction (RaftNodeOptions.snapshot, restore): a copy of the state machine, and putting one back. */
+  snapshot?(): unknown;
+  restore?(state: unknown): void;
 }
 
 export interface NotLeaderReply {
@@ -69,6 +72,7 @@ export class RaftServiceHost<Cmd> {
         peers: cfg.peers,
         ...electionTimeoutsFor(ctx.id, o),
         heartbeatIntervalMs: o.raftHeartbeatIntervalMs,
+        ...(service.snapshot && service.restore ? { snapshot: service.snapshot.bind(service), restore: service.restore.bind(service) } : {}),
         apply: (cmd, at) => {
           const r = apply(cmd, at.index, at.awaited);
           if (parts !== undefined) replica!.appliedParts(at.index, parts, form!, size);

@@ -50,7 +50,8 @@ export interface RaftNodeOptions<Cmd> {
   /**
    * Apply a committed command to the service's state machine (deterministic). Called
    * in log order, exactly once per entry per incarnation; after a restart the state
-   * machine is rebuilt from scratch by re-applying the log from index 1. `at` is the
+   * machine is rebuilt by re-applying the log from index 1, or from the snapshot it was
+   * restored from (`snapshot`). `at` is the
    * node's own object, rewritten for every apply: read it during the call, keep no
    * reference. `awaited`: a proposal of this node waits for the result; when false the
    * result is dropped, and the service may leave out what only an answer carries.
@@ -60,6 +61,18 @@ export interface RaftNodeOptions<Cmd> {
   bugs?: Partial<Record<RaftBug, boolean>>;
   /** Bound on entries per AppendEntries message (catch-up goes in batches); default 64. */
   entriesPerAppendMax?: number;
+  /**
+   * §7 log compaction: a copy of the service's state machine as it stands (after the
+   * last applied entry), which nothing changes afterwards. With `restore`, the node takes
+   * one every `snapshotEveryEntries` applied entries and drops the log it covers once
+   * every server holds that log; a restarted node restores the state from it and
+   * re-applies only the entries after it. Without them the log is kept whole.
+   */
+  snapshot?(): unknown;
+  /** Put the service's state machine back to a copy `snapshot` made (on restart; the copy is the disk's: copy it again). */
+  restore?(state: unknown): void;
+  /** Applied entries between snapshots; default 8192. */
+  snapshotEveryEntries?: number;
   /**
    * Append a no-op entry on election (etcd style); default false (6.824 style: the log
    * holds only commands, and a read barrier appends a no-op only when needed). No-ops

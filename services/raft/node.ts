@@ -20,13 +20,26 @@ import { Waiters } from "./waiters.js";
 /** Disk keys (one node per process). */
 const DISK_TERM = "raft/term";
 const DISK_VOTED_FOR = "raft/votedFor";
+/** The entries after the snapshot (all of them without one). */
 const DISK_LOG = "raft/log";
+const DISK_SNAPSHOT = "raft/snapshot";
+
+/** The service's snapshot on disk: the state through `index` (of `term`). */
+interface DiskSnapshot {
+  index: number;
+  term: number;
+  state: unknown;
+}
+
+const SNAPSHOT_EVERY_ENTRIES = 8192;
 
 export function readPersisted<Cmd>(disk: Map<string, unknown>): Persisted<Cmd> {
+  const snap = disk.get(DISK_SNAPSHOT) as DiskSnapshot | undefined;
   return {
     term: (disk.get(DISK_TERM) as number | undefined) ?? 0,
     votedFor: (disk.get(DISK_VOTED_FOR) as string | null | undefined) ?? null,
     log: (disk.get(DISK_LOG) as Entry<Cmd>[] | undefined) ?? [],
+    ...(snap !== undefined ? { snapshotIndex: snap.index, snapshotTerm: snap.term } : {}),
   };
 }
 
@@ -38,7 +51,9 @@ const READ_OK: BarrierResult = Object.freeze({ ok: true });
 
 export const createRaftNode: CreateRaftNode = <Cmd>(ctx: ProcessContext, opts: RaftNodeOptions<Cmd>, _restarted: boolean): RaftHost<Cmd> => {
   const node = new RaftNode<Cmd>(ctx, opts);
-  // Boot (or reboot) from the disk.
+  // Boot (or reboot) from the disk: the service's state from its snapshot, then the log after it.
+  const snap = ctx.disk.get(DISK_SNAPSHOT) as DiskSnapshot | undefined;
+  if (snap !== undefined) opts.restore!(snap.state);
   node.feed({ type: "restart", persisted: readPersisted<Cmd>(ctx.disk) });
   return {
     handleRaftMessage: (from: string, msg: Message): void => node.takeMessage(from, msg),
@@ -76,6 +91,9 @@ class RaftNode<Cmd> {
   /** The heartbeat's kernel timer (the election timer is the LazyTimer below). */
   private heartbeat: TimerHandle | undefined;
   private diskLog: Entry<Cmd>[] | undefined;
+  /** A snapshot taken at an applied index, kept until every server holds the log through it (then the log it covers goes). */
+  private pendingSnapshot: { index: number; state: unknown } | undefined;
+  private readonly snapshotEvery: number;
   private readonly waiters = new Waiters<WaiterCb>();
   private nextId = 1;
   private readonly queue: RaftInput<Cmd>[] = [];
@@ -105,6 +123,7 @@ class RaftNode<Cmd> {
   ) {
     this.state = initialState(configOf(ctx, opts));
     this.election = new LazyTimer(ctx, this.fireElection);
+    this.snapshotEvery = opts.snapshot !== undefined && opts.restore !== undefined ? (opts.snapshotEveryEntries ?? SNAPSHOT_EVERY_ENTRIES) : Infinity;
   }
 
   /** A callback's id for the core's reply. */
@@ -153,6 +172,21 @@ class RaftNode<Cmd> {
       if (head > 0) queue.splice(0, head);
       this.busy = false;
     }
+    const s = this.state;
+    if (s.lastApplied - s.snapshotIndex >= this.snapshotEvery) this.compactLog(s);
+  }
+
+  /**
+   * §7: take a snapshot at the applied index every snapshotEvery entries; once every
+   * server holds the log through it (compactIndex), the core drops those entries.
+   */
+  private compactLog(s: RaftState<Cmd>): void {
+    const pending = this.pendingSnapshot;
+    if (pending === undefined || pending.index <= s.snapshotIndex) {
+      this.pendingSnapshot = { index: s.lastApplied, state: this.opts.snapshot!() };
+      return;
+    }
+    if (pending.index <= s.compactIndex) this.feed({ type: "compact", index: pending.index });
   }
 
   private execute(e: RaftEffect<Cmd>): void {
@@ -163,6 +197,8 @@ class RaftNode<Cmd> {
         return;
       case "persist-log":
         return this.persistLog(e.fromIndex, e.entries);
+      case "persist-snapshot":
+        return this.persistSnapshot(e.index, e.term);
       case "send":
         this.ctx.send(e.to, e.msg as unknown as Message);
         return;
@@ -183,17 +219,33 @@ class RaftNode<Cmd> {
     }
   }
 
-  private persistLog(fromIndex: number, entries: readonly Entry<Cmd>[]): void {
-    // This node alone writes its log to the disk: the array found once is the one there.
+  /** The log on the disk: this node alone writes it, so the array found once is the one there. */
+  private get diskEntries(): Entry<Cmd>[] {
     let log = this.diskLog;
     if (log === undefined) {
       log = this.ctx.disk.get(DISK_LOG) as Entry<Cmd>[] | undefined;
       if (!log) this.ctx.disk.set(DISK_LOG, (log = []));
       this.diskLog = log;
     }
+    return log;
+  }
+
+  private persistLog(fromIndex: number, entries: readonly Entry<Cmd>[]): void {
+    const log = this.diskEntries;
+    // The disk's log starts after the snapshot, as the core's does.
+    const keep = fromIndex - 1 - this.state.snapshotIndex;
     // Cut only on a truncation: setting length is a runtime call even when it changes nothing.
-    if (log.length !== fromIndex - 1) log.length = fromIndex - 1;
+    if (log.length !== keep) log.length = keep;
     for (const entry of entries) log.push(entry);
+  }
+
+  private persistSnapshot(index: number, term: number): void {
+    const snap = this.pendingSnapshot!;
+    if (snap.index !== index) throw new Error(`raft: snapshot at ${snap.index} persisted as ${index}`);
+    this.pendingSnapshot = undefined;
+    const before = (this.ctx.disk.get(DISK_SNAPSHOT) as DiskSnapshot | undefined)?.index ?? 0;
+    this.ctx.disk.set(DISK_SNAPSHOT, { index, term, state: snap.state });
+    this.diskEntries.splice(0, index - before);
   }
 
   private apply(e: Extract<RaftEffect<Cmd>, { kind: "apply" }>): void {

@@ -29,7 +29,16 @@ describe("AppendEntries sharing", () => {
     expect([...sent.keys()]).toEqual(["n2", "n3", "n4"]);
     expect(sent.get("n2")).toBe(sent.get("n3"));
     expect(sent.get("n3")).toBe(sent.get("n4"));
-    expect(sent.get("n2")).toEqual({ type: "raft-append", term: 2, prevLogIndex: 1, prevLogTerm: 1, entries: [], leaderCommit: 0, seq: sent.get("n2")!.seq });
+    expect(sent.get("n2")).toEqual({
+      type: "raft-append",
+      term: 2,
+      prevLogIndex: 1,
+      prevLogTerm: 1,
+      entries: [],
+      leaderCommit: 0,
+      seq: sent.get("n2")!.seq,
+      compactIndex: 0,
+    });
   });
 
   it("a follower further back gets its own message with the entries it lacks", () => {

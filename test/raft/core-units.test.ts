@@ -161,11 +161,19 @@ describe("log arithmetic", () => {
     expect(lastIndexOfTerm([], 1)).toBe(0);
   });
   it("isUpToDate: a later last term wins; equal last terms compare lengths", () => {
-    expect(isUpToDate(log, 1, 5)).toBe(true);
-    expect(isUpToDate(log, 99, 3)).toBe(false);
-    expect(isUpToDate(log, 6, 4)).toBe(true);
-    expect(isUpToDate(log, 5, 4)).toBe(false);
-    expect(isUpToDate([], 0, 0)).toBe(true);
+    // Ours: the log above, last index 6 of term 4.
+    expect(isUpToDate(6, 4, 1, 5)).toBe(true);
+    expect(isUpToDate(6, 4, 99, 3)).toBe(false);
+    expect(isUpToDate(6, 4, 6, 4)).toBe(true);
+    expect(isUpToDate(6, 4, 5, 4)).toBe(false);
+    expect(isUpToDate(0, 0, 0, 0)).toBe(true);
+  });
+  it("after compaction (a snapshot through index 4 of term 2): indexes past it, its own term at it, 0 below", () => {
+    const rest = entries(2, 4); // indexes 5 and 6
+    expect([3, 4, 5, 6, 7].map((i) => termAt(rest, i, 4, 2))).toEqual([0, 2, 2, 4, 0]);
+    expect(firstIndexOfTerm(rest, 2, 5, 4, 2)).toBe(5);
+    expect([2, 4, 3].map((t) => lastIndexOfTerm(rest, t, 4, 2))).toEqual([5, 6, 0]);
+    expect(lastIndexOfTerm([], 2, 4, 2)).toBe(4);
   });
 });
 

@@ -133,3 +133,28 @@ describe("ZkTree.stateForm", () => {
     }
   });
 });
+
+describe("ZkTree.snapshot and restore (Raft log compaction)", () => {
+  it("a snapshot is a copy later commands do not touch; restored, the state goes on as the original does", () => {
+    for (let seed = 1; seed <= 3; seed++) {
+      const cmds = commands(seed, 300);
+      const half = Math.floor(cmds.length / 2);
+      const t = new ZkTree();
+      cmds.slice(0, half).forEach((c, i) => t.apply(c, i + 1));
+      const snap = t.snapshot();
+      const formAtSnapshot = canonicalForm(t);
+      cmds.slice(half).forEach((c, i) => t.apply(c, half + i + 1));
+      // Twice from the same snapshot (two restarts): the copy on the disk stays as it was.
+      for (let restart = 1; restart <= 2; restart++) {
+        const r = new ZkTree();
+        r.apply(cmds[0]!, 1);
+        r.restore(snap);
+        expect(canonicalForm(r), `seed ${seed}, restart ${restart}`).toBe(formAtSnapshot);
+        expect(r.stateForm()).toBe(formAtSnapshot);
+        cmds.slice(half).forEach((c, i) => r.apply(c, half + i + 1));
+        expect(canonicalForm(r), `seed ${seed}, restart ${restart}`).toBe(canonicalForm(t));
+        expect(r.stateForm()).toBe(t.stateForm());
+      }
+    }
+  });
+});

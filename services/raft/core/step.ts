@@ -35,8 +35,9 @@ import type {
 
 /** Figure 2 and §5.4 as written: the rules every node follows unless a bug variant is planted. */
 export const PAPER_RULES: RaftRules = Object.freeze({
-  voteLogOk: (log: readonly Entry<unknown>[], lastLogIndex: number, lastLogTerm: number) => isUpToDate(log, lastLogIndex, lastLogTerm),
-  commitCountable: (log: readonly Entry<unknown>[], index: number, currentTerm: number) => termAt(log, index) === currentTerm,
+  voteLogOk: (ownLastIndex: number, ownLastTerm: number, lastLogIndex: number, lastLogTerm: number) =>
+    isUpToDate(ownLastIndex, ownLastTerm, lastLogIndex, lastLogTerm),
+  commitCountable: (termOfIndex: number, currentTerm: number) => termOfIndex === currentTerm,
   staleAppendRejected: () => true,
   persistedVote: (votedFor: string | null) => votedFor,
 });
@@ -55,12 +56,12 @@ class Out<Cmd> {
   /** Effects written so far; the array is cut to this at the end (emptying it first would drop its storage). */
   count = 0;
   /**
-   * The last AppendEntries built in this step, and the log length it was built at:
+   * The last AppendEntries built in this step, and the log's last index when it was built:
    * followers at the same point get the same message object (nothing writes a message
    * in flight; the network already delivers one object twice for a duplicate).
    */
   lastAppend: AppendRequest<Cmd> | undefined = undefined;
-  lastAppendLogLength = 0;
+  lastAppendLastIndex = 0;
   reset(effects: RaftEffect<Cmd>[]): this {
     this.hardStateDirty = false;
     this.logFromIndex = Infinity;
@@ -128,6 +129,9 @@ export function initialState<Cmd>(cfg: RaftConfig): RaftState<Cmd> {
     term: 0,
     votedFor: null,
     log: [],
+    snapshotIndex: 0,
+    snapshotTerm: 0,
+    compactIndex: 0,
     role: "follower",
     leaderId: undefined,
     commitIndex: 0,
@@ -198,6 +202,9 @@ export function stepInto<Cmd>(state: RaftState<Cmd>, input: RaftInput<Cmd>, effe
     case "read-index":
       readIndex(s, out, input.id);
       break;
+    case "compact":
+      compact(s, out, input.index);
+      break;
   }
   // Slots past count hold the last step's effects: popped (setting length is a runtime
   // call; pop is inline, and a step leaves only a few behind).
@@ -219,7 +226,9 @@ function finish<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
     ? { kind: "persist-hard-state", term: s.term, votedFor: s.cfg.rules.persistedVote(s.votedFor) }
     : undefined;
   const log: RaftEffect<Cmd> | undefined =
-    out.logFromIndex !== Infinity ? { kind: "persist-log", fromIndex: out.logFromIndex, entries: s.log.slice(out.logFromIndex - 1) } : undefined;
+    out.logFromIndex !== Infinity
+      ? { kind: "persist-log", fromIndex: out.logFromIndex, entries: s.log.slice(out.logFromIndex - 1 - s.snapshotIndex) }
+      : undefined;
   // Persists first, hard state before log: this step's effects move up by one or two
   // in a loop (unshift was a builtin call on every step that persists).
   const fx = out.effects;
@@ -238,8 +247,40 @@ function restart<Cmd>(cfg: RaftConfig, p: Persisted<Cmd>, out: Out<Cmd>): RaftSt
   s.term = p.term;
   s.votedFor = p.votedFor;
   s.log = [...p.log];
+  // §7: the snapshot's entries are committed and applied (the adapter restored the
+  // service from it), and every server's log held them when they were dropped.
+  s.snapshotIndex = s.commitIndex = s.lastApplied = s.compactIndex = p.snapshotIndex ?? 0;
+  s.snapshotTerm = p.snapshotTerm ?? 0;
   resetElectionTimer(s, out);
   return s;
+}
+
+/** The last index of the log, the snapshot's included. */
+function lastOf<Cmd>(s: RaftState<Cmd>): number {
+  return lastIndex(s.log, s.snapshotIndex);
+}
+
+/** The term of the entry at `index` (the snapshot's own index included; 0 below it). */
+function termOf<Cmd>(s: RaftState<Cmd>, index: number): number {
+  return termAt(s.log, index, s.snapshotIndex, s.snapshotTerm);
+}
+
+function lastTermOf<Cmd>(s: RaftState<Cmd>): number {
+  return lastTerm(s.log, s.snapshotTerm);
+}
+
+/**
+ * §7 log compaction: the service's snapshot covers the log through `index`, which every
+ * server holds (compactIndex) and this one has applied; those entries go. No server
+ * needs them from another again, so there is no InstallSnapshot: a server that is
+ * behind (down, cut off) holds every other's compaction back until it catches up.
+ */
+function compact<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, index: number): void {
+  if (index <= s.snapshotIndex || index > s.compactIndex || index > s.lastApplied) return;
+  s.snapshotTerm = termOf(s, index);
+  s.log = s.log.slice(index - s.snapshotIndex);
+  s.snapshotIndex = index;
+  out.push({ kind: "persist-snapshot", index, term: s.snapshotTerm });
 }
 
 // --- roles ---
@@ -277,7 +318,7 @@ function becomeCandidate<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   s.leaderId = undefined;
   s.votes = new Set([s.cfg.id]);
   resetElectionTimer(s, out);
-  const req: VoteRequest = { type: "raft-vote", term: s.term, lastLogIndex: lastIndex(s.log), lastLogTerm: lastTerm(s.log) };
+  const req: VoteRequest = { type: "raft-vote", term: s.term, lastLogIndex: lastOf(s), lastLogTerm: lastTermOf(s) };
   for (const p of s.cfg.peers) if (p !== s.cfg.id) out.send(p, req);
   if (s.votes.size >= quorum(s.cfg)) becomeLeader(s, out);
 }
@@ -295,7 +336,7 @@ function becomeLeader<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   const peers = s.cfg.peers;
   for (let i = 0; i < peers.length; i++) {
     if (peers[i] === s.cfg.id) continue;
-    s.nextIndex.setAt(i, lastIndex(s.log) + 1);
+    s.nextIndex.setAt(i, lastOf(s) + 1);
     s.matchIndex.setAt(i, 0);
   }
   out.push({ kind: "cancel-timer", timer: "election" });
@@ -388,7 +429,7 @@ function handleVote<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: Vote
   // Figure 2: "If votedFor is null or candidateId, and candidate's log is at least as
   // up-to-date as receiver's log, grant vote".
   const canVote = s.votedFor === null || s.votedFor === from;
-  const upToDate = s.cfg.rules.voteLogOk(s.log, m.lastLogIndex, m.lastLogTerm);
+  const upToDate = s.cfg.rules.voteLogOk(lastOf(s), lastTermOf(s), m.lastLogIndex, m.lastLogTerm);
   const granted = canVote && upToDate;
   if (granted) {
     if (s.votedFor !== from) {
@@ -403,35 +444,39 @@ function handleVote<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: Vote
 function handleAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: string, m: AppendRequest<Cmd>): void {
   s.leaderId = from;
   resetElectionTimer(s, out);
-  const prev = m.prevLogIndex;
+  if (m.compactIndex !== undefined && m.compactIndex > s.compactIndex) s.compactIndex = m.compactIndex;
+  const base = s.snapshotIndex;
+  // Entries at or below our snapshot are committed, so they match the leader's: skipped.
+  const skip = m.prevLogIndex < base ? Math.min(base - m.prevLogIndex, m.entries.length) : 0;
+  const prev = m.prevLogIndex + skip;
   // Figure 2: "Reply false if log doesn't contain an entry at prevLogIndex whose term
   // matches prevLogTerm". The conflict hint lets the leader skip a term at a time.
-  if (prev > lastIndex(s.log)) {
-    out.send(from, appendResp(s, false, 0, 0, lastIndex(s.log) + 1, m.seq));
+  if (prev > lastOf(s)) {
+    out.send(from, appendResp(s, false, 0, 0, lastOf(s) + 1, m.seq));
     return;
   }
-  const t = termAt(s.log, prev);
-  if (prev > 0 && t !== m.prevLogTerm) {
-    out.send(from, appendResp(s, false, 0, t, firstIndexOfTerm(s.log, t, prev), m.seq));
+  const t = termOf(s, prev);
+  if (prev > base && t !== m.prevLogTerm) {
+    out.send(from, appendResp(s, false, 0, t, firstIndexOfTerm(s.log, t, prev, base, s.snapshotTerm), m.seq));
     return;
   }
   // "If an existing entry conflicts with a new one (same index but different terms),
   // delete the existing entry and all that follow it." Only on conflict: a delayed,
   // shorter AppendEntries must not cut entries a later one added.
-  let i = 0;
+  let i = skip;
   for (; i < m.entries.length; i++) {
-    const idx = prev + 1 + i;
-    if (idx > s.log.length) break;
-    if (s.log[idx - 1]!.term !== m.entries[i]!.term) {
-      s.log.length = idx - 1;
+    const idx = m.prevLogIndex + 1 + i;
+    if (idx > lastOf(s)) break;
+    if (s.log[idx - base - 1]!.term !== m.entries[i]!.term) {
+      s.log.length = idx - base - 1;
       break;
     }
   }
   if (i < m.entries.length) {
-    out.logFromIndex = Math.min(out.logFromIndex, prev + 1 + i);
+    out.logFromIndex = Math.min(out.logFromIndex, m.prevLogIndex + 1 + i);
     for (; i < m.entries.length; i++) s.log.push(m.entries[i]!);
   }
-  const match = prev + m.entries.length;
+  const match = m.prevLogIndex + m.entries.length;
   // "If leaderCommit > commitIndex, set commitIndex = min(leaderCommit, index of last new entry)".
   const commit = Math.min(m.leaderCommit, match);
   if (commit > s.commitIndex) {
@@ -447,7 +492,7 @@ function handleAppendResponse<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: strin
   // Any response of our term acknowledges our leadership for the round it echoes.
   if (m.seq > s.ackedSeq.at(pi, 0)) s.ackedSeq.setAt(pi, m.seq);
   const match = s.matchIndex.at(pi, 0);
-  const next = s.nextIndex.at(pi, lastIndex(s.log) + 1);
+  const next = s.nextIndex.at(pi, lastOf(s) + 1);
   if (m.success) {
     let newMatch = match;
     if (m.matchIndex > match) {
@@ -461,15 +506,16 @@ function handleAppendResponse<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, from: strin
       s.nextIndex.setAt(pi, newNext);
     }
     // Entries appended while earlier ones were in flight, or beyond a batch bound.
-    if (newNext <= lastIndex(s.log)) sendAppend(s, out, from, pi);
+    if (newNext <= lastOf(s)) sendAppend(s, out, from, pi);
   } else {
     // Fast backup: skip the follower's whole conflicting term, or to its log's end.
     let to = m.conflictIndex;
     if (m.conflictTerm > 0) {
-      const last = lastIndexOfTerm(s.log, m.conflictTerm);
+      const last = lastIndexOfTerm(s.log, m.conflictTerm, s.snapshotIndex, s.snapshotTerm);
       if (last > 0) to = last + 1;
     }
-    to = Math.max(match + 1, Math.min(to, lastIndex(s.log) + 1));
+    // Never below our snapshot: every server holds those entries (compactIndex).
+    to = Math.max(match + 1, s.snapshotIndex + 1, Math.min(to, lastOf(s) + 1));
     // A stale rejection (the follower has caught up since) would only move us forward: ignore.
     if (to < next) {
       s.nextIndex.setAt(pi, to);
@@ -487,6 +533,8 @@ const NO_ENTRIES: readonly Entry<never>[] = Object.freeze([]);
 /** `pi`: the peer's position in cfg.peers (its slot in the per-peer tables). */
 function sendAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, peer: string, pi: number): void {
   const prev = s.nextIndex.at(pi, NaN) - 1;
+  // Every way nextIndex is set keeps it past the snapshot (see compact): a bug, not a case.
+  if (prev < s.snapshotIndex) throw new Error(`raft: append to ${peer} from index ${prev + 1}, below the snapshot at ${s.snapshotIndex}`);
   let msg = out.lastAppend;
   // The same message as the peer before, if nothing it carries has moved since.
   if (
@@ -495,20 +543,23 @@ function sendAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, peer: string, pi: num
     msg.term !== s.term ||
     msg.leaderCommit !== s.commitIndex ||
     msg.seq !== s.seq ||
-    out.lastAppendLogLength !== s.log.length
+    msg.compactIndex !== s.compactIndex ||
+    out.lastAppendLastIndex !== lastOf(s)
   ) {
-    const entries = prev >= s.log.length ? NO_ENTRIES : s.log.slice(prev, prev + s.cfg.entriesPerAppendMax);
+    const base = s.snapshotIndex;
+    const entries = prev >= lastOf(s) ? NO_ENTRIES : s.log.slice(prev - base, prev - base + s.cfg.entriesPerAppendMax);
     msg = {
       type: "raft-append",
       term: s.term,
       prevLogIndex: prev,
-      prevLogTerm: termAt(s.log, prev),
+      prevLogTerm: termOf(s, prev),
       entries,
       leaderCommit: s.commitIndex,
       seq: s.seq,
+      compactIndex: s.compactIndex,
     };
     out.lastAppend = msg;
-    out.lastAppendLogLength = s.log.length;
+    out.lastAppendLastIndex = lastOf(s);
   }
   out.send(peer, msg);
   // Optimistic: assume delivery; a rejection (or the next heartbeat's) moves it back.
@@ -523,8 +574,9 @@ function broadcastAppend<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
 
 function appendLocal<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, e: Entry<Cmd>): number {
   s.log.push(e);
-  out.logFromIndex = Math.min(out.logFromIndex, s.log.length);
-  return s.log.length;
+  const index = lastOf(s);
+  out.logFromIndex = Math.min(out.logFromIndex, index);
+  return index;
 }
 
 function appendNoop<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
@@ -541,7 +593,7 @@ function maybeCommit<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   const count = peers.length;
   for (let i = 0; i < count; i++) {
     const p = peers[i]!;
-    matches[i] = p === s.cfg.id ? lastIndex(s.log) : s.matchIndex.at(i, 0);
+    matches[i] = p === s.cfg.id ? lastOf(s) : s.matchIndex.at(i, 0);
   }
   // Ascending; the quorum-th largest is at length - quorum. Insertion sort: a cluster
   // has a handful of servers, and the typed array's sort is a builtin call per ack.
@@ -554,20 +606,23 @@ function maybeCommit<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   const n = matches[count - quorum(s.cfg)]!;
   // §5.4.2 / Figure 8: "Raft never commits log entries from previous terms by counting
   // replicas. Only log entries from the leader's current term are committed by counting".
-  const countable = s.cfg.rules.commitCountable(s.log, n, s.term);
+  const countable = s.cfg.rules.commitCountable(termOf(s, n), s.term);
   if (n > s.commitIndex && countable) {
     s.commitIndex = n;
     applyCommitted(s, out);
     checkReads(s, out);
   }
+  // Every server holds the log up to the lowest match (ascending: matches[0]), committed up to commitIndex.
+  const held = Math.min(matches[0]!, s.commitIndex);
+  if (held > s.compactIndex) s.compactIndex = held;
 }
 
 function applyCommitted<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   // Figure 2: "If commitIndex > lastApplied: increment lastApplied, apply log[lastApplied]".
-  const upTo = Math.min(s.commitIndex, s.log.length);
+  const upTo = Math.min(s.commitIndex, lastOf(s));
   while (s.lastApplied < upTo) {
     const index = ++s.lastApplied;
-    const e = s.log[index - 1]!;
+    const e = s.log[index - s.snapshotIndex - 1]!;
     const proposalId = s.proposals.get(index);
     if (proposalId !== undefined) {
       s.proposals.delete(index);
@@ -601,8 +656,8 @@ function readIndex<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>, id: number): void {
   }
   // Thesis §6.4: the leader's commitIndex is only known current once it has committed an
   // entry of its own term; until then the read waits (and a no-op gets it there).
-  if (lastTerm(s.log) !== s.term && !s.noopAppended) appendNoop(s, out);
-  const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
+  if (lastTermOf(s) !== s.term && !s.noopAppended) appendNoop(s, out);
+  const committedInTerm = termOf(s, s.commitIndex) === s.term;
   const index = committedInTerm ? s.commitIndex : undefined;
   if (readRoundInFlight(s)) {
     // A round that started before this read cannot vouch for it: it waits for the next
@@ -635,7 +690,7 @@ function readRoundInFlight<Cmd>(s: RaftState<Cmd>): boolean {
 
 function checkReads<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   if (s.reads.length === 0 || s.role !== "leader") return;
-  const committedInTerm = termAt(s.log, s.commitIndex) === s.term;
+  const committedInTerm = termOf(s, s.commitIndex) === s.term;
   const q = quorum(s.cfg);
   // Compacted in place (answered reads leave, the rest keep their order): no array per ack.
   const reads = s.reads;

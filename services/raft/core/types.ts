@@ -38,10 +38,10 @@ export interface RaftConfig {
  * (core/step.ts) is Figure 2 and §5.4 as written.
  */
 export interface RaftRules {
-  /** §5.4.1: grant a vote only to a candidate whose log is at least as up-to-date. */
-  voteLogOk(log: readonly Entry<unknown>[], lastLogIndex: number, lastLogTerm: number): boolean;
-  /** §5.4.2: an index of this leader's log may be committed by counting replicas. */
-  commitCountable(log: readonly Entry<unknown>[], index: number, currentTerm: number): boolean;
+  /** §5.4.1: grant a vote only to a candidate whose log (its last index and term) is at least as up-to-date as ours. */
+  voteLogOk(ownLastIndex: number, ownLastTerm: number, lastLogIndex: number, lastLogTerm: number): boolean;
+  /** §5.4.2: an index of this leader's log, of term `termOfIndex`, may be committed by counting replicas. */
+  commitCountable(termOfIndex: number, currentTerm: number): boolean;
   /** Figure 2: "Reply false if term < currentTerm" for AppendEntries (true: rejected). */
   staleAppendRejected(msgTerm: number, currentTerm: number): boolean;
   /** Figure 2: votedFor is persistent; the value that reaches the disk. */
@@ -58,7 +58,11 @@ export interface CoreScratch {
 export interface Persisted<Cmd> {
   term: number;
   votedFor: string | null;
+  /** The entries after the snapshot (all of them when there is none). */
   log: readonly Entry<Cmd>[];
+  /** §7: the last index and term the service's snapshot covers (absent: no snapshot). */
+  snapshotIndex?: number;
+  snapshotTerm?: number;
 }
 
 export type Role = "follower" | "candidate" | "leader";
@@ -76,8 +80,17 @@ export interface RaftState<Cmd> {
   // Persistent (Figure 2).
   term: number;
   votedFor: string | null;
-  /** log[i - 1] is the entry at index i (indexes start at 1). */
+  /** log[i - snapshotIndex - 1] is the entry at index i (indexes start at 1). */
   log: Entry<Cmd>[];
+  /** §7: the last index folded into the service's snapshot (0: none), and its term. Persistent. */
+  snapshotIndex: number;
+  snapshotTerm: number;
+  /**
+   * An index every server's log is known to hold, committed (the leader's lowest match
+   * and commit index, passed on in AppendEntries): entries up to it are never needed
+   * again from anyone, so a server may drop them once its snapshot covers them.
+   */
+  compactIndex: number;
   // Volatile.
   role: Role;
   leaderId: string | undefined;
@@ -125,6 +138,8 @@ export interface AppendRequest<Cmd> {
   entries: readonly Entry<Cmd>[];
   leaderCommit: number;
   seq: number;
+  /** The leader's compactIndex (absent: 0). */
+  compactIndex?: number;
 }
 export interface AppendResponse {
   type: "raft-append-resp";
@@ -149,7 +164,9 @@ export type RaftInput<Cmd> =
   | { type: "election-timeout" }
   | { type: "heartbeat-timeout" }
   | { type: "propose"; id: number; cmd: Cmd }
-  | { type: "read-index"; id: number };
+  | { type: "read-index"; id: number }
+  /** §7: the service's snapshot now covers the log through `index` (at most compactIndex and lastApplied): drop those entries. */
+  | { type: "compact"; index: number };
 
 export type ReplyResult = { ok: true } | { ok: false; error: "not-leader" | "lost-leadership" };
 
@@ -163,6 +180,8 @@ export type RaftEffect<Cmd> =
   | { kind: "persist-hard-state"; term: number; votedFor: string | null }
   /** Truncate the durable log after fromIndex - 1, then append `entries`. */
   | { kind: "persist-log"; fromIndex: number; entries: readonly Entry<Cmd>[] }
+  /** Make the snapshot through `index` (of `term`) durable, and drop the durable log's entries up to it. */
+  | { kind: "persist-snapshot"; index: number; term: number }
   | { kind: "send"; to: string; msg: RaftMessage<Cmd> }
   /** (Re)arm the named timer; an armed timer of that name is cancelled first. */
   | { kind: "set-timer"; timer: TimerName; delayMs: number }
