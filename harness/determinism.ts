@@ -2,6 +2,13 @@
  * `--check-determinism` (as MadSim's deterministic check): run a seed a second time and
  * compare the two histories byte for byte; a difference stops with the first event
  * that differs, since everything after it follows from it.
+ *
+ * The second run is made to differ in what library code must not see: it starts
+ * RERUN_EXTRA_FRAMES deeper on the host's stack (so a library that reads how deep it can
+ * recurse, the one part of its stack the sandbox cannot make virtual, shows), after the
+ * first (warm caches, a grown heap). What one process cannot vary it says (CANNOT_VARY):
+ * the host's locale, time zone and install folder, which the sandbox fixes (en-US, UTC,
+ * virtual paths) and the escape corpus checks across two processes and folders.
  */
 import { SimulationStopError } from "../sim/errors.js";
 import { historyToJsonl } from "../sim/history.js";
@@ -34,9 +41,21 @@ export function firstDifference(a: string, b: string): { index: number; first: s
   return { index: la.length, first: "(same events, different bytes)", second: "" };
 }
 
+/** Host stack frames the second run starts below the first. */
+export const RERUN_EXTRA_FRAMES = 2000;
+
+/** What the second run does not vary, in words for the command's output. */
+export const CANNOT_VARY =
+  "the second run started 2000 frames deeper on the stack; the host's locale, time zone and install folder cannot differ within one process (the sandbox fixes them: en-US, UTC, virtual paths)";
+
+/** `fn` run `frames` calls deeper on the stack. */
+function deeper<T>(frames: number, fn: () => T): T {
+  return frames <= 0 ? fn() : deeper(frames - 1, fn);
+}
+
 /** Run `seed` again and throw a NondeterminismError unless its history is `history`, byte for byte. */
 export function checkDeterminism(scenario: Scenario, seed: number, history: readonly HistoryEvent[]): void {
-  const again = runScenario(scenario, seed).history;
+  const again = deeper(RERUN_EXTRA_FRAMES, () => runScenario(scenario, seed).history);
   const diff = firstDifference(historyToJsonl(history), historyToJsonl(again));
   if (!diff) return;
   const e = new NondeterminismError(seed, diff.index, diff.first, diff.second);

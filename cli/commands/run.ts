@@ -15,7 +15,7 @@ import type { RunRecord } from "../../reports/types.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { printableLines, terminalJson } from "../../terminal/printable.js";
 import { StreamedHistoryFile } from "../../harness/streamed-history.js";
-import { checkDeterminism } from "../../harness/determinism.js";
+import { CANNOT_VARY, checkDeterminism } from "../../harness/determinism.js";
 import { parseDurationText, runSoak } from "../../harness/soak.js";
 import { StepProgress } from "../../harness/sweep/progress.js";
 import { InputError } from "../../sim/errors.js";
@@ -77,6 +77,7 @@ function runTarget(name: string, opts: RunFlags, dirSuffix = "") {
 function printRun(record: RunRecord, dir: string, opts: RunFlags, files?: readonly string[]): void {
   if (opts.json) process.stdout.write(terminalJson(record));
   else process.stdout.write(colourVerdicts(printableLines(formatRunSummary(record, dir, files)), colourWanted(process.stdout)));
+  if (opts.checkDeterminism && !opts.json) process.stdout.write(`determinism: seed ${record.seed} gave the same history twice; ${CANNOT_VARY}\n`);
   setExitCode(exitCodeFor(record, opts.okIfExpected ?? false));
 }
 

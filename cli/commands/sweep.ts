@@ -109,7 +109,11 @@ interface Parsed {
 
 async function sweepWith(name: string, opts: SweepFlags, p: Parsed, threads: Worker[]): Promise<void> {
   const { range, shard, workers, limit, reportsMax } = p;
-  const [{ loadScenario }, { runSweep }] = await Promise.all([import("../../scenarios/index.js"), import("../../harness/sweep/sweep.js")]);
+  const [{ loadScenario }, { runSweep }, { CANNOT_VARY }] = await Promise.all([
+    import("../../scenarios/index.js"),
+    import("../../harness/sweep/sweep.js"),
+    import("../../harness/determinism.js"),
+  ]);
   const loaded = loadScenario(withLockFlag(name, opts.lock));
   const scenario = opts.checkDeterminism ? { ...loaded, checkDeterminism: true } : loaded;
   const suffix = shard && shard.count > 1 ? `-shard-${shard.index}-of-${shard.count}` : "";
@@ -171,5 +175,6 @@ async function sweepWith(name: string, opts: SweepFlags, p: Parsed, threads: Wor
   if (result.resumed > 0) wrote.push(`(${result.resumed} seed(s) read back from the interrupted run's progress)`);
   if (opts.json) process.stdout.write(terminalJson(summary));
   else process.stdout.write(formatSweepSummary(summary, wrote));
+  if (opts.checkDeterminism && !opts.json) process.stdout.write(`determinism: every seed gave the same history twice; ${CANNOT_VARY}\n`);
   setExitCode(sweepExitCode(summary, opts.okIfExpected ?? false));
 }
