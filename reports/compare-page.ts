@@ -1,3 +1,4 @@
+import { checkerByName } from "../checkers/index.js";
 import type { CompareCell, CompareMatrix } from "./types.js";
 import { escapeHtml as e, page } from "./html.js";
 import { BASE_STYLE } from "./run-style.js";
@@ -73,11 +74,13 @@ function cellHtml(c: CompareCell | undefined, skipped: string | undefined): stri
         ? `<span class="challenge part">challenged in ${a.challengedRuns} of ${c.runs} runs</span>`
         : "";
   const avail = a ? `<span class="avail">${e(availabilityText(c))}</span>` : "";
+  // The safety checkers that failed; a liveness loss is said on its own below.
   const checkers = Object.entries(c.byChecker)
-    .filter(([, v]) => v > 0)
+    .filter(([k, v]) => v > 0 && checkerByName(k)?.kind !== "liveness")
     .map(([k, v]) => `${k}: ${v}`)
     .join(", ");
-  const tip = `${c.violations} of ${c.runs} runs violated safety${checkers ? ` (${checkers})` : ""}; 95% CI ${ciText(c)}${a ? `; ${availabilityText(c)}; its challenge met in ${a.challengedRuns} of ${c.runs} runs` : ""}`;
+  const live = c.livenessLosses ? `; liveness lost in ${c.livenessLosses} of ${c.runs} runs (a lock not granted in time: not a safety violation)` : "";
+  const tip = `${c.violations} of ${c.runs} runs violated safety${checkers ? ` (${checkers})` : ""}${live}; 95% CI ${ciText(c)}${a ? `; ${availabilityText(c)}; its challenge met in ${a.challengedRuns} of ${c.runs} runs` : ""}`;
   const bar = `<span class="bar" aria-hidden="true"><span class="fill" style="width:${(rate * 100).toFixed(1)}%"></span><span class="ci" style="left:${(c.ci95[0] * 100).toFixed(1)}%;width:${((c.ci95[1] - c.ci95[0]) * 100).toFixed(1)}%"></span></span>`;
   const link =
     c.failingSeed !== undefined
@@ -89,7 +92,7 @@ function cellHtml(c: CompareCell | undefined, skipped: string | undefined): stri
 <span class="rate">${pct(rate)}</span> <span class="ci-text">[${ciText(c)}]</span>
 ${bar}
 <span class="meta">${c.violations}/${c.runs}${c.outcome ? ` · ${e(c.outcome.replace(/-/g, " "))}` : ""}</span>
-${challengeLine}${avail}
+${challengeLine}${avail}${c.livenessLosses ? `<span class="liveness">liveness lost in ${c.livenessLosses}/${c.runs}</span>` : ""}
 ${link}</td>`;
 }
 
@@ -132,6 +135,7 @@ td.cell .challenge { display: block; font-size: 12px; font-weight: 600; max-widt
 td.cell .challenge.none { color: #5d6d7e; }
 td.cell .challenge.part { color: #a15c00; }
 td.cell .avail { display: block; color: var(--muted); font-size: 11.5px; max-width: 100%; }
+td.cell .liveness { display: block; color: #8a4b00; font-size: 12px; font-weight: 600; max-width: 100%; }
 .bar { position: relative; display: block; height: 8px; background: #e9edf1; border-radius: 4px; margin: 5px 0 3px; }
 .bar .fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--bad); border-radius: 4px; min-width: 0; }
 td.cell.zero .bar .fill { background: var(--ok); }

@@ -16,7 +16,8 @@ export function formatCompareTable(matrix: CompareMatrix): string {
       if (!c || c.runs === 0) return "—";
       const challenge = challengeOf(c);
       const tag = challenge === "unchallenged" ? " not challenged" : challenge === "partly" ? ` challenged ${c.availability!.challengedRuns}/${c.runs}` : "";
-      const base = `${c.violations}/${c.runs} ${pct(c.violationRate)} [${ciText(c)}]${tag}`;
+      const live = c.livenessLosses ? ` liveness lost ${c.livenessLosses}/${c.runs}` : "";
+      const base = `${c.violations}/${c.runs} ${pct(c.violationRate)} [${ciText(c)}]${tag}${live}`;
       return c.failingSeed !== undefined ? `${base} seed ${c.failingSeed}` : base;
     }),
   ]);
@@ -27,7 +28,7 @@ export function formatCompareTable(matrix: CompareMatrix): string {
       .join("  ")
       .trimEnd();
   const out = [
-    `violation rate over seeds ${matrix.seeds.from}..${matrix.seeds.to} (violations/runs, rate, 95% Wilson interval; "not challenged": no run met the scenario's challenge (by default a grant while another client still believed it held), so 0% proves nothing; a failing seed to replay)`,
+    `violation rate over seeds ${matrix.seeds.from}..${matrix.seeds.to} (violations/runs, rate, 95% Wilson interval; "not challenged": no run met the scenario's challenge (by default a grant while another client still believed it held), so 0% proves nothing; "liveness lost": runs where a lock was not granted in time, not a safety violation; a failing seed to replay)`,
     line(header),
     widths.map((w) => "-".repeat(w)).join("  "),
     ...rows.map(line),

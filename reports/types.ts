@@ -41,6 +41,8 @@ export interface CompareCell {
   ci95: [number, number];
   /** Per-checker violation counts. */
   byChecker: Record<string, number>;
+  /** Runs in which the composed liveness verdict was false (a lock not granted in time; not a safety violation). */
+  livenessLosses?: number;
   /** A failing seed and the path (relative to the comparison page) of its run report. */
   failingSeed?: number;
   failingReport?: string;

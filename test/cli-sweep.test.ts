@@ -145,9 +145,9 @@ describe("lockstep compare", () => {
     expect(html).toContain(cell("redis-setnx", "naive-gc-pause").failingReport);
     // The cross-design cell replays from its own file (the scenario on the other design).
     expect(io.out).toContain(
-      `redis-fenced × naive-gc-pause (safety violated): seed 1 — npx lockstep run ${join(dir, "cells", "redis-fenced", "naive-gc-pause", "naive-gc-pause.json")} --seed 1`,
+      `redis-fenced × naive-gc-pause (safety violated in 8/8): seed 1 — npx lockstep run ${join(dir, "cells", "redis-fenced", "naive-gc-pause", "naive-gc-pause.json")} --seed 1`,
     );
-    expect(io.out).toContain("redis-setnx × naive-gc-pause (safety violated): seed 1 — npx lockstep run naive-gc-pause --seed 1");
+    expect(io.out).toContain("redis-setnx × naive-gc-pause (safety violated in 8/8): seed 1 — npx lockstep run naive-gc-pause --seed 1");
   });
 
   it("rejects an unknown design", async () => {

@@ -57,35 +57,11 @@ export function registerCompare(program: Command): void {
     .option("--failing-max <k>", "failing seeds listed per cell summary", "20")
     .option(
       "--fail-on-violation",
-      `exit ${EXIT.safetyViolation} if any cell had a safety violation (for CI; by default compare exits 0 once its pages are written)`,
+      `exit ${EXIT.safetyViolation} if any cell had a safety violation, else ${EXIT.livenessViolation} if any lost liveness (for CI; by default compare exits 0 once its pages are written)`,
     )
     .action(async (opts: CompareFlags) => {
       checkOutputDir(opts.out);
-      const designs = opts.designs ? list(opts.designs) : opts.lock !== undefined ? [] : DESIGNS.map((d) => d.name);
-      if (opts.lock !== undefined) {
-        // Checked here, so a missing file is an error naming --lock, not a skipped cell.
-        if (!BUILTIN_ADAPTERS[opts.lock]) adapterPath(opts.lock, "<arg>", "--lock");
-        designs.push(`${LIBRARY_PREFIX}${opts.lock}`);
-      }
-      for (const d of designs) {
-        if (d === `${LIBRARY_PREFIX}${opts.lock}`) continue;
-        if (d.startsWith(LIBRARY_PREFIX)) {
-          const adapter = d.slice(LIBRARY_PREFIX.length);
-          if (!BUILTIN_ADAPTERS[adapter])
-            throw new InputError("<arg>", "--designs", `unknown library "${adapter}"; expected library:<one of ${Object.keys(BUILTIN_ADAPTERS).join(", ")}>`);
-          continue;
-        }
-        if (!designByName(d))
-          throw new InputError(
-            "<arg>",
-            "--designs",
-            `unknown design "${d}"; ${didYouMean(
-              d,
-              DESIGNS.map((x) => x.name),
-            )}expected some of: ${DESIGNS.map((x) => x.name).join(", ")}`,
-          );
-      }
-      if (designs.length === 0) throw new InputError("<arg>", "--designs", "expected at least one design");
+      const designs = chosenDesigns(opts);
       if (opts.attacks !== undefined && opts.scenarios !== undefined) throw new InputError("<arg>", "--attacks", "either --attacks or --scenarios, not both");
       const attacks = opts.attacks === undefined ? undefined : attacksOf(opts.attacks);
       const scenarios = attacks ? [] : opts.scenarios ? list(opts.scenarios).map(loadScenario) : allScenarios().filter((s) => designs.includes(s.design));
@@ -94,9 +70,47 @@ export function registerCompare(program: Command): void {
       const workers = opts.workers !== undefined ? parseWorkers(opts.workers, "--workers") : defaultWorkers();
       const limit = parsePositiveInt(opts.failingMax, "--failing-max");
       const result = await runCompare({ designs, scenarios, ...(attacks ? { attacks } : {}), range, workers, outDir: opts.out, limit });
+      if (result.matrix.cells.every((c) => c.runs === 0)) throw nothingRan(result, attacks !== undefined);
       process.stdout.write(printableLines(writeCompareOutputs(opts.out, result)));
       setExitCode(compareExitCode(result, opts.failOnViolation === true));
     });
+}
+
+/** --designs and --lock as the designs compared; each checked by name. */
+function chosenDesigns(opts: CompareFlags): string[] {
+  const designs = opts.designs ? list(opts.designs) : opts.lock !== undefined ? [] : DESIGNS.map((d) => d.name);
+  if (opts.lock !== undefined) {
+    // Checked here, so a missing file is an error naming --lock, not a skipped cell.
+    if (!BUILTIN_ADAPTERS[opts.lock]) adapterPath(opts.lock, "<arg>", "--lock");
+    designs.push(`${LIBRARY_PREFIX}${opts.lock}`);
+  }
+  const libraries = `library:<one of ${Object.keys(BUILTIN_ADAPTERS).join(", ")}>`;
+  for (const d of designs) {
+    if (d === `${LIBRARY_PREFIX}${opts.lock}`) continue;
+    // The design `library` runs a lock library's adapter: it needs to be told which.
+    if (d === "library") throw new InputError("<arg>", "--designs", `"library" needs its adapter: ${libraries}, or --lock <adapter>`);
+    if (d.startsWith(LIBRARY_PREFIX)) {
+      if (!BUILTIN_ADAPTERS[d.slice(LIBRARY_PREFIX.length)])
+        throw new InputError("<arg>", "--designs", `unknown library "${d.slice(LIBRARY_PREFIX.length)}"; expected ${libraries}`);
+      continue;
+    }
+    if (!designByName(d)) {
+      const names = DESIGNS.map((x) => x.name);
+      throw new InputError("<arg>", "--designs", `unknown design "${d}"; ${didYouMean(d, names)}expected some of: ${names.join(", ")}`);
+    }
+  }
+  if (designs.length === 0) throw new InputError("<arg>", "--designs", "expected at least one design");
+  return designs;
+}
+
+/** Every cell was skipped: nothing was compared, so it is the input that is wrong (exit 2), with each cell's reason. */
+function nothingRan(r: CompareResult, attacks: boolean): InputError {
+  const why = r.skipped.map((s) => `${s.design} × ${s.scenario}: ${s.reason}`).join("; ");
+  return new InputError(
+    "<arg>",
+    attacks ? "--attacks" : "--scenarios",
+    `expected at least one ${attacks ? "attack" : "scenario"} that fits the chosen designs; every cell was skipped (${why})`,
+  );
 }
 
 /** `--attacks` alone is the whole catalogue; a list names attacks from it. */
@@ -119,9 +133,18 @@ function attacksOf(given: string | boolean): readonly Attack[] {
   });
 }
 
-/** 0 once the pages are written; with --fail-on-violation, 3 (safety violation) if any cell had one. */
+/** 0 once the pages are written; with --fail-on-violation, 3 if any cell had a safety violation, else 4 if any lost liveness. */
 export function compareExitCode(r: Pick<CompareResult, "summaries">, failOnViolation: boolean): number {
-  return failOnViolation && r.summaries.some((s) => s.failingSeeds.first.length > 0) ? EXIT.safetyViolation : EXIT.ok;
+  if (!failOnViolation) return EXIT.ok;
+  if (r.summaries.some((s) => s.safety.violations > 0)) return EXIT.safetyViolation;
+  return r.summaries.some((s) => s.liveness.violations > 0) ? EXIT.livenessViolation : EXIT.ok;
+}
+
+/** Why a cell is worth a look, in what its checkers said: safety and liveness are never confused. */
+function whyToLook(s: CompareResult["summaries"][number]): string {
+  if (s.safety.violations > 0) return `safety violated in ${s.safety.violations}/${s.runs}`;
+  if (s.liveness.violations > 0) return `liveness lost in ${s.liveness.violations}/${s.runs}, safety held`;
+  return "not the expected outcome";
 }
 
 /** compare.html, matrix.json and the terminal text (table, skipped cells, replay lines). */
@@ -139,8 +162,7 @@ export function writeCompareOutputs(outDir: string, r: CompareResult): string {
     for (const s of failing) {
       const cell = cellAt(r.matrix, s.scenario.design, s.scenario.name);
       // A violation, or only an outcome other than the scenario's `expect` (e.g. safe where unsafe was expected).
-      const why = s.failingSeeds.first.length > 0 ? "safety violated" : "not the expected outcome";
-      lines.push(`  ${s.scenario.design} × ${s.scenario.name} (${why}): seed ${cell?.failingSeed ?? s.unexpectedSeeds.first[0]} — ${s.replay}`);
+      lines.push(`  ${s.scenario.design} × ${s.scenario.name} (${whyToLook(s)}): seed ${cell?.failingSeed ?? s.unexpectedSeeds.first[0]} — ${s.replay}`);
     }
   }
   const reports = r.matrix.cells.filter((c) => c.failingReport).length;

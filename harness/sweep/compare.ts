@@ -177,6 +177,7 @@ function cellOf(s: SweepSummary, design: string, scenario: string, outDir: strin
     violationRate: s.safety.rate,
     ci95: s.safety.ci95,
     byChecker,
+    ...(s.liveness.violations > 0 ? { livenessLosses: s.liveness.violations } : {}),
     ...(s.failingSeeds.first[0] !== undefined ? { failingSeed: s.failingSeeds.first[0] } : {}),
     ...(report ? { failingReport: relative(outDir, join(report.dir, "report.html")) } : {}),
     ...(outcome ? { outcome } : {}),
