@@ -3,9 +3,14 @@ import { printable } from "./printable.js";
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
+/** A checker's row: violations of the runs it judged, rate and interval; n/a where it had nothing to judge. */
 function row(name: string, r: RateCi, runs: number): string {
+  const na = r.notApplicable ?? 0;
+  const judged = runs - na;
+  if (runs > 0 && judged === 0) return `  ${name.padEnd(20)} ${"n/a".padStart(11)}  ${"n/a".padStart(6)}  nothing to judge in any run`;
   const unknown = r.unknown > 0 ? `  (${r.unknown} unknown)` : "";
-  return `  ${name.padEnd(20)} ${`${r.violations}/${runs}`.padStart(11)}  ${pct(r.rate).padStart(6)}  [${pct(r.ci95[0])}, ${pct(r.ci95[1])}]${unknown}`;
+  const skipped = na > 0 ? `  (n/a in ${na} of ${runs} runs: nothing to judge)` : "";
+  return `  ${name.padEnd(20)} ${`${r.violations}/${judged}`.padStart(11)}  ${pct(r.rate).padStart(6)}  [${pct(r.ci95[0])}, ${pct(r.ci95[1])}]${unknown}${skipped}`;
 }
 
 /** The human summary of a sweep (or of merged shards); `wrote` lists files written. */

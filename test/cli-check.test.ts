@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { fileURLToPath } from "node:url";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -172,6 +172,23 @@ describe("lockstep check", () => {
       const bad = join(dir, "bad");
       await check(jepsen("double-invoke.edn"), "--out", bad).catch(() => undefined);
       expect(existsSync(bad)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a folder is refused as the history argument (not --format), pointing at a run folder's history.jsonl", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lockstep-check-folder-"));
+    try {
+      const bare = (await check(dir).catch((e: unknown) => e)) as InputError;
+      expect(bare).toBeInstanceOf(InputError);
+      expect(bare.message).toBe(`${dir}: <history>: a history file (lockstep JSONL or Jepsen EDN), got a folder`);
+      writeFileSync(join(dir, "history.jsonl"), "");
+      const run = (await check(dir).catch((e: unknown) => e)) as InputError;
+      expect(run.message).toBe(
+        `${dir}: <history>: a history file (lockstep JSONL or Jepsen EDN), got a folder; a run's folder: its history is ${join(dir, "history.jsonl")}`,
+      );
+      expect(run.message).not.toContain("--format");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

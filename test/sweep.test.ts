@@ -7,7 +7,8 @@ import { parseShard, shardOf, seedsOf } from "../harness/sweep/range.js";
 import { wilson95 } from "../harness/sweep/wilson.js";
 import { runSweep } from "../harness/sweep/sweep.js";
 import { mergeSummaries } from "../harness/sweep/merge.js";
-import { resultFields, type SweepSummary } from "../harness/sweep/summary.js";
+import { rateCi, resultFields, type SweepSummary } from "../harness/sweep/summary.js";
+import { formatSweepSummary } from "../terminal/sweep.js";
 import { Progress, StepProgress } from "../harness/sweep/progress.js";
 
 /**
@@ -88,6 +89,20 @@ describe("runSweep", () => {
     const [lo, hi] = one.summary.safety.ci95;
     expect(lo).toBeLessThan(one.summary.safety.rate);
     expect(hi).toBeGreaterThan(one.summary.safety.rate);
+  });
+
+  it("a checker with nothing to judge is n/a, not 0%: counted apart, its rate over the runs it judged", async () => {
+    const r = await runSweep(mixed(), { range: { from: 1, to: 12 }, workers: 1, limit: 5, progress: false });
+    // Redis: no replica states in any run.
+    expect(r.summary.checkers["replica-agreement"]).toMatchObject({ violations: 0, notApplicable: 12 });
+    const text = formatSweepSummary(r.summary);
+    expect(text).toMatch(/\n {2}replica-agreement +n\/a +n\/a {2}nothing to judge in any run\n/);
+    expect(text).not.toMatch(/replica-agreement +0\/12/);
+    // Judged in some runs only: the rate and the interval are over those.
+    const partly = rateCi(1, 0, 10, 4);
+    expect(partly).toEqual({ violations: 1, unknown: 0, notApplicable: 4, rate: 1 / 6, ci95: wilson95(1, 6) });
+    const summary = { ...r.summary, runs: 10, checkers: { fencing: partly } };
+    expect(formatSweepSummary(summary)).toMatch(/\n {2}fencing +1\/6 +16\.7% {2}\[[\d.]+%, [\d.]+%\] {2}\(n\/a in 4 of 10 runs: nothing to judge\)\n/);
   });
 
   it("4 shards merged equal the unsharded sweep; merge refuses overlap and mismatches", async () => {

@@ -9,8 +9,8 @@
 import type { Command } from "commander";
 import { verdictMark } from "../verdict-mark.js";
 import { colourVerdicts, colourWanted } from "../colour.js";
-import { readFileSync } from "node:fs";
-import { extname } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { extname, join } from "node:path";
 import { runCheckers, type Verdicts } from "../../checkers/run-all.js";
 import type { CheckContext } from "../../checkers/types.js";
 import { parseJsonlHistoryWithLines } from "../../checkers/import/jsonl.js";
@@ -169,7 +169,22 @@ export function recheckCommand(file: string, opts: CheckOptions): string {
   ].join(" ");
 }
 
+/** A folder given as the history is refused naming it (not --format), with the run's history.jsonl if it has one. */
+function refuseFolder(file: string): void {
+  let folder = false;
+  try {
+    folder = statSync(file).isDirectory();
+  } catch {
+    return; // missing or unreadable: readHistory says so
+  }
+  if (!folder) return;
+  const inside = join(file, "history.jsonl");
+  const hint = existsSync(inside) ? `; a run's folder: its history is ${inside}` : "";
+  throw new InputError(file, "<history>", `a history file (lockstep JSONL or Jepsen EDN), got a folder${hint}`);
+}
+
 function readHistory(file: string, formatFlag: string | undefined): { text: string; format: "jsonl" | "edn" } {
+  refuseFolder(file);
   let format: "jsonl" | "edn";
   if (formatFlag !== undefined) {
     if (formatFlag !== "jsonl" && formatFlag !== "edn") throw new InputError("<arg>", "--format", `jsonl or edn, got "${formatFlag}"`);

@@ -134,6 +134,14 @@ const VERDICT = (f: Fields, name: string): Verdict => {
   return v as Verdict;
 };
 
+/** A list of names of checkers the line judged (its `checkers`). */
+function checkerNames(f: Fields, field: string, checkers: Record<string, Verdict>): string[] {
+  return f.array(field).map((x, i) => {
+    if (typeof x !== "string" || !(x in checkers)) f.fail(`${field}[${i}]`, `expected one of the line's checkers (${Object.keys(checkers).join(", ")})`);
+    return x as string;
+  });
+}
+
 function parseSeedLine(path: string, n: number, line: string, h: ProgressHeader): SeedResult {
   const f = Fields.root(path, parseJsonLine(path, n, line), `line ${n}`).only([
     "seed",
@@ -142,6 +150,7 @@ function parseSeedLine(path: string, n: number, line: string, h: ProgressHeader)
     "liveness",
     "valid",
     "checkers",
+    "notApplicable",
     "expectationMet",
     "eventsRun",
     "endUs",
@@ -151,6 +160,7 @@ function parseSeedLine(path: string, n: number, line: string, h: ProgressHeader)
   const cf = f.object("checkers");
   const checkers: Record<string, Verdict> = {};
   for (const name of Object.keys(cf.obj)) checkers[name] = VERDICT(cf, name);
+  const notApplicable = f.has("notApplicable") ? checkerNames(f, "notApplicable", checkers) : [];
   return {
     seed,
     outcome: f.oneOf("outcome", OUTCOMES),
@@ -158,6 +168,7 @@ function parseSeedLine(path: string, n: number, line: string, h: ProgressHeader)
     liveness: VERDICT(f, "liveness"),
     valid: VERDICT(f, "valid"),
     checkers,
+    ...(notApplicable.length > 0 ? { notApplicable } : {}),
     expectationMet: f.boolean("expectationMet"),
     eventsRun: f.number("eventsRun", { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER }),
     endUs: f.number("endUs", { min: 0, max: Number.MAX_SAFE_INTEGER }),

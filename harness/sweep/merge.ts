@@ -20,12 +20,14 @@ export function mergeSummaries(parts: ReadonlyArray<{ file: string; summary: Swe
   const addRates = (get: (s: SweepSummary) => RateCi | undefined): RateCi => {
     let v = 0;
     let u = 0;
+    let na = 0;
     for (const s of summaries) {
       const r = get(s);
       v += r?.violations ?? 0;
       u += r?.unknown ?? 0;
+      na += r?.notApplicable ?? 0;
     }
-    return rateCi(v, u, runs);
+    return rateCi(v, u, runs, na);
   };
   const checkerNames: string[] = [];
   for (const s of summaries) for (const c of Object.keys(s.checkers)) if (!checkerNames.includes(c)) checkerNames.push(c);

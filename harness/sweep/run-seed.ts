@@ -19,6 +19,8 @@ export interface SeedResult {
   valid: Verdict;
   /** Each checker's verdict, in registry order. */
   checkers: Record<string, Verdict>;
+  /** The checkers that had nothing to judge in this run (their `true` says nothing); absent when none. */
+  notApplicable?: string[];
   expectationMet: boolean;
   eventsRun: number;
   /** True time the run covered, µs (for simulated-seconds-per-second figures). */
@@ -33,6 +35,7 @@ export function runSeed(scenario: Scenario, seed: number): SeedResult {
   const v = runCheckers(run.history, checkContextFor(scenario));
   const checkers: Record<string, Verdict> = {};
   for (const r of v.results) checkers[r.checker] = r.valid;
+  const notApplicable = v.results.filter((r) => r.skipped !== undefined).map((r) => r.checker);
   return {
     seed,
     outcome: v.outcome,
@@ -40,6 +43,7 @@ export function runSeed(scenario: Scenario, seed: number): SeedResult {
     liveness: v.liveness,
     valid: v.valid,
     checkers,
+    ...(notApplicable.length > 0 ? { notApplicable } : {}),
     expectationMet: v.outcome === scenario.expect,
     eventsRun: run.meta.eventsRun,
     endUs: run.meta.endUs,

@@ -235,14 +235,15 @@ function parseShard(f: Fields, seeds: { from: number; to: number }): Shard {
 }
 
 function parseRate(f: Fields, runs: number): RateCi {
-  f.only(["violations", "unknown", "rate", "ci95"]);
+  f.only(["violations", "unknown", "notApplicable", "rate", "ci95"]);
   const violations = f.number("violations", { integer: true, min: 0, max: runs });
   const unknown = f.number("unknown", { integer: true, min: 0, max: runs });
-  // A run's verdict is a violation or unknown, not both.
-  if (violations + unknown > runs) f.fail("unknown", `expected at most ${runs - violations} (runs less violations)`);
+  const notApplicable = f.has("notApplicable") ? f.number("notApplicable", { integer: true, min: 1, max: runs }) : 0;
+  // A run's verdict is a violation, unknown or n/a, one of them.
+  if (violations + unknown + notApplicable > runs) f.fail("unknown", `expected at most ${runs - violations - notApplicable} (runs less violations and n/a)`);
   const rate = f.number("rate", { min: 0, max: 1 });
   const ci = f.array("ci95");
   const ok = ci.length === 2 && ci.every((x) => typeof x === "number" && x >= 0 && x <= 1) && (ci[0] as number) <= (ci[1] as number);
   if (!ok) f.fail("ci95", "expected [low, high] with 0 <= low <= high <= 1");
-  return { violations, unknown, rate, ci95: [ci[0] as number, ci[1] as number] };
+  return { violations, unknown, ...(notApplicable > 0 ? { notApplicable } : {}), rate, ci95: [ci[0] as number, ci[1] as number] };
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Scenario, Expectation } from "../../scenarios/schema.js";
 import type { Outcome } from "../../checkers/run-all.js";
+import { CHECKERS } from "../../checkers/index.js";
 import { isFailing, type SeedResult } from "./run-seed.js";
 import { wilson95 } from "./wilson.js";
 import { addRunAvailability, emptySweepAvailability, type SweepAvailability } from "../../reports/availability.js";
@@ -11,6 +12,11 @@ export interface RateCi {
   violations: number;
   /** Runs whose verdict was "unknown" (could not decide). */
   unknown: number;
+  /**
+   * Runs in which the checker had nothing to judge (n/a: no waits, no replica states);
+   * absent when none. The rate and interval are over the other runs, the judged ones.
+   */
+  notApplicable?: number;
   rate: number;
   ci95: [number, number];
 }
@@ -68,8 +74,21 @@ export function scenarioDigest(s: Scenario): string {
 /** Outcomes in a fixed order, so summary.json text does not depend on which seed came first. */
 export const OUTCOMES: readonly Outcome[] = ["safe", "unsafe", "unsafe-but-fenced", "liveness-loss", "not-challenged", "unknown"];
 
-export function rateCi(violations: number, unknown: number, runs: number): RateCi {
-  return { violations, unknown, rate: runs === 0 ? 0 : violations / runs, ci95: wilson95(violations, runs) };
+export function rateCi(violations: number, unknown: number, runs: number, notApplicable = 0): RateCi {
+  const judged = runs - notApplicable;
+  return {
+    violations,
+    unknown,
+    ...(notApplicable > 0 ? { notApplicable } : {}),
+    rate: judged === 0 ? 0 : violations / judged,
+    ci95: wilson95(violations, judged),
+  };
+}
+
+/** Runs in which every checker of `kind` had nothing to judge: the composed verdict of that kind is n/a there. */
+function kindNotApplicable(r: SeedResult, kind: "safety" | "liveness"): boolean {
+  const names = CHECKERS.filter((c) => c.kind === kind).map((c) => c.name);
+  return names.length > 0 && names.every((n) => r.notApplicable?.includes(n) === true);
 }
 
 export interface SummaryInput {
@@ -98,6 +117,7 @@ export function summarize(i: SummaryInput): SweepSummary {
       count((r) => r.checkers[c] === false),
       count((r) => r.checkers[c] === "unknown"),
       runs,
+      count((r) => r.notApplicable?.includes(c) === true),
     );
   }
   const outcomes: Partial<Record<Outcome, number>> = {};
@@ -126,11 +146,13 @@ export function summarize(i: SummaryInput): SweepSummary {
       count((r) => r.safety === false),
       count((r) => r.safety === "unknown"),
       runs,
+      count((r) => kindNotApplicable(r, "safety")),
     ),
     liveness: rateCi(
       count((r) => r.liveness === false),
       count((r) => r.liveness === "unknown"),
       runs,
+      count((r) => kindNotApplicable(r, "liveness")),
     ),
     checkers,
     outcomes,

@@ -15,7 +15,19 @@ describe("lockstep list", () => {
     for (const d of DESIGNS) expect(io.out).toContain(`\n  ${d.name} `);
     for (const s of allScenarios()) expect(io.out).toContain(`\n  ${s.name} `);
     for (const a of ATTACKS) expect(io.out).toContain(`\n  ${a.name} `);
-    for (const c of CAUSES) expect(io.out).toMatch(new RegExp(`\\n  ${c.name} +${c.title}\\n`));
+    // An entry's text wraps under its own column: joined again, each title is whole.
+    const joined = io.out.replace(/\n {4,}/g, " ");
+    for (const c of CAUSES) expect(joined).toContain(`\n  ${c.name.padEnd(Math.max(...CAUSES.map((x) => x.name.length)))} ${c.title}\n`);
+  });
+
+  it("fits 100 columns: every line, wrapped under its entry's column", async () => {
+    expect(await main(["list"])).toBe(EXIT.ok);
+    const lines = io.out.split("\n");
+    expect(lines.filter((l) => [...l].length > 100)).toEqual([]);
+    // Wrapped, not cut: the longest scenario title is there whole once the wrap is joined.
+    const longest = allScenarios().reduce((a, s) => (s.title.length > a.title.length ? s : a));
+    expect(longest.title.length).toBeGreaterThan(60);
+    expect(io.out.replace(/\n +/g, " ")).toContain(longest.title);
   });
 
   it("never calls the project's design briefs 'seed NNN', which reads as a --seed value", async () => {
