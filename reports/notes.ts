@@ -9,7 +9,7 @@ export interface NoteText {
   /** A few words beside the mark on the lane. */
   label: string;
   /** The mark's class, which picks its shape and colour on the page. */
-  mark: "expiry" | "set" | "decision" | "role" | "delete" | "other";
+  mark: "expiry" | "set" | "decision" | "role" | "delete" | "foreign" | "other";
   /** The tooltip's title and rows. */
   title: string;
   rows: Array<[string, string]>;
@@ -48,19 +48,45 @@ type Describer = (server: string, f: string, v: V, h: Helpers) => NoteText;
 
 function describeKeySet(server: string, _f: string, v: V, h: Helpers): NoteText {
   const { s, ms, clockMs } = h;
+  // `owner` is added by the run view when the key was live and another client's: a renewal (or overwrite) of its key.
+  if (v.owner !== undefined && v.owner !== v.by) return describeForeignSet(server, v, h);
   return {
     label: `set${v.by ? ` for ${s("by")}` : ""}`,
     mark: "set",
     title: `${server} sets ${s("key")}${v.by ? ` for ${s("by")}` : ""}`,
     rows: [
       ["key", s("key")],
-      ["by", s("by") || "—"],
+      ["by", `${s("by") || "—"}${v.command ? ` (${s("command")})` : ""}`],
       ["expires at", `${clockMs("expireAtWallMs")} by ${server}'s wall clock`],
       ["its clock read", clockMs("wallMs")],
       ["time to live", ms("ttlMs")],
     ],
     sentence: `${server} sets ${s("key")}${v.by ? ` for ${s("by")}` : ""}, to expire in ${ms("ttlMs")} by its own wall clock (at ${clockMs("expireAtWallMs")})`,
     key: false,
+  };
+}
+
+/** A command that gave another client's live key a new expiry (or a new value): the decisive moment of an extend bug. */
+function describeForeignSet(server: string, v: V, h: Helpers): NoteText {
+  const { s, ms, clockMs } = h;
+  const by = s("by");
+  const command = v.command !== undefined ? s("command") : "command";
+  const did = v.overwrote ? "overwrote" : "renewed";
+  return {
+    label: `${by}'s ${command} ${did} ${s("owner")}'s key`,
+    mark: "foreign",
+    title: `${server}: ${by}'s ${command} ${did} ${s("owner")}'s key`,
+    rows: [
+      ["key", s("key")],
+      [`${did} by`, `${by} (${command})`],
+      ["whose key", `${s("owner")}'s: it set the key's value`],
+      ["now expires at", `${clockMs("expireAtWallMs")} by ${server}'s wall clock (in ${ms("ttlMs")})`],
+      ["its clock read", clockMs("wallMs")],
+    ],
+    sentence: v.overwrote
+      ? `${server} runs ${by}'s ${command} on ${s("key")}, which it holds for ${s("owner")}: ${by} replaced ${s("owner")}'s value while ${s("owner")} holds the lock`
+      : `${server} runs ${by}'s ${command} on ${s("key")}, which it holds for ${s("owner")}: ${by} extended a lock that was no longer its own, and goes on as if it held it beside ${s("owner")}`,
+    key: true,
   };
 }
 

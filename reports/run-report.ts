@@ -17,7 +17,7 @@ import { LINEARIZATION_STYLE, linearizationOf, linearizationSentence, renderLine
  */
 /** The run's page; `trace` (run --trace) adds every command each node executed, folded. */
 export function renderRunReport(record: RunRecord, history: readonly HistoryEvent[], trace?: readonly TraceRecord[]): string {
-  const view = buildRunView(record, history);
+  const view = buildRunView(record, history, trace);
   return renderRunReportFromView(record, view, trace);
 }
 
@@ -47,7 +47,7 @@ export function renderRunReportFromView(record: RunRecord, view: RunView, trace?
 <span class="badge outcome-${e(outcome)}">${e(outcome.replace(/-/g, " "))}</span>
 <span class="expect ${r.expectationMet ? "met" : "unmet"}">${r.expectationMet ? "as the scenario expects" : `the scenario expects <b>${e(r.scenario.expect)}</b>`}</span>
 </div>
-${challengeLine(r)}
+${findingLine(r)}${challengeLine(r)}
 <dl class="facts">${facts.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join("")}</dl>
 <div class="replay"><span>replay this run:</span> <code id="replay-command">${e(r.replay)}</code> <button type="button" id="copy-replay">copy</button></div>
 <p class="verdict-line">checkers: ${r.verdicts.results
@@ -192,6 +192,7 @@ const TIMELINE_LEGENDS = `<div class="legend">
 <span><i class="sw n-set"></i>key set (expiry by the node's clock)</span>
 <span><i class="sw n-expiry"></i>key / session / lease expired</span>
 <span><i class="sw n-delete">×</i>another client's key deleted</span>
+<span><i class="sw n-foreign"></i>another client's key renewed or overwritten</span>
 <span><i class="sw n-decision"></i>expiry decided (by whom, which clock)</span>
 <span><i class="sw n-role"></i>leader, failover, promotion</span>
 </div>`;
@@ -221,6 +222,14 @@ function fmtSeconds(us: number): string {
 }
 
 /** Whether the run tested the lock, and why (not): results.json from before the challenge was judged has none. */
+/** A counterexample the audit wrote says which finding it shows, and links back to it. */
+function findingLine(r: RunRecord): string {
+  const f = r.finding;
+  if (!f) return "";
+  const e = escapeHtml;
+  return `<p class="from-audit">Counterexample of the audit finding <a href="${e(f.auditHref)}">${e(f.title)}</a> <code>${e(f.cause)}</code>: the audit page has its fix and the attacks that exposed it.</p>\n`;
+}
+
 function challengeLine(r: RunRecord): string {
   const c = r.verdicts.challenge;
   if (!c) return "";

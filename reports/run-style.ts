@@ -20,6 +20,7 @@ footer { color: var(--muted); font-size: 12px; padding: 12px 24px 24px; }
 .outcome-liveness-loss { background: #8e6c00; }
 .outcome-unknown { background: #777; }
 .outcome-not-challenged { background: #5b6b82; }
+.from-audit { margin: 4px 0; font-size: 14px; padding: 4px 8px; background: #fdecec; border-left: 4px solid #c62828; border-radius: 3px; }
 .challenge { margin: 4px 0; font-size: 14px; } .challenge.unmet { color: #5b6b82; }
 .story-note { font-style: italic; color: #5b6b82; }
 `;
@@ -92,6 +93,7 @@ rect.hi { fill: none; stroke: #111; stroke-width: 2; stroke-dasharray: 5,3; poin
 .sw.lapsed { background: linear-gradient(#d81b8c 0 30%, #3b6fb6 30%); }
 .sw.n-set { width: 8px; height: 8px; background: #2e7d32; transform: rotate(45deg) scale(.8); }
 .sw.n-expiry { width: 12px; height: 10px; background: #c0392b; clip-path: polygon(0 0, 100% 0, 50% 100%); }
+.sw.n-foreign { width: 8px; height: 8px; border: 2px solid #d62728; background: none; transform: rotate(45deg) scale(.8); }
 .sw.n-delete { width: auto; height: auto; background: none; color: #d62728; font-style: normal; font-weight: bold; font-size: 15px; line-height: 10px; }
 .sw.n-decision { width: 10px; height: 10px; background: #8e44ad; transform: rotate(45deg) scale(.8); }
 .sw.n-role { width: 12px; height: 10px; background: #1f5fa8; clip-path: polygon(50% 0, 100% 100%, 0 100%); }

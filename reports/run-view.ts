@@ -1,6 +1,8 @@
 import { NEMESIS, pairOperations, type HistoryEvent, type Operation } from "../sim/history.js";
 import { computeHolds, type Hold } from "../checkers/holds.js";
 import type { RunRecord } from "./types.js";
+import type { TraceRecord } from "../sim/simulation.js";
+import type { RedisCommandTrace } from "../services/redis/server.js";
 import { describeNote } from "./notes.js";
 import { registerOpText, valueWords } from "./linearization.js";
 import { findFaultDef } from "../faults/index.js";
@@ -49,7 +51,7 @@ const NOTE_BINS = 100;
 /** Server notes the story tells, at most. */
 const NOTE_STEPS_MAX = 24;
 
-export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]): RunView {
+export function buildRunView(record: RunRecord, history: readonly HistoryEvent[], trace?: readonly TraceRecord[]): RunView {
   const meta = record.meta;
   const endUs = Math.max(meta.endUs, history.length > 0 ? history[history.length - 1]!.timeUs : 0);
 
@@ -62,7 +64,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   const regOps = registerOps(ops, (p) => addLane(p, "client"), str);
   const { attempts, errors } = buildFailures(t, ops, endUs);
 
-  const { writes, writeByIndex, notes, notesOmitted, noteDensity } = buildWritesAndNotes(t, history, holdByGrant, endUs);
+  const { writes, writeByIndex, notes, notesOmitted, noteDensity } = buildWritesAndNotes(t, history, holdByGrant, endUs, commandsByChange(trace));
 
   const imported = meta.design.startsWith("imported");
   const faults = imported ? importedNemesis(history, () => addLane(NEMESIS, "other"), endUs) : buildFaults(history, laneOf, endUs);
@@ -249,6 +251,7 @@ function buildWritesAndNotes(
   history: readonly HistoryEvent[],
   holdByGrant: ReadonlyMap<string, number>,
   endUs: number,
+  commands: ReadonlyMap<string, TracedChange>,
 ): { writes: WriteColumns; writeByIndex: Map<number, number>; notes: NoteMark[]; notesOmitted: RunView["notesOmitted"]; noteDensity: NoteDensity[] } {
   const { lanes, laneOf, lockIdx, str } = t;
   const writes: WriteColumns = { cl: [], lock: [], t: [], ok: [], counter: [], tok: [], hold: [], why: [], bad: [] };
@@ -272,7 +275,7 @@ function buildWritesAndNotes(
       writes.why.push(typeof v.reason === "string" ? str(v.reason) : -1);
       writes.bad.push(0);
     } else if (isServerNote(e, lanes, laneOf)) {
-      const value = withKeyOwner(keyOwner, e.process, e.f, e.value);
+      const value = withKeyOwner(keyOwner, e.process, e.f, withCommand(commands, e));
       const lane = laneOf.get(e.process)!;
       if (!notePicker.keep(e.f, lane, e.timeUs)) continue;
       noteCount.set(e.f, (noteCount.get(e.f) ?? 0) + 1);
@@ -635,19 +638,54 @@ function round3(x: number): number {
 
 export type { Hold };
 
-/** Track key ownership from a node's key notes; a key-deleted note gains `owner` (whose key it was). */
+/**
+ * Track key ownership from a node's key notes: a key-deleted note gains `owner` (whose
+ * key it was), and so does a key-set note on a key another client set and still holds
+ * (a renewal or overwrite of its key: the owner stays, unless the trace says the value
+ * was replaced).
+ */
 function withKeyOwner(owners: Map<string, string>, node: string, f: string, value: unknown): unknown {
   if (f !== "key-set" && f !== "key-expired" && f !== "key-deleted") return value;
-  const v = (value ?? {}) as { key?: unknown; by?: unknown };
+  const v = (value ?? {}) as { key?: unknown; by?: unknown; overwrote?: unknown };
   const slot = `${node}\0${String(v.key)}`;
   const owner = owners.get(slot);
   if (f === "key-set") {
+    const foreign = owner !== undefined && typeof v.by === "string" && v.by !== owner;
+    if (foreign && v.overwrote !== true) return { ...(value as object), owner };
     if (typeof v.by === "string") owners.set(slot, v.by);
     else owners.delete(slot);
-    return value;
+    return foreign ? { ...(value as object), owner } : value;
   }
   owners.delete(slot);
   return f === "key-deleted" && owner !== undefined ? { ...(value as object), owner } : value;
+}
+
+/** What the trace says a command did to a key: its name, and whether it replaced the key's value. */
+interface TracedChange {
+  command: string;
+  overwrote: boolean;
+}
+
+/** The traced command behind each key change, by node, true time and key (empty without a trace). */
+function commandsByChange(trace: readonly TraceRecord[] | undefined): Map<string, TracedChange> {
+  const out = new Map<string, TracedChange>();
+  for (const r of trace ?? []) {
+    if (r.kind !== "redis-command") continue;
+    const d = r.data as RedisCommandTrace;
+    const command = (d.command.split(" ", 1)[0] ?? "").toUpperCase();
+    for (const c of d.changes ?? []) {
+      out.set(`${r.process}\0${r.timeUs}\0${c.key}`, { command, overwrote: c.before !== null && c.after !== null && c.before.value !== c.after.value });
+    }
+  }
+  return out;
+}
+
+/** A key-set note with the command behind it (from the trace), so a report can name it. */
+function withCommand(commands: ReadonlyMap<string, TracedChange>, e: HistoryEvent): unknown {
+  if (e.f !== "key-set" || commands.size === 0) return e.value;
+  const v = (e.value ?? {}) as { key?: unknown };
+  const c = commands.get(`${e.process}\0${e.timeUs}\0${String(v.key)}`);
+  return c ? { ...(e.value as object), command: c.command, ...(c.overwrote ? { overwrote: true } : {}) } : e.value;
 }
 
 function isServerNote(e: HistoryEvent, lanes: readonly Lane[], laneOf: ReadonlyMap<string, number>): boolean {

@@ -27,6 +27,8 @@ export interface RunRecord {
   verdicts: Verdicts;
   /** Whether the outcome is the scenario's expected verdict. */
   expectationMet: boolean;
+  /** Set on a counterexample an audit wrote: the finding it shows, and the audit's page relative to the report. */
+  finding?: { cause: string; title: string; auditHref: string };
 }
 
 /** One cell of the design × scenario comparison: a sweep over N seeds. */

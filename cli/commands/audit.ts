@@ -7,12 +7,15 @@ import { ATTACKS, attackByName, type Attack, type LockUnderTest } from "../../at
 import { designByName, DESIGNS } from "../../designs/index.js";
 import { adapterPath, BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
 import { library } from "../../designs/library/design.js";
-import { runAuditOnThreads } from "../../harness/audit/run.js";
+import { runAuditOnThreads, writeAuditFiles } from "../../harness/audit/run.js";
 import { formatAudit } from "../../terminal/audit.js";
 import { defaultWorkers } from "../../harness/sweep/pool.js";
 import { parseShard } from "../../harness/sweep/range.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
+import type { Scenario } from "../../scenarios/schema.js";
+import { planRealRun } from "../../real/nemesis.js";
+import { confirmCauses } from "../../real/confirm.js";
 
 interface AuditFlags {
   lock?: string;
@@ -24,6 +27,21 @@ interface AuditFlags {
   out?: string;
   workers?: string;
   shard?: string;
+  confirmReal?: string | boolean;
+}
+
+/** Real runs per cause (and as many of the reference recipe) when --confirm-real is given without a number. */
+const CONFIRM_REAL_RUNS_DEFAULT = 5;
+
+/** Whether real mode can run a scenario (its faults have real mechanisms): a cause's counterexample is chosen among those. */
+function realRunnable(s: Scenario): boolean {
+  try {
+    planRealRun(s, 1, s.seed);
+    return true;
+  } catch (e) {
+    if (e instanceof InputError) return false;
+    throw e;
+  }
 }
 
 function lockOf(o: AuditFlags): LockUnderTest {
@@ -72,6 +90,10 @@ export function registerAudit(program: Command): void {
     .option("--out <dir>", "write audit.html, audit.json and the counterexamples here")
     .option("--workers <n>", "runs in parallel: this thread and n-1 worker threads (default: the machine's cores)")
     .option("--shard <i/n>", "run only the i-th of n slices of the attacks, dealt in turn (combine the audit.json files with `lockstep merge`)")
+    .option(
+      "--confirm-real [n]",
+      `replay each cause's counterexample n times against real redis-server, and the reference recipe beside it (default ${CONFIRM_REAL_RUNS_DEFAULT}; needs --out)`,
+    )
     .action(async (o: AuditFlags) => {
       const lock = lockOf(o);
       const seeds = parsePositiveInt(o.seeds, "--seeds");
@@ -79,6 +101,14 @@ export function registerAudit(program: Command): void {
       if (o.out) checkOutputDir(o.out);
       const workers = o.workers !== undefined ? parsePositiveInt(o.workers, "--workers") : defaultWorkers();
       const shard = o.shard !== undefined ? parseShard(o.shard, "--shard") : undefined;
+      const confirmRuns =
+        o.confirmReal === undefined
+          ? undefined
+          : o.confirmReal === true
+            ? CONFIRM_REAL_RUNS_DEFAULT
+            : parsePositiveInt(String(o.confirmReal), "--confirm-real");
+      if (confirmRuns !== undefined && !o.out)
+        throw new InputError("<arg>", "--confirm-real", "--out <dir> too: the counterexamples real mode replays are written there");
       const result = await runAuditOnThreads(lock, {
         seeds,
         attacks,
@@ -86,7 +116,13 @@ export function registerAudit(program: Command): void {
         ...(shard ? { shard } : {}),
         ...(o.out ? { out: o.out } : {}),
         progress: (done, of, row) => process.stderr.write(`[${done}/${of}] ${row.attack}: ${row.refused !== undefined ? "refused" : row.finding}\n`),
+        note: (line) => process.stderr.write(`${line}\n`),
+        runnable: realRunnable,
       });
+      if (confirmRuns !== undefined && o.out) {
+        await confirmCauses(result, lock, { runs: confirmRuns, progress: (line) => process.stderr.write(`${line}\n`) });
+        writeAuditFiles(result, join(o.out, "audit.json"), { force: true });
+      }
       process.stdout.write(formatAudit(result));
       setExitCode(result.yourCode.length > 0 ? EXIT.auditYourCode : EXIT.ok);
     });

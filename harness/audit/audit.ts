@@ -33,10 +33,15 @@ export interface AttackRow {
   finding: Finding;
   /** The first seed whose run is the finding's evidence (unsafe here; safe in the reference for "your code"). */
   counterexampleSeed?: number;
+  /** For "your code": the first seeds unsafe here and safe in the reference (at most DIAGNOSED_SEEDS_MAX), diagnosed by cause. */
+  evidenceSeeds?: number[];
   scenario?: CompiledScenario;
 }
 
 const UNSAFE = new Set(["unsafe", "unsafe-but-fenced"]);
+
+/** Evidence seeds of one finding rerun with a trace and diagnosed: enough to name its causes, few enough to stay cheap. */
+export const DIAGNOSED_SEEDS_MAX = 5;
 
 /** The recipe this lock's backend is judged against, as its design declares it (designs/profile.ts). */
 export function referenceOf(lock: LockUnderTest): LockUnderTest {
@@ -166,6 +171,7 @@ export function rowOf(attack: string, lock: LockUnderTest, compiled: CompiledSce
     referenceUnsafe: p.referenceUnsafe.length,
     finding,
     ...(counterexampleSeed !== undefined ? { counterexampleSeed, scenario: { ...compiled, seed: counterexampleSeed, expect: "unsafe" } } : {}),
+    ...(finding === "your code" ? { evidenceSeeds: (refSafe.length > 0 ? refSafe : p.unsafe).slice(0, DIAGNOSED_SEEDS_MAX) } : {}),
   };
 }
 

@@ -2,6 +2,8 @@ import { InputError } from "../../sim/errors.js";
 import { Fields } from "../../sim/validate.js";
 import { checkJsonDepth } from "../../sim/json-depth.js";
 import { attacksOfShard, type AuditResult } from "./run.js";
+import type { CauseFinding, UnexplainedFinding } from "./diagnose.js";
+import { CAUSES } from "../../causes/index.js";
 
 /** Does this parsed JSON look like an audit.json (rather than a sweep's summary.json)? */
 export function isAuditJson(raw: unknown): boolean {
@@ -28,6 +30,9 @@ export function parseAuditFile(raw: unknown, file: string): AuditResult {
     ...(shard ? { shard: { index: shard.number("index", { integer: true, min: 1 }), count: shard.number("count", { integer: true, min: 1 }) } } : {}),
     rows,
     yourCode: f.stringArray("yourCode"),
+    // Read as written (merge only joins them); an audit.json from before causes has none.
+    causes: f.has("causes") ? (f.array("causes") as CauseFinding[]) : [],
+    unexplained: f.has("unexplained") ? (f.array("unexplained") as UnexplainedFinding[]) : [],
   };
 }
 
@@ -59,5 +64,28 @@ export function mergeAudits(inputs: ReadonlyArray<{ file: string; audit: AuditRe
   const byAttack = new Map(inputs.flatMap(({ audit }) => audit.rows.map((r) => [r.attack, r] as const)));
   const rows = first.audit.attacks.map((a) => byAttack.get(a)!);
   const { lock, reference, seeds, attacks } = first.audit;
-  return { lock, reference, seeds, attacks, rows, yourCode: rows.filter((r) => r.finding === "your code").map((r) => r.attack) };
+  const causes = mergeCauses(
+    inputs.map((x) => x.audit.causes),
+    attacks,
+  );
+  const unexplained = inputs.flatMap((x) => x.audit.unexplained).sort((a, b) => attacks.indexOf(a.attack) - attacks.indexOf(b.attack));
+  return { lock, reference, seeds, attacks, rows, yourCode: rows.filter((r) => r.finding === "your code").map((r) => r.attack), causes, unexplained };
+}
+
+/** One finding per cause across shards: their attacks joined, the widest counterexample kept (and its real result). */
+function mergeCauses(shards: ReadonlyArray<readonly CauseFinding[]>, attacks: readonly string[]): CauseFinding[] {
+  const byId = new Map<string, CauseFinding>();
+  for (const c of shards.flat()) {
+    const seen = byId.get(c.id);
+    if (!seen) {
+      byId.set(c.id, { ...c, attacks: [...c.attacks] });
+      continue;
+    }
+    seen.attacks.push(...c.attacks);
+    const wider = (x: CauseFinding): number => (x.counterexample ? x.counterexample.evidenceRank * 1e12 + x.counterexample.evidenceSpanUs : -1);
+    if (wider(c) > wider(seen)) byId.set(c.id, { ...c, attacks: seen.attacks });
+  }
+  const order = (id: string): number => CAUSES.findIndex((c) => c.name === id);
+  for (const c of byId.values()) c.attacks.sort((a, b) => attacks.indexOf(a.attack) - attacks.indexOf(b.attack));
+  return [...byId.values()].sort((a, b) => order(a.id) - order(b.id));
 }

@@ -1,10 +1,13 @@
 import { dirname, join, relative } from "node:path";
 import type { Attack, LockUnderTest } from "../../attacks/index.js";
+import type { Scenario } from "../../scenarios/schema.js";
 import { auditAttack, referenceOf, type AttackRow } from "./audit.js";
 import { writeFinding } from "./counterexample.js";
 import { auditOnThreads } from "./threads.js";
-import { renderAuditPage, type AuditCardRow } from "../../reports/audit-page.js";
+import { renderAuditPage, type AuditPageCause, type AuditCardRow } from "../../reports/audit-page.js";
 import { writeJsonAtomic, writeTextAtomic } from "../sweep/write.js";
+import { diagnoseRow, findingsByCause, type CauseFinding, type SeedDiagnosis, type UnexplainedFinding } from "./diagnose.js";
+import { writeCauseCounterexample } from "./cause-counterexample.js";
 
 export interface AuditResult {
   lock: string;
@@ -14,9 +17,13 @@ export interface AuditResult {
   attacks: string[];
   /** Which slice of `attacks` this result holds (absent: all of them). */
   shard?: AuditShard;
-  rows: Array<AttackRow & { counterexample?: { file: string; report: string; replay: string } }>;
+  rows: Array<AttackRow & { counterexample?: { file: string; report: string; replay: string }; causes?: string[] }>;
   /** Attacks whose finding is the lock's own code: the CI gate. */
   yourCode: string[];
+  /** The bugs in the lock's code, one per distinct cause, with the attacks that exposed each and one counterexample. */
+  causes: CauseFinding[];
+  /** "Your code" findings no cause explains, each with its decisive moment (and its attack's counterexample). */
+  unexplained: UnexplainedFinding[];
 }
 
 /** Shard `index` (1-based) of `count`: the attacks at positions index-1, index-1+count, ... */
@@ -31,6 +38,10 @@ type AuditOptions = {
   shard?: AuditShard;
   out?: string;
   progress?: (done: number, of: number, row: AttackRow) => void;
+  /** Hears the work after the attacks (diagnosing, shrinking), one line each. */
+  note?: (line: string) => void;
+  /** Whether real mode can run a scenario: a cause's counterexample is then chosen among those it can (audit --confirm-real). */
+  runnable?: (s: Scenario) => boolean;
 };
 
 /** The attacks a shard runs: dealt round-robin, so long and short attacks spread over the shards. */
@@ -57,15 +68,43 @@ export async function runAuditOnThreads(lock: LockUnderTest, o: AuditOptions & {
   return finish(lock, rows, o);
 }
 
-/** A finding's shrunk counterexample, written under out/counterexamples/ (in this thread). */
+/** A backend limit's shrunk counterexample, written under out/counterexamples/<attack>/ (in this thread). */
 function withCounterexample(row: AttackRow, lock: LockUnderTest, o: AuditOptions, done: number): AuditResult["rows"][number] {
   const r: AuditResult["rows"][number] = row;
-  if (o.out && (row.finding === "your code" || row.finding === "known limit of this backend")) {
-    const w = writeFinding(join(o.out, "counterexamples"), row, referenceOf(lock));
-    if (w) r.counterexample = { file: w.file, report: join(w.runDir, "report.html"), replay: w.replay };
-  }
+  if (o.out && row.finding === "known limit of this backend") attackCounterexample(r, lock, o.out);
   o.progress?.(done, o.attacks.length, r);
   return r;
+}
+
+function attackCounterexample(r: AuditResult["rows"][number], lock: LockUnderTest, out: string): void {
+  const w = writeFinding(join(out, "counterexamples"), r, referenceOf(lock));
+  if (w) r.counterexample = { file: w.file, report: join(w.runDir, "report.html"), replay: w.replay };
+}
+
+/**
+ * The "your code" findings by cause: their evidence runs diagnosed, grouped, and with
+ * `out` one counterexample per cause (an unexplained finding keeps its attack's own).
+ */
+function byCause(lock: LockUnderTest, rows: AuditResult["rows"], o: AuditOptions): Pick<AuditResult, "causes" | "unexplained"> {
+  const mine = rows.filter((r) => r.finding === "your code");
+  if (mine.length === 0) return { causes: [], unexplained: [] };
+  o.note?.(`diagnosing ${mine.reduce((n, r) => n + (r.evidenceSeeds?.length ?? 0), 0)} runs of ${mine.length} finding(s) by cause`);
+  const all: SeedDiagnosis[] = mine.flatMap((r) => diagnoseRow(r));
+  const { causes, unexplained, runsOf } = findingsByCause(rows, all);
+  for (const r of mine) r.causes = causes.filter((c) => c.attacks.some((a) => a.attack === r.attack)).map((c) => c.id);
+  if (!o.out) return { causes, unexplained };
+  for (const c of causes) {
+    o.note?.(`cause ${c.id}: shrinking its widest counterexample`);
+    const cx = writeCauseCounterexample(join(o.out, "counterexamples"), join(o.out, "audit.html"), c, runsOf.get(c.id)!, referenceOf(lock), o.runnable);
+    if (cx) c.counterexample = cx;
+  }
+  for (const u of unexplained)
+    attackCounterexample(
+      rows.find((r) => r.attack === u.attack)!,
+      lock,
+      o.out,
+    );
+  return { causes, unexplained };
 }
 
 function finish(lock: LockUnderTest, rows: AuditResult["rows"], o: AuditOptions): AuditResult {
@@ -77,6 +116,7 @@ function finish(lock: LockUnderTest, rows: AuditResult["rows"], o: AuditOptions)
     ...(o.shard ? { shard: o.shard } : {}),
     rows,
     yourCode: rows.filter((r) => r.finding === "your code").map((r) => r.attack),
+    ...byCause(lock, rows, o),
   };
   if (o.out) writeAuditFiles(result, join(o.out, "audit.json"));
   return result;
@@ -87,5 +127,13 @@ export function writeAuditFiles(result: AuditResult, jsonPath: string, write: { 
   const dir = dirname(jsonPath);
   writeJsonAtomic(jsonPath, result, write);
   const card: AuditCardRow[] = result.rows.map((r) => ({ ...r, ...(r.counterexample ? { reportHref: relative(dir, r.counterexample.report) } : {}) }));
-  writeTextAtomic(join(dir, "audit.html"), renderAuditPage(result.lock, result.seeds, card), write);
+  const causes: AuditPageCause[] = result.causes.map((c) => ({
+    ...c,
+    ...(c.counterexample ? { reportHref: relative(dir, c.counterexample.report), fileHref: relative(dir, c.counterexample.file) } : {}),
+  }));
+  writeTextAtomic(
+    join(dir, "audit.html"),
+    renderAuditPage({ lock: result.lock, reference: result.reference, seeds: result.seeds, rows: card, causes, unexplained: result.unexplained }),
+    write,
+  );
 }

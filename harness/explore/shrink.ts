@@ -36,7 +36,7 @@ function smallerInts(v: number, floor = 0, take = 6): number[] {
   return [...arb.shrink(v, undefined).take(take)].map((x) => x.value);
 }
 
-function* candidates(s: Scenario): Generator<Scenario> {
+function* candidates(s: Scenario, numeric = true): Generator<Scenario> {
   for (let i = s.faults.length - 1; i >= 0; i--) yield { ...s, faults: s.faults.filter((_, j) => j !== i) };
   if (s.clients.length > 1) {
     for (let i = s.clients.length - 1; i >= 0; i--) {
@@ -45,7 +45,7 @@ function* candidates(s: Scenario): Generator<Scenario> {
       if (!referencedProcesses(c).some((r) => r.id === gone)) yield c;
     }
   }
-  for (let i = 0; i < s.faults.length; i++) {
+  for (let i = 0; numeric && i < s.faults.length; i++) {
     const step = s.faults[i]!;
     for (const key of NUMERIC) {
       const v = step[key];
@@ -76,5 +76,49 @@ export function shrinkScenario(o: ShrinkOptions): ShrinkResult {
     if (!smaller) return { scenario: current, runs, shrinks, minimal: true };
     current = smaller;
     shrinks++;
+  }
+}
+
+export interface WidestShrinkOptions {
+  scenario: Scenario;
+  seed: number;
+  /** Candidates tried at most. */
+  runsMax: number;
+  /** How wide the candidate's violation is, when it still shows what must be kept; undefined when it does not. */
+  score(scenario: Scenario, seed: number): number | undefined;
+  /**
+   * Whether to make numbers smaller (times, durations) besides dropping steps and clients.
+   * A counterexample meant to happen outside the simulator keeps the attack's numbers:
+   * a 1 ms cut or a delay window cut to the bone fails to land on a real network.
+   */
+  numeric?: boolean;
+}
+
+/**
+ * Shrink keeping the evidence wide: each round tries every smaller candidate (within
+ * the budget) and moves to the one whose violation is widest, not the first that still
+ * fails, so a user can still see it happen (a stale write accepted, holds that overlap
+ * for many milliseconds) rather than a sliver only a model notices.
+ */
+export function shrinkWidest(o: WidestShrinkOptions): ShrinkResult {
+  let current = o.scenario;
+  let runs = 0;
+  let shrinks = 0;
+  for (;;) {
+    let best: { s: Scenario; score: number } | undefined;
+    let spent = false;
+    for (const c of candidates(current, o.numeric ?? true)) {
+      if (runs >= o.runsMax) {
+        spent = true;
+        break;
+      }
+      runs++;
+      const score = o.score(c, o.seed);
+      if (score !== undefined && (best === undefined || score > best.score)) best = { s: c, score };
+    }
+    if (best === undefined) return { scenario: current, runs, shrinks, minimal: !spent };
+    current = best.s;
+    shrinks++;
+    if (spent) return { scenario: current, runs, shrinks, minimal: false };
   }
 }

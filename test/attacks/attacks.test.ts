@@ -236,6 +236,8 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
       const rs = runAttack("lossy-network", lock, six);
       expect(rs.every((r) => r.outcome !== "unsafe" && r.outcome !== "unsafe-but-fenced" && r.challenged)).toBe(true);
     }
-    expect(runAttack("lossy-network", bug("refused-retry-granted.cjs"), six).some((r) => r.outcome === "unsafe")).toBe(true);
+    // About one seed in five (the fixture counts its lease from its first SET, so only the bug itself shows).
+    const twenty = Array.from({ length: 20 }, (_, i) => i + 1);
+    expect(runAttack("lossy-network", bug("refused-retry-granted.cjs"), twenty).some((r) => r.outcome === "unsafe")).toBe(true);
   });
 });

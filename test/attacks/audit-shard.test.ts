@@ -3,6 +3,7 @@ import { attackByName, type LockUnderTest } from "../../attacks/index.js";
 import { attacksOfShard, runAudit, type AuditResult } from "../../harness/audit/run.js";
 import { mergeAudits, parseAuditFile } from "../../harness/audit/merge.js";
 import { inputErrorOf } from "../helpers/input-error.js";
+import { resolve } from "node:path";
 
 const lock: LockUnderTest = { design: "redis-setnx", label: "redis-setnx" };
 const attacks = ["late-release", "holder-pause-before-write", "waiter-deadline", "server-clock-jump", "async-failover"].map((n) => attackByName(n)!);
@@ -21,6 +22,23 @@ describe("audit --shard and merge", () => {
     const merged = mergeAudits(shards(3).reverse());
     expect(merged).toEqual(whole);
     expect(merged.yourCode).toEqual([]);
+  });
+
+  it("merges the findings by cause: each cause once, its attacks from every shard, as the unsharded audit has them", () => {
+    const two: LockUnderTest = {
+      design: "library",
+      designOptions: { adapter: resolve("test/fixtures/adapters/bugs/two-bugs.cjs"), nodes: 1 },
+      label: "two-bugs",
+    };
+    const some = ["late-release", "extend-after-lapse", "delayed-release", "long-hold-renewal"].map((n) => attackByName(n)!);
+    const run = (shard?: { index: number; count: number }): AuditResult => runAudit(two, { seeds: 2, attacks: some, ...(shard ? { shard } : {}) });
+    const whole = run();
+    expect(whole.causes.map((c) => [c.id, c.attacks.map((a) => a.attack)])).toEqual([
+      ["release-deletes-others-key", ["late-release", "delayed-release"]],
+      ["extend-renews-others-key", ["extend-after-lapse", "long-hold-renewal"]],
+    ]);
+    const merged = mergeAudits([2, 1].map((index) => ({ file: `s${index}.json`, audit: run({ index, count: 2 }) })));
+    expect(merged.causes.map((c) => [c.id, c.attacks])).toEqual(whole.causes.map((c) => [c.id, c.attacks]));
   });
 
   it("a shard's audit.json reads back as written (the merge input)", () => {

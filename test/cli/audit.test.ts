@@ -26,15 +26,21 @@ describe("lockstep audit", () => {
       out,
     ]);
     expect(code).toBe(EXIT.auditYourCode);
-    expect(io.out).toMatch(/late-release .* your code/);
+    expect(io.out).toMatch(/late-release .* your code: release-deletes-others-key/);
+    expect(io.out).toMatch(/\n1 bug in your code:\n {2}1\. Your release deletes the key whoever holds it \(release-deletes-others-key\)\n/);
     const json = JSON.parse(readFileSync(join(out, "audit.json"), "utf8"));
     expect(json.yourCode).toEqual(["late-release"]);
-    const s = loadScenarioFile(json.rows[0].counterexample.file);
+    expect(json.causes.map((c: { id: string }) => c.id)).toEqual(["release-deletes-others-key"]);
+    const cx = json.causes[0].counterexample;
+    const s = loadScenarioFile(cx.file);
     expect(s.expect).toBe("unsafe");
-    // Shrunk: the third client the attack brings is not needed for a plain DEL to delete the waiter's key.
-    expect(s.clients.length).toBe(2);
-    expect(readFileSync(join(out, "audit.html"), "utf8")).toContain('href="counterexamples/late-release/run/report.html"');
-    expect(existsSync(join(out, "counterexamples/late-release/run/report.html"))).toBe(true);
+    // Shrunk for width, not size: the third client the attack brings stays, so the DEL's harm shows as a lost update.
+    expect(cx.evidence).toMatch(/^an acknowledged update lost/);
+    expect(s.clients.length).toBe(3);
+    const html = readFileSync(join(out, "audit.html"), "utf8");
+    expect(html).toContain('href="counterexamples/release-deletes-others-key/run/report.html"');
+    expect(html).toContain('id="cause-release-deletes-others-key"');
+    expect(existsSync(join(out, "counterexamples/release-deletes-others-key/run/report.html"))).toBe(true);
   });
 
   it("a lock that escapes the simulation stops the audit with a replay that reaches the same stop", async () => {

@@ -7,6 +7,11 @@ import type { HistoryEvent } from "../../sim/history.js";
 import { buildRunView } from "../../reports/run-view.js";
 import { describeNote } from "../../reports/notes.js";
 import { runFixture } from "./fixtures.js";
+import { resolve } from "node:path";
+import { attackByName } from "../../attacks/index.js";
+import { parseScenario } from "../../scenarios/schema.js";
+import { buildRecord } from "../../harness/artifacts.js";
+import type { TraceRecord } from "../../sim/simulation.js";
 
 /**
  * The servers' side of a run: lock servers note in the history what they decided (a
@@ -286,5 +291,31 @@ describe("server notes in the report's view", () => {
     expect(deletes[0]!.key).toBe(true);
     const own = deletes.find((n) => n.label.startsWith("deleted by"));
     expect(own === undefined || own.key === false).toBe(true);
+  });
+
+  it("a renewal of another client's key is drawn as such: by whom, on whose key, the command named from the trace", () => {
+    const c = attackByName("extend-after-lapse")!.compile({
+      design: "library",
+      designOptions: { adapter: resolve("test/fixtures/adapters/bugs/two-bugs.cjs"), nodes: 1 },
+      label: "two-bugs",
+    });
+    if (!c.ok) throw new Error(c.refusal);
+    const s = parseScenario(JSON.parse(JSON.stringify(c.scenario)), "<extend-after-lapse>");
+    const trace: TraceRecord[] = [];
+    const run = runScenario(s, 1, {}, { traceSink: (r) => trace.push(r) });
+    const record = buildRecord(s, 1, run, runCheckers(run.history, checkContextFor(s)));
+    for (const [t, command] of [
+      [trace, "PEXPIRE"],
+      [undefined, "command"],
+    ] as const) {
+      const v = buildRunView(record, run.history, t);
+      const foreign = v.notes.filter((n) => n.mark === "foreign");
+      expect(foreign.length, `with${t ? "" : "out"} a trace`).toBeGreaterThan(0);
+      expect(foreign[0]!.label).toBe(`c1's ${command} renewed c2's key`);
+      expect(foreign[0]!.sentence).toMatch(/^redis-1 runs c1's \S+ on lock:order:123, which it holds for c2: c1 extended a lock that was no longer its own/);
+      // c1's own SET is still drawn as its own, and its DEL of c2's key says whose it was.
+      expect(v.notes.find((n) => n.f === "key-set")!.label).toBe("set for c1");
+      expect(v.notes.filter((n) => n.f === "key-deleted").map((n) => n.label)).toContain("c1 deleted c2's key");
+    }
   });
 });

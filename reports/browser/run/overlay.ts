@@ -40,9 +40,11 @@ const NOTE_MARKS: Record<string, { color: string; path: (x: number, y: number) =
   other: { color: "#6c757d", path: (x, y) => `M${x - 3},${y + 6}h6v6h-6z` },
   // another client's key deleted: a cross
   delete: { color: "#d62728", path: (x, y) => `M${x - 5},${y + 4}l10,10m0,-10l-10,10`, stroke: true },
+  // another client's key renewed or overwritten: a red diamond, hollow (the key lives on, as someone else's)
+  foreign: { color: "#d62728", path: (x, y) => `M${x},${y + 3}l6,6l-6,6l-6,-6z`, stroke: true },
 };
 
-const MARK_WEIGHT: Record<string, number> = { other: 0, set: 1, role: 2, expiry: 3, decision: 4, delete: 5 };
+const MARK_WEIGHT: Record<string, number> = { other: 0, set: 1, role: 2, expiry: 3, decision: 4, foreign: 5, delete: 5 };
 
 export function drawLanes(L: Layers): void {
   const W = S.W;
