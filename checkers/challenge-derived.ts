@@ -19,9 +19,7 @@
  * rule chosen at its end from the faults seen.
  */
 import { NEMESIS, type FaultValue, type HistoryEvent } from "../sim/history.js";
-
-/** Faults that act at one instant: they reach a holder for the rest of its hold. */
-const INSTANT_KINDS = new Set(["clock-jump", "clock-drift"]);
+import { applyFault, endsAll, endsLostState, losesState, movesCalmOnly } from "./fault-semantics.js";
 
 export type DerivedRule = "client-fault-contended" | "server-fault-during-hold" | "waiter-served";
 
@@ -57,7 +55,7 @@ class Contention {
 
   private crash(e: HistoryEvent): void {
     const v = e.value as FaultValue | undefined;
-    if ((e.f !== "crash" && e.f !== "kill") || v?.phase !== "start") return;
+    if (!losesState(e.f) || v?.phase !== "start") return;
     for (const t of v.targets ?? []) for (const m of [...this.holders.values(), ...this.wanting.values()]) m.delete(t);
   }
 
@@ -157,16 +155,15 @@ export class DerivedChallenge {
   private fault(e: HistoryEvent): void {
     const v = e.value as FaultValue | undefined;
     if ((v as { phase?: unknown } | undefined)?.phase === "skipped") return;
-    if (e.f === "heal") return void this.active.clear();
+    if (endsAll(e.f)) return void this.active.clear();
     const targets = reachedBy(v);
-    if (v?.phase !== "end" && e.f !== "restart") for (const t of targets) this.reached.add(t);
-    if (INSTANT_KINDS.has(e.f)) return this.instant(e, targets);
+    if (v?.phase !== "end" && !endsLostState(e.f)) for (const t of targets) this.reached.add(t);
+    // A clock's step or rate change acts at one instant: it reaches a holder for the rest of its hold.
+    if (movesCalmOnly(e.f)) return this.instant(e, targets);
     for (const t of targets) {
       const kinds = this.active.get(t) ?? new Map<string, number>();
       this.active.set(t, kinds);
-      if (v?.phase === "end" || e.f === "restart")
-        kinds.set(e.f === "restart" ? "crash" : e.f, Math.max(0, (kinds.get(e.f === "restart" ? "crash" : e.f) ?? 0) - 1));
-      else kinds.set(e.f, (kinds.get(e.f) ?? 0) + 1);
+      applyFault(kinds, e.f, v?.phase);
     }
   }
 
@@ -203,7 +200,7 @@ export class DerivedChallenge {
   private checkStakes(nowUs: number): void {
     for (let i = 0; i < this.stakes.length;) {
       const s = this.stakes[i]!;
-      const still = INSTANT_KINDS.has(s.kind) ? this.who.holders.get(s.lock)?.has(s.client) === true : this.faultOn(s.client) !== undefined;
+      const still = movesCalmOnly(s.kind) ? this.who.holders.get(s.lock)?.has(s.client) === true : this.faultOn(s.client) !== undefined;
       if (!still) {
         this.stakes.splice(i, 1);
         continue;

@@ -1,6 +1,7 @@
 import { NEMESIS, type FaultValue, type HistoryEvent, type Operation } from "../sim/history.js";
 import { LiveHolds, type Hold } from "./holds.js";
 import { Pairer } from "./pairs.js";
+import { semanticsOf } from "../faults/index.js";
 import { derivedOf, duringReleaseWhy, expiryWhy, overlapWhy, servedWhy, waitedWhy, type ChallengeResult, type ChallengeTtl } from "./challenge.js";
 import { DerivedChallenge } from "./challenge-derived.js";
 import type { ChallengeSpec } from "../scenarios/challenge-spec.js";
@@ -89,7 +90,7 @@ class OverlapDetector extends Base {
   });
 
   protected override onEvent(e: HistoryEvent): void {
-    if (e.process === NEMESIS && e.f === "pause") this.pause(e);
+    if (e.process === NEMESIS && semanticsOf(e.f).stopsTarget === true) this.pause(e);
   }
 
   protected override onFinish(): void {

@@ -1,6 +1,7 @@
 import { NEMESIS, pairOperations, type FaultValue, type HistoryEvent, type Operation } from "../sim/history.js";
 import { computeHolds, type Hold } from "./holds.js";
 import { forEachPair } from "./pairs.js";
+import { semanticsOf } from "../faults/index.js";
 import type { ChallengeSpec } from "../scenarios/challenge-spec.js";
 import { DerivedChallenge, type DerivedRule } from "./challenge-derived.js";
 
@@ -148,7 +149,7 @@ function pausesOf(history: readonly HistoryEvent[]): Pause[] {
   const out: Pause[] = [];
   const open = new Map<string, Pause>();
   for (const e of history) {
-    if (e.process !== NEMESIS || e.f !== "pause") continue;
+    if (e.process !== NEMESIS || semanticsOf(e.f).stopsTarget !== true) continue;
     const v = e.value as FaultValue | undefined;
     for (const target of v?.targets ?? []) {
       if (v?.phase === "start") {

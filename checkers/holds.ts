@@ -1,6 +1,7 @@
 import type { HistoryEvent } from "../sim/history.js";
 import { NEMESIS } from "../sim/history.js";
 import { forEachPair, Pairer } from "./pairs.js";
+import { semanticsOf } from "../faults/index.js";
 
 /**
  * Holds: the intervals of true time in which a client believed it held a lock and
@@ -158,7 +159,7 @@ export function computeHolds(history: readonly HistoryEvent[], leases?: LeaseEnd
     } else if (e.f === "lapse" && e.type !== "invoke") {
       const h = grantOf(e);
       if (h) closeHold(h, e, "lapse", openByProcLock, open);
-    } else if (e.process === NEMESIS && e.f === "crash") {
+    } else if (e.process === NEMESIS && semanticsOf(e.f).losesVolatileState === true) {
       const v = e.value as { phase?: string; targets?: string[] } | undefined;
       if (v?.phase === "start") {
         const targets = new Set(v.targets ?? []);
@@ -283,7 +284,7 @@ export class LiveHolds {
     if (e.type === "ok" && e.f === "acquire") this.grant(e);
     else if (e.type === "invoke" && e.f === "release") this.close(this.holdOf(e), e, "release");
     else if (e.f === "lapse" && e.type !== "invoke") this.close(this.holdOf(e), e, "lapse");
-    else if (e.process === NEMESIS && e.f === "crash") this.crash(e);
+    else if (e.process === NEMESIS && semanticsOf(e.f).losesVolatileState === true) this.crash(e);
     if (e.type === "invoke" && e.f === "acquire") {
       const h = this.latest.get(key(e.process, e.lock ?? ""));
       if (h && h.endIndex !== Infinity) this.retire(h);

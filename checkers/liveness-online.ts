@@ -30,12 +30,10 @@ import { Pairer } from "./pairs.js";
 import type { CheckContext, CheckResult, OnlineChecker } from "./types.js";
 import { livenessResult, type LongHold, type SlowWait, type WaitVerdicts } from "./liveness-verdict.js";
 import { CrashedHolders, grantIdOf, ttlMsOf } from "./liveness-crashed.js";
+import { applyFault, losesState, movesCalmOnly } from "./fault-semantics.js";
 
 /** Waiters poll: after a lease runs out they notice at their next retry, a few percent of the TTL for common clients. */
 export const RETRY_SLACK_FRACTION = 0.25;
-export const CRASH_KINDS = new Set(["crash", "kill"]);
-/** Faults that act at one instant (never healed): they cover one TTL after. */
-export const INSTANT_KINDS = new Set(["clock-jump", "clock-drift"]);
 
 interface Wait {
   order: number;
@@ -168,17 +166,15 @@ export class LivenessJudge implements OnlineChecker {
     const v = (e.value ?? {}) as { phase?: unknown; targets?: unknown };
     if (v.phase === "skipped") return;
     const targets = Array.isArray(v.targets) ? v.targets.filter((t): t is string => typeof t === "string") : [];
-    if (CRASH_KINDS.has(e.f) && targets.length > 0 && targets.every((t) => this.clients.has(t))) {
+    if (losesState(e.f) && targets.length > 0 && targets.every((t) => this.clients.has(t))) {
       if (v.phase !== "end") for (const t of targets) this.clientCrashed(t, e.timeUs);
       return;
     }
     const before = this.faultActive();
     if (!before) for (const c of this.locks.values()) this.cutAll(c, e.timeUs);
-    if (INSTANT_KINDS.has(e.f)) this.faultEndUs = Math.max(this.faultEndUs, e.timeUs + this.ttlUs + this.slackUs);
-    else if (e.f === "heal") this.activeFaults.clear();
-    else if (e.f === "restart") for (const k of CRASH_KINDS) this.activeFaults.set(k, Math.max(0, (this.activeFaults.get(k) ?? 0) - 1));
-    else if (v.phase === "end") this.activeFaults.set(e.f, Math.max(0, (this.activeFaults.get(e.f) ?? 0) - 1));
-    else this.activeFaults.set(e.f, (this.activeFaults.get(e.f) ?? 0) + 1);
+    // A clock's step or rate change acts at one instant (never healed): it covers one TTL after.
+    if (movesCalmOnly(e.f)) this.faultEndUs = Math.max(this.faultEndUs, e.timeUs + this.ttlUs + this.slackUs);
+    else applyFault(this.activeFaults, e.f, v.phase);
     const after = this.faultActive();
     if (!before && after) this.faultActiveSinceUs = e.timeUs;
     if (before && !after) this.faultEndUs = Math.max(this.faultEndUs, e.timeUs + this.faultTailUs);

@@ -27,6 +27,8 @@ export const clockDrift = defineFault({
       "a client's libfaketime rate runs from its process's start (a rate changed mid-run would jump its clock too); a client's drift from the start is clocks.<client>.driftPpm; drift steps are not in real mode yet",
     serverClock: true,
   },
+  semantics: { instant: false, holdsUpProgress: false },
+  looks: { family: "clock", familyByRole: true, timeline: { at: "span", band: "clock", label: (m) => "drift " + m.num("driftPpm") + " ppm" } },
   persistsWithoutDuration: true,
   explore: {
     rank: 3,

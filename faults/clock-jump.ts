@@ -16,9 +16,21 @@ export const clockJump = defineFault({
     ctx.note("start", [t], { deltaMs: step.deltaMs, offsetUs: p.wall.offsetAt(sim.nowUs) });
   },
   real: {
-    mechanism: "clock-jump",
+    mechanism: "clock-step",
     limits: "a client's jump is real (libfaketime) and a redis-server's is emulated (PTTL shift)",
     serverClock: true,
+  },
+  semantics: { instant: true, holdsUpProgress: false },
+  looks: {
+    family: "clock",
+    familyByRole: true,
+    timeline: {
+      at: "point",
+      style: "diamond",
+      onClockChart: true,
+      label: (m) => "clock " + (m.num("deltaMs")! >= 0 ? "+" : "−") + m.fmtDur(Math.abs(m.num("deltaMs")!) * 1000),
+    },
+    playgroundSize: { field: "deltaMs", handle: "jump", name: "clock jump", column: "jump (ms)", signed: true },
   },
   explore: {
     rank: 2,

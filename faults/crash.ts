@@ -15,7 +15,9 @@ export const crash = defineFault({
       ctx.note("end", [t], { restarted: true });
     });
   },
-  real: { mechanism: "crash", limits: "real mode crashes servers (a plain redis-server's host crash emulated by an AOF cut), not clients, yet" },
+  real: { mechanism: "sigkill", limits: "real mode crashes servers (a plain redis-server's host crash emulated by an AOF cut), not clients, yet" },
+  semantics: { instant: false, holdsUpProgress: true, losesVolatileState: true },
+  looks: { family: "crash", timeline: { at: "span", band: "down", label: () => "crashed" } },
   persistsWithoutDuration: true,
   explore: {
     rank: 4,

@@ -13,6 +13,8 @@ export const cut = defineFault({
     ctx.cutFor(step.links!, {});
   },
   real: { mechanism: "proxy-cut" },
+  semantics: { instant: false, holdsUpProgress: true },
+  looks: { family: "loss", timeline: { at: "network", label: (m) => "links cut: " + m.who } },
   report: { start: (m) => `links between ${m.who} are cut${m.dur}${m.note}` },
   describe: (s) => `cut ${linkList(s.links!)}${forDuration(s)}`,
 });

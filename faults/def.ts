@@ -62,8 +62,9 @@ export interface SimFaultContext {
  * (its table is typed by this union, so a mechanism without code does not compile), or
  * why it refuses the kind. `limits` says what the mechanism does not reach yet.
  */
-export type RealMechanism = "stop-signal" | "crash" | "restart" | "clock-jump" | "proxy-cut" | "proxy-condition";
-export type RealSupport = ({ mechanism: RealMechanism; limits?: string } | { refused: string }) & {
+export type RealMechanism = "stop-signal" | "sigkill" | "sigkill-restart" | "clock-step" | "proxy-cut" | "proxy-heal" | "proxy-condition";
+/** `does`: what the mechanism does to the bytes, in the run's terminal summary (proxy conditions). */
+export type RealSupport = ({ mechanism: RealMechanism; limits?: string; does?: string } | { refused: string }) & {
   /**
    * It acts on the target's clock: where real mode does not perform it on a server, the
    * reason is the design's own (its serverClocksWhy: etcd's Go binary, ZooKeeper's JVM),
@@ -71,6 +72,59 @@ export type RealSupport = ({ mechanism: RealMechanism; limits?: string } | { ref
    */
   serverClock?: true;
 };
+
+/** What a kind means to the checkers and reports, whatever its name. */
+export interface FaultSemantics {
+  /** It acts at one instant (a jump, a restart, a heal): no window, nothing ends it. */
+  instant: boolean;
+  /** While in force it can keep a waiter waiting (a stopped or downed process, slow or cut links); a clock fault cannot. */
+  holdsUpProgress: boolean;
+  /** Its target runs nothing while it lasts (a GC pause): it wakes believing what it believed. */
+  stopsTarget?: boolean;
+  /** Its target loses its volatile state (a crash): the holds it had end there; without an end it stays down. */
+  losesVolatileState?: boolean;
+  /** What it ends when it happens: its target's lost state (a restart), or every fault in force (a heal). */
+  ends?: "lost-state" | "all";
+}
+
+/** A fault as the run page has it, for its label. */
+export interface FaultLabelMark {
+  /** The processes it acted on, comma-separated. */
+  who: string;
+  /** How long it lasted, µs; null when it had no end. */
+  durUs: number | null;
+  groups?: string[][];
+  oneWay?: boolean;
+  /** One of its own numeric fields (deltaMs, lossRate, ...) as noted at its start. */
+  num(field: string): number | undefined;
+  /** The page's duration format: "300 ms", "1.5 s". */
+  fmtDur(us: number): string;
+}
+
+/** How the run page's timeline draws a kind. */
+export interface FaultTimeline {
+  /** In the network rows above the lanes, as a point on its targets' lanes, or as a span across them. */
+  at: "network" | "point" | "span";
+  /** A background band on its targets' lanes: down (grey), a clock's rate (blue), or each side of its groups. */
+  band?: "down" | "clock" | "sides";
+  /** Its mark: a green triangle or a purple diamond (points), a hatched span, a green network bar. */
+  style?: "triangle" | "diamond" | "hatched" | "healing";
+  /** Also a line at its instant on the clocks chart. */
+  onClockChart?: boolean;
+  /** Its short label ("paused 300 ms"); without one, its kind and note. */
+  label?(m: FaultLabelMark): string;
+}
+
+/** How reports and the playground show a kind. */
+export interface FaultLooks {
+  /** Its family in a counterexample's story ("crash" for a crash and a restart). */
+  family: string;
+  /** The story says whose it was ("of a client", "of a server"). */
+  familyByRole?: boolean;
+  timeline: FaultTimeline;
+  /** A size the playground edits beside its start and duration: the field, its handle, the kind's name there, its column; signed if it may be negative. */
+  playgroundSize?: { field: string; handle: string; name: string; column: string; signed?: boolean };
+}
 
 /** The processes explore may act on, and the scale of its faults. */
 export interface FaultSpace {
@@ -132,6 +186,8 @@ export interface FaultKindDef<N extends string = string> {
   /** Its effect on the simulation, noted as the nemesis; undone after durationMs. */
   apply(ctx: SimFaultContext, step: FaultStepFields): void;
   real: RealSupport;
+  semantics: FaultSemantics;
+  looks: FaultLooks;
   /** Without durationMs it stays in force to the end (a healing nemesis drops such steps). */
   persistsWithoutDuration?: boolean;
   explore?: FaultExplore;
@@ -181,3 +237,7 @@ export function conditionFor(ctx: SimFaultContext, step: FaultStepFields, field:
     ctx.note("end", flat(links));
   });
 }
+
+/** A partition's label: its sides, "→" between them when it cuts one way. */
+export const partitionLabel = (m: FaultLabelMark): string =>
+  "partition " + (m.groups ?? []).map((g) => "{" + g.join(", ") + "}").join(m.oneWay ? " → " : " | ");

@@ -20,7 +20,9 @@ export const delay = defineFault({
       ctx.note("end", flat(links));
     });
   },
-  real: { mechanism: "proxy-condition" },
+  real: { mechanism: "proxy-condition", does: "delay every chunk" },
+  semantics: { instant: false, holdsUpProgress: true },
+  looks: { family: "delay", timeline: { at: "network", label: (m) => "delay +" + m.fmtDur((m.num("extraMs") ?? 0) * 1000) + ": " + m.who } },
   report: { start: (m) => `messages between ${m.who} are delayed by ${m.num("extraMs")} ms${m.dur}${m.note}` },
   describe: (s) => `delay ${linkList(s.links!)} by ${s.extraMs} ms${forDuration(s)}`,
 });

@@ -30,6 +30,8 @@ export const duplicate = defineFault({
     refused:
       "the links are TCP connections, which deliver each byte once (the receiving kernel drops a duplicated segment), so duplication needs a proxy that replays whole requests of each design's protocol; not in real mode yet",
   },
+  semantics: { instant: false, holdsUpProgress: true },
+  looks: { family: "duplicate", timeline: { at: "span" } },
   report: { start: (m) => `messages between ${m.who} are duplicated at rate ${m.num("duplicateRate")}${m.dur}${m.note}` },
   describe: (s) => `duplicate ${Math.round(s.duplicateRate! * 100)}% of messages on ${linkList(s.links!)}${forDuration(s)}`,
 });

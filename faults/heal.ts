@@ -11,7 +11,9 @@ export const heal = defineFault({
     ctx.sim.network.healAll();
     ctx.note("start", []);
   },
-  real: { mechanism: "proxy-cut" },
+  real: { mechanism: "proxy-heal" },
+  semantics: { instant: true, holdsUpProgress: false, ends: "all" },
+  looks: { family: "partition", timeline: { at: "network", style: "healing", label: () => "heal" } },
   report: { start: (m) => `the network heals${m.note}` },
   describe: () => "heal the network",
 });

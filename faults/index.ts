@@ -1,4 +1,4 @@
-import type { FaultKindDef, FaultSpace, FastCheck, FaultStepFields, RealSupport } from "./def.js";
+import type { FaultKindDef, FaultSemantics, FaultSpace, FastCheck, FaultStepFields, RealMechanism, RealSupport } from "./def.js";
 import type { Arbitrary } from "fast-check";
 import { pause } from "./pause.js";
 import { crash } from "./crash.js";
@@ -35,6 +35,24 @@ const COMMON_FIELDS = ["kind", "atMs", "on", "delayMs", "target", "durationMs"];
 export const FAULT_FIELDS: readonly string[] = [...new Set([...COMMON_FIELDS, ...FAULT_DEFS.flatMap((d) => d.fields), "note"])];
 
 export const realSupportOf = (kind: string): RealSupport => faultDef(kind).real;
+
+/** The real-mode mechanism a kind declares, or undefined where real mode refuses it. */
+export function mechanismOf(kind: string): RealMechanism | undefined {
+  const real = realSupportOf(kind);
+  return "mechanism" in real ? real.mechanism : undefined;
+}
+
+/** A kind whose real mechanism kills its target's process (and perhaps restarts it). */
+export function killsProcess(kind: string): boolean {
+  const m = mechanismOf(kind);
+  return m === "sigkill" || m === "sigkill-restart";
+}
+
+/** What an imported history's nemesis op of no kind of ours is taken for: a window that may hold up progress. */
+const FOREIGN: FaultSemantics = { instant: false, holdsUpProgress: true };
+
+/** What a kind means to checkers and reports (faults/def.ts); a foreign op's default otherwise. */
+export const semanticsOf = (kind: string): FaultSemantics => BY_NAME.get(kind)?.semantics ?? FOREIGN;
 
 /** Explore's choices over a space, in rank order (the order fixes what a seed draws). */
 export function exploreChoices(fc: FastCheck, s: FaultSpace): Array<Arbitrary<FaultStepFields>> {

@@ -1,4 +1,4 @@
-import { defineFault, exploreAt, exploreLasting, forDuration, type Link } from "./def.js";
+import { defineFault, exploreAt, exploreLasting, forDuration, type Link, partitionLabel } from "./def.js";
 
 export const isolate = defineFault({
   name: "isolate",
@@ -18,6 +18,8 @@ export const isolate = defineFault({
     ctx.cutFor(isolate.links!(step, all), { groups: [[t], all.filter((x) => x !== t)] });
   },
   real: { mechanism: "proxy-cut" },
+  semantics: { instant: false, holdsUpProgress: true },
+  looks: { family: "partition", timeline: { at: "network", band: "sides", label: partitionLabel } },
   explore: {
     rank: 6,
     arb(fc, s) {

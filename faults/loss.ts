@@ -13,7 +13,9 @@ export const loss = defineFault({
   apply(ctx, step) {
     conditionFor(ctx, step, "lossRate", step.lossRate!);
   },
-  real: { mechanism: "proxy-condition" },
+  real: { mechanism: "proxy-condition", does: "lose chunks TCP's way (late by an RTO)" },
+  semantics: { instant: false, holdsUpProgress: true },
+  looks: { family: "loss", timeline: { at: "network", label: (m) => "loss " + m.num("lossRate") + ": " + m.who } },
   explore: {
     rank: 8,
     arb(fc, s) {

@@ -1,4 +1,4 @@
-import { defineFault, exploreAny, exploreAt, exploreLasting, forDuration, type Link } from "./def.js";
+import { defineFault, exploreAny, exploreAt, exploreLasting, forDuration, type Link, partitionLabel } from "./def.js";
 
 export const partition = defineFault({
   name: "partition",
@@ -28,6 +28,8 @@ export const partition = defineFault({
     ctx.cutFor(partition.links!(step, []), { groups: step.groups, oneWay: step.oneWay });
   },
   real: { mechanism: "proxy-cut" },
+  semantics: { instant: false, holdsUpProgress: true },
+  looks: { family: "partition", timeline: { at: "network", band: "sides", label: partitionLabel } },
   explore: {
     rank: 7,
     arb(fc, s) {

@@ -15,6 +15,12 @@ export const pause = defineFault({
     ctx.later(() => ctx.note("end", [t]));
   },
   real: { mechanism: "stop-signal" },
+  semantics: { instant: false, holdsUpProgress: true, stopsTarget: true },
+  looks: {
+    family: "pause",
+    familyByRole: true,
+    timeline: { at: "span", style: "hatched", label: (m) => "paused" + (m.durUs !== null ? " " + m.fmtDur(m.durUs) : "") },
+  },
   explore: {
     rank: 1,
     arb(fc, s) {

@@ -11,7 +11,9 @@ export const restart = defineFault({
     ctx.sim.restart(t);
     ctx.note("start", [t]);
   },
-  real: { mechanism: "restart", limits: "real mode restarts servers, not clients, yet" },
+  real: { mechanism: "sigkill-restart", limits: "real mode restarts servers, not clients, yet" },
+  semantics: { instant: true, holdsUpProgress: false, ends: "lost-state" },
+  looks: { family: "crash", timeline: { at: "point", style: "triangle", label: () => "restart" } },
   explore: {
     rank: 5,
     arb(fc, s) {

@@ -1,13 +1,19 @@
 import type { RawFault, RawScenario } from "./play.js";
+import { findFaultDef } from "../faults/index.js";
 
 /**
  * The fault timeline the student edits: one row per fault step on the run's true-time
  * axis. A bar's body or left edge moves the start (atMs, or delayMs after its trigger
- * event), its right edge the duration (a pause, a crash, a partition's window), a clock
- * jump's arrow head its size. Every handle also takes the arrow keys (100 ms, with
- * Shift 1 s), and the table below the axis has each value as a number field.
+ * event), its right edge the duration (a pause, a crash, a partition's window), and the
+ * arrow head of a kind with a size (a clock jump's deltaMs: its `looks.playgroundSize`)
+ * that size. Every handle also takes the arrow keys (100 ms, with Shift 1 s), and the
+ * table below the axis has each value as a number field.
  */
-type Field = "start" | "duration" | "jump";
+/** "start", "duration", or the name of the kind's size handle ("jump"). */
+type Field = string;
+
+/** The size a kind lets the playground edit, if any (faults/<kind>.ts). */
+const sizeOf = (f: RawFault) => findFaultDef(f.kind)?.looks.playgroundSize;
 type Edit = (raw: RawScenario) => void;
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -80,7 +86,7 @@ class FaultEditor {
   private valueOf(i: number, field: Field): number {
     const f = this.raw().faults![i]!;
     if (field === "duration") return f.durationMs ?? 0;
-    if (field === "jump") return f.deltaMs ?? 0;
+    if (field !== "start") return (f[sizeOf(f)!.field] as number | undefined) ?? 0;
     return this.startOf(i) ?? 0;
   }
   private startOf(i: number): number | null {
@@ -97,7 +103,7 @@ class FaultEditor {
     return (r) => {
       const f = r.faults![i]!;
       if (field === "duration") f.durationMs = Math.max(SNAP_MS, Math.round(v));
-      else if (field === "jump") f.deltaMs = Math.round(v);
+      else if (field !== "start") f[sizeOf(f)!.field] = Math.round(v);
       else if (f.atMs !== undefined) f.atMs = Math.max(0, Math.round(v - (f.delayMs ?? 0)));
       // Triggered by an event: the start moves by changing the delay after the trigger.
       else f.delayMs = Math.max(0, Math.round(v - (fired - (f.delayMs ?? 0))));
@@ -156,12 +162,13 @@ class FaultEditor {
       g.appendChild(el("rect", { x: x0, y: y - 9, width: Math.max(2, x1 - x0), height: 18, class: "bar" }));
       this.handle(g, i, "start", x0, y, `${f.kind} ${i + 1} start, ms`);
       this.handle(g, i, "duration", x1, y, `${f.kind} ${i + 1} duration, ms`);
-    } else if (f.kind === "clock-jump") {
+    } else if (sizeOf(f)) {
+      const size = sizeOf(f)!;
       const x0 = this.xOf(s);
-      const x1 = this.xOf(s + this.shown(i, "jump"));
-      g.appendChild(el("line", { x1: x0, x2: x1, y1: y, y2: y, class: "jump" }));
-      this.handle(g, i, "start", x0, y, `clock jump ${i + 1} time, ms`);
-      this.handle(g, i, "jump", x1, y, `clock jump ${i + 1} size, ms`);
+      const x1 = this.xOf(s + this.shown(i, size.handle));
+      g.appendChild(el("line", { x1: x0, x2: x1, y1: y, y2: y, class: size.handle }));
+      this.handle(g, i, "start", x0, y, `${size.name} ${i + 1} time, ms`);
+      this.handle(g, i, size.handle, x1, y, `${size.name} ${i + 1} size, ms`);
     } else {
       this.handle(g, i, "start", this.xOf(s), y, `${f.kind} ${i + 1} time, ms`);
     }
@@ -201,14 +208,15 @@ function drawFaultTable(host: HTMLElement, faults: RawFault[], onEdit: (e: Edit)
     name.textContent = `${i + 1}. ${f.kind}${f.target ? " " + f.target : ""}`;
     if (f.note) name.title = f.note;
     tr.appendChild(name);
+    const size = sizeOf(f);
     const cells: Array<[string, keyof RawFault, boolean]> = [
       [f.atMs !== undefined ? "at (ms)" : "delay after its trigger (ms)", f.atMs !== undefined ? "atMs" : "delayMs", true],
       ["lasts (ms)", "durationMs", f.durationMs !== undefined],
-      ["jump (ms)", "deltaMs", f.kind === "clock-jump"],
+      [size?.column ?? "", size?.field ?? "", size !== undefined],
     ];
     for (const [label, key, on] of cells) {
       const td = document.createElement("td");
-      if (on) td.appendChild(numberField(label, f, i, key, onEdit));
+      if (on) td.appendChild(numberField(label, f, i, key, onEdit, key === size?.field && size.signed === true));
       tr.appendChild(td);
     }
     return tr;
@@ -216,7 +224,7 @@ function drawFaultTable(host: HTMLElement, faults: RawFault[], onEdit: (e: Edit)
   host.replaceChildren(...rows);
 }
 
-function numberField(label: string, f: RawFault, i: number, key: keyof RawFault, onEdit: (e: Edit) => void): HTMLElement {
+function numberField(label: string, f: RawFault, i: number, key: keyof RawFault, onEdit: (e: Edit) => void, signed: boolean): HTMLElement {
   const lab = document.createElement("label");
   lab.textContent = label + " ";
   const input = document.createElement("input");
@@ -227,7 +235,6 @@ function numberField(label: string, f: RawFault, i: number, key: keyof RawFault,
   input.dataset.key = String(key);
   input.addEventListener("change", () => {
     const v = Number(input.value);
-    const signed = key === "deltaMs";
     if (input.value.trim() === "" || !Number.isFinite(v) || (!signed && v < 0)) {
       input.setCustomValidity(`${String(key)}: expected a number${signed ? "" : " ≥ 0"}`);
       input.reportValidity();

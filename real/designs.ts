@@ -3,7 +3,8 @@
 // defaults are the simulator's; each design's real-plan.ts (in its folder) refuses an option
 // real mode cannot honour before anything starts, and says what it runs without.
 import { InputError } from "../sim/errors.js";
-import type { Scenario } from "../scenarios/schema.js";
+import type { FaultStep, Scenario } from "../scenarios/schema.js";
+import { faultDef, mechanismOf } from "../faults/index.js";
 import { designByName } from "../designs/index.js";
 import { REAL_SIDES } from "../designs/real-sides.js";
 import type { RealDesignPlan } from "../designs/real-plan.js";
@@ -21,13 +22,9 @@ export function designServerIds(d: RealDesignPlan): string[] {
  */
 function cutsServerLinks(s: Scenario, simServers: readonly string[]): boolean {
   const server = (id: string): boolean => simServers.includes(id);
-  return s.faults.some((f) =>
-    f.kind === "isolate"
-      ? f.target !== undefined && server(f.target)
-      : f.kind === "partition"
-        ? (f.groups ?? []).filter((g) => g.some(server)).length >= 2
-        : f.kind === "cut" && (f.links ?? []).some(([a, b]) => server(a) && server(b)),
-  );
+  const processes = [...simServers, ...s.clients.map((c) => c.id)];
+  const cut = (f: FaultStep) => (mechanismOf(f.kind) === "proxy-cut" ? (faultDef(f.kind).links?.(f, processes) ?? []) : []);
+  return s.faults.some((f) => cut(f).some(([a, b]) => server(a) && server(b)));
 }
 
 /** The real-mode plan of the scenario's design; InputError if real mode cannot run it as written. */

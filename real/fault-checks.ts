@@ -3,6 +3,7 @@
 // real/aof-cut.ts). Like real/run-checks.ts, a failure makes the run no evidence.
 import type { FakeClock, ClockReading } from "./faketime.js";
 import type { FaultLog } from "./faults.js";
+import { killsProcess, mechanismOf } from "../faults/index.js";
 import type { RealPlan } from "./plan.js";
 import type { RunCheck } from "./run-checks.js";
 
@@ -33,7 +34,7 @@ const PROCESS_START_BEFORE_PING_MS_MAX = 30_000;
  */
 export function clientClockChecks(plan: RealPlan, faults: readonly FaultLog[], evidence: readonly ClientClockEvidence[]): RunCheck[] {
   const checks: RunCheck[] = [];
-  const jumps = faults.filter((f) => f.kind === "clock-jump" && plan.fakeClocks[f.target] !== undefined);
+  const jumps = faults.filter((f) => mechanismOf(f.kind) === "clock-step" && plan.fakeClocks[f.target] !== undefined);
   if (jumps.length > 0) {
     const bad = jumps.filter((f) => !f.wall || Math.abs(f.wall.stepMs - (plan.faults[f.step]?.step.deltaMs ?? 0)) > JUMP_SEEN_TOLERANCE_MS);
     checks.push({
@@ -81,7 +82,7 @@ export function clientClockChecks(plan: RealPlan, faults: readonly FaultLog[], e
 export function hostCrashTargets(plan: RealPlan): string[] {
   if (plan.design.cluster || plan.design.failover) return [];
   const ids = new Set(plan.design.redis.map((r) => r.id));
-  return [...new Set(plan.faults.filter((f) => (f.step.kind === "crash" || f.step.kind === "restart") && ids.has(f.target)).map((f) => f.target))];
+  return [...new Set(plan.faults.filter((f) => killsProcess(f.step.kind) && ids.has(f.target)).map((f) => f.target))];
 }
 
 /**
@@ -90,7 +91,7 @@ export function hostCrashTargets(plan: RealPlan): string[] {
  */
 export function hostCrashChecks(plan: RealPlan, faults: readonly FaultLog[]): RunCheck[] {
   const targets = new Set(hostCrashTargets(plan));
-  const crashes = faults.filter((f) => (f.kind === "crash" || f.kind === "restart") && targets.has(f.target) && f.stoppedUs !== undefined);
+  const crashes = faults.filter((f) => killsProcess(f.kind) && targets.has(f.target) && f.stoppedUs !== undefined);
   if (crashes.length === 0) return [];
   const everysec = new Set(plan.design.redis.filter((r) => r.aof === "everysec").map((r) => r.id));
   const missed = crashes.filter((f) => everysec.has(f.target) && f.aofCut === undefined);

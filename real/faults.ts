@@ -192,10 +192,11 @@ export class RealFaults {
     if (!("mechanism" in real)) return Promise.reject(new Error(`fault kind ${pf.step.kind} is refused in real mode: ${real.refused}`));
     const mechanisms: Record<RealMechanism, (pf: PlannedFault) => Promise<FaultLog | undefined>> = {
       "stop-signal": (p) => this.pause(p),
-      crash: (p) => this.crash(p),
-      restart: (p) => this.restart(p),
-      "clock-jump": (p) => this.clockJump(p),
+      sigkill: (p) => this.crash(p),
+      "sigkill-restart": (p) => this.restart(p),
+      "clock-step": (p) => this.clockJump(p),
       "proxy-cut": (p) => this.network(p),
+      "proxy-heal": (p) => this.heal(p),
       "proxy-condition": (p) => this.linkCondition(p),
     };
     return mechanisms[real.mechanism](pf);
@@ -216,7 +217,7 @@ export class RealFaults {
     const startUs = this.clock.nowUs();
     const log: FaultLog = {
       step: pf.index,
-      kind: "crash",
+      kind: pf.step.kind,
       target: t.id,
       trigger: pf.trigger.kind,
       durationMs,
@@ -225,7 +226,7 @@ export class RealFaults {
     };
     this.log.push(log);
     const named = t.resolved && t.id !== pf.target ? { named: pf.target, as: "the leader when the step fired" } : {};
-    this.history.nemesis(startUs, "crash", { phase: "start", step: pf.index, targets: [t.id], ...named, ...(pf.step.note ? { note: pf.step.note } : {}) });
+    this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets: [t.id], ...named, ...(pf.step.note ? { note: pf.step.note } : {}) });
     if (!proc || !proc.isLive()) throw new Error(`fault step ${pf.index}: ${t.id} is not running`);
     this.down.add(t.id);
     this.aofTicks.get(t.id)?.hostDown();
@@ -241,14 +242,25 @@ export class RealFaults {
     return log;
   }
 
+  /** heal: every proxied link heals at once. Noted as faults/apply.ts notes it. */
+  private async heal(pf: PlannedFault): Promise<FaultLog | undefined> {
+    if (this.stopped || (!this.proxies && !this.peerLinks)) return undefined;
+    const startUs = Math.max(0, this.clock.nowUs());
+    const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs: pf.step.durationMs ?? 0, startUs };
+    this.log.push(log);
+    this.proxies?.healAll();
+    this.peerLinks?.healAll();
+    log.stoppedUs = startUs;
+    this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets: [], ...(pf.step.note ? { note: pf.step.note } : {}) });
+    return log;
+  }
+
   /**
    * partition/cut/isolate: the proxies of its links hold bytes from now on; with a duration,
-   * those links heal when it has passed. heal: every link heals. Noted as faults/apply.ts notes them.
+   * those links heal when it has passed. Noted as faults/apply.ts notes them.
    */
   private async network(pf: PlannedFault): Promise<FaultLog | undefined> {
     if (this.stopped || (!this.proxies && !this.peerLinks)) return undefined;
-    const proxies = this.proxies;
-    const peers = this.peerLinks;
     const via = (a: string, b: string) => this.via(a, b);
     // A step naming the preferred leader means the leader: it and the current leader swap places.
     const named = pf.leader ? this.preferredLeader : undefined;
@@ -261,20 +273,13 @@ export class RealFaults {
     const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs, startUs };
     this.log.push(log);
     const note = pf.step.note ? { note: pf.step.note } : {};
-    if (pf.step.kind === "heal") {
-      proxies?.healAll();
-      peers?.healAll();
-      log.stoppedUs = startUs;
-      this.history.nemesis(startUs, "heal", { phase: "start", step: pf.index, targets: [], ...note });
-      return log;
-    }
     const links = (pf.links ?? []).map(([a, b]): [string, string] => [swap(a), swap(b)]);
     if (now !== undefined) log.resolvedTarget = now;
     for (const [a, b] of links) via(a, b)?.cutLink(a, b);
     log.stoppedUs = this.clock.nowUs();
     const targets = [...new Set(links.flat())];
     const groups = pf.step.groups?.map((g) => g.map(swap));
-    const shape = pf.step.kind === "partition" ? { groups, oneWay: pf.step.oneWay } : {};
+    const shape = pf.step.groups !== undefined ? { groups, oneWay: pf.step.oneWay } : {};
     const as = log.resolvedTarget && log.resolvedTarget !== named ? { leader: { named, as: log.resolvedTarget, why: "the leader when the step fired" } } : {};
     this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets, ...shape, links, ...as, ...note });
     if (pf.step.durationMs !== undefined) {
@@ -302,7 +307,8 @@ export class RealFaults {
     const links = pf.links ?? [];
     const conds = links.flatMap(([a, b]) => this.via(a, b)?.conditionsOf(a, b) ?? []);
     const before = conds.map((c) => [c.lostChunks, c.resends] as const);
-    const delay = pf.step.kind === "delay";
+    // A delay adds extraMs to every chunk; a loss draws losses at lossRate.
+    const delay = pf.step.extraMs !== undefined;
     for (const c of conds) {
       if (delay) c.extraUs = (pf.step.extraMs ?? 0) * 1000;
       else c.lossOverride = pf.step.lossRate ?? 0;
@@ -351,9 +357,9 @@ export class RealFaults {
     const file = this.clientClocks.get(pf.target);
     const deltaMs = pf.step.deltaMs ?? 0;
     const startUs = this.clock.nowUs();
-    const log: FaultLog = { step: pf.index, kind: "clock-jump", target: pf.target, trigger: pf.trigger.kind, durationMs: 0, startUs };
+    const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs: 0, startUs };
     this.log.push(log);
-    this.history.nemesis(startUs, "clock-jump", {
+    this.history.nemesis(startUs, pf.step.kind, {
       phase: "start",
       step: pf.index,
       targets: [pf.target],
@@ -380,9 +386,9 @@ export class RealFaults {
     const port = this.redisPorts.get(pf.target);
     const deltaMs = pf.step.deltaMs ?? 0;
     const startUs = this.clock.nowUs();
-    const log: FaultLog = { step: pf.index, kind: "clock-jump", target: pf.target, trigger: pf.trigger.kind, durationMs: 0, startUs, emulated: "PTTL shift" };
+    const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs: 0, startUs, emulated: "PTTL shift" };
     this.log.push(log);
-    this.history.nemesis(startUs, "clock-jump", {
+    this.history.nemesis(startUs, pf.step.kind, {
       phase: "start",
       step: pf.index,
       targets: [pf.target],
@@ -402,7 +408,7 @@ export class RealFaults {
     const t = await this.targetOf(pf);
     const proc = this.processOf(t.id);
     const startUs = this.clock.nowUs();
-    const log: FaultLog = { step: pf.index, kind: "restart", target: t.id, trigger: pf.trigger.kind, durationMs: 0, startUs };
+    const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: t.id, trigger: pf.trigger.kind, durationMs: 0, startUs };
     this.log.push(log);
     if (!proc) throw new Error(`fault step ${pf.index}: no process ${t.id}`);
     if (proc.isLive()) {
@@ -445,7 +451,7 @@ export class RealFaults {
     const startUs = this.clock.nowUs();
     const log: FaultLog = { step: pf.index, kind: pf.step.kind, target: pf.target, trigger: pf.trigger.kind, durationMs, startUs };
     this.log.push(log);
-    this.history.nemesis(startUs, "pause", {
+    this.history.nemesis(startUs, pf.step.kind, {
       phase: "start",
       step: pf.index,
       targets: [pf.target],
@@ -479,9 +485,9 @@ export class RealFaults {
     return log;
   }
 
-  private noteEnd(target: string, s: { step: number; noted: boolean }, atUs = this.clock.nowUs()): void {
+  private noteEnd(target: string, s: { step: number; noted: boolean; log: FaultLog }, atUs = this.clock.nowUs()): void {
     s.noted = true;
-    this.history.nemesis(atUs, "pause", { phase: "end", step: s.step, targets: [target] });
+    this.history.nemesis(atUs, s.log.kind, { phase: "end", step: s.step, targets: [target] });
   }
 
   /** SIGCONT at entry.untilUs; a timer that fires a little early (libuv's ms clock) is re-armed. */

@@ -17,9 +17,9 @@ export type { RealNemesis };
 
 function describe(st: FaultStep): string {
   const what =
-    st.kind === "partition"
-      ? `partition ${JSON.stringify(st.groups)}`
-      : st.kind === "cut" || st.kind === "delay" || st.kind === "loss"
+    st.groups !== undefined
+      ? `${st.kind} ${JSON.stringify(st.groups)}`
+      : st.links !== undefined
         ? `${st.kind} ${JSON.stringify(st.links)}`
         : `${st.kind} ${st.target ?? ""}`.trim();
   return `${what} at ${st.atMs} ms${st.durationMs !== undefined ? ` for ${st.durationMs} ms` : ""}`;

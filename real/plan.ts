@@ -45,7 +45,7 @@
 import { InputError } from "../sim/errors.js";
 import type { EventType } from "../sim/history.js";
 import { conditionLinks, type FaultStep, type Scenario } from "../scenarios/schema.js";
-import { faultDef, realSupportOf } from "../faults/index.js";
+import { faultDef, killsProcess, mechanismOf, realSupportOf } from "../faults/index.js";
 import { designServerIds, planDesign } from "./designs.js";
 import { REDIS_CLOCK_WHY, type AofMode, type RealDesignPlan } from "../designs/real-plan.js";
 import { REAL_SIDES } from "../designs/real-sides.js";
@@ -89,7 +89,7 @@ export interface PlannedFault {
 /** A step real mode performs on the proxied links (cut or conditioned), by its kind's declared mechanism. */
 function isNetworkStep(step: FaultStep): boolean {
   const real = realSupportOf(step.kind);
-  return "mechanism" in real && (real.mechanism === "proxy-cut" || real.mechanism === "proxy-condition");
+  return "mechanism" in real && (real.mechanism === "proxy-cut" || real.mechanism === "proxy-heal" || real.mechanism === "proxy-condition");
 }
 
 /**
@@ -128,7 +128,7 @@ function linksOf(
     }
     // A partition that lists the storage on one side: servers never talk to it (nothing to
     // cut); a client's storage calls go over its control connection, which is not cut — said so.
-    if (step.kind === "partition" && (a === RESOURCE_ID || b === RESOURCE_ID)) {
+    if (step.groups !== undefined && (a === RESOURCE_ID || b === RESOURCE_ID)) {
       const other = a === RESOURCE_ID ? b : a;
       if (clients.has(other)) storageDropped.add(other);
       continue;
@@ -149,7 +149,7 @@ function linksOf(
       `${at}: the links between ${[...storageDropped].join(", ")} and the storage: the storage is in the driver, reached over the control connection, which is not cut (a write it sends during the partition arrives)`,
     );
   if (dropped.size > 0) notApplied.push(`${at}: ${[...dropped].join(", ")} exist only in the simulator's larger cluster; their links are not cut`);
-  if (out.length === 0 && step.kind !== "heal") field(at, "no proxied link left to cut");
+  if (out.length === 0 && mechanismOf(step.kind) !== "proxy-heal") field(at, "no proxied link left to cut");
   return out;
 }
 
@@ -183,10 +183,7 @@ export interface RealPlan {
   nemesis?: RealNemesis;
 }
 
-const stopSignal = (step: FaultStep): boolean => {
-  const real = realSupportOf(step.kind);
-  return "mechanism" in real && real.mechanism === "stop-signal";
-};
+const stopSignal = (step: FaultStep): boolean => mechanismOf(step.kind) === "stop-signal";
 
 /**
  * Why a fault kind is refused, or what its mechanism does not reach yet (declared in
@@ -240,10 +237,10 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
   const fakeClocks: Record<string, FakeClock> = {};
   for (const id of clientIds) {
     const c = s.clocks[id];
-    const jumps = faults.some((f) => f.step.kind === "clock-jump" && f.target === id);
+    const jumps = faults.some((f) => mechanismOf(f.step.kind) === "clock-step" && f.target === id);
     if (jumps || (c && (c.offsetMs !== 0 || c.driftPpm !== 0))) fakeClocks[id] = { offsetMs: c?.offsetMs ?? 0, driftPpm: c?.driftPpm ?? 0 };
   }
-  if (linkConditions.some((c) => (c.settings.lossRate ?? 0) > 0) || faults.some((f) => f.step.kind === "loss")) notApplied.push(LOSS_AS_TCP);
+  if (linkConditions.some((c) => (c.settings.lossRate ?? 0) > 0) || faults.some((f) => f.step.lossRate !== undefined)) notApplied.push(LOSS_AS_TCP);
   const proxied = linkConditions.length > 0 || faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b)));
   const peerProxied = design.cluster !== undefined && faults.some((f) => f.links?.some(([a, b]) => serverIds.has(a) && serverIds.has(b)));
   return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied, linkConditions, fakeClocks, peerProxied };
@@ -289,7 +286,7 @@ function planNetworkStep(step: FaultStep, index: number, at: string, what: strin
   // The peer proxies carry their connections through the same pipe and delay line as the
   // client proxies (real/pipe.ts). Only a cut resolves the named leader to the current one so far.
   const peerLink = links.find(([a, b]) => peer(a, b) && (a === cluster?.preferredLeader || b === cluster?.preferredLeader));
-  if ((step.kind === "delay" || step.kind === "loss") && peerLink)
+  if (mechanismOf(step.kind) === "proxy-condition" && peerLink)
     field(
       at,
       `${what}: the link ${peerLink[0]} → ${peerLink[1]} names designOptions.preferredLeader, which real mode resolves to the current leader for cuts only; expected a delay or loss of links between members named as they are`,
@@ -314,7 +311,8 @@ function planProcessStep(step: FaultStep, index: number, at: string, what: strin
   const cluster = design.cluster;
   // Redis servers of redis-failover run without persistence, so a SIGKILL loses all a host crash would.
   const redisCrashable = design.failover !== undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
-  const serverCrash = (step.kind === "crash" || step.kind === "restart") && (cluster !== undefined || redisCrashable);
+  const kills = killsProcess(step.kind);
+  const serverCrash = kills && (cluster !== undefined || redisCrashable);
   if (design.failover && step.target !== undefined && !clientIds.has(step.target) && !redisCrashable) {
     field(
       `${at}.target`,
@@ -322,24 +320,20 @@ function planProcessStep(step: FaultStep, index: number, at: string, what: strin
     );
   }
   // A redis-server's clock jump is emulated by shifting its TTLs (real/ttl-shift.ts); said so with the run.
-  const redisJump = step.kind === "clock-jump" && cluster === undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
+  const clockStep = mechanismOf(step.kind) === "clock-step";
+  const redisJump = clockStep && cluster === undefined && step.target !== undefined && design.redis.some((r) => r.id === step.target);
   if (redisJump)
     notApplied.push(
       `${at}: the clock-jump of ${step.target} (${step.deltaMs} ms) is emulated: every TTL on it shifted by that much at once (PTTL shift), as redis-server cannot run under libfaketime`,
     );
   // A client's clock jump is real: its process runs under libfaketime (real/faketime.ts).
-  const clientJump = step.kind === "clock-jump" && step.target !== undefined && clientIds.has(step.target);
+  const clientJump = clockStep && step.target !== undefined && clientIds.has(step.target);
   if (clientJump && !faketimeAvailable())
     field(at, `${what}: a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
   const clientClocksWhy = clientJump ? design.clientClocksWhy?.() : undefined;
   if (clientClocksWhy) field(at, `${what}: ${clientClocksWhy}`);
   // A plain redis-server's crash is a host crash, emulated by cutting its AOF (real/aof-cut.ts).
-  const plainRedisCrash =
-    (step.kind === "crash" || step.kind === "restart") &&
-    cluster === undefined &&
-    !design.failover &&
-    step.target !== undefined &&
-    design.redis.some((r) => r.id === step.target);
+  const plainRedisCrash = kills && cluster === undefined && !design.failover && step.target !== undefined && design.redis.some((r) => r.id === step.target);
   if (plainRedisCrash) notApplied.push(`${at}: ${hostCrashNote(design.redis.find((r) => r.id === step.target)!.aof)}`);
   if (!stopSignal(step) && !serverCrash && !redisJump && !clientJump && !plainRedisCrash) {
     field(

@@ -13,6 +13,7 @@
 // Informational: fault steps whose trigger never happened (the simulator would not fire them either).
 import type { HistoryEvent } from "../sim/history.js";
 import { NEMESIS } from "../sim/history.js";
+import { killsProcess, mechanismOf } from "../faults/index.js";
 import type { FaultLog } from "./faults.js";
 import type { RealPlan } from "./plan.js";
 import { RESOURCE_ID } from "./storage.js";
@@ -29,10 +30,10 @@ export function checkRun(
   allFaults: readonly FaultLog[],
   clients: ReadonlyArray<{ id: string; misordered: number }>,
 ): RunCheck[] {
-  const pauses = allFaults.filter((f) => f.kind === "pause");
+  const pauses = allFaults.filter((f) => mechanismOf(f.kind) === "stop-signal");
   return [
-    ...crashChecks(allFaults.filter((f) => f.kind === "crash" || f.kind === "restart")),
-    ...jumpChecks(allFaults.filter((f) => f.kind === "clock-jump" && f.emulated !== undefined)),
+    ...crashChecks(allFaults.filter((f) => killsProcess(f.kind))),
+    ...jumpChecks(allFaults.filter((f) => mechanismOf(f.kind) === "clock-step" && f.emulated !== undefined)),
     ...pauseChecks(pauses),
     frozenCheck(pauses, history),
     stampOrderCheck(clients),

@@ -19,6 +19,7 @@ import { RealFaults, type FaultLog } from "./faults.js";
 import { RunHistory } from "./history.js";
 import type { RealNemesis, RealPlan } from "./plan.js";
 import type { NemesisSimRow } from "./nemesis.js";
+import { mechanismOf } from "../faults/index.js";
 import { GATE_GO_FILE, type ClientConfig, type FromClient, type StorageRequest, type WireEvent } from "./protocol.js";
 import { DriverStorage, RESOURCE_ID } from "./storage.js";
 import { checkRun, type RunCheck } from "./run-checks.js";
@@ -275,7 +276,7 @@ class RealRun {
       gates: plan.faults.flatMap((pf) => {
         const t = pf.trigger;
         if (t.kind !== "gate" || t.process !== c.id) return [];
-        const holdAfter = pf.step.kind === "pause" && pf.target === c.id;
+        const holdAfter = mechanismOf(pf.step.kind) === "stop-signal" && pf.target === c.id;
         return [{ gateId: t.gateId, f: t.f, type: t.type, nth: t.nth, ...(holdAfter ? { holdAfter } : {}) }];
       }),
       gateTimeoutMs: loadTolerantMs(5_000) + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),

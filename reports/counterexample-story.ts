@@ -1,5 +1,6 @@
 import type { HistoryEvent } from "../sim/history.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
+import { findFaultDef } from "../faults/index.js";
 import type { RunRecord } from "./types.js";
 import { buildRunView, faultSentence, fmtMs, type RunView } from "./run-view.js";
 import { isRegisterModel, linearizationOf, opWords } from "./linearization.js";
@@ -36,26 +37,13 @@ export function lockIdentity(s: Pick<Scenario, "design" | "designOptions">): str
   return extra.length > 0 ? `${s.design} (${extra.join(", ")})` : s.design;
 }
 
-const FAMILY: Record<string, string> = {
-  crash: "crash",
-  restart: "crash",
-  partition: "partition",
-  isolate: "partition",
-  heal: "partition",
-  "clock-jump": "clock",
-  "clock-drift": "clock",
-  pause: "pause",
-  delay: "delay",
-  loss: "loss",
-  cut: "loss",
-};
-
-/** Fault families, sorted, with "of a client" / "of a server" where the target says. */
+/** Fault families as each kind declares its own (faults/<kind>.ts), sorted, with "of a client" / "of a server" where the target says. */
 export function faultFamilies(faults: readonly FaultStep[], clientIds: ReadonlySet<string>): string[] {
   const out = new Set<string>();
   for (const f of faults) {
-    const family = FAMILY[f.kind] ?? f.kind;
-    const role = (family === "pause" || family === "clock") && f.target ? (clientIds.has(f.target) ? " of a client" : " of a server") : "";
+    const looks = findFaultDef(f.kind)?.looks;
+    const family = looks?.family ?? f.kind;
+    const role = looks?.familyByRole && f.target ? (clientIds.has(f.target) ? " of a client" : " of a server") : "";
     out.add(family + role);
   }
   return [...out].sort();

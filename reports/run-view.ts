@@ -5,7 +5,7 @@ import type { TraceRecord } from "../sim/simulation.js";
 import type { RedisCommandTrace } from "../services/redis/server.js";
 import { describeNote } from "./notes.js";
 import { registerOpText, valueWords } from "./linearization.js";
-import { findFaultDef } from "../faults/index.js";
+import { findFaultDef, semanticsOf } from "../faults/index.js";
 import type { FaultReportMark } from "../faults/def.js";
 import {
   HOLD_END,
@@ -346,13 +346,16 @@ function buildFaults(history: readonly HistoryEvent[], laneOf: Map<string, numbe
   }
   // A crash with no end of its own ends at the target's next restart.
   for (const f of faults) {
-    if (f.kind !== "crash" || f.e !== null) continue;
-    const r = faults.find((g) => g.kind === "restart" && g.s >= f.s && g.lanes.some((l) => f.lanes.includes(l)));
+    if (semanticsOf(f.kind).losesVolatileState !== true || f.e !== null) continue;
+    const r = faults.find((g) => semanticsOf(g.kind).ends === "lost-state" && g.s >= f.s && g.lanes.some((l) => f.lanes.includes(l)));
     f.e = r ? r.s : null;
   }
   // Faults still in force at the end of the history (a partition never healed) end there,
   // except the instant ones.
-  for (const f of faults) if (f.e === null && !INSTANT.has(f.kind) && f.kind !== "crash") f.e = endUs;
+  for (const f of faults) {
+    const s = semanticsOf(f.kind);
+    if (f.e === null && !s.instant && s.losesVolatileState !== true) f.e = endUs;
+  }
   return faults;
 }
 
@@ -409,7 +412,7 @@ export function buildRoles(history: readonly HistoryEvent[], laneOf: Map<string,
   const open = new Map<number, RoleBand>();
   const crashAfter = (lane: number, t: number, until: number): number => {
     let end = until;
-    for (const f of faults) if (f.kind === "crash" && f.lanes.includes(lane) && f.s >= t && f.s < end) end = f.s;
+    for (const f of faults) if (semanticsOf(f.kind).losesVolatileState === true && f.lanes.includes(lane) && f.s >= t && f.s < end) end = f.s;
     return end;
   };
   for (const e of history) {
@@ -427,8 +430,6 @@ export function buildRoles(history: readonly HistoryEvent[], laneOf: Map<string,
   for (const [lane, b] of open) b.e = crashAfter(lane, b.s, endUs);
   return bands;
 }
-
-const INSTANT = new Set(["clock-jump", "heal", "restart"]);
 
 interface HoldLike {
   process?: string;
@@ -562,7 +563,7 @@ function buildSteps(v: RunView): StoryStep[] {
   }
   v.faults.forEach((f, i) => {
     steps.push({ t: f.s, text: faultSentence(v, f), ref: { kind: "fault", i }, tone: "fault" });
-    if (f.e !== null && f.e < v.endUs && !INSTANT.has(f.kind)) {
+    if (f.e !== null && f.e < v.endUs && !semanticsOf(f.kind).instant) {
       steps.push({ t: f.e, text: faultEndSentence(v, f), ref: { kind: "fault", i }, tone: "fault" });
     }
   });

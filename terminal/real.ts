@@ -6,6 +6,13 @@ import { loadText } from "../real/load.js";
 import { nemesisRowLine } from "../real/nemesis.js";
 import type { RealSummary } from "../real/summary.js";
 import { checksHold } from "../real/summary.js";
+import { realSupportOf, mechanismOf } from "../faults/index.js";
+
+/** What a kind's proxy condition does to the bytes, as its definition says. */
+const does = (kind: string): string => {
+  const real = realSupportOf(kind);
+  return ("does" in real ? real.does : undefined) ?? "condition every chunk";
+};
 
 const mark = (v: boolean | string): string => (v === true ? "ok  " : v === false ? "FAIL" : "??  ");
 
@@ -40,9 +47,10 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
   lines.push(...whatRanLines(r));
   for (const n of r.real.notApplied) lines.push(`  not applied: ${n}`);
   for (const f of r.real.faults) {
-    if (f.kind === "partition" || f.kind === "cut" || f.kind === "isolate" || f.kind === "heal") {
+    const mechanism = mechanismOf(f.kind);
+    if (mechanism === "proxy-cut" || mechanism === "proxy-heal") {
       const healed =
-        f.kind === "heal"
+        mechanism === "proxy-heal"
           ? ""
           : f.resumedUs !== undefined
             ? `, healed after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms`
@@ -52,24 +60,24 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
       );
       continue;
     }
-    if (f.kind === "delay" || f.kind === "loss") {
+    if (mechanism === "proxy-condition") {
       const ended = f.resumedUs !== undefined ? `, ended after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", in force to the run's end";
       const lost = f.loss ? ` (${f.loss.lostChunks} chunk(s) lost, ${f.loss.resends} resend(s) modelled)` : "";
       lines.push(
-        `  fault step ${f.step}: ${f.kind} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies ${f.kind === "delay" ? "delay every chunk" : "lose chunks TCP's way (late by an RTO)"}${lost}${ended}`,
+        `  fault step ${f.step}: ${f.kind} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies ${does(f.kind)}${lost}${ended}`,
       );
       continue;
     }
-    if (f.kind === "clock-jump") {
+    if (mechanism === "clock-step") {
       const done = f.wall
         ? `libfaketime file rewritten: the child's Date.now() ${f.wall.beforeMs} → ${f.wall.afterMs}, a step of ${f.wall.stepMs} ms beyond its monotonic clock`
         : f.keys
           ? `emulated (${f.emulated}): ${f.keys.shifted} key TTL(s) shifted, ${f.keys.deleted} key(s) expired at once, in ${(((f.stoppedUs ?? f.startUs) - f.startUs) / 1000).toFixed(1)} ms`
           : "NOT applied";
-      lines.push(`  fault step ${f.step}: clock-jump of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${done}`);
+      lines.push(`  fault step ${f.step}: ${f.kind} of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${done}`);
       continue;
     }
-    if (f.kind !== "pause") {
+    if (mechanism !== "stop-signal") {
       const killed = f.stoppedUs !== undefined ? `killed ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGKILL` : "NOT seen dead";
       const back =
         f.resumedUs === undefined

@@ -18,6 +18,7 @@
  */
 import { InputError } from "../../sim/errors.js";
 import { NEMESIS, type HistoryEvent } from "../../sim/history.js";
+import { endsLostState, losesState } from "../fault-semantics.js";
 
 export interface PairingRules {
   /** How fields are spelled in error messages: ":type" (EDN) or "type" (JSONL). */
@@ -32,7 +33,8 @@ export interface PairingRules {
   show: (f: string) => string;
 }
 
-const CRASH_KINDS: ReadonlySet<string> = new Set(["crash", "kill", "restart"]);
+/** A nemesis op after which its target starts afresh: one that loses its state (a crash, a :kill) or brings it back. */
+const restartsTarget = (kind: string): boolean => losesState(kind) || endsLostState(kind);
 
 function targetsOf(e: HistoryEvent): string[] {
   const t = (e.value as { targets?: unknown } | undefined)?.targets;
@@ -51,7 +53,7 @@ export function checkPairing(events: readonly HistoryEvent[], lines: readonly nu
     const e = events[i]!;
     const line = lines[i] ?? i + 1;
     if (rules.unpairedProcesses.has(e.process)) {
-      if (e.process === NEMESIS && CRASH_KINDS.has(e.f)) for (const t of targetsOf(e)) crashed.add(t);
+      if (e.process === NEMESIS && restartsTarget(e.f)) for (const t of targetsOf(e)) crashed.add(t);
       continue;
     }
     const pending = open.get(e.process);

@@ -7,6 +7,7 @@ import * as d3 from "d3";
 import { fmtDur, fmtT, tickFormatFor } from "../format.js";
 import { BAD, D, H, ML, MR, S, dpr, holdsBy, laneId, lanes, lockName, grantName, lowerBound, nHolds } from "./model.js";
 import { showTip } from "./tooltip.js";
+import { timelineOf } from "./fault-looks.js";
 
 const C = D.clocks;
 interface Series {
@@ -149,7 +150,7 @@ function drawClockLines(clockG: Group, yC: d3.ScaleLinear<number, number>, color
     .attr("stroke-width", (d) => (d.s.flat ? 1 : 2))
     .attr("stroke", (d) => (d.s.flat ? "#b0b7bf" : color(d.s.id)))
     .attr("d", (d) => line(d.pts));
-  const jumps = D.faults.filter((f) => f.kind === "clock-jump");
+  const jumps = D.faults.filter((f) => timelineOf(f).onClockChart === true);
   clockG
     .selectAll("line.jump")
     .data(jumps)

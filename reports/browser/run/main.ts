@@ -16,7 +16,7 @@ import {
   ML,
   MR,
   MT,
-  NET_KINDS,
+  onNetRow,
   NET_ROW,
   S,
   WR,
@@ -169,7 +169,7 @@ function refSpan(ref: string): Span | null {
       return { s: D.notes[i]!.t, e: D.notes[i]!.t, l0: D.notes[i]!.lane, l1: D.notes[i]!.lane };
     case "fault": {
       const f = D.faults[i]! as (typeof D.faults)[number] & { row?: number };
-      if (NET_KINDS[f.kind]) return { s: f.s, e: faultEnd(f), l0: -1, l1: -1, row: f.row };
+      if (onNetRow(f)) return { s: f.s, e: faultEnd(f), l0: -1, l1: -1, row: f.row };
       return { s: f.s, e: faultEnd(f), l0: Math.min(...f.lanes), l1: Math.max(...f.lanes) };
     }
     case "violation": {

@@ -7,6 +7,7 @@
 import * as d3 from "d3";
 import type { RunView } from "../../run-view-types.js";
 import { unpackView } from "../unpack.js";
+import { downToEnd, timelineOf } from "./fault-looks.js";
 
 export type AnySel = d3.Selection<any, any, any, any>;
 
@@ -112,9 +113,10 @@ export function lowerBoundPlain(arr: number[], v: number): number {
 }
 
 // ---------- layout ----------
-export const NET_KINDS: Record<string, 1> = { partition: 1, isolate: 1, cut: 1, delay: 1, loss: 1, heal: 1 };
+/** A fault drawn in the network rows above the lanes (its kind's `looks` say so). */
+export const onNetRow = (f: Fault): boolean => timelineOf(f).at === "network";
 export type Fault = RunView["faults"][number] & { row?: number };
-export const netFaults: Fault[] = D.faults.filter((f) => NET_KINDS[f.kind]);
+export const netFaults: Fault[] = D.faults.filter(onNetRow);
 export const hasNet = netFaults.length > 0;
 // Network faults that overlap in time get rows of their own in the network lane.
 const netRowEnds: number[] = [];
@@ -134,7 +136,7 @@ export const laneY = (l: number): number => top0 + l * LANE_H;
 export const plotH = (hasNet ? NET_H : 0) + lanes.length * LANE_H;
 export const totalH = MT + plotH + MB;
 
-export const faultEnd = (f: Fault): number => (f.e === null ? (f.kind === "crash" ? D.endUs : f.s) : f.e);
+export const faultEnd = (f: Fault): number => (f.e === null ? (downToEnd(f) ? D.endUs : f.s) : f.e);
 
 /**
  * Where the axis ends: the last thing drawn, plus a little room, not the scenario's

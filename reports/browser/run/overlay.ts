@@ -5,29 +5,10 @@
  */
 import * as d3 from "d3";
 import { fmtDur, fmtT, tickFormatFor } from "../format.js";
-import {
-  BAD,
-  D,
-  H,
-  LANE_H,
-  ML,
-  MT,
-  NET_H,
-  NET_KINDS,
-  NET_ROW,
-  S,
-  faultEnd,
-  hasNet,
-  laneId,
-  laneY,
-  lanes,
-  plotH,
-  resourceLane,
-  stats,
-  type Fault,
-} from "./model.js";
+import { BAD, D, H, LANE_H, ML, MT, NET_H, NET_ROW, S, faultEnd, hasNet, laneId, laneY, lanes, plotH, resourceLane, stats, type Fault } from "./model.js";
 import { faultLabel, faultTip, noteTip, type Tip } from "./tooltip.js";
 import type { Layers } from "./layers.js";
+import { timelineOf } from "./fault-looks.js";
 import { drawRoles } from "./roles.js";
 
 const SIDE_COLORS = ["#dbe8ff", "#ffe3d6", "#e2f5dc", "#f3e0f7"];
@@ -109,6 +90,7 @@ interface Band {
   s: number;
   e: number;
   cls: string;
+  band: "down" | "clock" | "sides";
   side?: number;
 }
 interface FaultMarkD {
@@ -144,13 +126,14 @@ function drawFaultBands(L: Layers, a: number, b: number): void {
   const bands: Band[] = [];
   D.faults.forEach((f: Fault, fi) => {
     const e = faultEnd(f);
-    if (f.kind === "crash" || f.kind === "clock-drift") {
-      for (const l of f.lanes) bands.push({ f, fi, l, s: f.s, e, cls: f.kind });
-    } else if ((f.kind === "partition" || f.kind === "isolate") && f.groups) {
+    const band = timelineOf(f).band;
+    if (band === "down" || band === "clock") {
+      for (const l of f.lanes) bands.push({ f, fi, l, s: f.s, e, cls: f.kind, band });
+    } else if (band === "sides" && f.groups) {
       f.groups.forEach((g, gi) => {
         for (const id of g) {
           const l = lanes.findIndex((x) => x.id === id);
-          if (l >= 0) bands.push({ f, fi, l, s: f.s, e, cls: "side", side: gi });
+          if (l >= 0) bands.push({ f, fi, l, s: f.s, e, cls: "side", band, side: gi });
         }
       });
     }
@@ -164,7 +147,7 @@ function drawFaultBands(L: Layers, a: number, b: number): void {
     .attr("width", (d) => Math.max(2, Math.min(ML + W + 2, X(d.e)) - Math.max(ML - 2, X(d.s))))
     .attr("y", (d) => laneY(d.l) + (d.cls === "side" ? 0 : 1))
     .attr("height", (d) => (d.cls === "side" ? LANE_H : LANE_H - 2))
-    .attr("fill", (d) => (d.cls === "crash" ? "#c9c9c9" : d.cls === "side" ? SIDE_COLORS[d.side! % SIDE_COLORS.length]! : "#e8f1ff"));
+    .attr("fill", (d) => (d.band === "down" ? "#c9c9c9" : d.band === "sides" ? SIDE_COLORS[d.side! % SIDE_COLORS.length]! : "#e8f1ff"));
 }
 
 /** Fault labels and markers in the overlay: network faults in their rows, the rest on their lanes. */
@@ -178,8 +161,9 @@ function drawFaultMarks(L: Layers, a: number, b: number): void {
   D.faults.forEach((f: Fault, fi) => {
     const e = faultEnd(f);
     if (!vis(f.s, e)) return;
-    if (NET_KINDS[f.kind]) fm.push({ f, fi, type: "net", y: MT + 3 + (f.row ?? 0) * NET_ROW, s: f.s, e });
-    else if (f.kind === "clock-jump" || f.kind === "restart") for (const l of f.lanes) fm.push({ f, fi, type: "point", y: laneY(l), s: f.s, e: f.s, l });
+    const at = timelineOf(f).at;
+    if (at === "network") fm.push({ f, fi, type: "net", y: MT + 3 + (f.row ?? 0) * NET_ROW, s: f.s, e });
+    else if (at === "point") for (const l of f.lanes) fm.push({ f, fi, type: "point", y: laneY(l), s: f.s, e: f.s, l });
     else for (const l of f.lanes) fm.push({ f, fi, type: "span", y: laneY(l), s: f.s, e, l });
   });
   stats.faultsDrawn = fm.length;
@@ -202,7 +186,7 @@ function drawFaultMarks(L: Layers, a: number, b: number): void {
       const w = Math.max(3, x1 - x0);
       g.select("path")
         .attr("d", "M" + x0 + "," + d.y + "h" + w + "v" + (NET_ROW - 3) + "h" + -w + "z")
-        .attr("fill", d.f.kind === "heal" ? "#2e7d32" : "#3b6fb6")
+        .attr("fill", timelineOf(d.f).style === "healing" ? "#2e7d32" : "#3b6fb6")
         .attr("opacity", 0.85);
       // The label goes inside the bar when it fits, else just after it, in dark text.
       const nl = faultLabel(d.f);
@@ -217,9 +201,10 @@ function drawFaultMarks(L: Layers, a: number, b: number): void {
         .text(nl);
     } else if (d.type === "point") {
       const cy = d.y + LANE_H / 2;
+      const triangle = timelineOf(d.f).style === "triangle";
       g.select("path")
-        .attr("d", d.f.kind === "restart" ? "M" + x0 + "," + (d.y + 3) + "l6,10l-12,0z" : "M" + x0 + "," + (cy - 7) + "l7,7l-7,7l-7,-7z")
-        .attr("fill", d.f.kind === "restart" ? "#2e7d32" : "#8e44ad")
+        .attr("d", triangle ? "M" + x0 + "," + (d.y + 3) + "l6,10l-12,0z" : "M" + x0 + "," + (cy - 7) + "l7,7l-7,7l-7,-7z")
+        .attr("fill", triangle ? "#2e7d32" : "#8e44ad")
         .attr("stroke", "#fff");
       g.select("text")
         .attr("x", x0 + 9)
@@ -231,8 +216,8 @@ function drawFaultMarks(L: Layers, a: number, b: number): void {
       const sw = Math.max(3, Math.min(ML + W + 2, x1) - sx0);
       g.select("path")
         .attr("d", "M" + sx0 + "," + (d.y + 1) + "h" + sw + "v" + (LANE_H - 2) + "h" + -sw + "z")
-        .attr("fill", d.f.kind === "pause" ? "url(#hatch-ov)" : "none")
-        .attr("stroke", d.f.kind === "pause" ? "#c99a00" : "#777")
+        .attr("fill", timelineOf(d.f).style === "hatched" ? "url(#hatch-ov)" : "none")
+        .attr("stroke", timelineOf(d.f).style === "hatched" ? "#c99a00" : "#777")
         .attr("stroke-dasharray", "3,2");
       const lw = Math.min(ML + W, x1) - Math.max(ML, x0);
       const sl = faultLabel(d.f);

@@ -4,6 +4,7 @@
  */
 import * as d3 from "d3";
 import { fmtDur, fmtT } from "../format.js";
+import { faultLabelOf } from "./fault-looks.js";
 import {
   A,
   D,
@@ -11,7 +12,7 @@ import {
   H,
   HOLD_END_WORDS,
   LANE_H,
-  NET_KINDS,
+  onNetRow,
   RELEASE_WORDS,
   RO,
   regOpsBy,
@@ -126,33 +127,7 @@ export function noteTip(i: number): Tip {
 }
 
 export function faultLabel(f: Fault): string {
-  const who = f.lanes.map(laneId).join(", ");
-  switch (f.kind) {
-    case "pause":
-      return "paused" + (f.e !== null ? " " + fmtDur(f.e - f.s) : "");
-    case "crash":
-      return "crashed";
-    case "restart":
-      return "restart";
-    case "clock-jump":
-      return "clock " + (f.deltaMs! >= 0 ? "+" : "−") + fmtDur(Math.abs(f.deltaMs!) * 1000);
-    case "clock-drift":
-      return "drift " + f.driftPpm + " ppm";
-    case "partition":
-    case "isolate":
-      return "partition " + (f.groups ?? []).map((g) => "{" + g.join(", ") + "}").join(f.oneWay ? " → " : " | ");
-    case "heal":
-      return "heal";
-    case "delay":
-      return "delay +" + fmtDur((f.extraMs ?? 0) * 1000) + ": " + who;
-    case "loss":
-      return "loss " + f.lossRate + ": " + who;
-    case "cut":
-      return "links cut: " + who;
-    default:
-      // An imported history's nemesis op: its name and what it did.
-      return f.note ? f.kind + " " + f.note : f.kind;
-  }
+  return faultLabelOf(f, laneId);
 }
 export function faultTip(f: Fault): Tip {
   const rows: Array<[string, string]> = [
@@ -246,7 +221,7 @@ export function canvasHit(mx: number, my: number): { tip: Tip; ref: string } | n
   // a fault band on this lane
   for (let fi = 0; fi < D.faults.length; fi++) {
     const f = D.faults[fi]!;
-    if (f.lanes.indexOf(l) >= 0 && f.s <= t && t <= faultEnd(f) && !NET_KINDS[f.kind]) return { tip: faultTip(f), ref: "fault:" + fi };
+    if (f.lanes.indexOf(l) >= 0 && f.s <= t && t <= faultEnd(f) && !onNetRow(f)) return { tip: faultTip(f), ref: "fault:" + fi };
   }
   return null;
 }
