@@ -171,7 +171,7 @@ export function recheckCommand(file: string, opts: CheckOptions): string {
 
 /** A folder given as the history is refused naming it (not --format), with the run's history.jsonl if it has one. */
 function refuseFolder(file: string): void {
-  let folder = false;
+  let folder: boolean;
   try {
     folder = statSync(file).isDirectory();
   } catch {
