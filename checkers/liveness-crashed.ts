@@ -35,10 +35,18 @@ interface Pending {
 export class CrashedHolders {
   private readonly pending: Pending[] = [];
   private readonly out: Required<CrashedHoldersVerdict> = { stuck: [], stuckTotal: 0, judged: 0 };
-  /** Per client and lock: its latest grant, and whether a release of it was sent. */
-  private readonly grants = new Map<string, { lock: string; grantId?: string; ttlMs?: number; released: boolean }>();
-  /** Per lock, each client's last answered acquire. */
-  private readonly lastAnswered = new Map<string, Map<string, { index: number; endUs: number }>>();
+  /**
+   * Per client, per lock: its latest grant until a release of it is sent (nothing reads
+   * it after). By client, so a release or a crash looks at that client's grants alone,
+   * and the map holds live grants only, not every client and lock there has been.
+   */
+  private readonly grants = new Map<string, Map<string, { lock: string; grantId?: string; ttlMs?: number }>>();
+  /**
+   * Per lock, the acquires answered at the latest instant one was, by client. A crash
+   * counts as waiting a client whose last answer came at or after it, and the history
+   * comes in time order, so only answers of the crash's own instant can count.
+   */
+  private readonly lastAnswered = new Map<string, { atUs: number; byClient: Map<string, { index: number; endUs: number }> }>();
   /** Acquires in flight per lock: client -> its invoke's index. */
   private readonly acquiring = new Map<string, Map<string, number>>();
   /** Per lock, clients with an acquire that never got a definite answer, by the first one's index. */
@@ -89,9 +97,13 @@ export class CrashedHolders {
     const lock = invoke.lock ?? "lock";
     this.acquiring.get(lock)?.delete(invoke.process);
     if (complete.type === "info") this.markNever(lock, invoke);
-    const answered = this.lastAnswered.get(lock) ?? new Map<string, { index: number; endUs: number }>();
-    this.lastAnswered.set(lock, answered);
-    answered.set(invoke.process, { index: invoke.index, endUs: complete.timeUs });
+    let answered = this.lastAnswered.get(lock);
+    if (answered === undefined) this.lastAnswered.set(lock, (answered = { atUs: complete.timeUs, byClient: new Map() }));
+    else if (complete.timeUs > answered.atUs) {
+      answered.atUs = complete.timeUs;
+      answered.byClient.clear();
+    }
+    answered.byClient.set(invoke.process, { index: invoke.index, endUs: complete.timeUs });
   }
 
   private unanswered(invoke: HistoryEvent): void {
@@ -109,20 +121,17 @@ export class CrashedHolders {
   granted(lock: string, client: string, atUs: number, grantId: string | undefined, ttlMs: number | undefined): void {
     for (const p of this.pending)
       if (p.holder.lock === lock && p.holder.client !== client && atUs > p.holder.crashUs && atUs <= p.holder.deadlineUs) p.regranted = true;
-    this.grants.set(`${lock}\u0000${client}`, {
-      lock,
-      ...(grantId !== undefined ? { grantId } : {}),
-      ...(ttlMs !== undefined ? { ttlMs } : {}),
-      released: false,
-    });
+    let mine = this.grants.get(client);
+    if (mine === undefined) this.grants.set(client, (mine = new Map()));
+    mine.set(lock, { lock, ...(grantId !== undefined ? { grantId } : {}), ...(ttlMs !== undefined ? { ttlMs } : {}) });
   }
 
   private releaseSent(e: HistoryEvent): void {
+    const mine = this.grants.get(e.process);
+    if (mine === undefined) return;
     const g = (e.value as { grantId?: unknown } | undefined)?.grantId;
-    for (const [k, held] of this.grants) {
-      if (!k.endsWith(`\u0000${e.process}`)) continue;
-      if (held.grantId === undefined || held.grantId === g) held.released = true;
-    }
+    for (const [lock, held] of mine) if (held.grantId === undefined || held.grantId === g) mine.delete(lock);
+    if (mine.size === 0) this.grants.delete(e.process);
   }
 
   faultChanged(atUs: number, before: boolean, after: boolean): void {
@@ -132,8 +141,10 @@ export class CrashedHolders {
   }
 
   clientCrashed(client: string, atUs: number, faultActive: boolean): void {
-    for (const [k, held] of this.grants) {
-      if (!k.endsWith(`\u0000${client}`) || held.released) continue;
+    const mine = this.grants.get(client);
+    if (mine === undefined) return;
+    this.grants.delete(client);
+    for (const held of mine.values()) {
       const grantTtlMs = this.ctx.sessionTimeoutMs ?? held.ttlMs ?? this.ttlMs;
       const drift = 1 + (this.ctx.clockDriftPpmMax ?? 0) / 1e6;
       const deadlineUs = atUs + grantTtlMs * 1000 * (drift + RETRY_SLACK_FRACTION);
@@ -146,14 +157,13 @@ export class CrashedHolders {
         waiters: this.waitingAt(held.lock, client, atUs),
       };
       this.pending.push({ holder, regranted: false, faultAtCrash: faultActive, faultLater: false });
-      held.released = true;
     }
   }
 
   /** Clients other than `client` waiting on `lock` now, in the order of their acquires. */
   private waitingAt(lock: string, client: string, atUs: number): string[] {
     const first = new Map<string, number>();
-    for (const [c, a] of this.lastAnswered.get(lock) ?? []) if (c !== client && a.endUs >= atUs) first.set(c, a.index);
+    for (const [c, a] of this.lastAnswered.get(lock)?.byClient ?? []) if (c !== client && a.endUs >= atUs) first.set(c, a.index);
     for (const m of [this.acquiring.get(lock), this.neverAnswered.get(lock)])
       for (const [c, index] of m ?? []) if (c !== client) first.set(c, Math.min(first.get(c) ?? Infinity, index));
     return [...first].sort((a, b) => a[1] - b[1]).map(([c]) => c);
