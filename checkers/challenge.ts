@@ -106,13 +106,14 @@ const RULE_WORDS: Record<DerivedRule, string> = {
 
 function judgeOverlap(history: readonly HistoryEvent[], acquires: readonly Operation[]): Judged {
   const holds = beliefs(history);
+  const ofLock = byLock(holds);
   let count = 0;
   let first: { granted: Hold; other: Hold } | undefined;
   for (const h of holds) {
     // Both beliefs non-empty and meeting: a grant whose validity was gone on arrival believed nothing.
-    const other = holds.find(
-      (o) => o.lock === h.lock && o.process !== h.process && o.acquireIndex < h.acquireIndex && o.endUs > h.startUs && h.endUs > h.startUs,
-    );
+    const other = ofLock
+      .get(h.lock)!
+      .find((o) => o.lock === h.lock && o.process !== h.process && o.acquireIndex < h.acquireIndex && o.endUs > h.startUs && h.endUs > h.startUs);
     if (!other) continue;
     count++;
     first ??= { granted: h, other };
@@ -176,9 +177,10 @@ function whyNoOverlap(holds: readonly Hold[], acquires: readonly Operation[]): s
   }
   const lock = holds[0]!.lock;
   const holders = [...new Set(holds.filter((h) => h.lock === lock).map((h) => h.process))];
+  const acquiresOf = byLock(acquires);
   // The waits that ended without the lock while someone else held it: the usual reason nothing met.
   for (const h of holds) {
-    const lost = acquires.filter((o) => o.lock === h.lock && o.process !== h.process && o.outcome !== "ok" && o.startUs < h.endUs && endOf(o) > h.startUs);
+    const lost = (acquiresOf.get(h.lock) ?? []).filter((o) => o.process !== h.process && o.outcome !== "ok" && o.startUs < h.endUs && endOf(o) > h.startUs);
     if (lost.length === 0) continue;
     const waiter = lost[0]!.process;
     return `${waiter} never held ${h.lock} while ${h.process} believed it did: ${waitStory(acquires, lost[0]!)}; ${h.process} held it from ${sec(h.startUs)} to ${sec(h.endUs)} (${ending(h)})`;
@@ -193,12 +195,13 @@ function whyNoOverlap(holds: readonly Hold[], acquires: readonly Operation[]): s
 function judgeExpiry(history: readonly HistoryEvent[], acquires: readonly Operation[]): Judged {
   const holds = computeHolds(history);
   const released = releasesThatFreed(history);
+  const ofLock = byLock(holds);
   let count = 0;
   let first: { taken: Hold; by: Hold } | undefined;
   for (const h of holds) {
     const freedUs = released.get(h.grantId) ?? Infinity;
     if (h.endedBy === "end-of-history") continue;
-    const by = holds.find((o) => o.lock === h.lock && o.process !== h.process && o.acquireIndex > h.acquireIndex && o.startUs < freedUs);
+    const by = ofLock.get(h.lock)!.find((o) => o.process !== h.process && o.acquireIndex > h.acquireIndex && o.startUs < freedUs);
     if (!by) continue;
     count++;
     first ??= { taken: h, by };
@@ -221,11 +224,12 @@ function releasesThatFreed(history: readonly HistoryEvent[]): Map<string, number
 
 function judgeServed(history: readonly HistoryEvent[], acquires: readonly Operation[]): Judged {
   const holds = computeHolds(history);
+  const ofLock = byLock(holds);
   let count = 0;
   let first: { op: Operation; held: Hold } | undefined;
   for (const o of acquires) {
     if (o.outcome !== "ok") continue;
-    const held = holds.find((h) => h.lock === o.lock && h.process !== o.process && h.startUs < o.endUs && h.endUs > o.startUs);
+    const held = ofLock.get(o.lock)?.find((h) => h.process !== o.process && h.startUs < o.endUs && h.endUs > o.startUs);
     if (!held) continue;
     count++;
     first ??= { op: o, held };
@@ -236,14 +240,15 @@ function judgeServed(history: readonly HistoryEvent[], acquires: readonly Operat
 
 function judgeDuringRelease(ops: readonly Operation[], acquires: readonly Operation[]): Judged {
   const releases = ops.filter((o) => o.f === "release");
+  const releasesOf = byLock(releases);
   let count = 0;
   let first: { op: Operation; rel: Operation } | undefined;
   for (const o of acquires) {
     if (o.outcome !== "ok") continue;
     // Granted after the release was invoked and before it was answered (or never answered).
-    const rel = releases.find(
-      (r) => r.lock === o.lock && r.process !== o.process && r.startUs < o.endUs && (r.complete === undefined || r.complete.timeUs > o.endUs),
-    );
+    const rel = releasesOf
+      .get(o.lock)
+      ?.find((r) => r.process !== o.process && r.startUs < o.endUs && (r.complete === undefined || r.complete.timeUs > o.endUs));
     if (!rel) continue;
     count++;
     first ??= { op: o, rel };
@@ -254,13 +259,13 @@ function judgeDuringRelease(ops: readonly Operation[], acquires: readonly Operat
 }
 
 function judgeWaits(acquires: readonly Operation[], waitedMsMin: number | undefined): Judged {
-  const grantsUs = acquires.filter((o) => o.outcome === "ok").map((o) => ({ lock: o.lock, atUs: o.endUs }));
+  const grantsUs = byLock(acquires.filter((o) => o.outcome === "ok").map((o) => ({ lock: o.lock, atUs: o.endUs })));
   let count = 0;
   let longest: { op: Operation; waitedUs: number; boundMs: number } | undefined;
   for (const o of acquires) {
     const boundMs = waitedMsMin ?? (o.invoke.value as { ttlMs?: number } | undefined)?.ttlMs ?? 0;
     // The wait ends at its own grant, or at the first grant to anyone else meanwhile.
-    const other = grantsUs.filter((g) => g.lock === o.lock && g.atUs > o.startUs && g.atUs < endOf(o)).map((g) => g.atUs);
+    const other = (grantsUs.get(o.lock) ?? []).filter((g) => g.atUs > o.startUs && g.atUs < endOf(o)).map((g) => g.atUs);
     const untilUs = Math.min(endOf(o), ...other);
     const waitedUs = untilUs - o.startUs;
     if (waitedUs < boundMs * 1000) continue;
@@ -270,6 +275,21 @@ function judgeWaits(acquires: readonly Operation[], waitedMsMin: number | undefi
   if (longest) return { challenged: true, count, why: waitedWhy(longest.op, longest.waitedUs, longest.boundMs) };
   const bound = waitedMsMin !== undefined ? `${waitedMsMin} ms` : "one TTL";
   return { challenged: false, count: 0, why: `no client waited ${bound} or more for a lock nobody was granted: every wait was served or given up sooner` };
+}
+
+/**
+ * The items of each lock, in their order: a judge's search for another client's hold,
+ * grant or release of the same lock looks at that lock's alone (over every hold of every
+ * lock, 1000 clients on 1000 locks took 27 s).
+ */
+function byLock<T extends { lock?: string }>(items: readonly T[]): Map<string | undefined, T[]> {
+  const out = new Map<string | undefined, T[]>();
+  for (const x of items) {
+    const mine = out.get(x.lock);
+    if (mine === undefined) out.set(x.lock, [x]);
+    else mine.push(x);
+  }
+  return out;
 }
 
 /** An op as the sentences below need it. */
