@@ -6,6 +6,7 @@ import { lockstepVersion } from "../harness/version.js";
 import { COMMANDS } from "./commands/index.js";
 import { printable, printableLines } from "../terminal/printable.js";
 import { writeErr, writeOut } from "./stdio.js";
+import { exitCodesHelp } from "./exit-help.js";
 
 export { useDirectStdio, wroteToStream } from "./stdio.js";
 
@@ -17,6 +18,11 @@ export { useDirectStdio, wroteToStream } from "./stdio.js";
  * unknown names, malformed files) print one clear line and exit 2; nothing prints a
  * stack trace unless it is a bug.
  */
+/** Defaults in --help as a user types them (20, runs/compare), not as JSON strings ("20", "runs/compare"). */
+function showDefaultsPlain(cmd: Command): void {
+  for (const o of cmd.options) if (typeof o.defaultValue === "string" && o.defaultValueDescription === undefined) o.defaultValueDescription = o.defaultValue;
+}
+
 export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command();
   program
@@ -29,8 +35,12 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
   const asked = argv[0] === "help" ? argv[1] : argv[0];
   const wanted = COMMANDS.find((c) => c.name === asked);
   for (const spec of COMMANDS) {
-    if (spec === wanted) (await spec.load())(program);
-    else {
+    if (spec === wanted) {
+      (await spec.load())(program);
+      const cmd = program.commands.find((c) => c.name() === spec.name)!;
+      cmd.addHelpText("after", exitCodesHelp(spec.name));
+      showDefaultsPlain(cmd);
+    } else {
       const summary = program.command(spec.name).description(spec.summary);
       if (spec.args) summary.argument(spec.args);
     }

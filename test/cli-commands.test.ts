@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { Command } from "commander";
 import { COMMANDS } from "../cli/commands/index.js";
 import { buildProgram } from "../cli/main.js";
+import { EXIT } from "../harness/exit-codes.js";
+import { defaultWorkers } from "../harness/sweep/threads.js";
 
 // The top-level help is built from cli/commands/index.ts without loading any command;
 // each summary must say what the loaded command says of itself.
@@ -28,5 +30,39 @@ describe("lazy command registry", () => {
     expect(run.options).toHaveLength(0);
     const full = await buildProgram(["run"]);
     expect(full.commands.find((c) => c.name() === "run")!.options.length).toBeGreaterThan(0);
+  });
+});
+
+// Every command's --help ends with its exit codes and shows defaults as a user types them.
+describe("each command's --help", () => {
+  const helpOf = async (name: string): Promise<string> => {
+    let text = "";
+    const program = await buildProgram([name]);
+    const cmd = program.commands.find((c) => c.name() === name)!;
+    cmd.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+    cmd.outputHelp();
+    return text;
+  };
+
+  for (const spec of COMMANDS) {
+    it(`${spec.name}: exit codes, 2 and 1 among them; no default printed as a quoted string`, async () => {
+      const help = await helpOf(spec.name);
+      const codes = help.slice(help.indexOf("\nExit codes:\n"));
+      expect(help).toContain("\nExit codes:\n");
+      const listed = [...codes.matchAll(/^ {2}( {0,2}\d{1,3}) /gm)].map((m) => Number(m[1]));
+      expect(listed).toEqual(expect.arrayContaining([EXIT.badInput, EXIT.internal]));
+      expect(new Set(listed).size, "each code once").toBe(listed.length);
+      expect(help).not.toMatch(/\(default: "/);
+    });
+  }
+
+  it("audit lists 9 (your code); real lists 7, 1 for an invalid run, and 130; run lists 7 and 8; sweep's --workers shows this machine's number", async () => {
+    expect(await helpOf("audit")).toMatch(/\n {4}9 some attack was unsafe on the lock under test/);
+    const real = await helpOf("real");
+    for (const c of [7, 1, 130]) expect(real).toMatch(new RegExp(`\\n {2}${String(c).padStart(3)} `));
+    const run = await helpOf("run");
+    for (const c of [7, 8]) expect(run).toMatch(new RegExp(`\\n {4}${c} `));
+    expect(await helpOf("sweep")).toMatch(new RegExp(`\\(default: ${defaultWorkers()}, this machine's cores\\)`));
+    expect(await helpOf("compare")).toMatch(/--out <dir> +output directory \(default: runs\/compare\)/);
   });
 });

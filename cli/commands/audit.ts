@@ -88,7 +88,7 @@ export function registerAudit(program: Command): void {
     .option("--seeds <n>", "seeds per attack", "50")
     .option("--attacks <names>", "comma-separated attack names (default: the whole catalogue)")
     .option("--out <dir>", "write audit.html, audit.json and the counterexamples here")
-    .option("--workers <n>", "runs in parallel: this thread and n-1 worker threads (default: the machine's cores)")
+    .option("--workers <n>", `runs in parallel: this thread and n-1 worker threads (default: ${defaultWorkers()}, this machine's cores)`)
     .option("--shard <i/n>", "run only the i-th of n slices of the attacks, dealt in turn (combine the audit.json files with `lockstep merge`)")
     .option(
       "--confirm-real [n]",

@@ -52,7 +52,7 @@ export function registerCompare(program: Command): void {
     .option("--lock <adapter>", "add a column for a lock library: a built-in adapter or a path to your own adapter module (one Redis node)")
     .option("--attacks [list]", "rows are attacks compiled for each design (docs/attacks.md): the list given, or the whole catalogue")
     .requiredOption("--seeds <N|A..B>", "seeds per cell: N for 1..N, or a range")
-    .option("--workers <n>", "worker threads (default: the machine's cores)")
+    .option("--workers <n>", `worker threads (default: ${defaultWorkers()}, this machine's cores)`)
     .option("--out <dir>", "output directory", join("runs", "compare"))
     .option("--failing-max <k>", "failing seeds listed per cell summary", "20")
     .option(

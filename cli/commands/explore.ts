@@ -30,9 +30,6 @@ import { referenceOf } from "../../harness/audit/audit.js";
 import type { LockUnderTest } from "../../attacks/index.js";
 import { explainCounterexample, failureSignature, likeShipped, lockIdentity, type FailureSignature } from "../../reports/counterexample-story.js";
 
-/** What `lockstep help explore` says after the options; docs/sweeps.md says the same. */
-export const EXPLORE_EXIT_CODES = "Exit codes: 3 a counterexample was found (written to --out), 0 none within --runs, 2 bad input, 1 a lockstep bug.";
-
 export interface ExploreFlags {
   lock?: string;
   design: string;
@@ -93,7 +90,6 @@ export function registerExplore(program: Command): void {
       "--differential",
       "with --lock: look only for runs where the library is unsafe and the reference recipe (the seeds' SET NX PX, or node-redlock on N nodes, over the same client) is safe under the same schedule and seed: a bug in the library, not the backend's limit",
     )
-    .addHelpText("after", `\n${EXPLORE_EXIT_CODES}`)
     .action((opts: ExploreFlags) => {
       // Before the search: a bad --out should cost nothing.
       if (opts.out) checkOutputDir(opts.out);

@@ -32,7 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "list",
     args: "",
-    summary: "name the designs, scenarios, attacks and checkers lockstep knows",
+    summary: "name the designs, scenarios, attacks, causes and checkers lockstep knows",
     load: async () => (await import("./list.js")).registerList,
   },
   {

@@ -65,7 +65,7 @@ export function registerSweep(program: Command): void {
     )
     .argument("<scenario>", "a scenario name (see `lockstep list`) or a path to a scenario JSON file")
     .requiredOption("--seeds <A..B>", "the seeds to run, inclusive (e.g. 1..1000)")
-    .option("--workers <n>", "worker threads (default: the machine's cores); the result does not depend on it")
+    .option("--workers <n>", `worker threads (default: ${defaultWorkers()}, this machine's cores); the result does not depend on it`)
     .option("--shard <i/n>", "run only the i-th of n slices of the seed range (combine with `lockstep merge`)")
     .option("--out <dir>", "directory for summary.json, progress.jsonl and failing/seed-<N>/ (default: runs/sweep-<scenario>-<A>-<B>[-shard-i-of-n])")
     .option("--failing-max <k>", "failing seeds listed in the summary", "20")
