@@ -20,6 +20,7 @@
 import type { Operation } from "../../sim/history.js";
 import { mix32, type Model } from "./model.js";
 import { Memo } from "./memo.js";
+import { InfoSets } from "./info-set.js";
 
 export interface SearchBudget {
   /** Memo entries (distinct configurations) to explore before giving up. */
@@ -69,7 +70,8 @@ interface Cons {
 interface Frame<S> extends Cons {
   readonly next: Frame<S> | null;
   readonly state: S;
-  readonly infoList: Cons | null;
+  /** The info ops linearized on the way here (InfoSets' node). */
+  readonly infoSet: number;
   /** 0: first-return op; 1: walk the list; 2: info ops; 3: exhausted. */
   phase: number;
   cursor: number;
@@ -141,11 +143,9 @@ class WglSearch<S> {
   private holes = new Int32Array(16);
   private holesCount = 0;
   private holesWords = 0;
-  /** Stamps for exact comparison of info sets. */
-  private readonly stamp: Uint32Array;
-  private epoch = 0;
+  private readonly infoSets: InfoSets;
   /** A bucket is its one entry until a second shares the hash (most never do). */
-  private readonly memo: Memo<S, Cons | null>;
+  private readonly memo: Memo<S, number>;
   private statesExplored = 0;
   private steps = 0;
   private readonly stepsMax: number;
@@ -169,8 +169,8 @@ class WglSearch<S> {
     this.linkEntries(ents);
     this.indexInfoOps(infoOps);
     this.linFlag = new Uint8Array(n);
-    this.stamp = new Uint32Array(n);
-    this.memo = new Memo<S, Cons | null>(model.equal, (a, b) => this.sameInfoSet(a, b));
+    this.infoSets = new InfoSets(n);
+    this.memo = new Memo<S, number>(model.equal, (a, b) => a === b);
     this.stepsMax = budget.stepsMax ?? Infinity;
   }
 
@@ -286,6 +286,7 @@ class WglSearch<S> {
     if (ahead === 0) return;
     let r = base + 1;
     for (; ahead > 0; r++) {
+      this.steps++; // a state's own walks count as work: the budget bounds time, whatever the history's size
       if (linFlag[completed[r]]) ahead--;
       else {
         if (this.holesCount === this.holes.length) {
@@ -299,41 +300,36 @@ class WglSearch<S> {
     this.holesWords = ((r - 1 - base - 1) >>> 5) + 1;
   }
 
-  private sameInfoSet(a: Cons | null, b: Cons | null): boolean {
-    const epoch = ++this.epoch;
-    const stamp = this.stamp;
-    for (let c = a; c; c = c.next) stamp[c.id] = epoch;
-    for (let c = b; c; c = c.next) if (stamp[c.id] !== epoch) return false;
-    return true;
-  }
-
   private memoryMb(): number {
     return (this.statesExplored * MEMO_ENTRY_BYTES + this.windowWords * 4 + this.maxDepth * FRAME_BYTES) / (1024 * 1024);
   }
 
   /** Look up the current configuration; memoize it and return true if it is new. */
-  private remember(state: S, infoList: Cons | null): boolean {
+  private remember(state: S, infoSet: number): boolean {
     const key = (this.zLo ^ this.model.hash(state)) >>> 0;
-    const infoCount = infoList ? infoList.length : 0;
+    const infoCount = this.infoSets.size(infoSet);
     this.snapshotHoles();
-    if (!this.memo.addIfNew(key, this.zHi, this.linCount, this.base, infoCount, this.holes, this.holesCount, state, infoList)) return false;
+    if (!this.memo.addIfNew(key, this.zHi, this.linCount, this.base, infoCount, this.holes, this.holesCount, state, infoSet)) return false;
     this.statesExplored++;
     this.windowWords += this.holesWords;
     return true;
   }
 
-  private newFrame(state: S, via: number, parent: Frame<S> | null, infoList: Cons | null): Frame<S> {
+  private newFrame(state: S, via: number, parent: Frame<S> | null, infoSet: number): Frame<S> {
     const next = this.next;
     // The first return entry bounds which ops may go next: only those called before it.
     let node = next[this.HEAD];
-    while (node >= 0 && (node & 1) === 0) node = next[node];
+    while (node >= 0 && (node & 1) === 0) {
+      node = next[node];
+      this.steps++;
+    }
     const firstRank = node >= 0 ? node >>> 1 : -1;
     return {
       id: via,
       next: parent,
       length: parent ? parent.length + 1 : 0,
       state,
-      infoList,
+      infoSet,
       phase: firstRank >= 0 ? 0 : 1,
       cursor: next[this.HEAD],
       firstRank,
@@ -351,6 +347,7 @@ class WglSearch<S> {
       for (let node = next[this.HEAD]; node >= 0 && (node & 1) === 0; node = next[node]) {
         if (node >>> 1 !== f.firstRank) nextOps.push(ops[completed[node >>> 1]]);
       }
+      this.steps += nextOps.length;
       for (const k of model.relevantKeys(f.state, nextOps)) {
         const list = this.infoByKey.get(k);
         if (list) lists.push(list);
@@ -372,6 +369,7 @@ class WglSearch<S> {
       const list: readonly number[] = c.lists[c.listIdx];
       while (c.posIdx < list.length) {
         const op = list[c.posIdx++];
+        this.steps++;
         if (this.callPos[op] >= firstReturnPos) break;
         if (!this.linFlag[op]) return op;
       }
@@ -385,6 +383,7 @@ class WglSearch<S> {
     return { lists: this.infoListsOf(f), listIdx: 0, posIdx: 0 };
   }
 
+  /** Next candidate op of a frame, or -1 when it has none left. */
   /** Next candidate op of a frame, or -1 when it has none left. */
   private nextCandidate(f: Frame<S>): number {
     if (f.phase === 0) {
@@ -437,8 +436,8 @@ class WglSearch<S> {
   run(): SearchResult<S> {
     const { model, ops, budget } = this;
     const init = model.init();
-    this.remember(init, null);
-    const stack: Frame<S>[] = [this.newFrame(init, -1, null, null)];
+    this.remember(init, 0);
+    const stack: Frame<S>[] = [this.newFrame(init, -1, null, 0)];
     let best: { path: Cons | null; state: S; stuck: number[] } = { path: null, state: init, stuck: [] };
     while (stack.length > 0) {
       const top = stack[stack.length - 1];
@@ -465,12 +464,12 @@ class WglSearch<S> {
       // An info op that changes nothing is the same as leaving it out.
       if (isInfo && model.equal(nextState, top.state)) continue;
       this.setLin(op);
-      const infoList = isInfo ? { id: op, next: top.infoList, length: (top.infoList?.length ?? 0) + 1 } : top.infoList;
-      if (!this.remember(nextState, infoList)) {
+      const infoSet = isInfo ? this.infoSets.add(top.infoSet, op) : top.infoSet;
+      if (!this.remember(nextState, infoSet)) {
         this.clearLin(op);
         continue;
       }
-      const path = this.newFrame(nextState, op, top, infoList);
+      const path = this.newFrame(nextState, op, top, infoSet);
       stack.push(path);
       if (stack.length > this.maxDepth) this.maxDepth = stack.length;
       if (this.statesExplored >= budget.statesMax || this.memoryMb() >= budget.memoryMbMax) {

@@ -56,3 +56,32 @@ describe("work budget on every checker", () => {
     }
   });
 });
+
+describe("every linearizability model honours --steps-max, a state's walks counted", () => {
+  // Concurrent writes and reads by 8 clients, each op overlapping the next ones: many orders to try.
+  const rows = (f: (i: number) => [string, unknown, unknown]): string =>
+    Array.from({ length: 400 }, (_, i) => {
+      const [op, input, output] = f(i);
+      const p = `c${i % 8}`;
+      return [
+        JSON.stringify({ timeUs: 2 * i, process: p, type: "invoke", f: op, lock: "x", ...(input !== undefined ? { value: input } : {}) }),
+        JSON.stringify({ timeUs: 2 * i + 15, process: p, type: "ok", f: op, lock: "x", ...(output !== undefined ? { value: output } : {}) }),
+      ];
+    })
+      .flat()
+      .sort((a, b) => JSON.parse(a).timeUs - JSON.parse(b).timeUs)
+      .join("\n");
+  const cases: Array<[string, string]> = [
+    ["register", rows((i) => (i % 2 === 0 ? ["write", { value: i }, undefined] : ["read", undefined, { value: i - 1 }]))],
+    ["cas-register", rows((i) => (i % 2 === 0 ? ["write", { value: i }, undefined] : ["read", undefined, { value: i - 1 }]))],
+    ["multi-register", rows((i) => ["txn", [["w", "x", i]], [["w", "x", i]]])],
+  ];
+  for (const [model, text] of cases) {
+    it(`${model}: unknown at 50 steps, naming the flag`, () => {
+      const r = CHECKERS.find((c) => c.name === "linearizability")!.check(parseJsonlHistory(text, "h.jsonl"), { model, stepsMax: 50 });
+      expect(r.valid).toBe("unknown");
+      expect(r.summary).toMatch(/--steps-max/);
+      expect(r.stats?.steps).toBeLessThanOrEqual(50 + 1000);
+    });
+  }
+});

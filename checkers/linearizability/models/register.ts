@@ -43,20 +43,33 @@ function casArgs(op: Operation): [string, string] | undefined {
   return undefined;
 }
 
-/** The value a completed op needs the register to hold: a read's result, a cas's `from`. */
+/** The value a completed op needs the register to hold: a read's result, a cas's `from` (read once per op). */
+const needed = new WeakMap<Operation, string | undefined>();
 function neededValue(op: Operation): string | undefined {
-  if (op.f === "read" && op.outcome === "ok") return keyOf(unwrap(op.complete?.value));
-  if (op.f === "cas" && op.outcome === "ok") return casArgs(op)?.[0];
-  return undefined;
+  if (needed.has(op)) return needed.get(op);
+  let v: string | undefined;
+  if (op.f === "read" && op.outcome === "ok") v = keyOf(unwrap(op.complete?.value));
+  else if (op.f === "cas" && op.outcome === "ok") v = casArgs(op)?.[0];
+  needed.set(op, v);
+  return v;
 }
 
+/** What a write sets the register to (read once per op). */
+const written = new WeakMap<Operation, string>();
+function writtenValue(op: Operation): string {
+  let v = written.get(op);
+  if (v === undefined) written.set(op, (v = keyOf(unwrap(op.invoke.value))));
+  return v;
+}
+
+/** The values the next ops need (a handful: the ops that may go next). */
 function neededValues(ops: readonly Operation[]): string[] {
-  const out = new Set<string>();
+  const out: string[] = [];
   for (const op of ops) {
     const v = neededValue(op);
-    if (v !== undefined) out.add(v);
+    if (v !== undefined && !out.includes(v)) out.push(v);
   }
-  return [...out];
+  return out;
 }
 
 /**
@@ -69,7 +82,11 @@ function neededValues(ops: readonly Operation[]): string[] {
  */
 function infoWriteKeys(ops: readonly Operation[]): InfoKey[] {
   if (ops.some((op) => op.f === "cas" && op.outcome === "info")) return ops.map(() => undefined);
-  const needed = new Set(neededValues(ops));
+  const needed = new Set<string>();
+  for (const op of ops) {
+    const v = neededValue(op);
+    if (v !== undefined) needed.add(v);
+  }
   return ops.map((op) => {
     if (op.outcome !== "info" || op.f !== "write") return undefined;
     const v = keyOf(unwrap(op.invoke.value));
@@ -91,9 +108,9 @@ export function registerModelOf(withCas: boolean, initialValue: unknown = null):
     step(value: string, op: Operation): string | undefined {
       switch (op.f) {
         case "read":
-          return keyOf(unwrap(op.complete?.value)) === value ? value : undefined;
+          return neededValue(op) === value ? value : undefined;
         case "write":
-          return keyOf(unwrap(op.invoke.value));
+          return writtenValue(op);
         case "cas": {
           const [from, to] = casArgs(op)!;
           return value === from ? to : undefined;

@@ -1,0 +1,55 @@
+/**
+ * Sets of info ops (those of unknown outcome the search has linearized), hash-consed: a
+ * set is a node of a binary trie over the op's index, and every node is made once, so
+ * two equal sets are the same node however they were built and compare in O(1). A memo
+ * hit used to compare two sets by walking both lists, which grows with the history (tens
+ * of thousands of info ops linearized in a 1M-op history): a state's cost must not.
+ * Adding an op makes at most one node per level of the trie (log2 of the ops).
+ */
+export class InfoSets {
+  /** Node 0 is the empty set; 1..n are the one-op leaves (op i is node i + 1). */
+  private readonly left: number[] = [0];
+  private readonly right: number[] = [0];
+  private readonly sizes: number[] = [0];
+  private readonly interned = new Map<string, number>();
+  private readonly depth: number;
+
+  constructor(private readonly opCount: number) {
+    this.depth = Math.max(1, Math.ceil(Math.log2(Math.max(2, opCount))));
+    for (let i = 0; i < opCount; i++) {
+      this.left.push(0);
+      this.right.push(0);
+      this.sizes.push(1);
+    }
+  }
+
+  size(set: number): number {
+    return this.sizes[set]!;
+  }
+
+  /** The set with `op` added (op must not be in it). */
+  add(set: number, op: number): number {
+    return this.insert(set, op, 0);
+  }
+
+  private insert(node: number, op: number, level: number): number {
+    if (level === this.depth) return op + 1;
+    const bit = (op >>> (this.depth - 1 - level)) & 1;
+    const isLeafOrEmpty = node <= this.opCount;
+    const l = isLeafOrEmpty ? 0 : this.left[node]!;
+    const r = isLeafOrEmpty ? 0 : this.right[node]!;
+    return bit === 0 ? this.node(this.insert(l, op, level + 1), r) : this.node(l, this.insert(r, op, level + 1));
+  }
+
+  private node(l: number, r: number): number {
+    const key = `${l},${r}`;
+    const hit = this.interned.get(key);
+    if (hit !== undefined) return hit;
+    const id = this.left.length;
+    this.left.push(l);
+    this.right.push(r);
+    this.sizes.push(this.sizes[l]! + this.sizes[r]!);
+    this.interned.set(key, id);
+    return id;
+  }
+}
