@@ -260,7 +260,7 @@ export interface HoldEvents {
  * same events; an act under a grant stretches it at once (at the act's invoke for a
  * read or write, which ends no earlier; at its ok for an extend, or for a read or write
  * that succeeded). Held: the open holds, and each client's last closed hold per lock,
- * which it may still act under until it asks for the lock again or crashes (then it is
+ * which it may still act under until it asks for a lock again or crashes (then it is
  * retired). An act under a grant already retired is counted in `unresolved`: lockstep's
  * workload never does that; imported histories are judged in batch.
  */
@@ -270,9 +270,15 @@ export class LiveHolds {
   lastUs = 0;
   readonly locks = new Set<string>();
   private readonly byGrant = new Map<string, Hold>();
-  /** Each client's latest hold per lock (open or closed, not retired). */
-  private readonly latest = new Map<string, Hold>();
+  /**
+   * Per client, its latest hold per lock (open or closed, not retired). By client, so
+   * that asking for any lock retires the client's closed holds: the map then holds the
+   * live holds, not every lock each client has ever had (clients × locks at scale).
+   */
+  private readonly latest = new Map<string, Map<string, Hold>>();
   private readonly openByLock = new Map<string, Set<Hold>>();
+  /** Per lock, its closed holds not yet retired (the ones an act may still stretch). */
+  private readonly closedByLock = new Map<string, Set<Hold>>();
   private readonly pairer = new Pairer((invoke, complete) => {
     if (complete.type === "ok" && (invoke.f === "read" || invoke.f === "write" || invoke.f === "extend")) this.act(invoke, complete);
   });
@@ -285,10 +291,8 @@ export class LiveHolds {
     else if (e.type === "invoke" && e.f === "release") this.close(this.holdOf(e), e, "release");
     else if (e.f === "lapse" && e.type !== "invoke") this.close(this.holdOf(e), e, "lapse");
     else if (e.process === NEMESIS && semanticsOf(e.f).losesVolatileState === true) this.crash(e);
-    if (e.type === "invoke" && e.f === "acquire") {
-      const h = this.latest.get(key(e.process, e.lock ?? ""));
-      if (h && h.endIndex !== Infinity) this.retire(h);
-    }
+    // A client that asks for a lock again acts under none of its closed grants any more.
+    if (e.type === "invoke" && e.f === "acquire") for (const h of this.latest.get(e.process)?.values() ?? []) if (h.endIndex !== Infinity) this.retire(h);
     if (e.type === "invoke" && (e.f === "read" || e.f === "write")) this.act(e, e);
     this.pairer.push(e);
   }
@@ -300,8 +304,8 @@ export class LiveHolds {
   }
 
   /** Closed holds not yet retired, of one lock. */
-  *stretchable(lock: string): Iterable<Hold> {
-    for (const h of this.byGrant.values()) if (h.lock === lock && h.endIndex !== Infinity) yield h;
+  stretchable(lock: string): Iterable<Hold> {
+    return this.closedByLock.get(lock) ?? [];
   }
 
   openOf(lock: string): ReadonlySet<Hold> {
@@ -310,7 +314,7 @@ export class LiveHolds {
 
   private holdOf(e: HistoryEvent): Hold | undefined {
     const g = (e.value as { grantId?: string } | undefined)?.grantId;
-    return g !== undefined ? this.byGrant.get(g) : this.latest.get(key(e.process, e.lock));
+    return g !== undefined ? this.byGrant.get(g) : this.latest.get(e.process)?.get(e.lock ?? "");
   }
 
   private grant(e: HistoryEvent): void {
@@ -322,9 +326,11 @@ export class LiveHolds {
     this.openByLock.set(lock, open);
     this.on.granted?.(h, open);
     open.add(h);
-    const before = this.latest.get(key(h.process, lock));
+    let mine = this.latest.get(h.process);
+    if (mine === undefined) this.latest.set(h.process, (mine = new Map()));
+    const before = mine.get(lock);
     if (before && before.endIndex !== Infinity) this.retire(before);
-    this.latest.set(key(h.process, lock), h);
+    mine.set(lock, h);
     this.byGrant.set(h.grantId, h);
   }
 
@@ -334,9 +340,12 @@ export class LiveHolds {
     h.endIndex = at.index;
     h.endedBy = by;
     this.openByLock.get(h.lock)?.delete(h);
+    let closed = this.closedByLock.get(h.lock);
+    if (closed === undefined) this.closedByLock.set(h.lock, (closed = new Set()));
+    closed.add(h);
     this.on.closed?.(h);
     // A client acts under its latest grant only: an older one, once closed, is done.
-    if (this.latest.get(key(h.process, h.lock)) !== h) this.retire(h);
+    if (this.latest.get(h.process)?.get(h.lock) !== h) this.retire(h);
   }
 
   private crash(e: HistoryEvent): void {
@@ -354,7 +363,12 @@ export class LiveHolds {
   private retire(h: Hold): void {
     if (this.byGrant.get(h.grantId) !== h) return;
     this.byGrant.delete(h.grantId);
-    if (this.latest.get(key(h.process, h.lock)) === h) this.latest.delete(key(h.process, h.lock));
+    this.closedByLock.get(h.lock)?.delete(h);
+    const mine = this.latest.get(h.process);
+    if (mine?.get(h.lock) === h) {
+      mine.delete(h.lock);
+      if (mine.size === 0) this.latest.delete(h.process);
+    }
     this.on.retired?.(h);
   }
 
