@@ -36,7 +36,6 @@ import { applyFault, losesState, movesCalmOnly } from "./fault-semantics.js";
 export const RETRY_SLACK_FRACTION = 0.25;
 
 interface Wait {
-  order: number;
   lock: string;
   client: string;
   startUs: number;
@@ -78,7 +77,6 @@ export class LivenessJudge implements OnlineChecker {
   private faultEndUs = -Infinity;
   private readonly locks = new Map<string, LockCover>();
   private readonly waits = new Map<string, Wait>();
-  private readonly orderOf = new Map<string, number>();
   private readonly clients = new Set<string>();
   private readonly verdicts: Required<WaitVerdicts> = { slow: [], slowTotal: 0, judged: 0, unjudged: 0, unserved: [], unservedTotal: 0 };
   private readonly longHolds: { list: LongHold[]; total: number } = { list: [], total: 0 };
@@ -190,8 +188,7 @@ export class LivenessJudge implements OnlineChecker {
       w.answered = undefined;
       return;
     }
-    if (!this.orderOf.has(key)) this.orderOf.set(key, this.orderOf.size);
-    const wait: Wait = { order: this.orderOf.get(key)!, lock, client: e.process, startUs: e.timeUs, longestUs: 0, longestFromUs: e.timeUs, served: false };
+    const wait: Wait = { lock, client: e.process, startUs: e.timeUs, longestUs: 0, longestFromUs: e.timeUs, served: false };
     const c = this.lockOf(lock);
     c.waits.add(wait);
     this.waits.set(key, wait);
