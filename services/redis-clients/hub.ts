@@ -40,10 +40,17 @@ export interface ClientDriver {
   escape(call: unknown, detail?: unknown): never;
 }
 
-/** A command's argv as the realm-side module built it: strings only. */
+/** A command's argv as the realm-side module built it: strings only (one JSON string as it crosses, or parsed). */
 function argvOf(argv: unknown): string[] {
-  if (!Array.isArray(argv) || !argv.every((x) => typeof x === "string")) throw new TypeError("a command's arguments must be strings");
-  return argv as string[];
+  const a = typeof argv === "string" ? (JSON.parse(argv) as unknown) : argv;
+  if (!Array.isArray(a) || !a.every((x) => typeof x === "string")) throw new TypeError("a command's arguments must be strings");
+  return a as string[];
+}
+
+/** A batch's commands, as the realm-side module sent them (one JSON string). */
+function batchOf(commands: unknown): string[][] {
+  const c = typeof commands === "string" ? (JSON.parse(commands) as unknown) : commands;
+  return (Array.isArray(c) ? c : []).map(argvOf);
 }
 
 const num = (v: unknown, dflt: number | undefined): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : dflt);
@@ -109,7 +116,7 @@ export class ClientHub {
       open: (serverId, policy, emit, retry) => this.openFor(flavour, String(serverId), (policy ?? {}) as Record<string, unknown>, emit, retry),
       status: (h) => link(h).status,
       send: (h, argv, done) => link(h).send({ argv: argvOf(argv) }, answer(done)),
-      sendBatch: (h, commands, done) => link(h).send({ batch: (Array.isArray(commands) ? commands : []).map(argvOf) }, answer(done)),
+      sendBatch: (h, commands, done) => link(h).send({ batch: batchOf(commands) }, answer(done)),
       end: (h) => link(h).end(),
       sha1: (text) => sha1Hex(String(text)),
       escape: (call, detail) => realm.escape(String(call), detail === undefined ? "" : String(detail)),

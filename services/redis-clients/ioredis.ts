@@ -85,8 +85,11 @@ const IOREDIS: ClientFlavour = {
 };
 
 /** Evaluated in the realm: (driver, EventEmitter, commands) => the ioredis module. */
-const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
+const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS, stringify) {
   "use strict";
+  // A command crosses to the host as one JSON string of its argv (stringify is the prelude's own).
+  const send = (link, argv, done) => driver.send(link, stringify(argv), done);
+  const sendBatch = (link, commands, done) => driver.sendBatch(link, stringify(commands), done);
   const { Promise, Error, Map, Array } = globalThis;
   const links = new WeakMap();
   const { isArray } = Array;
@@ -169,7 +172,7 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
     }
     call(name, ...rest) {
       const { args, cb } = splitCallback(rest);
-      return settle((done) => driver.send(links.get(this), argvOf(name, args), done), cb);
+      return settle((done) => send(links.get(this), argvOf(name, args), done), cb);
     }
     send_command(name, ...rest) {
       return this.call(name, ...rest);
@@ -184,8 +187,8 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
         const tail = keys === undefined ? args : [String(keys), args];
         const link = links.get(this);
         return settle((done) => {
-          driver.send(link, argvOf("EVALSHA", [sha, tail]), (err, value) => {
-            if (err && err.name === "ReplyError" && String(err.message).startsWith("NOSCRIPT")) driver.send(link, argvOf("EVAL", [lua, tail]), done);
+          send(link, argvOf("EVALSHA", [sha, tail]), (err, value) => {
+            if (err && err.name === "ReplyError" && String(err.message).startsWith("NOSCRIPT")) send(link, argvOf("EVAL", [lua, tail]), done);
             else done(err, value);
           });
         }, cb);
@@ -208,7 +211,7 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
     quit(cb) {
       const link = links.get(this);
       return settle((done) => {
-        driver.send(link, ["QUIT"], () => {
+        send(link, ["QUIT"], () => {
           driver.end(link);
           done(null, "OK");
         });
@@ -247,14 +250,14 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS) {
       const { link, atomic, queued } = queues.get(this);
       return settle((done) => {
         if (atomic) {
-          driver.sendBatch(link, queued.map((c) => flatten(c, [])), (err, replies) => (err ? done(err) : done(null, replies.map((r) => (r instanceof Error ? [r, undefined] : [null, r])))));
+          sendBatch(link, queued.map((c) => flatten(c, [])), (err, replies) => (err ? done(err) : done(null, replies.map((r) => (r instanceof Error ? [r, undefined] : [null, r])))));
           return;
         }
         const pairs = new Array(queued.length);
         let left = queued.length;
         if (left === 0) return done(null, pairs);
         queued.forEach((c, i) =>
-          driver.send(link, flatten(c, []), (err, value) => {
+          send(link, flatten(c, []), (err, value) => {
             pairs[i] = err ? [replyError(err.message), undefined] : [null, value];
             if (--left === 0) done(null, pairs);
           }),
@@ -279,5 +282,5 @@ export function ioredisModule(hub: ClientHub, EventEmitter: unknown): unknown {
   script ??= new vm.Script(IOREDIS_SOURCE, { filename: "lockstep:ioredis" });
   const build = hub.realm.runScript(script) as (driver: unknown, ee: unknown, commands: unknown) => unknown;
   const { membrane } = hub.realm;
-  return membrane.invoke(build, membrane.toRealm(hub.driver(IOREDIS)), EventEmitter, membrane.fromJson(COMMANDS));
+  return membrane.invoke(build, membrane.toRealm(hub.driver(IOREDIS)), EventEmitter, membrane.fromJson(COMMANDS), membrane.modules.stringify);
 }

@@ -81,8 +81,11 @@ const NODE_REDIS: ClientFlavour = {
 };
 
 /** Evaluated in the realm: (driver, EventEmitter) => the node-redis module. */
-const NODE_REDIS_SOURCE = `(function (driver, EventEmitter) {
+const NODE_REDIS_SOURCE = `(function (driver, EventEmitter, stringify) {
   "use strict";
+  // A command crosses to the host as one JSON string of its argv (stringify is the prelude's own).
+  const send = (link, argv, done) => driver.send(link, stringify(argv), done);
+  const sendBatch = (link, commands, done) => driver.sendBatch(link, stringify(commands), done);
   const { Promise, Error, WeakMap } = globalThis;
   const BUILDERS = ${BUILDERS_SOURCE};
   const NAMES = Object.keys(BUILDERS);
@@ -107,7 +110,7 @@ const NODE_REDIS_SOURCE = `(function (driver, EventEmitter) {
     new Promise((resolve, reject) => {
       const link = openLink(client);
       if (link === undefined) return reject(named("The client is closed", "ClientClosedError"));
-      driver.send(link, argv, (err, value) => (err ? reject(err) : resolve(value)));
+      send(link, argv, (err, value) => (err ? reject(err) : resolve(value)));
     });
 
   class RedisClient extends EventEmitter {
@@ -167,7 +170,7 @@ const NODE_REDIS_SOURCE = `(function (driver, EventEmitter) {
           new Promise((resolve, reject) => {
             const link = openLink(this);
             if (link === undefined) return reject(named("The client is closed", "ClientClosedError"));
-            driver.sendBatch(link, queued, (err, replies) => (err ? reject(err) : resolve(replies)));
+            sendBatch(link, queued, (err, replies) => (err ? reject(err) : resolve(replies)));
           }),
         addCommand: (argv) => {
           queued.push(strings(argv));
@@ -192,7 +195,7 @@ const NODE_REDIS_SOURCE = `(function (driver, EventEmitter) {
       return new Promise((resolve) => {
         const link = links.get(this);
         if (link === undefined) return resolve("OK");
-        driver.send(link, ["QUIT"], () => {
+        send(link, ["QUIT"], () => {
           driver.end(link);
           resolve("OK");
         });
@@ -230,5 +233,5 @@ export function nodeRedisModule(hub: ClientHub, EventEmitter: unknown): unknown 
   script ??= new vm.Script(NODE_REDIS_SOURCE, { filename: "lockstep:node-redis" });
   const build = hub.realm.runScript(script) as (driver: unknown, ee: unknown) => unknown;
   const { membrane } = hub.realm;
-  return membrane.invoke(build, membrane.toRealm(hub.driver(NODE_REDIS)), EventEmitter);
+  return membrane.invoke(build, membrane.toRealm(hub.driver(NODE_REDIS)), EventEmitter, membrane.modules.stringify);
 }

@@ -45,6 +45,7 @@ export interface PreludeExports {
   freshNull(): object;
   freshArray(): object;
   put(o: unknown, k: string | number, v: unknown): void;
+  objectOf(nullProto: boolean, ...kv: unknown[]): object;
   makeRequire(reqId: number, resolveId: number, cache: unknown): unknown;
   makeModule(filename: string, dirname: string): unknown;
   runModule(fn: unknown, m: unknown, require: unknown, filename: string, dirname: string): void;
@@ -57,6 +58,9 @@ export interface PreludeExports {
   getBuffer(): unknown;
   inspect: unknown;
   format: unknown;
+  /** JSON.stringify as the realm had it before library code ran. */
+  stringify: unknown;
+  call(fn: unknown, n: number, a: unknown, b: unknown, c: unknown): unknown;
   globals: Record<string, unknown>;
   lazyGlobals: Record<string, { get(): unknown; set(v: unknown): void }>;
 }
@@ -126,7 +130,18 @@ const PRELUDE = new vm.Script(PRELUDE_SOURCE.replace("/*BUFFER_METHODS*/", BUFFE
 /** The prelude's functions module-loader.ts and builtins.ts build modules of. */
 export type RealmModules = Pick<
   PreludeExports,
-  "makeRequire" | "makeModule" | "exportsOf" | "runModule" | "freshObject" | "freshNull" | "promisify" | "callbackify" | "timersPromises" | "inspect" | "format"
+  | "makeRequire"
+  | "makeModule"
+  | "exportsOf"
+  | "runModule"
+  | "freshObject"
+  | "freshNull"
+  | "promisify"
+  | "callbackify"
+  | "timersPromises"
+  | "inspect"
+  | "format"
+  | "stringify"
 >;
 
 export class Membrane {
@@ -289,16 +304,34 @@ export class Membrane {
   }
 
   private array(v: unknown[]): unknown {
-    const a = this.p.freshArray();
-    this.wrappers.set(v, a);
-    for (let i = 0; i < v.length; i++) this.p.put(a, i, this.toRealm(v[i]));
-    return a;
+    const items = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) items[i] = this.toRealm(v[i]);
+    return apply(this.p.list, undefined, items);
   }
 
   private object(o: object): unknown {
-    const r = Reflect.getPrototypeOf(o) === null ? this.p.freshNull() : this.p.freshObject();
+    // A cycle in host data (path.posix.posix) ends at the object already being copied.
+    if (this.copying.has(o)) return undefined;
+    this.copying.add(o);
+    try {
+      return this.objectNow(o);
+    } finally {
+      this.copying.delete(o);
+    }
+  }
+
+  private readonly copying = new Set<object>();
+
+  private objectNow(o: object): unknown {
+    const keys = Object.keys(o);
+    const kv = new Array<unknown>(2 * keys.length + 1);
+    kv[0] = Reflect.getPrototypeOf(o) === null;
+    for (let i = 0; i < keys.length; i++) {
+      kv[2 * i + 1] = keys[i];
+      kv[2 * i + 2] = this.toRealm((o as Record<string, unknown>)[keys[i]!]);
+    }
+    const r = apply(this.p.objectOf, undefined, kv) as object;
     this.wrappers.set(o, r);
-    for (const k of Object.keys(o)) this.p.put(r, k, this.toRealm((o as Record<string, unknown>)[k]));
     return r;
   }
 
@@ -350,6 +383,7 @@ export class Membrane {
 
   /** Call library function `fn` (an opaque realm reference) with realm values. */
   invoke(fn: unknown, ...args: unknown[]): unknown {
+    if (args.length <= 3) return this.p.call(fn, args.length, args[0], args[1], args[2]);
     return this.p.invoke(fn, undefined, apply(this.p.list, undefined, args));
   }
 

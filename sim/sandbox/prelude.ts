@@ -30,8 +30,6 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   const ErrorToString = Error.prototype.toString;
   const WeakMapCtor = WeakMap;
   const [WeakMapGet, WeakMapSet, WeakMapHas] = [WeakMap.prototype.get, WeakMap.prototype.set, WeakMap.prototype.has];
-  const WeakSetCtor = WeakSet;
-  const [WeakSetAdd, WeakSetHas] = [WeakSet.prototype.add, WeakSet.prototype.has];
   const PromiseCtor = Promise;
   const PromiseResolve = Promise.resolve;
   const StringStartsWith = String.prototype.startsWith;
@@ -390,31 +388,41 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   // Library getters and proxies run here, in the realm; the host never touches library objects.
   const ArrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
   const isArrayBuffer = (v) => { try { ReflectApply(ArrayBufferByteLength, v, []); return true; } catch { return false; } };
-  function copyOut(v, depth, seen) {
+  const DateToISOString = RealDate.prototype.toISOString;
+  // Copies are made by Array.from (own data properties, never a library setter) and into
+  // null-prototype objects, so the host reads them as plain data.
+  const ArrayFrom = Array.from;
+  const ArrayCtor = Array;
+  // Deeper than this (a cycle included) is refused: no Node API a library calls takes such data.
+  const COPY_DEPTH_MAX = 32;
+  const copyIn = [];
+  for (let d = 0; d <= COPY_DEPTH_MAX + 1; d++) copyIn[d] = (x) => copyOut(x, d);
+  function copyOut(v, depth) {
     if (v === null || (typeof v !== "object" && typeof v !== "function")) return v;
     if (typeof v === "function") return depth === 0 ? v : undefined;
-    if (isView(v) || isArrayBuffer(v)) return v;
-    if (depth > 32 || ReflectApply(WeakSetHas, seen, [v])) throw new TypeErrorCtor("a value too deep, or circular, to hand to a Node API in the simulator");
-    ReflectApply(WeakSetAdd, seen, [v]);
-    if (v instanceof RealDate) return ReflectApply(DateToISOString, v, []);
-    if (isArray(v)) {
-      const n = v.length;
-      const a = [];
-      for (let i = 0; i < n; i++) defineProperty(a, i, { __proto__: null, value: copyOut(v[i], depth + 1, seen), writable: true, enumerable: true, configurable: true });
-      return a;
+    if (depth > COPY_DEPTH_MAX) throw new TypeErrorCtor("a value too deep, or circular, to hand to a Node API in the simulator");
+    if (isArray(v)) return ReflectApply(ArrayFrom, ArrayCtor, [v, copyIn[depth + 1]]);
+    if (isView(v)) return v;
+    const proto = getPrototypeOf(v);
+    if (proto !== ObjectProto && proto !== null) {
+      if (v instanceof RealDate) return ReflectApply(DateToISOString, v, []);
+      if (isArrayBuffer(v)) return v;
     }
     const o = ObjectCreate(null);
     const ks = ObjectKeys(v);
-    for (let i = 0; i < ks.length; i++) o[ks[i]] = copyOut(v[ks[i]], depth + 1, seen);
+    for (let i = 0; i < ks.length; i++) o[ks[i]] = copyOut(v[ks[i]], depth + 1);
     return o;
   }
-  const DateToISOString = RealDate.prototype.toISOString;
-  function copyArgs(args) {
+  const ObjectProto = Object.prototype;
+  // An array literal's elements are its own from the start: no library setter sees them.
+  const copyArgs = (args) => {
     const n = args.length;
-    const a = [];
-    for (let i = 0; i < n; i++) defineProperty(a, i, { __proto__: null, value: copyOut(args[i], 0, new WeakSetCtor()), writable: true, enumerable: true, configurable: true });
-    return a;
-  }
+    if (n === 0) return [];
+    if (n === 1) return [copyOut(args[0], 0)];
+    if (n === 2) return [copyOut(args[0], 0), copyOut(args[1], 0)];
+    if (n === 3) return [copyOut(args[0], 0), copyOut(args[1], 0), copyOut(args[2], 0)];
+    return ReflectApply(ArrayFrom, ArrayCtor, [args, copyIn[0]]);
+  };
 
   // ---- wrappers over host functions and host-backed classes --------------------------------
   // The host function is a number in the host's table: the realm holds no host function.
@@ -440,7 +448,7 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     const handle = (o) => { const h = mapGet(inner, o); if (h === undefined) throw new TypeErrorCtor("Illegal invocation"); return h; };
     const C = { [name]: class { constructor(...a) { mapSet(inner, this, host.construct(name, copyArgs(a))); } } }[name];
     for (const m of methods) define(C.prototype, m, { [m](...a) { return host.invoke(handle(this), m, copyArgs(a)); } }[m]);
-    for (const p of props) defineProperty(C.prototype, p, { __proto__: null, configurable: true, get() { return host.getProp(handle(this), p); }, set(v) { host.setProp(handle(this), p, copyOut(v, 1, new WeakSetCtor())); } });
+    for (const p of props) defineProperty(C.prototype, p, { __proto__: null, configurable: true, get() { return host.getProp(handle(this), p); }, set(v) { host.setProp(handle(this), p, copyOut(v, 1)); } });
     for (const m of statics || []) define(C, m, { [m](...a) { return host.applyStatic(name, m, copyArgs(a)); } }[m]);
     if (name === "URLSearchParams") iterable(C, handle);
     return { C, adopt(h) { const o = ObjectCreate(C.prototype); mapSet(inner, o, h); return o; } };
@@ -504,11 +512,20 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   const freshObject = () => ({});
   const freshNull = () => ObjectCreate(null);
   const freshArray = () => [];
+  // An object of key, value, key, value... (null-prototype when asked): one call from the host.
+  function objectOf(nullProto, ...kv) {
+    const o = nullProto ? ObjectCreate(null) : {};
+    for (let i = 0; i < kv.length; i += 2) defineProperty(o, kv[i], { __proto__: null, value: kv[i + 1], writable: true, enumerable: true, configurable: true });
+    return o;
+  }
   const put = (o, k, v) => { defineProperty(o, k, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true }); };
 
   // ---- calls the host makes into library code ---------------------------------------------
   // The host calls library functions only through these, with primitives and realm values.
   const invoke = (fn, self, args) => ReflectApply(fn, self, args === undefined ? [] : args);
+  // The same with up to three arguments passed as they are (one call from the host, not two).
+  const call = (fn, n, a, b, c) => ReflectApply(fn, undefined, n === 0 ? [] : n === 1 ? [a] : n === 2 ? [a, b] : [a, b, c]);
+  const stringify = (v) => JSONStringify(v);
   const list = (...a) => a;
   // A library method by name, as the library reads it (its getters run here).
   const invokeMethod = (self, name, args) => ReflectApply(self[name], self, args);
@@ -636,14 +653,14 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   const SITE_METHODS = ["getThis", "getTypeName", "getFunction", "getFunctionName", "getMethodName", "getFileName", "getLineNumber", "getColumnNumber",
     "getEvalOrigin", "isToplevel", "isEval", "isNative", "isConstructor", "isAsync", "isPromiseAll", "getPromiseIndex", "getScriptNameOrSourceURL",
     "getScriptHash", "getEnclosingColumnNumber", "getEnclosingLineNumber", "getPosition", "toString"];
-  const rawSite = ObjectCreate(null);
-  {
-    define(ErrorCtor, "prepareStackTrace", (_e, sites) => sites);
-    const sites = new ErrorCtor().stack;
-    delete ErrorCtor.prepareStackTrace;
-    const proto = getPrototypeOf(sites[0]);
-    for (const m of SITE_METHODS) if (typeof proto[m] === "function") rawSite[m] = proto[m];
-  }
+  // The CallSite methods, taken from the first raw CallSite Node hands the formatter (library
+  // code never sees a raw one, so never one it could have changed).
+  let rawSite;
+  const captureSiteMethods = (site) => {
+    rawSite = ObjectCreate(null);
+    const proto = getPrototypeOf(site);
+    for (const m of SITE_METHODS) if (proto !== null && typeof proto[m] === "function") rawSite[m] = proto[m];
+  };
   const ObjectPrototype = Object.prototype;
   const isRealmValue = (v) => {
     if (v === null || (typeof v !== "object" && typeof v !== "function")) return true;
@@ -652,40 +669,38 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     for (let i = 0; i < 64; i++) { const q = getPrototypeOf(p); if (q === null) return p === ObjectPrototype || p === v; p = q; }
     return false;
   };
-  const virtualOf = new WeakMapCtor();
-  function snapshot(raw) {
-    const known = mapGet(virtualOf, raw);
-    if (known !== undefined) return known;
-    const o = ObjectCreate(null);
-    for (const m of SITE_METHODS) {
-      let v;
-      try { v = rawSite[m] === undefined ? undefined : ReflectApply(rawSite[m], raw, []); } catch { v = undefined; }
-      o[m] = (m === "getThis" || m === "getFunction") && !isRealmValue(v) ? undefined : v;
-    }
-    return o;
-  }
+  // A virtual CallSite asks its raw CallSite (through the methods captured above) when
+  // library code calls it: a stack is formatted often, its CallSites read rarely.
+  const rawOf = new WeakMapCtor();
+  const ask = (raw, m) => {
+    let v;
+    try { v = rawSite === undefined || rawSite[m] === undefined ? undefined : ReflectApply(rawSite[m], raw, []); } catch { v = undefined; }
+    return (m === "getThis" || m === "getFunction") && !isRealmValue(v) ? undefined : v;
+  };
   const isLibraryFile = (f) => ReflectApply(StringStartsWith, f, [VROOT]) || f === "node:events";
   class CallSite {}
-  for (const m of SITE_METHODS) define(CallSite.prototype, m, { [m]() { const v = mapGet(virtualOf, this); return v === undefined ? undefined : v[m]; } }[m]);
+  for (const m of SITE_METHODS) define(CallSite.prototype, m, { [m]() { const raw = mapGet(rawOf, this); return raw === undefined ? undefined : ask(raw, m); } }[m]);
   function virtualSites(raw) {
     const n = typeof raw === "object" && raw !== null && typeof raw.length === "number" ? raw.length : 0;
-    const snaps = [];
-    for (let i = 0; i < n; i++) put(snaps, i, snapshot(raw[i]));
+    if (rawSite === undefined && n > 0) captureSiteMethods(raw[0]);
     const keep = [];
     // A builtin frame (no file) belongs to library code when the next outer frame with a file does.
     let outerIsLibrary = false;
     for (let i = n - 1; i >= 0; i--) {
-      const s = snaps[i];
-      const f = s.getFileName;
+      const site = raw[i];
+      const known = mapGet(rawOf, site);
+      const r = known === undefined ? site : known;
+      const f = ask(r, "getFileName");
       if (typeof f === "string" && f !== "") keep[i] = outerIsLibrary = isLibraryFile(f);
-      else if (s.isEval) keep[i] = typeof s.getEvalOrigin === "string" && ReflectApply(StringIncludes, s.getEvalOrigin, [VROOT]);
+      else if (ask(r, "isEval")) { const o = ask(r, "getEvalOrigin"); keep[i] = typeof o === "string" && ReflectApply(StringIncludes, o, [VROOT]); }
       else keep[i] = outerIsLibrary;
     }
     const sites = [];
     for (let i = 0; i < n; i++) {
       if (!keep[i]) continue;
       const site = ObjectCreate(CallSite.prototype);
-      mapSet(virtualOf, site, snaps[i]);
+      const known = mapGet(rawOf, raw[i]);
+      mapSet(rawOf, site, known === undefined ? raw[i] : known);
       put(sites, sites.length, site);
     }
     return sites;
@@ -694,7 +709,7 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
     let head;
     try { head = ReflectApply(ErrorToString, e, []); } catch { head = "Error"; }
     let text = StringCtor(head);
-    for (let i = 0; i < sites.length; i++) text += "\n    at " + mapGet(virtualOf, sites[i]).toString;
+    for (let i = 0; i < sites.length; i++) text += "\n    at " + ask(mapGet(rawOf, sites[i]), "toString");
     return text;
   }
   let userPrepare;
@@ -712,6 +727,6 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   return {
     promisify, callbackify, timersPromises, settle, queueMicrotask, nextTick, turnCounts, runTicks, invoke, invokeMethod, list, readFields, describe,
     globals: out, lazyGlobals: lazy, wrapFn, backedOf, bufferView, bufferOf, typedOf, makeRequire, makeModule, runModule, exportsOf, makeError, freshObject, freshNull, freshArray, put,
-    getBuffer, copyArgs, inspect, format,
+    getBuffer, copyArgs, inspect, format, call, stringify, objectOf,
   };
 })`;

@@ -18,8 +18,8 @@ import vm from "node:vm";
 import { LibraryHangError } from "./errors.js";
 import { InputError } from "../errors.js";
 
-/** Events per guarded slice: ~0.1 ms of watchdog thread over ~512 events of library runs (~20 ms). */
-export const SLICE_EVENTS = 512;
+/** Events per guarded slice: one watchdog thread (~0.1 ms idle, several ms on a loaded machine) per ~0.5 s of library run idle. */
+export const SLICE_EVENTS = 8192;
 /** The default bound: a slice of library work that runs this long is a hang. */
 export const WATCHDOG_MS_DEFAULT = 60_000;
 
