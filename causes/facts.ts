@@ -1,5 +1,6 @@
 import type { HistoryEvent } from "../sim/history.js";
 import { NEMESIS } from "../sim/history.js";
+import { semanticsOf } from "../faults/index.js";
 import type { TraceRecord } from "../sim/simulation.js";
 import type { KeyChange, KeyState, RedisCommandTrace } from "../services/redis/server.js";
 
@@ -193,7 +194,7 @@ class GrantReader {
       this.out.push(g);
       this.byId.set(g.grantId, g);
     } else if (e.f === "lapse" && grant) endBelief(grant, e.timeUs, "lapse");
-    else if (e.process === NEMESIS && e.f === "crash" && v.phase === "start") {
+    else if (e.process === NEMESIS && semanticsOf(e.f).losesVolatileState === true && v.phase === "start") {
       const targets = new Set((v.targets as string[] | undefined) ?? []);
       for (const g of this.out) if (targets.has(g.process)) endBelief(g, e.timeUs, "crash");
     }

@@ -13,7 +13,7 @@ import type { RaftServiceOptions } from "../services/raft-service/options.js";
 export type DesignFamily = "redis-nodes" | "redis-replicated" | "raft";
 
 /** Whether a design is a model built into lockstep, or a real lock library run through an adapter. */
-export type DesignRuns = "model" | "library";
+export type DesignRuns = "model" | "adapter";
 
 /** The lock a design's findings are judged against: the backend's reference recipe. */
 export interface DesignReference {

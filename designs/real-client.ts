@@ -2,6 +2,7 @@
 // LockClient, async and timed on the run clock (µs since the run's t0).
 // Real mode only: the host's clock and timers here are the point, not a leak (only real/ and
 // the designs' real-* files import this; the simulator never loads it).
+import type { RecipeConfig } from "./real-recipe.js";
 
 export interface RealGrant {
   lock: string;
@@ -40,6 +41,11 @@ export interface RealLockClient {
    * itself (a session keepalive answered, a session lost), so the driver can place the lapse.
    */
   onRefresh?: (g: RealGrant) => void;
+  /**
+   * Set by the client's main: called when the client fails on its own, between requests
+   * (a lock driver process that died); the run stops with the error's own words.
+   */
+  onFailure?: (err: Error) => void;
   /** Facts about this client's sessions worth recording with the run (e.g. a negotiated timeout). */
   notes?(): string[];
   /**
@@ -51,6 +57,18 @@ export interface RealLockClient {
   wallClockMs?(): Promise<number>;
   close(): void;
 }
+
+/** What a client process hands a recipe's module besides its config. */
+export interface RealClientEnv {
+  /** The run clock, µs since t0. */
+  nowUs: () => number;
+  clientId: string;
+  /** A bound in ms, stretched for this machine's load (real/servers/deadlines.ts). */
+  loadTolerantMs(ms: number): number;
+}
+
+/** A recipe module's entry: its client for a config its design's real-plan.ts built. */
+export type RealClientFactory = (cfg: RecipeConfig, env: RealClientEnv) => RealLockClient;
 
 export const sleepMs = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 

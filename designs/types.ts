@@ -3,6 +3,7 @@ import type { ProcessOptions } from "../sim/process.js";
 import type { Message, ProcessContext, Simulation } from "../sim/simulation.js";
 import type { WorkloadSpec } from "./workload-spec.js";
 import type { DesignFamily, DesignProfile, DesignRuns } from "./profile.js";
+import type { RealSide } from "./real-plan.js";
 
 /**
  * The interface every lock design implements, so a workload reads like the seeds'
@@ -106,4 +107,6 @@ export interface DesignEntry<O = unknown> {
   setup(ctx: DesignSetupContext, options: O): DesignInstance;
   /** What the layers above may ask of it, for these options: they never test its name. */
   profile(options: O): DesignProfile;
+  /** Its real-mode side (its real-plan.ts): real mode refuses a design without one. */
+  real?: RealSide<O>;
 }

@@ -76,5 +76,5 @@ const STAND_INS: Record<string, () => string> = {
   version: () => `export function lockstepVersion() { return ${JSON.stringify(lockstepVersion())}; }`,
   "report-script": () => `const s = ${JSON.stringify(browserScript("run"))};\nexport function browserScript() { return s; }`,
   "library-design": () =>
-    `export const library = { name: "library", description: "a real lock library in node:vm (not in the playground)", family: "redis-nodes", runs: "library", profile() { throw new Error("lockstep playground: the library design needs Node"); }, parseOptions() { throw new Error("lockstep playground: the library design runs real npm libraries and needs Node; use lockstep run"); }, setup() { throw new Error("lockstep playground: the library design needs Node"); } };`,
+    `export const library = { name: "library", description: "a real lock library in node:vm (not in the playground)", family: "redis-nodes", runs: "adapter", profile() { throw new Error("lockstep playground: the library design needs Node"); }, parseOptions() { throw new Error("lockstep playground: the library design runs real npm libraries and needs Node; use lockstep run"); }, setup() { throw new Error("lockstep playground: the library design needs Node"); } };`,
 };

@@ -11,7 +11,7 @@ import { PLAYGROUND_STYLE, playgroundBody } from "./layout.js";
 import type { PlaygroundData, PlaygroundScenario, RawScenario } from "./play.js";
 
 /** A real lock library needs Node (npm code in node:vm realms), so its design is not in the playground. */
-const inBrowser = (design: string): boolean => designByName(design)?.runs !== "library";
+const inBrowser = (design: string): boolean => designByName(design)?.runs !== "adapter";
 
 /**
  * The scenarios the playground offers: the debate's first (each claim's), then every

@@ -1,15 +1,14 @@
-// Real mode's view of the designs: which it runs (designs/real-sides.ts), and the plan of a
+// Real mode's view of the designs: which it runs (a DesignEntry's `real`), and the plan of a
 // scenario's design. The scenario's designOptions are parsed by the design's own parser, so
 // defaults are the simulator's; each design's real-plan.ts (in its folder) refuses an option
 // real mode cannot honour before anything starts, and says what it runs without.
 import { InputError } from "../sim/errors.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
 import { faultDef, mechanismOf } from "../faults/index.js";
-import { designByName } from "../designs/index.js";
-import { REAL_SIDES } from "../designs/real-sides.js";
+import { DESIGNS, designByName } from "../designs/index.js";
 import type { RealDesignPlan } from "../designs/real-plan.js";
 
-export const REAL_DESIGN_NAMES = Object.keys(REAL_SIDES);
+export const REAL_DESIGN_NAMES = DESIGNS.filter((d) => d.real !== undefined).map((d) => d.name);
 
 /** Every server id of the plan, in start order. */
 export function designServerIds(d: RealDesignPlan): string[] {
@@ -30,7 +29,7 @@ function cutsServerLinks(s: Scenario, simServers: readonly string[]): boolean {
 /** The real-mode plan of the scenario's design; InputError if real mode cannot run it as written. */
 export function planDesign(s: Scenario, notApplied: string[]): RealDesignPlan {
   const entry = designByName(s.design);
-  const real = REAL_SIDES[s.design];
+  const real = entry?.real;
   if (!entry || !real) {
     throw new InputError(
       s.file,

@@ -11,7 +11,7 @@ import { replayCommand } from "../harness/replay-command.js";
 import { nemesisSteps, runScenario } from "../harness/runner.js";
 import type { FaultStep, Scenario } from "../scenarios/schema.js";
 import { planReal, type RealNemesis, type RealPlan } from "./plan.js";
-import { REAL_SIDES } from "../designs/real-sides.js";
+import { designByName } from "../designs/index.js";
 
 export type { RealNemesis };
 
@@ -30,7 +30,8 @@ export function planRealRun(original: Scenario, timeScale: number, seed: number)
   if (!original.nemesis) return planReal(original, timeScale);
   const { steps: drawn, serverIds } = nemesisSteps(original, seed);
   // The real cluster has the simulator's size, so every member a step names exists and majorities count the same.
-  const clustered = REAL_SIDES[original.design]?.sizedByNodes === true && (original.designOptions as { nodes?: unknown } | undefined)?.nodes === undefined;
+  const clustered =
+    designByName(original.design)?.real?.sizedByNodes === true && (original.designOptions as { nodes?: unknown } | undefined)?.nodes === undefined;
   const designOptions = clustered ? { ...(original.designOptions ?? {}), nodes: serverIds.length } : original.designOptions;
   const base = { ...original, designOptions, nemesis: undefined };
   const accepted: FaultStep[] = [];

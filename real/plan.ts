@@ -48,8 +48,7 @@ import { conditionLinks, type FaultStep, type Scenario } from "../scenarios/sche
 import { faultDef, killsProcess, mechanismOf, realSupportOf } from "../faults/index.js";
 import { designServerIds, planDesign } from "./designs.js";
 import { REDIS_CLOCK_WHY, type AofMode, type RealDesignPlan } from "../designs/real-plan.js";
-import { REAL_SIDES } from "../designs/real-sides.js";
-import { profileOf } from "../designs/index.js";
+import { designByName, profileOf } from "../designs/index.js";
 import type { LinkSettings } from "./link-conditions.js";
 import { RESOURCE_ID } from "./storage.js";
 import { scaleScenario, timeScaleInfo, type TimeScale } from "./time-scale.js";
@@ -188,11 +187,12 @@ const stopSignal = (step: FaultStep): boolean => mechanismOf(step.kind) === "sto
 /**
  * Why a fault kind is refused, or what its mechanism does not reach yet (declared in
  * faults/<kind>.ts); for a kind acting on a server's clock, the design's reason that clock
- * cannot be faked (designs/real-sides.ts).
+ * cannot be faked (its DesignEntry's `real`).
  */
 function notYet(kind: string, design: string, serverTarget: boolean): string | undefined {
   const real = realSupportOf(kind);
-  if (real.serverClock && serverTarget) return `a server's clock cannot be faked in real mode (${REAL_SIDES[design]?.serverClocksWhy ?? REDIS_CLOCK_WHY})`;
+  if (real.serverClock && serverTarget)
+    return `a server's clock cannot be faked in real mode (${designByName(design)?.real?.serverClocksWhy ?? REDIS_CLOCK_WHY})`;
   return "refused" in real ? real.refused : real.limits;
 }
 
@@ -370,7 +370,7 @@ function planClientClocks(s: Scenario, original: Scenario, notApplied: string[],
     if (!scenarioClients.has(id))
       field(
         `clocks.${id}`,
-        `clock offsets and drift of a server are not in real mode yet (${REAL_SIDES[original.design]?.serverClocksWhy ?? REDIS_CLOCK_WHY}); a client's clock is faked with libfaketime`,
+        `clock offsets and drift of a server are not in real mode yet (${designByName(original.design)?.real?.serverClocksWhy ?? REDIS_CLOCK_WHY}); a client's clock is faked with libfaketime`,
       );
     if (!faketimeAvailable())
       field(`clocks.${id}`, `a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);

@@ -88,7 +88,7 @@ function chosenDesigns(opts: CompareFlags): string[] {
   for (const d of designs) {
     if (d === `${LIBRARY_PREFIX}${opts.lock}`) continue;
     // The design `library` runs a lock library's adapter: it needs to be told which.
-    if (d === "library") throw new InputError("<arg>", "--designs", `"library" needs its adapter: ${libraries}, or --lock <adapter>`);
+    if (designByName(d)?.runs === "adapter") throw new InputError("<arg>", "--designs", `"${d}" needs its adapter: ${libraries}, or --lock <adapter>`);
     if (d.startsWith(LIBRARY_PREFIX)) {
       if (!BUILTIN_ADAPTERS[d.slice(LIBRARY_PREFIX.length)])
         throw new InputError("<arg>", "--designs", `unknown library "${d.slice(LIBRARY_PREFIX.length)}"; expected ${libraries}`);

@@ -1,29 +1,13 @@
 import type { DesignEntry } from "../types.js";
 import { raftServiceProfile } from "../profile.js";
+import { etcdPlan } from "./real-plan.js";
 import type { CreateRaftNode } from "../../services/raft/api.js";
 import { createRaftNode } from "../../services/raft/node.js";
-import { Fields } from "../../sim/validate.js";
-import { RAFT_SERVICE_FIELDS, parseRaftServiceFields, serverIds, type RaftServiceOptions } from "../../services/raft-service/options.js";
-import { etcdServer, STALE_LEADER_REVOKES, type StaleLeaderRevoke } from "./server.js";
+import { serverIds } from "../../services/raft-service/options.js";
+import { etcdServer } from "./server.js";
 import { EtcdClient } from "./client.js";
-import { EtcdMutexClient, HOLDER_CHECKS, MUTEX_VERSIONS, type HolderCheck, type MutexVersion } from "./mutex.js";
-
-/** etcd-lease's options: the Raft service's, plus which Mutex.Lock code line the client runs. */
-export interface EtcdLeaseOptions extends RaftServiceOptions {
-  mutexVersion: MutexVersion;
-  holderCheck: HolderCheck;
-  staleLeaderRevoke: StaleLeaderRevoke;
-}
-
-export function parseEtcdLeaseOptions(raw: unknown, file: string, prefix: string): EtcdLeaseOptions {
-  const f = Fields.root(file, raw ?? {}, prefix).only([...RAFT_SERVICE_FIELDS, "mutexVersion", "holderCheck", "staleLeaderRevoke"]);
-  return {
-    ...parseRaftServiceFields(f, [], "etcd"),
-    mutexVersion: f.oneOf("mutexVersion", MUTEX_VERSIONS, "3.5"),
-    holderCheck: f.oneOf("holderCheck", HOLDER_CHECKS, "session"),
-    staleLeaderRevoke: f.oneOf("staleLeaderRevoke", STALE_LEADER_REVOKES, "dropped"),
-  };
-}
+import { EtcdMutexClient } from "./mutex.js";
+import { parseEtcdLeaseOptions, type EtcdLeaseOptions } from "./options.js";
 
 /** The design, with the Raft core injectable. `sessionTimeoutMs` is the lease TTL. */
 export function etcdLeaseDesign(createRaft: CreateRaftNode): DesignEntry<EtcdLeaseOptions> {
@@ -34,6 +18,7 @@ export function etcdLeaseDesign(createRaft: CreateRaftNode): DesignEntry<EtcdLea
     family: "raft",
     runs: "model",
     profile: (o) => raftServiceProfile(name, "etcd", o),
+    real: { plan: etcdPlan, serverClocksWhy: "etcd is a Go binary, which ignores libfaketime", sizedByNodes: true },
     parseOptions: parseEtcdLeaseOptions,
     setup({ sim, processOptions }, o) {
       const peers = serverIds("etcd", o.nodes);
@@ -61,3 +46,5 @@ export function etcdLeaseDesign(createRaft: CreateRaftNode): DesignEntry<EtcdLea
 }
 
 export const etcdLease = etcdLeaseDesign(createRaftNode);
+
+export { parseEtcdLeaseOptions, type EtcdLeaseOptions } from "./options.js";

@@ -17,11 +17,19 @@
 // (etcd3's `lost`) ends it at once. Only keepalives renew a lease (a Put with the lease
 // does not), so only they count.
 import { Etcd3, type Lease, type Watcher } from "etcd3";
-import type { RecipeConfig } from "../real-recipe.js";
-import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "../real-client.js";
+import type { EtcdMutexRecipeConfig } from "./real-plan.js";
+import {
+  errorText,
+  type RealAcquireResult,
+  type RealExtendResult,
+  type RealGrant,
+  type RealLockClient,
+  type RealReleaseResult,
+  type RealClientFactory,
+} from "../real-client.js";
 import { packageVersion } from "../real-packages.js";
 
-type EtcdConfig = Extract<RecipeConfig, { kind: "etcd-mutex" }>;
+type EtcdConfig = EtcdMutexRecipeConfig;
 
 interface Session {
   lease: Lease;
@@ -305,3 +313,6 @@ export class EtcdMutexRecipe implements RealLockClient {
     this.client.close();
   }
 }
+
+/** The client process's entry to this recipe (real/child/main.ts loads this module by the recipe's `client`). */
+export const createRealClient: RealClientFactory = (cfg, env) => new EtcdMutexRecipe(cfg as EtcdConfig, env.nowUs);

@@ -1,7 +1,22 @@
 /** etcd-lease in real mode: an etcd cluster; concurrency.Mutex on the etcd3 client (real-client.ts). */
-import type { EtcdLeaseOptions } from "./design.js";
+import type { EtcdLeaseOptions } from "./options.js";
 import { requestBudgetMs } from "../../services/raft-service/session-grants.js";
 import { ETCD_ELECTION_MS, ETCD_LEASE_TTL_S_MIN, leaderOpt, raftServiceCommon, refuse, type RealDesignPlan, type RealPlanInput } from "../real-plan.js";
+import type { RecipeConfig } from "../real-recipe.js";
+
+/** The recipe config this design's real client runs (designs/real-recipe.ts). */
+export interface EtcdMutexRecipeConfig extends RecipeConfig {
+  /** etcd's concurrency.Mutex on the etcd3 client (designs/etcd-lease/real-client.ts). */
+  kind: "etcd-mutex";
+  /** Client URLs of the cluster's members (http://127.0.0.1:port). */
+  endpoints: string[];
+  /** The session lease's TTL, whole seconds (etcd's unit). */
+  leaseTtlS: number;
+  clockDriftMarginMs: number;
+  /** Deadline of one gRPC call, ms (the design's requestTimeoutMs × 4, as its request budget). */
+  callTimeoutMs: number;
+  watchPollMs: number;
+}
 
 export function etcdPlan(s: RealPlanInput, o: EtcdLeaseOptions, notApplied: string[]): RealDesignPlan {
   // The real child runs etcd v3.5's Mutex with the session check; another variant would test the wrong recipe.
@@ -34,7 +49,8 @@ export function etcdPlan(s: RealPlanInput, o: EtcdLeaseOptions, notApplied: stri
     fencing: true,
     packages: ["etcd3"],
     clients: `etcd's concurrency.Mutex on the etcd3 client (lease + keepalive, Txn on create revision, watch of the next-lower key; token = create revision) against ${ids.length} etcd members`,
-    recipe: (eps) => ({
+    recipe: (eps): EtcdMutexRecipeConfig => ({
+      client: "etcd-lease/real-client.js",
       kind: "etcd-mutex",
       endpoints: eps.map((e) => `http://${e.host}:${e.port}`),
       leaseTtlS: ttlS,

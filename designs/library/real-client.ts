@@ -13,13 +13,21 @@
 import { createRequire, Module } from "node:module";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { RecipeConfig } from "../real-recipe.js";
+import type { LibraryRecipeConfig } from "./real-plan.js";
 import { readAcquired, readExtended, type AdapterInstance, type AdapterModule } from "./adapter.js";
 import { InputError } from "../../sim/errors.js";
 import { AdapterRefusedError, adapterRefusal, installSourceHooks } from "./real-loader.js";
-import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "../real-client.js";
+import {
+  errorText,
+  type RealAcquireResult,
+  type RealExtendResult,
+  type RealGrant,
+  type RealLockClient,
+  type RealReleaseResult,
+  type RealClientFactory,
+} from "../real-client.js";
 
-type LibraryConfig = Extract<RecipeConfig, { kind: "library" }>;
+type LibraryConfig = LibraryRecipeConfig;
 
 const require = createRequire(import.meta.url);
 
@@ -212,3 +220,6 @@ export class LibraryRecipe implements RealLockClient {
   /** The adapter contract has no close: the library's connections end with the process. */
   close(): void {}
 }
+
+/** The client process's entry to this recipe (real/child/main.ts loads this module by the recipe's `client`). */
+export const createRealClient: RealClientFactory = (cfg, env) => new LibraryRecipe(cfg as LibraryConfig, env.nowUs, env.clientId);

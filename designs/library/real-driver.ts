@@ -20,10 +20,18 @@ import {
   type DriverOp,
   type InitReply,
 } from "./driver-protocol.js";
-import type { RecipeConfig } from "../real-recipe.js";
-import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "../real-client.js";
+import type { DriverRecipeConfig } from "./real-plan.js";
+import {
+  errorText,
+  type RealAcquireResult,
+  type RealExtendResult,
+  type RealGrant,
+  type RealLockClient,
+  type RealReleaseResult,
+  type RealClientFactory,
+} from "../real-client.js";
 
-type DriverConfig = Extract<RecipeConfig, { kind: "driver" }>;
+type DriverConfig = DriverRecipeConfig;
 
 /** A belief with no reported end: far past any run; a poll of holds ends it. */
 const UNTIL_HOLDS_SAYS_NO_US = Number.MAX_SAFE_INTEGER;
@@ -189,3 +197,10 @@ export class DriverRecipe implements RealLockClient {
     for (const g of [...this.polls.keys()]) this.stopPoll(g);
   }
 }
+
+/** A lock driver's init (its runtime's start, its connections), inside the connect bound so its own line is the one said. */
+const DRIVER_INIT_TIMEOUT_MS = 8_000;
+
+/** The client process's entry to this recipe (real/child/main.ts loads this module by the recipe's `client`). */
+export const createRealClient: RealClientFactory = (cfg, env) =>
+  new DriverRecipe(cfg as DriverConfig, env.nowUs, env.clientId, env.loadTolerantMs(DRIVER_INIT_TIMEOUT_MS));

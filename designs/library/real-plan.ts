@@ -7,11 +7,42 @@ import { join } from "node:path";
 import { packageRoot } from "../../sim/paths.js";
 import { commonJsSource } from "../../sim/sandbox/module-loader.js";
 import { BUILTIN_ADAPTERS } from "./adapter.js";
-import { libraryNodeId, type LibraryDesignOptions } from "./design.js";
+import { libraryNodeId, type LibraryDesignOptions } from "./options.js";
 import { packageVersion } from "../real-packages.js";
 import { aofFor, given, noteSweep, refuse, type RealDesignPlan, type RealPlanInput } from "../real-plan.js";
+import type { RecipeConfig } from "../real-recipe.js";
 import { LOCK_PROTOCOL_VERSION } from "./driver-protocol.js";
 import { driverClockRefusal } from "./driver-runtime.js";
+
+/** The recipe config this design's real client runs (designs/real-recipe.ts). */
+export interface LibraryRecipeConfig extends RecipeConfig {
+  /** design `library`: an adapter module (designs/library/adapter.ts) driving a lock library (designs/library/real-client.ts). */
+  kind: "library";
+  /** Absolute path of the adapter module, loaded with the child's own require. */
+  adapterFile: string;
+  /** The adapter's name as the scenario gives it (a built-in name or a path), for reasons and reports. */
+  adapter: string;
+  /** The servers' (or their proxies') "127.0.0.1:port", in node order. */
+  addresses: string[];
+  /** designOptions.options, handed to the adapter's create(). */
+  options: Record<string, unknown>;
+  /** Packages the adapter's own `require` gets under another name (request → installed package). */
+  requireAliases?: Record<string, string>;
+}
+
+/** The recipe config this design's real client runs (designs/real-recipe.ts). */
+export interface DriverRecipeConfig extends RecipeConfig {
+  /** design `library` with `lockCmd`: a lock driver process speaking docs/lock-protocol.md (designs/library/real-driver.ts). */
+  kind: "driver";
+  /** The user's command, run by /bin/sh. */
+  command: string;
+  /** Its working directory (where the user gave the command). */
+  cwd: string;
+  /** The servers' (or their proxies') "127.0.0.1:port", in node order. */
+  addresses: string[];
+  /** designOptions.options, handed to the driver in its init request. */
+  options: Record<string, unknown>;
+}
 
 /**
  * Client packages a built-in adapter's library needs in another major version than the one
@@ -59,7 +90,14 @@ function driverPlan(s: RealPlanInput, o: LibraryDesignOptions, lockCmd: NonNulla
     packages: [],
     clients: `running the workload, and beside each its lock driver \`${lockCmd.command}\` (a process group of its own, paused and killed with the client; line protocol ${LOCK_PROTOCOL_VERSION}), against ${o.nodes} redis-server${o.nodes === 1 ? "" : "s"}`,
     clientClocksWhy: () => driverClockRefusal(lockCmd.command, lockCmd.cwd),
-    recipe: (eps) => ({ kind: "driver", command: lockCmd.command, cwd: lockCmd.cwd, addresses: eps.map((e) => `${e.host}:${e.port}`), options: o.options }),
+    recipe: (eps): DriverRecipeConfig => ({
+      client: "library/real-driver.js",
+      kind: "driver",
+      command: lockCmd.command,
+      cwd: lockCmd.cwd,
+      addresses: eps.map((e) => `${e.host}:${e.port}`),
+      options: o.options,
+    }),
   };
 }
 
@@ -84,7 +122,8 @@ export function libraryPlan(s: RealPlanInput, o: LibraryDesignOptions, notApplie
     fencing: false,
     packages: [],
     clients: `${what}, unmodified, against ${o.nodes} redis-server${o.nodes === 1 ? "" : "s"}`,
-    recipe: (eps) => ({
+    recipe: (eps): LibraryRecipeConfig => ({
+      client: "library/real-client.js",
       kind: "library",
       adapter: o.adapter,
       adapterFile: o.adapterFile,

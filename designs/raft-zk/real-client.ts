@@ -18,11 +18,18 @@
 // GUID, never sent twice.
 import { randomBytes } from "node:crypto";
 import zookeeper, { type Client, type Stat, type ZkError } from "node-zookeeper-client";
-import type { RecipeConfig } from "../real-recipe.js";
-import { type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "../real-client.js";
+import type { ZkLockRecipeConfig } from "./real-plan.js";
+import {
+  type RealAcquireResult,
+  type RealExtendResult,
+  type RealGrant,
+  type RealLockClient,
+  type RealReleaseResult,
+  type RealClientFactory,
+} from "../real-client.js";
 import { packageVersion } from "../real-packages.js";
 
-type ZkConfig = Extract<RecipeConfig, { kind: "zk-lock" }>;
+type ZkConfig = ZkLockRecipeConfig;
 
 interface Session {
   client: Client;
@@ -305,3 +312,6 @@ export class ZkLockRecipe implements RealLockClient {
     }
   }
 }
+
+/** The client process's entry to this recipe (real/child/main.ts loads this module by the recipe's `client`). */
+export const createRealClient: RealClientFactory = (cfg, env) => new ZkLockRecipe(cfg as ZkConfig, env.nowUs);

@@ -1,8 +1,23 @@
 /** raft-zk in real mode: a ZooKeeper ensemble; the lock recipe on node-zookeeper-client (real-client.ts). */
-import type { RaftZkOptions } from "./design.js";
+import type { RaftZkOptions } from "./options.js";
 import { DEFAULT_ZK_RECIPE } from "./recipe.js";
 import { requestBudgetMs } from "../../services/raft-service/session-grants.js";
 import { leaderOpt, raftServiceCommon, refuse, ZK_TICK_MS, type RealDesignPlan, type RealPlanInput } from "../real-plan.js";
+import type { RecipeConfig } from "../real-recipe.js";
+
+/** The recipe config this design's real client runs (designs/real-recipe.ts). */
+export interface ZkLockRecipeConfig extends RecipeConfig {
+  /** The ZooKeeper lock recipe on node-zookeeper-client (designs/raft-zk/real-client.ts). */
+  kind: "zk-lock";
+  /** host:port,host:port,… */
+  connectString: string;
+  sessionTimeoutMs: number;
+  /** The recipe's own session heartbeat (an exists("/") call), ms. */
+  heartbeatIntervalMs: number;
+  clockDriftMarginMs: number;
+  callTimeoutMs: number;
+  watchPollMs: number;
+}
 
 export function zkPlan(s: RealPlanInput, o: RaftZkOptions, notApplied: string[]): RealDesignPlan {
   // The real child runs one recipe (lease-style trust, GUID names, predecessor watch with a re-list); real ZooKeeper has no lock delay.
@@ -39,7 +54,8 @@ export function zkPlan(s: RealPlanInput, o: RaftZkOptions, notApplied: string[])
     fencing: true,
     packages: ["node-zookeeper-client"],
     clients: `the ZooKeeper lock recipe on node-zookeeper-client (ephemeral sequential node with a GUID, predecessor watch; token = creation zxid; session heartbeat every ${o.heartbeatIntervalMs} ms) against ${ids.length} ZooKeeper servers`,
-    recipe: (eps) => ({
+    recipe: (eps): ZkLockRecipeConfig => ({
+      client: "raft-zk/real-client.js",
       kind: "zk-lock",
       connectString: eps.map((e) => `${e.host}:${e.port}`).join(","),
       sessionTimeoutMs: o.sessionTimeoutMs,

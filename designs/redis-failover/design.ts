@@ -1,12 +1,12 @@
 import type { DesignEntry } from "../types.js";
-import { Fields } from "../../sim/validate.js";
-import { InputError } from "../../sim/errors.js";
 import { redisServer } from "../../services/redis/server.js";
 import { sentinelNode } from "../../services/redis/sentinel.js";
 import { SentinelConnection } from "../../services/redis/client.js";
-import { SETNX_OPTION_FIELDS, parseSetnxFields, type SetnxDesignOptions } from "../redis-setnx/design.js";
 import { SetnxLockClient } from "../redis-setnx/client.js";
 import type { DesignProfile } from "../profile.js";
+import { REDIS_CLOCK_WHY } from "../real-plan.js";
+import { failoverPlan } from "./real-plan.js";
+import { PRIMARY_ID, SENTINEL_ID, replicaId, parseFailoverOptions, type FailoverDesignOptions } from "./options.js";
 
 /**
  * `redis-failover`: the naive SET NX PX lock (seed 000 approach 1) against a primary
@@ -17,65 +17,6 @@ import type { DesignProfile } from "../profile.js";
  * Processes: redis-primary, redis-replica-1..n, sentinel. Clients find the primary
  * through the sentinel (services/redis/client.ts SentinelConnection).
  */
-export interface FailoverDesignOptions extends SetnxDesignOptions {
-  replicas: number;
-  downAfterMs: number;
-  sentinelPingMs: number;
-  failoverVoteMs: number;
-  sentinelInfoMs: number;
-  replAckIntervalMs: number;
-  fencing: boolean;
-  /** After taking the lock, WAIT for this many replicas (0: none, Redis's default use). */
-  waitReplicas: number;
-  waitTimeoutMs: number;
-}
-
-export const PRIMARY_ID = "redis-primary";
-export const SENTINEL_ID = "sentinel";
-export const replicaId = (i: number): string => `redis-replica-${i}`;
-
-export function parseFailoverOptions(raw: unknown, file: string, prefix: string): FailoverDesignOptions {
-  const f = Fields.root(file, raw ?? {}, prefix).only([
-    ...SETNX_OPTION_FIELDS,
-    "replicas",
-    "downAfterMs",
-    "sentinelPingMs",
-    "failoverVoteMs",
-    "sentinelInfoMs",
-    "replAckIntervalMs",
-    "fencing",
-    "waitReplicas",
-    "waitTimeoutMs",
-  ]);
-  const setnx = parseSetnxFields(f);
-  const replicas = f.number("replicas", { integer: true, min: 1, max: 8, dflt: 1 });
-  const o: FailoverDesignOptions = {
-    ...setnx,
-    replicas,
-    // Sentinel's defaults: down-after-milliseconds 30 s, one PING a second.
-    downAfterMs: f.number("downAfterMs", { min: 1, dflt: 30_000 }),
-    sentinelPingMs: f.number("sentinelPingMs", { min: 1, dflt: 1000 }),
-    // Measured on three real Sentinel 7.0 processes (services/redis/sentinel.ts); 0 = instant.
-    failoverVoteMs: f.number("failoverVoteMs", { min: 0, max: 60_000, dflt: 220 }),
-    sentinelInfoMs: f.number("sentinelInfoMs", { min: 0, max: 60_000, dflt: 1000 }),
-    replAckIntervalMs: f.number("replAckIntervalMs", { min: 1, dflt: 1000 }),
-    fencing: f.boolean("fencing", false),
-    waitTimeoutMs: f.number("waitTimeoutMs", { min: 1, dflt: 50 }),
-    waitReplicas: f.number("waitReplicas", { integer: true, min: 0, max: replicas, dflt: 0 }),
-  };
-  if (o.waitTimeoutMs >= o.requestTimeoutMs) {
-    throw new InputError(
-      file,
-      f.field("waitTimeoutMs"),
-      `expected less than requestTimeoutMs (${o.requestTimeoutMs}): the connection would give up on WAIT first, got ${o.waitTimeoutMs}`,
-    );
-  }
-  if (o.sentinelPingMs > o.downAfterMs) {
-    throw new InputError(file, f.field("sentinelPingMs"), `expected at most downAfterMs (${o.downAfterMs}), got ${o.sentinelPingMs}`);
-  }
-  return o;
-}
-
 const replicaIdsOf = (o: FailoverDesignOptions): string[] => Array.from({ length: o.replicas }, (_, i) => replicaId(i + 1));
 
 /** Sentinel's timing an attack sets when the lock's options do not say (its scenarios use the same), so a failover fits in seconds. */
@@ -104,6 +45,7 @@ export const redisFailover: DesignEntry<FailoverDesignOptions> = {
   runs: "model",
   parseOptions: parseFailoverOptions,
   profile: failoverProfile,
+  real: { plan: failoverPlan, serverClocksWhy: REDIS_CLOCK_WHY },
   setup({ sim, processOptions }, o) {
     const replicaIds = replicaIdsOf(o);
     const common = {
@@ -143,3 +85,5 @@ export const redisFailover: DesignEntry<FailoverDesignOptions> = {
     };
   },
 };
+
+export { PRIMARY_ID, SENTINEL_ID, replicaId, parseFailoverOptions, type FailoverDesignOptions } from "./options.js";

@@ -2,8 +2,9 @@
  * redis-failover in real mode: a primary, its replicas (replicating through driver proxies)
  * and three redis-sentinels; the SET NX PX recipe on ioredis's Sentinel client.
  */
-import { PRIMARY_ID, replicaId, SENTINEL_ID, type FailoverDesignOptions } from "./design.js";
+import { PRIMARY_ID, replicaId, SENTINEL_ID, type FailoverDesignOptions } from "./options.js";
 import { given, noteSweep, refuse, type RealDesignPlan, type RealPlanInput } from "../real-plan.js";
+import type { SetnxRecipeConfig } from "../redis-setnx/real-plan.js";
 
 /** The name the sentinels monitor the primary under (real/failover.ts). */
 export const MASTER_NAME = "lockstep";
@@ -42,7 +43,8 @@ export function failoverPlan(s: RealPlanInput, o: FailoverDesignOptions, notAppl
     fencing: false,
     packages: ["ioredis"],
     clients: `the SET NX PX recipe on ioredis's Sentinel client (${SENTINELS} sentinels, down-after ${o.downAfterMs} ms; Lua compare-and-delete release)`,
-    recipe: (eps) => ({
+    recipe: (eps): SetnxRecipeConfig => ({
+      client: "redis-setnx/real-client.js",
       kind: "setnx",
       redis: eps[0]!,
       sentinels: eps.filter((e) => sentinels.includes(e.id)),

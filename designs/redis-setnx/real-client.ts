@@ -7,7 +7,7 @@
 // ttlMs from the moment it sent the winning SET, on the monotonic run clock.
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { RecipeConfig } from "../real-recipe.js";
+import type { SetnxRecipeConfig } from "./real-plan.js";
 import { connectReady, ioredisConnection, ioredisSentinelConnection } from "../real-ioredis.js";
 import {
   errorText,
@@ -17,6 +17,7 @@ import {
   type RealGrant,
   type RealLockClient,
   type RealReleaseResult,
+  type RealClientFactory,
 } from "../real-client.js";
 import { packageVersion } from "../real-packages.js";
 
@@ -25,7 +26,7 @@ export const CAD_LUA = `if redis.call("get", KEYS[1]) == ARGV[1] then return red
 /** Compare-and-pexpire: only the holder's token extends the key. */
 export const CAPEXPIRE_LUA = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 
-type SetnxConfig = Extract<RecipeConfig, { kind: "setnx" }>;
+type SetnxConfig = SetnxRecipeConfig;
 
 export class SetnxRecipe implements RealLockClient {
   private readonly redis: Redis;
@@ -121,3 +122,6 @@ export class SetnxRecipe implements RealLockClient {
     this.redis.disconnect();
   }
 }
+
+/** The client process's entry to this recipe (real/child/main.ts loads this module by the recipe's `client`). */
+export const createRealClient: RealClientFactory = (cfg, env) => new SetnxRecipe(cfg as SetnxConfig, env.nowUs);

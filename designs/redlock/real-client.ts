@@ -15,9 +15,17 @@
 // node-redlock v4 has no wait bound: workload.waitMs is not applied (it retries retryCount times).
 import { createRequire } from "node:module";
 import type { Redis } from "ioredis";
-import type { RecipeConfig } from "../real-recipe.js";
+import type { RedlockRecipeConfig } from "./real-plan.js";
 import { connectReady, ioredisConnection } from "../real-ioredis.js";
-import { errorText, type RealAcquireResult, type RealExtendResult, type RealGrant, type RealLockClient, type RealReleaseResult } from "../real-client.js";
+import {
+  errorText,
+  type RealAcquireResult,
+  type RealExtendResult,
+  type RealGrant,
+  type RealLockClient,
+  type RealReleaseResult,
+  type RealClientFactory,
+} from "../real-client.js";
 import { packageVersion } from "../real-packages.js";
 
 /** The slice of node-redlock v4's API used here (the package ships no types). */
@@ -35,7 +43,7 @@ type RedlockV4Ctor = (new (clients: Redis[], options: Record<string, number>) =>
 
 const require = createRequire(import.meta.url);
 
-type RedlockConfig = Extract<RecipeConfig, { kind: "redlock-v4" }>;
+type RedlockConfig = RedlockRecipeConfig;
 
 export class RedlockRecipe implements RealLockClient {
   private readonly clients: Redis[];
@@ -120,3 +128,6 @@ export class RedlockRecipe implements RealLockClient {
     for (const c of this.clients) c.disconnect();
   }
 }
+
+/** The client process's entry to this recipe (real/child/main.ts loads this module by the recipe's `client`). */
+export const createRealClient: RealClientFactory = (cfg, env) => new RedlockRecipe(cfg as RedlockConfig, env.nowUs);

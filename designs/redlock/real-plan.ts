@@ -1,7 +1,19 @@
 /** redlock in real mode: N redis-servers, the real `redlock` package (4.2.0) on ioredis (real-client.ts). */
-import { redlockNodeId, type RedlockDesignOptions } from "./design.js";
+import { redlockNodeId, type RedlockDesignOptions } from "./options.js";
 import { quorumOf } from "./validity.js";
 import { aofFor, noteSweep, refuse, type RealDesignPlan, type RealPlanInput } from "../real-plan.js";
+import type { RecipeConfig, RedisEndpoint } from "../real-recipe.js";
+
+/** The recipe config this design's real client runs (designs/real-recipe.ts). */
+export interface RedlockRecipeConfig extends RecipeConfig {
+  kind: "redlock-v4";
+  redis: RedisEndpoint[];
+  requestTimeoutMs: number;
+  driftFactor: number;
+  retryCount: number;
+  retryDelayMs: number;
+  retryJitterMs: number;
+}
 
 export function redlockPlan(s: RealPlanInput, o: RedlockDesignOptions, notApplied: string[]): RealDesignPlan {
   if (o.variant !== "node-redlock")
@@ -19,7 +31,8 @@ export function redlockPlan(s: RealPlanInput, o: RedlockDesignOptions, notApplie
     fencing: false,
     packages: ["ioredis", "redlock"],
     clients: `the redlock package on ${o.nodes} ioredis connections`,
-    recipe: (eps) => ({
+    recipe: (eps): RedlockRecipeConfig => ({
+      client: "redlock/real-client.js",
       kind: "redlock-v4",
       redis: eps,
       requestTimeoutMs: o.requestTimeoutMs,

@@ -50,7 +50,7 @@ export function referenceOf(lock: LockUnderTest): LockUnderTest {
 
 /** The command that meets the same stop again: the audit of this attack up to this seed. */
 function auditReplay(lock: LockUnderTest, attack: string, seed: number): string {
-  const byAdapter = designByName(lock.design)?.runs === "library";
+  const byAdapter = designByName(lock.design)?.runs === "adapter";
   const which = byAdapter ? `--lock ${lock.label}` : `--design ${lock.label}`;
   const options = !byAdapter && lock.designOptions ? ` --design-options '${JSON.stringify(lock.designOptions)}'` : "";
   return `npx lockstep audit ${which}${options} --attacks ${attack} --seeds ${seed}`;

@@ -6,41 +6,27 @@
 // away (the control connection closes) it exits at once; a stopped (SIGSTOPped) client
 // that outlives its driver is SIGKILLed by the watchdog it runs under.
 import { DriverLink } from "./link.js";
-import type { RealLockClient } from "../../designs/real-client.js";
-import { EtcdMutexRecipe } from "../../designs/etcd-lease/real-client.js";
-import { LibraryRecipe } from "../../designs/library/real-client.js";
-import { DriverRecipe } from "../../designs/library/real-driver.js";
+import type { RealClientEnv, RealClientFactory, RealLockClient } from "../../designs/real-client.js";
 import { DriverFailedError } from "../../designs/library/real-driver-process.js";
 import { loadTolerantMs } from "../servers/deadlines.js";
 import { AdapterRefusedError } from "../../designs/library/real-loader.js";
-import { RedlockRecipe } from "../../designs/redlock/real-client.js";
-import { SetnxRecipe } from "../../designs/redis-setnx/real-client.js";
-import { ZkLockRecipe } from "../../designs/raft-zk/real-client.js";
 import { clientLoop } from "./workload.js";
 import type { RecipeConfig } from "../../designs/real-recipe.js";
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const CONFIG_TIMEOUT_MS = 30_000;
 const SERVICE_CONNECT_TIMEOUT_MS = 10_000;
-/** A lock driver's init (its runtime's start, its connections), inside the connect bound so its own line is the one said. */
-const DRIVER_INIT_TIMEOUT_MS = 8_000;
 const START_TIMEOUT_MS = 60_000;
 
-function recipeFor(cfg: RecipeConfig, nowUs: () => number, clientId: string): RealLockClient {
-  switch (cfg.kind) {
-    case "setnx":
-      return new SetnxRecipe(cfg, nowUs);
-    case "redlock-v4":
-      return new RedlockRecipe(cfg, nowUs);
-    case "etcd-mutex":
-      return new EtcdMutexRecipe(cfg, nowUs);
-    case "zk-lock":
-      return new ZkLockRecipe(cfg, nowUs);
-    case "library":
-      return new LibraryRecipe(cfg, nowUs, clientId);
-    case "driver":
-      return new DriverRecipe(cfg, nowUs, clientId, loadTolerantMs(DRIVER_INIT_TIMEOUT_MS));
-  }
+/** A recipe module under designs/, as a design's real-plan.ts names it ("redis-setnx/real-client.js"). */
+const CLIENT_MODULE = /^[a-z0-9-]+\/real-[a-z-]+\.js$/;
+
+/** The recipe's client, from the module its design's real plan named (loaded only in the process that runs it). */
+async function recipeFor(cfg: RecipeConfig, env: RealClientEnv): Promise<RealLockClient> {
+  if (!CLIENT_MODULE.test(cfg.client)) throw new Error(`recipe ${cfg.kind}: no client module "${cfg.client}"`);
+  const mod = (await import(new URL(`../../designs/${cfg.client}`, import.meta.url).href)) as { createRealClient?: RealClientFactory };
+  if (typeof mod.createRealClient !== "function") throw new Error(`recipe ${cfg.kind}: ${cfg.client} exports no createRealClient`);
+  return mod.createRealClient(cfg, env);
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -58,9 +44,9 @@ async function main(): Promise<void> {
   await link.connected(CONNECT_TIMEOUT_MS);
   link.send({ t: "hello", clientId, secret, pid: process.pid });
   const { config } = await link.next("config", CONFIG_TIMEOUT_MS);
-  const locks = recipeFor(config.recipe, () => link.nowUs(), clientId);
-  // A lock driver that dies or prints what is not the protocol stops the run, in its own words.
-  if (locks instanceof DriverRecipe) locks.onFailure = (err) => link.send({ t: "fatal", message: err.message });
+  const locks = await recipeFor(config.recipe, { nowUs: () => link.nowUs(), clientId, loadTolerantMs });
+  // A client that fails on its own (a lock driver that dies or prints what is not the protocol) stops the run, in its own words.
+  locks.onFailure = (err) => link.send({ t: "fatal", message: err.message });
   try {
     await withTimeout(locks.connect(), loadTolerantMs(SERVICE_CONNECT_TIMEOUT_MS), `connecting to the servers (${config.recipe.kind})`);
   } catch (err) {
