@@ -41,16 +41,22 @@ function sourcesUnder(root: string, dir: string, out: string[]): void {
   }
 }
 
-/** file -> the files it imports (repository-relative, .js specifiers mapped to their .ts sources). */
-export function importGraph(root: string): Map<string, string[]> {
+/** Every .ts source under the given folders (repository-relative), missing folders skipped. */
+export function sourcesIn(root: string, folders: readonly string[]): string[] {
   const files: string[] = [];
-  for (const layer of LAYERS) {
+  for (const folder of folders) {
     try {
-      sourcesUnder(root, layer, files);
+      sourcesUnder(root, folder, files);
     } catch {
       // a layer with no folder yet
     }
   }
+  return files;
+}
+
+/** file -> the files it imports (repository-relative, .js specifiers mapped to their .ts sources). */
+export function importGraph(root: string): Map<string, string[]> {
+  const files = sourcesIn(root, LAYERS);
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const text = readFileSync(join(root, file), "utf8");
