@@ -20,6 +20,7 @@
  */
 import { NEMESIS, type FaultValue, type HistoryEvent } from "../sim/history.js";
 import { applyFault, endsAll, endsLostState, losesState, movesCalmOnly } from "./fault-semantics.js";
+import { timeText } from "./time-text.js";
 
 export type DerivedRule = "client-fault-contended" | "server-fault-during-hold" | "waiter-served";
 
@@ -28,7 +29,7 @@ export interface Met {
   first?: string;
 }
 
-const sec = (us: number): string => `${Math.round(us / 1e5) / 10} s`;
+const sec = timeText;
 
 /** Who holds and who wants each lock, as the stream goes (a hold is a belief: acquire-ok to release invoke, lapse or crash). */
 class Contention {

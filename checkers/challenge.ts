@@ -4,6 +4,7 @@ import { forEachPair } from "./pairs.js";
 import { semanticsOf } from "../faults/index.js";
 import type { ChallengeSpec } from "../scenarios/challenge-spec.js";
 import { DerivedChallenge, type DerivedRule } from "./challenge-derived.js";
+import { timeText } from "./time-text.js";
 
 /**
  * Challenge: did the run test anything? A lock can only be shown unsafe when two
@@ -361,5 +362,5 @@ function ending(h: Hold): string {
 }
 
 const endOf = (o: Operation): number => o.endUs;
-const sec = (us: number): string => `${Math.round(us / 1e5) / 10} s`;
+const sec = timeText;
 const ms = (us: number): string => (us >= 1e6 ? sec(us) : `${Math.round(us / 1000)} ms`);

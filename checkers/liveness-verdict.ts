@@ -1,5 +1,6 @@
 /** The liveness checker's verdict, witness and summary from what was judged (liveness-online.ts). */
 import type { CheckResult } from "./types.js";
+import { timeText } from "./time-text.js";
 
 export const LIVENESS = "liveness";
 export const WITNESS_MAX = 20;
@@ -130,4 +131,4 @@ function passedSummary(waits: WaitVerdicts, crashes: number, boundMs: number, un
   );
 }
 
-const sec = (us: number): string => `${Math.round(us / 1e5) / 10} s`;
+const sec = timeText;

@@ -1,3 +1,4 @@
+import { timeText } from "../../checkers/time-text.js";
 import { describe, expect, it } from "vitest";
 import { judgeChallenge, beliefs } from "../../checkers/challenge.js";
 import { runCheckers } from "../../checkers/run-all.js";
@@ -30,6 +31,22 @@ function pausedHolder(): HistoryBuilder {
 
 const OB = { kind: "overlapping-belief" } as const;
 
+describe("timeText: a verdict's time in the unit its size needs", () => {
+  it("µs under 1 ms, ms (to 0.1) under 1 s, seconds (to 0.1) from there", () => {
+    expect([0, 850, 1_117, 51_000, 51_240, 999_949, 1_000_000, 10_509_966, 15_007_133].map(timeText)).toEqual([
+      "0 µs",
+      "850 µs",
+      "1.1 ms",
+      "51 ms",
+      "51.2 ms",
+      "999.9 ms",
+      "1 s",
+      "10.5 s",
+      "15 s",
+    ]);
+  });
+});
+
 describe("challenge: overlapping-belief (the default)", () => {
   it("challenges a run where a second client is granted while a paused holder still believes it holds", () => {
     const b = pausedHolder();
@@ -37,7 +54,7 @@ describe("challenge: overlapping-belief (the default)", () => {
     const r = judgeChallenge(b.events, OB);
     expect(r.challenged).toBe(true);
     expect(r.count).toBe(1);
-    expect(r.why).toBe("c2 was granted L at 10.5 s while c1 still held it (granted at 0 s, held until 15 s)");
+    expect(r.why).toBe("c2 was granted L at 10.5 s while c1 still held it (granted at 1 ms, held until 15 s)");
     // The lapse note fell mid-pause: c1 finds out only when it wakes.
     expect(beliefs(b.events)[0]!.endUs).toBe(15_000_000);
   });
@@ -63,7 +80,7 @@ describe("challenge: overlapping-belief (the default)", () => {
     expect(r.challenged).toBe(false);
     expect(r.acquiresFailed).toBe(3);
     expect(r.why).toBe(
-      "c2 never held L while c1 believed it did: c2 tried from 1 s and gave up at 2.2 s after 3 attempts (retry count exhausted); c1 held it from 0 s to 15 s (it released)",
+      "c2 never held L while c1 believed it did: c2 tried from 1 s and gave up at 2.2 s after 3 attempts (retry count exhausted); c1 held it from 1 ms to 15 s (it released)",
     );
   });
 
@@ -75,7 +92,7 @@ describe("challenge: overlapping-belief (the default)", () => {
       .ev("c2", "fail", "acquire", "L", { reason: "quorum not reached" });
     b.at(15_000).ev("c1", "invoke", "release", "L", { grantId: "c1#1" });
     expect(judgeChallenge(b.events, OB).why).toBe(
-      "c2 never held L while c1 believed it did: c2 tried from 1 s and gave up at 2.7 s (quorum not reached), 1.7 s into the 30 s the workload would wait (waitMs): its own limit, not the scenario's; c1 held it from 0 s to 15 s (it released)",
+      "c2 never held L while c1 believed it did: c2 tried from 1 s and gave up at 2.7 s (quorum not reached), 1.7 s into the 30 s the workload would wait (waitMs): its own limit, not the scenario's; c1 held it from 1 ms to 15 s (it released)",
     );
     // A wait that used (nearly) all of waitMs ran out by the scenario's own limit: nothing more to say.
     const full = grant(new HistoryBuilder(), "c1", "c1#1", 0);
@@ -94,7 +111,7 @@ describe("challenge: overlapping-belief (the default)", () => {
         .ev("c2", "fail", "acquire", "L");
     const why = judgeChallenge(b.events, OB).why;
     expect(why).toBe(
-      "c2 never held L while c3 believed it did: c2 tried from 1 s and gave up at 11.9 s after 11 attempts; c3 held it from 0.5 s to 2.6 s (it released)",
+      "c2 never held L while c3 believed it did: c2 tried from 1 s and gave up at 11.9 s after 11 attempts; c3 held it from 501 ms to 2.6 s (it released)",
     );
     expect(why).not.toMatch(/before/);
   });
@@ -114,7 +131,7 @@ describe("challenge: overlapping-belief (the default)", () => {
   it("says so when nobody asked for a lock, or nobody got one", () => {
     expect(judgeChallenge([], OB).why).toBe("no client asked for a lock");
     const b = new HistoryBuilder().at(0).ev("c1", "invoke", "acquire", "L", { ttlMs: 1000 }).at(5).ev("c1", "fail", "acquire", "L", { reason: "no quorum" });
-    expect(judgeChallenge(b.events, OB).why).toBe("nobody was ever granted a lock: gave up at 0 s (no quorum)");
+    expect(judgeChallenge(b.events, OB).why).toBe("nobody was ever granted a lock: gave up at 5 ms (no quorum)");
   });
 
   it("makes a safe but unchallenged run's outcome not-challenged, and leaves a challenged one safe", () => {
@@ -140,7 +157,7 @@ describe("challenge: overlapping-belief (the default)", () => {
     const v = runCheckers(overlap.events, { ttlMs: 10_000, challenge: { kind: "waiter-waited", waitedMsMin: 60_000 } });
     expect(v.safety).toBe(false);
     expect(v.challenge.challenged).toBe(true);
-    expect(v.challenge.why).toMatch(/^c2 was granted L at 0 s while c1 still held it/);
+    expect(v.challenge.why).toBe("c2 was granted L at 6 ms while c1 still held it (granted at 1 ms, held until 9 ms)");
   });
 });
 
@@ -176,7 +193,8 @@ describe("challenge: the other kinds", () => {
     queued.at(3).ev("c2", "invoke", "acquire", "L", { ttlMs: 10_000 }).at(11).ev("c2", "ok", "acquire", "L", { grantId: "c2#1", validityMs: 1, ttlMs: 1 });
     const r = judgeChallenge(queued.events, { kind: "waiter-served" });
     expect(r.challenged).toBe(true);
-    expect(r.why).toBe("c2 asked for L at 0 s while c1 held it, and was granted it at 0 s");
+    // 3 ms and 11 ms, not "0 s" and "0 s": times under a second are said in ms.
+    expect(r.why).toBe("c2 asked for L at 3 ms while c1 held it, and was granted it at 11 ms");
   });
 
   it("granted-during-release: challenged when a grant falls between another client's release invoke and its answer", () => {
@@ -187,7 +205,7 @@ describe("challenge: the other kinds", () => {
     during.at(2000).ev("c1", "ok", "release", "L", { released: true });
     const r = judgeChallenge(during.events, { kind: "granted-during-release" });
     expect(r.challenged).toBe(true);
-    expect(r.why).toBe("c2 was granted L at 0.5 s while c1's release, invoked at 0.1 s, was still outstanding");
+    expect(r.why).toBe("c2 was granted L at 500 ms while c1's release, invoked at 100 ms, was still outstanding");
     // The same grant after the release was answered: nothing stalled mid-release.
     const after = grant(new HistoryBuilder(), "c1", "c1#1", 0);
     after.at(100).ev("c1", "invoke", "release", "L", { grantId: "c1#1" }).at(101).ev("c1", "ok", "release", "L", { released: true });
