@@ -47,6 +47,11 @@ export interface CheckContext {
    * latest, as the lease-lock model has it (checkers/holds.ts).
    */
   holdsEndAtLease?: boolean;
+  /**
+   * The history records no times (a Knossos history without :time): each event's timeUs is
+   * its position in the file, so witnesses give positions (#4), not µs.
+   */
+  timeIsOrder?: boolean;
   /** What the run must show to have tested the lock (checkers/challenge.ts); absent: overlapping beliefs. */
   challenge?: ChallengeSpec;
 }

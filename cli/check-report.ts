@@ -28,6 +28,8 @@ export function recordForImported(
   ctx: CheckContext,
   verdicts: Verdicts,
   recheck: string,
+  /** What check said about the file (raised :time values, no :time): the page says it too. */
+  notes: readonly string[] = [],
 ): RunRecord {
   const clients: string[] = [];
   const seen = new Set<string>([NEMESIS, "storage"]);
@@ -47,7 +49,7 @@ export function recordForImported(
     scenario: {
       name,
       title: `${name}: imported ${format} history, ${model} model`,
-      story: `A history recorded elsewhere (${format}), checked by lockstep check under the ${model} model. File order is the history order; times are the history's own.`,
+      story: `A history recorded elsewhere (${format}), checked by lockstep check under the ${model} model. File order is the history order; ${ctx.timeIsOrder ? "it has no times, so each event's time is its position in the file (#n)" : "times are the history's own"}.`,
       file,
       design: `imported (${format})`,
       expect: verdicts.outcome === "unknown" || verdicts.outcome === "not-challenged" ? "safe" : verdicts.outcome,
@@ -83,7 +85,9 @@ export function recordForImported(
       eventsRun: history.length,
       network: {},
       clockSamples: [],
+      ...(ctx.timeIsOrder ? { timeIsOrder: true as const } : {}),
     },
+    ...(notes.length > 0 ? { notes: [...notes] } : {}),
     verdicts,
     expectationMet: true,
   };
@@ -98,13 +102,22 @@ export function renderImportedReport(record: RunRecord, history: readonly Histor
   html = replay.test(html) ? html.replace(replay, () => box) : html.replace(/<body[^>]*>/, (b) => `${b}\n${box}`);
   html = html.replace(/<span class="expect [a-z]+">[\s\S]*?<\/span>/, `<span class="expect">imported: no expected verdict</span>`);
   html = html.replace(/<div><dt>seed<\/dt><dd>0<\/dd><\/div>/, "");
+  const order = record.meta.timeIsOrder === true;
   html = html.replace("<dt>simulated</dt>", "<dt>history spans</dt>");
   html = html.replace(
     "<small>each process's wall-clock offset from true time</small>",
     "<small>not recorded in an imported history: the line at 0 says nothing about its clocks</small>",
   );
-  html = html.replace("<small>true time, as only a simulator knows it</small>", "<small>the history's own times, in file order</small>");
-  html = html.replace("every time is simulated true time from the start of the run", "imported history: times are the history's own (µs), kept in file order");
+  html = html.replace(
+    "<small>true time, as only a simulator knows it</small>",
+    order ? "<small>no times in the history: each event at its position in the file (#n)</small>" : "<small>the history's own times, in file order</small>",
+  );
+  html = html.replace(
+    "every time is simulated true time from the start of the run",
+    order
+      ? "imported history without times: every time is an event's position in the file (#n)"
+      : "imported history: times are the history's own (µs), kept in file order",
+  );
   html = html.replace(/<title>lockstep: [^<]*<\/title>/, (t) => t.replace(/ seed 0/, "").replace("lockstep: ", "lockstep check: "));
   return html;
 }

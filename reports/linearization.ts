@@ -32,6 +32,8 @@ export interface LinearizationView {
   witness: Witness;
   /** The window to show on the timeline: the last prefix ops and the stuck one, µs. */
   spanUs: [number, number];
+  /** The history has no times: its "µs" are positions in the file, said as #n. */
+  order?: boolean;
 }
 
 export function linearizationOf(record: RunRecord): LinearizationView | undefined {
@@ -41,7 +43,7 @@ export function linearizationOf(record: RunRecord): LinearizationView | undefine
   const near = [...w.prefixTail.slice(-2), ...w.cannotFollow];
   const s = Math.min(...near.map((o) => o.startUs));
   const end = Math.max(...near.map((o) => o.endUs ?? o.startUs));
-  return { witness: w, spanUs: [s, Math.max(end, s + 1)] };
+  return { witness: w, spanUs: [s, Math.max(end, s + 1)], ...(record.meta.timeIsOrder ? { order: true } : {}) };
 }
 
 export const isRegisterModel = (model: string): boolean => isModelName(model) && MODEL_FAMILY[model] === "register";
@@ -135,6 +137,7 @@ const W = 860;
 
 export function renderLinearization(v: LinearizationView): string {
   const w = v.witness;
+  const fmtS = v.order ? (us: number) => `#${us}` : fmtSeconds;
   const ops = [
     ...w.prefixTail.map((op, j) => ({ op, n: w.prefixLength - w.prefixTail.length + j + 1, stuck: false })),
     ...w.cannotFollow.map((op) => ({ op, n: 0, stuck: true })),
@@ -191,7 +194,7 @@ function ordinal(n: number): string {
   return ["th", "st", "nd", "rd"][n % 10] ?? "th";
 }
 
-function fmtS(us: number): string {
+function fmtSeconds(us: number): string {
   return `${(us / 1e6).toFixed(6).replace(/0{1,3}$/, "")} s`;
 }
 

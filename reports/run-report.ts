@@ -36,7 +36,10 @@ export function renderRunReportFromView(record: RunRecord, view: RunView, trace?
   const findings = findingsSection(view, lin);
 
   const steps = view.steps
-    .map((s) => `<li class="tone-${s.tone}" data-ref="${s.ref.kind}:${s.ref.i}" tabindex="0"><span class="t">${e(fmtSeconds(s.t))}</span> ${e(s.text)}</li>`)
+    .map(
+      (s) =>
+        `<li class="tone-${s.tone}" data-ref="${s.ref.kind}:${s.ref.i}" tabindex="0"><span class="t">${e(view.timeIsOrder ? `#${s.t}` : fmtSeconds(s.t))}</span> ${e(s.text)}</li>`,
+    )
     .join("\n");
 
   const facts = factsOf(r);
@@ -48,6 +51,7 @@ export function renderRunReportFromView(record: RunRecord, view: RunView, trace?
 <span class="expect ${r.expectationMet ? "met" : "unmet"}">${r.expectationMet ? "as the scenario expects" : `the scenario expects <b>${e(r.scenario.expect)}</b>`}</span>
 </div>
 ${findingLine(r)}${challengeLine(r)}
+${notesLine(r)}
 <dl class="facts">${facts.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join("")}</dl>
 <div class="replay"><span>replay this run:</span> <code id="replay-command">${e(r.replay)}</code> <button type="button" id="copy-replay">copy</button></div>
 <p class="verdict-line">checkers: ${r.verdicts.results
@@ -82,7 +86,7 @@ ${r.verdicts.challenge?.challenged === false ? `<p class="story-note">This run d
 <p class="story-text">${e(r.scenario.story)}</p>
 <h3>What happened, step by step</h3>
 <p class="explain">Hover a step to find its mark on the timeline; click it to zoom there.</p>
-<ol id="steps">${steps || "<li>Nothing of note: no faults, no violations.</li>"}</ol>
+<ol id="steps">${steps || `<li>${e(noSteps(r))}</li>`}</ol>
 </aside>
 </main>
 ${lin ? renderLinearization(lin) : ""}
@@ -114,7 +118,7 @@ function factsOf(r: RunRecord): Array<[string, string]> {
     ["design", r.scenario.design],
     ["scenario", r.scenario.name],
     ["seed", String(r.seed)],
-    ["simulated", fmtMs(r.meta.durationMs)],
+    timeFact(r),
     ["clients", String(r.meta.clientIds.length)],
     ["servers", r.meta.serverIds.join(", ") || "—"],
     ["fencing tokens", r.meta.fencingTokens ? (r.scenario.workload.fencing ? "issued and checked by the resource" : "issued, not checked") : "none"],
@@ -155,6 +159,12 @@ function findingsSection(view: RunView, lin: LinearizationView | undefined): str
 function latencySection(view: RunView): string {
   const e = escapeHtml;
   const lat = view.latency;
+  if (view.timeIsOrder)
+    return `<section>
+<h2>Acquire latency</h2>
+<p class="explain">This history has no times (its events are positions in the file): no latency to measure.</p>
+<div id="latency" class="stack" hidden></div>
+</section>`;
   const latencyLine =
     lat.count === 0
       ? "No lock was granted in this run."
@@ -215,6 +225,33 @@ function otherFindings(view: RunView, lin: LinearizationView | undefined): strin
       ? `<li><span class="ck">${escapeHtml(f.checker)}</span> ${escapeHtml(linearizationSentence(lin))} <button type="button" class="linklike" data-show="span:${lin.spanUs[0]}-${lin.spanUs[1]}">show on the timeline</button> <a href="#linearization">the linearization, drawn</a></li>`
       : `<li><span class="ck">${escapeHtml(f.checker)}</span> ${escapeHtml(f.summary)}</li>`;
   return `<ul>${rest.map(item).join("")}</ul>`;
+}
+
+/** The steps list when it has nothing: never "no violations" beside a checker that failed. */
+function noSteps(r: RunRecord): string {
+  const failed = r.verdicts.results.filter((c) => c.valid === false).map((c) => c.checker);
+  if (failed.length > 0) return `No fault or event to step through here; what failed (${failed.join(", ")}) is under "What went wrong" above.`;
+  return r.verdicts.valid === "unknown"
+    ? "Nothing of note: no faults; a checker could not decide (see Checkers)."
+    : "Nothing of note: no faults, no violations.";
+}
+
+/**
+ * The header's time: the run's whole length, as far as the timeline's axis goes (the
+ * scenario's duration and the drain after it), or, for a history without times, its events.
+ */
+function timeFact(r: RunRecord): [string, string] {
+  const m = r.meta;
+  if (m.timeIsOrder) return ["history", `${m.eventsRun} events, no times: positions in the file`];
+  const endMs = m.endUs / 1000;
+  const drain = endMs > m.durationMs && !m.historyTail ? ` (${fmtMs(m.durationMs)} and a ${fmtMs(endMs - m.durationMs)} drain)` : "";
+  return ["simulated", `${fmtMs(Math.max(endMs, m.durationMs))}${drain}`];
+}
+
+/** What the command said about its input (check's notes), on the page as on the terminal. */
+function notesLine(r: RunRecord): string {
+  if (!r.notes?.length) return "";
+  return `<ul class="run-notes">${r.notes.map((n) => `<li><b>note:</b> ${escapeHtml(n)}</li>`).join("")}</ul>`;
 }
 
 function fmtSeconds(us: number): string {

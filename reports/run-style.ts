@@ -23,6 +23,7 @@ footer { color: var(--muted); font-size: 12px; padding: 12px 24px 24px; }
 .from-audit { margin: 4px 0; font-size: 14px; padding: 4px 8px; background: #fdecec; border-left: 4px solid #c62828; border-radius: 3px; }
 .challenge { margin: 4px 0; font-size: 14px; } .challenge.unmet { color: #5b6b82; }
 .story-note { font-style: italic; color: #5b6b82; }
+.run-notes { margin: 4px 0 6px; padding-left: 18px; color: #7a4b00; font-size: 13px; }
 `;
 
 export const RUN_STYLE =

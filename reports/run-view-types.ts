@@ -6,6 +6,8 @@ import type { NoteText } from "./notes.js";
  * (reports/browser/) type-checks against the same declarations.
  */
 export interface RunView {
+  /** The history has no times (an imported one without :time): times are positions in its file, drawn and said as #n. */
+  timeIsOrder?: true;
   /** Where the timeline starts: 0 for a run, an imported history's first event. */
   startUs: number;
   endUs: number;

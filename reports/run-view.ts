@@ -83,6 +83,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   // An imported history keeps its own clock, which rarely starts at 0; a long run's report draws its tail.
   const startUs = (imported || meta.historyTail) && history.length > 0 ? history[0]!.timeUs : 0;
   const view: RunView = {
+    ...(meta.timeIsOrder ? { timeIsOrder: true as const } : {}),
     startUs,
     endUs,
     lanes,

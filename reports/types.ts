@@ -27,6 +27,8 @@ export interface RunRecord {
   verdicts: Verdicts;
   /** Whether the outcome is the scenario's expected verdict. */
   expectationMet: boolean;
+  /** What the command said about its input beside the verdicts (check's notes: raised :time values, no :time): the page says it too. */
+  notes?: string[];
   /** Set on a counterexample an audit wrote: the finding it shows, and the audit's page relative to the report. */
   finding?: { cause: string; title: string; auditHref: string };
 }
@@ -81,6 +83,8 @@ export interface RunMeta {
   conditions?: LinkConditionSpec[];
   /** Wall-clock offset from true time of each process, sampled over the run (µs). */
   clockSamples: Array<{ timeUs: number; offsetsUs: Record<string, number> }>;
+  /** An imported history with no times: each event's timeUs is its position in the file, shown as #n, not µs. */
+  timeIsOrder?: true;
   /** A long run checked online (`run --duration`): the report holds only its last events, from fromUs. */
   historyTail?: { events: number; fromUs: number };
 }

@@ -177,6 +177,45 @@ describe("lockstep check", () => {
     }
   });
 
+  it("a history without :time speaks in positions, not µs: the witness, a note, and the page (header, axis, steps, linearization)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lockstep-check-order-"));
+    try {
+      const out = join(dir, "r");
+      const r = await check(fixture("cas-register-bad.edn"), "--out", out);
+      expect(r.code).toBe(EXIT.safetyViolation);
+      expect(r.out).toContain("#4 2 read -> ok 1 [#4, #5] cannot take effect");
+      expect(r.out).not.toMatch(/\d+µs/);
+      expect(r.err).toBe(
+        "lockstep: note: the history has no :time: its events are judged in file order, and times are their positions in the file (#n), not µs\n",
+      );
+      const html = readFileSync(join(out, "report.html"), "utf8");
+      expect(html).toContain("<dt>history</dt><dd>6 events, no times: positions in the file</dd>");
+      expect(html).not.toMatch(/history spans|µs\)|\d µs/);
+      expect(html).toContain("<b>note:</b> the history has no :time");
+      expect(html).toContain('<span class="lin-t">[#4 – #5]</span>');
+      expect(html).toContain("no times in the history: each event at its position in the file (#n)");
+      // Beside a FAIL, the empty step list never says "no violations".
+      expect(html).not.toContain("no violations");
+      expect(html).toContain("what failed (linearizability) is under &quot;What went wrong&quot; above");
+      // A timed history keeps its µs.
+      expect((await check(jepsen("cas-register-bad.edn"))).out).toMatch(/\[\d+µs, \d+µs\]/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("what the terminal notes about the file (a clamped completion) is on the page too", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lockstep-check-note-"));
+    try {
+      const r = await check(jepsen("ok-before-invoke.edn"), "--out", join(dir, "r"));
+      const note = r.err.replace(/^lockstep: note: /, "").trim();
+      expect(note).toMatch(/^1 completion is stamped before its own invoke/);
+      expect(readFileSync(join(dir, "r", "report.html"), "utf8")).toContain(`<b>note:</b> ${note.replace(/'/g, "&#39;")}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a folder is refused as the history argument (not --format), pointing at a run folder's history.jsonl", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lockstep-check-folder-"));
     try {

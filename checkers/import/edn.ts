@@ -186,7 +186,10 @@ function keyName(k: unknown): string {
 const UNPAIRED: ReadonlySet<string> = new Set([NEMESIS]);
 
 /** As parseEdnHistory, with the source line of each event (for errors found later, e.g. an op the model lacks). */
-export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOptions = {}): { events: ImportedEvent[]; lines: number[]; raised: RaisedTimes } {
+/** Events, their lines, completions raised to keep file order, and whether the file had :time at all. */
+export type ParsedEdn = { events: ImportedEvent[]; lines: number[]; raised: RaisedTimes; timed: boolean };
+
+export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOptions = {}): ParsedEdn {
   const forms = splitForms(text, file);
   const maps: { op: Record<string, unknown>; line: number }[] = [];
   for (const form of forms) {
@@ -261,7 +264,7 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
     crashReopens: false,
     show: (name) => `:${name}`,
   });
-  return { events, lines, raised: clock.raised };
+  return { events, lines, raised: clock.raised, timed: timed > 0 };
 }
 
 /**

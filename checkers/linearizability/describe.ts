@@ -24,14 +24,15 @@ function brief(v: unknown): string {
   return s.length > 80 ? s.slice(0, 77) + "..." : s;
 }
 
-export function viewOp(op: Operation): OpView {
+/** `order`: the history's times are positions in its file (no :time), shown as #n. */
+export function viewOp(op: Operation, order = false): OpView {
   const endUs = Number.isFinite(op.endUs) ? op.endUs : null;
   const input = op.invoke.value;
   const output = op.complete?.value;
   const text =
     `#${op.invoke.index} ${op.process} ${op.f}${input === undefined ? "" : " " + brief(input)}` +
     ` -> ${op.outcome}${output === undefined ? "" : " " + brief(output)}` +
-    ` [${op.startUs}µs, ${endUs === null ? "∞" : endUs + "µs"}]`;
+    (order ? ` [#${op.startUs}, ${endUs === null ? "∞" : `#${endUs}`}]` : ` [${op.startUs}µs, ${endUs === null ? "∞" : endUs + "µs"}]`);
   return {
     index: op.invoke.index,
     process: op.process,

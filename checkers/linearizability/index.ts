@@ -65,14 +65,15 @@ export function notLinearizable(
   lockOps: readonly Operation[],
   r: SearchResult<unknown>,
   stats: Record<string, number>,
+  order = false,
 ): CheckResult {
   const witness: LinearizabilityWitness = {
     model: modelName,
     lock,
     prefixLength: r.longestPrefix.length,
-    prefixTail: r.longestPrefix.slice(-PREFIX_SHOWN_MAX).map((i) => viewOp(lockOps[i])),
+    prefixTail: r.longestPrefix.slice(-PREFIX_SHOWN_MAX).map((i) => viewOp(lockOps[i], order)),
     state: model.describeState ? model.describeState(r.stateAfterPrefix) : JSON.stringify(r.stateAfterPrefix),
-    cannotFollow: r.stuck.map((i) => viewOp(lockOps[i])),
+    cannotFollow: r.stuck.map((i) => viewOp(lockOps[i], order)),
   };
   const first = witness.cannotFollow[0];
   return {
@@ -127,7 +128,7 @@ export function linearizability(history: readonly HistoryEvent[], ctx: CheckCont
     stats.statesExplored += r.statesExplored;
     stats.steps += r.steps;
     stats.memoryMbEstimate = Math.round((stats.memoryMbEstimate + r.memoryMbEstimate) * 10) / 10;
-    if (r.valid === false) return notLinearizable(model, modelName, lock, lockOps, r, stats);
+    if (r.valid === false) return notLinearizable(model, modelName, lock, lockOps, r, stats, ctx.timeIsOrder === true);
     if (r.valid === "unknown") {
       unknown = { lock, stoppedBy: r.stoppedBy ?? "budget", prefixLength: r.longestPrefix.length, opsInLock: lockOps.length };
       break;

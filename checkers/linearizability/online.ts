@@ -208,7 +208,8 @@ class OnlineLinearizability implements OnlineChecker {
     this.stats.statesExplored += r.statesExplored;
     this.stats.steps += r.steps;
     this.stats.memoryMbEstimate = Math.max(this.stats.memoryMbEstimate, r.memoryMbEstimate);
-    if (r.valid === false) w.verdict = { valid: false, result: notLinearizable(this.model, this.modelName, lock, admitted, r, {}) };
+    if (r.valid === false)
+      w.verdict = { valid: false, result: notLinearizable(this.model, this.modelName, lock, admitted, r, {}, this.ctx.timeIsOrder === true) };
     if (w.verdict) w.ops = [];
     else if (r.valid === "unknown")
       w.verdict = {

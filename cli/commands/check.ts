@@ -64,7 +64,8 @@ export function registerCheck(program: Command): void {
         // Loaded only for --out, so a plain check does not pay for the report code and d3.
         const { recordForImported, renderImportedReport, writeImportedReport } = await import("../check-report.js");
         // Rendered whole before anything is written: a failure leaves no half-written file.
-        const html = renderImportedReport(recordForImported(file, c.format, c.model, c.history, c.ctx, c.verdicts, recheckCommand(file, opts)), c.history);
+        const record = recordForImported(file, c.format, c.model, c.history, c.ctx, c.verdicts, recheckCommand(file, opts), c.notes);
+        const html = renderImportedReport(record, c.history);
         wrote = writeImportedReport(opts.out, html);
       }
       if (opts.json) {
@@ -109,11 +110,16 @@ export async function checkHistoryFile(file: string, opts: CheckOptions): Promis
   // The EDN reader (and edn-data behind it) is loaded only for an EDN file: start-up of a JSONL check does not pay for it.
   const notes: string[] = [];
   let parsed: { events: HistoryEvent[]; lines: number[] };
+  let timeIsOrder = false;
   if (format === "edn") {
     const edn = await import("../../checkers/import/edn.js");
     const r = edn.parseEdnHistoryWithLines(text, file, { independent: opts.independent ?? false });
     const note = edn.raisedTimesNote(r.raised);
     if (note !== undefined) notes.push(note);
+    if (!r.timed && r.events.length > 0) {
+      timeIsOrder = true;
+      notes.push("the history has no :time: its events are judged in file order, and times are their positions in the file (#n), not µs");
+    }
     parsed = r;
   } else parsed = parseJsonlHistoryWithLines(text, file);
   const { events: history, lines } = parsed;
@@ -128,6 +134,7 @@ export async function checkHistoryFile(file: string, opts: CheckOptions): Promis
       );
   }
   const ctx = contextFrom(opts);
+  if (timeIsOrder) ctx.timeIsOrder = true;
   // lockstep's own history: every acquire invoke carries the scenario's ttlMs, which `run` judges with.
   if (ctx.model === undefined && ctx.ttlMs === undefined) {
     const ttlMs = acquireTtlMs(history);

@@ -113,6 +113,12 @@ describe("run report HTML", () => {
     expect(html.includes("outcome-unsafe")).toBe(true);
   });
 
+  it("the header's time is the axis's: the scenario's 20 s and the 2 s drain the timeline draws", () => {
+    const data = unpack(embedded(html)) as ReturnType<typeof buildRunView>;
+    expect(data.endUs).toBe(22_000_000);
+    expect(html).toContain("<dt>simulated</dt><dd>22 s (20 s and a 2 s drain)</dd>");
+  });
+
   it("embeds the data the page draws", () => {
     const data = unpack(embedded(html)) as ReturnType<typeof buildRunView>;
     expect(data.holds.s.length).toBe(2);

@@ -8,10 +8,13 @@ import * as d3 from "d3";
 import type { RunView } from "../../run-view-types.js";
 import { unpackView } from "../unpack.js";
 import { downToEnd, timelineOf } from "./fault-looks.js";
+import { showTimesAsPositions } from "../format.js";
 
 export type AnySel = d3.Selection<any, any, any, any>;
 
 export const D: RunView = unpackView(JSON.parse(document.getElementById("run-data")!.textContent!) as RunView);
+// Before anything is drawn or said: a history without times speaks in positions.
+showTimesAsPositions(D.timeIsOrder === true);
 export const lanes = D.lanes;
 export const H = D.holds;
 export const A = D.attempts;
