@@ -30,14 +30,14 @@ export function violationsOf(history: readonly HistoryEvent[], verdicts: Verdict
   return out.sort((a, b) => a.endUs - b.endUs);
 }
 
+/**
+ * Two holds overlapping. A hold stretched by acting after its lease lapsed (an extend
+ * accepted, a write) overlaps from before the act that made it a violation: the harm is
+ * done when that act is, so the window runs to the stretched hold's end.
+ */
 function overlapViolation(o: Overlap): Violation {
-  return {
-    checker: "mutual-exclusion",
-    startUs: o.overlapStartUs,
-    endUs: o.overlapEndUs,
-    processes: [o.first.process, o.second.process],
-    sentence: o.sentence,
-  };
+  const endUs = Math.max(o.overlapEndUs, ...[o.first, o.second].filter((h) => h.stretched).map((h) => h.endUs));
+  return { checker: "mutual-exclusion", startUs: o.overlapStartUs, endUs, processes: [o.first.process, o.second.process], sentence: o.sentence };
 }
 
 function lostUpdateViolations(history: readonly HistoryEvent[], witness: unknown): Violation[] {

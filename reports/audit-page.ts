@@ -17,6 +17,8 @@ export interface AuditCardRow {
   causes?: string[];
   /** Relative link to the counterexample's report, when one was written. */
   reportHref?: string;
+  /** A schedule audit --explore generated: its story and faults. */
+  generated?: { story: string; faults: string[] };
 }
 
 /** One bug in the lock's code, as the page shows it (harness/audit/diagnose.ts CauseFinding, with links made relative). */
@@ -50,6 +52,8 @@ export interface AuditPage {
   rows: readonly AuditCardRow[];
   causes: readonly AuditPageCause[];
   unexplained: ReadonlyArray<{ attack: string; seed: number; atUs: number; sentence: string }>;
+  /** audit --explore: how many schedules were generated and judged. */
+  explore?: { draws: number; seed: number; judged: number; found: number };
 }
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#1d1d1f}
@@ -67,26 +71,31 @@ th{background:#f5f5f7}.num{text-align:right;font-variant-numeric:tabular-nums;wh
 tr.your-code td.finding{background:#fdd;color:#8a1010;font-weight:600}tr.limit td.finding{background:#ffe9c2;color:#6b4700}
 tr.safe td.finding{background:#e3f6e3;color:#155215}
 tr.not-challenged td.finding{background:repeating-linear-gradient(135deg,#f1f1f1 0 6px,#e4e4e4 6px 12px);color:#555;font-style:italic}
-tr.refused td{color:#888}.about{color:#555;font-size:.9em}.unexplained{border-left:6px solid #7a5b00;background:#fffbf0;padding:.4em 1.2em;border-radius:6px}
+table.attacks{width:100%}table.attacks td:first-child{width:34%}tr.refused td{color:#888}.about{color:#555;font-size:.9em}.unexplained{border-left:6px solid #7a5b00;background:#fffbf0;padding:.4em 1.2em;border-radius:6px}
 .legend span{display:inline-block;margin-right:1.2em}.legend i{display:inline-block;width:1em;height:1em;vertical-align:-.15em;margin-right:.3em;border:1px solid #ccc}
 @media (max-width:600px){body{margin:1em auto}td,th{padding:.25em .35em}.about{display:none}}`;
 
 const pct = (x: number): string => `${(x * 100).toFixed(x === 0 || x === 1 ? 0 : 1)}%`;
-const ci = (c: readonly [number, number]): string => `[${pct(c[0])}, ${pct(c[1])}]`;
+/** An interval's ends, whole percent: the interval says "roughly", not "exactly". */
+const ci = (c: readonly [number, number]): string => `[${Math.round(c[0] * 100)}%, ${Math.round(c[1] * 100)}%]`;
+const bare = (label: string): string => label.replace(/ \(reference\)$/, "");
 
 /** audit.html: the bugs in the lock's code by cause, each with its story, fix, attacks and counterexample; then every attack. */
 export function renderAuditPage(p: AuditPage): string {
   const bugs = p.causes.length + p.unexplained.length;
-  const attacks = p.rows.filter((r) => r.refused === undefined).length;
+  const attacks = p.rows.filter((r) => r.refused === undefined && !r.generated).length;
+  const explored = p.explore
+    ? ` Then ${p.explore.draws} generated schedules over your lock's whole API (fast-check seed ${p.explore.seed}): ${p.explore.judged} unsafe on their own seed, judged on paired seeds; ${p.explore.found} of them your code.`
+    : "";
   const body = [
     `<h1>Audit of ${e(p.lock)}</h1>`,
-    `<p class="lead">${attacks} attacks × ${p.seeds} seeds on your lock, and the same attacks, schedules and seeds on the reference recipe (${e(p.reference)}). A finding is your code when the reference is not unsafe under the same attack, or far less often.</p>`,
+    `<p class="lead">${attacks} attacks × ${p.seeds} seeds on your lock, and the same attacks, schedules and seeds on the reference recipe, <b>${e(bare(p.reference))}</b>. A finding is your code when the reference is not unsafe under the same attack, or unsafe far less often.${explored}</p>`,
     bugs === 0
       ? `<p class="tally good">No bug found in your code</p>`
       : `<p class="tally bad">${p.causes.length} bug${p.causes.length === 1 ? "" : "s"} in your code${p.unexplained.length > 0 ? `, and ${p.unexplained.length} finding${p.unexplained.length === 1 ? "" : "s"} no cause explains` : ""}</p>`,
     ...p.causes.map((c, i) => causeSection(c, i + 1)),
     ...p.unexplained.map(unexplainedSection),
-    attackTable(p.rows),
+    attackTable(p.rows, p.causes),
   ].join("\n");
   return page({ title: `lockstep audit: ${p.lock}`, style: STYLE, body });
 }
@@ -102,7 +111,7 @@ function causeSection(c: AuditPageCause, n: number): string {
 <pre><code>${e(c.fixCode)}</code></pre>
 <p class="about">Source: <a href="${e(c.source)}">${e(c.source)}</a></p>
 <h3>Attacks that exposed it</h3>
-<table><tr><th>attack</th><th>your lock: unsafe (95% CI)</th><th>reference: unsafe</th><th>runs this cause explains</th></tr>
+<table><tr><th>attack</th><th>your lock: unsafe (95% CI)</th><th>reference recipe: unsafe</th><th>runs this cause explains</th></tr>
 ${c.attacks.map((a) => `<tr><td>${e(a.attack)}</td><td class="num">${pct(a.unsafeRate)} ${ci(a.unsafeCi95)} of ${a.runs}</td><td class="num">${pct(a.referenceUnsafeRate)}</td><td class="num">${a.explained} of ${a.diagnosed} diagnosed</td></tr>`).join("\n")}
 </table>
 ${counterexampleBlock(c)}
@@ -116,7 +125,7 @@ function counterexampleBlock(c: AuditPageCause): string {
   const faults = x.faults.length > 0 ? x.faults.map((f) => `<code>${e(f)}</code>`).join("; ") : "none: the workload alone shows the bug";
   return `<h3>Counterexample</h3>
 <p>${c.reportHref ? `<a href="${e(c.reportHref)}">${e(x.title)}</a>` : e(x.title)}</p>
-<p>What you can see happen: <b>${e(x.evidence)}</b>. Faults left after shrinking: ${faults}. From the ${e(x.attack)} attack, seed ${x.seed}${c.fileHref ? ` (<a href="${e(c.fileHref)}">scenario file</a>)` : ""}.</p>
+<p>What you can see happen: <b>${e(x.evidence)}</b>. Faults it keeps after shrinking: ${faults}. From the ${e(x.attack)} attack, seed ${x.seed}${c.fileHref ? ` (<a href="${e(c.fileHref)}">scenario file</a>)` : ""}.</p>
 <p>Replay: <code>${e(x.replay)}</code></p>`;
 }
 
@@ -143,29 +152,31 @@ const FINDING_CLASS: Record<string, string> = {
   "not challenged": "not-challenged",
 };
 
-function attackTable(rows: readonly AuditCardRow[]): string {
+function attackTable(rows: readonly AuditCardRow[], causes: readonly AuditPageCause[]): string {
+  const bugNo = new Map(causes.map((c, i) => [c.id, i + 1]));
   return `<h2>Every attack</h2>
 <p class="legend"><span><i style="background:#fdd"></i>your code</span><span><i style="background:#ffe9c2"></i>known limit of this backend: unsafe in the reference recipe too (fencing checked by the resource, or a consensus store, fixes it; your code cannot)</span><span><i style="background:#e3f6e3"></i>safe: challenged, never unsafe</span><span><i style="background:repeating-linear-gradient(135deg,#f1f1f1 0 4px,#e4e4e4 4px 8px)"></i>not challenged: no run tested the lock, so this is no evidence of safety</span></p>
-<table><tr><th>attack</th><th>finding</th><th>your lock: unsafe (95% CI)</th><th>reference: unsafe</th><th>challenged</th><th></th></tr>
-${rows.map(rowHtml).join("\n")}
+<table class="attacks"><tr><th>attack</th><th>finding</th><th>your lock: unsafe (95% CI)</th><th>reference: unsafe</th><th>challenged</th><th></th></tr>
+${rows.map((r) => rowHtml(r, bugNo)).join("\n")}
 </table>`;
 }
 
-function rowHtml(r: AuditCardRow): string {
+function rowHtml(r: AuditCardRow, bugNo: ReadonlyMap<string, number>): string {
   const a = attackByName(r.attack);
-  const name = `<b>${e(r.attack)}</b>${a ? `<div class="about">${e(a.title)}</div>` : ""}`;
+  const about = a
+    ? a.title
+    : r.generated
+      ? `generated: ${r.generated.faults.length > 0 ? r.generated.faults.join("; ") : "no fault"}. ${r.generated.story}`
+      : "";
+  const name = `<b>${e(r.attack)}</b>${about ? `<div class="about">${e(about)}</div>` : ""}`;
   if (r.refused !== undefined) return `<tr class="refused"><td>${name}</td><td colspan="5">refused: ${e(r.refused)}</td></tr>`;
   const cls = FINDING_CLASS[r.finding] ?? "safe";
-  const link =
-    r.causes && r.causes.length > 0
-      ? r.causes.map((c) => `<a href="#cause-${e(c)}">${e(c)}</a>`).join("<br>")
-      : r.reportHref
-        ? `<a href="${e(r.reportHref)}">counterexample</a>`
-        : "";
+  const bug = (c: string): string => `<a href="#cause-${e(c)}">bug ${bugNo.get(c) ?? "?"}</a> <span class="about">${e(c)}</span>`;
+  const link = r.causes && r.causes.length > 0 ? r.causes.map(bug).join("<br>") : r.reportHref ? `<a href="${e(r.reportHref)}">counterexample</a>` : "";
   const refRate = r.runs > 0 ? r.referenceUnsafe / r.runs : 0;
   return (
     `<tr class="${cls}"><td>${name}</td><td class="finding">${e(r.finding)}</td>` +
-    `<td class="num">${pct(r.unsafeRate)} ${ci(r.unsafeCi95)} of ${r.runs}</td><td class="num">${pct(refRate)} <span class="about">${e(r.reference)}</span></td>` +
+    `<td class="num">${pct(r.unsafeRate)} ${ci(r.unsafeCi95)} of ${r.runs}</td><td class="num">${pct(refRate)}</td>` +
     `<td class="num">${pct(r.challengedShare)}</td><td>${link}</td></tr>`
   );
 }

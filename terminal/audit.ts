@@ -21,6 +21,12 @@ export function formatAudit(r: AuditResult): string {
       x.causes && x.causes.length > 0 ? `: ${x.causes.join(", ")}` : x.counterexample ? `  (seed ${x.counterexampleSeed}: ${x.counterexample.file})` : "";
     lines.push(`${x.attack.padEnd(w)}  ${pct(x.unsafeRate)}    ${ci.padEnd(12)}  ${pct(x.challengedShare)}        ${x.finding}${why}`);
   }
+  if (r.explore) {
+    const x = r.explore;
+    lines.push(
+      `explore: ${x.draws} generated schedules (fast-check seed ${x.seed}): ${x.judged} unsafe on their own seed, judged against the reference on paired seeds; ${x.found} your code`,
+    );
+  }
   lines.push(...byCause(r));
   lines.push(r.yourCode.length === 0 ? "no finding attributed to your code" : `attributed to your code: ${r.yourCode.join(", ")}`);
   return lines.join("\n") + "\n";

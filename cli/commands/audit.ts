@@ -1,21 +1,18 @@
 import type { Command } from "commander";
 import { setExitCode } from "../exit-state.js";
 import { EXIT } from "../../harness/exit-codes.js";
-import { parsePositiveInt } from "../args.js";
+import { parsePositiveInt, parseSeed } from "../args.js";
 import { InputError } from "../../sim/errors.js";
-import { ATTACKS, attackByName, type Attack, type LockUnderTest } from "../../attacks/index.js";
-import { designByName, DESIGNS } from "../../designs/index.js";
-import { adapterPath, BUILTIN_ADAPTERS } from "../../designs/library/adapter.js";
-import { library } from "../../designs/library/design.js";
 import { runAuditOnThreads, writeAuditFiles } from "../../harness/audit/run.js";
 import { formatAudit } from "../../terminal/audit.js";
 import { defaultWorkers } from "../../harness/sweep/pool.js";
 import { parseShard } from "../../harness/sweep/range.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
-import { isAbsolute, join, resolve } from "node:path";
-import type { Scenario } from "../../scenarios/schema.js";
-import { planRealRun } from "../../real/nemesis.js";
 import { confirmCauses } from "../../real/confirm.js";
+import { realRunnable } from "../../real/runnable.js";
+import { attacksNamed, lockUnderAudit } from "../../harness/audit/lock.js";
+import type { LockUnderTest } from "../../attacks/index.js";
+import { join } from "node:path";
 
 interface AuditFlags {
   lock?: string;
@@ -28,25 +25,14 @@ interface AuditFlags {
   workers?: string;
   shard?: string;
   confirmReal?: string | boolean;
+  explore?: string;
+  exploreSeed: string;
 }
 
 /** Real runs per cause (and as many of the reference recipe) when --confirm-real is given without a number. */
 const CONFIRM_REAL_RUNS_DEFAULT = 5;
 
-/** Whether real mode can run a scenario (its faults have real mechanisms): a cause's counterexample is chosen among those. */
-function realRunnable(s: Scenario): boolean {
-  try {
-    planRealRun(s, 1, s.seed);
-    return true;
-  } catch (e) {
-    if (e instanceof InputError) return false;
-    throw e;
-  }
-}
-
 function lockOf(o: AuditFlags): LockUnderTest {
-  if ((o.lock === undefined) === (o.design === undefined))
-    throw new InputError("<arg>", "--lock/--design", "exactly one of --lock <adapter> or --design <name>");
   let options: Record<string, unknown> | undefined;
   if (o.designOptions !== undefined) {
     try {
@@ -56,24 +42,11 @@ function lockOf(o: AuditFlags): LockUnderTest {
     }
     if (options === null || typeof options !== "object" || Array.isArray(options)) throw new InputError("<arg>", "--design-options", "a JSON object");
   }
-  if (o.design !== undefined) {
-    if (!designByName(o.design)) throw new InputError("<arg>", "--design", `one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
-    return { design: o.design, ...(options ? { designOptions: options } : {}), label: o.design };
-  }
-  const builtin = BUILTIN_ADAPTERS[o.lock!];
-  // A bare word that is no built-in, or a path to nothing: one line naming --lock, before any run.
-  if (!builtin) adapterPath(o.lock!, "<arg>", "--lock");
-  const nodes = o.nodes !== undefined ? parsePositiveInt(o.nodes, "--nodes") : (builtin?.nodesDefault ?? 1);
-  const adapter = builtin || isAbsolute(o.lock!) ? o.lock! : resolve(o.lock!);
-  return { design: library.name, designOptions: { ...options, adapter, nodes }, label: o.lock! };
-}
-
-function attacksOf(list: string | undefined): readonly Attack[] {
-  if (list === undefined) return ATTACKS;
-  return list.split(",").map((n) => {
-    const a = attackByName(n.trim());
-    if (!a) throw new InputError("<arg>", "--attacks", `attack names from: ${ATTACKS.map((x) => x.name).join(", ")}; got "${n}"`);
-    return a;
+  return lockUnderAudit({
+    ...(o.lock !== undefined ? { lock: o.lock } : {}),
+    ...(o.design !== undefined ? { design: o.design } : {}),
+    ...(options ? { designOptions: options } : {}),
+    ...(o.nodes !== undefined ? { nodes: parsePositiveInt(o.nodes, "--nodes") } : {}),
   });
 }
 
@@ -90,6 +63,8 @@ export function registerAudit(program: Command): void {
     .option("--out <dir>", "write audit.html, audit.json and the counterexamples here")
     .option("--workers <n>", `runs in parallel: this thread and n-1 worker threads (default: ${defaultWorkers()}, this machine's cores)`)
     .option("--shard <i/n>", "run only the i-th of n slices of the attacks, dealt in turn (combine the audit.json files with `lockstep merge`)")
+    .option("--explore <n>", "also n generated schedules over the lock's whole API and random faults, judged against the reference recipe on paired seeds")
+    .option("--explore-seed <n>", "fast-check's seed for --explore (the same seed draws the same schedules)", "1")
     .option(
       "--confirm-real [n]",
       `replay each cause's counterexample n times against real redis-server, and the reference recipe beside it (default ${CONFIRM_REAL_RUNS_DEFAULT}; needs --out)`,
@@ -97,10 +72,13 @@ export function registerAudit(program: Command): void {
     .action(async (o: AuditFlags) => {
       const lock = lockOf(o);
       const seeds = parsePositiveInt(o.seeds, "--seeds");
-      const attacks = attacksOf(o.attacks);
+      const attacks = attacksNamed(o.attacks?.split(","));
       if (o.out) checkOutputDir(o.out);
       const workers = o.workers !== undefined ? parsePositiveInt(o.workers, "--workers") : defaultWorkers();
       const shard = o.shard !== undefined ? parseShard(o.shard, "--shard") : undefined;
+      const explore =
+        o.explore !== undefined ? { draws: parsePositiveInt(o.explore, "--explore"), seed: parseSeed(o.exploreSeed, "--explore-seed") } : undefined;
+      if (explore && shard) throw new InputError("<arg>", "--explore", "no --shard: the generated schedules are one search, run it in one audit");
       const confirmRuns =
         o.confirmReal === undefined
           ? undefined
@@ -118,6 +96,7 @@ export function registerAudit(program: Command): void {
         progress: (done, of, row) => process.stderr.write(`[${done}/${of}] ${row.attack}: ${row.refused !== undefined ? "refused" : row.finding}\n`),
         note: (line) => process.stderr.write(`${line}\n`),
         runnable: realRunnable,
+        ...(explore ? { explore } : {}),
       });
       if (confirmRuns !== undefined && o.out) {
         await confirmCauses(result, lock, { runs: confirmRuns, progress: (line) => process.stderr.write(`${line}\n`) });

@@ -9,7 +9,7 @@ import { designByName, DESIGNS } from "../../designs/index.js";
 import { InputError } from "../../sim/errors.js";
 import { CHECKERS } from "../../checkers/index.js";
 import { runScenario } from "../../harness/runner.js";
-import { explore, type ExploreResult } from "../../harness/explore/explore.js";
+import { explore, scenarioFor, type ExploreResult } from "../../harness/explore/explore.js";
 import { pickBase, shapeBase } from "../../harness/explore/base.js";
 import { runSeed } from "../../harness/sweep/run-seed.js";
 import { writeCounterexample } from "../../harness/sweep/counterexample.js";
@@ -25,7 +25,8 @@ import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../harness/check-context.js";
 import { describeWorkTime } from "../../sim/work-time.js";
 import { buildRecord, writeRunArtifacts } from "../../harness/artifacts.js";
-import { onReference, REFERENCE_SEEDS, unsafeNear } from "../../harness/audit/counterexample.js";
+import { onReference } from "../../harness/audit/counterexample.js";
+import { Differential, DIFFERENTIAL_SEEDS, ratesText } from "../../harness/explore/differential.js";
 import { referenceOf } from "../../harness/audit/audit.js";
 import type { LockUnderTest } from "../../attacks/index.js";
 import { explainCounterexample, failureSignature, likeShipped, lockIdentity, type FailureSignature } from "../../reports/counterexample-story.js";
@@ -88,7 +89,7 @@ export function registerExplore(program: Command): void {
     .option(...LOCK_FLAG)
     .option(
       "--differential",
-      "with --lock: look only for runs where the library is unsafe and the reference recipe (the seeds' SET NX PX, or node-redlock on N nodes, over the same client) is safe under the same schedule and seed: a bug in the library, not the backend's limit",
+      "with --lock: look only for schedules under which the library is unsafe more often than the reference recipe (the seeds' SET NX PX, or node-redlock on N nodes, over the same client): 20 seeds each, 95% intervals apart; a bug in the library, not the backend's limit",
     )
     .action((opts: ExploreFlags) => {
       // Before the search: a bad --out should cost nothing.
@@ -143,20 +144,21 @@ export function exploreCommand(
     stepsMax,
   };
   const reference = opts.differential ? referenceFor(base) : undefined;
-  const violates = reference ? differentialViolation(violation(checkers), reference) : violation(checkers);
-  const result = explore({ base, space, runs, shrinkRunsMax, seed, violates, ...(onRun ? { onRun } : {}) });
+  const diff = reference ? new Differential(violation(checkers), reference) : undefined;
+  const violates = diff ? diff.search : violation(checkers);
+  const result = explore({ base, space, runs, shrinkRunsMax, seed, violates, ...(diff ? { shrinkViolates: diff.shrink } : {}), ...(onRun ? { onRun } : {}) });
   const length =
     base.durationMs < raw.durationMs
       ? `${base.durationMs} ms (base ${raw.name} cut from ${raw.durationMs} ms)`
       : `${base.durationMs} ms (base ${raw.name}'s own length; --duration-ms ${durationMsMax} is the cap)`;
-  const property = `${checkers ? checkers.join(" + ") : "safety"}${reference ? ` (differential: a violation counts only when ${reference.label} is safe under the same schedule and seed)` : ""}`;
+  const property = `${checkers ? checkers.join(" + ") : "safety"}${reference ? ` (differential: a schedule counts only when it is unsafe more often than on ${reference.label}, over ${DIFFERENTIAL_SEEDS} seeds with 95% intervals apart)` : ""}`;
   const how = `fast-check seed ${seed}, up to ${runs} runs of ${length}${opts.lock ? ` run on ${opts.lock}` : ""}${space.serverOnly ? ", server-side faults only" : ""}${base.workload.fencing ? ", fencing on" : ""}, property: ${property}`;
   if (!result.found || !result.counterexample) {
-    const none = reference ? `no run unsafe on ${opts.lock} and safe on ${reference.label}` : "no safety violation";
-    return { text: `lockstep explore ${opts.design}: ${none} in ${result.runs} runs (${how})\n`, code: EXIT.ok, result };
+    const none = reference ? `no schedule unsafe on ${opts.lock} more often than on ${reference.label}` : "no safety violation";
+    return { text: `lockstep explore ${opts.design}: ${none} in ${result.runs} runs (${how})\n${diff ? noneRates(diff) : ""}`, code: EXIT.ok, result };
   }
   const dir = opts.out ?? join("runs", name);
-  const cx = result.counterexample;
+  const cx = diff && reference ? judgedShrunk(result, base, diff) : result.counterexample;
   const shrunk: Scenario = {
     ...cx.scenario,
     title: `${opts.design}: a counterexample found by lockstep explore`,
@@ -170,7 +172,7 @@ export function exploreCommand(
   const written = writeCounterexample(dir, told, cx.seed, violates);
   const lines = [
     `lockstep explore ${opts.design}: property violated after ${result.runs} run(s) (${how})`,
-    ...(reference ? referenceLines(written.scenario, reference, cx.seed, dir) : []),
+    ...(diff && reference ? referenceLines(written.scenario, reference, cx.seed, dir, diff) : []),
     `shrunk in ${result.shrinks} step(s) (${result.shrinkRuns} runs) from ${result.original?.faults.length ?? "?"} to ${shrunk.faults.length} fault step(s); workload ${workloadDiff(base, shrunk)}`,
     ...formatCounterexample(written),
     "what happened, from the run's history:",
@@ -185,24 +187,31 @@ function referenceFor(base: Scenario): LockUnderTest {
 }
 
 /**
- * The differential property: the lock under test violates it, and the reference recipe
- * under the same drawn schedule and seed (same servers, workload and client library) is
- * safe on that seed and the next few: one safe seed alone may be timing. Such a run is
- * the library's bug, not a limit of the backend.
+ * The shrunk counterexample if paired rates over many seeds still say it is the lock's
+ * own bug (shrinking judged candidates on a few seeds only), else the draw as found.
  */
-export function differentialViolation(violates: (s: Scenario, seed: number) => boolean, ref: LockUnderTest): (s: Scenario, seed: number) => boolean {
-  return (s, seed) => violates(s, seed) && !unsafeNear(onReference(s, ref), seed);
+function judgedShrunk(result: ExploreResult, base: Scenario, diff: Differential): NonNullable<ExploreResult["counterexample"]> {
+  const cx = result.counterexample!;
+  if (diff.rates(cx.scenario, cx.seed).yours || !result.original) return cx;
+  return { exploration: result.original, scenario: scenarioFor(base, result.original), seed: result.original.seed };
+}
+
+/** What a differential search that found nothing saw: the schedules unsafe here, judged on many seeds. */
+function noneRates(diff: Differential): string {
+  const t = diff.totals();
+  if (t.schedules === 0) return "no drawn schedule was unsafe on its own seed\n";
+  return `${t.schedules} drawn schedule(s) were unsafe on their own seed; judged on paired seeds (${t.seeds} in all): unsafe ${t.here}/${t.seeds} here, ${t.there}/${t.seeds} on the reference; no schedule's 95% intervals apart\n`;
 }
 
 /** What the reference made of the counterexample, with its run written beside the library's. */
-function referenceLines(s: Scenario, reference: LockUnderTest, seed: number, dir: string): string[] {
+function referenceLines(s: Scenario, reference: LockUnderTest, seed: number, dir: string, diff: Differential): string[] {
   const ref = onReference(s, reference);
   const run = runScenario(ref, seed);
   const verdicts = runCheckers(run.history, checkContextFor(ref));
   const refDir = join(dir, "reference");
   writeRunArtifacts(refDir, buildRecord(ref, seed, run, verdicts), run.history);
   return [
-    `the same schedule on ${reference.label}: ${verdicts.outcome} on seed ${seed} and safe on the next ${REFERENCE_SEEDS - 1} — so this is the library's own bug, not a limit of the backend`,
+    `the same schedule: ${ratesText(diff.rates(s, seed), reference.label)}; the 95% intervals do not meet, so this is the library's own bug, not a limit of the backend`,
     `the reference run: ${refDir}/ (history.jsonl, results.json, report.html)`,
   ];
 }

@@ -35,6 +35,8 @@ export interface AttackRow {
   counterexampleSeed?: number;
   /** For "your code": the first seeds unsafe here and safe in the reference (at most DIAGNOSED_SEEDS_MAX), diagnosed by cause. */
   evidenceSeeds?: number[];
+  /** A schedule `audit --explore` generated (no attack of the catalogue): its story and its faults in words. */
+  generated?: { story: string; faults: string[] };
   scenario?: CompiledScenario;
 }
 

@@ -8,6 +8,7 @@ import { renderAuditPage, type AuditPageCause, type AuditCardRow } from "../../r
 import { writeJsonAtomic, writeTextAtomic } from "../sweep/write.js";
 import { diagnoseRow, findingsByCause, type CauseFinding, type SeedDiagnosis, type UnexplainedFinding } from "./diagnose.js";
 import { writeCauseCounterexample } from "./cause-counterexample.js";
+import { exploreRows, type ExploreSummary } from "./explore.js";
 
 export interface AuditResult {
   lock: string;
@@ -24,6 +25,8 @@ export interface AuditResult {
   causes: CauseFinding[];
   /** "Your code" findings no cause explains, each with its decisive moment (and its attack's counterexample). */
   unexplained: UnexplainedFinding[];
+  /** `audit --explore N`: the generated schedules (their findings are rows "explore-k" after the attacks'). */
+  explore?: ExploreSummary;
 }
 
 /** Shard `index` (1-based) of `count`: the attacks at positions index-1, index-1+count, ... */
@@ -42,6 +45,8 @@ type AuditOptions = {
   note?: (line: string) => void;
   /** Whether real mode can run a scenario: a cause's counterexample is then chosen among those it can (audit --confirm-real). */
   runnable?: (s: Scenario) => boolean;
+  /** Also N generated schedules over the lock's whole API (harness/audit/explore.ts), from fast-check's seed. */
+  explore?: { draws: number; seed: number };
 };
 
 /** The attacks a shard runs: dealt round-robin, so long and short attacks spread over the shards. */
@@ -107,7 +112,13 @@ function byCause(lock: LockUnderTest, rows: AuditResult["rows"], o: AuditOptions
   return { causes, unexplained };
 }
 
-function finish(lock: LockUnderTest, rows: AuditResult["rows"], o: AuditOptions): AuditResult {
+function finish(lock: LockUnderTest, attackRows: AuditResult["rows"], o: AuditOptions): AuditResult {
+  const explored = o.explore ? exploreRows(lock, { ...o.explore, ...(o.note ? { note: o.note } : {}) }) : undefined;
+  if (explored)
+    o.note?.(
+      `explore: ${explored.summary.draws} generated schedules, ${explored.summary.judged} unsafe on their own seed, ${explored.summary.found} your code`,
+    );
+  const rows = explored ? [...attackRows, ...explored.rows] : attackRows;
   const result: AuditResult = {
     lock: lock.label,
     reference: referenceOf(lock).label,
@@ -117,6 +128,7 @@ function finish(lock: LockUnderTest, rows: AuditResult["rows"], o: AuditOptions)
     rows,
     yourCode: rows.filter((r) => r.finding === "your code").map((r) => r.attack),
     ...byCause(lock, rows, o),
+    ...(explored ? { explore: explored.summary } : {}),
   };
   if (o.out) writeAuditFiles(result, join(o.out, "audit.json"));
   return result;
@@ -133,7 +145,15 @@ export function writeAuditFiles(result: AuditResult, jsonPath: string, write: { 
   }));
   writeTextAtomic(
     join(dir, "audit.html"),
-    renderAuditPage({ lock: result.lock, reference: result.reference, seeds: result.seeds, rows: card, causes, unexplained: result.unexplained }),
+    renderAuditPage({
+      lock: result.lock,
+      reference: result.reference,
+      seeds: result.seeds,
+      rows: card,
+      causes,
+      unexplained: result.unexplained,
+      ...(result.explore ? { explore: result.explore } : {}),
+    }),
     write,
   );
 }

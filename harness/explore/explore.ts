@@ -21,6 +21,8 @@ export interface ExploreOptions {
   seed: number;
   /** Whether one run of `scenario` with `seed` violates safety (pure). */
   violates(scenario: Scenario, seed: number): boolean;
+  /** The property while shrinking, when a cheaper one stands for it there (the caller checks the result). */
+  shrinkViolates?(scenario: Scenario, seed: number): boolean;
   /** Hears each run: drawn ones while searching, then shrinking ones (for progress). */
   onRun?(phase: "search" | "shrink", runs: number): void;
 }
@@ -54,7 +56,8 @@ export function explore(o: ExploreOptions): ExploreResult {
     } else if (++shrinkRuns > o.shrinkRunsMax)
       return true; // budget spent: accept nothing smaller
     else o.onRun?.("shrink", shrinkRuns);
-    const bad = o.violates(scenarioFor(o.base, e), e.seed);
+    const judge = original === undefined ? o.violates : (o.shrinkViolates ?? o.violates);
+    const bad = judge(scenarioFor(o.base, e), e.seed);
     if (bad && original === undefined) original = e;
     return !bad;
   });

@@ -7,7 +7,7 @@
  * error naming the field, never a whole TTL assumed from the reply.
  */
 import { describe, expect, it } from "vitest";
-import { join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { runAudit } from "../../harness/audit/run.js";
 import { ATTACKS, attackByName, type LockUnderTest } from "../../attacks/index.js";
 import { adapterPath } from "../../designs/library/adapter.js";
@@ -19,9 +19,10 @@ import type { HistoryEvent } from "../../sim/history.js";
 
 const SEEDS = 4;
 const WRAPPER = resolve("test/fixtures/adapters/without-field.cjs");
+// Relative to the wrapper: library code sees a virtual install, where a host's absolute path names nothing.
 const LOCKS: Record<string, string> = {
-  "setnx-reference": adapterPath("setnx-reference", "<test>", "adapter"),
-  "examples/my-lock": join(packageRoot(), "examples", "my-lock", "adapter.ts"),
+  "setnx-reference": relative(dirname(WRAPPER), adapterPath("setnx-reference", "<test>", "adapter")),
+  "examples/my-lock": relative(dirname(WRAPPER), join(packageRoot(), "examples", "my-lock", "adapter.ts")),
 };
 const FIELDS = ["validityMs", "holds", "extend", "secret"];
 

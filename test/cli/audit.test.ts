@@ -65,6 +65,38 @@ describe("lockstep audit", () => {
     expect(io.err).toMatch(/--lock\/--design/);
   });
 
+  it("--explore: generated schedules find the two-bug lock's bugs by cause, and blame nothing in examples/my-lock", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "audit-explore-")), "a");
+    expect(
+      await main([
+        "audit",
+        "--lock",
+        "test/fixtures/adapters/bugs/two-bugs.cjs",
+        "--attacks",
+        "waiter-deadline",
+        "--seeds",
+        "2",
+        "--explore",
+        "12",
+        "--out",
+        out,
+      ]),
+    ).toBe(EXIT.auditYourCode);
+    const json = JSON.parse(readFileSync(join(out, "audit.json"), "utf8"));
+    expect(json.explore).toMatchObject({ draws: 12, seed: 1 });
+    expect(json.explore.found).toBeGreaterThan(0);
+    const byExplore = json.causes.filter((c: { attacks: Array<{ attack: string }> }) => c.attacks.every((a) => a.attack.startsWith("explore-")));
+    expect(byExplore.length).toBeGreaterThan(0);
+    expect(json.unexplained).toEqual([]);
+    expect(io.out).toMatch(
+      /explore: 12 generated schedules \(fast-check seed 1\): \d+ unsafe on their own seed, judged against the reference on paired seeds; \d+ your code/,
+    );
+    expect(await main(["audit", "--lock", "examples/my-lock/adapter.ts", "--attacks", "waiter-deadline", "--seeds", "2", "--explore", "12"])).toBe(EXIT.ok);
+    expect(io.out).toMatch(/explore: 12 generated schedules .*; 0 your code/);
+    expect(await main(["audit", "--lock", "examples/my-lock/adapter.ts", "--explore", "5", "--shard", "1/2"])).toBe(EXIT.badInput);
+    expect(io.err).toMatch(/--explore: .*no --shard/);
+  }, 900_000);
+
   it("refuses a mistyped built-in adapter in one line: the built-in list and the nearest names, nothing run", async () => {
     expect(await main(["audit", "--lock", "redlok-v4", "--seeds", "1"])).toBe(EXIT.badInput);
     const lines = io.err.trimEnd().split("\n");

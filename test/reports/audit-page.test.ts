@@ -66,13 +66,13 @@ describe("audit.html", () => {
     expect(html).toContain("What happened");
     expect(html).toContain("c1&#39;s DEL deleted c2&#39;s key");
     expect(html).toContain("if redis.call(&quot;get&quot;, KEYS[1]) == ARGV[1]");
-    expect(html).toMatch(/<td>delayed-release<\/td><td class="num">100% \[93\.0%, 100%\] of 50<\/td><td class="num">0%<\/td>/);
+    expect(html).toMatch(/<td>delayed-release<\/td><td class="num">100% \[93%, 100%\] of 50<\/td><td class="num">0%<\/td>/);
     expect(html).toContain('href="counterexamples/release-deletes-others-key/run/report.html"');
     expect(html).toContain("Reproduced 5/5 on a real redis-server; the reference recipe: unsafe 0/5.");
     // A cause not confirmed says how to confirm it.
     expect(html).toMatch(/id="cause-extend-renews-others-key"[\s\S]*Not run: <code>lockstep audit … --confirm-real 5<\/code>/);
     // The attack table links a "your code" row to its cause.
-    expect(html).toContain('<a href="#cause-release-deletes-others-key">release-deletes-others-key</a>');
+    expect(html).toContain('<a href="#cause-release-deletes-others-key">bug 1</a> <span class="about">release-deletes-others-key</span>');
   });
 
   it("draws 'not challenged' apart from 'safe', and says what each finding means", () => {
