@@ -39,11 +39,18 @@ class Contention {
   /** lock -> client -> since when its acquire is in flight. */
   readonly wanting = new Map<string, Map<string, number>>();
   readonly ttlMsOf = new Map<string, number>();
+  /**
+   * When who holds or wants a lock last changed: a rule met between events is met from
+   * then (or from a lease's end, if later), so the time told does not depend on which
+   * other events (servers' notes) the history happens to hold.
+   */
+  changedUs = 0;
 
   push(e: HistoryEvent): void {
     if (e.process === NEMESIS) return this.crash(e);
     const lock = e.lock ?? "lock";
     if (e.type === "invoke") this.clients.add(e.process);
+    if (e.f === "acquire" || e.f === "release" || e.f === "lapse") this.changedUs = e.timeUs;
     if (e.f === "acquire" && e.type === "invoke") {
       at(this.wanting, lock).set(e.process, e.timeUs);
       const t = (e.value as { ttlMs?: unknown } | undefined)?.ttlMs;
@@ -57,6 +64,7 @@ class Contention {
   private crash(e: HistoryEvent): void {
     const v = e.value as FaultValue | undefined;
     if (!losesState(e.f) || v?.phase !== "start") return;
+    this.changedUs = e.timeUs;
     for (const t of v.targets ?? []) for (const m of [...this.holders.values(), ...this.wanting.values()]) m.delete(t);
   }
 
@@ -124,6 +132,7 @@ export class DerivedChallenge {
   constructor(private readonly ttl: { ttlMs?: number; sessionTimeoutMs?: number } = {}) {}
 
   push(e: HistoryEvent): void {
+    this.lastUs = e.timeUs;
     this.checkStakes(e.timeUs);
     if (e.process === NEMESIS) this.fault(e);
     this.served(e);
@@ -197,26 +206,58 @@ export class DerivedChallenge {
     }
   }
 
-  /** A stake whose fault has outlasted its lease, with a rival for the lock now: met. A stake whose fault ended is dropped. */
+  /**
+   * A stake whose fault has outlasted its lease, with a rival for the lock now: met, from
+   * the later of the lease's end and the last change of who holds or wants (the state
+   * read now has held since then). A stake whose fault ended is dropped (and kept as the
+   * nearest miss if it was never met).
+   */
   private checkStakes(nowUs: number): void {
     for (let i = 0; i < this.stakes.length;) {
       const s = this.stakes[i]!;
       const still = movesCalmOnly(s.kind) ? this.who.holders.get(s.lock)?.has(s.client) === true : this.faultOn(s.client) !== undefined;
       if (!still) {
+        if (!s.met) this.missed(s, nowUs);
         this.stakes.splice(i, 1);
         continue;
       }
       const rival = nowUs >= s.expiryUs && !s.met ? this.who.rival(s.lock, s.client) : undefined;
       if (rival !== undefined) {
         s.met = true;
+        const atUs = Math.max(s.expiryUs, this.who.changedUs);
         this.note(
           "client-fault-contended",
           () =>
-            `a ${s.kind} reached ${s.client} while it held or wanted ${s.lock} (from ${sec(s.sinceUs)}) and outlasted its lease, while ${rival} held or wanted it (at ${sec(nowUs)})`,
+            `a ${s.kind} reached ${s.client} while it held or wanted ${s.lock} (from ${sec(s.sinceUs)}) and outlasted its lease, while ${rival} held or wanted it (at ${sec(atUs)})`,
         );
       }
       i++;
     }
+  }
+
+  /**
+   * The longest fault on a holder or waiter that met nothing (one still on runs to the
+   * history's end), told when nothing met: what the run did instead of a challenge.
+   */
+  nearestMiss(): string | undefined {
+    let best = this.miss;
+    for (const s of this.stakes)
+      if (!s.met && !movesCalmOnly(s.kind) && (!best || this.lastUs - s.sinceUs > best.spanUs))
+        best = { stake: s, endUs: this.lastUs, runEnded: true, spanUs: this.lastUs - s.sinceUs };
+    if (!best) return undefined;
+    const { stake: s, endUs } = best;
+    const lease = Number.isFinite(s.expiryUs) ? `a whole lease (${sec(s.expiryUs - s.sinceUs)})` : "a lease (none known)";
+    const how =
+      endUs < s.expiryUs
+        ? `${best.runEnded ? "the run" : "it"} ended before ${lease} had passed`
+        : `it outlasted ${lease}, but no other client held or wanted ${s.lock} then`;
+    return `a ${s.kind} reached ${s.client} while it held or wanted ${s.lock}, from ${sec(s.sinceUs)} to ${sec(endUs)}: ${how}`;
+  }
+  private miss: { stake: Stake; endUs: number; runEnded: boolean; spanUs: number } | undefined;
+  private lastUs = 0;
+  private missed(s: Stake, endUs: number): void {
+    if (movesCalmOnly(s.kind) || endUs - s.sinceUs <= (this.miss?.spanUs ?? -1)) return;
+    this.miss = { stake: s, endUs, runEnded: false, spanUs: endUs - s.sinceUs };
   }
 
   private readonly serverMet = new Set<string>();
@@ -242,8 +283,10 @@ export class DerivedChallenge {
 
   /**
    * waiter-served: a grant to a client that asked while another held the lock. Where a
-   * fault reached the waiter during its wait, or the holder during its hold, the lock was
-   * served across the fault: that meets the client-fault rule too.
+   * fault reached the waiter during its wait, or reached the holder during its hold and
+   * was still on at the grant, the lock was served across the fault: that meets the
+   * client-fault rule too. A fault on the holder that ended inside its lease does not: a
+   * pause shorter than the TTL cannot show a lease lock unsafe, whatever the waiter did.
    */
   private served(e: HistoryEvent): void {
     if (e.f !== "acquire" || e.type !== "ok") return;
@@ -256,13 +299,19 @@ export class DerivedChallenge {
     const waiterTouched = this.touched.delete(`${e.process}\u0000${lock}`);
     if (other === undefined) return;
     this.note("waiter-served", () => `${e.process} asked for ${lock} at ${sec(since)} while ${other} held it, and was granted it at ${sec(e.timeUs)}`);
-    const holderTouched = holder !== undefined ? this.touched.has(`${holder}\u0000${lock}`) : released?.touched === true;
-    if (waiterTouched || holderTouched) {
-      const who = waiterTouched
-        ? `${e.process}, reached by a fault while it waited,`
-        : `${e.process}, waiting behind ${other} whom a fault reached while it held the lock,`;
-      this.note("client-fault-contended", () => `${who} was granted ${lock} at ${sec(e.timeUs)}: the lock was served across the fault`);
-    }
+    const onHolder = this.faultOn(other);
+    const holderTouched = (holder !== undefined ? this.touched.has(`${holder}\u0000${lock}`) : released?.touched === true) && onHolder !== undefined;
+    if (waiterTouched)
+      this.note(
+        "client-fault-contended",
+        () => `${e.process}, reached by a fault while it waited, was granted ${lock} at ${sec(e.timeUs)}: the lock was served across the fault`,
+      );
+    else if (holderTouched)
+      this.note(
+        "client-fault-contended",
+        () =>
+          `${e.process} was granted ${lock} at ${sec(e.timeUs)} while a ${onHolder} on ${other}, which held it, was still on: the lock was served across the fault`,
+      );
   }
 
   /** Clients a fault reached while they held or wanted a lock (client and lock), until that wait or hold ends. */

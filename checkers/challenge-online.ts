@@ -354,17 +354,17 @@ export class OnlineChallenge {
     if (this.derived) {
       const expiry =
         count > 0 && first ? { challenged: true, count, why: first.why() } : { challenged: false, count: 0, why: "no lock changed hands by expiry" };
-      if (this.kind === "derived") return { ...base, ...derivedOf(this.derived, expiry) };
+      if (this.kind === "derived") return { ...base, ...derivedOf(this.derived, expiry, () => this.nothingMet()) };
       const m = this.derived.met[this.kind as "client-fault-contended"];
       return { ...base, challenged: m.count > 0, count: m.count, why: m.first ?? `nothing met the rule ${this.kind}` };
     }
     if (count > 0 && first) return { ...base, challenged: true, count, why: first.why() };
-    const why =
-      this.grants === 0
-        ? this.acquires === 0
-          ? "no client asked for a lock"
-          : `nobody was ever granted a lock (${this.acquires} attempts)`
-        : `nothing met in ${this.grants} grants to ${this.grantees.size} client(s) (${this.kind})`;
-    return { ...base, challenged: false, count: 0, why };
+    return { ...base, challenged: false, count: 0, why: this.grants > 0 ? `${this.nothingMet()} (${this.kind})` : this.nothingMet() };
+  }
+
+  /** Counts, not the story of one wait (the online form keeps no history to tell it from). */
+  private nothingMet(): string {
+    if (this.grants > 0) return `nothing met in ${this.grants} grants to ${this.grantees.size} client(s)`;
+    return this.acquires === 0 ? "no client asked for a lock" : `nobody was ever granted a lock (${this.acquires} attempts)`;
   }
 }

@@ -72,7 +72,7 @@ export function judgeChallenge(history: readonly HistoryEvent[], spec: Challenge
     const d = new DerivedChallenge(ttl);
     for (const e of history) d.push(e);
     if (spec.kind !== "derived") return { ...base, ...metOf(d, spec.kind) };
-    return { ...base, ...derivedOf(d, judgeExpiry(history, acquires)) };
+    return { ...base, ...derivedOf(d, judgeExpiry(history, acquires), () => whyNoOverlap(computeHolds(history), acquires)) };
   }
   return { ...base, ...judgeOverlap(history, acquires) };
 }
@@ -86,16 +86,25 @@ function metOf(d: DerivedChallenge, rule: DerivedRule): Judged {
 
 /**
  * The derived rule's verdict: its own instances, or the lock changing hands by expiry
- * (which tests a lock under any fault). Shared by the batch and the online forms.
+ * (which tests a lock under any fault). Shared by the batch and the online forms. When
+ * nothing met, the sentence leads with what happened (`story`: who held and who waited;
+ * then the longest fault on a holder or waiter and why it met nothing), and names the
+ * rule after.
  */
-export function derivedOf(d: DerivedChallenge, expiry: Judged): Judged & Pick<ChallengeResult, "derived" | "kind"> {
+export function derivedOf(d: DerivedChallenge, expiry: Judged, story: () => string): Judged & Pick<ChallengeResult, "derived" | "kind"> {
   const { rule, why } = d.rule();
   const own = metOf(d, rule);
   const derived = { rule, why: `${why}, so the run must show ${RULE_WORDS[rule]}, or the lock changing hands by expiry` };
   const base = { kind: rule, derived };
   if (own.challenged) return { ...base, ...own, count: own.count + expiry.count };
   if (expiry.challenged) return { ...base, ...expiry };
-  return { ...base, challenged: false, count: 0, why: `${RULE_WORDS[rule]} never happened (${rule}, derived: ${why}); ${expiry.why}` };
+  const miss = d.nearestMiss();
+  return {
+    ...base,
+    challenged: false,
+    count: 0,
+    why: `${story()}${miss ? `; ${miss}` : ""}. The rule derived from the run (${rule}) was not met: ${derived.why}`,
+  };
 }
 
 const RULE_WORDS: Record<DerivedRule, string> = {

@@ -49,7 +49,7 @@ describe("lockstep playground", () => {
     expect(run.faultStartsMs[0]).toBeCloseTo(1.117, 3);
     const shorter = JSON.parse(JSON.stringify(ngc.raw)) as typeof ngc.raw;
     shorter.faults![0]!.durationMs = 8000;
-    // No checker fails, but nobody's claims met: by the scenario's challenge the run tested nothing.
+    // No checker fails, but the pause ends inside the lease: by the rule derived from it the run tested nothing.
     const untested = runEdited(shorter, 1, "x.json").record.verdicts;
     expect(untested.outcome).toBe("not-challenged");
     expect(untested.results.every((c) => c.valid !== false)).toBe(true);

@@ -9,11 +9,12 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { allScenarios, loadScenarioFile } from "../../scenarios/index.js";
+import { allScenarios, loadScenario, loadScenarioFile } from "../../scenarios/index.js";
 import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../harness/check-context.js";
 import type { Scenario } from "../../scenarios/schema.js";
+import type { HistoryEvent } from "../../sim/history.js";
 
 const DIR = join(import.meta.dirname, "../fixtures/scenarios-derived");
 const SEEDS = [1, 2, 3];
@@ -74,5 +75,34 @@ describe("a default challenge a correct lock can meet", () => {
     }
     // Each family is met somewhere among them.
     expect([...rules.keys()].filter((k) => k !== "expiry-handover").sort()).toEqual(["client-fault-contended", "server-fault-during-hold", "waiter-served"]);
+  });
+
+  it("a pause on the holder that ends inside its lease is no challenge, though the waiter is served after it", () => {
+    // naive-gc-pause (TTL 10 s, c2 polling from 1 s) with its pause cut to 8 s: no checker fails, and
+    // nothing could have: the line says what happened first (the holds, the pause that ended early), the rule after.
+    const s = loadScenario("naive-gc-pause");
+    const short = { ...s, faults: [{ ...s.faults[0]!, durationMs: 8000 }] } as Scenario;
+    const v = judge(short, 1);
+    expect(v.outcome).toBe("not-challenged");
+    expect(v.challenge.why).toMatch(
+      /^no grant met another client's hold: 2 grants to 2 clients, each after the previous holder released it; a pause reached c1 while it held or wanted order:123, from 1\.1 ms to 8 s: it ended before a whole lease \(10 s\) had passed\. The rule derived from the run \(client-fault-contended\) was not met: /,
+    );
+    // Longer than the lease, the same pause challenges the lock (and shows it unsafe).
+    const long = judge({ ...s, faults: [{ ...s.faults[0]!, durationMs: 12000 }] } as Scenario, 1);
+    expect({ outcome: long.outcome, challenged: long.challenge.challenged }).toEqual({ outcome: "unsafe", challenged: true });
+  });
+
+  it("tells when a fault outlasted a lease by the lease's end, whatever other events the history holds", () => {
+    // raft-zk-client-gc-pause-lock-delay: c1 paused from 508 ms with a 4 s session; c2 waits throughout.
+    const s = allScenarios().find((x) => x.name === "raft-zk-client-gc-pause-lock-delay")!;
+    const { challenge: _named, ...bare } = s;
+    const { history } = runScenario(bare as Scenario, 1);
+    const clientsOnly = history.filter((e: HistoryEvent) => e.type !== "info" || e.process === "nemesis" || e.process.startsWith("c"));
+    const whole = runCheckers(history, checkContextFor(bare as Scenario)).challenge.why;
+    expect(whole).toMatch(
+      /^a pause reached c1 while it held or wanted order:123 \(from 508\.2 ms\) and outlasted its lease, while c2 held or wanted it \(at 4\.5 s\)$/,
+    );
+    expect(clientsOnly.length).toBeLessThan(history.length);
+    expect(runCheckers(clientsOnly, checkContextFor(bare as Scenario)).challenge.why).toBe(whole);
   });
 });

@@ -117,7 +117,8 @@ describe("lockstep playground in Chromium", () => {
 
     // 15 s pause, 10 s TTL: shortened to 8 s the lease outlives the pause. While held, the
     // verdict line already says what letting go here would give: no checker fails, but by
-    // the scenario's challenge (two beliefs overlapping) the run tested nothing.
+    // the rule derived from its fault (a pause on the holder outlasting its lease) the run
+    // tested nothing: c2 is served only after c1 wakes and releases.
     await dragPauseTo(page, 8000, async () => {
       await page.waitForFunction(() => document.getElementById("pg-outcome")!.textContent === "not challenged (if let go here)", null, { timeout: 30_000 });
       expect((await pg(page)).runs).toBe(1);
