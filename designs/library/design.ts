@@ -20,6 +20,7 @@ import type { DesignEntry } from "../types.js";
 import { InputError } from "../../sim/errors.js";
 import { redisServer } from "../../services/redis/server.js";
 import { Realm, installRejectionHook } from "../../sim/sandbox/realm.js";
+import { LibraryError } from "../../sim/sandbox/errors.js";
 import { guarded, SLICE_EVENTS } from "../../sim/sandbox/watchdog.js";
 import { ModuleLoader } from "../../sim/sandbox/module-loader.js";
 import { ClientHub } from "../../services/redis-clients/hub.js";
@@ -116,8 +117,10 @@ export const library: DesignEntry<LibraryDesignOptions> = {
           ]),
           dirname(o.adapterFile),
         );
-        const instance = realm.enter(`loading adapter ${basename(o.adapter)}`, () =>
-          createAdapter(realm, loader, o, { addresses, options: o.options, processId: ctx.id }),
+        const instance = loadingAdapter(loader, o, () =>
+          realm.enter(`loading adapter ${BUILTIN_ADAPTERS[o.adapter] ? o.adapter : o.adapterFile}`, () =>
+            createAdapter(realm, loader, o, { addresses, options: o.options, processId: ctx.id }),
+          ),
         );
         const { membrane } = realm;
         const methods = membrane.readFields(instance, membrane.names("acquire", "release", "extend", "holds"));
@@ -132,6 +135,21 @@ export const library: DesignEntry<LibraryDesignOptions> = {
     };
   },
 };
+
+/**
+ * The stop line of an adapter that threw while loading names the user's own files, as
+ * real mode does: library code saw virtual paths, the user reads the real ones.
+ */
+function loadingAdapter<T>(loader: ModuleLoader, o: LibraryDesignOptions, load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    if (err instanceof LibraryError && !BUILTIN_ADAPTERS[o.adapter]) {
+      err.message = err.message.replace(/\/app\/[^\s():]+/g, (v) => loader.install.realOf(v) ?? v);
+    }
+    throw err;
+  }
+}
 
 /** Load the adapter module in the realm and call its create(); the instance, a realm value. */
 function createAdapter(realm: Realm, loader: ModuleLoader, o: LibraryDesignOptions, env: Parameters<AdapterModule["create"]>[0]): unknown {
