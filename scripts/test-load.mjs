@@ -1,8 +1,9 @@
 // `npm run test:load`: the test suite on a loaded machine — two busy loops per core run
 // beside `vitest run` for its whole length — since no test may depend on how much work fits
 // in wall time. Prints the 1-minute load average (as `uptime` shows it) at the start, once a
-// minute and at the end, then vitest's totals. Extra arguments go to vitest (a file, -t).
-// The loops are this script's children and end with it (also on Ctrl-C).
+// minute and at the end, then vitest's totals; vitest starts a minute after the loops.
+// Extra arguments go to vitest (a file, -t). The loops are this script's children and end
+// with it (also on Ctrl-C).
 import { spawn } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";
 
@@ -28,10 +29,25 @@ console.log(`test:load: ${loops.length} busy loops (${loopsPerCore} per core), p
 
 const ticker = setInterval(() => sample("during"), 60_000);
 const npx = process.platform === "win32" ? "npx.cmd" : "npx";
-const vitest = spawn(npx, ["vitest", "run", ...process.argv.slice(2)], { stdio: "inherit", env: { ...process.env, LOCKSTEP_TEST_LOAD: String(loopsPerCore) } });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => vitest.kill(signal));
+// The suite's hang bounds stretch with the 1-minute load read when it starts: let that
+// average take the loops in first (a minute), as it would on a machine loaded all along.
+let vitest;
+const warmup = setTimeout(startVitest, 60_000);
+for (const signal of ["SIGINT", "SIGTERM"])
+  process.on(signal, () => {
+    clearTimeout(warmup);
+    clearInterval(ticker);
+    if (vitest) vitest.kill(signal);
+    else process.exit(130);
+  });
 
-vitest.on("exit", (code, signal) => {
+function startVitest() {
+  sample("vitest starts");
+  vitest = spawn(npx, ["vitest", "run", ...process.argv.slice(2)], { stdio: "inherit", env: { ...process.env, LOCKSTEP_TEST_LOAD: String(loopsPerCore) } });
+  vitest.on("exit", finish);
+}
+
+function finish(code, signal) {
   clearInterval(ticker);
   sample("at the end");
   stopLoops();
@@ -42,4 +58,4 @@ vitest.on("exit", (code, signal) => {
     `test:load: vitest ${signal ? `stopped by ${signal}` : `exited ${code}`} after ${stamp()}; 1-minute load while it ran: min ${min.toFixed(2)}, mean ${mean.toFixed(2)}, max ${max.toFixed(2)} (${samples.length - 1} samples) on ${cores} cores`,
   );
   process.exitCode = code ?? 1;
-});
+}

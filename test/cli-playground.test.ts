@@ -10,24 +10,29 @@ import { runEdited } from "../playground/play.js";
 import { loadScenario } from "../scenarios/index.js";
 import { runScenario } from "../harness/runner.js";
 import { historyToJsonl } from "../sim/history.js";
+import { hangBoundMs } from "./helpers/hang-bound.js";
 
 const io = captureStdio();
 const tmp = () => mkdtempSync(join(tmpdir(), "lockstep-playground-"));
 
 describe("lockstep playground", () => {
-  it("writes one offline page with the scenarios as data and no library design", async () => {
-    const dir = tmp();
-    expect(await main(["playground", "--out", dir])).toBe(EXIT.ok);
-    expect(io.out).toBe(`wrote ${join(dir, "index.html")}\nopen it in a browser: everything runs in the page, no server, no network\n`);
-    const html = readFileSync(join(dir, "index.html"), "utf8");
-    expect(html).toContain("default-src 'none'");
-    expect(html).not.toMatch(/<script[^>]+src=/);
-    const data = JSON.parse(html.match(/<script type="application\/json" id="playground-data">(.*?)<\/script>/s)![1]!) as ReturnType<typeof playgroundData>;
-    expect(data.designs).toEqual(["redis-setnx", "redis-fenced", "raft-zk", "etcd-lease", "redis-failover", "redlock"]);
-    expect(data.scenarios.some((s) => s.raw.design === "library")).toBe(false);
-    expect(data.scenarios.find((s) => s.name === "naive-gc-pause")?.claims.length).toBeGreaterThan(0);
-    io.out = "";
-  }, 60_000);
+  it(
+    "writes one offline page with the scenarios as data and no library design",
+    async () => {
+      const dir = tmp();
+      expect(await main(["playground", "--out", dir])).toBe(EXIT.ok);
+      expect(io.out).toBe(`wrote ${join(dir, "index.html")}\nopen it in a browser: everything runs in the page, no server, no network\n`);
+      const html = readFileSync(join(dir, "index.html"), "utf8");
+      expect(html).toContain("default-src 'none'");
+      expect(html).not.toMatch(/<script[^>]+src=/);
+      const data = JSON.parse(html.match(/<script type="application\/json" id="playground-data">(.*?)<\/script>/s)![1]!) as ReturnType<typeof playgroundData>;
+      expect(data.designs).toEqual(["redis-setnx", "redis-fenced", "raft-zk", "etcd-lease", "redis-failover", "redlock"]);
+      expect(data.scenarios.some((s) => s.raw.design === "library")).toBe(false);
+      expect(data.scenarios.find((s) => s.name === "naive-gc-pause")?.claims.length).toBeGreaterThan(0);
+      io.out = "";
+    },
+    hangBoundMs(60_000),
+  );
 
   it("refuses to replace an index.html lockstep did not write: exit 2, one line, the file untouched", async () => {
     const dir = tmp();

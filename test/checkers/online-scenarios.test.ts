@@ -10,6 +10,7 @@ import { checkContextFor } from "../../harness/check-context.js";
 import { ATTACKS } from "../../attacks/index.js";
 import { DESIGNS } from "../../designs/index.js";
 import { shippedScenarioNames } from "../helpers/history-digests.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 /**
  * The online checkers judge a streamed run as the batch checkers judge the kept
@@ -40,7 +41,7 @@ function differences(s: Scenario, seed: number): string[] {
 }
 
 describe("online checkers on real runs", () => {
-  it("every shipped scenario, seeds 1–20: the batch checkers' verdicts", { timeout: 240_000 }, () => {
+  it("every shipped scenario, seeds 1–20: the batch checkers' verdicts", { timeout: hangBoundMs(240_000) }, () => {
     const diffs: string[] = [];
     const outcomes = new Set<string>();
     for (const name of shippedScenarioNames()) {
@@ -52,7 +53,7 @@ describe("online checkers on real runs", () => {
     expect([...outcomes].sort()).toEqual(expect.arrayContaining(["liveness-loss", "safe", "unsafe", "unsafe-but-fenced"]));
   });
 
-  it("every attack on every design it compiles for, seeds 1–3", { timeout: 240_000 }, () => {
+  it("every attack on every design it compiles for, seeds 1–3", { timeout: hangBoundMs(240_000) }, () => {
     const diffs: string[] = [];
     let runs = 0;
     for (const attack of ATTACKS) {
@@ -67,7 +68,7 @@ describe("online checkers on real runs", () => {
     expect(runs).toBeGreaterThan(300);
   });
 
-  it("every attack on examples/my-lock and on node-redlock v4 in the sandbox, seeds 1–2", { timeout: 240_000 }, () => {
+  it("every attack on examples/my-lock and on node-redlock v4 in the sandbox, seeds 1–2", { timeout: hangBoundMs(240_000) }, () => {
     const diffs: string[] = [];
     let runs = 0;
     const locks = [

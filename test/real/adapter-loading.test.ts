@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -35,40 +36,48 @@ const BAD: Record<string, string> = {
 };
 
 describe("real mode loads adapters as the simulator does", () => {
-  it("the shipped multi-file TypeScript example (adapter.ts imports ./my-lock.js) runs on real Redis: unsafe under the GC pause, as in `run`", () => {
-    const sim = cli(["run", "naive-gc-pause", "--lock", "examples/my-lock/adapter.ts", "--out", join(scratch, "sim")]);
-    const real = cli(["real", "naive-gc-pause", "--lock", "examples/my-lock/adapter.ts", "--time-scale", "0.2", "--out", join(scratch, "real")]);
-    expect(sim.code, sim.stderr).toBe(3);
-    // The SIGSTOP outlives the TTL by 2 s (scaled ×0.2: 3 s against 1 s), so the real run is unsafe too.
-    expect(real.code, real.stderr).toBe(3);
-    expect(real.stdout).toMatch(/outcome: unsafe \(expected: unsafe/);
-    expect(real.stdout).toMatch(/versions: .*ioredis \d+\.\d+\.\d+/);
-  }, 300_000);
+  it(
+    "the shipped multi-file TypeScript example (adapter.ts imports ./my-lock.js) runs on real Redis: unsafe under the GC pause, as in `run`",
+    () => {
+      const sim = cli(["run", "naive-gc-pause", "--lock", "examples/my-lock/adapter.ts", "--out", join(scratch, "sim")]);
+      const real = cli(["real", "naive-gc-pause", "--lock", "examples/my-lock/adapter.ts", "--time-scale", "0.2", "--out", join(scratch, "real")]);
+      expect(sim.code, sim.stderr).toBe(3);
+      // The SIGSTOP outlives the TTL by 2 s (scaled ×0.2: 3 s against 1 s), so the real run is unsafe too.
+      expect(real.code, real.stderr).toBe(3);
+      expect(real.stdout).toMatch(/outcome: unsafe \(expected: unsafe/);
+      expect(real.stdout).toMatch(/versions: .*ioredis \d+\.\d+\.\d+/);
+    },
+    hangBoundMs(300_000),
+  );
 
-  it("a bad adapter gets the simulator's one line and exit code in real mode (2, or 7 when its code threw), never 1", () => {
-    const dir = join(scratch, "bad");
-    mkdirSync(dir);
-    for (const [name, source] of Object.entries(BAD)) {
-      const file = join(dir, name);
-      writeFileSync(file, source);
-      const sim = cli(["run", "naive-baseline", "--lock", file, "--out", join(dir, `sim-${name}`)]);
-      const real = cli(["real", "naive-baseline", "--lock", file, "--time-scale", "0.2", "--out", join(dir, `real-${name}`)]);
-      const expected = name.includes("throws") ? 7 : 2;
-      expect(sim.code, `${name}: ${sim.stderr}`).toBe(expected);
-      expect(real.code, `${name}: ${real.stderr}`).toBe(expected);
-      // The simulator adds its seed and replay lines to a stopped run; the reason line is the same.
-      // Every client loads the adapter; which one's report the driver reads first is chance.
-      const firstLine = (s: string) =>
-        s
-          .trim()
-          .split("\n")[0]!
-          .replace(/library code on c\d+/, "library code on c?");
-      expect(firstLine(real.stderr), name).toBe(firstLine(sim.stderr));
-      expect(real.stderr.trim().split("\n"), name).toHaveLength(1);
-      expect(real.stderr, name).toContain(file);
-      expect(real.stderr, name).not.toMatch(/\n\s+at /);
-      // esbuild's own reason at its line and column, not its "Transform failed with 1 error:".
-      if (name === "syntax.ts") expect(real.stderr).toMatch(/syntax\.ts: line 1, column 17: a module esbuild can compile \(Unexpected "="\)/);
-    }
-  }, 600_000);
+  it(
+    "a bad adapter gets the simulator's one line and exit code in real mode (2, or 7 when its code threw), never 1",
+    () => {
+      const dir = join(scratch, "bad");
+      mkdirSync(dir);
+      for (const [name, source] of Object.entries(BAD)) {
+        const file = join(dir, name);
+        writeFileSync(file, source);
+        const sim = cli(["run", "naive-baseline", "--lock", file, "--out", join(dir, `sim-${name}`)]);
+        const real = cli(["real", "naive-baseline", "--lock", file, "--time-scale", "0.2", "--out", join(dir, `real-${name}`)]);
+        const expected = name.includes("throws") ? 7 : 2;
+        expect(sim.code, `${name}: ${sim.stderr}`).toBe(expected);
+        expect(real.code, `${name}: ${real.stderr}`).toBe(expected);
+        // The simulator adds its seed and replay lines to a stopped run; the reason line is the same.
+        // Every client loads the adapter; which one's report the driver reads first is chance.
+        const firstLine = (s: string) =>
+          s
+            .trim()
+            .split("\n")[0]!
+            .replace(/library code on c\d+/, "library code on c?");
+        expect(firstLine(real.stderr), name).toBe(firstLine(sim.stderr));
+        expect(real.stderr.trim().split("\n"), name).toHaveLength(1);
+        expect(real.stderr, name).toContain(file);
+        expect(real.stderr, name).not.toMatch(/\n\s+at /);
+        // esbuild's own reason at its line and column, not its "Transform failed with 1 error:".
+        if (name === "syntax.ts") expect(real.stderr).toMatch(/syntax\.ts: line 1, column 17: a module esbuild can compile \(Unexpected "="\)/);
+      }
+    },
+    hangBoundMs(600_000),
+  );
 });

@@ -12,6 +12,7 @@ import { planReal } from "../../real/index.js";
 import { AofFsyncTicks, commandBoundary, cutAof, incrAofPath } from "../../real/aof-cut.js";
 import { findBinary, startRedis, tcpExchange, withServerGroup } from "../../real/servers/index.js";
 import { runRealChecked } from "../helpers/real-run.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 const suiteStart = Date.now();
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-real-aof-test-"));
@@ -132,23 +133,27 @@ describe("real mode: a host crash of a redis-server is an AOF cut at the last fs
   // tick came before c1's acquire began; and when c2 then got in before c1's write, two held the
   // lock (unsafe). Neither is certain per run: a tick lands between SET and crash in ~3% of runs
   // (a 1 s tick, ~30 ms apart), and under load c2's retry can land after c1's write (docs/real-mode.md).
-  it("redlock-crash-restart-everysec (×2): the crash cuts redis-3's AOF back to its last tick; c1's key lost iff the tick came first; every server gone", async () => {
-    const t0 = Date.now();
-    const scenario = loadScenario("redlock-crash-restart-everysec");
-    const plan = planReal(scenario, 2);
-    expect(plan.notApplied.some((n) => /faults\[2\]: host crash emulated: AOF cut back to its last fsync tick/.test(n))).toBe(true);
-    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
-    expect(record.real.checks.map((c) => c.name)).toContain("host crashes emulated");
-    const crash = record.real.faults.find((f) => f.kind === "crash")!;
-    const cut = crash.aofCut!;
-    expect(cut.lastTickUs).toBeLessThan(crash.startUs);
-    const c1Inv = run.history.find((e) => e.process === "c1" && e.f === "acquire" && e.type === "invoke")!;
-    const c1Ok = run.history.find((e) => e.process === "c1" && e.f === "acquire" && e.type === "ok")!;
-    if (cut.lastTickUs! < c1Inv.timeUs) expect(cut.toBytes, "a tick before c1's SET: the SET is cut off").toBeLessThan(cut.fromBytes);
-    if (cut.lastTickUs! > c1Ok.timeUs) expect(cut.toBytes, "a tick after c1's SET: it survives").toBe(cut.fromBytes);
-    const c2Ok = run.history.find((e) => e.process === "c2" && e.f === "acquire" && e.type === "ok");
-    const c1Write = run.history.find((e) => e.process === "c1" && e.f === "write" && e.type === "invoke")!;
-    if (cut.toBytes < cut.fromBytes && c2Ok && c2Ok.timeUs < c1Write.timeUs) expect(record.verdicts.outcome).toBe("unsafe");
-    console.log(`real mode test: redlock-crash-restart-everysec: wall ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  }, 240_000);
+  it(
+    "redlock-crash-restart-everysec (×2): the crash cuts redis-3's AOF back to its last tick; c1's key lost iff the tick came first; every server gone",
+    async () => {
+      const t0 = Date.now();
+      const scenario = loadScenario("redlock-crash-restart-everysec");
+      const plan = planReal(scenario, 2);
+      expect(plan.notApplied.some((n) => /faults\[2\]: host crash emulated: AOF cut back to its last fsync tick/.test(n))).toBe(true);
+      const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
+      expect(record.real.checks.map((c) => c.name)).toContain("host crashes emulated");
+      const crash = record.real.faults.find((f) => f.kind === "crash")!;
+      const cut = crash.aofCut!;
+      expect(cut.lastTickUs).toBeLessThan(crash.startUs);
+      const c1Inv = run.history.find((e) => e.process === "c1" && e.f === "acquire" && e.type === "invoke")!;
+      const c1Ok = run.history.find((e) => e.process === "c1" && e.f === "acquire" && e.type === "ok")!;
+      if (cut.lastTickUs! < c1Inv.timeUs) expect(cut.toBytes, "a tick before c1's SET: the SET is cut off").toBeLessThan(cut.fromBytes);
+      if (cut.lastTickUs! > c1Ok.timeUs) expect(cut.toBytes, "a tick after c1's SET: it survives").toBe(cut.fromBytes);
+      const c2Ok = run.history.find((e) => e.process === "c2" && e.f === "acquire" && e.type === "ok");
+      const c1Write = run.history.find((e) => e.process === "c1" && e.f === "write" && e.type === "invoke")!;
+      if (cut.toBytes < cut.fromBytes && c2Ok && c2Ok.timeUs < c1Write.timeUs) expect(record.verdicts.outcome).toBe("unsafe");
+      console.log(`real mode test: redlock-crash-restart-everysec: wall ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    },
+    hangBoundMs(240_000),
+  );
 });

@@ -8,7 +8,11 @@
 // c1's key is on redis-3 when its TTL is shifted past zero. c2 (starting at 200 ms) then takes
 // redis-3..5 while c1 still holds. At ×1, 1 of 10 measured runs had c2's first attempt fail (a
 // 50 ms request timeout on a loaded machine) and its retry land 2 ms before c1's release; at ×2
-// c1 works 1 s, and a retry (~350 ms) still lands with ~300 ms to spare.
+// c1 works 1 s, and a retry (~350 ms) still lands with ~300 ms to spare. On a machine loaded
+// beyond that (two busy loops per core), c2's every attempt can miss its 50 ms timeouts: then
+// c2 holds nothing, the run is "not challenged", and the test says so rather than asserting
+// the story happened — what it asserts either way is that a grant of c2 comes only after the
+// jump took c1's key, and that two holders are reported whenever c2 was granted.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +23,7 @@ import { shiftTtls } from "../../real/ttl-shift.js";
 import { startRedis, tcpExchange, withServerGroup } from "../../real/servers/index.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 import { runRealChecked } from "../helpers/real-run.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 const suiteStart = Date.now();
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-real-clock-test-"));
@@ -50,28 +55,40 @@ describe("real mode: a redis-server clock jump, emulated by a TTL shift", () => 
     );
   });
 
-  it("redlock-clock-jump (×2): unsafe with the real redlock 4.2.0 on five real redis-servers", async () => {
-    const t0 = Date.now();
-    const scenario = loadScenario("redlock-clock-jump");
-    const plan = planReal(scenario, 2);
-    expect(plan.notApplied.some((n) => /clock-jump of redis-3 .*emulated/.test(n))).toBe(true);
-    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
-    expect(record.real.clients[0]!.packages.redlock).toBe("4.2.0");
-    expect(record.verdicts.outcome).toBe("unsafe");
-    const h = run.history;
-    const parts = h.filter((e) => e.process === "nemesis" && e.f === "partition" && (e.value as { phase: string }).phase === "start");
-    expect(parts.map((e) => e.timeUs)).toEqual([0, 0]);
-    const jump = record.real.faults.find((f) => f.kind === "clock-jump")!;
-    expect(jump.emulated).toBe("PTTL shift");
-    expect(jump.keys!.deleted).toBeGreaterThanOrEqual(1); // c1's key on redis-3
-    const c1Ok = h.find((e) => e.process === "c1" && e.f === "acquire" && e.type === "ok")!;
-    const c2Ok = h.find((e) => e.process === "c2" && e.f === "acquire" && e.type === "ok")!;
-    const c1Rel = h.find((e) => e.process === "c1" && e.f === "release" && e.type === "invoke")!;
-    expect(jump.startUs).toBeGreaterThanOrEqual(c1Ok.timeUs + 100_000);
-    expect(c2Ok.timeUs).toBeGreaterThan(jump.startUs);
-    expect(c2Ok.timeUs).toBeLessThan(c1Rel.timeUs);
-    console.log(`real mode test: redlock-clock-jump: wall ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  }, 240_000);
+  it(
+    "redlock-clock-jump (×2): unsafe with the real redlock 4.2.0 on five real redis-servers",
+    async () => {
+      const t0 = Date.now();
+      const scenario = loadScenario("redlock-clock-jump");
+      const plan = planReal(scenario, 2);
+      expect(plan.notApplied.some((n) => /clock-jump of redis-3 .*emulated/.test(n))).toBe(true);
+      const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
+      expect(record.real.clients[0]!.packages.redlock).toBe("4.2.0");
+      const h = run.history;
+      const parts = h.filter((e) => e.process === "nemesis" && e.f === "partition" && (e.value as { phase: string }).phase === "start");
+      expect(parts.map((e) => e.timeUs)).toEqual([0, 0]);
+      const jump = record.real.faults.find((f) => f.kind === "clock-jump")!;
+      expect(jump.emulated).toBe("PTTL shift");
+      expect(jump.keys!.deleted).toBeGreaterThanOrEqual(1); // c1's key on redis-3
+      const c1Ok = h.find((e) => e.process === "c1" && e.f === "acquire" && e.type === "ok")!;
+      const c2Ok = h.find((e) => e.process === "c2" && e.f === "acquire" && e.type === "ok");
+      const c1Rel = h.find((e) => e.process === "c1" && e.f === "release" && e.type === "invoke")!;
+      expect(jump.startUs).toBeGreaterThanOrEqual(c1Ok.timeUs + 100_000);
+      if (c2Ok === undefined) {
+        const ends = h.filter((e) => e.process === "c2" && e.f === "acquire" && e.type !== "invoke").map((e) => `${e.type} ${JSON.stringify(e.value)}`);
+        expect(record.verdicts.outcome, "c2 held nothing: no checker fails, nothing was challenged").toBe("not-challenged");
+        console.log(
+          `real mode test: redlock-clock-jump at load ${record.real.load.oneMinute.max}: c2 was granted nothing (${ends.join("; ")}); not challenged`,
+        );
+      } else {
+        expect(c2Ok.timeUs).toBeGreaterThan(jump.startUs);
+        expect(c2Ok.timeUs).toBeLessThan(c1Rel.timeUs);
+        expect(record.verdicts.outcome).toBe("unsafe");
+      }
+      console.log(`real mode test: redlock-clock-jump: wall ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    },
+    hangBoundMs(240_000),
+  );
 
   it("refuses clock faults it cannot perform, by step", () => {
     const s = loadScenario("redlock-clock-jump");

@@ -22,6 +22,7 @@ import { planReal, type RealRunRecord } from "../../real/index.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 import { descendants, isGone, startDriver, until } from "../helpers/processes.js";
 import { runRealChecked } from "../helpers/real-run.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -56,78 +57,90 @@ const find = (h: readonly HistoryEvent[], process: string, f: string, type: stri
   h.find((e) => e.process === process && e.f === f && e.type === type);
 
 describe("real mode: redis-failover on a real primary, replica and three sentinels", () => {
-  it("redis-failover-lost-lock (×1): unsafe, c2 granted by the promoted replica while c1 holds", async () => {
-    await timed("redis-failover-lost-lock ×1", async () => {
-      const { record, history } = await realRun("redis-failover-lost-lock", 1);
-      expect(record.verdicts.outcome).toBe("unsafe");
-      const failed = record.verdicts.results
-        .filter((c) => c.valid === false)
-        .map((c) => c.checker)
-        .sort();
-      expect(failed).toEqual(["linearizability", "lost-updates", "mutual-exclusion"]);
-      expect(record.real.servers.map((s) => `${s.id} ${s.software}`)).toEqual([
-        "redis-primary redis-server",
-        "redis-replica-1 redis-server",
-        "sentinel-1 redis-sentinel",
-        "sentinel-2 redis-sentinel",
-        "sentinel-3 redis-sentinel",
-      ]);
-      const [cut, crash] = record.real.faults;
-      expect(cut!.trigger).toBe("gate");
-      expect(crash!.kind).toBe("crash");
-      const c1Ok = find(history, "c1", "acquire", "ok")!;
-      const c2Ok = find(history, "c2", "acquire", "ok")!;
-      const c1Write = find(history, "c1", "write", "invoke")!;
-      // The cut was in force before c1's SET left (its gate), and the crash came after c1's grant, inside the cut.
-      expect(cut!.stoppedUs!).toBeLessThan(c1Ok.timeUs);
-      expect(crash!.startUs).toBeGreaterThan(c1Ok.timeUs);
-      expect(crash!.startUs).toBeLessThan(cut!.resumedUs!);
-      // Sentinel's promotion: no sooner than down-after (500 ms) after the kill, and c2 in before c1 wrote.
-      expect(c2Ok.timeUs - crash!.startUs).toBeGreaterThan(500_000);
-      expect(c2Ok.timeUs).toBeLessThan(c1Write.timeUs);
-      // The promoted replica never had c1's key: c1's release found nothing to delete there (or could not tell).
-      const rel = find(history, "c1", "release", "ok");
-      expect((rel?.value as { released?: boolean } | undefined)?.released).not.toBe(true);
-    });
-  }, 240_000);
+  it(
+    "redis-failover-lost-lock (×1): unsafe, c2 granted by the promoted replica while c1 holds",
+    async () => {
+      await timed("redis-failover-lost-lock ×1", async () => {
+        const { record, history } = await realRun("redis-failover-lost-lock", 1);
+        expect(record.verdicts.outcome).toBe("unsafe");
+        const failed = record.verdicts.results
+          .filter((c) => c.valid === false)
+          .map((c) => c.checker)
+          .sort();
+        expect(failed).toEqual(["linearizability", "lost-updates", "mutual-exclusion"]);
+        expect(record.real.servers.map((s) => `${s.id} ${s.software}`)).toEqual([
+          "redis-primary redis-server",
+          "redis-replica-1 redis-server",
+          "sentinel-1 redis-sentinel",
+          "sentinel-2 redis-sentinel",
+          "sentinel-3 redis-sentinel",
+        ]);
+        const [cut, crash] = record.real.faults;
+        expect(cut!.trigger).toBe("gate");
+        expect(crash!.kind).toBe("crash");
+        const c1Ok = find(history, "c1", "acquire", "ok")!;
+        const c2Ok = find(history, "c2", "acquire", "ok")!;
+        const c1Write = find(history, "c1", "write", "invoke")!;
+        // The cut was in force before c1's SET left (its gate), and the crash came after c1's grant, inside the cut.
+        expect(cut!.stoppedUs!).toBeLessThan(c1Ok.timeUs);
+        expect(crash!.startUs).toBeGreaterThan(c1Ok.timeUs);
+        expect(crash!.startUs).toBeLessThan(cut!.resumedUs!);
+        // Sentinel's promotion: no sooner than down-after (500 ms) after the kill, and c2 in before c1 wrote.
+        expect(c2Ok.timeUs - crash!.startUs).toBeGreaterThan(500_000);
+        expect(c2Ok.timeUs).toBeLessThan(c1Write.timeUs);
+        // The promoted replica never had c1's key: c1's release found nothing to delete there (or could not tell).
+        const rel = find(history, "c1", "release", "ok");
+        expect((rel?.value as { released?: boolean } | undefined)?.released).not.toBe(true);
+      });
+    },
+    hangBoundMs(240_000),
+  );
 
-  it("redis-failover-baseline: safe, every checker passing, the lock handed between clients", async () => {
-    await timed("redis-failover-baseline", async () => {
-      const { record, history } = await realRun("redis-failover-baseline", 1);
-      expect(record.verdicts.outcome).toBe("safe");
-      for (const c of record.verdicts.results) expect(c.valid, `${c.checker}: ${c.summary}`).toBe(true);
-      const grants = history.filter((e) => e.f === "acquire" && e.type === "ok");
-      expect(new Set(grants.map((g) => g.process)).size).toBe(3);
-      expect(grants.length).toBeGreaterThan(10);
-    });
-  }, 240_000);
+  it(
+    "redis-failover-baseline: safe, every checker passing, the lock handed between clients",
+    async () => {
+      await timed("redis-failover-baseline", async () => {
+        const { record, history } = await realRun("redis-failover-baseline", 1);
+        expect(record.verdicts.outcome).toBe("safe");
+        for (const c of record.verdicts.results) expect(c.valid, `${c.checker}: ${c.summary}`).toBe(true);
+        const grants = history.filter((e) => e.f === "acquire" && e.type === "ok");
+        expect(new Set(grants.map((g) => g.process)).size).toBe(3);
+        expect(grants.length).toBeGreaterThan(10);
+      });
+    },
+    hangBoundMs(240_000),
+  );
 
-  it("a SIGKILLed driver leaves no redis-server, redis-sentinel or client behind (the watchdogs)", async () => {
-    await timed("driver SIGKILL mid-failover", async () => {
-      const driver = join(scratch, "driver.mts");
-      writeFileSync(
-        driver,
-        [
-          `import { main } from ${JSON.stringify(join(root, "cli/main.ts"))};`,
-          `process.exitCode = await main(["real", "redis-failover-lost-lock", "--out", ${JSON.stringify(join(scratch, "killed-out"))}]);`,
-          "",
-        ].join("\n"),
-      );
-      const tmp = join(scratch, "kill-tmp");
-      mkdirSync(tmp);
-      const { child, exited } = await startDriver(driver, root, tmp, 30_000);
-      // Mid-run: the primary is dead by now, the sentinels are failing over.
-      await new Promise((r) => setTimeout(r, 300));
-      const tree = descendants(child.pid!);
-      // 2 redis-servers + 3 sentinels + 2 clients, each under its watchdog shell.
-      expect(tree.length).toBeGreaterThanOrEqual(12);
-      child.kill("SIGKILL");
-      await exited;
-      await until("every descendant gone", () => tree.every(isGone), 5_000);
-      // A SIGKILLed driver cannot remove its temp dir; the servers in it are gone.
-      for (const d of readdirSync(tmp)) rmSync(join(tmp, d), { recursive: true, force: true });
-    });
-  }, 240_000);
+  it(
+    "a SIGKILLed driver leaves no redis-server, redis-sentinel or client behind (the watchdogs)",
+    async () => {
+      await timed("driver SIGKILL mid-failover", async () => {
+        const driver = join(scratch, "driver.mts");
+        writeFileSync(
+          driver,
+          [
+            `import { main } from ${JSON.stringify(join(root, "cli/main.ts"))};`,
+            `process.exitCode = await main(["real", "redis-failover-lost-lock", "--out", ${JSON.stringify(join(scratch, "killed-out"))}]);`,
+            "",
+          ].join("\n"),
+        );
+        const tmp = join(scratch, "kill-tmp");
+        mkdirSync(tmp);
+        const { child, exited } = await startDriver(driver, root, tmp, 30_000);
+        // Mid-run: the primary is dead by now, the sentinels are failing over.
+        await new Promise((r) => setTimeout(r, 300));
+        const tree = descendants(child.pid!);
+        // 2 redis-servers + 3 sentinels + 2 clients, each under its watchdog shell.
+        expect(tree.length).toBeGreaterThanOrEqual(12);
+        child.kill("SIGKILL");
+        await exited;
+        await until("every descendant gone", () => tree.every(isGone), 5_000);
+        // A SIGKILLed driver cannot remove its temp dir; the servers in it are gone.
+        for (const d of readdirSync(tmp)) rmSync(join(tmp, d), { recursive: true, force: true });
+      });
+    },
+    hangBoundMs(240_000),
+  );
 });
 
 describe("real mode: what redis-failover refuses before it starts", () => {

@@ -13,6 +13,7 @@ import { planReal } from "../../real/index.js";
 import { ClientClockFile, faketimeLine, wallStepMs } from "../../real/faketime.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 import { runRealChecked } from "../helpers/real-run.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 const suiteStart = Date.now();
 const scratch = mkdtempSync(join(tmpdir(), "lockstep-real-faketime-test-"));
@@ -38,7 +39,9 @@ describe("libfaketime timestamp file", () => {
       fs.writeFileSync(${JSON.stringify(f.path)}, "-2.000\\n");
       const b = read();
       process.stdout.write(JSON.stringify({ a, b }));`;
-    const out = JSON.parse(execFileSync(process.execPath, ["-e", script], { env: { ...process.env, ...f.env() }, encoding: "utf8", timeout: 10_000 })) as {
+    const out = JSON.parse(
+      execFileSync(process.execPath, ["-e", script], { env: { ...process.env, ...f.env() }, encoding: "utf8", timeout: hangBoundMs(10_000) }),
+    ) as {
       a: { hrNs: string; wallMs: number };
       b: { hrNs: string; wallMs: number };
     };
@@ -48,34 +51,42 @@ describe("libfaketime timestamp file", () => {
 });
 
 describe("real mode: client clock faults (libfaketime)", () => {
-  it("redlock-client-clock-back: the child's Date.now() steps back 1 s at the gate; unsafe with redlock 4.2.0; every process gone", async () => {
-    const t0 = Date.now();
-    const scenario = loadScenario(fixture("redlock-client-clock-back"));
-    const plan = planReal(scenario, 1);
-    expect(plan.fakeClocks).toEqual({ c1: { offsetMs: 0, driftPpm: 0 } });
-    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
-    const jump = record.real.faults.find((f) => f.kind === "clock-jump")!;
-    expect(Math.abs(jump.wall!.stepMs - -1000)).toBeLessThanOrEqual(5);
-    expect(jump.wall!.afterMs).toBeLessThan(jump.wall!.beforeMs);
-    expect(record.real.checks.find((c) => c.name === "client clock jumps seen by the child")!.ok).toBe(true);
-    // The jump was in force before c1 went on past its read (a gate).
-    const readOk = run.history.find((e) => e.process === "c1" && e.f === "read" && e.type === "ok")!;
-    expect(jump.startUs).toBeGreaterThanOrEqual(readOk.timeUs);
-    expect(jump.releasedUs!).toBeGreaterThanOrEqual(jump.stoppedUs!);
-    expect(run.history.some((e) => e.process === "c1" && e.f === "write" && e.type === "ok")).toBe(true);
-    expect(record.verdicts.outcome).toBe("unsafe");
-    console.log(`real mode test: redlock-client-clock-back: wall ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  }, 240_000);
+  it(
+    "redlock-client-clock-back: the child's Date.now() steps back 1 s at the gate; unsafe with redlock 4.2.0; every process gone",
+    async () => {
+      const t0 = Date.now();
+      const scenario = loadScenario(fixture("redlock-client-clock-back"));
+      const plan = planReal(scenario, 1);
+      expect(plan.fakeClocks).toEqual({ c1: { offsetMs: 0, driftPpm: 0 } });
+      const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
+      const jump = record.real.faults.find((f) => f.kind === "clock-jump")!;
+      expect(Math.abs(jump.wall!.stepMs - -1000)).toBeLessThanOrEqual(5);
+      expect(jump.wall!.afterMs).toBeLessThan(jump.wall!.beforeMs);
+      expect(record.real.checks.find((c) => c.name === "client clock jumps seen by the child")!.ok).toBe(true);
+      // The jump was in force before c1 went on past its read (a gate).
+      const readOk = run.history.find((e) => e.process === "c1" && e.f === "read" && e.type === "ok")!;
+      expect(jump.startUs).toBeGreaterThanOrEqual(readOk.timeUs);
+      expect(jump.releasedUs!).toBeGreaterThanOrEqual(jump.stoppedUs!);
+      expect(run.history.some((e) => e.process === "c1" && e.f === "write" && e.type === "ok")).toBe(true);
+      expect(record.verdicts.outcome).toBe("unsafe");
+      console.log(`real mode test: redlock-client-clock-back: wall ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    },
+    hangBoundMs(240_000),
+  );
 
-  it("redlock-client-clock-steady, with c2's clock offset −5 s and 5% fast: the child sees both; c1 skips its write; safe", async () => {
-    const base = loadScenario(fixture("redlock-client-clock-steady"));
-    const scenario = { ...base, clocks: { c2: { offsetMs: -5000, driftPpm: 50_000 } } };
-    const plan = planReal(scenario, 1);
-    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
-    expect(record.real.checks.find((c) => c.name === "client clock offsets seen by the child")!.detail).toMatch(/^c2: offset -\d+ ms .*rate \d+ ppm/);
-    expect(run.history.some((e) => e.process === "c1" && e.f === "write-skipped")).toBe(true);
-    expect(record.verdicts.outcome).toBe("safe");
-  }, 240_000);
+  it(
+    "redlock-client-clock-steady, with c2's clock offset −5 s and 5% fast: the child sees both; c1 skips its write; safe",
+    async () => {
+      const base = loadScenario(fixture("redlock-client-clock-steady"));
+      const scenario = { ...base, clocks: { c2: { offsetMs: -5000, driftPpm: 50_000 } } };
+      const plan = planReal(scenario, 1);
+      const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
+      expect(record.real.checks.find((c) => c.name === "client clock offsets seen by the child")!.detail).toMatch(/^c2: offset -\d+ ms .*rate \d+ ppm/);
+      expect(run.history.some((e) => e.process === "c1" && e.f === "write-skipped")).toBe(true);
+      expect(record.verdicts.outcome).toBe("safe");
+    },
+    hangBoundMs(240_000),
+  );
 
   it("refuses a server's clock offset, naming the field", () => {
     const s = loadScenario(fixture("redlock-client-clock-steady"));

@@ -17,6 +17,7 @@ import { checkContextFor } from "../../harness/check-context.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { planReal } from "../../real/index.js";
 import { runRealChecked } from "../helpers/real-run.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const scenario = loadScenarioFile(join(here, "fixtures/naive-extend-after-pause.json"));
@@ -32,22 +33,26 @@ function c1Extend(history: readonly HistoryEvent[]): { type: string; afterPauseE
 }
 
 describe("real mode: a client's timers run through its own pause, as in the simulator", () => {
-  it("naive-extend-after-pause: the simulator and 3 real runs agree — safe, c1 extends as it wakes, and the extend succeeds", async () => {
-    const sim = runScenario(scenario, scenario.seed);
-    const simVerdict = runCheckers(sim.history, checkContextFor(scenario));
-    expect(simVerdict.outcome).toBe("safe");
-    const simExtend = c1Extend(sim.history);
-    expect(simExtend.type).toBe("ok");
-    expect(simExtend.afterPauseEndUs).toBeLessThan(1_000);
+  it(
+    "naive-extend-after-pause: the simulator and 3 real runs agree — safe, c1 extends as it wakes, and the extend succeeds",
+    async () => {
+      const sim = runScenario(scenario, scenario.seed);
+      const simVerdict = runCheckers(sim.history, checkContextFor(scenario));
+      expect(simVerdict.outcome).toBe("safe");
+      const simExtend = c1Extend(sim.history);
+      expect(simExtend.type).toBe("ok");
+      expect(simExtend.afterPauseEndUs).toBeLessThan(1_000);
 
-    const plan = planReal(scenario, 1);
-    for (let i = 1; i <= 3; i++) {
-      const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch }, `run ${i}`);
-      expect(record.verdicts.outcome, `run ${i}`).toBe(simVerdict.outcome);
-      const real = c1Extend(run.history);
-      expect(real.type, `run ${i}: c1's extend`).toBe("ok");
-      // The work timer ran out during the pause: the extend follows the wake-up, not 400 ms of work later.
-      expect(real.afterPauseEndUs, `run ${i}`).toBeLessThan(200_000);
-    }
-  }, 300_000);
+      const plan = planReal(scenario, 1);
+      for (let i = 1; i <= 3; i++) {
+        const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch }, `run ${i}`);
+        expect(record.verdicts.outcome, `run ${i}`).toBe(simVerdict.outcome);
+        const real = c1Extend(run.history);
+        expect(real.type, `run ${i}: c1's extend`).toBe("ok");
+        // The work timer ran out during the pause: the extend follows the wake-up, not 400 ms of work later.
+        expect(real.afterPauseEndUs, `run ${i}`).toBeLessThan(200_000);
+      }
+    },
+    hangBoundMs(300_000),
+  );
 });

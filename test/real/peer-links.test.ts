@@ -18,6 +18,7 @@ import { LinkProxy } from "../../real/proxy.js";
 import { httpRequest, ServerGroup, startEtcdCluster, startZooKeeperEnsemble, zkSrvr } from "../../real/servers/index.js";
 import { until } from "../helpers/processes.js";
 import { runRealChecked } from "../helpers/real-run.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 /** Poll an async condition until it holds (bounded). */
 async function untilAsync(what: string, cond: () => Promise<boolean>, timeoutMs: number, pollMs = 200): Promise<void> {
@@ -259,119 +260,140 @@ function isolate(links: PeerLinks, id: string, all: readonly string[]): void {
 }
 
 describe("real servers behind peer proxies", () => {
-  it("etcd ×3: the isolated leader stops leading, the other two elect one of themselves, all follow one after the heal", async () => {
-    const group = new ServerGroup({ parentDir: scratch });
-    const links = new PeerLinks();
-    try {
-      const c = await startEtcdCluster(group, { size: 3, namePrefix: "etcd-", peerProxy: (n, t, pids) => links.destination(n, t, pids) });
-      const names = c.members.map((m) => m.name);
-      const nameOf = new Map<string, string>();
-      const statuses = async () => Promise.all(c.members.map((m) => etcdStatus(m.clientPort)));
-      for (const [i, s] of (await statuses()).entries()) if (s?.header?.member_id) nameOf.set(s.header.member_id, names[i]!);
-      const leaderSays = (s: EtcdStatus | undefined) => (s?.leader && s.leader !== "0" ? nameOf.get(s.leader) : undefined);
-      const old = leaderSays((await statuses())[0]);
-      expect(old, "a leader before the cut").toBeDefined();
-      isolate(links, old!, names);
-      const others = names.filter((n) => n !== old);
-      let last: Array<EtcdStatus | undefined> = [];
-      await untilAsync(
-        "a new leader among the majority, and the old one no longer leading",
-        async () => {
-          last = await statuses();
-          const byName = new Map(names.map((n, i) => [n, last[i]]));
-          const newLeader = leaderSays(byName.get(others[0]!));
-          const oldSelf = byName.get(old!);
-          return (
-            newLeader !== undefined && others.includes(newLeader) && others.every((n) => leaderSays(byName.get(n)) === newLeader) && leaderSays(oldSelf) !== old
-          );
-        },
-        15_000,
-      ).catch(() => expect(last.map(leaderSays), `status after the cut (old leader ${old})`).toEqual("a new leader on the majority side"));
-      links.healAll();
-      await untilAsync(
-        "one leader for all after the heal",
-        async () => new Set((await statuses()).map(leaderSays)).size === 1 && leaderSays((await statuses())[0]) !== undefined,
-        15_000,
-      );
-      expect(links.stats.unattributed, "every peer connection attributed to its member").toBe(0);
-      expect(links.stats.bytesHeld).toBeGreaterThan(0);
-    } finally {
-      links.close();
-      await group.stop();
-    }
-  }, 240_000);
+  it(
+    "etcd ×3: the isolated leader stops leading, the other two elect one of themselves, all follow one after the heal",
+    async () => {
+      const group = new ServerGroup({ parentDir: scratch });
+      const links = new PeerLinks();
+      try {
+        const c = await startEtcdCluster(group, { size: 3, namePrefix: "etcd-", peerProxy: (n, t, pids) => links.destination(n, t, pids) });
+        const names = c.members.map((m) => m.name);
+        const nameOf = new Map<string, string>();
+        const statuses = async () => Promise.all(c.members.map((m) => etcdStatus(m.clientPort)));
+        for (const [i, s] of (await statuses()).entries()) if (s?.header?.member_id) nameOf.set(s.header.member_id, names[i]!);
+        const leaderSays = (s: EtcdStatus | undefined) => (s?.leader && s.leader !== "0" ? nameOf.get(s.leader) : undefined);
+        const old = leaderSays((await statuses())[0]);
+        expect(old, "a leader before the cut").toBeDefined();
+        isolate(links, old!, names);
+        const others = names.filter((n) => n !== old);
+        let last: Array<EtcdStatus | undefined> = [];
+        await untilAsync(
+          "a new leader among the majority, and the old one no longer leading",
+          async () => {
+            last = await statuses();
+            const byName = new Map(names.map((n, i) => [n, last[i]]));
+            const newLeader = leaderSays(byName.get(others[0]!));
+            const oldSelf = byName.get(old!);
+            return (
+              newLeader !== undefined &&
+              others.includes(newLeader) &&
+              others.every((n) => leaderSays(byName.get(n)) === newLeader) &&
+              leaderSays(oldSelf) !== old
+            );
+          },
+          15_000,
+        ).catch(() => expect(last.map(leaderSays), `status after the cut (old leader ${old})`).toEqual("a new leader on the majority side"));
+        links.healAll();
+        await untilAsync(
+          "one leader for all after the heal",
+          async () => new Set((await statuses()).map(leaderSays)).size === 1 && leaderSays((await statuses())[0]) !== undefined,
+          15_000,
+        );
+        expect(links.stats.unattributed, "every peer connection attributed to its member").toBe(0);
+        expect(links.stats.bytesHeld).toBeGreaterThan(0);
+      } finally {
+        links.close();
+        await group.stop();
+      }
+    },
+    hangBoundMs(240_000),
+  );
 
-  it("ZooKeeper ×3: the isolated leader stops serving, the other two elect one of themselves, all serve after the heal", async () => {
-    const group = new ServerGroup({ parentDir: scratch });
-    const links = new PeerLinks();
-    try {
-      const z = await startZooKeeperEnsemble(group, { size: 3, namePrefix: "zk-", tickTimeMs: 200, peerProxy: (a, b, t, k) => links.zooKeeper(a, b, t, k) });
-      const names = z.peers.map((p) => p.name);
-      const modes = async () => Promise.all(z.peers.map((p) => zkMode(p.clientPort)));
-      const before = await modes();
-      const old = names[before.indexOf("leader")];
-      expect(old, `a leader before the cut (${before.join(", ")})`).toBeDefined();
-      isolate(links, old!, names);
-      let last: string[] = [];
-      await untilAsync(
-        "a leader and a follower among the majority, the old leader not serving",
-        async () => {
-          last = await modes();
-          const m = new Map(names.map((n, i) => [n, last[i]!]));
-          const rest = names
-            .filter((n) => n !== old)
-            .map((n) => m.get(n))
-            .sort();
-          return rest.join(",") === "follower,leader" && m.get(old!) !== "leader";
-        },
-        20_000,
-      ).catch(() => expect(last, `modes after the cut (old leader ${old})`).toEqual("a new leader on the majority side"));
-      links.healAll();
-      await untilAsync("all serving after the heal, one leader", async () => (await modes()).sort().join(",") === "follower,follower,leader", 20_000);
-    } finally {
-      links.close();
-      await group.stop();
-    }
-  }, 300_000);
+  it(
+    "ZooKeeper ×3: the isolated leader stops serving, the other two elect one of themselves, all serve after the heal",
+    async () => {
+      const group = new ServerGroup({ parentDir: scratch });
+      const links = new PeerLinks();
+      try {
+        const z = await startZooKeeperEnsemble(group, { size: 3, namePrefix: "zk-", tickTimeMs: 200, peerProxy: (a, b, t, k) => links.zooKeeper(a, b, t, k) });
+        const names = z.peers.map((p) => p.name);
+        const modes = async () => Promise.all(z.peers.map((p) => zkMode(p.clientPort)));
+        const before = await modes();
+        const old = names[before.indexOf("leader")];
+        expect(old, `a leader before the cut (${before.join(", ")})`).toBeDefined();
+        isolate(links, old!, names);
+        let last: string[] = [];
+        await untilAsync(
+          "a leader and a follower among the majority, the old leader not serving",
+          async () => {
+            last = await modes();
+            const m = new Map(names.map((n, i) => [n, last[i]!]));
+            const rest = names
+              .filter((n) => n !== old)
+              .map((n) => m.get(n))
+              .sort();
+            return rest.join(",") === "follower,leader" && m.get(old!) !== "leader";
+          },
+          20_000,
+        ).catch(() => expect(last, `modes after the cut (old leader ${old})`).toEqual("a new leader on the majority side"));
+        links.healAll();
+        await untilAsync("all serving after the heal, one leader", async () => (await modes()).sort().join(",") === "follower,follower,leader", 20_000);
+      } finally {
+        links.close();
+        await group.stop();
+      }
+    },
+    hangBoundMs(300_000),
+  );
 });
 
 describe("real mode: etcd-lease-leader-isolated", () => {
-  it("no two holders, no lost update, no stale write; the leader's side (c1 with the leader and one follower of five) grants nothing during the partition; run checks hold", async () => {
-    const scenario = loadScenario("etcd-lease-leader-isolated");
-    const plan = planReal(scenario, 1);
-    expect(plan.design.cluster!.ids).toHaveLength(5);
-    expect(plan.peerProxied).toBe(true);
-    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
-    // What must hold on every run: no two holders, no lost update, no stale token accepted.
-    // Linearizability included: a release that etcd3 retried past its deadline is reported
-    // unknown by the recipe (designs/etcd-lease/real-client.ts), not released:false.
-    for (const name of ["mutual-exclusion", "lost-updates", "fencing", "linearizability"]) {
-      const v = record.verdicts.results.find((c) => c.checker === name)!;
-      expect(v.valid, `${name}: ${v.summary}`).toBe(true);
-    }
-    const start = run.history.find((e) => e.process === "nemesis" && (e.value as { phase?: string })?.phase === "start")!;
-    const end = run.history.find((e) => e.process === "nemesis" && (e.value as { phase?: string })?.phase === "end")!;
-    const groups = (start.value as { groups: string[][] }).groups;
-    expect(groups[0], "c1's side of the partition").toContain("c1");
-    const c1Grants = run.history.filter((e) => e.process === "c1" && e.f === "acquire" && e.type === "ok" && e.timeUs > start.timeUs && e.timeUs < end.timeUs);
-    expect(c1Grants, "grants to c1 in the minority").toEqual([]);
-  }, 300_000);
+  it(
+    "no two holders, no lost update, no stale write; the leader's side (c1 with the leader and one follower of five) grants nothing during the partition; run checks hold",
+    async () => {
+      const scenario = loadScenario("etcd-lease-leader-isolated");
+      const plan = planReal(scenario, 1);
+      expect(plan.design.cluster!.ids).toHaveLength(5);
+      expect(plan.peerProxied).toBe(true);
+      const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
+      // What must hold on every run: no two holders, no lost update, no stale token accepted.
+      // Linearizability included: a release that etcd3 retried past its deadline is reported
+      // unknown by the recipe (designs/etcd-lease/real-client.ts), not released:false.
+      for (const name of ["mutual-exclusion", "lost-updates", "fencing", "linearizability"]) {
+        const v = record.verdicts.results.find((c) => c.checker === name)!;
+        expect(v.valid, `${name}: ${v.summary}`).toBe(true);
+      }
+      const start = run.history.find((e) => e.process === "nemesis" && (e.value as { phase?: string })?.phase === "start")!;
+      const end = run.history.find((e) => e.process === "nemesis" && (e.value as { phase?: string })?.phase === "end")!;
+      const groups = (start.value as { groups: string[][] }).groups;
+      expect(groups[0], "c1's side of the partition").toContain("c1");
+      const c1Grants = run.history.filter(
+        (e) => e.process === "c1" && e.f === "acquire" && e.type === "ok" && e.timeUs > start.timeUs && e.timeUs < end.timeUs,
+      );
+      expect(c1Grants, "grants to c1 in the minority").toEqual([]);
+    },
+    hangBoundMs(300_000),
+  );
 });
 
 describe("real mode: delay and loss between etcd members", () => {
-  it("a loss and a delay step on etcd-1's peer links act at the peer proxies (the fault log counts the chunks made late); safe, run checks hold", async () => {
-    const scenario = loadScenario("test/real/fixtures/etcd-lease-peer-loss.json");
-    const plan = planReal(scenario, 1);
-    expect([plan.design.cluster!.ids.length, plan.peerProxied, plan.proxied]).toEqual([3, true, false]);
-    const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
-    for (const name of ["mutual-exclusion", "lost-updates", "fencing", "linearizability"]) {
-      const v = record.verdicts.results.find((c) => c.checker === name)!;
-      expect(v.valid, `${name}: ${v.summary}`).toBe(true);
-    }
-    const [loss, delay] = [run.real.faults.find((f) => f.kind === "loss"), run.real.faults.find((f) => f.kind === "delay")];
-    expect(loss?.resumedUs, "the loss step ran and ended").toBeDefined();
-    expect(delay?.resumedUs, "the delay step ran and ended").toBeDefined();
-    // Raft heartbeats every 100 ms over four links for 1.5 s: at a rate of 0.3, chunks are made late.
-    expect(loss!.loss!.lostChunks, "chunks the loss made late").toBeGreaterThan(0);
-  }, 300_000);
+  it(
+    "a loss and a delay step on etcd-1's peer links act at the peer proxies (the fault log counts the chunks made late); safe, run checks hold",
+    async () => {
+      const scenario = loadScenario("test/real/fixtures/etcd-lease-peer-loss.json");
+      const plan = planReal(scenario, 1);
+      expect([plan.design.cluster!.ids.length, plan.peerProxied, plan.proxied]).toEqual([3, true, false]);
+      const { run, record } = await runRealChecked(plan, { seed: scenario.seed, parentDir: scratch });
+      for (const name of ["mutual-exclusion", "lost-updates", "fencing", "linearizability"]) {
+        const v = record.verdicts.results.find((c) => c.checker === name)!;
+        expect(v.valid, `${name}: ${v.summary}`).toBe(true);
+      }
+      const [loss, delay] = [run.real.faults.find((f) => f.kind === "loss"), run.real.faults.find((f) => f.kind === "delay")];
+      expect(loss?.resumedUs, "the loss step ran and ended").toBeDefined();
+      expect(delay?.resumedUs, "the delay step ran and ended").toBeDefined();
+      // Raft heartbeats every 100 ms over four links for 1.5 s: at a rate of 0.3, chunks are made late.
+      expect(loss!.loss!.lostChunks, "chunks the loss made late").toBeGreaterThan(0);
+    },
+    hangBoundMs(300_000),
+  );
 });

@@ -27,6 +27,7 @@ import { planReal, type RealRunRecord } from "../../real/index.js";
 import { inputErrorOf } from "../helpers/input-error.js";
 import { descendants, isGone, startDriver, until } from "../helpers/processes.js";
 import { runRealChecked } from "../helpers/real-run.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const suiteStart = Date.now();
@@ -130,95 +131,103 @@ function assertBaseline(name: string, { record, history }: Run): void {
 }
 
 describe("real mode: etcd-lease on a real etcd cluster with the etcd3 client, raft-zk on a real ZooKeeper ensemble with node-zookeeper-client", () => {
-  it("etcd-lease: baseline safe; client GC pause unsafe; fenced by the revision unsafe-but-fenced; leader crash and client partition safe; SIGINT mid-run leaves nothing", async () => {
-    const base = await realRun("etcd-lease-baseline", 0.5);
-    // At full scale: c2 starts 1 s after c1, not 0.6 s: under a loaded suite c1's first etcd
-    // acquire once took 670 ms, so c2 asked before c1 held.
-    const pause = await realRun("etcd-lease-client-gc-pause", 1);
-    const fenced = await realRun("etcd-lease-client-gc-pause-fenced", 1);
-    const crash = await realRun("etcd-lease-leader-crash-acquire", 0.5);
-    const part = await realRun("etcd-lease-client-partitioned", 0.6);
-    await sigintMidRun("etcd-lease-client-gc-pause", 0.6);
-    assertBaseline("etcd-lease-baseline", base);
-    expect(base.record.real.servers.map((s) => [s.id, s.software])).toEqual([
-      ["etcd-1", "etcd"],
-      ["etcd-2", "etcd"],
-      ["etcd-3", "etcd"],
-    ]);
-    expect(base.record.real.servers[0]!.version).toMatch(/^3\.\d+\.\d+$/);
-    expect(base.record.real.clients.every((c) => c.packages.etcd3 === "1.1.2")).toBe(true);
-    expect(base.record.real.notApplied.some((n) => n.includes("keepalive every TTL/3"))).toBe(true);
+  it(
+    "etcd-lease: baseline safe; client GC pause unsafe; fenced by the revision unsafe-but-fenced; leader crash and client partition safe; SIGINT mid-run leaves nothing",
+    async () => {
+      const base = await realRun("etcd-lease-baseline", 0.5);
+      // At full scale: c2 starts 1 s after c1, not 0.6 s: under a loaded suite c1's first etcd
+      // acquire once took 670 ms, so c2 asked before c1 held.
+      const pause = await realRun("etcd-lease-client-gc-pause", 1);
+      const fenced = await realRun("etcd-lease-client-gc-pause-fenced", 1);
+      const crash = await realRun("etcd-lease-leader-crash-acquire", 0.5);
+      const part = await realRun("etcd-lease-client-partitioned", 0.6);
+      await sigintMidRun("etcd-lease-client-gc-pause", 0.6);
+      assertBaseline("etcd-lease-baseline", base);
+      expect(base.record.real.servers.map((s) => [s.id, s.software])).toEqual([
+        ["etcd-1", "etcd"],
+        ["etcd-2", "etcd"],
+        ["etcd-3", "etcd"],
+      ]);
+      expect(base.record.real.servers[0]!.version).toMatch(/^3\.\d+\.\d+$/);
+      expect(base.record.real.clients.every((c) => c.packages.etcd3 === "1.1.2")).toBe(true);
+      expect(base.record.real.notApplied.some((n) => n.includes("keepalive every TTL/3"))).toBe(true);
 
-    expect(pause.record.verdicts.outcome).toBe("unsafe");
-    for (const c of ["mutual-exclusion", "lost-updates", "fencing"]) expect(verdict(pause.record, c), c).toBe(false);
-    assertPauseStory("etcd-lease-client-gc-pause", pause, 4000, 4000 / 3);
+      expect(pause.record.verdicts.outcome).toBe("unsafe");
+      for (const c of ["mutual-exclusion", "lost-updates", "fencing"]) expect(verdict(pause.record, c), c).toBe(false);
+      assertPauseStory("etcd-lease-client-gc-pause", pause, 4000, 4000 / 3);
 
-    expect(fenced.record.verdicts.outcome).toBe("unsafe-but-fenced");
-    expect(verdict(fenced.record, "mutual-exclusion")).toBe(false);
-    expect(verdict(fenced.record, "lost-updates")).toBe(true);
-    expect(find(fenced.history, "c1", "write", "fail"), "the storage refused c1's stale revision").toBeDefined();
-    assertPauseStory("etcd-lease-client-gc-pause-fenced", fenced, 4000, 4000 / 3);
+      expect(fenced.record.verdicts.outcome).toBe("unsafe-but-fenced");
+      expect(verdict(fenced.record, "mutual-exclusion")).toBe(false);
+      expect(verdict(fenced.record, "lost-updates")).toBe(true);
+      expect(find(fenced.history, "c1", "write", "fail"), "the storage refused c1's stale revision").toBeDefined();
+      assertPauseStory("etcd-lease-client-gc-pause-fenced", fenced, 4000, 4000 / 3);
 
-    // The leader (whichever member it was: the scenario's preferredLeader is the simulator's
-    // way of naming it) was SIGKILLed during c2's second acquisition and restarted on its data
-    // dir 1.5 s later; Raft kept every committed key: safe, with the lock still changing hands.
-    assertBaseline("etcd-lease-leader-crash-acquire", crash);
-    const f = crash.record.real.faults[0]!;
-    expect(f.kind).toBe("crash");
-    expect(f.trigger).toBe("client-event");
-    expect(f.resolvedTarget, "the crash hit the member that led when the step fired").toMatch(/^etcd-[123]$/);
-    expect(f.stoppedUs).toBeDefined();
-    expect(f.resumedUs! - f.startUs).toBeGreaterThanOrEqual(1500 * 1000);
-    expect(f.readyUs, "the member came back and reported healthy").toBeDefined();
-    const crashNote = crash.history.find((e) => e.process === "nemesis" && e.f === "crash" && (e.value as { phase: string }).phase === "start")!;
-    expect((crashNote.value as { targets: string[]; named: string }).targets).toEqual([f.target]);
-    const c2second = crash.history.filter((e) => e.process === "c2" && e.f === "acquire" && e.type === "invoke")[1]!;
-    expect(crashNote.timeUs).toBeGreaterThanOrEqual(c2second.timeUs);
-    const grantsAfter = crash.history.filter((e) => e.f === "acquire" && e.type === "ok" && e.timeUs > f.readyUs!);
-    // c1 cut off from every member by the per-link proxies right after its read (a gate: the
-    // cut is in place before c1 goes on): its renewal gets nothing through, it does not write
-    // under that grant, c2 takes the lock once c1's lease is revoked, and c1 gets a new lease
-    // after the heal. (At ×0.6 the 4.8 s cut ends close to the revocation, so whether c2's
-    // grant falls inside the cut is not asserted; at ×1 it does, 10 of 10 by hand.)
-    expect(part.record.verdicts.outcome).toBe("safe");
-    const pf = part.record.real.faults[0]!;
-    expect([pf.kind, pf.trigger]).toEqual(["partition", "gate"]);
-    expect(part.record.real.notApplied.some((n) => n.includes("etcd-4, etcd-5 exist only in the simulator"))).toBe(true);
-    const extend1 = part.history.find((e) => e.process === "c1" && e.f === "extend" && e.type !== "invoke")!;
-    expect(extend1.type, `c1's renewal: ${JSON.stringify(extend1.value)}`).not.toBe("ok");
-    expect(part.history.some((e) => e.process === "c1" && e.f === "write" && (e.value as { grantId?: string } | undefined)?.grantId === "c1#1")).toBe(false);
-    const c2got = find(part.history, "c2", "acquire", "ok")!;
-    expect(c2got.timeUs, "c2 took the lock after c1 was cut off").toBeGreaterThan(pf.startUs);
-    const c1again = part.history.filter((e) => e.process === "c1" && e.f === "acquire" && e.type === "ok")[1];
-    expect(c1again, "c1 holds again after the heal, on a new lease").toBeDefined();
-    expect(c1again!.timeUs).toBeGreaterThan(Math.max(pf.resumedUs!, c2got.timeUs));
-    expect((c1again!.value as { token: number }).token).toBeGreaterThan((c2got.value as { token: number }).token);
+      // The leader (whichever member it was: the scenario's preferredLeader is the simulator's
+      // way of naming it) was SIGKILLed during c2's second acquisition and restarted on its data
+      // dir 1.5 s later; Raft kept every committed key: safe, with the lock still changing hands.
+      assertBaseline("etcd-lease-leader-crash-acquire", crash);
+      const f = crash.record.real.faults[0]!;
+      expect(f.kind).toBe("crash");
+      expect(f.trigger).toBe("client-event");
+      expect(f.resolvedTarget, "the crash hit the member that led when the step fired").toMatch(/^etcd-[123]$/);
+      expect(f.stoppedUs).toBeDefined();
+      expect(f.resumedUs! - f.startUs).toBeGreaterThanOrEqual(1500 * 1000);
+      expect(f.readyUs, "the member came back and reported healthy").toBeDefined();
+      const crashNote = crash.history.find((e) => e.process === "nemesis" && e.f === "crash" && (e.value as { phase: string }).phase === "start")!;
+      expect((crashNote.value as { targets: string[]; named: string }).targets).toEqual([f.target]);
+      const c2second = crash.history.filter((e) => e.process === "c2" && e.f === "acquire" && e.type === "invoke")[1]!;
+      expect(crashNote.timeUs).toBeGreaterThanOrEqual(c2second.timeUs);
+      const grantsAfter = crash.history.filter((e) => e.f === "acquire" && e.type === "ok" && e.timeUs > f.readyUs!);
+      // c1 cut off from every member by the per-link proxies right after its read (a gate: the
+      // cut is in place before c1 goes on): its renewal gets nothing through, it does not write
+      // under that grant, c2 takes the lock once c1's lease is revoked, and c1 gets a new lease
+      // after the heal. (At ×0.6 the 4.8 s cut ends close to the revocation, so whether c2's
+      // grant falls inside the cut is not asserted; at ×1 it does, 10 of 10 by hand.)
+      expect(part.record.verdicts.outcome).toBe("safe");
+      const pf = part.record.real.faults[0]!;
+      expect([pf.kind, pf.trigger]).toEqual(["partition", "gate"]);
+      expect(part.record.real.notApplied.some((n) => n.includes("etcd-4, etcd-5 exist only in the simulator"))).toBe(true);
+      const extend1 = part.history.find((e) => e.process === "c1" && e.f === "extend" && e.type !== "invoke")!;
+      expect(extend1.type, `c1's renewal: ${JSON.stringify(extend1.value)}`).not.toBe("ok");
+      expect(part.history.some((e) => e.process === "c1" && e.f === "write" && (e.value as { grantId?: string } | undefined)?.grantId === "c1#1")).toBe(false);
+      const c2got = find(part.history, "c2", "acquire", "ok")!;
+      expect(c2got.timeUs, "c2 took the lock after c1 was cut off").toBeGreaterThan(pf.startUs);
+      const c1again = part.history.filter((e) => e.process === "c1" && e.f === "acquire" && e.type === "ok")[1];
+      expect(c1again, "c1 holds again after the heal, on a new lease").toBeDefined();
+      expect(c1again!.timeUs).toBeGreaterThan(Math.max(pf.resumedUs!, c2got.timeUs));
+      expect((c1again!.value as { token: number }).token).toBeGreaterThan((c2got.value as { token: number }).token);
 
-    console.log(
-      `real mode test: etcd-lease-leader-crash-acquire: crashed ${f.target}, back and healthy ${((f.readyUs! - f.resumedUs!) / 1000).toFixed(0)} ms after its restart; ${grantsAfter.length} grants after`,
-    );
-  }, 600_000);
+      console.log(
+        `real mode test: etcd-lease-leader-crash-acquire: crashed ${f.target}, back and healthy ${((f.readyUs! - f.resumedUs!) / 1000).toFixed(0)} ms after its restart; ${grantsAfter.length} grants after`,
+      );
+    },
+    hangBoundMs(600_000),
+  );
 
-  it("raft-zk: baseline safe; client GC pause unsafe; with the creation zxid as fencing token unsafe-but-fenced", async () => {
-    const base = await realRun("raft-zk-baseline", 0.5);
-    const pause = await realRun("raft-zk-client-gc-pause", 0.6);
-    const fenced = await realRun("raft-zk-client-gc-pause-fenced", 0.6);
-    assertBaseline("raft-zk-baseline", base);
-    expect(base.record.real.servers.map((s) => s.id)).toEqual(["zk-1", "zk-2", "zk-3"]);
-    expect(base.record.real.servers[0]!.version).toMatch(/^3\.\d+\.\d+$/);
-    expect(base.record.real.clients.every((c) => c.packages["node-zookeeper-client"] === "1.1.3")).toBe(true);
-    // The ensemble granted the scenario's session timeout as asked.
-    expect(base.record.real.clients[0]!.notes).toEqual(["ZooKeeper session timeout: requested 4000 ms, negotiated 4000 ms"]);
+  it(
+    "raft-zk: baseline safe; client GC pause unsafe; with the creation zxid as fencing token unsafe-but-fenced",
+    async () => {
+      const base = await realRun("raft-zk-baseline", 0.5);
+      const pause = await realRun("raft-zk-client-gc-pause", 0.6);
+      const fenced = await realRun("raft-zk-client-gc-pause-fenced", 0.6);
+      assertBaseline("raft-zk-baseline", base);
+      expect(base.record.real.servers.map((s) => s.id)).toEqual(["zk-1", "zk-2", "zk-3"]);
+      expect(base.record.real.servers[0]!.version).toMatch(/^3\.\d+\.\d+$/);
+      expect(base.record.real.clients.every((c) => c.packages["node-zookeeper-client"] === "1.1.3")).toBe(true);
+      // The ensemble granted the scenario's session timeout as asked.
+      expect(base.record.real.clients[0]!.notes).toEqual(["ZooKeeper session timeout: requested 4000 ms, negotiated 4000 ms"]);
 
-    expect(pause.record.verdicts.outcome).toBe("unsafe");
-    for (const c of ["mutual-exclusion", "lost-updates", "fencing"]) expect(verdict(pause.record, c), c).toBe(false);
-    assertPauseStory("raft-zk-client-gc-pause", pause, 4000, 500);
+      expect(pause.record.verdicts.outcome).toBe("unsafe");
+      for (const c of ["mutual-exclusion", "lost-updates", "fencing"]) expect(verdict(pause.record, c), c).toBe(false);
+      assertPauseStory("raft-zk-client-gc-pause", pause, 4000, 500);
 
-    expect(fenced.record.verdicts.outcome).toBe("unsafe-but-fenced");
-    expect(verdict(fenced.record, "lost-updates")).toBe(true);
-    expect(find(fenced.history, "c1", "write", "fail"), "the storage refused c1's stale zxid").toBeDefined();
-    assertPauseStory("raft-zk-client-gc-pause-fenced", fenced, 4000, 500);
-  }, 300_000);
+      expect(fenced.record.verdicts.outcome).toBe("unsafe-but-fenced");
+      expect(verdict(fenced.record, "lost-updates")).toBe(true);
+      expect(find(fenced.history, "c1", "write", "fail"), "the storage refused c1's stale zxid").toBeDefined();
+      assertPauseStory("raft-zk-client-gc-pause-fenced", fenced, 4000, 500);
+    },
+    hangBoundMs(300_000),
+  );
 });
 
 describe("real mode: what etcd-lease and raft-zk refuse, before anything starts", () => {

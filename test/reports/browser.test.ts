@@ -14,6 +14,7 @@ import { checkHistoryFile } from "../../cli/commands/check.js";
 import { recordForImported, renderImportedReport } from "../../cli/check-report.js";
 import { DEBATE, debateTests } from "../../reports/debate-claims.js";
 import { HOSTILE, hostileScenario, longScenario, runFixture, smallMatrix, type RunFixture } from "./fixtures.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 /**
  * The reports in headless Chromium (Debian's, at /usr/bin/chromium; see
@@ -86,7 +87,7 @@ async function open(file: string, waitDrawn = true): Promise<{ page: Page; probl
   });
   const t0 = performance.now();
   await page.goto(pathToFileURL(file).href);
-  if (waitDrawn) await page.waitForSelector("body[data-drawn='1']", { timeout: 20_000 });
+  if (waitDrawn) await page.waitForSelector("body[data-drawn='1']", { timeout: hangBoundMs(20_000) });
   return { page, problems, ms: performance.now() - t0 };
 }
 
@@ -324,7 +325,7 @@ describe("run report in Chromium", () => {
     const page = await ctx.newPage();
     await page.setViewportSize({ width: 1280, height: 720 });
     await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector("body[data-drawn='1']", { timeout: 20_000 });
+    await page.waitForSelector("body[data-drawn='1']", { timeout: hangBoundMs(20_000) });
     const tl = (await page.locator("#timeline").boundingBox())!;
     // At least the network lane and the first client lanes are visible without scrolling.
     expect(tl.y + 120).toBeLessThan(720);
@@ -360,7 +361,7 @@ describe("run report in Chromium", () => {
   });
 
   // Its simulation and checkers alone take a minute when the machine is shared: a longer budget, nothing timed is asserted.
-  it("a 10-minute run with 10 clients: every hold drawn; size and open+draw time printed", { timeout: 400_000 }, async () => {
+  it("a 10-minute run with 10 clients: every hold drawn; size and open+draw time printed", { timeout: hangBoundMs(400_000) }, async () => {
     const f = runFixture(longScenario(), 1);
     const html = renderRunReport(f.record, f.history);
     const file = write("naive-long.html", html);
@@ -443,7 +444,7 @@ describe("comparison page in Chromium", () => {
     expect(await w.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1400);
     await w.page.screenshot({ path: join(OUT, "compare-8-designs.png") });
     await page.locator("a.seed").first().click();
-    await page.waitForSelector("body[data-drawn='1']", { timeout: 20_000 });
+    await page.waitForSelector("body[data-drawn='1']", { timeout: hangBoundMs(20_000) });
     expect(page.url()).toContain(`/runs/${failing[0]!.scenario}-seed${failing[0]!.failingSeed}/report.html`);
     expect(problems).toEqual([]);
     await page.close();
@@ -477,7 +478,7 @@ describe("debate page in Chromium", () => {
     await page.screenshot({ path: join(OUT, "debate.png"), fullPage: true });
     await page.locator("#claim-mk-gc-pause").screenshot({ path: join(OUT, "debate-claim.png") });
     await page.locator("#claim-mk-gc-pause a.thumb-link").first().click();
-    await page.waitForSelector("body[data-drawn='1']", { timeout: 20_000 });
+    await page.waitForSelector("body[data-drawn='1']", { timeout: hangBoundMs(20_000) });
     expect(page.url()).toContain("/naive-gc-pause/report.html");
     expect(problems).toEqual([]);
     await page.close();

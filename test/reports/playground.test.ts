@@ -9,6 +9,7 @@ import { loadScenario } from "../../scenarios/index.js";
 import { runScenario } from "../../harness/runner.js";
 import { historyToJsonl } from "../../sim/history.js";
 import { debateTests } from "../../reports/debate-claims.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 /**
  * The playground in headless Chromium: the page is written by `lockstep playground`,
@@ -66,7 +67,7 @@ async function open(fragment: string): Promise<{ page: Page; problems: string[] 
   });
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   await page.goto(pageUrl + fragment);
-  await page.waitForSelector("body[data-runs='1']", { timeout: 60_000 });
+  await page.waitForSelector("body[data-runs='1']", { timeout: hangBoundMs(60_000) });
   return { page, problems };
 }
 
@@ -74,7 +75,7 @@ const pg = (page: Page): Promise<Playground["lockstepPlayground"]> => page.evalu
 
 /** Waits for the run after an edit (data-runs counts the runs drawn). */
 async function nextRun(page: Page, before: number): Promise<Playground["lockstepPlayground"]> {
-  await page.waitForFunction((n) => (window as unknown as Playground).lockstepPlayground.runs > n, before, { timeout: 60_000 });
+  await page.waitForFunction((n) => (window as unknown as Playground).lockstepPlayground.runs > n, before, { timeout: hangBoundMs(60_000) });
   return pg(page);
 }
 
@@ -110,141 +111,175 @@ async function cliHistory(page: Page, name: string): Promise<string> {
 }
 
 describe("lockstep playground in Chromium", () => {
-  it("naive-gc-pause: a pause shorter than the TTL fails no checker (safe once a served waiter counts as a test), a longer one is unsafe; the page's history and verdict are the CLI's", async () => {
-    const { page, problems } = await open("#scenario=naive-gc-pause");
-    expect((await pg(page)).outcome).toBe("unsafe");
-    expect(await page.locator("#pg-outcome").textContent()).toBe("unsafe");
+  it(
+    "naive-gc-pause: a pause shorter than the TTL fails no checker (safe once a served waiter counts as a test), a longer one is unsafe; the page's history and verdict are the CLI's",
+    async () => {
+      const { page, problems } = await open("#scenario=naive-gc-pause");
+      expect((await pg(page)).outcome).toBe("unsafe");
+      expect(await page.locator("#pg-outcome").textContent()).toBe("unsafe");
 
-    // 15 s pause, 10 s TTL: shortened to 8 s the lease outlives the pause. While held, the
-    // verdict line already says what letting go here would give: no checker fails, but by
-    // the rule derived from its fault (a pause on the holder outlasting its lease) the run
-    // tested nothing: c2 is served only after c1 wakes and releases.
-    await dragPauseTo(page, 8000, async () => {
-      await page.waitForFunction(() => document.getElementById("pg-outcome")!.textContent === "not challenged (if let go here)", null, { timeout: 30_000 });
-      expect((await pg(page)).runs).toBe(1);
-    });
-    let st = await nextRun(page, 1);
-    const shortMs = JSON.parse(readScenario(await page.evaluate(() => location.hash))).faults[0].durationMs;
-    expect(shortMs).toBeGreaterThan(7000);
-    expect(shortMs).toBeLessThan(9000);
-    expect(st.outcome).toBe("not-challenged");
-    expect(await page.locator("#pg-checkers li.fail").count()).toBe(0);
-    // c2 asked for the lock while c1 held it and got it after c1 let go: a test the lock passed.
-    await page.selectOption("#pg-challenge", "waiter-served");
-    st = await nextRun(page, 2);
-    expect(st.outcome).toBe("safe");
-    expect(await page.locator("#pg-outcome").textContent()).toBe("safe");
-    expect(await page.locator("#pg-challenged").textContent()).toMatch(/^challenged: /);
-    // The report frame was drawn by the run report's own page script, for this run.
-    const frame = page.frameLocator("#pg-report");
-    await expect.poll(() => frame.locator("body").getAttribute("data-drawn")).toBe("1");
-    expect(await frame.locator(".badge").first().textContent()).toBe("safe");
-    await page.screenshot({ path: join(OUT, "1-pause-shortened-safe.png"), fullPage: true });
-    expect(await cliHistory(page, "shortened.json")).toBe(st.historyJsonl);
+      // 15 s pause, 10 s TTL: shortened to 8 s the lease outlives the pause. While held, the
+      // verdict line already says what letting go here would give: no checker fails, but by
+      // the rule derived from its fault (a pause on the holder outlasting its lease) the run
+      // tested nothing: c2 is served only after c1 wakes and releases.
+      await dragPauseTo(page, 8000, async () => {
+        await page.waitForFunction(() => document.getElementById("pg-outcome")!.textContent === "not challenged (if let go here)", null, {
+          timeout: hangBoundMs(30_000),
+        });
+        expect((await pg(page)).runs).toBe(1);
+      });
+      let st = await nextRun(page, 1);
+      const shortMs = JSON.parse(readScenario(await page.evaluate(() => location.hash))).faults[0].durationMs;
+      expect(shortMs).toBeGreaterThan(7000);
+      expect(shortMs).toBeLessThan(9000);
+      expect(st.outcome).toBe("not-challenged");
+      expect(await page.locator("#pg-checkers li.fail").count()).toBe(0);
+      // c2 asked for the lock while c1 held it and got it after c1 let go: a test the lock passed.
+      await page.selectOption("#pg-challenge", "waiter-served");
+      st = await nextRun(page, 2);
+      expect(st.outcome).toBe("safe");
+      expect(await page.locator("#pg-outcome").textContent()).toBe("safe");
+      expect(await page.locator("#pg-challenged").textContent()).toMatch(/^challenged: /);
+      // The report frame was drawn by the run report's own page script, for this run.
+      const frame = page.frameLocator("#pg-report");
+      await expect.poll(() => frame.locator("body").getAttribute("data-drawn")).toBe("1");
+      expect(await frame.locator(".badge").first().textContent()).toBe("safe");
+      await page.screenshot({ path: join(OUT, "1-pause-shortened-safe.png"), fullPage: true });
+      expect(await cliHistory(page, "shortened.json")).toBe(st.historyJsonl);
 
-    await dragPauseTo(page, 12000);
-    st = await nextRun(page, 3);
-    expect(st.outcome).toBe("unsafe");
-    expect(await frame.locator(".badge").first().textContent()).toBe("unsafe");
-    await page.screenshot({ path: join(OUT, "2-pause-lengthened-unsafe.png"), fullPage: true });
-    const cli = await cliHistory(page, "lengthened.json");
-    expect(cli).toBe(st.historyJsonl);
-    expect(cli.length).toBeGreaterThan(1000);
+      await dragPauseTo(page, 12000);
+      st = await nextRun(page, 3);
+      expect(st.outcome).toBe("unsafe");
+      expect(await frame.locator(".badge").first().textContent()).toBe("unsafe");
+      await page.screenshot({ path: join(OUT, "2-pause-lengthened-unsafe.png"), fullPage: true });
+      const cli = await cliHistory(page, "lengthened.json");
+      expect(cli).toBe(st.historyJsonl);
+      expect(cli.length).toBeGreaterThan(1000);
 
-    // The address bar now holds the run: opened elsewhere, the same history.
-    const hash = await page.evaluate(() => location.hash);
-    expect(hash.startsWith("#run=")).toBe(true);
-    const shared = await open(hash);
-    expect((await pg(shared.page)).historyJsonl).toBe(st.historyJsonl);
-    expect(shared.problems).toEqual([]);
-    expect(problems).toEqual([]);
-  }, 180_000);
+      // The address bar now holds the run: opened elsewhere, the same history.
+      const hash = await page.evaluate(() => location.hash);
+      expect(hash.startsWith("#run=")).toBe(true);
+      const shared = await open(hash);
+      expect((await pg(shared.page)).historyJsonl).toBe(st.historyJsonl);
+      expect(shared.problems).toEqual([]);
+      expect(problems).toEqual([]);
+    },
+    hangBoundMs(180_000),
+  );
 
-  it("computes every debate scenario's history exactly as the CLI's runner does", async () => {
-    const { page, problems } = await open("#scenario=naive-gc-pause");
-    const names = [...new Set(debateTests().map((t) => t.test.scenario))];
-    expect(names.length).toBeGreaterThan(10);
-    let runs = 1;
-    for (const name of names) {
-      await page.evaluate((n) => (location.hash = "#scenario=" + n), name);
-      const st = await nextRun(page, runs++);
-      const s = loadScenario(name);
-      expect(st.error).toBe("");
-      expect(st.historyJsonl, name).toBe(historyToJsonl(runScenario(s, s.seed).history));
-    }
-    expect(problems).toEqual([]);
-  }, 180_000);
+  it(
+    "computes every debate scenario's history exactly as the CLI's runner does",
+    async () => {
+      const { page, problems } = await open("#scenario=naive-gc-pause");
+      const names = [...new Set(debateTests().map((t) => t.test.scenario))];
+      expect(names.length).toBeGreaterThan(10);
+      let runs = 1;
+      for (const name of names) {
+        await page.evaluate((n) => (location.hash = "#scenario=" + n), name);
+        const st = await nextRun(page, runs++);
+        const s = loadScenario(name);
+        expect(st.error).toBe("");
+        expect(st.historyJsonl, name).toBe(historyToJsonl(runScenario(s, s.seed).history));
+      }
+      expect(problems).toEqual([]);
+    },
+    hangBoundMs(180_000),
+  );
 
-  it("is usable from the keyboard: arrow keys on a focused handle edit the fault and re-run", async () => {
-    const { page, problems } = await open("#scenario=naive-gc-pause");
-    await page.locator('[data-fault="0"][data-field="duration"]').focus();
-    await page.keyboard.press("Shift+ArrowLeft");
-    const st = await nextRun(page, 1);
-    expect(JSON.parse(readScenario(await page.evaluate(() => location.hash))).faults[0].durationMs).toBe(14000);
-    // Focus stays on the handle, so the next key press keeps editing.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-field"))).toBe("duration");
-    expect(st.outcome).toBe("unsafe");
-    // The seed field and the fencing toggle are form controls: Tab reaches them.
-    await page.fill("#pg-seed", "7");
-    await page.locator("#pg-seed").press("Enter");
-    expect((await nextRun(page, 2)).seed).toBe(7);
-    expect(problems).toEqual([]);
-  }, 120_000);
+  it(
+    "is usable from the keyboard: arrow keys on a focused handle edit the fault and re-run",
+    async () => {
+      const { page, problems } = await open("#scenario=naive-gc-pause");
+      await page.locator('[data-fault="0"][data-field="duration"]').focus();
+      await page.keyboard.press("Shift+ArrowLeft");
+      const st = await nextRun(page, 1);
+      expect(JSON.parse(readScenario(await page.evaluate(() => location.hash))).faults[0].durationMs).toBe(14000);
+      // Focus stays on the handle, so the next key press keeps editing.
+      expect(await page.evaluate(() => document.activeElement?.getAttribute("data-field"))).toBe("duration");
+      expect(st.outcome).toBe("unsafe");
+      // The seed field and the fencing toggle are form controls: Tab reaches them.
+      await page.fill("#pg-seed", "7");
+      await page.locator("#pg-seed").press("Enter");
+      expect((await nextRun(page, 2)).seed).toBe(7);
+      expect(problems).toEqual([]);
+    },
+    hangBoundMs(120_000),
+  );
 
-  it("fencing on a design with tokens: the stale write is rejected (unsafe but fenced)", async () => {
-    const { page, problems } = await open("#scenario=naive-gc-pause");
-    await page.selectOption("#pg-design", "redis-fenced");
-    await nextRun(page, 1);
-    await page.check("#pg-fencing");
-    const st = await nextRun(page, 2);
-    expect(st.outcome).toBe("unsafe-but-fenced");
-    await page.screenshot({ path: join(OUT, "3-redis-fenced-fencing-on.png"), fullPage: true });
-    expect(await cliHistory(page, "fenced.json")).toBe(st.historyJsonl);
-    expect(problems).toEqual([]);
-  }, 120_000);
+  it(
+    "fencing on a design with tokens: the stale write is rejected (unsafe but fenced)",
+    async () => {
+      const { page, problems } = await open("#scenario=naive-gc-pause");
+      await page.selectOption("#pg-design", "redis-fenced");
+      await nextRun(page, 1);
+      await page.check("#pg-fencing");
+      const st = await nextRun(page, 2);
+      expect(st.outcome).toBe("unsafe-but-fenced");
+      await page.screenshot({ path: join(OUT, "3-redis-fenced-fencing-on.png"), fullPage: true });
+      expect(await cliHistory(page, "fenced.json")).toBe(st.historyJsonl);
+      expect(problems).toEqual([]);
+    },
+    hangBoundMs(120_000),
+  );
 
-  it("says what is wrong with an edit the design cannot run, and keeps the last run", async () => {
-    const { page, problems } = await open("#scenario=naive-gc-pause");
-    await page.check("#pg-fencing");
-    await page.waitForSelector("body[data-error]");
-    expect(await page.locator("#pg-error").textContent()).toMatch(/workload\.fencing.*redis-setnx.*no fencing token/);
-    expect((await pg(page)).outcome).toBe("unsafe");
-    expect(problems).toEqual([]);
-  }, 60_000);
+  it(
+    "says what is wrong with an edit the design cannot run, and keeps the last run",
+    async () => {
+      const { page, problems } = await open("#scenario=naive-gc-pause");
+      await page.check("#pg-fencing");
+      await page.waitForSelector("body[data-error]");
+      expect(await page.locator("#pg-error").textContent()).toMatch(/workload\.fencing.*redis-setnx.*no fencing token/);
+      expect((await pg(page)).outcome).toBe("unsafe");
+      expect(problems).toEqual([]);
+    },
+    hangBoundMs(60_000),
+  );
 
-  it("a damaged link says so and opens naive-gc-pause", async () => {
-    const { page, problems } = await open("#run=not-a-run");
-    expect(await page.locator("#pg-error").textContent()).toMatch(/damaged/);
-    expect(await page.locator("#pg-scenario").inputValue()).toBe("naive-gc-pause");
-    expect(problems).toEqual([]);
-  }, 60_000);
+  it(
+    "a damaged link says so and opens naive-gc-pause",
+    async () => {
+      const { page, problems } = await open("#run=not-a-run");
+      expect(await page.locator("#pg-error").textContent()).toMatch(/damaged/);
+      expect(await page.locator("#pg-scenario").inputValue()).toBe("naive-gc-pause");
+      expect(problems).toEqual([]);
+    },
+    hangBoundMs(60_000),
+  );
 
-  it("the debate page links each claim's scenario into the playground, which opens at it", async () => {
-    const dir = join(OUT, "debate");
-    expect(await main(["debate", "--out", dir, "--seed", "1", "--seeds", "1"])).toBe(0);
-    process.exitCode = undefined;
-    const page = await ctx.newPage();
-    const problems: string[] = [];
-    page.on("pageerror", (e) => problems.push(e.message));
-    await page.goto(pathToFileURL(join(dir, "debate.html")).href);
-    const links = page.locator("a.play");
-    expect(await links.count()).toBe(debateTests().length);
-    await page.locator('tr[data-scenario="redlock-clock-jump"] a.play').first().click();
-    await page.waitForSelector("body[data-runs='1']", { timeout: 60_000 });
-    expect(await page.locator("#pg-scenario").inputValue()).toBe("redlock-clock-jump");
-    expect((await pg(page)).outcome).toBe("unsafe");
-    expect(await page.locator('[data-field="jump"]').count()).toBe(1);
-    expect(problems).toEqual([]);
-  }, 180_000);
+  it(
+    "the debate page links each claim's scenario into the playground, which opens at it",
+    async () => {
+      const dir = join(OUT, "debate");
+      expect(await main(["debate", "--out", dir, "--seed", "1", "--seeds", "1"])).toBe(0);
+      process.exitCode = undefined;
+      const page = await ctx.newPage();
+      const problems: string[] = [];
+      page.on("pageerror", (e) => problems.push(e.message));
+      await page.goto(pathToFileURL(join(dir, "debate.html")).href);
+      const links = page.locator("a.play");
+      expect(await links.count()).toBe(debateTests().length);
+      await page.locator('tr[data-scenario="redlock-clock-jump"] a.play').first().click();
+      await page.waitForSelector("body[data-runs='1']", { timeout: hangBoundMs(60_000) });
+      expect(await page.locator("#pg-scenario").inputValue()).toBe("redlock-clock-jump");
+      expect((await pg(page)).outcome).toBe("unsafe");
+      expect(await page.locator('[data-field="jump"]').count()).toBe(1);
+      expect(problems).toEqual([]);
+    },
+    hangBoundMs(180_000),
+  );
 
-  it("a narrow window reflows: nothing wider than the window", async () => {
-    const { page, problems } = await open("#scenario=redlock-clock-jump");
-    await page.setViewportSize({ width: 420, height: 800 });
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth }));
-    expect(widths.doc).toBeLessThanOrEqual(widths.win);
-    expect(problems).toEqual([]);
-  }, 60_000);
+  it(
+    "a narrow window reflows: nothing wider than the window",
+    async () => {
+      const { page, problems } = await open("#scenario=redlock-clock-jump");
+      await page.setViewportSize({ width: 420, height: 800 });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth }));
+      expect(widths.doc).toBeLessThanOrEqual(widths.win);
+      expect(problems).toEqual([]);
+    },
+    hangBoundMs(60_000),
+  );
 });
 
 function readScenario(hash: string): string {
