@@ -1,8 +1,10 @@
 // What a client recipe offers the workload loop: the real counterpart of designs/types.ts's
 // LockClient, async and timed on the run clock (µs since the run's t0).
+// Its results are the simulator's (designs/types.ts AcquireResult, ReleaseResult, ExtendResult).
 // Real mode only: the host's clock and timers here are the point, not a leak (only real/ and
 // the designs' real-* files import this; the simulator never loads it).
 import type { RecipeConfig } from "./real-recipe.js";
+import type { AcquireResult, ExtendResult, ReleaseResult } from "./types.js";
 
 export interface RealGrant {
   lock: string;
@@ -19,19 +21,13 @@ export interface RealGrant {
   id?: string;
 }
 
-export type RealAcquireResult = { outcome: "ok"; grant: RealGrant } | { outcome: "fail"; reason: string } | { outcome: "unknown"; reason: string };
-
-export type RealReleaseResult = { outcome: "ok"; released: boolean } | { outcome: "unknown"; reason: string };
-
-export type RealExtendResult = { outcome: "ok"; validityMs: number } | { outcome: "fail"; reason: string } | { outcome: "unknown"; reason: string };
-
 export interface RealLockClient {
   /** Connect to the servers; resolves when every connection is ready (bounded by the caller). */
   connect(): Promise<void>;
-  acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult>;
-  release(grant: RealGrant): Promise<RealReleaseResult>;
+  acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<AcquireResult<RealGrant>>;
+  release(grant: RealGrant): Promise<ReleaseResult>;
   /** On ok, updates grant.validityMs and grant.expiresAtUs. */
-  extend(grant: RealGrant, ttlMs: number): Promise<RealExtendResult>;
+  extend(grant: RealGrant, ttlMs: number): Promise<ExtendResult>;
   /** Whether the library still believes it holds the grant, by its own clock (a lock driver is asked: async). */
   holds(grant: RealGrant): boolean | Promise<boolean>;
   /** The npm packages (name → version) this recipe runs on, as loaded by this process. */

@@ -44,8 +44,9 @@ export interface Grant {
   data?: unknown;
 }
 
-export type AcquireResult =
-  | { outcome: "ok"; grant: Grant }
+/** What an acquire came to, in the simulator (a Grant) and in real mode (a RealGrant, designs/real-client.ts) alike. */
+export type AcquireResult<G = Grant> =
+  | { outcome: "ok"; grant: G }
   /** Definitely not acquired: every attempt was refused (or gave up safely, having undone its partial work). */
   | { outcome: "fail"; reason: string }
   /** Unknown: a request timed out, the lock may have been taken. */

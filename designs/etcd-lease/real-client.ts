@@ -18,15 +18,8 @@
 // does not), so only they count.
 import { Etcd3, type Lease, type Watcher } from "etcd3";
 import type { EtcdMutexRecipeConfig } from "./real-plan.js";
-import {
-  errorText,
-  type RealAcquireResult,
-  type RealExtendResult,
-  type RealGrant,
-  type RealLockClient,
-  type RealReleaseResult,
-  type RealClientFactory,
-} from "../real-client.js";
+import { errorText, type RealGrant, type RealLockClient, type RealClientFactory } from "../real-client.js";
+import type { AcquireResult, ExtendResult, ReleaseResult } from "../types.js";
 import { packageVersion } from "../real-packages.js";
 
 type EtcdConfig = EtcdMutexRecipeConfig;
@@ -131,7 +124,7 @@ export class EtcdMutexRecipe implements RealLockClient {
     void s.lease.revoke().catch(() => undefined);
   }
 
-  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult> {
+  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<AcquireResult<RealGrant>> {
     const deadlineUs = this.nowUs() + o.waitMs * 1000;
     const s = await this.ensureSession();
     if (!s) return { outcome: "fail", reason: "could not grant a lease" };
@@ -230,7 +223,7 @@ export class EtcdMutexRecipe implements RealLockClient {
   }
 
   /** Lock(ctx) whose ctx ran out: Unlock, so the key does not hold the queue. */
-  private async unlockAfterTimeout(s: Session, key: string): Promise<RealAcquireResult> {
+  private async unlockAfterTimeout(s: Session, key: string): Promise<AcquireResult<RealGrant>> {
     try {
       await this.client.kv.deleteRange({ key: utf8(key) });
       return { outcome: "fail", reason: "lock held by another client until the wait ran out" };
@@ -240,12 +233,12 @@ export class EtcdMutexRecipe implements RealLockClient {
   }
 
   /** An outcome we cannot resolve: revoke the lease so whatever key we may own goes with it. */
-  private giveUp(s: Session, reason: string): RealAcquireResult {
+  private giveUp(s: Session, reason: string): AcquireResult<RealGrant> {
     this.abandon(s);
     return { outcome: "unknown", reason };
   }
 
-  async release(grant: RealGrant): Promise<RealReleaseResult> {
+  async release(grant: RealGrant): Promise<ReleaseResult> {
     this.held.delete(grant);
     const d = grant.data as { session: Session; key: string };
     if (!d.session.alive) return { outcome: "ok", released: false };
@@ -268,7 +261,7 @@ export class EtcdMutexRecipe implements RealLockClient {
   }
 
   /** etcd locks have no TTL of their own: extending is a keepalive plus a check that the key is still ours. */
-  async extend(grant: RealGrant, _ttlMs: number): Promise<RealExtendResult> {
+  async extend(grant: RealGrant, _ttlMs: number): Promise<ExtendResult> {
     const d = grant.data as { session: Session; key: string; createRevision: number };
     if (!d.session.alive) return { outcome: "fail", reason: "lease expired" };
     const sentUs = this.nowUs();

@@ -17,15 +17,8 @@ import type { LibraryRecipeConfig } from "./real-plan.js";
 import { readAcquired, readExtended, type AdapterInstance, type AdapterModule } from "./adapter.js";
 import { InputError } from "../../sim/errors.js";
 import { AdapterRefusedError, adapterRefusal, installSourceHooks } from "./real-loader.js";
-import {
-  errorText,
-  type RealAcquireResult,
-  type RealExtendResult,
-  type RealGrant,
-  type RealLockClient,
-  type RealReleaseResult,
-  type RealClientFactory,
-} from "../real-client.js";
+import { errorText, type RealGrant, type RealLockClient, type RealClientFactory } from "../real-client.js";
+import type { AcquireResult, ExtendResult, ReleaseResult } from "../types.js";
 
 type LibraryConfig = LibraryRecipeConfig;
 
@@ -136,7 +129,7 @@ export class LibraryRecipe implements RealLockClient {
     return this.adapter;
   }
 
-  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult> {
+  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<AcquireResult<RealGrant>> {
     let v: unknown;
     try {
       v = await this.a.acquire(lock, { ttlMs: o.ttlMs, waitMs: o.waitMs });
@@ -151,7 +144,7 @@ export class LibraryRecipe implements RealLockClient {
     return { outcome: "ok", grant };
   }
 
-  async release(grant: RealGrant): Promise<RealReleaseResult> {
+  async release(grant: RealGrant): Promise<ReleaseResult> {
     clearInterval(this.polls.get(grant));
     this.polls.delete(grant);
     try {
@@ -162,7 +155,7 @@ export class LibraryRecipe implements RealLockClient {
     }
   }
 
-  async extend(grant: RealGrant, ttlMs: number): Promise<RealExtendResult> {
+  async extend(grant: RealGrant, ttlMs: number): Promise<ExtendResult> {
     const a = this.a;
     if (typeof a.extend !== "function") return { outcome: "fail", reason: `${this.cfg.adapter} has no extend` };
     let v: unknown;

@@ -21,15 +21,8 @@ import {
   type InitReply,
 } from "./driver-protocol.js";
 import type { DriverRecipeConfig } from "./real-plan.js";
-import {
-  errorText,
-  type RealAcquireResult,
-  type RealExtendResult,
-  type RealGrant,
-  type RealLockClient,
-  type RealReleaseResult,
-  type RealClientFactory,
-} from "../real-client.js";
+import { errorText, type RealGrant, type RealLockClient, type RealClientFactory } from "../real-client.js";
+import type { AcquireResult, ExtendResult, ReleaseResult } from "../types.js";
 
 type DriverConfig = DriverRecipeConfig;
 
@@ -99,7 +92,7 @@ export class DriverRecipe implements RealLockClient {
     }
   }
 
-  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult> {
+  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<AcquireResult<RealGrant>> {
     const name = `${this.clientId}#${++this.grants}`;
     const r = await this.ask("acquire", { key: lock, ttlMs: o.ttlMs, waitMs: o.waitMs, grant: name }, readAcquire);
     if (!r.ok) return { outcome: "unknown", reason: r.reason };
@@ -110,13 +103,13 @@ export class DriverRecipe implements RealLockClient {
     return { outcome: "ok", grant };
   }
 
-  async release(grant: RealGrant): Promise<RealReleaseResult> {
+  async release(grant: RealGrant): Promise<ReleaseResult> {
     this.stopPoll(grant);
     const r = await this.ask("release", { grant: grant.data }, readRelease);
     return r.ok ? { outcome: "ok", released: r.v } : { outcome: "unknown", reason: r.reason };
   }
 
-  async extend(grant: RealGrant, ttlMs: number): Promise<RealExtendResult> {
+  async extend(grant: RealGrant, ttlMs: number): Promise<ExtendResult> {
     if (!this.has("extend")) return { outcome: "fail", reason: "the lock driver has no extend" };
     const r = await this.ask("extend", { grant: grant.data, ttlMs }, readExtend);
     if (!r.ok) return { outcome: "unknown", reason: r.reason };

@@ -19,14 +19,8 @@
 import { randomBytes } from "node:crypto";
 import zookeeper, { type Client, type Stat, type ZkError } from "node-zookeeper-client";
 import type { ZkLockRecipeConfig } from "./real-plan.js";
-import {
-  type RealAcquireResult,
-  type RealExtendResult,
-  type RealGrant,
-  type RealLockClient,
-  type RealReleaseResult,
-  type RealClientFactory,
-} from "../real-client.js";
+import { type RealGrant, type RealLockClient, type RealClientFactory } from "../real-client.js";
+import type { AcquireResult, ExtendResult, ReleaseResult } from "../types.js";
 import { packageVersion } from "../real-packages.js";
 
 type ZkConfig = ZkLockRecipeConfig;
@@ -177,7 +171,7 @@ export class ZkLockRecipe implements RealLockClient {
     return this.openSession(Math.max(this.cfg.callTimeoutMs, (deadlineUs - this.nowUs()) / 1000));
   }
 
-  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult> {
+  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<AcquireResult<RealGrant>> {
     const deadlineUs = this.nowUs() + o.waitMs * 1000;
     const opDeadlineUs = (): number => Math.max(deadlineUs, this.nowUs() + this.cfg.callTimeoutMs * 1000);
     const s = await this.ensureSession(opDeadlineUs());
@@ -260,19 +254,19 @@ export class ZkLockRecipe implements RealLockClient {
   }
 
   /** The wait ran out: delete our node so it does not hold the queue. */
-  private async unlockAfterTimeout(s: Session, path: string): Promise<RealAcquireResult> {
+  private async unlockAfterTimeout(s: Session, path: string): Promise<AcquireResult<RealGrant>> {
     const r = await this.touching<void>(s, (done) => s.client.remove(path, -1, (err) => done(err, undefined)));
     if (r.ok || r.code === Exception.NO_NODE || !s.alive) return { outcome: "fail", reason: "lock held by another client until the wait ran out" };
     return this.giveUp(s, "wait ran out and our lock node could not be deleted");
   }
 
   /** An outcome we cannot resolve: close the session so whatever node we may own goes with it. */
-  private giveUp(s: Session, reason: string): RealAcquireResult {
+  private giveUp(s: Session, reason: string): AcquireResult<RealGrant> {
     this.expire(s);
     return { outcome: "unknown", reason };
   }
 
-  async release(grant: RealGrant): Promise<RealReleaseResult> {
+  async release(grant: RealGrant): Promise<ReleaseResult> {
     this.held.delete(grant);
     const d = grant.data as { session: Session; path: string };
     if (!d.session.alive) return { outcome: "ok", released: false };
@@ -284,7 +278,7 @@ export class ZkLockRecipe implements RealLockClient {
   }
 
   /** ZooKeeper locks have no TTL of their own: extending proves the session alive and the node ours. */
-  async extend(grant: RealGrant, _ttlMs: number): Promise<RealExtendResult> {
+  async extend(grant: RealGrant, _ttlMs: number): Promise<ExtendResult> {
     const d = grant.data as { session: Session; path: string; czxid: number };
     if (!d.session.alive) return { outcome: "fail", reason: "session expired" };
     const r = await this.touching<Stat | null>(d.session, (done) => d.session.client.exists(d.path, done));

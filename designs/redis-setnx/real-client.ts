@@ -9,16 +9,8 @@ import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { SetnxRecipeConfig } from "./real-plan.js";
 import { connectReady, ioredisConnection, ioredisSentinelConnection } from "../real-ioredis.js";
-import {
-  errorText,
-  sleepMs,
-  type RealAcquireResult,
-  type RealExtendResult,
-  type RealGrant,
-  type RealLockClient,
-  type RealReleaseResult,
-  type RealClientFactory,
-} from "../real-client.js";
+import { errorText, sleepMs, type RealGrant, type RealLockClient, type RealClientFactory } from "../real-client.js";
+import type { AcquireResult, ExtendResult, ReleaseResult } from "../types.js";
 import { packageVersion } from "../real-packages.js";
 
 /** Compare-and-delete: only the holder's token deletes the key. */
@@ -44,7 +36,7 @@ export class SetnxRecipe implements RealLockClient {
     await connectReady(this.redis);
   }
 
-  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult> {
+  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<AcquireResult<RealGrant>> {
     const key = `lock:${lock}`;
     const secret = randomBytes(16).toString("hex");
     const endWallMs = Date.now() + o.waitMs;
@@ -86,7 +78,7 @@ export class SetnxRecipe implements RealLockClient {
       : { outcome: "fail", reason: "lock held by another client until the wait ran out" };
   }
 
-  async release(grant: RealGrant): Promise<RealReleaseResult> {
+  async release(grant: RealGrant): Promise<ReleaseResult> {
     try {
       const r = await this.redis.eval(CAD_LUA, 1, `lock:${grant.lock}`, grant.secret);
       return { outcome: "ok", released: r === 1 };
@@ -95,7 +87,7 @@ export class SetnxRecipe implements RealLockClient {
     }
   }
 
-  async extend(grant: RealGrant, ttlMs: number): Promise<RealExtendResult> {
+  async extend(grant: RealGrant, ttlMs: number): Promise<ExtendResult> {
     const sentUs = this.nowUs();
     let r: unknown;
     try {

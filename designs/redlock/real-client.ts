@@ -17,15 +17,8 @@ import { createRequire } from "node:module";
 import type { Redis } from "ioredis";
 import type { RedlockRecipeConfig } from "./real-plan.js";
 import { connectReady, ioredisConnection } from "../real-ioredis.js";
-import {
-  errorText,
-  type RealAcquireResult,
-  type RealExtendResult,
-  type RealGrant,
-  type RealLockClient,
-  type RealReleaseResult,
-  type RealClientFactory,
-} from "../real-client.js";
+import { errorText, type RealGrant, type RealLockClient, type RealClientFactory } from "../real-client.js";
+import type { AcquireResult, ExtendResult, ReleaseResult } from "../types.js";
 import { packageVersion } from "../real-packages.js";
 
 /** The slice of node-redlock v4's API used here (the package ships no types). */
@@ -78,7 +71,7 @@ export class RedlockRecipe implements RealLockClient {
     return this.nowUs() + (l.expiration - Date.now()) * 1000;
   }
 
-  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<RealAcquireResult> {
+  async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<AcquireResult<RealGrant>> {
     try {
       const l = await this.redlock.lock(lock, o.ttlMs);
       const validityMs = l.expiration - Date.now();
@@ -89,7 +82,7 @@ export class RedlockRecipe implements RealLockClient {
     }
   }
 
-  async release(grant: RealGrant): Promise<RealReleaseResult> {
+  async release(grant: RealGrant): Promise<ReleaseResult> {
     const errorsBefore = this.clientErrors;
     try {
       await this.redlock.unlock(grant.data as RedlockV4Lock);
@@ -102,7 +95,7 @@ export class RedlockRecipe implements RealLockClient {
     }
   }
 
-  async extend(grant: RealGrant, ttlMs: number): Promise<RealExtendResult> {
+  async extend(grant: RealGrant, ttlMs: number): Promise<ExtendResult> {
     const l = grant.data as RedlockV4Lock;
     try {
       await this.redlock.extend(l, ttlMs);
