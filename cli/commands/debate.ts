@@ -9,20 +9,16 @@ import { checkContextFor } from "../../harness/check-context.js";
 import { parsePositiveInt, parseSeed } from "../args.js";
 import { runAvailability } from "../../reports/availability.js";
 import { thumbnailSvg } from "../../reports/debate-thumb.js";
-import type { Outcome } from "../../checkers/run-all.js";
-import type { HistoryEvent } from "../../sim/history.js";
-import type { Scenario } from "../../scenarios/schema.js";
-import { wilson95 } from "../../harness/sweep/wilson.js";
 import { StepProgress } from "../../harness/sweep/progress.js";
-import type { DebateTest } from "../../reports/debate-claims.js";
 import { EXIT } from "../../harness/exit-codes.js";
 import { debateTests } from "../../reports/debate-claims.js";
-import { bearingOf, classify, renderDebatePage, tallyText, type DebateEntry, type SeedTally } from "../../reports/debate.js";
+import { bearingOf, renderDebatePage, tallyText, type DebateEntry } from "../../reports/debate.js";
 import type { RunRecord } from "../../reports/types.js";
 import { setExitCode } from "../exit-state.js";
 import { printableLines } from "../../terminal/printable.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
 import { playgroundData, writePlayground } from "../../playground/write.js";
+import { refusedIn, seedRun, tally, type SeedRun } from "../../harness/debate.js";
 
 /**
  * `lockstep debate`: run the scenario behind each claim of the Redlock debate
@@ -107,36 +103,4 @@ export function registerDebate(program: Command): void {
       // Through main's exit state: bin/lockstep.js sets process.exitCode from main's return.
       setExitCode(unexpected ? EXIT.unexpected : EXIT.ok);
     });
-}
-
-/** What the page needs of one seed's run. */
-export interface SeedRun {
-  seed: number;
-  outcome: Outcome;
-  challenged: boolean;
-  refused: boolean;
-}
-
-function seedRun(s: Scenario, seed: number): SeedRun {
-  const run = runScenario(s, seed);
-  const v = runCheckers(run.history, checkContextFor(s));
-  const a = runAvailability(run.history, v.challenge.challenged);
-  return { seed, outcome: v.outcome, challenged: a.challenged, refused: refusedIn(run.history, a.failedAcquires) };
-}
-
-/** A client refused a lock: an acquire failed, or a Redlock client counted an acquire a miss (and retried). */
-export function refusedIn(history: readonly HistoryEvent[], failedAcquires: number): boolean {
-  return failedAcquires > 0 || history.some((e) => e.f === "redlock-miss" && (e.value as { op?: unknown } | undefined)?.op === "acquire");
-}
-
-/** Classify each seed's run against the test, as the page does its one run. */
-export function tally(test: DebateTest, runs: readonly SeedRun[]): SeedTally {
-  const t = { from: runs[0]?.seed ?? 1, to: runs.at(-1)?.seed ?? 0, borneOut: 0, notBorneOut: 0, untested: 0 };
-  for (const r of runs) {
-    const b = classify(test, r.outcome, r.challenged, r.refused);
-    if (b === "borne-out") t.borneOut++;
-    else if (b === "not-borne-out") t.notBorneOut++;
-    else t.untested++;
-  }
-  return { ...t, ci95: wilson95(t.borneOut, t.borneOut + t.notBorneOut) };
 }

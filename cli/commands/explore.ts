@@ -9,9 +9,9 @@ import { designByName, DESIGNS } from "../../designs/index.js";
 import { InputError } from "../../sim/errors.js";
 import { CHECKERS } from "../../checkers/index.js";
 import { runScenario } from "../../harness/runner.js";
-import { explore, scenarioFor, type ExploreResult } from "../../harness/explore/explore.js";
+import { explore, type ExploreResult } from "../../harness/explore/explore.js";
+import { judgedShrunk, referenceFor, runReference, storyOf, violation } from "../../harness/explore/runs.js";
 import { pickBase, shapeBase } from "../../harness/explore/base.js";
-import { runSeed } from "../../harness/sweep/run-seed.js";
 import { writeCounterexample } from "../../harness/sweep/counterexample.js";
 import { formatCounterexample } from "../../terminal/counterexample.js";
 import type { Scenario } from "../../scenarios/schema.js";
@@ -21,15 +21,9 @@ import { printableLines } from "../../terminal/printable.js";
 import { adapterSlug } from "../../harness/adapter-slug.js";
 import { StepProgress, type ProgressStream } from "../../harness/sweep/progress.js";
 import { checkOutputDir } from "../../harness/safe-write.js";
-import { runCheckers } from "../../checkers/run-all.js";
-import { checkContextFor } from "../../harness/check-context.js";
 import { describeWorkTime } from "../../sim/work-time.js";
-import { buildRecord, writeRunArtifacts } from "../../harness/artifacts.js";
-import { onReference } from "../../harness/audit/counterexample.js";
 import { Differential, DIFFERENTIAL_SEEDS, ratesText } from "../../harness/explore/differential.js";
-import { referenceOf } from "../../harness/audit/audit.js";
 import type { LockUnderTest } from "../../attacks/index.js";
-import { explainCounterexample, failureSignature, likeShipped, lockIdentity, type FailureSignature } from "../../reports/counterexample-story.js";
 
 export interface ExploreFlags {
   lock?: string;
@@ -45,17 +39,6 @@ export interface ExploreFlags {
   checkers?: string;
   out?: string;
   differential?: boolean;
-}
-
-/**
- * The property: a run violates it when the composed safety verdict is false, or, with
- * `checkers`, when one of those checkers fails (e.g. only mutual-exclusion: a double holder).
- */
-export function violation(checkers?: readonly string[]): (s: Scenario, seed: number) => boolean {
-  return (s, seed) => {
-    const r = runSeed(s, seed);
-    return checkers ? checkers.some((c) => r.checkers[c] === false) : r.safety === false;
-  };
 }
 
 export function parseCheckerList(text: string | undefined, flag: string): string[] | undefined {
@@ -181,21 +164,6 @@ export function exploreCommand(
   return { text: lines.join("\n") + "\n", code: EXIT.safetyViolation, result, file: written.file, story };
 }
 
-/** The recipe a library is compared with: the same client library running the seeds' recipe (harness/audit). */
-function referenceFor(base: Scenario): LockUnderTest {
-  return referenceOf({ design: base.design, designOptions: base.designOptions as Record<string, unknown>, label: base.lock ?? base.design });
-}
-
-/**
- * The shrunk counterexample if paired rates over many seeds still say it is the lock's
- * own bug (shrinking judged candidates on a few seeds only), else the draw as found.
- */
-function judgedShrunk(result: ExploreResult, base: Scenario, diff: Differential): NonNullable<ExploreResult["counterexample"]> {
-  const cx = result.counterexample!;
-  if (diff.rates(cx.scenario, cx.seed).yours || !result.original) return cx;
-  return { exploration: result.original, scenario: scenarioFor(base, result.original), seed: result.original.seed };
-}
-
 /** What a differential search that found nothing saw: the schedules unsafe here, judged on many seeds. */
 function noneRates(diff: Differential): string {
   const t = diff.totals();
@@ -205,11 +173,7 @@ function noneRates(diff: Differential): string {
 
 /** What the reference made of the counterexample, with its run written beside the library's. */
 function referenceLines(s: Scenario, reference: LockUnderTest, seed: number, dir: string, diff: Differential): string[] {
-  const ref = onReference(s, reference);
-  const run = runScenario(ref, seed);
-  const verdicts = runCheckers(run.history, checkContextFor(ref));
-  const refDir = join(dir, "reference");
-  writeRunArtifacts(refDir, buildRecord(ref, seed, run, verdicts), run.history);
+  const refDir = runReference(s, reference, seed, dir).dir;
   return [
     `the same schedule: ${ratesText(diff.rates(s, seed), reference.label)}; the 95% intervals do not meet, so this is the library's own bug, not a limit of the backend`,
     `the reference run: ${refDir}/ (history.jsonl, results.json, report.html)`,
@@ -225,31 +189,6 @@ function exploreProgress(label: string, opts: ExploreFlags, out: ProgressStream 
     },
     done: () => p.done(),
   };
-}
-
-/** The counterexample's story from one run of it, and the shipped scenarios that fail the same way. */
-function storyOf(s: Scenario, seed: number): string[] {
-  const run = runScenario(s, seed);
-  const verdicts = runCheckers(run.history, checkContextFor(s));
-  const record = buildRecord(s, seed, run, verdicts);
-  const failed = verdicts.results.filter((r) => r.valid === false).map((r) => r.checker);
-  return explainCounterexample(record, run.history, likeShipped(failureSignature(s, failed), shippedSignatures(lockIdentity(s))));
-}
-
-/** Each shipped scenario of the same lock that is expected to fail, run on its own seed. */
-export function shippedSignatures(lock: string): Array<{ name: string; sig: FailureSignature }> {
-  return allScenarios()
-    .filter((s) => s.expect !== "safe" && lockIdentity(s) === lock)
-    .map((s) => {
-      const r = runSeed(s, s.seed);
-      return {
-        name: s.name,
-        sig: failureSignature(
-          s,
-          Object.keys(r.checkers).filter((c) => r.checkers[c] === false),
-        ),
-      };
-    });
 }
 
 function workloadDiff(base: Scenario, s: Scenario): string {

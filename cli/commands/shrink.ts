@@ -9,7 +9,8 @@ import { shrinkScenario, type ShrinkResult } from "../../harness/explore/shrink.
 import { runSeed } from "../../harness/sweep/run-seed.js";
 import { writeCounterexample } from "../../harness/sweep/counterexample.js";
 import { formatCounterexample } from "../../terminal/counterexample.js";
-import { violation, parseCheckerList } from "./explore.js";
+import { parseCheckerList } from "./explore.js";
+import { violation } from "../../harness/explore/runs.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import { LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { printableLines } from "../../terminal/printable.js";

@@ -7,7 +7,8 @@ import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../harness/check-context.js";
 import { buildRecord } from "../../harness/artifacts.js";
-import { exploreCommand, shippedSignatures } from "../../cli/commands/explore.js";
+import { exploreCommand } from "../../cli/commands/explore.js";
+import { shippedSignatures } from "../../harness/explore/runs.js";
 import {
   explainCounterexample,
   failureSignature,

@@ -7,7 +7,7 @@ import { DEBATE, debateTests, type DebateClaim } from "../../reports/debate-clai
 import { bearingOf, classify, renderDebatePage, tallyText } from "../../reports/debate.js";
 import { thumbnailSvg } from "../../reports/debate-thumb.js";
 import { buildRunView } from "../../reports/run-view.js";
-import { tally } from "../../cli/commands/debate.js";
+import { tally } from "../../harness/debate.js";
 import { main } from "../../cli/main.js";
 import { HOSTILE, hostileScenario, runFixture, wilson } from "./fixtures.js";
 
