@@ -6,25 +6,16 @@ import { EXIT } from "../../harness/exit-codes.js";
 import { setExitCode } from "../exit-state.js";
 import { parsePositiveInt } from "../args.js";
 import { printable } from "../../terminal/printable.js";
-import { writeJsonAtomic } from "../../harness/sweep/write.js";
 import type { RealPlan } from "../../real/plan.js";
-import { nemesisLines, planRealRun } from "../../real/nemesis.js";
-import { REAL_NOTE, runRealOnce } from "../../real/run.js";
+import { planRealRun } from "../../real/nemesis.js";
+import { runRealBatch } from "../../real/batch.js";
 import { StepProgress } from "../../harness/sweep/progress.js";
-import { recordRealRun, writeRealArtifacts, type RealRunRecord } from "../../real/record.js";
+import type { RealRunRecord } from "../../real/record.js";
 import { parseTimeScale } from "../../real/time-scale.js";
 import { RealRunError } from "../../real/errors.js";
-import { checksHold, sampleLoad, summarize, type RealBatch } from "../../real/summary.js";
+import { checksHold } from "../../real/summary.js";
 import { formatRealRun, formatRealRunLine, formatRealSummary } from "../../terminal/real.js";
-import {
-  hooksInstalled,
-  MissingServerBinaryError,
-  ServerExitedError,
-  ServerStartTimeoutError,
-  ServerStopTimeoutError,
-  stoppedBySignal,
-  sweepDeadRuns,
-} from "../../real/servers/index.js";
+import { MissingServerBinaryError, ServerExitedError, ServerStartTimeoutError, ServerStopTimeoutError, sweepDeadRuns } from "../../real/servers/index.js";
 import { LOCK_CMD_FLAG, LOCK_FLAG, withLockFlag } from "../lock-flag.js";
 import { withLockDriver } from "../../scenarios/with-lock-driver.js";
 import type { Scenario } from "../../scenarios/schema.js";
@@ -91,90 +82,30 @@ function cleanDeadRuns(name: string | undefined): void {
   );
 }
 
-/**
- * The batch's runs, one after another. However it ends — every run done, a run failing, a
- * signal — the finished runs get their summary.json, which says which run stopped the batch.
- */
+/** The batch (real/batch.ts), printed: a line per run (the run's summary for one), stops and the summary. */
 async function runBatch(plan: RealPlan, planOf: (seed: number) => RealPlan, dir: string, runs: number, opts: RealFlags): Promise<void> {
-  const scenario = plan.scenario;
-  const records: RealRunRecord[] = [];
-  const dirs: string[] = [];
-  const width = String(runs).length;
-  const batch: RealBatch = {
-    scenario: scenario.name,
-    design: scenario.design,
-    expect: scenario.expect,
-    note: REAL_NOTE,
-    timeScale: plan.timeScale.factor,
-    runsPlanned: runs,
-    loadSamples: [],
-  };
-  let current = 0;
-  let summaryWritten = false;
-  const writeSummary = (): void => {
-    if (runs === 1 || summaryWritten) return;
-    summaryWritten = true;
-    sampleLoad(batch);
-    const summary = summarize(records, dirs, batch);
-    const path = join(dir, "summary.json");
-    writeJsonAtomic(path, summary);
-    if (opts.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
-    else process.stdout.write(formatRealSummary(summary, records[0], path));
-  };
-  const stop = (reason: string): void => {
-    if (batch.stoppedBy) return;
-    batch.stoppedBy = { run: current, reason };
-    // A single run's failure is printed by realFailureCode; a signal, and any stop of a batch, are said here.
-    if (runs > 1 || reason.startsWith("stopped by")) {
-      process.stderr.write(`lockstep real: run ${current}/${runs} ${reason}${runs > 1 ? `; summary.json for the ${records.length} finished run(s)` : ""}\n`);
-    }
-    writeSummary();
-  };
-  // Before the groups' own handler (installed later, per run): the summary is written, then they stop the servers and exit.
-  const onSignal = (signal: NodeJS.Signals): void => {
-    stop(`stopped by ${signal}`);
-    if (!hooksInstalled()) process.exit(signal === "SIGINT" ? 130 : 143);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  try {
-    for (let i = 1; i <= runs; i++) {
-      current = i;
-      sampleLoad(batch);
-      let out;
-      const seed = scenario.seed + i - 1;
-      const runPlan = planOf(seed);
-      const progress = (l: string) => process.stderr.write(`lockstep real: ${printable(l)}\n`);
-      if (runPlan.nemesis) for (const l of nemesisLines(runPlan.nemesis)) progress(`run ${i}/${runs}: ${l}`);
-      const ticker = new StepProgress("lockstep real");
-      try {
-        out = await runRealOnce(runPlan, { run: i, runs, seed, progress, onTick: (t) => ticker.step(t) });
-      } catch (err) {
-        ticker.done();
-        const signal = stoppedBySignal();
-        if (signal) return stop(`stopped by ${signal}`);
-        const code = realFailureCode(err);
-        stop(`failed: ${printable(stopReason(err))}`);
-        if (code === undefined) throw err;
-        setExitCode(code);
-        return;
-      }
-      ticker.done();
-      const record = recordRealRun(runPlan, out);
-      const runDir = runs === 1 ? dir : join(dir, `run-${String(i).padStart(width, "0")}`);
-      writeRealArtifacts(runDir, record, out.history);
-      records.push(record);
-      dirs.push(runDir);
-      if (opts.json) continue;
-      process.stdout.write(runs === 1 ? formatRealRun(record, runDir) : formatRealRunLine(record, runDir));
-    }
-    writeSummary();
-    if (runs === 1 && opts.json) process.stdout.write(JSON.stringify(records[0], null, 2) + "\n");
-    setExitCode(realExitCode(records, opts.okIfExpected ?? false));
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
+  const r = await runRealBatch(plan, planOf, dir, runs, {
+    progress: (l) => process.stderr.write(`lockstep real: ${printable(l)}\n`),
+    ticker: () => new StepProgress("lockstep real"),
+    ran: (record, runDir) => {
+      if (!opts.json) process.stdout.write(runs === 1 ? formatRealRun(record, runDir) : formatRealRunLine(record, runDir));
+    },
+    stopped: (current, total, reason, finished) => {
+      // A single run's failure is printed by realFailureCode; a signal, and any stop of a batch, are said here.
+      if (total > 1 || reason.startsWith("stopped by"))
+        process.stderr.write(`lockstep real: run ${current}/${total} ${reason}${total > 1 ? `; summary.json for the ${finished} finished run(s)` : ""}\n`);
+    },
+    summarized: (summary, path, records) => {
+      if (opts.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+      else process.stdout.write(formatRealSummary(summary, records[0], path));
+    },
+    failed: realFailureCode,
+    reasonOf: (err) => printable(stopReason(err)),
+  });
+  if (r.exitCode !== undefined) return setExitCode(r.exitCode);
+  if (r.stopped) return;
+  if (runs === 1 && opts.json) process.stdout.write(JSON.stringify(r.records[0], null, 2) + "\n");
+  setExitCode(realExitCode(r.records, opts.okIfExpected ?? false));
 }
 
 /** The error's first line, without the "; last log lines:" that introduces lines a one-line reason does not carry. */
