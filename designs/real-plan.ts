@@ -70,8 +70,12 @@ export interface RealDesignPlan {
   packages: string[];
   /** What the clients run, for the terminal and the report. */
   clients: string;
-  /** Why the clients' clocks cannot be faked (their runtime does not read time through libc), if they cannot; asked only when a step fakes one. */
-  clientClocksWhy?: () => string | undefined;
+  /**
+   * Why the clients' clocks cannot be faked with the libfaketime library at `faketimeLib`
+   * (their runtime does not read time through libc, or breaks under it), if they cannot;
+   * asked only when a step fakes one.
+   */
+  clientClocksWhy?: (faketimeLib: string) => string | undefined;
 }
 
 /**

@@ -27,6 +27,8 @@ import { shiftTtls } from "./ttl-shift.js";
 import type { AofFsyncTicks } from "./aof-cut.js";
 import { wallStepMs, type ClientClockFile, type ClockReading } from "./faketime.js";
 import { realSupportOf } from "../faults/index.js";
+import { RESOURCE_ID } from "./storage.js";
+import type { StorageLinks } from "./storage-links.js";
 import type { RealMechanism } from "../faults/def.js";
 
 /** What results.json says about each fault step that fired. */
@@ -103,6 +105,14 @@ export class RealFaults {
   preferredLeader?: string;
   /** Ids of the cluster's members (their links to each other go through the peer proxies). */
   clusterIds = new Set<string>();
+
+  /** The links between the clients and the in-driver storage (cut steps that name them). */
+  storageLinks?: StorageLinks;
+
+  /** What cuts a link: the storage's links in the driver, the client↔server ones at their proxies. */
+  private cutter(a: string, b: string): { cutLink(a: string, b: string): unknown; healLink(a: string, b: string): unknown } | undefined {
+    return a === RESOURCE_ID || b === RESOURCE_ID ? this.storageLinks : this.via(a, b);
+  }
 
   /** Server↔server links go through the peer proxies, the rest through the per-link ones. */
   private via(a: string, b: string): PeerLinks | ProxySet | undefined {
@@ -250,6 +260,7 @@ export class RealFaults {
     this.log.push(log);
     this.proxies?.healAll();
     this.peerLinks?.healAll();
+    this.storageLinks?.healAll();
     log.stoppedUs = startUs;
     this.history.nemesis(startUs, pf.step.kind, { phase: "start", step: pf.index, targets: [], ...(pf.step.note ? { note: pf.step.note } : {}) });
     return log;
@@ -261,7 +272,7 @@ export class RealFaults {
    */
   private async network(pf: PlannedFault): Promise<FaultLog | undefined> {
     if (this.stopped || (!this.proxies && !this.peerLinks)) return undefined;
-    const via = (a: string, b: string) => this.via(a, b);
+    const via = (a: string, b: string) => this.cutter(a, b);
     // A step naming the preferred leader means the leader: it and the current leader swap places.
     const named = pf.leader ? this.preferredLeader : undefined;
     const resolved = named !== undefined ? await this.targetOf(pf) : undefined;

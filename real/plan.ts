@@ -85,6 +85,11 @@ export interface PlannedFault {
   links?: Array<[string, string]>;
 }
 
+/** A link between a client and the in-driver storage (either direction). */
+function isStorageLink(a: string, b: string, clients: ReadonlySet<string>): boolean {
+  return (a === RESOURCE_ID && clients.has(b)) || (b === RESOURCE_ID && clients.has(a));
+}
+
 /** A step real mode performs on the proxied links (cut or conditioned), by its kind's declared mechanism. */
 function isNetworkStep(step: FaultStep): boolean {
   const real = realSupportOf(step.kind);
@@ -132,6 +137,11 @@ function linksOf(
       if (clients.has(other)) storageDropped.add(other);
       continue;
     }
+    // A cut of a client's link to the storage is held in the driver (real/storage-links.ts).
+    if (step.kind === "cut" && isStorageLink(a, b, clients)) {
+      out.push([a, b]);
+      continue;
+    }
     const clientServer = (clients.has(a) && servers.has(b)) || (servers.has(a) && clients.has(b));
     if (clientServer && clientLinksWhy) field(at, `the link ${a} → ${b}: ${clientLinksWhy}`);
     if (clientServer || proxiedServerLink(a, b)) out.push([a, b]);
@@ -140,7 +150,7 @@ function linksOf(
     else
       field(
         at,
-        `the link ${a} → ${b}: real mode cuts links between a client and a server (its per-link TCP proxies sit there), between etcd members or ZooKeeper servers (peer proxies), and redis-failover's replication links; other server↔server links and storage links are not in real mode yet`,
+        `the link ${a} → ${b}: real mode cuts links between a client and a server (its per-link TCP proxies sit there), between etcd members or ZooKeeper servers (peer proxies), redis-failover's replication links, and (by a cut step) a client's links to the storage; other server↔server links, and storage links in other steps, are not in real mode yet`,
       );
   }
   if (storageDropped.size > 0)
@@ -241,7 +251,8 @@ export function planReal(original: Scenario, timeScale = 1): RealPlan {
     if (jumps || (c && (c.offsetMs !== 0 || c.driftPpm !== 0))) fakeClocks[id] = { offsetMs: c?.offsetMs ?? 0, driftPpm: c?.driftPpm ?? 0 };
   }
   if (linkConditions.some((c) => (c.settings.lossRate ?? 0) > 0) || faults.some((f) => f.step.lossRate !== undefined)) notApplied.push(LOSS_AS_TCP);
-  const proxied = linkConditions.length > 0 || faults.some((f) => f.links?.some(([a, b]) => clientIds.has(a) || clientIds.has(b)));
+  const proxied =
+    linkConditions.length > 0 || faults.some((f) => f.links?.some(([a, b]) => (clientIds.has(a) || clientIds.has(b)) && !isStorageLink(a, b, clientIds)));
   const peerProxied = design.cluster !== undefined && faults.some((f) => f.links?.some(([a, b]) => serverIds.has(a) && serverIds.has(b)));
   return { scenario: s, original, design, faults, notApplied, timeScale: timeScaleInfo(timeScale), proxied, linkConditions, fakeClocks, peerProxied };
 }
@@ -330,7 +341,7 @@ function planProcessStep(step: FaultStep, index: number, at: string, what: strin
   const clientJump = clockStep && step.target !== undefined && clientIds.has(step.target);
   if (clientJump && !faketimeAvailable())
     field(at, `${what}: a client's clock is faked with libfaketime, not installed (${FAKETIME_LIB}; scripts/ensure-real-servers.sh installs it)`);
-  const clientClocksWhy = clientJump ? design.clientClocksWhy?.() : undefined;
+  const clientClocksWhy = clientJump ? design.clientClocksWhy?.(FAKETIME_LIB) : undefined;
   if (clientClocksWhy) field(at, `${what}: ${clientClocksWhy}`);
   // A plain redis-server's crash is a host crash, emulated by cutting its AOF (real/aof-cut.ts).
   const plainRedisCrash = kills && cluster === undefined && !design.failover && step.target !== undefined && design.redis.some((r) => r.id === step.target);
@@ -357,7 +368,7 @@ function planProcessStep(step: FaultStep, index: number, at: string, what: strin
 /** Clients' clock offsets and drift need clients whose runtime libfaketime can move (a lock driver's may not). */
 function clientClocksFakeable(s: Scenario, design: RealDesignPlan, field: (f: string, why: string) => never): void {
   const faked = Object.entries(s.clocks).find(([id, c]) => s.clients.some((x) => x.id === id) && (c.offsetMs !== 0 || c.driftPpm !== 0));
-  const why = faked ? design.clientClocksWhy?.() : undefined;
+  const why = faked ? design.clientClocksWhy?.(FAKETIME_LIB) : undefined;
   if (faked && why) field(`clocks.${faked[0]}`, why);
 }
 

@@ -36,6 +36,13 @@ export interface ClientConfig {
   gateTimeoutMs: number;
   /** No new acquisition starts at or after this run time, µs. */
   endUs: number;
+  /**
+   * Clients whose startMs is earlier than this one's: it starts only once each has recorded its
+   * first event (or after startOrderWaitMs), so a process woken late under load does not swap
+   * the story's roles (a waiter taking the lock before the holder asked for it).
+   */
+  startAfter?: string[];
+  startOrderWaitMs?: number;
 }
 
 /** A client's event as it sends it; the driver adds the process id and the index. */
@@ -58,6 +65,8 @@ export type FromClient =
   | { t: "grant"; grantId: string; expiresAtUs: number; atUs: number }
   | { t: "storage"; msg: StorageRequest }
   | { t: "gate"; gateId: number }
+  /** Its start time came: go once the clients of its config's startAfter have started. */
+  | { t: "start-gate" }
   | { t: "done"; ops: number }
   /** The user's adapter could not be loaded or created: the run is refused as the simulator refuses it. */
   | { t: "refused"; refusal: AdapterRefusal }
@@ -69,7 +78,8 @@ export type ToClient =
   /** The run's time zero on CLOCK_MONOTONIC (process.hrtime.bigint), as a decimal string. */
   | { t: "start"; t0Ns: string }
   | { t: "storage-reply"; body: Record<string, unknown> }
-  | { t: "go"; gateId: number };
+  | { t: "go"; gateId: number }
+  | { t: "start-go" };
 
 /** What services/storage/resource.ts reads from a message. */
 export interface StorageRequest {

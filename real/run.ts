@@ -28,6 +28,7 @@ import { designServerIds } from "./designs.js";
 import { currentLeader } from "./leader.js";
 import { PeerLinks } from "./peer-proxies.js";
 import { ProxySet } from "./proxy.js";
+import { StorageLinks } from "./storage-links.js";
 import type { TimeScale } from "./time-scale.js";
 import { ClientClockFile, type ClockReading } from "./faketime.js";
 import { clientClockChecks, hostCrashChecks, hostCrashTargets, type ClientClockEvidence } from "./fault-checks.js";
@@ -38,6 +39,8 @@ import { loadFigures, oneMinuteLoad, type LoadFigures } from "./load.js";
 export const DRAIN_MS = 2_000;
 /** t0 lies this far after the start message leaves, so every client has it before time zero. */
 const START_LEAD_MS = 50;
+/** Longest a client waits at its start time for the clients that start before it (their first event). */
+const START_ORDER_WAIT_MS = 500;
 const PING_TIMEOUT_MS = 2_000;
 const POLL_MS = 10;
 const EVENT_TYPES = new Set(["invoke", "ok", "fail", "info"]);
@@ -138,6 +141,10 @@ interface ClientState {
   hostWallMsAtStart?: number;
   /** Stamp of this client's last event in arrival order: a client's own events must arrive in stamp order. */
   lastUs: number;
+  /** It recorded an event: clients that start after it may go. */
+  started?: boolean;
+  /** It waits at its start time for the clients that start before it. */
+  waitsToStart?: boolean;
   misordered: number;
 }
 
@@ -168,6 +175,8 @@ class RealRun {
   private readonly history = new RunHistory();
   private readonly storage: DriverStorage;
   private readonly links = new ProxySet();
+  /** Cut steps on the clients' links to the storage hold their messages here. */
+  private readonly storageLinks = new StorageLinks(() => this.clock?.nowUs() ?? 0);
   /** Driver fsync ticks of the redis-servers a crash step may cut (everysec). */
   private readonly aofTicks = new Map<string, AofFsyncTicks>();
   private peerLinks: PeerLinks | undefined;
@@ -281,7 +290,27 @@ class RealRun {
       }),
       gateTimeoutMs: loadTolerantMs(5_000) + Math.max(0, ...plan.faults.map((pf) => pf.step.durationMs ?? 0)),
       endUs: Math.round(s.durationMs * 1000),
+      ...this.startOrder(c),
     };
+  }
+
+  /** The clients that start before this one (an earlier startMs): it starts after them. */
+  private startOrder(c: ClientState): Pick<ClientConfig, "startAfter" | "startOrderWaitMs"> {
+    const mine = this.s.clients[c.index]!.startMs;
+    const before = this.s.clients.filter((x) => x.startMs < mine).map((x) => x.id);
+    return before.length ? { startAfter: before, startOrderWaitMs: loadTolerantMs(START_ORDER_WAIT_MS) } : {};
+  }
+
+  /** Send start-go to every client waiting at its start whose earlier clients have all started. */
+  private releaseStarts(): void {
+    for (const w of this.clients.values()) {
+      if (!w.waitsToStart) continue;
+      const mine = this.s.clients[w.index]!.startMs;
+      const ready = this.s.clients.every((x) => x.startMs >= mine || this.clients.get(x.id)!.started || this.clients.get(x.id)!.done);
+      if (!ready) continue;
+      w.waitsToStart = false;
+      this.control!.send(w.id, { t: "start-go" });
+    }
   }
 
   private fail(err: unknown): void {
@@ -291,6 +320,8 @@ class RealRun {
   private async handleStorage(id: string, req: StorageRequest): Promise<void> {
     const { clock, faults } = this;
     if (!clock || !faults) return;
+    // A cut of the client → storage link holds the request: it reaches the storage at the heal's resend.
+    await new Promise<void>((arrived) => this.storageLinks.pass(id, RESOURCE_ID, arrived));
     this.storageRequests++;
     this.heldBy = [];
     const reply = this.storage.handle(id, req);
@@ -299,7 +330,7 @@ class RealRun {
     const logs = (await Promise.all([faults.onStorageRequest(id, req.type === "resource-read" ? "read" : "write"), ...held])).flat();
     const now = clock.nowUs();
     for (const l of logs) l.releasedUs ??= now;
-    this.control!.send(id, { t: "storage-reply", body: reply });
+    this.storageLinks.pass(RESOURCE_ID, id, () => this.control!.send(id, { t: "storage-reply", body: reply }));
   }
 
   private async handleGate(id: string, gateId: number): Promise<void> {
@@ -344,6 +375,9 @@ class RealRun {
       case "gate":
         void this.handleGate(id, msg.gateId).catch((e: unknown) => this.fail(e));
         return;
+      case "start-gate":
+        c.waitsToStart = true;
+        return this.releaseStarts();
       case "done":
         c.done = true;
         c.ops = msg.ops;
@@ -364,6 +398,10 @@ class RealRun {
     c.lastUs = ev.timeUs;
     this.history.add(c.id, ev.timeUs, ev.type, ev.f, ev.lock, ev.value);
     this.faults?.onClientEvent(c.id, ev.f, ev.type);
+    if (!c.started) {
+      c.started = true;
+      this.releaseStarts();
+    }
   }
 
   private async spawnClients(): Promise<void> {
@@ -452,6 +490,7 @@ class RealRun {
       () => currentLeader(redis),
     ));
     faults.proxies = this.links;
+    faults.storageLinks = this.storageLinks;
     if (this.peerLinks) faults.peerLinks = this.peerLinks;
     if (plan.design.cluster) {
       faults.clusterIds = new Set(plan.design.cluster.ids);
@@ -592,6 +631,7 @@ class RealRun {
     this.faults?.stop();
     this.control?.close();
     this.links.close();
+    this.storageLinks.close();
     this.peerLinks?.close();
     await this.group.stop();
   }

@@ -56,7 +56,7 @@ export function formatRealRun(r: RealRunRecord, dir: string): string {
             ? `, healed after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms`
             : ", not healed within the run";
       lines.push(
-        `  fault step ${f.step}: ${f.kind}${f.target !== "network" ? ` of ${f.target}` : ""} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies hold every byte${healed}`,
+        `  fault step ${f.step}: ${f.kind}${f.target !== "network" ? ` of ${f.target}` : ""} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the cut links hold what they carry (at their proxies; the storage's, in the driver)${healed}`,
       );
       continue;
     }

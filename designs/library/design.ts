@@ -58,6 +58,16 @@ function libraryProfile(o: LibraryDesignOptions): DesignProfile {
   };
 }
 
+/** The simulator runs code it can sandbox; a lock driver is a process of its own, on the host's clock. */
+function refuseLockDriver(o: LibraryDesignOptions): void {
+  if (!o.lockCmd) return;
+  throw new InputError(
+    o.lockCmd.file,
+    "designOptions.lockCmd",
+    "a lock driver is a process of its own, on the host's clock: it runs in real mode only (lockstep real, lockstep audit --real), not in the simulator",
+  );
+}
+
 export const library: DesignEntry<LibraryDesignOptions> = {
   name: "library",
   description: "a real lock library (redlock, redis-semaphore, redis-lock, or your own adapter) run unmodified in the simulator over N simulated Redis nodes",
@@ -67,12 +77,7 @@ export const library: DesignEntry<LibraryDesignOptions> = {
   profile: libraryProfile,
   real: { plan: libraryPlan, serverClocksWhy: REDIS_CLOCK_WHY },
   setup({ sim, processOptions, fencing: requireToken }, o) {
-    if (o.lockCmd)
-      throw new InputError(
-        o.lockCmd.file,
-        "designOptions.lockCmd",
-        "a lock driver is a process of its own, on the host's clock: it runs in real mode only (lockstep real, lockstep audit --real), not in the simulator",
-      );
+    refuseLockDriver(o);
     const nodes = Array.from({ length: o.nodes }, (_, i) => libraryNodeId(i + 1));
     for (const n of nodes) {
       sim.addProcess(

@@ -6,9 +6,16 @@
  * program the command starts (its first word, through `#!` interpreters) before anything runs,
  * so a clock fault on such a driver is refused by name; a runtime it cannot see through (a
  * shell pipeline, a wrapper) is left to the run's own check that the driver's clock stepped.
+ *
+ * CPython 3.11 and later is moved, but its time.sleep sleeps with clock_nanosleep(CLOCK_MONOTONIC,
+ * TIMER_ABSTIME), which libfaketime up to 0.9.10 (Debian 12's) breaks when it leaves the
+ * monotonic clock alone, as real mode has it: the call fails with EINVAL (libfaketime issue
+ * #426), so every sleep of the lock client would raise. A Python driver is tried once (a sleep
+ * under the library) and refused by name if it breaks.
  */
+import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { basename, delimiter, isAbsolute, join, resolve } from "node:path";
 
 /** The mark every Go binary carries in its build info section (runtime/debug.ReadBuildInfo reads it). */
 const GO_BUILDINFO = Buffer.from("\xff Go buildinf:", "latin1");
@@ -91,14 +98,36 @@ function firstProgram(command: string): string | undefined {
   return undefined;
 }
 
-/** Why real mode cannot fake this lock driver's clock, naming its program; undefined when it can (or cannot tell). */
-export function driverClockRefusal(command: string, cwd: string): string | undefined {
+const PYTHON = /^python[\d.]*$/;
+const SLEEP_PROBE_TIMEOUT_MS = 30_000;
+/** Python programs already tried under the library, by path: the answer does not change within a process. */
+const sleepsBroken = new Map<string, boolean>();
+
+/** Does a Python's time.sleep fail under libfaketime (monotonic left alone, as real mode runs it)? */
+function pythonSleepBreaks(file: string, cwd: string, faketimeLib: string): boolean {
+  const known = sleepsBroken.get(file);
+  if (known !== undefined) return known;
+  const env = { ...process.env, LD_PRELOAD: faketimeLib, FAKETIME: "+0", DONT_FAKE_MONOTONIC: "1" };
+  const r = spawnSync(file, ["-c", "import time; time.sleep(0.001)"], { cwd, env, encoding: "utf8", timeout: SLEEP_PROBE_TIMEOUT_MS });
+  const broken = r.status !== 0 && /Errno 22|Invalid argument/.test(r.stderr ?? "");
+  sleepsBroken.set(file, broken);
+  return broken;
+}
+
+/**
+ * Why real mode cannot fake this lock driver's clock, naming its program; undefined when it
+ * can (or cannot tell). With `faketimeLib`, a Python driver is tried under it.
+ */
+export function driverClockRefusal(command: string, cwd: string, faketimeLib?: string): string | undefined {
   const word = firstProgram(command);
   const file = word ? whichFile(word, cwd) : undefined;
   if (!word || !file) return undefined;
   try {
     const why = programRefusal(file, `\`${word}\``, cwd, 0);
-    return why ? `the lock driver's program ${why}` : undefined;
+    if (why) return `the lock driver's program ${why}`;
+    if (faketimeLib && PYTHON.test(basename(word)) && pythonSleepBreaks(file, cwd, faketimeLib))
+      return `the lock driver's program \`${word}\` is a CPython whose time.sleep fails under this machine's libfaketime (EINVAL from clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) with the monotonic clock left alone: libfaketime issue #426, fixed after 0.9.10), so a clock fault would break the lock client's sleeps rather than move its clock`;
+    return undefined;
   } catch {
     return undefined;
   }

@@ -89,7 +89,7 @@ function driverPlan(s: RealPlanInput, o: LibraryDesignOptions, lockCmd: NonNulla
     fencing: false,
     packages: [],
     clients: `running the workload, and beside each its lock driver \`${lockCmd.command}\` (a process group of its own, paused and killed with the client; line protocol ${LOCK_PROTOCOL_VERSION}), against ${o.nodes} redis-server${o.nodes === 1 ? "" : "s"}`,
-    clientClocksWhy: () => driverClockRefusal(lockCmd.command, lockCmd.cwd),
+    clientClocksWhy: (faketimeLib) => driverClockRefusal(lockCmd.command, lockCmd.cwd, faketimeLib),
     recipe: (eps): DriverRecipeConfig => ({
       client: "library/real-driver.js",
       kind: "driver",

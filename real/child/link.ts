@@ -32,6 +32,7 @@ export class DriverLink {
   private readonly counts = new Map<string, number>();
   private nextRpcId = 1;
   private closed = false;
+  private startGo: (() => void) | undefined;
   /** Where the lock's wall clock is read when it is not this process's (a lock driver's): pongs carry it. */
   wallClock?: () => Promise<number>;
 
@@ -102,6 +103,9 @@ export class DriverLink {
         done?.({ ok: true, reply: m.body });
         return;
       }
+      case "start-go":
+        this.startGo?.();
+        return;
       case "go": {
         const go = this.gateWaits.get(m.gateId);
         this.gateWaits.delete(m.gateId);
@@ -185,6 +189,25 @@ export class DriverLink {
       });
       this.send({ t: "gate", gateId });
     });
+  }
+
+  /**
+   * At its start time, a client that starts after others waits until the driver has seen each
+   * of them start (their first event), at most startOrderWaitMs: the story's order of arrival
+   * holds even when the machine's load wakes the first process late.
+   */
+  async startInOrder(): Promise<void> {
+    const cfg = this.config!;
+    if (!cfg.startAfter?.length) return;
+    await new Promise<void>((resolve) => {
+      const timer = deferredTimeout(cfg.startOrderWaitMs ?? 0, () => resolve());
+      this.startGo = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.send({ t: "start-gate" });
+    });
+    this.startGo = undefined;
   }
 
   reportGrant(grantId: string, expiresAtUs: number): void {

@@ -32,6 +32,7 @@ export async function clientLoop(env: LoopEnv): Promise<number> {
   const workRng = seedrandom(`${env.seed}/work-time`);
   const startUs = client.startMs * 1000;
   if (startUs > link.nowUs()) await sleepMs((startUs - link.nowUs()) / 1000);
+  await link.startInOrder();
   let n = 0;
   while (link.nowUs() < env.endUs && (client.opsMax === undefined || n < client.opsMax) && n < ITERATIONS_MAX) {
     n++;

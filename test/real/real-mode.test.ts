@@ -162,7 +162,7 @@ describe("real mode: the CLI", () => {
     const dir = join(scratch, "never");
     const cases: Array<[string[], RegExp]> = [
       [["real", "redlock-acquire-pause"], /faults\[0\]\.on: real mode cannot run this: pause of c1 on c1's acquire invoke/],
-      [["real", "redis-release-late-cad"], /faults\[0\]: real mode cannot run this: the link storage → c1: /],
+      [["real", "redis-release-late-del"], /designOptions\.release: real mode cannot run this: the real client releases by Lua compare-and-delete only/],
       [["real", "redlock-clock-drift-fast"], /clocks\.redis-1: real mode cannot run this: .*libfaketime deadlocks it/],
       [["real", "naive-basline"], /unknown scenario "naive-basline"; did you mean naive-baseline\?/],
       [["real", "naive-baseline", "--time-scale", "0"], /--time-scale: expected a number from 0\.01 to 10/],

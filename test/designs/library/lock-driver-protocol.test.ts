@@ -2,6 +2,7 @@
 // lines are the protocol and which stop the run, naming what is wrong; which drivers' clocks
 // libfaketime cannot move (refused by name before anything runs); and a lock driver refused
 // by the simulator and put on a Redis scenario by --lock-cmd.
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,6 +68,17 @@ describe("lock-driver clocks: what libfaketime can move", () => {
     expect(driverClockRefusal("FOO=1 ./go-driver.sh", scratch)).toMatch(/`\.\/go-driver\.sh` \(run by etcd\) is a Go program/);
     expect(driverClockRefusal("python3 -c 'x'", scratch)).toBeUndefined();
     expect(driverClockRefusal("$DRIVER", scratch)).toBeUndefined(); // cannot tell: the run's own clock check decides
+  });
+
+  it("a CPython whose sleeps this machine's libfaketime breaks is refused naming the bug; the refusal agrees with trying it", () => {
+    const lib = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+    // What the refusal stands for, seen directly: time.sleep under the library, the monotonic clock left alone.
+    const env = { ...process.env, LD_PRELOAD: lib, FAKETIME: "+0", DONT_FAKE_MONOTONIC: "1" };
+    const tried = spawnSync("python3", ["-c", "import time; time.sleep(0.001)"], { env, encoding: "utf8" });
+    const breaks = tried.status !== 0 && /Errno 22/.test(tried.stderr);
+    const why = driverClockRefusal("python3 examples/python-redis-py/driver.py", scratch, lib);
+    if (breaks) expect(why).toMatch(/`python3` is a CPython whose time\.sleep fails under this machine's libfaketime .*issue #426/);
+    else expect(why).toBeUndefined();
   });
 
   it("a clock attack on a Go driver is refused before anything starts, naming the step and the program", () => {
