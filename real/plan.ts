@@ -138,7 +138,7 @@ function linksOf(
       continue;
     }
     // A cut of a client's link to the storage is held in the driver (real/storage-links.ts).
-    if (step.kind === "cut" && isStorageLink(a, b, clients)) {
+    if (mechanismOf(step.kind) === "proxy-cut" && isStorageLink(a, b, clients)) {
       out.push([a, b]);
       continue;
     }

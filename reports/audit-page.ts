@@ -54,6 +54,8 @@ export interface AuditPage {
   unexplained: ReadonlyArray<{ attack: string; seed: number; atUs: number; sentence: string }>;
   /** audit --explore: how many schedules were generated and judged. */
   explore?: { draws: number; seed: number; judged: number; found: number };
+  /** An audit on real servers (real/audit.ts): `seeds` counts real runs, and it may have stopped early. */
+  real?: { note: string; stoppedBy?: { attack: string; reason: string } };
 }
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#1d1d1f}
@@ -89,7 +91,9 @@ export function renderAuditPage(p: AuditPage): string {
     : "";
   const body = [
     `<h1>Audit of ${e(p.lock)}</h1>`,
-    `<p class="lead">${attacks} attacks × ${p.seeds} seeds on your lock, and the same attacks, schedules and seeds on the reference recipe, <b>${e(bare(p.reference))}</b>. A finding is your code when the reference is not unsafe under the same attack, or unsafe far less often.${explored}</p>`,
+    p.real
+      ? `<p class="lead">${attacks} attacks × ${p.seeds} real runs on your lock on real servers, and as many of each on the reference recipe, <b>${e(bare(p.reference))}</b>; ${e(p.real.note)}. A finding is your code when the reference is not unsafe under the same attack, or unsafe far less often.${p.real.stoppedBy ? ` <b>Stopped at ${e(p.real.stoppedBy.attack)}: ${e(p.real.stoppedBy.reason)}</b>; the rows are the attacks that finished.` : ""}</p>`
+      : `<p class="lead">${attacks} attacks × ${p.seeds} seeds on your lock, and the same attacks, schedules and seeds on the reference recipe, <b>${e(bare(p.reference))}</b>. A finding is your code when the reference is not unsafe under the same attack, or unsafe far less often.${explored}</p>`,
     bugs === 0
       ? `<p class="tally good">No bug found in your code</p>`
       : `<p class="tally bad">${p.causes.length} bug${p.causes.length === 1 ? "" : "s"} in your code${p.unexplained.length > 0 ? `, and ${p.unexplained.length} finding${p.unexplained.length === 1 ? "" : "s"} no cause explains` : ""}</p>`,

@@ -8,7 +8,7 @@ const rate = (x: number): string => `${(x * 100).toFixed(0)}%`;
 export function formatAudit(r: AuditResult): string {
   const w = Math.max(...r.rows.map((x) => x.attack.length), 6);
   const lines = [
-    `audit of ${r.lock} (reference: ${r.reference}), ${r.seeds} seeds per attack${r.shard ? `; shard ${r.shard.index}/${r.shard.count}: ${r.rows.length} of ${r.attacks.length} attacks` : ""}`,
+    `audit of ${r.lock} (reference: ${r.reference}), ${r.real ? `${r.seeds} real run(s) per attack on each (${r.real.note})` : `${r.seeds} seeds per attack`}${r.shard ? `; shard ${r.shard.index}/${r.shard.count}: ${r.rows.length} of ${r.attacks.length} attacks` : ""}`,
     `${"attack".padEnd(w)}  unsafe  95% CI        challenged  finding`,
   ];
   for (const x of r.rows) {
@@ -17,10 +17,13 @@ export function formatAudit(r: AuditResult): string {
       continue;
     }
     const ci = `[${pct(x.unsafeCi95[0])},${pct(x.unsafeCi95[1])}]`;
+    const run = r.real ? "run" : "seed";
     const why =
-      x.causes && x.causes.length > 0 ? `: ${x.causes.join(", ")}` : x.counterexample ? `  (seed ${x.counterexampleSeed}: ${x.counterexample.file})` : "";
-    lines.push(`${x.attack.padEnd(w)}  ${pct(x.unsafeRate)}    ${ci.padEnd(12)}  ${pct(x.challengedShare)}        ${x.finding}${why}`);
+      x.causes && x.causes.length > 0 ? `: ${x.causes.join(", ")}` : x.counterexample ? `  (${run} ${x.counterexampleSeed}: ${x.counterexample.file})` : "";
+    const invalid = x.counts.invalid ? `  (${x.counts.invalid} run(s) invalid: their run checks failed)` : "";
+    lines.push(`${x.attack.padEnd(w)}  ${pct(x.unsafeRate)}    ${ci.padEnd(12)}  ${pct(x.challengedShare)}        ${x.finding}${why}${invalid}`);
   }
+  if (r.real?.stoppedBy) lines.push(`STOPPED at ${r.real.stoppedBy.attack}: ${r.real.stoppedBy.reason}; the rows above are the attacks that finished`);
   if (r.explore) {
     const x = r.explore;
     lines.push(
@@ -42,7 +45,8 @@ function byCause(r: AuditResult): string[] {
     `${causes.length} bug${causes.length === 1 ? "" : "s"} in your code${unexplained.length > 0 ? `, and ${unexplained.length} finding(s) no cause explains` : ""}:`,
   ];
   causes.forEach((c, i) => lines.push(...causeLines(c, i + 1)));
-  for (const u of unexplained) lines.push(`  unexplained: ${u.attack}, seed ${u.seed}, decisive moment ${(u.atUs / 1e6).toFixed(3)} s: ${u.sentence}`);
+  for (const u of unexplained)
+    lines.push(`  unexplained: ${u.attack}, ${r.real ? "run" : "seed"} ${u.seed}, decisive moment ${(u.atUs / 1e6).toFixed(3)} s: ${u.sentence}`);
   lines.push("");
   return lines;
 }

@@ -13,8 +13,10 @@ import { realRunnable } from "../../real/runnable.js";
 import { attacksNamed, lockUnderAudit } from "../../harness/audit/lock.js";
 import type { LockUnderTest } from "../../attacks/index.js";
 import { join } from "node:path";
+import { auditReal, checkRealFlags, lockCmdLock, type RealAuditFlags } from "./audit-real.js";
+import { LOCK_CMD_FLAG } from "../lock-flag.js";
 
-interface AuditFlags {
+interface AuditFlags extends RealAuditFlags {
   lock?: string;
   design?: string;
   designOptions?: string;
@@ -42,6 +44,7 @@ function lockOf(o: AuditFlags): LockUnderTest {
     }
     if (options === null || typeof options !== "object" || Array.isArray(options)) throw new InputError("<arg>", "--design-options", "a JSON object");
   }
+  if (o.real && o.lockCmd !== undefined) return lockCmdLock(o, options);
   return lockUnderAudit({
     ...(o.lock !== undefined ? { lock: o.lock } : {}),
     ...(o.design !== undefined ? { design: o.design } : {}),
@@ -53,7 +56,9 @@ function lockOf(o: AuditFlags): LockUnderTest {
 export function registerAudit(program: Command): void {
   program
     .command("audit")
-    .description("run every attack that applies to a lock over many seeds, beside its backend's reference recipe; say which findings are your code")
+    .description(
+      "run every attack that applies to a lock over many seeds (or, with --real, real runs on real servers), beside its backend's reference recipe; say which findings are your code",
+    )
     .option("--lock <adapter>", "a built-in adapter (see `lockstep list`) or a path to your own adapter module")
     .option("--design <name>", "a built-in design instead of an adapter")
     .option("--design-options <json>", "the design's (or library design's) options, as in a scenario file")
@@ -69,8 +74,14 @@ export function registerAudit(program: Command): void {
       "--confirm-real [n]",
       `replay each cause's counterexample n times against real redis-server, and the reference recipe beside it (default ${CONFIRM_REAL_RUNS_DEFAULT}; needs --out)`,
     )
-    .action(async (o: AuditFlags) => {
+    .option("--real", "run the attacks on real servers instead of the simulator (docs/real-mode.md): --runs real runs each, not replayable")
+    .option(...LOCK_CMD_FLAG)
+    .option("--runs <n>", "with --real: real runs per attack, on the lock and on the reference each (default 5)")
+    .option("--time-scale <x>", "with --real: multiply the attacks' times by x (as `lockstep real --time-scale`)")
+    .action(async (o: AuditFlags, cmd: Command) => {
+      checkRealFlags(cmd, o);
       const lock = lockOf(o);
+      if (o.real) return auditReal(o, lock, attacksNamed(o.attacks?.split(",")));
       const seeds = parsePositiveInt(o.seeds, "--seeds");
       const attacks = attacksNamed(o.attacks?.split(","));
       if (o.out) checkOutputDir(o.out);

@@ -139,14 +139,14 @@ export function realExitCode(records: readonly RealRunRecord[], okIfExpected: bo
  * the user's to install (exit 2); a server or client that would not start or died, exit 1
  * with its last log lines.
  */
-function realFailureCode(err: unknown): number | undefined {
+export function realFailureCode(err: unknown, label = "lockstep real"): number | undefined {
   if (err instanceof MissingServerBinaryError) {
-    process.stderr.write(`lockstep real: ${printable(err.message)}\n`);
+    process.stderr.write(`${label}: ${printable(err.message)}\n`);
     return EXIT.badInput;
   }
   if (err instanceof RealRunError || err instanceof ServerStartTimeoutError || err instanceof ServerExitedError || err instanceof ServerStopTimeoutError) {
     const [first, ...rest] = err.message.split("\n");
-    process.stderr.write(`lockstep real: ${printable(first ?? "")}\n`);
+    process.stderr.write(`${label}: ${printable(first ?? "")}\n`);
     const tail = [...rest, ...(err instanceof RealRunError && err.logTail ? ["last log lines:", ...err.logTail.split("\n")] : [])];
     for (const l of tail.slice(-20)) process.stderr.write(`  ${printable(l)}\n`);
     return EXIT.internal;

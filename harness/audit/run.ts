@@ -27,6 +27,8 @@ export interface AuditResult {
   unexplained: UnexplainedFinding[];
   /** `audit --explore N`: the generated schedules (their findings are rows "explore-k" after the attacks'). */
   explore?: ExploreSummary;
+  /** An audit on real servers (real/audit.ts): `seeds` counts real runs per attack, which replay nothing. */
+  real?: { note: string; runs: number; timeScale: number; stoppedBy?: { attack: string; reason: string } };
 }
 
 /** Shard `index` (1-based) of `count`: the attacks at positions index-1, index-1+count, ... */
@@ -153,6 +155,7 @@ export function writeAuditFiles(result: AuditResult, jsonPath: string, write: { 
       causes,
       unexplained: result.unexplained,
       ...(result.explore ? { explore: result.explore } : {}),
+      ...(result.real ? { real: result.real } : {}),
     }),
     write,
   );
