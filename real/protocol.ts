@@ -37,9 +37,9 @@ export interface ClientConfig {
   /** No new acquisition starts at or after this run time, µs. */
   endUs: number;
   /**
-   * Clients whose startMs is earlier than this one's: it starts only once each has recorded its
-   * first event (or after startOrderWaitMs), so a process woken late under load does not swap
-   * the story's roles (a waiter taking the lock before the holder asked for it).
+   * Clients whose startMs is earlier than this one's: it starts only once each has finished its
+   * first operation (or after startOrderWaitMs), so a process woken or served late under load
+   * does not swap the story's roles (a waiter taking the lock before the holder got it).
    */
   startAfter?: string[];
   startOrderWaitMs?: number;

@@ -39,8 +39,8 @@ import { loadFigures, oneMinuteLoad, type LoadFigures } from "./load.js";
 export const DRAIN_MS = 2_000;
 /** t0 lies this far after the start message leaves, so every client has it before time zero. */
 const START_LEAD_MS = 50;
-/** Longest a client waits at its start time for the clients that start before it (their first event). */
-const START_ORDER_WAIT_MS = 500;
+/** Longest a client waits at its start time for the clients that start before it to finish their first operation. */
+const START_ORDER_WAIT_MS = 100;
 const PING_TIMEOUT_MS = 2_000;
 const POLL_MS = 10;
 const EVENT_TYPES = new Set(["invoke", "ok", "fail", "info"]);
@@ -141,7 +141,7 @@ interface ClientState {
   hostWallMsAtStart?: number;
   /** Stamp of this client's last event in arrival order: a client's own events must arrive in stamp order. */
   lastUs: number;
-  /** It recorded an event: clients that start after it may go. */
+  /** Its first operation completed (ok, fail or info): clients that start after it may go. */
   started?: boolean;
   /** It waits at its start time for the clients that start before it. */
   waitsToStart?: boolean;
@@ -398,7 +398,7 @@ class RealRun {
     c.lastUs = ev.timeUs;
     this.history.add(c.id, ev.timeUs, ev.type, ev.f, ev.lock, ev.value);
     this.faults?.onClientEvent(c.id, ev.f, ev.type);
-    if (!c.started) {
+    if (!c.started && ev.type !== "invoke") {
       c.started = true;
       this.releaseStarts();
     }

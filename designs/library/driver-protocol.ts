@@ -80,29 +80,35 @@ export function readInit(body: Record<string, unknown>): InitReply {
   return out;
 }
 
-export type AcquireReply = { granted: false } | { granted: true; token?: number; secret?: string; validityMs?: number };
+/** A reported validity, and the driver's CLOCK_MONOTONIC instant (ms) it is counted from, when it gives one. */
+export interface Validity {
+  validityMs?: number;
+  monoMs?: number;
+}
+
+function readValidity(body: Record<string, unknown>): Validity {
+  const validityMs = optional(body, "validityMs", isFinite, "a number of ms");
+  if (validityMs === undefined) return {};
+  const monoMs = optional(body, "monoMs", isFinite, "its CLOCK_MONOTONIC reading in ms when it measured validityMs");
+  return { validityMs, ...(monoMs !== undefined ? { monoMs } : {}) };
+}
+
+export type AcquireReply = { granted: false } | ({ granted: true; token?: number; secret?: string } & Validity);
 
 export function readAcquire(body: Record<string, unknown>): AcquireReply {
   if (!field(body, "granted", isBool, "true or false")) return { granted: false };
   const token = optional(body, "token", isFinite, "a number (the fencing token)");
   const secret = optional(body, "secret", isString, "a string (the value it wrote)");
-  const validityMs = optional(body, "validityMs", isFinite, "a number of ms");
-  return {
-    granted: true,
-    ...(token !== undefined ? { token } : {}),
-    ...(secret !== undefined ? { secret } : {}),
-    ...(validityMs !== undefined ? { validityMs } : {}),
-  };
+  return { granted: true, ...(token !== undefined ? { token } : {}), ...(secret !== undefined ? { secret } : {}), ...readValidity(body) };
 }
 
 export function readRelease(body: Record<string, unknown>): boolean {
   return field(body, "released", isBool, "true, or false when the lock was no longer its own");
 }
 
-export function readExtend(body: Record<string, unknown>): { extended: boolean; validityMs?: number } {
+export function readExtend(body: Record<string, unknown>): { extended: boolean } & Validity {
   const extended = field(body, "extended", isBool, "true or false");
-  const validityMs = extended ? optional(body, "validityMs", isFinite, "a number of ms") : undefined;
-  return { extended, ...(validityMs !== undefined ? { validityMs } : {}) };
+  return { extended, ...(extended ? readValidity(body) : {}) };
 }
 
 export function readHolds(body: Record<string, unknown>): boolean {

@@ -19,6 +19,7 @@ import {
   readRelease,
   type DriverOp,
   type InitReply,
+  type Validity,
 } from "./driver-protocol.js";
 import type { DriverRecipeConfig } from "./real-plan.js";
 import { errorText, type RealGrant, type RealLockClient, type RealClientFactory } from "../real-client.js";
@@ -28,6 +29,8 @@ type DriverConfig = DriverRecipeConfig;
 
 /** A belief with no reported end: far past any run; a poll of holds ends it. */
 const UNTIL_HOLDS_SAYS_NO_US = Number.MAX_SAFE_INTEGER;
+/** Rounding allowed when a driver's monoMs is checked against the request's round trip, µs. */
+const MONO_SLACK_US = 1_000;
 /** How often a belief without a reported validity asks the driver's holds, ms (one request in flight at most). */
 const HOLDS_POLL_MS = 1;
 
@@ -94,12 +97,13 @@ export class DriverRecipe implements RealLockClient {
 
   async acquire(lock: string, o: { ttlMs: number; waitMs: number }): Promise<AcquireResult<RealGrant>> {
     const name = `${this.clientId}#${++this.grants}`;
+    const sentUs = this.nowUs();
     const r = await this.ask("acquire", { key: lock, ttlMs: o.ttlMs, waitMs: o.waitMs, grant: name }, readAcquire);
     if (!r.ok) return { outcome: "unknown", reason: r.reason };
     if (!r.v.granted) return { outcome: "fail", reason: "the lock driver did not acquire the lock" };
     const grant: RealGrant = { lock, secret: r.v.secret ?? "", ttlMs: o.ttlMs, validityMs: o.ttlMs, expiresAtUs: 0, data: name };
     if (r.v.token !== undefined) grant.token = r.v.token;
-    this.believe(grant, r.v.validityMs, "acquire");
+    this.believe(grant, r.v, "acquire", sentUs);
     return { outcome: "ok", grant };
   }
 
@@ -111,27 +115,44 @@ export class DriverRecipe implements RealLockClient {
 
   async extend(grant: RealGrant, ttlMs: number): Promise<ExtendResult> {
     if (!this.has("extend")) return { outcome: "fail", reason: "the lock driver has no extend" };
+    const sentUs = this.nowUs();
     const r = await this.ask("extend", { grant: grant.data, ttlMs }, readExtend);
     if (!r.ok) return { outcome: "unknown", reason: r.reason };
     if (!r.v.extended) return { outcome: "fail", reason: "the lock driver refused to extend" };
     grant.ttlMs = ttlMs;
-    this.believe(grant, r.v.validityMs, "extend");
+    this.believe(grant, r.v, "extend", sentUs);
     return { outcome: "ok", validityMs: grant.validityMs };
   }
 
   /**
-   * The belief, as the adapter path forms it: a reported validity from now, else the
-   * driver's holds alone, polled every HOLDS_POLL_MS; neither is the driver's error.
+   * The belief, as the adapter path forms it: a reported validity, else the driver's holds
+   * alone, polled every HOLDS_POLL_MS; neither is the driver's error. A validity counts from
+   * the driver's `monoMs` when it gives one (CLOCK_MONOTONIC, this process's clock too), else
+   * from the reply's arrival — which on a loaded machine can be tens of ms after the driver
+   * measured it, so a correct lock would seem to trust its grant past its key's expiry.
    */
-  private believe(grant: RealGrant, validityMs: number | undefined, op: string): void {
+  private believe(grant: RealGrant, v: Validity, op: string, sentUs: number): void {
+    const { validityMs, monoMs } = v;
     if (validityMs === undefined && !this.has("holds")) {
       throw this.d.failWith(
         `answered ${op} with no validityMs and has no holds op: with neither, lockstep cannot know when your lock stops trusting the grant`,
       );
     }
     grant.validityMs = validityMs ?? grant.ttlMs;
-    grant.expiresAtUs = validityMs !== undefined ? this.nowUs() + validityMs * 1000 : UNTIL_HOLDS_SAYS_NO_US;
+    grant.expiresAtUs = validityMs !== undefined ? this.validFromUs(monoMs, op, sentUs) + validityMs * 1000 : UNTIL_HOLDS_SAYS_NO_US;
     if (validityMs === undefined && !this.polls.has(grant)) this.pollHolds(grant);
+  }
+
+  /** The run time a validity counts from: the driver's monoMs, checked to fall inside the request's round trip. */
+  private validFromUs(monoMs: number | undefined, op: string, sentUs: number): number {
+    const nowUs = this.nowUs();
+    if (monoMs === undefined) return nowUs;
+    const atUs = monoMs * 1000 + (nowUs - Number(process.hrtime.bigint() / 1000n));
+    if (atUs < sentUs - MONO_SLACK_US || atUs > nowUs + MONO_SLACK_US)
+      throw this.d.failWith(
+        `answered ${op} with monoMs ${monoMs}, outside the request's round trip (${(atUs - sentUs) / 1000} ms from its sending): expected its CLOCK_MONOTONIC reading in ms`,
+      );
+    return atUs;
   }
 
   /** Ask holds until it says no; the belief ends when that request was sent. */

@@ -12,6 +12,8 @@ const handles = new Map(); // the grant's name (lockstep's) -> the adapter's han
 let lock;
 
 const send = (fields) => process.stdout.write(JSON.stringify(fields) + "\n");
+// CLOCK_MONOTONIC in ms (lockstep's clock): the instant a reported validity is counted from.
+const monoMs = () => Number(process.hrtime.bigint()) / 1e6;
 const number = (v) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 const ops = {
@@ -26,7 +28,7 @@ const ops = {
     if (got === null || got === undefined || got === false) return { granted: false };
     handles.set(req.grant, got.handle);
     const secret = typeof got.secret === "string" ? got.secret : undefined;
-    return { granted: true, token: number(got.token), secret, validityMs: number(got.validityMs) };
+    return { granted: true, token: number(got.token), secret, validityMs: number(got.validityMs), monoMs: monoMs() };
   },
   async release(req) {
     return { released: (await lock.release(handles.get(req.grant))) !== false };
@@ -35,7 +37,7 @@ const ops = {
     const got = await lock.extend(handles.get(req.grant), req.ttlMs);
     if (got === null || got === undefined || got === false) return { extended: false };
     if (got !== true && "handle" in got) handles.set(req.grant, got.handle);
-    return { extended: true, validityMs: got === true ? undefined : number(got.validityMs) };
+    return { extended: true, validityMs: got === true ? undefined : number(got.validityMs), monoMs: monoMs() };
   },
   async holds(req) {
     return { holds: lock.holds(handles.get(req.grant)) === true };

@@ -28,9 +28,9 @@ class TimedLock(Lock):
         return super().do_acquire(token)
 
 
-def trusted(g, since, ttl_ms):
-    grants[g][1] = since + ttl_ms / 1000
-    return (grants[g][1] - time.monotonic()) * 1000
+def trusted(g, since, ttl_ms):  # how long from now (time.monotonic is CLOCK_MONOTONIC, lockstep's clock) it trusts the grant
+    grants[g][1], now = since + ttl_ms / 1000, time.monotonic()
+    return {"validityMs": (grants[g][1] - now) * 1000, "monoMs": now * 1000}
 
 
 def handle(req):
@@ -47,14 +47,14 @@ def handle(req):
         if not lock.acquire():
             return {"granted": False}
         grants[g] = [lock, 0]
-        return {"granted": True, "secret": lock.local.token.decode(), "validityMs": trusted(g, lock.sent, req["ttlMs"])}
+        return {"granted": True, "secret": lock.local.token.decode(), **trusted(g, lock.sent, req["ttlMs"])}
     try:
         if op == "release":
             grants[g][0].release()
             return {"released": True}
         sent = time.monotonic()
         grants[g][0].extend(req["ttlMs"] / 1000, replace_ttl=True)  # the lease set anew, as the workload's extend means
-        return {"extended": True, "validityMs": trusted(g, sent, req["ttlMs"])}
+        return {"extended": True, **trusted(g, sent, req["ttlMs"])}
     except LockNotOwnedError:  # its Lua script found another token under the key
         return {"released": False} if op == "release" else {"extended": False}
 

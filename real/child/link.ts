@@ -193,8 +193,8 @@ export class DriverLink {
 
   /**
    * At its start time, a client that starts after others waits until the driver has seen each
-   * of them start (their first event), at most startOrderWaitMs: the story's order of arrival
-   * holds even when the machine's load wakes the first process late.
+   * of them finish its first operation, at most startOrderWaitMs: the story's order of arrival
+   * holds even when the machine's load wakes or serves the first process late.
    */
   async startInOrder(): Promise<void> {
     const cfg = this.config!;

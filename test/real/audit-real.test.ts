@@ -76,7 +76,7 @@ describe("lockstep audit --real", () => {
       ["late-release", 2],
       ["holder-pause-during-release", 0],
     ]);
-    expect(readFileSync(join(out, "audit.html"), "utf8")).toMatch(/3 attacks x 2 real runs/);
+    expect(readFileSync(join(out, "audit.html"), "utf8")).toMatch(/2 attacks × 2 real runs on your lock on real servers/);
     expect(runDirsIn(r.tmp)).toEqual([]);
     await until("no process of the audit left", () => processesMarked(r.mark).length === 0, 10_000);
   }, 600_000);

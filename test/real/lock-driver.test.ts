@@ -83,7 +83,7 @@ describe("real mode: redis-py's Lock through the line protocol", () => {
 
 describe("real mode: a lock driver that fails", () => {
   it(
-    "crashes, prints what is not the protocol, or hangs: the run stops with one line naming the driver and what it did; nothing is left",
+    "crashes, prints what is not the protocol, hangs, or counts its validity on another clock: the run stops with one line naming the driver and what it did; nothing is left",
     async () => {
       const file = shortScenario();
       const stopped = async (mode: string): Promise<{ message: string; dirs: string[] }> => {
@@ -97,8 +97,8 @@ describe("real mode: a lock driver that fails", () => {
         expect(err, `${mode}: ${err.message}`).toBeInstanceOf(RealRunError);
         return { message: err.message, dirs: readdirSync(parent) };
       };
-      const [crash, garbage, hang] = await Promise.all([stopped("crash"), stopped("garbage"), stopped("hang")]);
-      for (const r of [crash, garbage, hang]) {
+      const [crash, garbage, hang, mono] = await Promise.all([stopped("crash"), stopped("garbage"), stopped("hang"), stopped("mono")]);
+      for (const r of [crash, garbage, hang, mono]) {
         expect(r.message).not.toMatch(/\n/);
         expect(r.dirs).toEqual([]); // the run's temp dir removed
       }
@@ -107,6 +107,10 @@ describe("real mode: a lock driver that fails", () => {
       );
       expect(garbage.message).toMatch(
         /^client c1 failed: its lock driver `.*misbehaving.py garbage` printed a line that is not the protocol's \(line 3 of its stdout: "acquired it, I think"\): expected one JSON object per line$/,
+      );
+      // A validity counted from a clock that is not CLOCK_MONOTONIC (here the wall clock) would misplace the belief.
+      expect(mono.message).toMatch(
+        /^client c1 failed: its lock driver `.*misbehaving.py mono` answered acquire with monoMs [\d.]+, outside the request's round trip/,
       );
       expect(hang.message).toMatch(
         /^client c1's lock driver `.*misbehaving.py hang` did not answer a clock request at the run's end within \d+ ms .*: it hangs/,

@@ -35,6 +35,7 @@ describe("lock-driver protocol: reply lines", () => {
     expect(parseReplyLine('{"id":3,"granted":true,"validityMs":998.5,"secret":"ab"}')).toMatchObject({ id: 3 });
     expect(readAcquire({ granted: true, validityMs: 998.5, secret: "ab", token: 7 })).toEqual({ granted: true, validityMs: 998.5, secret: "ab", token: 7 });
     expect(readAcquire({ granted: false })).toEqual({ granted: false });
+    expect(readAcquire({ granted: true, validityMs: 900, monoMs: 123.5 })).toEqual({ granted: true, validityMs: 900, monoMs: 123.5 });
     expect(readRelease({ released: false })).toBe(false);
     expect(readExtend({ extended: true })).toEqual({ extended: true });
     expect(readClock({ wallMs: 1.7e12 })).toBe(1.7e12);
@@ -53,6 +54,7 @@ describe("lock-driver protocol: reply lines", () => {
     expect(protocolError(() => readAcquire({ granted: "yes" }))).toBe('expected "granted": true or false');
     expect(protocolError(() => readAcquire({ granted: true, validityMs: "1000" }))).toMatch(/"validityMs": a number of ms/);
     expect(protocolError(() => readRelease({}))).toMatch(/"released"/);
+    expect(protocolError(() => readExtend({ extended: true, validityMs: 900, monoMs: "now" }))).toMatch(/"monoMs": its CLOCK_MONOTONIC reading in ms/);
     expect(protocolError(() => readInit({ name: "x" }))).toMatch(/"protocol": the protocol version it speaks \(lockstep speaks 1\)/);
   });
 });
