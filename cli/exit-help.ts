@@ -47,6 +47,8 @@ export const EXIT_CODES: Readonly<Record<string, Codes>> = {
     [EXIT.ok, "no finding is your code's: every attack was safe, or unsafe on the backend's reference recipe too"],
     [EXIT.auditYourCode, "some attack was unsafe on the lock under test and safe on its backend's reference recipe: your code"],
     ...STOPPED,
+    [EXIT.internal, "with --real: a real run failed (a server, a client or a lock driver died or hung; one line says which), or a lockstep bug"],
+    [EXIT.interrupted, "with --real: interrupted (SIGINT); audit.json holds the attacks that finished"],
   ],
   merge: [
     [EXIT.ok, "sweep shards: as `sweep` would exit on the merged summary; audit shards: as `audit`"],

@@ -50,7 +50,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "audit",
     args: "",
-    summary: "run every attack that applies to a lock over many seeds, beside its backend's reference recipe; say which findings are your code",
+    summary:
+      "run every attack that applies to a lock over many seeds (or, with --real, real runs on real servers), beside its backend's reference recipe; say which findings are your code",
     load: async () => (await import("./audit.js")).registerAudit,
   },
   {
