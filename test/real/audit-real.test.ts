@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { AuditResult } from "../../harness/audit/run.js";
 import { attackByName, type LockUnderTest } from "../../attacks/index.js";
 import { RealAudit } from "../../real/audit.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 import { until } from "../helpers/processes.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -45,7 +46,12 @@ function audit(args: string[], name: string): { code: number | null; stdout: str
   mkdirSync(tmp);
   const mark = `${name}-${process.pid}`;
   const env = { ...process.env, TMPDIR: tmp, LOCKSTEP_TEST_MARK: mark };
-  const r = spawnSync(process.execPath, ["--import", "tsx", cliChild, "audit", "--real", ...args], { cwd: root, encoding: "utf8", env, timeout: 600_000 });
+  const r = spawnSync(process.execPath, ["--import", "tsx", cliChild, "audit", "--real", ...args], {
+    cwd: root,
+    encoding: "utf8",
+    env,
+    timeout: hangBoundMs(600_000),
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, tmp, mark };
 }
 
@@ -55,92 +61,108 @@ const runDirsIn = (tmp: string): string[] => readdirSync(tmp).filter((e) => e.st
 const auditJson = (dir: string): AuditResult => JSON.parse(readFileSync(join(dir, "audit.json"), "utf8")) as AuditResult;
 
 describe("lockstep audit --real", () => {
-  it("redis-py's Lock: a table by attack, exit 0 (nothing is its code), every run's processes and temp dir gone", async () => {
-    const out = join(scratch, "py-out");
-    const attacks = "holder-pause-before-write,late-release,holder-pause-during-release";
-    const r = audit(["--lock-cmd", PY_DRIVER, "--runs", "2", "--attacks", attacks, "--out", out], "py");
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/audit of python3 examples\/python-redis-py\/driver\.py \(reference: setnx-reference.*\), 2 real run\(s\) per attack on each/);
-    expect(r.stdout).toMatch(/holder-pause-before-write\s+100%.*known limit of this backend/);
-    // Its release compares the token in Lua: a release after the lease ran out deletes nothing of the next holder's.
-    expect(r.stdout).toMatch(/late-release\s+0%.*\ssafe\b/);
-    expect(r.stdout).toMatch(/holder-pause-during-release\s+refused: real mode cannot run it: faults\[0\]\.on: pause of c1 on c1's release invoke/);
-    expect(r.stdout).toMatch(/no finding attributed to your code/);
-    // Progress: a line per run, on the lock and on the reference.
-    expect(r.stderr).toMatch(/1\/3 holder-pause-before-write: run 1\/2 on the lock: unsafe, [\d.]+ s/);
-    expect(r.stderr).toMatch(/1\/3 holder-pause-before-write: run 2\/2 on the reference: [a-z-]+, [\d.]+ s/);
-    const json = auditJson(out);
-    expect(json.real).toMatchObject({ runs: 2, timeScale: 1 });
-    expect(json.rows.map((x) => [x.attack, x.runs])).toEqual([
-      ["holder-pause-before-write", 2],
-      ["late-release", 2],
-      ["holder-pause-during-release", 0],
-    ]);
-    expect(readFileSync(join(out, "audit.html"), "utf8")).toMatch(/2 attacks × 2 real runs on your lock on real servers/);
-    expect(runDirsIn(r.tmp)).toEqual([]);
-    await until("no process of the audit left", () => processesMarked(r.mark).length === 0, 10_000);
-  }, 600_000);
+  it(
+    "redis-py's Lock: a table by attack, exit 0 (nothing is its code), every run's processes and temp dir gone",
+    async () => {
+      const out = join(scratch, "py-out");
+      const attacks = "holder-pause-before-write,late-release,holder-pause-during-release";
+      const r = audit(["--lock-cmd", PY_DRIVER, "--runs", "2", "--attacks", attacks, "--out", out], "py");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/audit of python3 examples\/python-redis-py\/driver\.py \(reference: setnx-reference.*\), 2 real run\(s\) per attack on each/);
+      expect(r.stdout).toMatch(/holder-pause-before-write\s+100%.*known limit of this backend/);
+      // Its release compares the token in Lua: a release after the lease ran out deletes nothing of the next holder's.
+      expect(r.stdout).toMatch(/late-release\s+0%.*\ssafe\b/);
+      expect(r.stdout).toMatch(/holder-pause-during-release\s+refused: real mode cannot run it: faults\[0\]\.on: pause of c1 on c1's release invoke/);
+      expect(r.stdout).toMatch(/no finding attributed to your code/);
+      // Progress: a line per run, on the lock and on the reference.
+      expect(r.stderr).toMatch(/1\/3 holder-pause-before-write: run 1\/2 on the lock: unsafe, [\d.]+ s/);
+      expect(r.stderr).toMatch(/1\/3 holder-pause-before-write: run 2\/2 on the reference: [a-z-]+, [\d.]+ s/);
+      const json = auditJson(out);
+      expect(json.real).toMatchObject({ runs: 2, timeScale: 1 });
+      expect(json.rows.map((x) => [x.attack, x.runs])).toEqual([
+        ["holder-pause-before-write", 2],
+        ["late-release", 2],
+        ["holder-pause-during-release", 0],
+      ]);
+      expect(readFileSync(join(out, "audit.html"), "utf8")).toMatch(/2 attacks × 2 real runs on your lock on real servers/);
+      expect(runDirsIn(r.tmp)).toEqual([]);
+      await until("no process of the audit left", () => processesMarked(r.mark).length === 0, 10_000);
+    },
+    hangBoundMs(600_000),
+  );
 
-  it("a plain-DEL release in a Python driver: your code on delayed-release and late-release (exit 9), its unsafe run kept with a scenario file to run it again", () => {
-    const out = join(scratch, "del-out");
-    const r = audit(
-      ["--lock-cmd", "python3 test/fixtures/drivers/plain-del.py", "--runs", "1", "--attacks", "delayed-release,late-release", "--out", out],
-      "del",
-    );
-    expect(r.code, r.stderr).toBe(9);
-    expect(r.stdout).toMatch(/delayed-release\s+100%.*your code {2}\(run 1: .*counterexamples\/delayed-release\/scenario\.json\)/);
-    // The storage's replies to the holder held in the driver (a cut of its storage link): it releases after the lease ran out.
-    expect(r.stdout).toMatch(/late-release\s+100%.*your code/);
-    expect(r.stdout).toMatch(/attributed to your code: delayed-release, late-release/);
-    const row = auditJson(out).rows.find((x) => x.attack === "delayed-release")!;
-    expect(row).toMatchObject({ finding: "your code", referenceUnsafe: 0, counterexampleSeed: 1 });
-    expect(row.counterexample!.replay).toMatch(/^npx lockstep real .*counterexamples\/delayed-release\/scenario\.json$/);
-    expect(existsSync(row.counterexample!.report)).toBe(true);
-    const scenario = JSON.parse(readFileSync(row.counterexample!.file, "utf8")) as { attack?: string; designOptions: Record<string, unknown> };
-    expect(scenario.designOptions).toMatchObject({ lockCmd: "python3 test/fixtures/drivers/plain-del.py", lockCmdCwd: root });
-    expect(runDirsIn(r.tmp)).toEqual([]);
-  }, 600_000);
+  it(
+    "a plain-DEL release in a Python driver: your code on delayed-release and late-release (exit 9), its unsafe run kept with a scenario file to run it again",
+    () => {
+      const out = join(scratch, "del-out");
+      const r = audit(
+        ["--lock-cmd", "python3 test/fixtures/drivers/plain-del.py", "--runs", "1", "--attacks", "delayed-release,late-release", "--out", out],
+        "del",
+      );
+      expect(r.code, r.stderr).toBe(9);
+      expect(r.stdout).toMatch(/delayed-release\s+100%.*your code {2}\(run 1: .*counterexamples\/delayed-release\/scenario\.json\)/);
+      // The storage's replies to the holder held in the driver (a cut of its storage link): it releases after the lease ran out.
+      expect(r.stdout).toMatch(/late-release\s+100%.*your code/);
+      expect(r.stdout).toMatch(/attributed to your code: delayed-release, late-release/);
+      const row = auditJson(out).rows.find((x) => x.attack === "delayed-release")!;
+      expect(row).toMatchObject({ finding: "your code", referenceUnsafe: 0, counterexampleSeed: 1 });
+      expect(row.counterexample!.replay).toMatch(/^npx lockstep real .*counterexamples\/delayed-release\/scenario\.json$/);
+      expect(existsSync(row.counterexample!.report)).toBe(true);
+      const scenario = JSON.parse(readFileSync(row.counterexample!.file, "utf8")) as { attack?: string; designOptions: Record<string, unknown> };
+      expect(scenario.designOptions).toMatchObject({ lockCmd: "python3 test/fixtures/drivers/plain-del.py", lockCmdCwd: root });
+      expect(runDirsIn(r.tmp)).toEqual([]);
+    },
+    hangBoundMs(600_000),
+  );
 
-  it("the Node reference recipe as a lock driver and as an adapter: the same finding on each attack", async () => {
-    const attacks = ["holder-pause-before-write", "delayed-release", "extend-after-lapse"].map((n) => attackByName(n)!);
-    const parentDir = join(scratch, "same");
-    mkdirSync(parentDir);
-    const findings = async (lock: LockUnderTest) =>
-      (await new RealAudit(lock, { runs: 1, attacks, timeScale: 1, parentDir }).run()).rows.map((r) => [r.attack, r.finding]);
-    const driver = { design: "library", designOptions: { lockCmd: "node examples/node-reference/driver.cjs", lockCmdCwd: root, nodes: 1 }, label: "driver" };
-    const adapter = { design: "library", designOptions: { adapter: "setnx-reference", nodes: 1 }, label: "adapter" };
-    const [viaDriver, inProcess] = [await findings(driver), await findings(adapter)];
-    expect(viaDriver).toEqual(inProcess);
-    expect(inProcess).toEqual([
-      ["holder-pause-before-write", "known limit of this backend"],
-      ["delayed-release", "safe"],
-      ["extend-after-lapse", "safe"],
-    ]);
-    expect(runDirsIn(parentDir)).toEqual([]);
-  }, 600_000);
+  it(
+    "the Node reference recipe as a lock driver and as an adapter: the same finding on each attack",
+    async () => {
+      const attacks = ["holder-pause-before-write", "delayed-release", "extend-after-lapse"].map((n) => attackByName(n)!);
+      const parentDir = join(scratch, "same");
+      mkdirSync(parentDir);
+      const findings = async (lock: LockUnderTest) =>
+        (await new RealAudit(lock, { runs: 1, attacks, timeScale: 1, parentDir }).run()).rows.map((r) => [r.attack, r.finding]);
+      const driver = { design: "library", designOptions: { lockCmd: "node examples/node-reference/driver.cjs", lockCmdCwd: root, nodes: 1 }, label: "driver" };
+      const adapter = { design: "library", designOptions: { adapter: "setnx-reference", nodes: 1 }, label: "adapter" };
+      const [viaDriver, inProcess] = [await findings(driver), await findings(adapter)];
+      expect(viaDriver).toEqual(inProcess);
+      expect(inProcess).toEqual([
+        ["holder-pause-before-write", "known limit of this backend"],
+        ["delayed-release", "safe"],
+        ["extend-after-lapse", "safe"],
+      ]);
+      expect(runDirsIn(parentDir)).toEqual([]);
+    },
+    hangBoundMs(600_000),
+  );
 
-  it("SIGINT in the second attack: exit 130; audit.json and the table hold the first, saying where it stopped; nothing is left", async () => {
-    const out = join(scratch, "int-out");
-    const tmp = join(scratch, "int-tmp");
-    mkdirSync(tmp);
-    const args = ["audit", "--real", "--lock", "setnx-reference", "--runs", "2", "--attacks", "delayed-release,holder-pause-before-write", "--out", out];
-    const child = spawn(process.execPath, ["--import", "tsx", cliChild, ...args], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, TMPDIR: tmp },
-    });
-    let stderr = "";
-    let stdout = "";
-    child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
-    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-    await until("the second attack's first run", () => /2\/2 holder-pause-before-write: run 1\/2/.test(stderr), 300_000);
-    child.kill("SIGINT");
-    expect(await exited, stderr).toBe(130);
-    const json = auditJson(out);
-    expect(json.rows.map((x) => x.attack)).toEqual(["delayed-release"]);
-    expect(json.real!.stoppedBy).toEqual({ attack: "holder-pause-before-write", reason: "stopped by SIGINT" });
-    expect(stdout).toMatch(/STOPPED at holder-pause-before-write: stopped by SIGINT; the rows above are the attacks that finished/);
-    expect(runDirsIn(tmp)).toEqual([]);
-  }, 600_000);
+  it(
+    "SIGINT in the second attack: exit 130; audit.json and the table hold the first, saying where it stopped; nothing is left",
+    async () => {
+      const out = join(scratch, "int-out");
+      const tmp = join(scratch, "int-tmp");
+      mkdirSync(tmp);
+      const args = ["audit", "--real", "--lock", "setnx-reference", "--runs", "2", "--attacks", "delayed-release,holder-pause-before-write", "--out", out];
+      const child = spawn(process.execPath, ["--import", "tsx", cliChild, ...args], {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, TMPDIR: tmp },
+      });
+      let stderr = "";
+      let stdout = "";
+      child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+      child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+      const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+      await until("the second attack's first run", () => /2\/2 holder-pause-before-write: run 1\/2/.test(stderr), hangBoundMs(300_000));
+      child.kill("SIGINT");
+      expect(await exited, stderr).toBe(130);
+      const json = auditJson(out);
+      expect(json.rows.map((x) => x.attack)).toEqual(["delayed-release"]);
+      expect(json.real!.stoppedBy).toEqual({ attack: "holder-pause-before-write", reason: "stopped by SIGINT" });
+      expect(stdout).toMatch(/STOPPED at holder-pause-before-write: stopped by SIGINT; the rows above are the attacks that finished/);
+      expect(runDirsIn(tmp)).toEqual([]);
+    },
+    hangBoundMs(600_000),
+  );
 });
