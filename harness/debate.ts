@@ -8,6 +8,9 @@ import type { Scenario } from "../scenarios/schema.js";
 import { checkContextFor } from "./check-context.js";
 import { runScenario } from "./runner.js";
 import { wilson95 } from "./sweep/wilson.js";
+import { buildRecord, writeRunArtifacts } from "./artifacts.js";
+import { thumbnailSvg } from "../reports/debate-thumb.js";
+import type { RunRecord } from "../reports/types.js";
 
 /** What the page needs of one seed's run. */
 export interface SeedRun {
@@ -39,4 +42,27 @@ export function tally(test: DebateTest, runs: readonly SeedRun[]): SeedTally {
     else t.untested++;
   }
   return { ...t, ci95: wilson95(t.borneOut, t.borneOut + t.notBorneOut) };
+}
+
+/** A claim's scenario as the page shows it: its one run (files under dir), what that run did, and its seeds' runs. */
+export interface ClaimRun {
+  record: RunRecord;
+  challenged: boolean;
+  refused: boolean;
+  thumb: string;
+  seeds: SeedRun[];
+}
+
+/** Run the scenario once on `seed` (its files written to dir), then on seeds 1..seedsTo; onSeed(i) before each of those. */
+export function runClaimScenario(scenario: Scenario, seed: number, dir: string, seedsTo: number, onSeed: (i: number) => void): ClaimRun {
+  const run = runScenario(scenario, seed);
+  const verdicts = runCheckers(run.history, checkContextFor(scenario));
+  const record = buildRecord(scenario, seed, run, verdicts);
+  writeRunArtifacts(dir, record, run.history);
+  const a = runAvailability(run.history, verdicts.challenge.challenged);
+  const seeds = Array.from({ length: seedsTo }, (_, i) => {
+    onSeed(i + 1);
+    return seedRun(scenario, i + 1);
+  });
+  return { record, challenged: a.challenged, refused: refusedIn(run.history, a.failedAcquires), thumb: thumbnailSvg(record, run.history), seeds };
 }
