@@ -1,23 +1,25 @@
 /**
  * `lockstep check` beside Porcupine, both as processes (start-up included), on register
- * histories of 1k, 10k and 100k ops (5 clients, 5% writes of unknown outcome; valid, and
- * with one stale read planted, which Porcupine must exhaust). Porcupine is not in this
- * repository: set PORCUPINE_SRC to a copy of its source (a clone of
- * anishathalye/porcupine); bench/porcupine/main.go is built against it with Debian's Go
- * (golang-go) in a temporary folder, offline (GOPROXY=off). Without it, or without `go`,
- * the bench says so and skips. Prints, per history: both verdicts (which must agree), the
- * median wall time of each over the rounds with its spread (min-max), their ratio, and
- * the load average before and after. Run after `npm run build`:
+ * histories of 1k, 10k and 100k ops (5 clients): valid with 5% writes of unknown outcome;
+ * the same with one stale read planted; and a stale read with every outcome known (which
+ * Porcupine decides too). Porcupine is not in this repository: give a copy of its source
+ * (a clone of anishathalye/porcupine) as PORCUPINE_SRC or `--src <dir>`;
+ * bench/porcupine/main.go is built against it with Debian's Go (golang-go) in a
+ * temporary folder, offline (GOPROXY=off).
  *
- *   PORCUPINE_SRC=../porcupine node dist/bench/checker-vs-porcupine.js
+ *   npm run bench:porcupine -- --src ../porcupine
  *
- * A history Porcupine does not decide in PORCUPINE_TIMEOUT_S (default 120 s) is reported
- * as such, with lockstep's verdict and time.
+ * Each history's verdicts are asserted: lockstep's must be the generator's truth, and
+ * Porcupine's, where it decides in PORCUPINE_TIMEOUT_S (default 60 s), must equal
+ * lockstep's; any difference is printed and the exit code is 1. Prints the median wall
+ * time of each over the rounds with its spread (min-max), their ratio, and the load
+ * average before and after. Without a source or `go`: under `npm run bench` (no --src,
+ * no PORCUPINE_SRC) it says so and skips; given --src, it says what is missing and exits 2.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -67,17 +69,28 @@ export function registerHistory(ops: number, clients: number, infoFraction: numb
   );
 }
 
-function buildPorcupine(dir: string): string | undefined {
-  const src = process.env.PORCUPINE_SRC;
-  if (!src || !existsSync(join(src, "go.mod"))) return (console.log("PORCUPINE_SRC is not a Porcupine source folder: skipped"), undefined);
-  if (spawnSync("go", ["version"]).status !== 0) return (console.log("no `go` (apt-get install golang-go): skipped"), undefined);
+/** Where Porcupine's source is, and whether the caller asked for this bench by name (then a missing part is an error). */
+function sourceFromArgs(argv: readonly string[]): { src: string | undefined; required: boolean } {
+  const i = argv.indexOf("--src");
+  if (i >= 0) return { src: argv[i + 1], required: true };
+  return { src: process.env.PORCUPINE_SRC, required: argv.includes("--required") };
+}
+
+/** The built driver's path, or why it could not be built (a sentence naming what is missing). */
+function buildPorcupine(dir: string, src: string | undefined): string | { missing: string } {
+  if (!src) return { missing: "no Porcupine source: pass --src <dir> (or set PORCUPINE_SRC) to a clone of anishathalye/porcupine" };
+  if (!existsSync(join(src, "go.mod")) || !existsSync(join(src, "porcupine.go")))
+    return { missing: `--src ${src}: not a Porcupine source folder (expected go.mod and porcupine.go in it; a clone of anishathalye/porcupine)` };
+  if (spawnSync("go", ["version"]).status !== 0) return { missing: "no `go` on PATH: install Debian's Go (apt-get install golang-go)" };
   writeFileSync(
     join(dir, "go.mod"),
-    `module lockstepbench\n\ngo 1.19\n\nrequire github.com/anishathalye/porcupine v0.0.0\n\nreplace github.com/anishathalye/porcupine => ${src}\n`,
+    `module lockstepbench\n\ngo 1.19\n\nrequire github.com/anishathalye/porcupine v0.0.0\n\nreplace github.com/anishathalye/porcupine => ${resolve(src)}\n`,
   );
-  execFileSync("cp", [join(ROOT, "bench", "porcupine", "main.go"), dir]);
+  copyFileSync(join(ROOT, "bench", "porcupine", "main.go"), join(dir, "main.go"));
   const env = { ...process.env, GOPROXY: "off", GOFLAGS: "-mod=mod", GOCACHE: join(dir, "cache") };
-  execFileSync("go", ["build", "-o", "porcupine-check", "."], { cwd: dir, env, stdio: "inherit" });
+  const built = spawnSync("go", ["build", "-o", "porcupine-check", "."], { cwd: dir, env, encoding: "utf8" });
+  if (built.status !== 0)
+    return { missing: `go build of bench/porcupine/main.go against ${src} failed:\n${(built.stderr || built.error?.message || "").trim()}` };
   return join(dir, "porcupine-check");
 }
 
@@ -101,42 +114,63 @@ function time(cmd: string, args: string[], verdictOf: (status: number | null, ou
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const spread = (xs: number[]): string => `${Math.round(Math.min(...xs))}-${Math.round(Math.max(...xs))}`;
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
+
+/** The histories at each size: name, whether it is linearizable (the generator's truth), and how it is made. */
+const HISTORIES: ReadonlyArray<{ name: string; truth: boolean; infoFraction: number; stale: boolean }> = [
+  { name: "valid", truth: true, infoFraction: 0.05, stale: false },
+  { name: "stale", truth: false, infoFraction: 0.05, stale: true },
+  { name: "stale/no-info", truth: false, infoFraction: 0, stale: true },
+];
+
+/** One history through both; the row printed, and the disagreements found (empty when the verdicts are right). */
+function compare(porcupine: string, dir: string, ops: number, h: (typeof HISTORIES)[number], timeoutS: number): string[] {
+  const file = join(dir, `register-${ops}-${h.name.replace("/", "-")}.jsonl`);
+  writeFileSync(file, registerHistory(ops, 5, h.infoFraction, h.stale, ops));
+  const rounds = ops >= 100_000 ? 3 : 7;
+  const l = time(
+    process.execPath,
+    [join(ROOT, "bin", "lockstep.js"), "check", file, "--model", "register"],
+    (st) => (st === 0 ? "true" : st === 3 ? "false" : `exit ${st}`),
+    rounds,
+    timeoutS,
+  );
+  const p = time(porcupine, [file], (_st, out) => out.trim(), rounds, timeoutS);
+  const decided = !p.verdict.startsWith("undecided");
+  const ratio = decided && !l.verdict.startsWith("undecided") ? (median(l.ms) / median(p.ms)).toFixed(2) : "-";
+  const cell = (t: Timed): string => (t.verdict.startsWith("undecided") ? "-" : `${Math.round(median(t.ms))} (${spread(t.ms)})`);
+  console.log(
+    `${String(ops).padEnd(7)} ${h.name.padEnd(14)} ${l.verdict.padEnd(17)} ${p.verdict.padEnd(18)} ${cell(l).padEnd(21)} ${cell(p).padEnd(22)} ${ratio}`,
+  );
+  const wrong: string[] = [];
+  if (l.verdict !== String(h.truth)) wrong.push(`${ops} ${h.name}: lockstep said ${l.verdict}, the history is ${h.truth ? "" : "not "}linearizable`);
+  if (decided && p.verdict !== l.verdict) wrong.push(`${ops} ${h.name}: Porcupine said ${p.verdict}, lockstep ${l.verdict}`);
+  return wrong;
+}
 
 function main(): void {
+  const { src, required } = sourceFromArgs(process.argv.slice(2));
   const dir = mkdtempSync(join(tmpdir(), "lockstep-porcupine-"));
   try {
-    const porcupine = buildPorcupine(dir);
-    if (!porcupine) return;
-    const timeoutS = Number(process.env.PORCUPINE_TIMEOUT_S ?? 120);
-    console.log(
-      `load average before: ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(" ")}`,
-    );
-    console.log("ops     history  lockstep verdict  porcupine verdict  lockstep ms (spread)  porcupine ms (spread)  ratio");
-    for (const ops of [1_000, 10_000, 100_000])
-      for (const stale of [false, true]) {
-        const file = join(dir, `register-${ops}-${stale ? "stale" : "ok"}.jsonl`);
-        writeFileSync(file, registerHistory(ops, 5, 0.05, stale, ops));
-        const rounds = ops >= 100_000 ? 3 : 7;
-        const l = time(
-          process.execPath,
-          [join(ROOT, "bin", "lockstep.js"), "check", file, "--model", "register"],
-          (st) => (st === 0 ? "true" : st === 3 ? "false" : `exit ${st}`),
-          rounds,
-          timeoutS,
-        );
-        const p = time(porcupine, [file], (_st, out) => out.trim(), rounds, timeoutS);
-        const ratio = p.verdict.startsWith("undecided") ? "-" : (median(l.ms) / median(p.ms)).toFixed(2);
-        console.log(
-          `${String(ops).padEnd(7)} ${(stale ? "stale" : "valid").padEnd(8)} ${l.verdict.padEnd(17)} ${p.verdict.padEnd(18)} ${`${Math.round(median(l.ms))} (${spread(l.ms)})`.padEnd(21)} ${`${Math.round(median(p.ms))} (${spread(p.ms)})`.padEnd(22)} ${ratio}`,
-        );
-      }
-    console.log(
-      `load average after: ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(" ")}`,
-    );
+    const porcupine = buildPorcupine(dir, src);
+    if (typeof porcupine !== "string") {
+      console.log(`checker-vs-porcupine: ${porcupine.missing}${required ? "" : " (skipped)"}`);
+      if (required) process.exitCode = 2;
+      return;
+    }
+    const timeoutS = Number(process.env.PORCUPINE_TIMEOUT_S ?? 60);
+    console.log(`load average before: ${load()}`);
+    console.log("ops     history        lockstep verdict  porcupine verdict  lockstep ms (spread)  porcupine ms (spread)  ratio");
+    const wrong: string[] = [];
+    for (const ops of [1_000, 10_000, 100_000]) for (const h of HISTORIES) wrong.push(...compare(porcupine, dir, ops, h, timeoutS));
+    console.log(`load average after: ${load()}`);
+    if (wrong.length > 0) {
+      console.error(`verdicts differ:\n  ${wrong.join("\n  ")}`);
+      process.exitCode = 1;
+    } else console.log("verdicts: lockstep right on every history; Porcupine equal wherever it decided");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

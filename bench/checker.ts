@@ -249,6 +249,67 @@ export function plantHiddenWrite(h: readonly HistoryEvent[], at = 0.9): HistoryE
   return [...h.slice(0, early), acquire, ...h.slice(early, w), ...write, ...h.slice(w)].map((e, index) => ({ ...e, index }));
 }
 
+export interface HiddenPairOptions {
+  ops: number;
+  clients: number;
+  infoFraction: number;
+  seed: string;
+  grantIds: boolean;
+  /** True: the two hidden grants overlap (a double grant, not linearizable); false: the twin where the first may have been released. */
+  doubled: boolean;
+}
+
+/**
+ * A double grant only unknown-outcome ops can hide: two clients, x1 and x2, invoke acquires
+ * early (at a tenth and at three tenths of the first half) that never answer (info, with
+ * leases that never lapse), while 50 others go on taking the lock. Between two halves of
+ * generated traffic the lock falls quiet, and x1 and x2 write under their grants: x1, x2,
+ * then x1 again, then both release: each grant alone could have been made, both at once
+ * cannot, and the search must rule out every placing of every pending acquire to say so.
+ * The twin (`doubled: false`) differs in one op: x1's second write is a release whose
+ * reply was lost, which may have freed the lock for x2, so it is linearizable.
+ */
+export function hiddenPairHistory(o: HiddenPairOptions): HistoryEvent[] {
+  const half = (tag: string) =>
+    generateLockHistory({ ops: Math.floor(o.ops / 2) - 4, clients: o.clients, infoFraction: o.infoFraction, grantIds: o.grantIds, seed: `${o.seed}/${tag}` });
+  const first = half("a");
+  const quietUs = first[first.length - 1]!.timeUs + 1_000_000;
+  const second = half("b").map((e) => ({ ...e, timeUs: e.timeUs + quietUs + 1_000_000 }));
+  const lock = first[0]!.lock;
+  const grant = (x: string): Record<string, unknown> => (o.grantIds ? { grantId: `${x}#1` } : {});
+  const ev = (timeUs: number, process: string, type: HistoryEvent["type"], f: string, value?: unknown): HistoryEvent => ({
+    index: 0,
+    timeUs,
+    process,
+    type,
+    f,
+    lock,
+    ...(value !== undefined ? { value } : {}),
+  });
+  const acquire = (x: string, at: number): HistoryEvent[] => {
+    const t = first[Math.floor(first.length * at)]!.timeUs;
+    return [ev(t, x, "invoke", "acquire", { ttlMs: 1e9, ...grant(x) }), ev(t + 200_000, x, "info", "acquire")];
+  };
+  const op = (t: number, x: string, f: string, type: HistoryEvent["type"], value?: unknown): HistoryEvent[] =>
+    f === "write"
+      ? [ev(t, x, "invoke", "write", { ...grant(x), counter: t }), ev(t + 1, x, type, "write", {})]
+      : [ev(t, x, "invoke", "release", grant(x)), type === "info" ? ev(t + 1, x, "info", "release") : ev(t + 1, x, "ok", "release", value)];
+  const q = quietUs;
+  const quiet = o.doubled
+    ? [
+        ...op(q, "x1", "write", "ok"),
+        ...op(q + 3, "x2", "write", "ok"),
+        ...op(q + 6, "x1", "write", "ok"),
+        ...op(q + 9, "x1", "release", "ok", { released: true }),
+      ]
+    : [...op(q, "x1", "write", "ok"), ...op(q + 3, "x1", "release", "info"), ...op(q + 6, "x2", "write", "ok")];
+  const merged = [...first, ...acquire("x1", 0.1), ...acquire("x2", 0.3), ...quiet, ...op(q + 12, "x2", "release", "ok", { released: true }), ...second];
+  return merged
+    .map((e, k) => ({ e, k }))
+    .sort((a, b) => a.e.timeUs - b.e.timeUs || a.k - b.k)
+    .map(({ e }, index) => ({ ...e, index }));
+}
+
 /** Part 3: double grants hidden behind unknown-outcome acquires (20% info), each style, size and model. */
 export function hiddenDoubleGrants(): void {
   console.log("\nhidden double grants (20% info; default budget): verdict, time, states");
@@ -268,6 +329,18 @@ export function hiddenDoubleGrants(): void {
             );
           }
         }
+  for (const grantIds of [true, false])
+    for (const ops of [1_000, 10_000])
+      for (const doubled of [true, false]) {
+        const h = hiddenPairHistory({ ops, clients: 50, infoFraction: 0.2, grantIds, doubled, seed: `pair-${ops}` });
+        for (const model of ["mutex", "lease-lock"]) {
+          const { r, ms } = measure(h, model, 1);
+          const kind = doubled ? "two unanswered grants, overlapping" : "twin: a lost release between (valid)";
+          console.log(
+            `  ${(grantIds ? "ids" : "no-ids").padEnd(6)} 50 clients ${String(ops).padStart(6)} ops  ${kind.padEnd(36)} ${model.padEnd(10)} ${String(r.valid).padEnd(7)} ${ms.toFixed(0).padStart(5)} ms ${r.stats?.statesExplored} states`,
+          );
+        }
+      }
 }
 
 export async function main(): Promise<Row[]> {

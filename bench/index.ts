@@ -13,7 +13,22 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { TARGET_PREFIX } from "./targets.js";
 
-const MODULES = ["kernel", "sweep", "designs", "libraries", "audit", "checker", "raft", "raft-zk", "startup", "memory", "allocation", "playground", "soak"];
+const MODULES = [
+  "kernel",
+  "sweep",
+  "designs",
+  "libraries",
+  "audit",
+  "checker",
+  "checker-vs-porcupine",
+  "raft",
+  "raft-zk",
+  "startup",
+  "memory",
+  "allocation",
+  "playground",
+  "soak",
+];
 
 /** Runs one module's file as its own process, its output passed through line by line; the exit code, and its target lines. */
 async function runModule(file: string): Promise<{ code: number; targets: string[] }> {
