@@ -53,6 +53,17 @@ function batchOf(commands: unknown): string[][] {
   return (Array.isArray(c) ? c : []).map(argvOf);
 }
 
+/** SHA-1 of the scripts library code defines, once per worker (a library defines the same few in every simulated process). */
+const shaByScript = new Map<string, string>();
+function sha1Of(text: string): string {
+  let sha = shaByScript.get(text);
+  if (sha === undefined) {
+    if (shaByScript.size >= 1024) shaByScript.clear();
+    shaByScript.set(text, (sha = sha1Hex(text)));
+  }
+  return sha;
+}
+
 const num = (v: unknown, dflt: number | undefined): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : dflt);
 
 export interface RedisAddressBook {
@@ -118,7 +129,7 @@ export class ClientHub {
       send: (h, argv, done) => link(h).send({ argv: argvOf(argv) }, answer(done)),
       sendBatch: (h, commands, done) => link(h).send({ batch: batchOf(commands) }, answer(done)),
       end: (h) => link(h).end(),
-      sha1: (text) => sha1Hex(String(text)),
+      sha1: (text) => sha1Of(String(text)),
       escape: (call, detail) => realm.escape(String(call), detail === undefined ? "" : String(detail)),
     };
   }

@@ -65,6 +65,58 @@ export interface PreludeExports {
   lazyGlobals: Record<string, { get(): unknown; set(v: unknown): void }>;
 }
 
+/**
+ * Every key of the prelude's exports, in one order: the membrane keeps them on a host object
+ * made in this order, so host code loads them from one host shape whatever realm they came
+ * from (a load from the realm's own object sees a new shape per realm, and optimized host
+ * code that kept a dead realm's shape is thrown away at the next full GC).
+ */
+const PRELUDE_KEYS: Record<keyof PreludeExports, true> = {
+  turnCounts: true,
+  runTicks: true,
+  invoke: true,
+  invokeMethod: true,
+  settle: true,
+  list: true,
+  readFields: true,
+  describe: true,
+  wrapFn: true,
+  backedOf: true,
+  bufferView: true,
+  bufferOf: true,
+  typedOf: true,
+  makeError: true,
+  freshObject: true,
+  freshNull: true,
+  freshArray: true,
+  put: true,
+  objectOf: true,
+  makeRequire: true,
+  makeModule: true,
+  runModule: true,
+  exportsOf: true,
+  promisify: true,
+  callbackify: true,
+  timersPromises: true,
+  queueMicrotask: true,
+  nextTick: true,
+  getBuffer: true,
+  inspect: true,
+  format: true,
+  stringify: true,
+  call: true,
+  globals: true,
+  lazyGlobals: true,
+};
+const PRELUDE_KEY_LIST = Object.keys(PRELUDE_KEYS) as Array<keyof PreludeExports>;
+
+/** The prelude's exports on a host object of one shape (read once, before any library code runs). */
+function hostExports(realmExports: PreludeExports): PreludeExports {
+  const out: Record<string, unknown> = {};
+  for (const k of PRELUDE_KEY_LIST) out[k] = realmExports[k];
+  return out as unknown as PreludeExports;
+}
+
 // The host's own intrinsics, for reading realm byte arrays without running realm code.
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
 const getter = (o: object, k: string): ((this: unknown) => unknown) => Object.getOwnPropertyDescriptor(o, k)!.get as (this: unknown) => unknown;
@@ -156,6 +208,7 @@ export class Membrane {
   private nextToken = 1;
 
   private readonly p: PreludeExports;
+  private readonly turnCounts: Int32Array;
   private readonly realmDate: DateConstructor;
   private readonly realmJsonParse: (text: string) => unknown;
   private readonly backed: () => BackedClasses = BACKED_CLASSES;
@@ -166,7 +219,10 @@ export class Membrane {
    */
   constructor(context: vm.Context, sandbox: Record<string, unknown>, bridge: Record<string, unknown>) {
     [this.realmDate, this.realmJsonParse] = vm.runInContext("[Date, JSON.parse]", context) as [DateConstructor, (t: string) => unknown];
-    this.p = (PRELUDE.runInContext(context) as (h: unknown) => PreludeExports)(bridge);
+    this.p = hostExports((PRELUDE.runInContext(context) as (h: unknown) => PreludeExports)(bridge));
+    // The turn's counts as a host Int32Array over the realm's memory: one host shape, as above.
+    const counts = this.p.turnCounts;
+    this.turnCounts = new Int32Array(apply(taBuffer, counts, []) as ArrayBuffer, apply(taByteOffset, counts, []) as number, 2);
     // The host functions the prelude wrapped as it started, by their numbers (bridge.ts).
     this.hostFns = [...PRELUDE_HOST_FNS];
     installGlobals(sandbox, this.p);
@@ -179,12 +235,12 @@ export class Membrane {
 
   /** A new turn: its reaction count starts again (memory the prelude reads; no call into the realm). */
   beginTurn(): void {
-    this.p.turnCounts[0] = 0;
+    this.turnCounts[0] = 0;
   }
 
   /** Whether process.nextTick callbacks wait. */
   ticksWaiting(): boolean {
-    return this.p.turnCounts[1] > 0;
+    return this.turnCounts[1] > 0;
   }
 
   /** Run the waiting nextTick callbacks, and those they queue, in the realm. */

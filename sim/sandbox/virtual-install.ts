@@ -17,6 +17,14 @@ export const VIRTUAL_ROOT = "/app/";
 /** The `events` package's files are Node's builtin in the sandbox. */
 const EVENTS_NAME = "node:events";
 
+/** A real path's virtual name, the folders library code may then read in, and (virtual, real) folder pairs in the order noted. */
+interface Mapping {
+  virtual: string;
+  roots: string[];
+  notes: string[];
+}
+const mappings = new Map<string, Mapping>();
+
 export class VirtualInstall {
   /** Virtual folder -> real folder, for every folder of a loaded module and its package. */
   private readonly folders = new Map<string, string>();
@@ -33,22 +41,31 @@ export class VirtualInstall {
 
   /** The virtual path of real file `real`, its folders noted for reading back. */
   virtualOf(real: string): string {
-    if (this.eventsDir !== undefined && real.startsWith(this.eventsDir + sep)) return EVENTS_NAME;
+    // What a path maps to depends only on the two folders and the path: worked out once per worker.
+    const key = `${this.adapterDir}\0${this.eventsDir ?? ""}\0${real}`;
+    let m = mappings.get(key);
+    if (m === undefined) mappings.set(key, (m = this.mapping(real)));
+    for (const r of m.roots) this.roots.add(r);
+    for (let i = 0; i < m.notes.length; i += 2) this.note(m.notes[i]!, m.notes[i + 1]!);
+    return m.virtual;
+  }
+
+  private mapping(real: string): Mapping {
+    if (this.eventsDir !== undefined && real.startsWith(this.eventsDir + sep)) return { virtual: EVENTS_NAME, roots: [], notes: [] };
     const parts = real.split(sep);
     const nm = parts.indexOf("node_modules");
     if (nm >= 0) {
       const pkgEnd = nm + (parts[nm + 1]?.startsWith("@") ? 3 : 2);
       const pkgReal = parts.slice(0, pkgEnd).join(sep);
-      this.roots.add(pkgReal);
-      this.note(posix.join("/app/node_modules", ...parts.slice(nm + 1, pkgEnd)), pkgReal);
       const v = posix.join("/app/node_modules", ...parts.slice(nm + 1));
-      this.note(posix.dirname(v), dirname(real));
-      return v;
+      return {
+        virtual: v,
+        roots: [pkgReal],
+        notes: [posix.join("/app/node_modules", ...parts.slice(nm + 1, pkgEnd)), pkgReal, posix.dirname(v), dirname(real)],
+      };
     }
     const v = posix.join("/app", relative(this.adapterDir, real).split(sep).join("/"));
-    this.roots.add(dirname(real));
-    this.note(posix.dirname(v), dirname(real));
-    return v;
+    return { virtual: v, roots: [dirname(real)], notes: [posix.dirname(v), dirname(real)] };
   }
 
   private note(virtualDir: string, realDir: string): void {
