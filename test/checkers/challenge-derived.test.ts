@@ -15,6 +15,7 @@ import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../harness/check-context.js";
 import type { Scenario } from "../../scenarios/schema.js";
 import type { HistoryEvent } from "../../sim/history.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 const DIR = join(import.meta.dirname, "../fixtures/scenarios-derived");
 const SEEDS = [1, 2, 3];
@@ -63,7 +64,7 @@ describe("a default challenge a correct lock can meet", () => {
     });
   }
 
-  it("every shipped scenario expected safe is safe and challenged with its challenge line removed", () => {
+  it("every shipped scenario expected safe is safe and challenged with its challenge line removed", { timeout: hangBoundMs(240_000) }, () => {
     const safe = allScenarios().filter((s) => s.expect === "safe");
     expect(safe.length).toBeGreaterThan(40);
     const rules = new Map<string, number>();

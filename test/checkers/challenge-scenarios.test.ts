@@ -4,7 +4,7 @@ import { runScenario } from "../../harness/runner.js";
 import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../../harness/check-context.js";
 import { judgeChallenge } from "../../checkers/challenge.js";
-import { GOLDEN_SEEDS } from "../helpers/history-digests.js";
+import { GOLDEN_SEEDS, seedsFor } from "../helpers/history-digests.js";
 
 /**
  * Every shipped scenario over the golden seeds: an unsafe run is challenged by the
@@ -16,7 +16,7 @@ describe("challenge on the shipped scenarios, seeds 1-5", () => {
   for (const name of [...scenarioFiles().keys()].sort()) {
     it(name, () => {
       const s = loadScenario(name);
-      for (const seed of GOLDEN_SEEDS) {
+      for (const seed of seedsFor(name, GOLDEN_SEEDS)) {
         const run = runScenario(s, seed);
         const v = runCheckers(run.history, checkContextFor(s));
         if (v.safety === false) expect(judgeChallenge(run.history).challenged, `${name} seed ${seed}: unsafe but no overlap of beliefs`).toBe(true);

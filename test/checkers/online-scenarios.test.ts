@@ -9,7 +9,7 @@ import { keptForCheckers } from "../../checkers/needed-events.js";
 import { checkContextFor } from "../../harness/check-context.js";
 import { ATTACKS } from "../../attacks/index.js";
 import { DESIGNS } from "../../designs/index.js";
-import { shippedScenarioNames } from "../helpers/history-digests.js";
+import { isScaleScenario, shippedScenarioNames } from "../helpers/history-digests.js";
 import { hangBoundMs } from "../helpers/hang-bound.js";
 
 /**
@@ -44,13 +44,22 @@ describe("online checkers on real runs", () => {
   it("every shipped scenario, seeds 1–20: the batch checkers' verdicts", { timeout: hangBoundMs(240_000) }, () => {
     const diffs: string[] = [];
     const outcomes = new Set<string>();
-    for (const name of shippedScenarioNames()) {
+    for (const name of shippedScenarioNames().filter((n) => !isScaleScenario(n))) {
       const s = loadScenario(name);
       for (let seed = 1; seed <= 20; seed++) diffs.push(...differences(s, seed));
       outcomes.add(both(s, 1).online.outcome);
     }
     expect(diffs).toEqual([]);
     expect([...outcomes].sort()).toEqual(expect.arrayContaining(["liveness-loss", "safe", "unsafe", "unsafe-but-fenced"]));
+  });
+
+  it("the scale scenarios (1000 clients on 1000 locks), their own seed: the batch checkers' verdicts", { timeout: hangBoundMs(240_000) }, () => {
+    const scale = shippedScenarioNames().filter(isScaleScenario);
+    expect(scale.length).toBeGreaterThan(0);
+    for (const name of scale) {
+      const s = loadScenario(name);
+      expect(differences(s, s.seed)).toEqual([]);
+    }
   });
 
   it("every attack on every design it compiles for, seeds 1–3", { timeout: hangBoundMs(240_000) }, () => {

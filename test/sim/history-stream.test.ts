@@ -9,6 +9,7 @@ import { runCheckers } from "../../checkers/run-all.js";
 import { InputError } from "../../sim/errors.js";
 import { checkContextFor } from "../../harness/check-context.js";
 import { fixturePath, shippedScenarioNames, type DigestFixture } from "../helpers/history-digests.js";
+import { hangBoundMs } from "../helpers/hang-bound.js";
 
 /** A run whose history goes only to a JSONL stream (nothing retained): its chunks, and the run. */
 function streamedRun(name: string, seed: number, bufferCharsMax: number) {
@@ -28,7 +29,7 @@ const readBack = (jsonl: string): HistoryEvent[] =>
 describe("streamed history (sim/history-stream.ts, runScenario's historySink)", () => {
   const fixture = JSON.parse(readFileSync(fixturePath(), "utf8")) as DigestFixture;
 
-  it("gives every shipped scenario's golden bytes (seed 1) and retains no event", () => {
+  it("gives every shipped scenario's golden bytes (seed 1) and retains no event", { timeout: hangBoundMs(240_000) }, () => {
     for (const name of shippedScenarioNames()) {
       const { jsonl, run } = streamedRun(name, 1, 4096);
       expect(run.history, name).toEqual([]);
