@@ -23,6 +23,8 @@ const MODULES = [
   "checker-vs-porcupine",
   "raft",
   "raft-zk",
+  "scale",
+  "report-page",
   "startup",
   "memory",
   "allocation",
