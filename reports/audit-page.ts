@@ -75,7 +75,7 @@ tr.safe td.finding{background:#e3f6e3;color:#155215}
 tr.not-challenged td.finding{background:repeating-linear-gradient(135deg,#f1f1f1 0 6px,#e4e4e4 6px 12px);color:#555;font-style:italic}
 table.attacks{width:100%}table.attacks td:first-child{width:34%}tr.refused td{color:#888}.about{color:#555;font-size:.9em}.unexplained{border-left:6px solid #7a5b00;background:#fffbf0;padding:.4em 1.2em;border-radius:6px}
 .legend span{display:inline-block;margin-right:1.2em}.legend i{display:inline-block;width:1em;height:1em;vertical-align:-.15em;margin-right:.3em;border:1px solid #ccc}
-@media (max-width:600px){body{margin:1em auto}td,th{padding:.25em .35em}.about{display:none}}`;
+@media (max-width:600px){body{margin:1em auto}td,th{padding:.25em .35em}.about{display:none}.num{white-space:normal}table{display:block;max-width:100%;overflow-x:auto}}`;
 
 const pct = (x: number): string => `${(x * 100).toFixed(x === 0 || x === 1 ? 0 : 1)}%`;
 /** An interval's ends, whole percent: the interval says "roughly", not "exactly". */

@@ -43,6 +43,12 @@ table.verdicts { border-collapse: collapse; margin-top: 6px; }
 table.verdicts caption { text-align: left; color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .05em; }
 table.verdicts td, table.verdicts th { padding: 3px 10px 3px 0; text-align: left; vertical-align: top; }
 table.verdicts th { white-space: nowrap; }
+@media (max-width: 600px) {
+  /* A phone: each checker's mark and name on a line, its sentence under them at full width. */
+  table.verdicts, table.verdicts tbody, table.verdicts tr { display: block; }
+  table.verdicts tr { margin-bottom: 6px; }
+  table.verdicts td:last-child { display: block; padding-left: 12px; overflow-wrap: anywhere; }
+}
 .v-mark { font-weight: 700; white-space: nowrap; }
 .v-ok .v-mark { color: var(--ok); }
 .v-fail .v-mark { color: var(--bad); }
@@ -69,6 +75,8 @@ aside.story { background: #fff; border: 1px solid var(--line); border-radius: 6p
 #zoom-state { font: 12px ui-monospace, Menlo, Consolas, monospace; color: var(--muted); margin-left: 6px; }
 .hint { color: var(--muted); font-size: 12px; margin-left: auto; }
 .stack { position: relative; width: 100%; }
+#timeline { overflow-x: auto; overflow-y: hidden; }
+body.measuring .stack > *, body.measuring .charts svg, body.measuring .charts canvas { display: none; }
 .stack .layer { position: absolute; left: 0; top: 0; }
 .overlay { cursor: grab; }
 .overlay:active { cursor: grabbing; }
@@ -81,7 +89,7 @@ aside.story { background: #fff; border: 1px solid var(--line); border-radius: 6p
 .fault-clock-jump .fault-label.dark { fill: #6c2f8a; }
 .note .fault-label.dark { fill: #6c2f8a; }
 .fault-label.net-out { fill: #2b4f86; }
-.vlabel { font-size: 11px; font-weight: 700; fill: var(--bad); paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+.vlabel { font-size: 11px; font-weight: 700; fill: var(--bad); paint-order: stroke; stroke: #fff; stroke-width: 3px; pointer-events: none; }
 .mark { cursor: pointer; }
 rect.hi { fill: none; stroke: #111; stroke-width: 2; stroke-dasharray: 5,3; pointer-events: none; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin: 6px 0 2px; font-size: 12px; color: var(--muted); }

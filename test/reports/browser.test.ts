@@ -333,6 +333,42 @@ describe("run report in Chromium", () => {
     await page.close();
   });
 
+  it("at 420 px nothing is wider than the window: the plot fits its frame, each violation's word inside the plot and above the servers' marks", async () => {
+    const page = await ctx.newPage();
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector("body[data-drawn='1']", { timeout: hangBoundMs(20_000) });
+    const m = await page.evaluate(() => {
+      const frame = document.getElementById("timeline")!.getBoundingClientRect();
+      const svg = document.querySelector("#timeline svg")!.getBoundingClientRect();
+      const clip = document.querySelector("#timeline rect.hit-area")!.getBoundingClientRect(); // the plot
+      const words = [...document.querySelectorAll("#timeline text.vlabel")].map((t) => t.getBoundingClientRect());
+      // Later in the document is drawn on top: every note and violation band precedes the words' layer.
+      const wordsLayer = document.querySelector("#timeline g.vlabels")!;
+      const under = [...document.querySelectorAll("#timeline g.note, #timeline g.violation")];
+      return {
+        doc: document.documentElement.scrollWidth,
+        svgRight: svg.right,
+        frameRight: frame.right,
+        plot: [clip.left, clip.right],
+        words: words.map((w) => [w.left, w.right]),
+        marksUnder: under.length,
+        labelsOverMarks: under.every((g) => (wordsLayer.compareDocumentPosition(g) & Node.DOCUMENT_POSITION_PRECEDING) !== 0),
+      };
+    });
+    expect(m.doc).toBeLessThanOrEqual(420);
+    expect(m.svgRight).toBeLessThanOrEqual(m.frameRight + 1);
+    expect(m.words.length).toBeGreaterThan(0);
+    for (const [l, r] of m.words) {
+      expect(l).toBeGreaterThanOrEqual(m.plot[0]! - 1);
+      expect(r).toBeLessThanOrEqual(m.plot[1]! + 1);
+    }
+    expect(m.marksUnder).toBeGreaterThan(m.words.length);
+    expect(m.labelsOverMarks).toBe(true);
+    await page.screenshot({ path: join(OUT, "run-report-420.png"), fullPage: true });
+    await page.close();
+  });
+
   it("a hostile lock name and story run nothing and show as text", async () => {
     const f = runFixture(hostileScenario());
     const { page, problems } = await open(write("hostile.html", renderRunReport(f.record, f.history)));

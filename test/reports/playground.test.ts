@@ -276,6 +276,20 @@ describe("lockstep playground in Chromium", () => {
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth }));
       expect(widths.doc).toBeLessThanOrEqual(widths.win);
+      // The run's report (an iframe as wide as the page): its timeline's right end, where the violation is, used to be cut off.
+      const report = (await (await page.$("#pg-report"))!.contentFrame())!;
+      await report.waitForSelector("body[data-drawn='1']", { timeout: hangBoundMs(20_000) });
+      const measure = () =>
+        report.evaluate(() => ({
+          doc: document.documentElement.scrollWidth,
+          win: window.innerWidth,
+          plotRight: document.querySelector("#timeline svg")!.getBoundingClientRect().right,
+          frameRight: document.getElementById("timeline")!.getBoundingClientRect().right,
+        }));
+      // The report lays itself out again on its own next frame after the resize.
+      await expect.poll(async () => (await measure()).doc, { timeout: hangBoundMs(10_000) }).toBeLessThanOrEqual(420);
+      const inner = await measure();
+      expect(inner.plotRight).toBeLessThanOrEqual(Math.min(inner.frameRight, inner.win) + 1);
       expect(problems).toEqual([]);
     },
     hangBoundMs(60_000),

@@ -22,6 +22,8 @@ export interface Layers {
   noteG: AnySel;
   roleG: AnySel;
   violG: AnySel;
+  /** The violations' words, above the servers' notes so no mark covers them. */
+  vlabelG: AnySel;
   hiG: AnySel;
   hit: AnySel;
 }
@@ -67,8 +69,9 @@ export function createLayers(): Layers {
   // Server notes above the violation bands, which may span a server's lane between a client and the resource.
   const violG = marks.append("g");
   const noteG = marks.append("g");
+  const vlabelG = marks.append("g").attr("class", "vlabels");
   const hiG = marks.append("g");
   const hit = ov.append("rect").attr("class", "hit-area").attr("fill", "transparent");
   hit.lower();
-  return { root, bg, canvas, ctx, ov, bgLanes, bgFaults, axTop, axBot, labels, netG, faultG, noteG, roleG, violG, hiG, hit };
+  return { root, bg, canvas, ctx, ov, bgLanes, bgFaults, axTop, axBot, labels, netG, faultG, noteG, roleG, violG, vlabelG, hiG, hit };
 }

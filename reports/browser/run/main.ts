@@ -45,8 +45,14 @@ const zoom = d3.zoom<SVGSVGElement, unknown>().on("zoom", (ev: d3.D3ZoomEvent<SV
 });
 
 function layout(): void {
+  // The drawn layers are as wide as the last layout: measured without them, the frame is as
+  // wide as the page allows now (a window made narrower, a phone turned upright).
+  document.body.classList.add("measuring");
   const box = (L.root.node() as HTMLElement).getBoundingClientRect();
-  S.W = Math.max(320, Math.floor(box.width) - ML - MR);
+  document.body.classList.remove("measuring");
+  // A phone's width (420 px) leaves ~250 px to plot: the plot fits its frame down to 180 px,
+  // below that (long lane names) the frame scrolls sideways (#timeline's overflow-x).
+  S.W = Math.max(180, Math.floor(box.width) - ML - MR);
   const W = S.W;
   const fullW = W + ML + MR;
   for (const s of [L.bg, L.ov]) s.attr("width", fullW).attr("height", totalH);

@@ -377,6 +377,10 @@ interface ViolD {
   v: (typeof D.violations)[number];
   i: number;
   label?: boolean;
+  /** Where its word goes (set while its band is drawn). */
+  lx?: number;
+  ly?: number;
+  anchor?: string;
   tip?: () => Tip;
 }
 
@@ -400,7 +404,6 @@ function drawViolations(L: Layers, a: number, b: number): void {
       const g = en.append("g").attr("class", "violation mark");
       g.append("rect").attr("class", "vband");
       g.append("path").attr("class", "vflag");
-      g.append("text").attr("class", "vlabel");
       return g;
     })
     .each(function (d: ViolD) {
@@ -439,10 +442,27 @@ function drawViolations(L: Layers, a: number, b: number): void {
       g.select("path.vflag")
         .attr("d", d.label ? "M" + (x0 + w / 2) + "," + (y0 + 9) + "l-6,-10h12z" : null)
         .attr("fill", BAD);
-      g.select("text.vlabel")
-        .attr("x", x0 + w / 2)
-        .attr("text-anchor", "middle")
-        .attr("y", Math.min(y1 + 12, MT + plotH - 2))
-        .text(d.label ? "violation" : "");
+      // Near the plot's ends the word is anchored inside it, not cut by the clip.
+      const mid = x0 + w / 2;
+      d.anchor = mid > ML + S.W - 30 ? "end" : mid < ML + 30 ? "start" : "middle";
+      d.lx = d.anchor === "end" ? Math.min(mid + 4, ML + S.W) : d.anchor === "start" ? Math.max(mid - 4, ML) : mid;
+      d.ly = Math.min(y1 + 12, MT + plotH - 2);
     });
+  drawViolationLabels(L, vv);
+}
+
+/** The word under each flagged band, in its own layer above the servers' notes (an expiry mark there would cover it). */
+function drawViolationLabels(L: Layers, vv: readonly ViolD[]): void {
+  L.vlabelG
+    .selectAll("text.vlabel")
+    .data(
+      vv.filter((d) => d.label),
+      (d: any) => d.i,
+    )
+    .join("text")
+    .attr("class", "vlabel")
+    .attr("x", (d: ViolD) => d.lx!)
+    .attr("y", (d: ViolD) => d.ly!)
+    .attr("text-anchor", (d: ViolD) => d.anchor!)
+    .text("violation");
 }
