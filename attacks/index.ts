@@ -25,6 +25,7 @@ import { slowHolderLink } from "./slow-holder-link.js";
 import { longHoldRenewal } from "./long-hold-renewal.js";
 import { acquireReplyDelayed } from "./acquire-reply-delayed.js";
 import { waiterClockJump } from "./waiter-clock-jump.js";
+import { releaseReplyDelayed } from "./release-reply-delayed.js";
 
 export type { Attack, Compiled, CompiledScenario, LockUnderTest } from "./types.js";
 export { profileOfLock } from "./lease.js";
@@ -52,6 +53,7 @@ export const ATTACKS: readonly Attack[] = [
   longHoldRenewal,
   acquireReplyDelayed,
   waiterClockJump,
+  releaseReplyDelayed,
 ];
 
 export function attackByName(name: string): Attack | undefined {

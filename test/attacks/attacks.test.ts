@@ -139,6 +139,14 @@ describe("extend-after-lapse and waiter-deadline on the designs", () => {
     expect(allUnsafe(runAttack("holder-pause-during-release", bug("get-then-del.cjs")))).toBe(true);
   });
 
+  it("release-reply-delayed: safe and challenged when the release compares and deletes in one script (redis-setnx, raft-zk); unsafe when it is GET then DEL", () => {
+    expect(allSafe(runAttack("release-reply-delayed", setnx))).toBe(true);
+    expect(allSafe(runAttack("release-reply-delayed", raftZk))).toBe(true);
+    expect(allUnsafe(runAttack("release-reply-delayed", bug("get-then-del.cjs")))).toBe(true);
+    // A plain DEL lands at once on the holder's own key: the waiter is served by a release, not the lease: nothing was tested.
+    expect(runAttack("release-reply-delayed", setnxDel).every((r) => r.outcome === "not-challenged")).toBe(true);
+  });
+
   it("slow-holder-link: safe and challenged when the lease counts from the request (redis-setnx, redlock); unsafe when it counts from the reply", () => {
     expect(allSafe(runAttack("slow-holder-link", setnx))).toBe(true);
     expect(allSafe(runAttack("slow-holder-link", redlock))).toBe(true);
