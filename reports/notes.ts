@@ -71,7 +71,8 @@ function describeForeignSet(server: string, v: V, h: Helpers): NoteText {
   const { s, ms, clockMs } = h;
   const by = s("by");
   const command = v.command !== undefined ? s("command") : "command";
-  const did = v.overwrote ? "overwrote" : "renewed";
+  // Without the trace the note cannot tell a renewal from an overwrite (SET without NX): it says what it knows.
+  const did = v.overwrote ? "overwrote" : v.command !== undefined ? "renewed" : "set a new expiry on";
   return {
     label: `${by}'s ${command} ${did} ${s("owner")}'s key`,
     mark: "foreign",

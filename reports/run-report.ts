@@ -264,7 +264,7 @@ function findingLine(r: RunRecord): string {
   const f = r.finding;
   if (!f) return "";
   const e = escapeHtml;
-  return `<p class="from-audit">Counterexample of the audit finding <a href="${e(f.auditHref)}">${e(f.title)}</a> <code>${e(f.cause)}</code>: the audit page has its fix and the attacks that exposed it.</p>\n`;
+  return `<p class="from-audit">Counterexample of the audit finding <a href="${e(f.auditHref)}">${e(f.title)}</a> <code>${e(f.cause)}</code>: the audit page has what it means, the attacks that showed it and their rates.</p>\n`;
 }
 
 function challengeLine(r: RunRecord): string {

@@ -140,22 +140,40 @@ export function exploreCommand(
     const none = reference ? `no schedule unsafe on ${opts.lock} more often than on ${reference.label}` : "no safety violation";
     return { text: `lockstep explore ${opts.design}: ${none} in ${result.runs} runs (${how})\n${diff ? noneRates(diff) : ""}`, code: EXIT.ok, result };
   }
-  const dir = opts.out ?? join("runs", name);
-  const cx = diff && reference ? judgedShrunk(result, base, diff) : result.counterexample;
+  return found({ opts, result, base, raw, how, dir: opts.out ?? join("runs", name), seed, violates, ...(diff && reference ? { diff, reference } : {}) });
+}
+
+interface Found {
+  opts: ExploreFlags;
+  result: ExploreResult;
+  base: Scenario;
+  raw: Scenario;
+  how: string;
+  dir: string;
+  seed: number;
+  violates: (s: Scenario, seed: number) => boolean;
+  diff?: Differential;
+  reference?: LockUnderTest;
+}
+
+/** A violation found: its counterexample written, told from its run's history, with the reference's rates beside it. */
+function found(f: Found): ReturnType<typeof exploreCommand> {
+  const { opts, result, base, raw, how, diff, reference } = f;
+  const cx = diff ? judgedShrunk(result, base, diff) : result.counterexample!;
   const shrunk: Scenario = {
     ...cx.scenario,
     title: `${opts.design}: a counterexample found by lockstep explore`,
     story:
-      `Found by \`lockstep explore --design ${opts.design} --seed ${seed}\` (${how}): draw number ${result.runs} violated safety ` +
+      `Found by \`lockstep explore --design ${opts.design} --seed ${f.seed}\` (${how}): draw number ${result.runs} violated safety ` +
       `with ${result.original?.faults.length ?? "?"} fault step(s); fast-check shrank it in ${result.shrinks} step(s) (${result.shrinkRuns} runs) to this one, ` +
       `from base scenario ${raw.name} (run for ${base.durationMs} ms, TTL ${base.workload.ttlMs} ms).`,
   };
   const story = storyOf(shrunk, cx.seed);
   const told: Scenario = { ...shrunk, story: `${shrunk.story}\n\nWhat happened, from the run's history:\n${story.map((l) => `- ${l}`).join("\n")}` };
-  const written = writeCounterexample(dir, told, cx.seed, violates);
+  const written = writeCounterexample(f.dir, told, cx.seed, f.violates);
   const lines = [
     `lockstep explore ${opts.design}: property violated after ${result.runs} run(s) (${how})`,
-    ...(diff && reference ? referenceLines(written.scenario, reference, cx.seed, dir, diff) : []),
+    ...(diff && reference ? referenceLines(written.scenario, reference, cx.seed, f.dir, diff) : []),
     `shrunk in ${result.shrinks} step(s) (${result.shrinkRuns} runs) from ${result.original?.faults.length ?? "?"} to ${shrunk.faults.length} fault step(s); workload ${workloadDiff(base, shrunk)}`,
     ...formatCounterexample(written),
     "what happened, from the run's history:",

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { LockUnderTest } from "../../attacks/index.js";
 import { parseScenario, type Scenario } from "../../scenarios/schema.js";
 import { runScenario } from "../runner.js";
@@ -6,6 +6,7 @@ import { runCheckers } from "../../checkers/run-all.js";
 import { checkContextFor } from "../check-context.js";
 import { shrinkScenario } from "../explore/shrink.js";
 import { writeCounterexample, type WrittenCounterexample } from "../sweep/counterexample.js";
+import { faultDef } from "../../faults/index.js";
 import type { AttackRow } from "./audit.js";
 
 const UNSAFE = new Set(["unsafe", "unsafe-but-fenced"]);
@@ -36,12 +37,19 @@ export function onReference(s: Scenario, ref: Pick<LockUnderTest, "design" | "de
  * finding in the user's code, safe on the reference under the same schedule; written
  * as a replayable scenario file and its run report under dir/<attack>/.
  */
-export function writeFinding(dir: string, row: AttackRow, ref: LockUnderTest): WrittenCounterexample | undefined {
+export function writeFinding(dir: string, row: AttackRow, ref: LockUnderTest, auditHtml?: string): WrittenCounterexample | undefined {
   if (!row.scenario || row.counterexampleSeed === undefined) return undefined;
   const seed = row.counterexampleSeed;
   const yours = row.finding === "your code";
   const violates = (s: Scenario, sd: number) => isUnsafe(s, sd) && (!yours || !isUnsafe(onReference(s, ref), sd));
   const start = parseScenario(JSON.parse(JSON.stringify(row.scenario)), `<attack ${row.attack}>`);
   const shrunk = shrinkScenario({ scenario: start, seed, runsMax: SHRINK_RUNS_MAX, violates }).scenario;
-  return writeCounterexample(join(dir, row.attack), shrunk, seed, violates);
+  // Titled by what it shows and the faults shrinking kept: never by a fault it removed.
+  const faults = shrunk.faults.map((f) => faultDef(f.kind).describe(f));
+  const what = yours ? "Your code, no cause in the catalogue explains it" : "A limit of this backend, unsafe in the reference recipe too";
+  const title = `${what} (${row.attack}): ${faults.length > 0 ? faults.join("; ") : "no fault needed"}`;
+  const runDir = join(dir, row.attack, "run");
+  const anchor = yours ? `#unexplained-${row.attack}` : "";
+  const finding = auditHtml ? { finding: { cause: row.attack, title: what, auditHref: `${relative(runDir, auditHtml)}${anchor}` } } : {};
+  return writeCounterexample(join(dir, row.attack), { ...shrunk, title }, seed, violates, finding);
 }

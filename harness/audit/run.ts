@@ -84,7 +84,7 @@ function withCounterexample(row: AttackRow, lock: LockUnderTest, o: AuditOptions
 }
 
 function attackCounterexample(r: AuditResult["rows"][number], lock: LockUnderTest, out: string): void {
-  const w = writeFinding(join(out, "counterexamples"), r, referenceOf(lock));
+  const w = writeFinding(join(out, "counterexamples"), r, referenceOf(lock), join(out, "audit.html"));
   if (w) r.counterexample = { file: w.file, report: join(w.runDir, "report.html"), replay: w.replay };
 }
 

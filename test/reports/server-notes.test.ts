@@ -304,14 +304,16 @@ describe("server notes in the report's view", () => {
     const trace: TraceRecord[] = [];
     const run = runScenario(s, 1, {}, { traceSink: (r) => trace.push(r) });
     const record = buildRecord(s, 1, run, runCheckers(run.history, checkContextFor(s)));
-    for (const [t, command] of [
-      [trace, "PEXPIRE"],
-      [undefined, "command"],
+    // Without the trace the note cannot tell a renewal from an overwrite, and says only what it knows.
+    for (const [t, label] of [
+      [trace, "c1's PEXPIRE renewed c2's key"],
+      [undefined, "c1's command set a new expiry on c2's key"],
     ] as const) {
       const v = buildRunView(record, run.history, t);
       const foreign = v.notes.filter((n) => n.mark === "foreign");
       expect(foreign.length, `with${t ? "" : "out"} a trace`).toBeGreaterThan(0);
-      expect(foreign[0]!.label).toBe(`c1's ${command} renewed c2's key`);
+      expect(foreign[0]!.label).toBe(label);
+      expect(foreign[0]!.title).toBe(`redis-1: ${label}`);
       expect(foreign[0]!.sentence).toMatch(/^redis-1 runs c1's \S+ on lock:order:123, which it holds for c2: c1 extended a lock that was no longer its own/);
       // c1's own SET is still drawn as its own, and its DEL of c2's key says whose it was.
       expect(v.notes.find((n) => n.f === "key-set")!.label).toBe("set for c1");
