@@ -73,6 +73,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "long-hold-renewal": "safe",
       "acquire-reply-delayed": "not challenged",
       "waiter-clock-jump": "safe",
+      "release-reply-delayed": "safe",
     });
     // The challenged share is the real one: slow-acquire's late grant is refused, nothing overlaps.
     expect(Object.fromEntries(rows.map((r) => [r.attack, r.challengedShare]))).toEqual({
@@ -98,6 +99,7 @@ describe("audit: the differential against the backend's reference recipe", () =>
       "long-hold-renewal": 1,
       "acquire-reply-delayed": 0,
       "waiter-clock-jump": 1,
+      "release-reply-delayed": 1,
     });
   });
 
