@@ -14,7 +14,9 @@ export const lostAcquireReply: Attack = {
       { id: "c2", startMs: 0, opsMax: 1 },
       { id: "c1", startMs: timesLease(lock, 0.1), opsMax: 1 },
     ];
-    s.workload.workMs = timesLease(lock, 0.6);
+    // The holder works 0.9x the lease: on a real network the replies a cut held arrive at TCP's
+    // first resend after the heal, not at the heal, and the refused retry must land in the hold.
+    s.workload.workMs = timesLease(lock, 0.9);
     s.challenge = { kind: "waiter-served" };
     s.faults.push({
       on: { process: "c1", f: "acquire", type: "invoke", nth: 1 },
