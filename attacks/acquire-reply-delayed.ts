@@ -11,10 +11,11 @@ export const acquireReplyDelayed: Attack = {
     const s = baseScenario(lock, this.name, this.title, this.story);
     Object.assign(s.workload, { workMs: timesLease(lock, 0.85), validityCheck: "before-read-and-write" });
     // A real client connects when it is created (ioredis: a handshake and a ready check):
-    // the holder asks once its connection is up, so the reply delayed is its acquire's.
+    // the holder asks once its connection is up, so the reply delayed is its acquire's. The
+    // waiter comes well after it: real client processes start tens of ms apart under load.
     s.clients = [
       { id: "c1", startMs: timesLease(lock, 0.02), opsMax: 1 },
-      { id: "c2", startMs: timesLease(lock, 0.03), opsMax: 1 },
+      { id: "c2", startMs: timesLease(lock, 0.15), opsMax: 1 },
     ];
     s.challenge = { kind: "expiry-handover" };
     s.faults.push({
@@ -23,8 +24,9 @@ export const acquireReplyDelayed: Attack = {
       kind: "delay",
       links: lockServersOf(lock).map((server): [string, string] => [server, "c1"]),
       extraMs: timesLease(lock, 0.3),
-      // Long enough for the first request's reply only: the retries' replies come at once.
-      durationMs: timesLease(lock, 0.05),
+      // Long enough for the first request's reply only (its SET may reach a loaded real server
+      // tens of ms after the invoke): the retries' replies come at once.
+      durationMs: timesLease(lock, 0.15),
       note: "the lock service's replies to the holder are delayed by 0.3x the lease, from its first acquire",
     });
     return { ok: true, scenario: s };
