@@ -77,7 +77,8 @@ table.attacks{width:100%}table.attacks td:first-child{width:34%}tr.refused td{co
 .legend span{display:inline-block;margin-right:1.2em}.legend i{display:inline-block;width:1em;height:1em;vertical-align:-.15em;margin-right:.3em;border:1px solid #ccc}
 @media (max-width:600px){body{margin:1em auto}td,th{padding:.25em .35em}.about{display:none}.num{white-space:normal}table{display:block;max-width:100%;overflow-x:auto}}`;
 
-const pct = (x: number): string => `${(x * 100).toFixed(x === 0 || x === 1 ? 0 : 1)}%`;
+/** A share in percent, to a tenth where it has one: 90%, 22.5%. */
+const pct = (x: number): string => `${Number((x * 100).toFixed(1))}%`;
 /** An interval's ends, whole percent: the interval says "roughly", not "exactly". */
 const ci = (c: readonly [number, number]): string => `[${Math.round(c[0] * 100)}%, ${Math.round(c[1] * 100)}%]`;
 const bare = (label: string): string => label.replace(/ \(reference\)$/, "");
