@@ -71,7 +71,7 @@ table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #d6d6da;padd
 th{background:#f5f5f7}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .real.yes{color:#8a1010;font-weight:600}.real.no{color:#7a5b00}.real.none{color:#666}
 tr.your-code td.finding{background:#fdd;color:#8a1010;font-weight:600}tr.limit td.finding{background:#ffe9c2;color:#6b4700}
-tr.safe td.finding{background:#e3f6e3;color:#155215}
+tr.safe td.finding{background:#e3f6e3;color:#155215}td.finding{min-width:8.5em}.cause-id{white-space:nowrap}.real .note{font-weight:normal;color:#444}
 tr.not-challenged td.finding{background:repeating-linear-gradient(135deg,#f1f1f1 0 6px,#e4e4e4 6px 12px);color:#555;font-style:italic}
 table.attacks{width:100%}table.attacks td:first-child{width:34%}tr.refused td{color:#888}.about{color:#555;font-size:.9em}.unexplained{border-left:6px solid #7a5b00;background:#fffbf0;padding:.4em 1.2em;border-radius:6px}
 .legend span{display:inline-block;margin-right:1.2em}.legend i{display:inline-block;width:1em;height:1em;vertical-align:-.15em;margin-right:.3em;border:1px solid #ccc}
@@ -141,7 +141,7 @@ function realBlock(c: AuditPageCause): string {
   if (r.runs === 0) return `<h3>On real Redis</h3><p class="real none">Not run: ${e(r.note ?? "")}</p>`;
   const cls = r.unsafe > 0 ? "yes" : "no";
   const said = r.unsafe > 0 ? `Reproduced ${r.unsafe}/${r.runs} on a real redis-server` : `Did not reproduce on a real redis-server (0/${r.runs})`;
-  return `<h3>On real Redis</h3><p class="real ${cls}">${said}; the reference recipe: unsafe ${r.reference.unsafe}/${r.reference.runs}.${r.note ? ` ${e(r.note)}` : ""}</p>`;
+  return `<h3>On real Redis</h3><p class="real ${cls}">${said}; the reference recipe: unsafe ${r.reference.unsafe}/${r.reference.runs}.${r.note ? ` <span class="note">${e(r.note)}</span>` : ""}</p>`;
 }
 
 function unexplainedSection(u: { attack: string; seed: number; atUs: number; sentence: string }): string {
@@ -176,7 +176,7 @@ function rowHtml(r: AuditCardRow, bugNo: ReadonlyMap<string, number>): string {
   const name = `<b>${e(r.attack)}</b>${about ? `<div class="about">${e(about)}</div>` : ""}`;
   if (r.refused !== undefined) return `<tr class="refused"><td>${name}</td><td colspan="5">refused: ${e(r.refused)}</td></tr>`;
   const cls = FINDING_CLASS[r.finding] ?? "safe";
-  const bug = (c: string): string => `<a href="#cause-${e(c)}">bug ${bugNo.get(c) ?? "?"}</a> <span class="about">${e(c)}</span>`;
+  const bug = (c: string): string => `<a href="#cause-${e(c)}">bug ${bugNo.get(c) ?? "?"}</a> <span class="about cause-id">${e(c)}</span>`;
   const link = r.causes && r.causes.length > 0 ? r.causes.map(bug).join("<br>") : r.reportHref ? `<a href="${e(r.reportHref)}">counterexample</a>` : "";
   const refRate = r.runs > 0 ? r.referenceUnsafe / r.runs : 0;
   return (

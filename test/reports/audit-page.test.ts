@@ -72,7 +72,7 @@ describe("audit.html", () => {
     // A cause not confirmed says how to confirm it.
     expect(html).toMatch(/id="cause-extend-renews-others-key"[\s\S]*Not run: <code>lockstep audit … --confirm-real 5<\/code>/);
     // The attack table links a "your code" row to its cause.
-    expect(html).toContain('<a href="#cause-release-deletes-others-key">bug 1</a> <span class="about">release-deletes-others-key</span>');
+    expect(html).toContain('<a href="#cause-release-deletes-others-key">bug 1</a> <span class="about cause-id">release-deletes-others-key</span>');
   });
 
   it("draws 'not challenged' apart from 'safe', and says what each finding means", () => {
