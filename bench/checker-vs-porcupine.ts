@@ -12,12 +12,13 @@
  * Each history's verdicts are asserted: lockstep's must be the generator's truth, and
  * Porcupine's, where it decides in PORCUPINE_TIMEOUT_S (default 60 s), must equal
  * lockstep's; any difference is printed and the exit code is 1. Prints the median wall
- * time of each over the rounds with its spread (min-max), their ratio, and the load
- * average before and after. Without a source or `go`: under `npm run bench` (no --src,
- * no PORCUPINE_SRC) it says so and skips; given --src, it says what is missing and exits 2.
+ * time and CPU time of each over the rounds with their spread (min-max), their ratios,
+ * and the load average before and after. Without a source or `go`: under `npm run bench`
+ * (no --src, no PORCUPINE_SRC) it says so and skips; given --src, it says what is
+ * missing and exits 2.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -97,19 +98,39 @@ function buildPorcupine(dir: string, src: string | undefined): string | { missin
 interface Timed {
   verdict: string;
   ms: number[];
+  /** CPU time (user + system) of each round, where GNU time is installed: a figure the machine's load changes less than wall time. */
+  cpuMs: number[];
 }
 
-function time(cmd: string, args: string[], verdictOf: (status: number | null, out: string) => string, rounds: number, timeoutS: number): Timed {
+const GNU_TIME = "/usr/bin/time";
+
+/**
+ * Runs a command `rounds` times. The time limit is coreutils' timeout around the command (exit
+ * 124), inside GNU time, so a command cut short is killed with its measurer, never orphaned;
+ * --foreground keeps it in this process group, so Ctrl-C reaches it at once.
+ */
+function time(cmd: string, args: string[], verdictOf: (status: number | null, out: string) => string, rounds: number, timeoutS: number, dir: string): Timed {
   const ms: number[] = [];
+  const cpuMs: number[] = [];
+  const cpuFile = join(dir, "cpu.txt");
+  const measured = existsSync(GNU_TIME);
+  const limited = ["--foreground", "--kill-after=5", String(timeoutS), cmd, ...args];
   let verdict = "";
   for (let i = 0; i < rounds; i++) {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(cmd, args, { encoding: "utf8", timeout: timeoutS * 1000, maxBuffer: 1 << 26 });
+    const r = measured
+      ? spawnSync(GNU_TIME, ["-f", "%U %S", "-o", cpuFile, "timeout", ...limited], { encoding: "utf8", maxBuffer: 1 << 26 })
+      : spawnSync("timeout", limited, { encoding: "utf8", maxBuffer: 1 << 26 });
     ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    verdict = r.error || r.signal ? `undecided in ${timeoutS} s` : verdictOf(r.status, r.stdout);
+    if (r.signal === "SIGINT" || r.status === 130) throw new Error("interrupted (Ctrl-C)");
+    verdict = r.status === 124 || r.status === 137 || r.error || r.signal ? `undecided in ${timeoutS} s` : verdictOf(r.status, r.stdout);
     if (verdict.startsWith("undecided")) break;
+    if (measured) {
+      const [user, system] = readFileSync(cpuFile, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number);
+      cpuMs.push(((user ?? NaN) + (system ?? NaN)) * 1000);
+    }
   }
-  return { verdict, ms };
+  return { verdict, ms, cpuMs };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -126,24 +147,32 @@ const HISTORIES: ReadonlyArray<{ name: string; truth: boolean; infoFraction: num
   { name: "stale/no-info", truth: false, infoFraction: 0, stale: true },
 ];
 
+const ROUNDS = 7;
+const ROUNDS_100K = 3;
+
 /** One history through both; the row printed, and the disagreements found (empty when the verdicts are right). */
 function compare(porcupine: string, dir: string, ops: number, h: (typeof HISTORIES)[number], timeoutS: number): string[] {
   const file = join(dir, `register-${ops}-${h.name.replace("/", "-")}.jsonl`);
   writeFileSync(file, registerHistory(ops, 5, h.infoFraction, h.stale, ops));
-  const rounds = ops >= 100_000 ? 3 : 7;
+  const rounds = ops >= 100_000 ? ROUNDS_100K : ROUNDS;
   const l = time(
     process.execPath,
     [join(ROOT, "bin", "lockstep.js"), "check", file, "--model", "register"],
-    (st) => (st === 0 ? "true" : st === 3 ? "false" : `exit ${st}`),
+    (st) => (st === 0 ? "true" : st === 3 ? "false" : st === 5 ? "unknown" : `exit ${st}`),
     rounds,
     timeoutS,
+    dir,
   );
-  const p = time(porcupine, [file], (_st, out) => out.trim(), rounds, timeoutS);
+  const p = time(porcupine, [file], (_st, out) => out.trim(), rounds, timeoutS, dir);
   const decided = !p.verdict.startsWith("undecided");
-  const ratio = decided && !l.verdict.startsWith("undecided") ? (median(l.ms) / median(p.ms)).toFixed(2) : "-";
-  const cell = (t: Timed): string => (t.verdict.startsWith("undecided") ? "-" : `${Math.round(median(t.ms))} (${spread(t.ms)})`);
+  const both = decided && !l.verdict.startsWith("undecided");
+  // GNU time counts CPU in 10 ms ticks: a run under one tick has no ratio.
+  const ratio = (of: (t: Timed) => number[]): string => (both && of(p).length > 0 && median(of(p)) > 0 ? (median(of(l)) / median(of(p))).toFixed(2) : "-");
+  const cell = (t: Timed, xs: number[]): string => (t.verdict.startsWith("undecided") || xs.length === 0 ? "-" : `${Math.round(median(xs))} (${spread(xs)})`);
   console.log(
-    `${String(ops).padEnd(7)} ${h.name.padEnd(14)} ${l.verdict.padEnd(17)} ${p.verdict.padEnd(18)} ${cell(l).padEnd(21)} ${cell(p).padEnd(22)} ${ratio}`,
+    `${String(ops).padEnd(7)} ${h.name.padEnd(14)} ${l.verdict.padEnd(9)} ${p.verdict.padEnd(18)} ` +
+      `${cell(l, l.ms).padEnd(18)} ${cell(p, p.ms).padEnd(18)} ${ratio((t) => t.ms).padEnd(6)} ` +
+      `${cell(l, l.cpuMs).padEnd(18)} ${cell(p, p.cpuMs).padEnd(18)} ${ratio((t) => t.cpuMs)}`,
   );
   const wrong: string[] = [];
   if (l.verdict !== String(h.truth)) wrong.push(`${ops} ${h.name}: lockstep said ${l.verdict}, the history is ${h.truth ? "" : "not "}linearizable`);
@@ -154,6 +183,9 @@ function compare(porcupine: string, dir: string, ops: number, h: (typeof HISTORI
 function main(): void {
   const { src, required } = sourceFromArgs(process.argv.slice(2));
   const dir = mkdtempSync(join(tmpdir(), "lockstep-porcupine-"));
+  // Ctrl-C reaches the measured command too (one process group): time() sees it end by
+  // SIGINT and throws, so the finally below removes the histories and the build.
+  process.once("SIGINT", () => undefined);
   try {
     const porcupine = buildPorcupine(dir, src);
     if (typeof porcupine !== "string") {
@@ -163,7 +195,8 @@ function main(): void {
     }
     const timeoutS = Number(process.env.PORCUPINE_TIMEOUT_S ?? 60);
     console.log(`load average before: ${load()}`);
-    console.log("ops     history        lockstep verdict  porcupine verdict  lockstep ms (spread)  porcupine ms (spread)  ratio");
+    console.log(`medians of ${ROUNDS} rounds (${ROUNDS_100K} at 100k ops), spread min-max; CPU is user + system, from GNU time`);
+    console.log("ops     history        lockstep  porcupine          lockstep wall ms   porcupine wall ms  ratio  lockstep CPU ms    porcupine CPU ms   ratio");
     const wrong: string[] = [];
     for (const ops of [1_000, 10_000, 100_000]) for (const h of HISTORIES) wrong.push(...compare(porcupine, dir, ops, h, timeoutS));
     console.log(`load average after: ${load()}`);
@@ -171,6 +204,10 @@ function main(): void {
       console.error(`verdicts differ:\n  ${wrong.join("\n  ")}`);
       process.exitCode = 1;
     } else console.log("verdicts: lockstep right on every history; Porcupine equal wherever it decided");
+  } catch (e) {
+    if (!(e instanceof Error) || !e.message.startsWith("interrupted")) throw e;
+    console.error(`checker-vs-porcupine: ${e.message}`);
+    process.exitCode = 130;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
