@@ -164,6 +164,12 @@ function runUnbundled(argv) {
     process.exitCode = 1;
     return;
   }
+  // A reader gone (`lockstep audit --help | head -3`): the rest has nowhere to go, as in
+  // cli/stdio.ts, rather than an unhandled 'error' event and its stack trace.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on("error", (e) => {
+      if (e.code !== "EPIPE") throw e;
+    });
   const { pathToFileURL } = require("node:url");
   finish(import(pathToFileURL(mainJs).href).then((m) => m.main(argv)));
 }
