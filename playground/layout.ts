@@ -76,5 +76,6 @@ table.pg-faults input { width: 7em; font: inherit; }
 #pg-checkers li.fail { color: var(--bad); }
 #pg-checkers li.ok { color: var(--ok); }
 #pg-report { display: block; width: 100%; min-height: 600px; border: 0; border-top: 1px solid var(--line); }
+body[data-previewing] #pg-report { opacity: .45; }
 @media (max-width: 700px) { .pg-top, .pg-main { padding-left: 10px; padding-right: 10px; } table.pg-faults tr { display: flex; flex-wrap: wrap; } }
 `;

@@ -68,6 +68,10 @@ function preview(edit: (raw: RawScenario) => void): void {
       const badge = $("pg-outcome");
       badge.textContent = v.outcome.replace(/-/g, " ") + " (if let go here)";
       badge.className = `badge outcome-${v.outcome}`;
+      // The lines under the badge say the same run's results; the report below is the last
+      // run's until the handle is let go, and looks it.
+      showChecks(v);
+      document.body.setAttribute("data-previewing", "1");
     } catch {
       // The edit is checked in full when it is let go.
     }
@@ -168,6 +172,13 @@ function showVerdict(run: PlayRun): void {
   badge.textContent = v.outcome.replace(/-/g, " ");
   badge.className = `badge outcome-${v.outcome}`;
   document.body.setAttribute("data-outcome", v.outcome);
+  document.body.removeAttribute("data-previewing");
+  showChecks(v);
+  $("pg-replay").textContent = `npx lockstep run ${state.raw.name}.json --seed ${state.seed}`;
+}
+
+/** The challenge sentence and one line per checker, of a run or of a drag's preview. */
+function showChecks(v: PlayRun["record"]["verdicts"]): void {
   $("pg-challenged").textContent = `${v.challenge.challenged ? "challenged" : "NOT challenged"}: ${v.challenge.why}`;
   const lines = $("pg-checkers");
   lines.textContent = "";
@@ -177,7 +188,6 @@ function showVerdict(run: PlayRun): void {
     li.textContent = `${c.valid === true ? (c.skipped ? "not checked" : "passed") : c.valid === false ? "FAILED" : "undecided"} · ${c.checker}: ${c.summary}`;
     lines.appendChild(li);
   }
-  $("pg-replay").textContent = `npx lockstep run ${state.raw.name}.json --seed ${state.seed}`;
 }
 
 /** The report frame as tall as its page, so the playground scrolls as one page. */

@@ -127,8 +127,13 @@ describe("lockstep playground in Chromium", () => {
           timeout: hangBoundMs(30_000),
         });
         expect((await pg(page)).runs).toBe(1);
+        // The lines under the badge are the preview's too, not the last run's FAILED ones; the report is dimmed.
+        expect(await page.locator("#pg-checkers li.fail").count()).toBe(0);
+        expect(await page.locator("#pg-challenged").textContent()).toMatch(/^NOT challenged: /);
+        expect(await page.locator("body").getAttribute("data-previewing")).toBe("1");
       });
       let st = await nextRun(page, 1);
+      expect(await page.locator("body").getAttribute("data-previewing")).toBeNull();
       const shortMs = JSON.parse(readScenario(await page.evaluate(() => location.hash))).faults[0].durationMs;
       expect(shortMs).toBeGreaterThan(7000);
       expect(shortMs).toBeLessThan(9000);
