@@ -53,10 +53,30 @@ function* candidates(s: Scenario, numeric = true): Generator<Scenario> {
       // A step that lasts must last a little (a 0 ms pause is no fault).
       const floor = key === "durationMs" ? 1 : 0;
       for (const x of smallerInts(v, floor)) {
-        yield { ...s, faults: s.faults.map((st, j) => (j === i ? { ...st, [key]: x } : st)) };
+        yield { ...s, faults: s.faults.map((st, j) => (j === i ? renoted(s, { ...st, [key]: x }) : st)) };
       }
     }
   }
+}
+
+const SHRUNK = " (shrunk: ";
+
+/**
+ * A step whose numbers shrank keeps the note it was written with ("pauses for 1.5x its
+ * lease") and says its numbers now, as multiples of the lease the run uses (the
+ * workload's ttlMs): a 1024 ms pause is 1.02x a 1000 ms lease, not 1.5x.
+ */
+function renoted(s: Scenario, st: FaultStep): FaultStep {
+  if (st.note === undefined) return st;
+  const ttlMs = s.workload.ttlMs;
+  // The lengths a step has (atMs is a moment, not one); a 0 says nothing.
+  const said = (["durationMs", "deltaMs", "extraMs", "delayMs"] as const)
+    .filter((k) => typeof st[k] === "number" && st[k] !== 0)
+    .map((k) => `${k} ${st[k]} ms = ${((st[k] as number) / ttlMs).toFixed(2)}x the ${ttlMs} ms lease`);
+  if (typeof st.driftPpm === "number" && st.driftPpm !== 0) said.push(`driftPpm ${st.driftPpm}`);
+  const cut = st.note.indexOf(SHRUNK);
+  const original = cut >= 0 ? st.note.slice(0, cut) : st.note;
+  return { ...st, note: said.length > 0 ? `${original}${SHRUNK}${said.join(", ")})` : original };
 }
 
 export function shrinkScenario(o: ShrinkOptions): ShrinkResult {
