@@ -40,6 +40,188 @@ export interface LockHistoryOptions {
   grantIds?: boolean;
 }
 
+type TimedAction = { t: number; s: number; run: () => void };
+
+/** A min-heap of timed actions ordered by (time, sequence), so the server sees arrivals in time order. */
+class TimerHeap {
+  private readonly heap: TimedAction[] = [];
+  constructor(private readonly nextSeq: () => number) {}
+
+  private less(a: number, b: number): boolean {
+    const h = this.heap;
+    return h[a].t < h[b].t || (h[a].t === h[b].t && h[a].s < h[b].s);
+  }
+
+  private swap(a: number, b: number): void {
+    [this.heap[a], this.heap[b]] = [this.heap[b], this.heap[a]];
+  }
+
+  at(t: number, run: () => void): void {
+    const heap = this.heap;
+    heap.push({ t, s: this.nextSeq(), run });
+    let i = heap.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.less(p, i)) break;
+      this.swap(p, i);
+      i = p;
+    }
+  }
+
+  pop(): TimedAction | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length === 0 || !last) return top;
+    heap[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && this.less(l, m)) m = l;
+      if (r < heap.length && this.less(r, m)) m = r;
+      if (m === i) break;
+      this.swap(m, i);
+      i = m;
+    }
+    return top;
+  }
+}
+
+type GeneratedEvent = Omit<HistoryEvent, "index"> & { seq: number };
+type Waiter = { client: string; deadlineUs: number; granted: boolean };
+const REPLY_TIMEOUT_US = 20_000;
+
+/** One run of the generator: a FIFO lock server and its clients, driven by a timer heap. */
+class LockHistoryGenerator {
+  private readonly rnd: () => number;
+  private readonly lock: string;
+  private readonly ttlMs: number;
+  private readonly waitUs: number;
+  private readonly withIds: boolean;
+  readonly out: GeneratedEvent[] = [];
+  private seq = 0;
+  private invokes = 0;
+  private readonly timers = new TimerHeap(() => this.seq++);
+  private holder: string | null = null;
+  private grants = 0;
+  private readonly waiting: Waiter[] = [];
+  private readonly grantCount = new Map<string, number>();
+  private nowUs = 0;
+
+  constructor(private readonly o: LockHistoryOptions) {
+    this.rnd = seedrandom(o.seed);
+    this.lock = o.lock ?? "lock";
+    this.ttlMs = o.ttlMs ?? 10_000;
+    this.waitUs = (o.waitMs ?? 200) * 1000;
+    this.withIds = o.grantIds ?? true;
+  }
+
+  private lat(): number {
+    return 100 + Math.floor(this.rnd() * 1900);
+  }
+
+  private think(): number {
+    return Math.floor(this.rnd() * 3000);
+  }
+
+  private lost(): boolean {
+    return this.rnd() < this.o.infoFraction;
+  }
+
+  private emit(timeUs: number, process: string, type: HistoryEvent["type"], f: string, value?: unknown): void {
+    if (type === "invoke") this.invokes++;
+    if (!this.withIds && value !== null && typeof value === "object" && "grantId" in value) {
+      const { grantId: _g, ...rest } = value as Record<string, unknown>;
+      value = rest;
+    }
+    this.out.push({ timeUs, process, type, f, lock: this.lock, ...(value !== undefined ? { value } : {}), seq: this.seq++ });
+  }
+
+  private at(t: number, run: () => void): void {
+    this.timers.at(t, run);
+  }
+
+  private startAcquire(c: string, t: number): void {
+    if (this.invokes >= this.o.ops) return;
+    this.emit(t, c, "invoke", "acquire", { ttlMs: this.ttlMs, waitMs: this.waitUs / 1000 });
+    if (this.lost()) {
+      this.at(t + this.waitUs, () => {
+        this.emit(t + this.waitUs, c, "info", "acquire");
+        this.startAcquire(c, t + this.waitUs + this.think());
+      });
+      return;
+    }
+    const w: Waiter = { client: c, deadlineUs: t + this.waitUs, granted: false };
+    this.at(t + this.lat(), () => {
+      this.waiting.push(w);
+      if (this.holder === null) this.grantNext();
+    });
+    this.at(w.deadlineUs, () => {
+      if (w.granted) return;
+      this.waiting.splice(this.waiting.indexOf(w), 1);
+      this.emit(w.deadlineUs, c, "fail", "acquire");
+      this.startAcquire(c, w.deadlineUs + this.think());
+    });
+  }
+
+  private grantNext(): void {
+    const w = this.waiting.shift();
+    if (!w) return;
+    w.granted = true;
+    const k = (this.grantCount.get(w.client) ?? 0) + 1;
+    this.grantCount.set(w.client, k);
+    const grantId = `${w.client}#${k}`;
+    this.holder = grantId;
+    this.grants++;
+    const token = this.grants;
+    const okUs = this.nowUs + this.lat();
+    this.at(okUs, () => {
+      this.emit(okUs, w.client, "ok", "acquire", { grantId, token, validityMs: this.ttlMs, ttlMs: this.ttlMs });
+      this.criticalSection(w.client, grantId, token, okUs);
+    });
+  }
+
+  private criticalSection(c: string, grantId: string, token: number, t0: number): void {
+    const readEnd = t0 + 1 + this.lat();
+    this.emit(t0 + 1, c, "invoke", "read", { grantId, token });
+    this.emit(readEnd, c, "ok", "read", { counter: this.grants });
+    const wStart = readEnd + 1;
+    this.emit(wStart, c, "invoke", "write", { grantId, token, counter: this.grants });
+    const wLost = this.lost();
+    const wEnd = wLost ? wStart + REPLY_TIMEOUT_US : wStart + this.lat();
+    this.emit(wEnd, c, wLost ? "info" : "ok", "write", wLost ? undefined : {});
+    this.release(c, grantId, wEnd + 1);
+  }
+
+  /** A lost release reply still frees the lock: the effect lands before the reply is lost. */
+  private release(c: string, grantId: string, rStart: number): void {
+    this.emit(rStart, c, "invoke", "release", { grantId });
+    const effectUs = rStart + this.lat();
+    const rLost = this.lost();
+    this.at(effectUs, () => {
+      this.holder = null;
+      this.grantNext();
+    });
+    const rEnd = rLost ? rStart + REPLY_TIMEOUT_US : effectUs + this.lat();
+    this.at(rEnd, () => {
+      this.emit(rEnd, c, rLost ? "info" : "ok", "release", rLost ? undefined : { released: true });
+      this.startAcquire(c, rEnd + this.think());
+    });
+  }
+
+  run(): HistoryEvent[] {
+    for (let i = 1; i <= this.o.clients; i++) this.startAcquire(`c${i}`, Math.floor(this.rnd() * 1000));
+    for (let e = this.timers.pop(); e; e = this.timers.pop()) {
+      this.nowUs = e.t;
+      e.run();
+    }
+    this.out.sort((a, b) => a.timeUs - b.timeUs || a.seq - b.seq);
+    return this.out.map(({ seq: _seq, ...e }, index) => ({ index, ...e }));
+  }
+}
+
 /**
  * A mutex-correct history of one lock: a server grants the lock to waiters in arrival
  * order; clients acquire, read, write, release, and sometimes lose a reply. A lost
@@ -47,139 +229,7 @@ export interface LockHistoryOptions {
  * Deterministic for a given seed.
  */
 export function generateLockHistory(o: LockHistoryOptions): HistoryEvent[] {
-  const rnd = seedrandom(o.seed);
-  const lock = o.lock ?? "lock";
-  const ttlMs = o.ttlMs ?? 10_000;
-  const waitUs = (o.waitMs ?? 200) * 1000;
-  const replyTimeoutUs = 20_000;
-  const lat = (): number => 100 + Math.floor(rnd() * 1900);
-  const think = (): number => Math.floor(rnd() * 3000);
-  const lost = (): boolean => rnd() < o.infoFraction;
-
-  type Ev = Omit<HistoryEvent, "index"> & { seq: number };
-  const out: Ev[] = [];
-  let seq = 0;
-  let invokes = 0;
-  const withIds = o.grantIds ?? true;
-  const emit = (timeUs: number, process: string, type: HistoryEvent["type"], f: string, value?: unknown): void => {
-    if (type === "invoke") invokes++;
-    if (!withIds && value !== null && typeof value === "object" && "grantId" in value) {
-      const { grantId: _g, ...rest } = value as Record<string, unknown>;
-      value = rest;
-    }
-    out.push({ timeUs, process, type, f, lock, ...(value !== undefined ? { value } : {}), seq: seq++ });
-  };
-
-  // A tiny timer heap of (time, seq) -> action, so the server sees arrivals in time order.
-  const heap: { t: number; s: number; run: () => void }[] = [];
-  const at = (t: number, run: () => void): void => {
-    heap.push({ t, s: seq++, run });
-    let i = heap.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (heap[p].t < heap[i].t || (heap[p].t === heap[i].t && heap[p].s < heap[i].s)) break;
-      [heap[p], heap[i]] = [heap[i], heap[p]];
-      i = p;
-    }
-  };
-  const pop = (): { t: number; run: () => void } | undefined => {
-    const top = heap[0];
-    const last = heap.pop();
-    if (heap.length > 0 && last) {
-      heap[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        const less = (a: number, b: number): boolean => heap[a].t < heap[b].t || (heap[a].t === heap[b].t && heap[a].s < heap[b].s);
-        if (l < heap.length && less(l, m)) m = l;
-        if (r < heap.length && less(r, m)) m = r;
-        if (m === i) break;
-        [heap[m], heap[i]] = [heap[i], heap[m]];
-        i = m;
-      }
-    }
-    return top;
-  };
-
-  let holder: string | null = null;
-  let grants = 0;
-  const waiting: { client: string; deadlineUs: number; granted: boolean }[] = [];
-  const grantCount = new Map<string, number>();
-
-  const startAcquire = (c: string, t: number): void => {
-    if (invokes >= o.ops) return;
-    emit(t, c, "invoke", "acquire", { ttlMs, waitMs: waitUs / 1000 });
-    if (lost()) {
-      at(t + waitUs, () => {
-        emit(t + waitUs, c, "info", "acquire");
-        startAcquire(c, t + waitUs + think());
-      });
-      return;
-    }
-    const w = { client: c, deadlineUs: t + waitUs, granted: false };
-    at(t + lat(), () => {
-      waiting.push(w);
-      if (holder === null) grantNext();
-    });
-    at(w.deadlineUs, () => {
-      if (w.granted) return;
-      waiting.splice(waiting.indexOf(w), 1);
-      emit(w.deadlineUs, c, "fail", "acquire");
-      startAcquire(c, w.deadlineUs + think());
-    });
-  };
-
-  let nowUs = 0;
-  const grantNext = (): void => {
-    const w = waiting.shift();
-    if (!w) return;
-    w.granted = true;
-    const k = (grantCount.get(w.client) ?? 0) + 1;
-    grantCount.set(w.client, k);
-    const grantId = `${w.client}#${k}`;
-    holder = grantId;
-    grants++;
-    const token = grants;
-    const okUs = nowUs + lat();
-    at(okUs, () => {
-      emit(okUs, w.client, "ok", "acquire", { grantId, token, validityMs: ttlMs, ttlMs });
-      criticalSection(w.client, grantId, token, okUs);
-    });
-  };
-
-  const criticalSection = (c: string, grantId: string, token: number, t0: number): void => {
-    const readEnd = t0 + 1 + lat();
-    emit(t0 + 1, c, "invoke", "read", { grantId, token });
-    emit(readEnd, c, "ok", "read", { counter: grants });
-    const wStart = readEnd + 1;
-    emit(wStart, c, "invoke", "write", { grantId, token, counter: grants });
-    const wLost = lost();
-    const wEnd = wLost ? wStart + replyTimeoutUs : wStart + lat();
-    emit(wEnd, c, wLost ? "info" : "ok", "write", wLost ? undefined : {});
-    const rStart = wEnd + 1;
-    emit(rStart, c, "invoke", "release", { grantId });
-    const effectUs = rStart + lat();
-    const rLost = lost();
-    at(effectUs, () => {
-      holder = null;
-      grantNext();
-    });
-    const rEnd = rLost ? rStart + replyTimeoutUs : effectUs + lat();
-    at(rEnd, () => {
-      emit(rEnd, c, rLost ? "info" : "ok", "release", rLost ? undefined : { released: true });
-      startAcquire(c, rEnd + think());
-    });
-  };
-
-  for (let i = 1; i <= o.clients; i++) startAcquire(`c${i}`, Math.floor(rnd() * 1000));
-  for (let e = pop(); e; e = pop()) {
-    nowUs = e.t;
-    e.run();
-  }
-  out.sort((a, b) => a.timeUs - b.timeUs || a.seq - b.seq);
-  return out.map(({ seq: _seq, ...e }, index) => ({ index, ...e }));
+  return new LockHistoryGenerator(o).run();
 }
 
 interface Row {

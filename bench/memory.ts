@@ -147,6 +147,11 @@ export async function main(): Promise<void> {
     `checking the 10-min run's kept events (${history.length}): peak heap +${(peak.peakMb - heapBeforeMb).toFixed(0)} MB, max RSS +${(process.resourceUsage().maxRSS / 1024 - rssBeforeMb).toFixed(0)} MB, ${((performance.now() - t0) / 1000).toFixed(1)} s, outcome ${peak.result.outcome}`,
   );
 
+  printEachCheckerAlone(history, long);
+}
+
+/** Each checker on the run's kept events in a fresh process of its own: its peak heap and max RSS alone. */
+function printEachCheckerAlone(history: HistoryEvent[], long: Scenario): void {
   console.log("");
   console.log("== memory: each checker alone on the 10-min run's kept events, in a fresh process ==");
   console.log("checker                  peak heap +MB  max RSS +MB  time s  verdict");

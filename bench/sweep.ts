@@ -172,9 +172,8 @@ function measureFixed(root: string, dir: string, scenario: string): Fixed {
   return fixed;
 }
 
-async function measureSize(root: string, dir: string, scenario: string, seeds: number, fixed: Fixed): Promise<SweepRow[]> {
-  const rounds = seeds >= LARGE_SEEDS ? ROUNDS_LARGE : ROUNDS;
-  const loadBefore = loadavg()[0]!;
+/** `rounds` rounds of each kind (1 worker, the pool's 2, two separate 1-worker processes), rotated. */
+async function measureRounds(root: string, dir: string, scenario: string, seeds: number, rounds: number): Promise<Record<string, Measured[]>> {
   const runs: Record<string, Measured[]> = { w1: [], w2: [], pair: [] };
   const kinds = ["w1", "w2", "pair"] as const;
   for (let round = 0; round < rounds; round++) {
@@ -187,6 +186,13 @@ async function measureSize(root: string, dir: string, scenario: string, seeds: n
       );
     }
   }
+  return runs;
+}
+
+async function measureSize(root: string, dir: string, scenario: string, seeds: number, fixed: Fixed): Promise<SweepRow[]> {
+  const rounds = seeds >= LARGE_SEEDS ? ROUNDS_LARGE : ROUNDS;
+  const loadBefore = loadavg()[0]!;
+  const runs = await measureRounds(root, dir, scenario, seeds, rounds);
   const loadAfter = loadavg()[0]!;
   const row = (kind: string, workers: number): SweepRow => {
     const wallMs = Math.round(median(runs[kind]!.map((m) => m.wallMs)));
