@@ -35,32 +35,7 @@ export function renderRunReportFromView(record: RunRecord, view: RunView, trace?
 
   const findings = findingsSection(view, lin);
 
-  const steps = view.steps
-    .map(
-      (s) =>
-        `<li class="tone-${s.tone}" data-ref="${s.ref.kind}:${s.ref.i}" tabindex="0"><span class="t">${e(view.timeIsOrder ? `#${s.t}` : fmtSeconds(s.t))}</span> ${e(s.text)}</li>`,
-    )
-    .join("\n");
-
-  const facts = factsOf(r);
-
-  const body = `<header class="top">
-<div class="title-row">
-<h1>${e(r.scenario.title)}</h1>
-<span class="badge outcome-${e(outcome)}">${e(outcome.replace(/-/g, " "))}</span>
-<span class="expect ${r.expectationMet ? "met" : "unmet"}">${r.expectationMet ? "as the scenario expects" : `the scenario expects <b>${e(r.scenario.expect)}</b>`}</span>
-</div>
-${findingLine(r)}${challengeLine(r)}
-${notesLine(r)}
-<dl class="facts">${facts.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join("")}</dl>
-<div class="replay"><span>replay this run:</span> <code id="replay-command">${e(r.replay)}</code> <button type="button" id="copy-replay">copy</button></div>
-<p class="verdict-line">checkers: ${r.verdicts.results
-    .map((c) => {
-      const { cls, word } = verdictMarkOf(c);
-      return `<span class="v-${cls}"><b>${e(c.checker)}</b> <span class="v-mark">${word}</span></span>`;
-    })
-    .join(" · ")} <a href="#checkers">(each checker's sentence)</a></p>
-</header>
+  const body = `${runHeader(r)}
 ${findings}
 <main class="grid">
 <div class="charts">
@@ -80,14 +55,7 @@ ${omittedNotes(view)}
 </section>
 ${latencySection(view)}
 </div>
-<aside class="story">
-<h2>The story</h2>
-${r.verdicts.challenge?.challenged === false ? `<p class="story-note">This run did not get where the story goes: ${e(r.verdicts.challenge.why)}. The story is what the scenario aims at.</p>` : ""}
-<p class="story-text">${e(r.scenario.story)}</p>
-<h3>What happened, step by step</h3>
-<p class="explain">Hover a step to find its mark on the timeline; click it to zoom there.</p>
-<ol id="steps">${steps || `<li>${e(noSteps(r))}</li>`}</ol>
-</aside>
+${storyAside(r, view)}
 </main>
 ${lin ? renderLinearization(lin) : ""}
 <section class="checkers" id="checkers">
@@ -103,6 +71,50 @@ ${dataBlock("run-data", packView(view))}`;
     body,
     scripts: [browserScript("run")],
   });
+}
+
+/** The story beside the timeline: the scenario's story, then what happened step by step. */
+function storyAside(r: RunRecord, view: RunView): string {
+  const e = escapeHtml;
+  const steps = view.steps
+    .map(
+      (s) =>
+        `<li class="tone-${s.tone}" data-ref="${s.ref.kind}:${s.ref.i}" tabindex="0"><span class="t">${e(view.timeIsOrder ? `#${s.t}` : fmtSeconds(s.t))}</span> ${e(s.text)}</li>`,
+    )
+    .join("\n");
+
+  return `<aside class="story">
+<h2>The story</h2>
+${r.verdicts.challenge?.challenged === false ? `<p class="story-note">This run did not get where the story goes: ${e(r.verdicts.challenge.why)}. The story is what the scenario aims at.</p>` : ""}
+<p class="story-text">${e(r.scenario.story)}</p>
+<h3>What happened, step by step</h3>
+<p class="explain">Hover a step to find its mark on the timeline; click it to zoom there.</p>
+<ol id="steps">${steps || `<li>${e(noSteps(r))}</li>`}</ol>
+</aside>`;
+}
+
+/** The page's top: title, outcome, the finding and challenge lines, facts, replay command, verdicts. */
+function runHeader(r: RunRecord): string {
+  const e = escapeHtml;
+  const outcome = r.verdicts.outcome;
+  const facts = factsOf(r);
+  return `<header class="top">
+<div class="title-row">
+<h1>${e(r.scenario.title)}</h1>
+<span class="badge outcome-${e(outcome)}">${e(outcome.replace(/-/g, " "))}</span>
+<span class="expect ${r.expectationMet ? "met" : "unmet"}">${r.expectationMet ? "as the scenario expects" : `the scenario expects <b>${e(r.scenario.expect)}</b>`}</span>
+</div>
+${findingLine(r)}${challengeLine(r)}
+${notesLine(r)}
+<dl class="facts">${facts.map(([k, v]) => `<div><dt>${e(k)}</dt><dd>${e(v)}</dd></div>`).join("")}</dl>
+<div class="replay"><span>replay this run:</span> <code id="replay-command">${e(r.replay)}</code> <button type="button" id="copy-replay">copy</button></div>
+<p class="verdict-line">checkers: ${r.verdicts.results
+    .map((c) => {
+      const { cls, word } = verdictMarkOf(c);
+      return `<span class="v-${cls}"><b>${e(c.checker)}</b> <span class="v-mark">${word}</span></span>`;
+    })
+    .join(" · ")} <a href="#checkers">(each checker's sentence)</a></p>
+</header>`;
 }
 
 /** A long run's report draws its last events only; the verdicts judged all of it (online). */

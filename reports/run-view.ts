@@ -519,17 +519,54 @@ function staleSentence(w: Record<string, unknown>): string {
  */
 function buildSteps(v: RunView): StoryStep[] {
   const steps: StoryStep[] = [];
-  const lane = (i: number) => v.lanes[i]?.id ?? "?";
-  const lock = (i: number) => v.locks[i] ?? "";
+  const small = v.holds.s.length <= 12 && v.writes.t.length <= 16;
+  const holdSet = storyHolds(v, small);
+  holdSteps(v, holdSet, steps);
+  writeSteps(v, small, holdSet, steps);
+  v.faults.forEach((f, i) => {
+    steps.push({ t: f.s, text: faultSentence(v, f), ref: { kind: "fault", i }, tone: "fault" });
+    if (f.e !== null && f.e < v.endUs && !semanticsOf(f.kind).instant) {
+      steps.push({ t: f.e, text: faultEndSentence(v, f), ref: { kind: "fault", i }, tone: "fault" });
+    }
+  });
+  v.violations.forEach((x, i) => steps.push({ t: x.s, text: `violation (${x.checker}): ${x.sentence}`, ref: { kind: "violation", i }, tone: "bad" }));
+  attemptSteps(v, steps);
+  // The servers' side: every expiry and decision (up to a budget); in a short run, every key set too.
+  let noteSteps = 0;
+  v.notes.forEach((n, i) => {
+    if (noteSteps >= NOTE_STEPS_MAX || !(n.key || small)) return;
+    noteSteps++;
+    steps.push({ t: n.t, text: n.sentence, ref: { kind: "note", i }, tone: n.key ? "server" : "normal" });
+  });
+  steps.sort((a, b) => a.t - b.t);
+  // Keep every fault and violation; cut the rest to the budget.
+  if (steps.length > STEPS_MAX) {
+    const keep = steps.filter((s) => s.tone !== "normal");
+    const rest = steps.filter((s) => s.tone === "normal").slice(0, Math.max(0, STEPS_MAX - keep.length));
+    return [...keep, ...rest].sort((a, b) => a.t - b.t);
+  }
+  return steps;
+}
+
+const laneName = (v: RunView, i: number): string => v.lanes[i]?.id ?? "?";
+const lockName = (v: RunView, i: number): string => v.locks[i] ?? "";
+
+/** The holds the story tells: in a short run every one, else those in a violation. */
+function storyHolds(v: RunView, small: boolean): Set<number> {
+  const holdSet = new Set<number>();
+  if (small) for (let i = 0; i < v.holds.s.length; i++) holdSet.add(i);
+  for (const x of v.violations) for (const h of x.holds) holdSet.add(h);
+  return holdSet;
+}
+
+/** Each told hold's acquire and, where its own clock ended it, its lapse. */
+function holdSteps(v: RunView, holdSet: Set<number>, steps: StoryStep[]): void {
+  const lane = (i: number) => laneName(v, i);
+  const lock = (i: number) => lockName(v, i);
   const grant = (i: number) => {
     const g = v.holds.g[i]!;
     return g >= 0 ? `${lane(v.holds.lane[i]!)}#${g}` : v.strings[-g - 1]!;
   };
-  const nHolds = v.holds.s.length;
-  const small = nHolds <= 12 && v.writes.t.length <= 16;
-  const holdSet = new Set<number>();
-  if (small) for (let i = 0; i < nHolds; i++) holdSet.add(i);
-  for (const x of v.violations) for (const h of x.holds) holdSet.add(h);
   for (const h of holdSet) {
     const waitMs = (v.holds.s[h]! - v.holds.w[h]!) / 1000;
     const tok = v.holds.tok[h]! >= 0 ? `, fencing token ${v.holds.tok[h]}` : "";
@@ -548,51 +585,37 @@ function buildSteps(v: RunView): StoryStep[] {
       });
     }
   }
+}
+
+/** The writes the story tells: all in a short run, else bad ones, those under told holds, and rejections while the budget lasts. */
+function writeSteps(v: RunView, small: boolean, holdSet: Set<number>, steps: StoryStep[]): void {
   for (let w = 0; w < v.writes.t.length; w++) {
     const h = v.writes.hold[w]!;
     if (!(small || v.writes.bad[w] || (h >= 0 && holdSet.has(h)) || (!v.writes.ok[w] && steps.length < STEPS_MAX))) continue;
-    const who = v.writes.cl[w]! >= 0 ? lane(v.writes.cl[w]!) : "a client";
+    const who = v.writes.cl[w]! >= 0 ? laneName(v, v.writes.cl[w]!) : "a client";
     const tok = v.writes.tok[w]! >= 0 ? ` with token ${v.writes.tok[w]}` : "";
     const ok = v.writes.ok[w] === 1;
     const why = v.writes.why[w]! >= 0 ? ` (${v.strings[v.writes.why[w]!]})` : "";
     steps.push({
       t: v.writes.t[w]!,
-      text: `the resource ${ok ? "accepts" : "rejects"} ${who}'s write of counter = ${v.writes.counter[w]}${tok} to ${lock(v.writes.lock[w]!)}${why}`,
+      text: `the resource ${ok ? "accepts" : "rejects"} ${who}'s write of counter = ${v.writes.counter[w]}${tok} to ${lockName(v, v.writes.lock[w]!)}${why}`,
       ref: { kind: "write", i: w },
       tone: v.writes.bad[w] ? "bad" : ok ? "normal" : "fault",
     });
   }
-  v.faults.forEach((f, i) => {
-    steps.push({ t: f.s, text: faultSentence(v, f), ref: { kind: "fault", i }, tone: "fault" });
-    if (f.e !== null && f.e < v.endUs && !semanticsOf(f.kind).instant) {
-      steps.push({ t: f.e, text: faultEndSentence(v, f), ref: { kind: "fault", i }, tone: "fault" });
-    }
-  });
-  v.violations.forEach((x, i) => steps.push({ t: x.s, text: `violation (${x.checker}): ${x.sentence}`, ref: { kind: "violation", i }, tone: "bad" }));
+}
+
+/** Failed and unknown acquires, while the budget lasts. */
+function attemptSteps(v: RunView, steps: StoryStep[]): void {
   for (let a = 0; a < v.attempts.s.length && steps.length < STEPS_MAX; a++) {
     const why = v.attempts.why[a]! >= 0 ? `: ${v.strings[v.attempts.why[a]!]}` : "";
     steps.push({
       t: v.attempts.e[a]!,
-      text: `${lane(v.attempts.lane[a]!)}'s acquire of ${lock(v.attempts.lock[a]!)} ${v.attempts.out[a] === 0 ? "fails" : "ends unknown"}${why}`,
+      text: `${laneName(v, v.attempts.lane[a]!)}'s acquire of ${lockName(v, v.attempts.lock[a]!)} ${v.attempts.out[a] === 0 ? "fails" : "ends unknown"}${why}`,
       ref: { kind: "attempt", i: a },
       tone: "fault",
     });
   }
-  // The servers' side: every expiry and decision (up to a budget); in a short run, every key set too.
-  let noteSteps = 0;
-  v.notes.forEach((n, i) => {
-    if (noteSteps >= NOTE_STEPS_MAX || !(n.key || small)) return;
-    noteSteps++;
-    steps.push({ t: n.t, text: n.sentence, ref: { kind: "note", i }, tone: n.key ? "server" : "normal" });
-  });
-  steps.sort((a, b) => a.t - b.t);
-  // Keep every fault and violation; cut the rest to the budget.
-  if (steps.length > STEPS_MAX) {
-    const keep = steps.filter((s) => s.tone !== "normal");
-    const rest = steps.filter((s) => s.tone === "normal").slice(0, Math.max(0, STEPS_MAX - keep.length));
-    return [...keep, ...rest].sort((a, b) => a.t - b.t);
-  }
-  return steps;
 }
 
 /** The fault as its kind's report functions read it (faults/<kind>.ts). */

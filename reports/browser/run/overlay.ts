@@ -150,22 +150,83 @@ function drawFaultBands(L: Layers, a: number, b: number): void {
     .attr("fill", (d) => (d.band === "down" ? "#c9c9c9" : d.band === "sides" ? SIDE_COLORS[d.side! % SIDE_COLORS.length]! : "#e8f1ff"));
 }
 
-/** Fault labels and markers in the overlay: network faults in their rows, the rest on their lanes. */
-function drawFaultMarks(L: Layers, a: number, b: number): void {
-  const W = S.W;
-  const xz = S.xz;
-  const X = (t: number) => xz(t);
-  const vis = (s: number, e: number) => e >= a && s <= b;
-  // fault labels and markers in the overlay
+/** The fault marks in view [a, b]: one per network fault, one per lane for a point or span fault. */
+function faultMarksIn(a: number, b: number): FaultMarkD[] {
   const fm: FaultMarkD[] = [];
   D.faults.forEach((f: Fault, fi) => {
     const e = faultEnd(f);
-    if (!vis(f.s, e)) return;
+    if (!(e >= a && f.s <= b)) return;
     const at = timelineOf(f).at;
     if (at === "network") fm.push({ f, fi, type: "net", y: MT + 3 + (f.row ?? 0) * NET_ROW, s: f.s, e });
     else if (at === "point") for (const l of f.lanes) fm.push({ f, fi, type: "point", y: laneY(l), s: f.s, e: f.s, l });
     else for (const l of f.lanes) fm.push({ f, fi, type: "span", y: laneY(l), s: f.s, e, l });
   });
+  return fm;
+}
+
+type FaultMarkG = d3.Selection<SVGGElement, FaultMarkD, null, undefined>;
+
+/** A network fault: a bar in its row, the label inside when it fits, else just after it in dark text. */
+function drawNetFaultMark(g: FaultMarkG, d: FaultMarkD, x0: number, x1: number): void {
+  const W = S.W;
+  const w = Math.max(3, x1 - x0);
+  g.select("path")
+    .attr("d", "M" + x0 + "," + d.y + "h" + w + "v" + (NET_ROW - 3) + "h" + -w + "z")
+    .attr("fill", timelineOf(d.f).style === "healing" ? "#2e7d32" : "#3b6fb6")
+    .attr("opacity", 0.85);
+  const nl = faultLabel(d.f);
+  const vis0 = Math.max(x0, ML);
+  const vis1 = Math.min(x0 + w, ML + W);
+  const fits = vis1 - vis0 > nl.length * 6.6 + 8;
+  g.select("text")
+    .attr("x", fits ? vis0 + 4 : vis1 + 4)
+    .attr("y", d.y + NET_ROW / 2 + 2)
+    .attr("fill", fits ? "#fff" : null)
+    .attr("class", fits ? "fault-label" : "fault-label dark net-out")
+    .text(nl);
+}
+
+/** A point fault on its lane: a triangle or a diamond, its label beside it. */
+function drawPointFaultMark(g: FaultMarkG, d: FaultMarkD, x0: number): void {
+  const cy = d.y + LANE_H / 2;
+  const triangle = timelineOf(d.f).style === "triangle";
+  g.select("path")
+    .attr("d", triangle ? "M" + x0 + "," + (d.y + 3) + "l6,10l-12,0z" : "M" + x0 + "," + (cy - 7) + "l7,7l-7,7l-7,-7z")
+    .attr("fill", triangle ? "#2e7d32" : "#8e44ad")
+    .attr("stroke", "#fff");
+  g.select("text")
+    .attr("x", x0 + 9)
+    .attr("y", cy + 4)
+    .attr("class", "fault-label dark")
+    .text(faultLabel(d.f));
+}
+
+/** A span fault on its lane: a dashed box (hatched or not), its label inside when it fits. */
+function drawSpanFaultMark(g: FaultMarkG, d: FaultMarkD, x0: number, x1: number): void {
+  const W = S.W;
+  const sx0 = Math.max(ML - 2, x0);
+  const sw = Math.max(3, Math.min(ML + W + 2, x1) - sx0);
+  g.select("path")
+    .attr("d", "M" + sx0 + "," + (d.y + 1) + "h" + sw + "v" + (LANE_H - 2) + "h" + -sw + "z")
+    .attr("fill", timelineOf(d.f).style === "hatched" ? "url(#hatch-ov)" : "none")
+    .attr("stroke", timelineOf(d.f).style === "hatched" ? "#c99a00" : "#777")
+    .attr("stroke-dasharray", "3,2");
+  const lw = Math.min(ML + W, x1) - Math.max(ML, x0);
+  const sl = faultLabel(d.f);
+  const inside = lw > sl.length * 6.6 + 10;
+  g.select("text")
+    .attr("x", inside ? (Math.max(x0, ML) + Math.min(x1, ML + W)) / 2 : Math.min(x1, ML + W) + 4)
+    .attr("text-anchor", inside ? "middle" : "start")
+    .attr("y", LANE_H >= 30 ? d.y + LANE_H - 8 : d.y + LANE_H / 2 + 4)
+    .attr("class", "fault-label dark")
+    .text(sl);
+}
+
+/** Fault labels and markers in the overlay: network faults in their rows, the rest on their lanes. */
+function drawFaultMarks(L: Layers, a: number, b: number): void {
+  const xz = S.xz;
+  const X = (t: number) => xz(t);
+  const fm = faultMarksIn(a, b);
   stats.faultsDrawn = fm.length;
   const fg = L.faultG
     .selectAll("g.fault")
@@ -177,58 +238,14 @@ function drawFaultMarks(L: Layers, a: number, b: number): void {
       return g;
     });
   fg.each(function (d: FaultMarkD) {
-    const g = d3.select(this);
+    const g = d3.select(this) as unknown as FaultMarkG;
     const x0 = X(d.s);
     const x1 = X(d.e);
     d.tip = () => faultTip(d.f);
     g.attr("data-ref", "fault:" + d.fi);
-    if (d.type === "net") {
-      const w = Math.max(3, x1 - x0);
-      g.select("path")
-        .attr("d", "M" + x0 + "," + d.y + "h" + w + "v" + (NET_ROW - 3) + "h" + -w + "z")
-        .attr("fill", timelineOf(d.f).style === "healing" ? "#2e7d32" : "#3b6fb6")
-        .attr("opacity", 0.85);
-      // The label goes inside the bar when it fits, else just after it, in dark text.
-      const nl = faultLabel(d.f);
-      const vis0 = Math.max(x0, ML);
-      const vis1 = Math.min(x0 + w, ML + W);
-      const fits = vis1 - vis0 > nl.length * 6.6 + 8;
-      g.select("text")
-        .attr("x", fits ? vis0 + 4 : vis1 + 4)
-        .attr("y", d.y + NET_ROW / 2 + 2)
-        .attr("fill", fits ? "#fff" : null)
-        .attr("class", fits ? "fault-label" : "fault-label dark net-out")
-        .text(nl);
-    } else if (d.type === "point") {
-      const cy = d.y + LANE_H / 2;
-      const triangle = timelineOf(d.f).style === "triangle";
-      g.select("path")
-        .attr("d", triangle ? "M" + x0 + "," + (d.y + 3) + "l6,10l-12,0z" : "M" + x0 + "," + (cy - 7) + "l7,7l-7,7l-7,-7z")
-        .attr("fill", triangle ? "#2e7d32" : "#8e44ad")
-        .attr("stroke", "#fff");
-      g.select("text")
-        .attr("x", x0 + 9)
-        .attr("y", cy + 4)
-        .attr("class", "fault-label dark")
-        .text(faultLabel(d.f));
-    } else {
-      const sx0 = Math.max(ML - 2, x0);
-      const sw = Math.max(3, Math.min(ML + W + 2, x1) - sx0);
-      g.select("path")
-        .attr("d", "M" + sx0 + "," + (d.y + 1) + "h" + sw + "v" + (LANE_H - 2) + "h" + -sw + "z")
-        .attr("fill", timelineOf(d.f).style === "hatched" ? "url(#hatch-ov)" : "none")
-        .attr("stroke", timelineOf(d.f).style === "hatched" ? "#c99a00" : "#777")
-        .attr("stroke-dasharray", "3,2");
-      const lw = Math.min(ML + W, x1) - Math.max(ML, x0);
-      const sl = faultLabel(d.f);
-      const inside = lw > sl.length * 6.6 + 10;
-      g.select("text")
-        .attr("x", inside ? (Math.max(x0, ML) + Math.min(x1, ML + W)) / 2 : Math.min(x1, ML + W) + 4)
-        .attr("text-anchor", inside ? "middle" : "start")
-        .attr("y", LANE_H >= 30 ? d.y + LANE_H - 8 : d.y + LANE_H / 2 + 4)
-        .attr("class", "fault-label dark")
-        .text(sl);
-    }
+    if (d.type === "net") drawNetFaultMark(g, d, x0, x1);
+    else if (d.type === "point") drawPointFaultMark(g, d, x0);
+    else drawSpanFaultMark(g, d, x0, x1);
   });
 }
 
@@ -255,18 +272,12 @@ interface NoteD {
   tip?: () => Tip;
 }
 
-/** Server notes on their lanes: a shape per kind; a label only where it does not run into the previous one. */
-function drawNotes(L: Layers, a: number, b: number): void {
+/**
+ * Labels where they fit: the notes the story tells (a foreign delete, an expiry) first,
+ * then the rest in time order, none running into another on its lane.
+ */
+function placeNoteLabels(visible: NoteD[]): void {
   const xz = S.xz;
-  const roleLanes = new Set((D.roles ?? []).map((r) => r.lane));
-  const visible: NoteD[] = [];
-  D.notes.forEach((n, i) => {
-    if (n.t < a || n.t > b) return;
-    visible.push({ i, label: false });
-  });
-  visible.sort((p, q) => D.notes[p.i]!.t - D.notes[q.i]!.t);
-  // Labels where they fit: the notes the story tells (a foreign delete, an expiry) first,
-  // then the rest in time order, none running into another on its lane.
   const taken = new Map<number, Array<[number, number]>>();
   const weight = (i: number): number => (D.notes[i]!.key ? 10 : 0) + (MARK_WEIGHT[D.notes[i]!.mark] ?? 0);
   const byWeight = visible.slice().sort((p, q) => weight(q.i) - weight(p.i));
@@ -282,6 +293,19 @@ function drawNotes(L: Layers, a: number, b: number): void {
     spans.push([x, x + w]);
     taken.set(n.lane, spans);
   }
+}
+
+/** Server notes on their lanes: a shape per kind; a label only where it does not run into the previous one. */
+function drawNotes(L: Layers, a: number, b: number): void {
+  const xz = S.xz;
+  const roleLanes = new Set((D.roles ?? []).map((r) => r.lane));
+  const visible: NoteD[] = [];
+  D.notes.forEach((n, i) => {
+    if (n.t < a || n.t > b) return;
+    visible.push({ i, label: false });
+  });
+  visible.sort((p, q) => D.notes[p.i]!.t - D.notes[q.i]!.t);
+  placeNoteLabels(visible);
   stats.notesDrawn = visible.length;
   // Drawn in order of weight, so where marks meet the decision and the expiry are on top.
   const drawOrder = visible
@@ -384,6 +408,20 @@ interface ViolD {
   tip?: () => Tip;
 }
 
+function violationTip(v: ViolD["v"]): Tip {
+  return {
+    title: "violation: " + v.checker,
+    rows: [
+      ["lock", v.lock],
+      ["from", fmtT(v.s)],
+      ["to", fmtT(v.e)],
+      ["for", fmtDur(v.e - v.s)],
+    ],
+    text: v.sentence,
+    bad: true,
+  };
+}
+
 function drawViolations(L: Layers, a: number, b: number): void {
   const xz = S.xz;
   const X = (t: number) => xz(t);
@@ -417,17 +455,7 @@ function drawViolations(L: Layers, a: number, b: number): void {
       let x0 = X(v.s);
       const w = Math.max(4, X(v.e) - x0);
       if (w === 4) x0 -= 2;
-      d.tip = () => ({
-        title: "violation: " + v.checker,
-        rows: [
-          ["lock", v.lock],
-          ["from", fmtT(v.s)],
-          ["to", fmtT(v.e)],
-          ["for", fmtDur(v.e - v.s)],
-        ],
-        text: v.sentence,
-        bad: true,
-      });
+      d.tip = () => violationTip(v);
       g.attr("data-ref", "violation:" + d.i);
       g.select("rect.vband")
         .attr("x", x0)
