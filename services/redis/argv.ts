@@ -114,6 +114,15 @@ export function executeArgv(argv: readonly string[], env: ArgvEnv, inScript = fa
       return a.length === 0 ? wrongArgs(name) : a.filter((k) => store.read(k, c.now) !== undefined).length;
     case "DBSIZE":
       return store.liveCount(c.now);
+    default:
+      return executeWrite(name, a, c);
+  }
+}
+
+/** The commands that write keys or run scripts (SCRIPT, EVAL and friends). */
+function executeWrite(name: string, a: string[], c: Call): ArgvReply {
+  const { env, inScript } = c;
+  switch (name) {
     case "SET":
       return set(a, env, c.put);
     case "SETNX":

@@ -121,26 +121,10 @@ export function builtinModule(realm: Realm, spec: string, loadEvents: () => unkn
       return querystring;
     case "path":
       return virtualPath();
-    case "assert": {
-      // Arguments arrive as copies: primitives compare as library code's would.
-      const assert = (v: unknown, m?: unknown): void => {
-        if (!v) throw Object.assign(new Error(typeof m === "string" ? m : "assertion failed"), { name: "AssertionError", code: "ERR_ASSERTION" });
-      };
-      assert.ok = assert;
-      assert.strictEqual = (a: unknown, b: unknown, m?: unknown) => assert(Object.is(a, b), m ?? `${String(a)} !== ${String(b)}`);
-      assert.equal = (a: unknown, b: unknown, m?: unknown) => assert(a == b, m);
-      return assert;
-    }
+    case "assert":
+      return assertModule();
     case "timers":
-      return {
-        setTimeout: g.setTimeout,
-        clearTimeout: g.clearTimeout,
-        setInterval: g.setInterval,
-        clearInterval: g.clearInterval,
-        setImmediate: g.setImmediate,
-        clearImmediate: g.clearImmediate,
-        promises: realm.modules.timersPromises,
-      };
+      return timersModule(realm, g);
     case "timers/promises":
       return realm.modules.timersPromises;
     case "perf_hooks":
@@ -157,6 +141,30 @@ export function builtinModule(realm: Realm, spec: string, loadEvents: () => unkn
     default:
       return outside(realm, name);
   }
+}
+
+/** Arguments arrive as copies: primitives compare as library code's would. */
+function assertModule(): unknown {
+  const assert = (v: unknown, m?: unknown): void => {
+    if (!v) throw Object.assign(new Error(typeof m === "string" ? m : "assertion failed"), { name: "AssertionError", code: "ERR_ASSERTION" });
+  };
+  assert.ok = assert;
+  assert.strictEqual = (a: unknown, b: unknown, m?: unknown) => assert(Object.is(a, b), m ?? `${String(a)} !== ${String(b)}`);
+  assert.equal = (a: unknown, b: unknown, m?: unknown) => assert(a == b, m);
+  return assert;
+}
+
+/** The realm's own (virtual) timers. */
+function timersModule(realm: Realm, g: Record<string, unknown>): unknown {
+  return {
+    setTimeout: g.setTimeout,
+    clearTimeout: g.clearTimeout,
+    setInterval: g.setInterval,
+    clearInterval: g.clearInterval,
+    setImmediate: g.setImmediate,
+    clearImmediate: g.clearImmediate,
+    promises: realm.modules.timersPromises,
+  };
 }
 
 function utilModule(realm: Realm, g: Record<string, unknown>): unknown {
