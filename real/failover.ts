@@ -76,6 +76,19 @@ async function acquainted(sentinelPorts: number[], replicaPorts: number[]): Prom
   return true;
 }
 
+/** Polls until `acquainted`; a clear error with a sentinel's log when that takes too long. */
+async function waitAcquainted(sentinelPorts: number[], replicaPorts: number[], firstSentinel: StartedServer["process"]): Promise<void> {
+  const deadline = new LoadTolerantDeadline(ACQUAINT_TIMEOUT_MS);
+  // Bounded: ACQUAINT_TIMEOUT_MS of polling, stretched by the machine's load.
+  while (!(await acquainted(sentinelPorts, replicaPorts))) {
+    if (deadline.expired()) {
+      const what = "every sentinel to see both peers, the primary and its replicas (link up)";
+      throw new RealRunError(`the sentinels were not ready after ${deadline.elapsedMs()} ms: waited for ${what} (${loadNote()})`, firstSentinel.logTail());
+    }
+    await new Promise((r) => setTimeout(r, ACQUAINT_POLL_MS));
+  }
+}
+
 export async function startFailoverServers(group: ServerGroup, f: RealFailover, aof: AofMode, links: ProxySet, runEndMs: number): Promise<StartedServer[]> {
   const rv = serverVersion("redis-server");
   const sv = serverVersion("redis-sentinel");
@@ -105,23 +118,11 @@ export async function startFailoverServers(group: ServerGroup, f: RealFailover, 
       }),
     ),
   );
-  const deadline = new LoadTolerantDeadline(ACQUAINT_TIMEOUT_MS);
-  // Bounded: ACQUAINT_TIMEOUT_MS of polling, stretched by the machine's load.
-  while (
-    !(await acquainted(
-      ports,
-      replicas.map((r) => r.port),
-    ))
-  ) {
-    if (deadline.expired()) {
-      const what = "every sentinel to see both peers, the primary and its replicas (link up)";
-      throw new RealRunError(
-        `the sentinels were not ready after ${deadline.elapsedMs()} ms: waited for ${what} (${loadNote()})`,
-        sentinels[0]!.process.logTail(),
-      );
-    }
-    await new Promise((r) => setTimeout(r, ACQUAINT_POLL_MS));
-  }
+  await waitAcquainted(
+    ports,
+    replicas.map((r) => r.port),
+    sentinels[0]!.process,
+  );
   const aofText = String(aof || "off");
   const redis = (r: { name: string; host: string; port: number; process: StartedServer["process"] }): StartedServer => ({
     id: r.name,

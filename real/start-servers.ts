@@ -41,40 +41,50 @@ export async function startDesignServers(
     if (!opts.links) throw new Error("redis-failover needs a ProxySet for its replication links");
     return startFailoverServers(group, design.failover, design.redis[0]!.aof, opts.links, opts.runEndMs ?? 0);
   }
-  if (!c) {
-    const v = serverVersion("redis-server");
-    // everysec runs as appendfsync no: the driver plays the fsync, so a crash can lose what a host crash would (real/aof-cut.ts).
-    const redis = await Promise.all(design.redis.map((r) => startRedis(group, { name: r.id, aof: r.aof === "everysec" ? "no" : r.aof })));
-    return redis.map((r, i) => ({
-      id: r.name,
-      kind: "redis-server",
-      process: r.process,
-      endpoint: { id: r.name, host: r.host, port: r.port },
-      binary: v.path,
-      version: v.version,
-      versionLine: v.line,
-      aof:
-        design.redis[i]!.aof === "everysec" ? "everysec (run as appendfsync no, fsync ticks by the driver every 1 s)" : String(design.redis[i]!.aof || "off"),
-    }));
-  }
-  if (c.kind === "etcd") {
-    const v = serverVersion("etcd");
-    const cluster = await startEtcdCluster(group, {
-      size: c.ids.length,
-      namePrefix: "etcd-",
-      ...(peers ? { peerProxy: (name, target, pids) => peers.destination(name, target, pids) } : {}),
-    });
-    return cluster.members.map((m) => ({
-      id: m.name,
-      kind: "etcd",
-      process: m.process,
-      endpoint: { id: m.name, host: LOOPBACK, port: m.clientPort },
-      binary: v.path,
-      version: v.version,
-      versionLine: v.line,
-      aof: "n/a",
-    }));
-  }
+  if (!c) return startRedisServers(group, design);
+  if (c.kind === "etcd") return startEtcdServers(group, c, peers);
+  return startZooKeeperServers(group, c, peers);
+}
+
+type ClusterPlan = NonNullable<RealDesignPlan["cluster"]>;
+
+/** Standalone Redis servers, one per node of the design. */
+async function startRedisServers(group: ServerGroup, design: RealDesignPlan): Promise<StartedServer[]> {
+  const v = serverVersion("redis-server");
+  // everysec runs as appendfsync no: the driver plays the fsync, so a crash can lose what a host crash would (real/aof-cut.ts).
+  const redis = await Promise.all(design.redis.map((r) => startRedis(group, { name: r.id, aof: r.aof === "everysec" ? "no" : r.aof })));
+  return redis.map((r, i) => ({
+    id: r.name,
+    kind: "redis-server",
+    process: r.process,
+    endpoint: { id: r.name, host: r.host, port: r.port },
+    binary: v.path,
+    version: v.version,
+    versionLine: v.line,
+    aof: design.redis[i]!.aof === "everysec" ? "everysec (run as appendfsync no, fsync ticks by the driver every 1 s)" : String(design.redis[i]!.aof || "off"),
+  }));
+}
+
+async function startEtcdServers(group: ServerGroup, c: ClusterPlan, peers: PeerLinks | undefined): Promise<StartedServer[]> {
+  const v = serverVersion("etcd");
+  const cluster = await startEtcdCluster(group, {
+    size: c.ids.length,
+    namePrefix: "etcd-",
+    ...(peers ? { peerProxy: (name, target, pids) => peers.destination(name, target, pids) } : {}),
+  });
+  return cluster.members.map((m) => ({
+    id: m.name,
+    kind: "etcd",
+    process: m.process,
+    endpoint: { id: m.name, host: LOOPBACK, port: m.clientPort },
+    binary: v.path,
+    version: v.version,
+    versionLine: v.line,
+    aof: "n/a",
+  }));
+}
+
+async function startZooKeeperServers(group: ServerGroup, c: ClusterPlan, peers: PeerLinks | undefined): Promise<StartedServer[]> {
   const ensemble = await startZooKeeperEnsemble(group, {
     size: c.ids.length,
     namePrefix: "zk-",

@@ -41,65 +41,58 @@ function whatRanLines(r: RealRunRecord): string[] {
   return lines;
 }
 
+/** What a fault step did on the real servers, by its mechanism: a proxy cut or condition, a clock step, a kill, a stop. */
+function faultStepLine(f: RealRunRecord["real"]["faults"][number]): string {
+  const mechanism = mechanismOf(f.kind);
+  if (mechanism === "proxy-cut" || mechanism === "proxy-heal") {
+    const healed =
+      mechanism === "proxy-heal"
+        ? ""
+        : f.resumedUs !== undefined
+          ? `, healed after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms`
+          : ", not healed within the run";
+    return `  fault step ${f.step}: ${f.kind}${f.target !== "network" ? ` of ${f.target}` : ""} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the cut links hold what they carry (at their proxies; the storage's, in the driver)${healed}`;
+  }
+  if (mechanism === "proxy-condition") {
+    const ended = f.resumedUs !== undefined ? `, ended after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", in force to the run's end";
+    const lost = f.loss ? ` (${f.loss.lostChunks} chunk(s) lost, ${f.loss.resends} resend(s) modelled)` : "";
+    return `  fault step ${f.step}: ${f.kind} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies ${does(f.kind)}${lost}${ended}`;
+  }
+  if (mechanism === "clock-step") {
+    const done = f.wall
+      ? `libfaketime file rewritten: the child's Date.now() ${f.wall.beforeMs} → ${f.wall.afterMs}, a step of ${f.wall.stepMs} ms beyond its monotonic clock`
+      : f.keys
+        ? `emulated (${f.emulated}): ${f.keys.shifted} key TTL(s) shifted, ${f.keys.deleted} key(s) expired at once, in ${(((f.stoppedUs ?? f.startUs) - f.startUs) / 1000).toFixed(1)} ms`
+        : "NOT applied";
+    return `  fault step ${f.step}: ${f.kind} of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${done}`;
+  }
+  if (mechanism !== "stop-signal") {
+    const killed = f.stoppedUs !== undefined ? `killed ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGKILL` : "NOT seen dead";
+    const back =
+      f.resumedUs === undefined
+        ? ", not restarted within the run"
+        : `, restarted after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms${f.readyUs !== undefined ? `, ready ${((f.readyUs - f.resumedUs) / 1000).toFixed(0)} ms later` : ", NOT ready again"}`;
+    const leader = f.resolvedTarget !== undefined ? " (the leader when the step fired)" : "";
+    const cut = f.aofCut
+      ? `, AOF cut ${f.aofCut.fromBytes} → ${f.aofCut.toBytes} bytes (host crash emulated: back to its last fsync tick${f.aofCut.lastTickUs !== undefined ? `, at ${(f.aofCut.lastTickUs / 1000).toFixed(1)} ms` : ""})`
+      : "";
+    return `  fault step ${f.step}: ${f.kind} of ${f.target}${leader} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${killed}${cut}${back}`;
+  }
+  const stop = f.stoppedUs !== undefined ? `stopped ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGSTOP` : "NOT shown stopped";
+  const held =
+    f.releasedUs !== undefined && f.stoppedUs !== undefined
+      ? `, held reply released ${((f.releasedUs - f.stoppedUs) / 1000).toFixed(1)} ms after the stop`
+      : "";
+  const cont = f.resumedUs !== undefined ? `, SIGCONT after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", still stopped at the run's end";
+  return `  fault step ${f.step}: ${f.kind} of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${stop}${held}${cont}`;
+}
+
 export function formatRealRun(r: RealRunRecord, dir: string): string {
   const lines: string[] = [];
   lines.push(`lockstep real ${r.scenario.name} — design ${r.scenario.design}, run ${r.real.run}/${r.real.runs} — ${r.real.note}`);
   lines.push(...whatRanLines(r));
   for (const n of r.real.notApplied) lines.push(`  not applied: ${n}`);
-  for (const f of r.real.faults) {
-    const mechanism = mechanismOf(f.kind);
-    if (mechanism === "proxy-cut" || mechanism === "proxy-heal") {
-      const healed =
-        mechanism === "proxy-heal"
-          ? ""
-          : f.resumedUs !== undefined
-            ? `, healed after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms`
-            : ", not healed within the run";
-      lines.push(
-        `  fault step ${f.step}: ${f.kind}${f.target !== "network" ? ` of ${f.target}` : ""} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the cut links hold what they carry (at their proxies; the storage's, in the driver)${healed}`,
-      );
-      continue;
-    }
-    if (mechanism === "proxy-condition") {
-      const ended = f.resumedUs !== undefined ? `, ended after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", in force to the run's end";
-      const lost = f.loss ? ` (${f.loss.lostChunks} chunk(s) lost, ${f.loss.resends} resend(s) modelled)` : "";
-      lines.push(
-        `  fault step ${f.step}: ${f.kind} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: the links' proxies ${does(f.kind)}${lost}${ended}`,
-      );
-      continue;
-    }
-    if (mechanism === "clock-step") {
-      const done = f.wall
-        ? `libfaketime file rewritten: the child's Date.now() ${f.wall.beforeMs} → ${f.wall.afterMs}, a step of ${f.wall.stepMs} ms beyond its monotonic clock`
-        : f.keys
-          ? `emulated (${f.emulated}): ${f.keys.shifted} key TTL(s) shifted, ${f.keys.deleted} key(s) expired at once, in ${(((f.stoppedUs ?? f.startUs) - f.startUs) / 1000).toFixed(1)} ms`
-          : "NOT applied";
-      lines.push(`  fault step ${f.step}: ${f.kind} of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${done}`);
-      continue;
-    }
-    if (mechanism !== "stop-signal") {
-      const killed = f.stoppedUs !== undefined ? `killed ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGKILL` : "NOT seen dead";
-      const back =
-        f.resumedUs === undefined
-          ? ", not restarted within the run"
-          : `, restarted after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms${f.readyUs !== undefined ? `, ready ${((f.readyUs - f.resumedUs) / 1000).toFixed(0)} ms later` : ", NOT ready again"}`;
-      const leader = f.resolvedTarget !== undefined ? " (the leader when the step fired)" : "";
-      const cut = f.aofCut
-        ? `, AOF cut ${f.aofCut.fromBytes} → ${f.aofCut.toBytes} bytes (host crash emulated: back to its last fsync tick${f.aofCut.lastTickUs !== undefined ? `, at ${(f.aofCut.lastTickUs / 1000).toFixed(1)} ms` : ""})`
-        : "";
-      lines.push(
-        `  fault step ${f.step}: ${f.kind} of ${f.target}${leader} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${killed}${cut}${back}`,
-      );
-      continue;
-    }
-    const stop = f.stoppedUs !== undefined ? `stopped ${((f.stoppedUs - f.startUs) / 1000).toFixed(1)} ms after SIGSTOP` : "NOT shown stopped";
-    const held =
-      f.releasedUs !== undefined && f.stoppedUs !== undefined
-        ? `, held reply released ${((f.releasedUs - f.stoppedUs) / 1000).toFixed(1)} ms after the stop`
-        : "";
-    const cont = f.resumedUs !== undefined ? `, SIGCONT after ${((f.resumedUs - f.startUs) / 1000).toFixed(1)} ms` : ", still stopped at the run's end";
-    lines.push(`  fault step ${f.step}: ${f.kind} of ${f.target} (${f.trigger} trigger) at ${(f.startUs / 1000).toFixed(1)} ms: ${stop}${held}${cont}`);
-  }
+  for (const f of r.real.faults) lines.push(faultStepLine(f));
   for (const c of r.verdicts.results) lines.push(`  ${mark(c.valid)} ${c.checker.padEnd(18)} ${c.summary}`);
   const bad = r.real.checks.filter((c) => !c.ok);
   if (bad.length === 0)

@@ -40,6 +40,58 @@ export interface EtcdCluster {
   endpoints: string;
 }
 
+/** One member's command line. On a restart the data dir exists and etcd ignores the --initial-* flags. */
+function etcdArgs(
+  name: string,
+  dataDir: string,
+  clientUrl: string,
+  peerUrl: string,
+  advertisedPeerUrl: string,
+  cluster: { initialCluster: string; token: string },
+  opts: EtcdClusterOptions,
+): string[] {
+  const { initialCluster, token } = cluster;
+  return [
+    "--name",
+    name,
+    "--data-dir",
+    dataDir,
+    "--listen-client-urls",
+    clientUrl,
+    "--advertise-client-urls",
+    clientUrl,
+    "--listen-peer-urls",
+    peerUrl,
+    "--initial-advertise-peer-urls",
+    advertisedPeerUrl,
+    "--initial-cluster",
+    initialCluster,
+    "--initial-cluster-state",
+    "new",
+    "--initial-cluster-token",
+    token,
+    "--heartbeat-interval",
+    String(opts.heartbeatMs ?? 100),
+    "--election-timeout",
+    String(opts.electionMs ?? 1000),
+    // Disk per member for a short run: etcd 3.4 preallocates 64 MB WAL segments (no flag
+    // changes that), so keep one segment plus the one being prepared, one snapshot, and
+    // bound the backend; a run never writes enough to snapshot at 10 000 transactions.
+    "--max-wals",
+    "1",
+    "--max-snapshots",
+    "1",
+    "--snapshot-count",
+    "10000",
+    "--quota-backend-bytes",
+    String(ETCD_BACKEND_QUOTA_BYTES),
+    "--logger",
+    "zap",
+    "--log-outputs",
+    "stderr",
+  ];
+}
+
 export async function startEtcdCluster(group: ServerGroup, opts: EtcdClusterOptions = {}): Promise<EtcdCluster> {
   const command = findBinary("etcd");
   const size = opts.size ?? 3;
@@ -62,46 +114,7 @@ export async function startEtcdCluster(group: ServerGroup, opts: EtcdClusterOpti
     const clientUrl = `http://${LOOPBACK}:${m.clientPort}`;
     const peerUrl = `http://${LOOPBACK}:${m.peerPort}`;
     const advertisedPeerUrl = `http://${LOOPBACK}:${m.advertisedPeerPort}`;
-    // On a restart the data dir exists and etcd ignores the --initial-* flags.
-    const args = [
-      "--name",
-      m.name,
-      "--data-dir",
-      dataDir,
-      "--listen-client-urls",
-      clientUrl,
-      "--advertise-client-urls",
-      clientUrl,
-      "--listen-peer-urls",
-      peerUrl,
-      "--initial-advertise-peer-urls",
-      advertisedPeerUrl,
-      "--initial-cluster",
-      initialCluster,
-      "--initial-cluster-state",
-      "new",
-      "--initial-cluster-token",
-      token,
-      "--heartbeat-interval",
-      String(opts.heartbeatMs ?? 100),
-      "--election-timeout",
-      String(opts.electionMs ?? 1000),
-      // Disk per member for a short run: etcd 3.4 preallocates 64 MB WAL segments (no flag
-      // changes that), so keep one segment plus the one being prepared, one snapshot, and
-      // bound the backend; a run never writes enough to snapshot at 10 000 transactions.
-      "--max-wals",
-      "1",
-      "--max-snapshots",
-      "1",
-      "--snapshot-count",
-      "10000",
-      "--quota-backend-bytes",
-      String(ETCD_BACKEND_QUOTA_BYTES),
-      "--logger",
-      "zap",
-      "--log-outputs",
-      "stderr",
-    ];
+    const args = etcdArgs(m.name, dataDir, clientUrl, peerUrl, advertisedPeerUrl, { initialCluster, token }, opts);
     const proc = group.add({
       name: m.name,
       kind: `etcd :${m.clientPort}`,

@@ -233,7 +233,15 @@ export class ServerProcess {
     (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
     (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
 
-    const pid = await new Promise<number>((resolve, reject) => {
+    const pid = await this.readPidLine(child);
+    this.serverPid = pid;
+    this.recordPid(pid);
+    if (this.exitInfo === undefined) this._state = "running";
+  }
+
+  /** The watchdog's first stdout line: the server's pid (bounded; the server exiting first fails it). */
+  private readPidLine(child: ChildProcess): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
       let text = "";
       const deadline = new LoadTolerantDeadline(PID_LINE_TIMEOUT_MS);
       let timer: NodeJS.Timeout;
@@ -268,9 +276,6 @@ export class ServerProcess {
       child.stdout?.on("data", onData);
       child.once("exit", onExit);
     });
-    this.serverPid = pid;
-    this.recordPid(pid);
-    if (this.exitInfo === undefined) this._state = "running";
   }
 
   /** Bounded wait for the ready check; a server that exits meanwhile fails at once. */
