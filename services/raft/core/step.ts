@@ -696,10 +696,17 @@ function checkReads<Cmd>(s: RaftState<Cmd>, out: Out<Cmd>): void {
   const reads = s.reads;
   let kept = 0;
   let queued = false;
+  // Reads wait in rounds (many share a seq): the acknowledgements are counted once a round.
+  let countedSeq = NaN;
+  let acked = false;
   for (let i = 0; i < reads.length; i++) {
     const r = reads[i]!;
     if (r.index === undefined && committedInTerm) r.index = s.commitIndex;
-    if (acksOf(s, r.seq) >= q && r.index !== undefined && s.lastApplied >= r.index) {
+    if (r.seq !== countedSeq) {
+      countedSeq = r.seq;
+      acked = acksOf(s, r.seq) >= q;
+    }
+    if (acked && r.index !== undefined && s.lastApplied >= r.index) {
       out.push({ kind: "reply", id: r.id, result: { ok: true } });
     } else {
       reads[kept++] = r;
