@@ -1,5 +1,5 @@
 import { NEMESIS, pairOperations, type FaultValue, type HistoryEvent, type Operation } from "../sim/history.js";
-import { computeHolds, type Hold } from "./holds.js";
+import { computeHolds, sharedHolds, type Hold } from "./holds.js";
 import { forEachPair } from "./pairs.js";
 import { semanticsOf } from "../faults/index.js";
 import type { ChallengeSpec } from "../scenarios/challenge-spec.js";
@@ -74,7 +74,7 @@ export function judgeChallenge(history: readonly HistoryEvent[], spec: Challenge
     if (spec.kind !== "derived") return { ...base, ...metOf(d, spec.kind) };
     // No acquire, no hold (a register's history): computing the holds twice for nothing cost a 1k-op check a tenth of its time.
     if (acquires.length === 0) return { ...base, ...derivedOf(d, { challenged: false, count: 0, why: "" }, () => whyNoOverlap([], acquires)) };
-    return { ...base, ...derivedOf(d, judgeExpiry(history, acquires), () => whyNoOverlap(computeHolds(history), acquires)) };
+    return { ...base, ...derivedOf(d, judgeExpiry(history, acquires), () => whyNoOverlap(sharedHolds(history), acquires)) };
   }
   return { ...base, ...judgeOverlap(history, acquires) };
 }
@@ -205,7 +205,7 @@ function whyNoOverlap(holds: readonly Hold[], acquires: readonly Operation[]): s
 }
 
 function judgeExpiry(history: readonly HistoryEvent[], acquires: readonly Operation[]): Judged {
-  const holds = computeHolds(history);
+  const holds = sharedHolds(history);
   const released = releasesThatFreed(history);
   const ofLock = byLock(holds);
   let count = 0;
@@ -235,7 +235,7 @@ function releasesThatFreed(history: readonly HistoryEvent[]): Map<string, number
 }
 
 function judgeServed(history: readonly HistoryEvent[], acquires: readonly Operation[]): Judged {
-  const holds = computeHolds(history);
+  const holds = sharedHolds(history);
   const ofLock = byLock(holds);
   let count = 0;
   let first: { op: Operation; held: Hold } | undefined;

@@ -1,5 +1,5 @@
 import type { Checker, CheckResult } from "./types.js";
-import { computeHolds, type Hold } from "./holds.js";
+import { computeHolds, sharedHolds, type Hold } from "./holds.js";
 import { STEPS_FLAG, STEPS_MAX_DEFAULT } from "./budget.js";
 
 /**
@@ -40,7 +40,7 @@ export interface MutualExclusionOptions {
 export function mutualExclusionWith(opts: MutualExclusionOptions = {}): Checker {
   return (history, ctx) => {
     const stepsMax = ctx.stepsMax ?? opts.stepsMax ?? MUTUAL_EXCLUSION_STEPS_MAX;
-    const holds = computeHolds(history, ctx.holdsEndAtLease ? { ttlMs: ctx.ttlMs, clockDriftPpmMax: ctx.clockDriftPpmMax } : undefined);
+    const holds = ctx.holdsEndAtLease ? computeHolds(history, { ttlMs: ctx.ttlMs, clockDriftPpmMax: ctx.clockDriftPpmMax }) : sharedHolds(history);
     const byLock = new Map<string, Hold[]>();
     for (const h of holds) {
       const l = byLock.get(h.lock) ?? [];
