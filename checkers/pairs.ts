@@ -19,13 +19,23 @@ export function forEachPair(
   pairer.finish();
 }
 
+/** A process's open invoke (none: `invoke` undefined), kept for the process's next one. */
+interface OpenSlot {
+  invoke: HistoryEvent | undefined;
+  at: number;
+  /** When the process's invoke became open after none was: `finish` reports in this order. */
+  openedOrder: number;
+}
+
 /**
  * forEachPair's rule over a stream: events pushed one at a time (with their position),
- * `finish` at the history's end. Holds one open invoke per process.
+ * `finish` at the history's end. Holds one open invoke per process, in a slot kept
+ * for the process's whole run: a pair costs one map lookup and no allocation (two maps
+ * set and deleted per pair were a few percent of checking a 360,000-event history).
  */
 export class Pairer {
-  private readonly openAt = new Map<string, number>();
-  private readonly openEvent = new Map<string, HistoryEvent>();
+  private readonly slots = new Map<string, OpenSlot>();
+  private opened = 0;
 
   constructor(
     private readonly onPair: (invoke: HistoryEvent, complete: HistoryEvent, invokePosition: number) => void,
@@ -33,24 +43,30 @@ export class Pairer {
   ) {}
 
   push(e: HistoryEvent, position: number = e.index): void {
-    const invoke = this.openEvent.get(e.process);
+    const slot = this.slots.get(e.process);
+    const invoke = slot?.invoke;
     if (e.type === "invoke") {
-      if (invoke !== undefined) this.onUnpaired?.(invoke, this.openAt.get(e.process)!);
-      this.openAt.set(e.process, position);
-      this.openEvent.set(e.process, e);
+      if (slot === undefined) {
+        this.slots.set(e.process, { invoke: e, at: position, openedOrder: this.opened++ });
+        return;
+      }
+      if (invoke !== undefined) this.onUnpaired?.(invoke, slot.at);
+      else slot.openedOrder = this.opened++;
+      slot.invoke = e;
+      slot.at = position;
       return;
     }
     if (invoke === undefined || invoke.f !== e.f) return;
-    const at = this.openAt.get(e.process)!;
-    this.openAt.delete(e.process);
-    this.openEvent.delete(e.process);
-    this.onPair(invoke, e, at);
+    slot!.invoke = undefined;
+    this.onPair(invoke, e, slot!.at);
   }
 
-  /** The history ended: every invoke still open never completes. */
+  /** The history ended: every invoke still open never completes (in the order they became open, as before). */
   finish(): void {
-    if (this.onUnpaired) for (const [p, at] of this.openAt) this.onUnpaired(this.openEvent.get(p)!, at);
-    this.openAt.clear();
-    this.openEvent.clear();
+    if (this.onUnpaired) {
+      const open = [...this.slots.values()].filter((s) => s.invoke !== undefined).sort((a, b) => a.openedOrder - b.openedOrder);
+      for (const s of open) this.onUnpaired(s.invoke!, s.at);
+    }
+    this.slots.clear();
   }
 }
