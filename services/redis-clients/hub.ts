@@ -5,10 +5,10 @@
  *
  * The modules' classes are built inside the realm (IOREDIS_SOURCE in ioredis.ts,
  * NODE_REDIS_SOURCE in node-redis.ts), so no host object is reachable from library code;
- * they build each command's argv there, as strings, and reach the links through a
- * `ClientDriver` whose functions get the membrane's copies of their arguments (argv as
- * host arrays of strings, callbacks as opaque realm functions the host hands back to the
- * membrane) and give realm values. A link is a number.
+ * they build each command's argv there and reach the links through a `ClientDriver`
+ * whose functions get the membrane's copies of their arguments (argv as host arrays of
+ * strings, taken by the membrane's argv crossing; callbacks as opaque realm functions the
+ * host hands back to the membrane) and give realm values. A link is a number.
  */
 import type { Message, ProcessContext } from "../../sim/simulation.js";
 import type { Realm } from "../../sim/sandbox/realm.js";
@@ -33,24 +33,21 @@ export interface ClientDriver {
   resolve(port: unknown, host: unknown): string;
   open(serverId: unknown, policy: unknown, emit: Callback, retry: Callback): number;
   status(link: unknown): string;
-  send(link: unknown, argv: unknown, done: Callback): void;
+  /** A realm function (membrane.argvFunction): `send(link, head, tail?, done)`, false when the module must flatten its argv first. */
+  send: unknown;
   sendBatch(link: unknown, commands: unknown, done: Callback): void;
   end(link: unknown): void;
   sha1(text: unknown): string;
   escape(call: unknown, detail?: unknown): never;
 }
 
-/** A command's argv as the realm-side module built it: strings only (one JSON string as it crosses, or parsed). */
-function argvOf(argv: unknown): string[] {
-  const a = typeof argv === "string" ? (JSON.parse(argv) as unknown) : argv;
-  if (!Array.isArray(a) || !a.every((x) => typeof x === "string")) throw new TypeError("a command's arguments must be strings");
-  return a as string[];
-}
-
-/** A batch's commands, as the realm-side module sent them (one JSON string). */
+/** A batch's commands, as the realm-side module sent them (one JSON string of string arrays). */
 function batchOf(commands: unknown): string[][] {
-  const c = typeof commands === "string" ? (JSON.parse(commands) as unknown) : commands;
-  return (Array.isArray(c) ? c : []).map(argvOf);
+  const c = typeof commands === "string" ? (JSON.parse(commands) as unknown) : undefined;
+  return (Array.isArray(c) ? c : []).map((a: unknown) => {
+    if (!Array.isArray(a) || !a.every((x) => typeof x === "string")) throw new TypeError("a command's arguments must be strings");
+    return a as string[];
+  });
 }
 
 /** SHA-1 of the scripts library code defines, once per worker (a library defines the same few in every simulated process). */
@@ -126,7 +123,7 @@ export class ClientHub {
       resolve: (port, host) => this.resolve(port, host),
       open: (serverId, policy, emit, retry) => this.openFor(flavour, String(serverId), (policy ?? {}) as Record<string, unknown>, emit, retry),
       status: (h) => link(h).status,
-      send: (h, argv, done) => link(h).send({ argv: argvOf(argv) }, answer(done)),
+      send: membrane.argvFunction((h, argv, done) => link(h).send({ argv }, answer(done)), "send"),
       sendBatch: (h, commands, done) => link(h).send({ batch: batchOf(commands) }, answer(done)),
       end: (h) => link(h).end(),
       sha1: (text) => sha1Of(String(text)),

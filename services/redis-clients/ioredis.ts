@@ -87,8 +87,15 @@ const IOREDIS: ClientFlavour = {
 /** Evaluated in the realm: (driver, EventEmitter, commands) => the ioredis module. */
 const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS, stringify) {
   "use strict";
-  // A command crosses to the host as one JSON string of its argv (stringify is the prelude's own).
-  const send = (link, argv, done) => driver.send(link, stringify(argv), done);
+  // A command crosses as a head this module made and the library's argument list as the tail;
+  // the host takes them when all are strings or numbers (hub.ts), else says false and the
+  // argv is flattened here. A batch crosses as one JSON string (stringify is the prelude's own).
+  const sendArgs = (link, head, tail, done) => {
+    if (driver.send(link, head, tail, done)) return;
+    const argv = flatten(head, []);
+    driver.send(link, tail === undefined ? argv : flatten(tail, argv), undefined, done);
+  };
+  const send = (link, argv, done) => sendArgs(link, argv, undefined, done);
   const sendBatch = (link, commands, done) => driver.sendBatch(link, stringify(commands), done);
   const { Promise, Error, Map, Array } = globalThis;
   const links = new WeakMap();
@@ -104,7 +111,6 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS, str
     }
     return out;
   };
-  const argvOf = (name, args) => flatten([name, args], []);
   const splitCallback = (args) => {
     const last = args[args.length - 1];
     return typeof last === "function" ? { args: args.slice(0, -1), cb: last } : { args };
@@ -172,7 +178,7 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS, str
     }
     call(name, ...rest) {
       const { args, cb } = splitCallback(rest);
-      return settle((done) => send(links.get(this), argvOf(name, args), done), cb);
+      return settle((done) => sendArgs(links.get(this), [name], args, done), cb);
     }
     send_command(name, ...rest) {
       return this.call(name, ...rest);
@@ -184,11 +190,11 @@ const IOREDIS_SOURCE = String.raw`(function (driver, EventEmitter, COMMANDS, str
       const keys = def.numberOfKeys;
       const run = (rest) => {
         const { args, cb } = splitCallback(rest);
-        const tail = keys === undefined ? args : [String(keys), args];
         const link = links.get(this);
+        const head = (name, body) => (keys === undefined ? [name, body] : [name, body, String(keys)]);
         return settle((done) => {
-          send(link, argvOf("EVALSHA", [sha, tail]), (err, value) => {
-            if (err && err.name === "ReplyError" && String(err.message).startsWith("NOSCRIPT")) send(link, argvOf("EVAL", [lua, tail]), done);
+          sendArgs(link, head("EVALSHA", sha), args, (err, value) => {
+            if (err && err.name === "ReplyError" && String(err.message).startsWith("NOSCRIPT")) sendArgs(link, head("EVAL", lua), args, done);
             else done(err, value);
           });
         }, cb);

@@ -83,8 +83,11 @@ const NODE_REDIS: ClientFlavour = {
 /** Evaluated in the realm: (driver, EventEmitter) => the node-redis module. */
 const NODE_REDIS_SOURCE = `(function (driver, EventEmitter, stringify) {
   "use strict";
-  // A command crosses to the host as one JSON string of its argv (stringify is the prelude's own).
-  const send = (link, argv, done) => driver.send(link, stringify(argv), done);
+  // A command's argv (all strings) crosses as the prelude copies it (hub.ts); a batch as one
+  // JSON string (stringify is the prelude's own).
+  const send = (link, argv, done) => {
+    if (!driver.send(link, argv, undefined, done)) throw new TypeError("a command's arguments must be strings");
+  };
   const sendBatch = (link, commands, done) => driver.sendBatch(link, stringify(commands), done);
   const { Promise, Error, WeakMap } = globalThis;
   const BUILDERS = ${BUILDERS_SOURCE};

@@ -110,6 +110,7 @@ export function hostBridge(realm: BridgeRealm, m: () => Membrane): Record<string
     clearTimer: (id: unknown) => realm.timers.clear(id),
     refreshTimer: (id: number) => realm.timers.refresh(id),
     call: (id: number, args: unknown, isNew: boolean) => m().callHost(id, args, isNew === true),
+    callArgv: (id: number, link: unknown, head: unknown, tail: unknown, done: unknown) => m().callArgv(id, link, head, tail, done),
     settled: (token: unknown, ok: unknown, value: unknown) => m().settled(token, ok, value),
     ...backedCalls(m),
     // The host functions the prelude wraps as it starts, by their numbers in every membrane's table.

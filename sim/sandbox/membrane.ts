@@ -7,7 +7,8 @@
  *   calls only the prelude's own functions (captured when the realm was made, before any
  *   library code ran), which reach library functions with the realm's captured intrinsics
  *   (`invoke`, `invokeMethod`, `settle`), read library objects in the realm (`readFields`,
- *   `describe`), and copy what library code hands a host function (`copyArgs`).
+ *   `describe`), and copy what library code hands a host function (`copyArgs`; a
+ *   command's argv with one spread, `argvFunction`).
  * - Every value crossing is copied or wrapped: host data becomes realm data built by the
  *   prelude's factories (`toRealm`), a host function a realm function that calls it by its
  *   number here, a host object behind a host-backed class a number; the prelude's copies
@@ -36,6 +37,7 @@ export interface PreludeExports {
   readFields(v: unknown, names: unknown): Record<string, unknown>;
   describe(e: unknown, withStack: boolean): string;
   wrapFn(id: number, name: string): unknown;
+  wrapArgvFn(id: number, name: string): unknown;
   backedOf(name: string): { adopt(h: number): object };
   bufferView(ab: ArrayBufferLike, off: number, len: number): Uint8Array;
   bufferOf(len: number): Uint8Array;
@@ -81,6 +83,7 @@ const PRELUDE_KEYS: Record<keyof PreludeExports, true> = {
   readFields: true,
   describe: true,
   wrapFn: true,
+  wrapArgvFn: true,
   backedOf: true,
   bufferView: true,
   bufferOf: true,
@@ -146,6 +149,23 @@ function isHostObject(o: object): boolean {
     p = q;
   }
   return false;
+}
+
+/**
+ * Append the elements of `a`, an array the prelude made (own data properties), to `out` as
+ * strings: false when `a` is not an array or an element is neither a string nor a number
+ * (only its typeof is read). A number's string is the language's, as String(x) in the realm.
+ */
+function stringsInto(a: unknown, out: string[]): boolean {
+  if (!Array.isArray(a)) return false;
+  const n = a.length;
+  for (let i = 0; i < n; i++) {
+    const x: unknown = a[i];
+    if (typeof x === "string") out.push(x);
+    else if (typeof x === "number") out.push(String(x));
+    else return false;
+  }
+  return true;
 }
 
 /** Globals whose real counterparts on the context's own global read the host: never deletable. */
@@ -328,6 +348,15 @@ export class Membrane {
     return w;
   }
 
+  /**
+   * The realm function `(link, head, tail?, done)` that calls host function `f(link, argv,
+   * done)` when every element of head and tail is a string or a number (argv: their strings),
+   * and returns true; false, calling nothing, when one is not (the caller flattens it itself).
+   */
+  argvFunction(f: (link: number, argv: string[], done: unknown) => void, name = f.name): unknown {
+    return this.p.wrapArgvFn(this.fnId(f as (...a: unknown[]) => unknown), name);
+  }
+
   /** The number the prelude calls host function `f` by. */
   fnId(f: (...a: unknown[]) => unknown): number {
     this.hostFns.push(f);
@@ -424,6 +453,16 @@ export class Membrane {
       const a = this.argsFromRealm(args);
       return isNew ? Reflect.construct(f, a) : apply(f, undefined, a);
     });
+  }
+
+  /** The bridge's `callArgv` (argvFunction): head and tail are arrays the prelude copied with Array.of, or null. */
+  callArgv(id: number, link: unknown, head: unknown, tail: unknown, done: unknown): boolean {
+    const f = this.hostFns[id];
+    if (f === undefined) throw this.error(new TypeError("not a function"));
+    const argv: string[] = [];
+    if (!stringsInto(head, argv) || (tail !== undefined && !stringsInto(tail, argv))) return false;
+    this.guardHost(() => apply(f, undefined, [link, argv, done]));
+    return true;
   }
 
   /** Run host work for realm code: its result into the realm, a host error as a realm error. */

@@ -429,6 +429,16 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   function wrapFn(id, name) {
     return { [name]: function (...args) { return host.call(id, copyArgs(args), new.target !== undefined); } }[name];
   }
+  // A host function a simulated client module calls once per command, with (link, head, tail,
+  // callback): head and tail are copied by a spread into an array literal (own data
+  // properties; V8 copies a plain array natively, where copyArgs runs realm code per
+  // element), and the host takes them only when every element is a string or a number.
+  function wrapArgvFn(id, name) {
+    return { [name]: function (link, head, tail, done) {
+      return host.callArgv(id, typeof link === "number" ? link : -1, argvCopy(head), tail === undefined ? undefined : argvCopy(tail), typeof done === "function" ? done : undefined);
+    } }[name];
+  }
+  const argvCopy = (a) => (isArray(a) ? [...a] : null);
   // A realm class whose instances hold a host object's number (in a WeakMap only this
   // closure sees); methods and accessors run on it through the bridge.
   const BACKED = {
@@ -726,7 +736,7 @@ export const PRELUDE_SOURCE = String.raw`(function (host) {
   });
   return {
     promisify, callbackify, timersPromises, settle, queueMicrotask, nextTick, turnCounts, runTicks, invoke, invokeMethod, list, readFields, describe,
-    globals: out, lazyGlobals: lazy, wrapFn, backedOf, bufferView, bufferOf, typedOf, makeRequire, makeModule, runModule, exportsOf, makeError, freshObject, freshNull, freshArray, put,
+    globals: out, lazyGlobals: lazy, wrapFn, wrapArgvFn, backedOf, bufferView, bufferOf, typedOf, makeRequire, makeModule, runModule, exportsOf, makeError, freshObject, freshNull, freshArray, put,
     getBuffer, copyArgs, inspect, format, call, stringify, objectOf,
   };
 })`;
