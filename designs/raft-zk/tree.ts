@@ -47,7 +47,12 @@ interface ZNode extends OwnFormEntry {
   children: Set<string>;
   /** Next sequence number for a sequential child (ZooKeeper uses the parent's cversion). */
   seqNext: number;
+  /** The node at parentOf(path) (none for "/"): a remove then looks up no parent by path. */
+  [PARENT]: ZNode | undefined;
 }
+
+/** A symbol, so the parent link is no field of the node's form (a digest writes string keys only). */
+const PARENT: unique symbol = Symbol("parent node");
 
 export interface SessionInfo extends OwnFormEntry {
   id: number;
@@ -200,6 +205,8 @@ function copyOfTree(t: ZkTreeCopy): {
 } {
   const nodes = new Map<string, ZNode>();
   for (const [path, n] of t.nodes) nodes.set(path, { ...n, children: n.children === NO_CHILDREN ? n.children : new Set(n.children) });
+  // The copies' parent links point at the copies, not at the nodes copied.
+  for (const [path, n] of nodes) if (path !== "/") n[PARENT] = nodes.get(parentOf(path));
   const sessions = new Map<number, SessionInfo>();
   for (const [id, si] of t.sessions) sessions.set(id, { ...si, ephemerals: new Set(si.ephemerals) });
   const lingering = new Map<number, Set<string>>();
@@ -223,7 +230,17 @@ export class ZkTree {
   #deadSessionsForm: string | undefined = undefined;
 
   constructor() {
-    this.nodes.set("/", { data: "", czxid: 0, mzxid: 0, version: 0, ephemeralOwner: 0, children: new Set(), seqNext: 0, [FORM_ENTRY]: undefined });
+    this.nodes.set("/", {
+      data: "",
+      czxid: 0,
+      mzxid: 0,
+      version: 0,
+      ephemeralOwner: 0,
+      children: new Set(),
+      seqNext: 0,
+      [FORM_ENTRY]: undefined,
+      [PARENT]: undefined,
+    });
   }
 
   /**
@@ -327,7 +344,17 @@ export class ZkTree {
 
   /** `parent` is the node at parentOf(path), which the caller has. */
   private insert(path: string, parent: ZNode, data: string, ephemeralOwner: number, zxid: number, events: ZkEvent[]): ZNode {
-    const n: ZNode = { data, czxid: zxid, mzxid: zxid, version: 0, ephemeralOwner, children: NO_CHILDREN as Set<string>, seqNext: 0, [FORM_ENTRY]: undefined };
+    const n: ZNode = {
+      data,
+      czxid: zxid,
+      mzxid: zxid,
+      version: 0,
+      ephemeralOwner,
+      children: NO_CHILDREN as Set<string>,
+      seqNext: 0,
+      [FORM_ENTRY]: undefined,
+      [PARENT]: parent,
+    };
     this.nodes.set(path, n);
     if (parent.children === NO_CHILDREN) parent.children = new Set();
     parent.children.add(baseName(path));
@@ -339,7 +366,7 @@ export class ZkTree {
   /** Remove `n`, the node at `path`. */
   private remove(path: string, n: ZNode, events: ZkEvent[]): void {
     this.nodes.delete(path);
-    const parent = this.nodes.get(parentOf(path));
+    const parent = n[PARENT];
     if (parent !== undefined) {
       parent.children.delete(baseName(path));
       parent[FORM_ENTRY] = undefined;

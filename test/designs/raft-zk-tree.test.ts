@@ -135,3 +135,24 @@ describe("Raft service options", () => {
     }
   });
 });
+
+describe("ZkTree snapshot and restore", () => {
+  it("a node deleted after a restore leaves its restored parent's children, so the parent can go too", () => {
+    const tree = new ZkTree();
+    run(tree, [session(), create(1, "/locks/a", { parents: true }), create(1, "/locks/a/n", { ephemeral: true })]);
+    const copy = tree.snapshot();
+    run(tree, [{ kind: "delete", sessionId: 1, path: "/locks/a/n", version: -1 }]);
+    tree.restore(copy);
+    expect(tree.getChildren("/locks/a")).toEqual(["n"]);
+    const [removed, parentRemoved] = run(tree, [
+      { kind: "delete", sessionId: 1, path: "/locks/a/n", version: -1 },
+      { kind: "delete", sessionId: 1, path: "/locks/a", version: -1 },
+    ]);
+    expect(removed).toMatchObject({ ok: true });
+    expect(parentRemoved).toMatchObject({ ok: true });
+    expect(tree.getChildren("/locks")).toEqual([]);
+    // The snapshot is as it was: restored again, the child is back.
+    tree.restore(copy);
+    expect(tree.getChildren("/locks/a")).toEqual(["n"]);
+  });
+});
