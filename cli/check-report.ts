@@ -19,6 +19,39 @@ import { lockstepVersion } from "../harness/version.js";
 export const IMPORTED_NOTE = "imported history: not a lockstep run, nothing to replay";
 const RECHECK = "check it again: ";
 
+/** The history's client processes (not the nemesis or storage) and locks, in order of first appearance. */
+function actorsOf(history: readonly HistoryEvent[]): { clients: string[]; locks: string[] } {
+  const clients: string[] = [];
+  const seen = new Set<string>([NEMESIS, "storage"]);
+  const locks: string[] = [];
+  for (const e of history) {
+    if (!seen.has(e.process)) {
+      seen.add(e.process);
+      clients.push(e.process);
+    }
+    if (e.lock !== undefined && !locks.includes(e.lock)) locks.push(e.lock);
+  }
+  return { clients, locks };
+}
+
+/** A workload for the report to read: the history's locks, the check's TTL and fencing, nothing it did not say. */
+function importedWorkload(locks: string[], ctx: CheckContext): RunRecord["scenario"]["workload"] {
+  return {
+    locks,
+    ttlMs: ctx.ttlMs ?? 0,
+    waitMs: 0,
+    workMs: 0,
+    thinkMs: 0,
+    thinkJitterMs: 0,
+    fencing: ctx.fencing ?? false,
+    ownerCheck: false,
+    resourceTimeoutMs: 0,
+    extendTtlMs: 0,
+    renewEveryMs: 0,
+    validityCheck: "before-read",
+  };
+}
+
 /** A RunRecord for an imported history: the fields a report reads, filled from the history. */
 export function recordForImported(
   file: string,
@@ -31,16 +64,7 @@ export function recordForImported(
   /** What check said about the file (raised :time values, no :time): the page says it too. */
   notes: readonly string[] = [],
 ): RunRecord {
-  const clients: string[] = [];
-  const seen = new Set<string>([NEMESIS, "storage"]);
-  const locks: string[] = [];
-  for (const e of history) {
-    if (!seen.has(e.process)) {
-      seen.add(e.process);
-      clients.push(e.process);
-    }
-    if (e.lock !== undefined && !locks.includes(e.lock)) locks.push(e.lock);
-  }
+  const { clients, locks } = actorsOf(history);
   const endUs = history.length > 0 ? history[history.length - 1]!.timeUs : 0;
   const fencingTokens = history.some((e) => e.f === "acquire" && e.type === "ok" && typeof (e.value as { token?: unknown } | undefined)?.token === "number");
   const name = basename(file);
@@ -54,20 +78,7 @@ export function recordForImported(
       design: `imported (${format})`,
       expect: verdicts.outcome === "unknown" || verdicts.outcome === "not-challenged" ? "safe" : verdicts.outcome,
       clients: clients.map((id) => ({ id, startMs: 0 })),
-      workload: {
-        locks,
-        ttlMs: ctx.ttlMs ?? 0,
-        waitMs: 0,
-        workMs: 0,
-        thinkMs: 0,
-        thinkJitterMs: 0,
-        fencing: ctx.fencing ?? false,
-        ownerCheck: false,
-        resourceTimeoutMs: 0,
-        extendTtlMs: 0,
-        renewEveryMs: 0,
-        validityCheck: "before-read",
-      },
+      workload: importedWorkload(locks, ctx),
       faults: [],
     },
     seed: 0,

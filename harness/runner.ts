@@ -13,6 +13,7 @@ import { drawNemesis } from "./nemesis.js";
 import { conditionLinks, LINK_SETTINGS, referencedProcesses } from "../scenarios/schema.js";
 import type { LinkOptions } from "../sim/network.js";
 import { designByName, DESIGNS } from "../designs/index.js";
+import type { DesignEntry, DesignInstance } from "../designs/types.js";
 import { RESOURCE_ID, resourceNode, type Resource } from "../services/storage/resource.js";
 
 /**
@@ -81,8 +82,7 @@ function nemesisDraw(s: Scenario, serverIds: readonly string[], rng: Rng): Fault
  */
 export function nemesisSteps(s: Scenario, seed: number): { steps: FaultStep[]; serverIds: readonly string[] } {
   if (!s.nemesis) return { steps: [], serverIds: [] };
-  const design = designByName(s.design);
-  if (!design) throw new InputError(s.file, "design", `unknown design "${s.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
+  const design = designOf(s);
   const options = design.parseOptions(s.designOptions, s.file, "designOptions");
   const { links: _conditions, ...network } = s.network;
   const sim = new Simulation({ seed: `lockstep:${seed}`, network });
@@ -90,11 +90,38 @@ export function nemesisSteps(s: Scenario, seed: number): { steps: FaultStep[]; s
   return { steps: nemesisDraw(s, instance.serverIds, sim.rng), serverIds: instance.serverIds };
 }
 
-function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>, opts: RunOptions): RunOutput {
+function designOf(s: Scenario): DesignEntry {
   const design = designByName(s.design);
-  if (!design) {
-    throw new InputError(s.file, "design", `unknown design "${s.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
+  if (!design) throw new InputError(s.file, "design", `unknown design "${s.design}"; expected one of: ${DESIGNS.map((d) => d.name).join(", ")}`);
+  return design;
+}
+
+/** The scenario's clients, each running the workload against its own client of the design. */
+function addClients(sim: Simulation, s: Scenario, instance: DesignInstance, processOptions: (id: string) => ProcessOptions, endUs: number): void {
+  for (const c of s.clients) {
+    if (sim.processes.has(c.id)) throw new InputError(s.file, "clients", `client id "${c.id}" clashes with a server process`);
+    // A client that crashes and restarts comes back as a fresh process would: a new
+    // library instance (no memory of its grants) and a new workload loop.
+    sim.addProcess(c.id, "client", processOptions(c.id), (ctx, restarted) => {
+      const locks = instance.createClient(ctx);
+      const client = restarted ? { ...c, startMs: 0 } : c;
+      ctx.spawn(clientLoop(ctx, locks, { spec: s.workload, client, endMonoUs: ctx.proc.mono.read(endUs) }));
+      return { onMessage: (from, msg) => locks.onMessage?.(from, msg) };
+    });
   }
+}
+
+/** Every process a fault or condition names exists, once all are added. */
+function checkReferencedProcesses(sim: Simulation, s: Scenario): void {
+  for (const ref of referencedProcesses(s)) {
+    if (!sim.processes.has(ref.id)) {
+      throw new InputError(s.file, ref.field, `unknown process "${ref.id}"; expected one of: ${[...sim.processes.keys()].join(", ")}`);
+    }
+  }
+}
+
+function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>, opts: RunOptions): RunOutput {
+  const design = designOf(s);
   const options = design.parseOptions(s.designOptions, s.file, "designOptions");
   design.checkWorkload?.(options, s.workload, s.file);
   // The seed alone picks the dice: a scenario copied under another name replays the same.
@@ -133,22 +160,8 @@ function runScenarioInner(s: Scenario, seed: number, limits: Partial<SimLimits>,
   // Faults first: a step triggered by a client's very first event must see it.
   // (Process ids are checked below, once every process exists; nothing fires before run().)
   new FaultSchedule(sim, faults).install();
-  for (const c of s.clients) {
-    if (sim.processes.has(c.id)) throw new InputError(s.file, "clients", `client id "${c.id}" clashes with a server process`);
-    // A client that crashes and restarts comes back as a fresh process would: a new
-    // library instance (no memory of its grants) and a new workload loop.
-    sim.addProcess(c.id, "client", processOptions(c.id), (ctx, restarted) => {
-      const locks = instance.createClient(ctx);
-      const client = restarted ? { ...c, startMs: 0 } : c;
-      ctx.spawn(clientLoop(ctx, locks, { spec: s.workload, client, endMonoUs: ctx.proc.mono.read(endUs) }));
-      return { onMessage: (from, msg) => locks.onMessage?.(from, msg) };
-    });
-  }
-  for (const ref of referencedProcesses(s)) {
-    if (!sim.processes.has(ref.id)) {
-      throw new InputError(s.file, ref.field, `unknown process "${ref.id}"; expected one of: ${[...sim.processes.keys()].join(", ")}`);
-    }
-  }
+  addClients(sim, s, instance, processOptions, endUs);
+  checkReferencedProcesses(sim, s);
   const clocks = new ClockSampler(sim, endUs);
   clocks.start();
 

@@ -53,6 +53,41 @@ function lockOf(o: AuditFlags): LockUnderTest {
   });
 }
 
+/** `audit`: the attacks on the simulator (or, with --real, on real servers), then the report. */
+async function auditAction(o: AuditFlags, cmd: Command): Promise<void> {
+  checkRealFlags(cmd, o);
+  const lock = lockOf(o);
+  if (o.real) return auditReal(o, lock, attacksNamed(o.attacks?.split(",")));
+  const seeds = parsePositiveInt(o.seeds, "--seeds");
+  const attacks = attacksNamed(o.attacks?.split(","));
+  if (o.out) checkOutputDir(o.out);
+  const workers = o.workers !== undefined ? parsePositiveInt(o.workers, "--workers") : defaultWorkers();
+  const shard = o.shard !== undefined ? parseShard(o.shard, "--shard") : undefined;
+  const explore = o.explore !== undefined ? { draws: parsePositiveInt(o.explore, "--explore"), seed: parseSeed(o.exploreSeed, "--explore-seed") } : undefined;
+  if (explore && shard) throw new InputError("<arg>", "--explore", "no --shard: the generated schedules are one search, run it in one audit");
+  const confirmRuns =
+    o.confirmReal === undefined ? undefined : o.confirmReal === true ? CONFIRM_REAL_RUNS_DEFAULT : parsePositiveInt(String(o.confirmReal), "--confirm-real");
+  if (confirmRuns !== undefined && !o.out)
+    throw new InputError("<arg>", "--confirm-real", "--out <dir> too: the counterexamples real mode replays are written there");
+  const result = await runAuditOnThreads(lock, {
+    seeds,
+    attacks,
+    workers,
+    ...(shard ? { shard } : {}),
+    ...(o.out ? { out: o.out } : {}),
+    progress: (done, of, row) => process.stderr.write(`[${done}/${of}] ${row.attack}: ${row.refused !== undefined ? "refused" : row.finding}\n`),
+    note: (line) => process.stderr.write(`${line}\n`),
+    runnable: realRunnable,
+    ...(explore ? { explore } : {}),
+  });
+  if (confirmRuns !== undefined && o.out) {
+    await confirmCauses(result, lock, { runs: confirmRuns, progress: (line) => process.stderr.write(`${line}\n`) });
+    writeAuditFiles(result, join(o.out, "audit.json"), { force: true });
+  }
+  process.stdout.write(formatAudit(result));
+  setExitCode(result.yourCode.length > 0 ? EXIT.auditYourCode : EXIT.ok);
+}
+
 export function registerAudit(program: Command): void {
   program
     .command("audit")
@@ -78,42 +113,5 @@ export function registerAudit(program: Command): void {
     .option(...LOCK_CMD_FLAG)
     .option("--runs <n>", "with --real: real runs per attack, on the lock and on the reference each (default 5)")
     .option("--time-scale <x>", "with --real: multiply the attacks' times by x (as `lockstep real --time-scale`)")
-    .action(async (o: AuditFlags, cmd: Command) => {
-      checkRealFlags(cmd, o);
-      const lock = lockOf(o);
-      if (o.real) return auditReal(o, lock, attacksNamed(o.attacks?.split(",")));
-      const seeds = parsePositiveInt(o.seeds, "--seeds");
-      const attacks = attacksNamed(o.attacks?.split(","));
-      if (o.out) checkOutputDir(o.out);
-      const workers = o.workers !== undefined ? parsePositiveInt(o.workers, "--workers") : defaultWorkers();
-      const shard = o.shard !== undefined ? parseShard(o.shard, "--shard") : undefined;
-      const explore =
-        o.explore !== undefined ? { draws: parsePositiveInt(o.explore, "--explore"), seed: parseSeed(o.exploreSeed, "--explore-seed") } : undefined;
-      if (explore && shard) throw new InputError("<arg>", "--explore", "no --shard: the generated schedules are one search, run it in one audit");
-      const confirmRuns =
-        o.confirmReal === undefined
-          ? undefined
-          : o.confirmReal === true
-            ? CONFIRM_REAL_RUNS_DEFAULT
-            : parsePositiveInt(String(o.confirmReal), "--confirm-real");
-      if (confirmRuns !== undefined && !o.out)
-        throw new InputError("<arg>", "--confirm-real", "--out <dir> too: the counterexamples real mode replays are written there");
-      const result = await runAuditOnThreads(lock, {
-        seeds,
-        attacks,
-        workers,
-        ...(shard ? { shard } : {}),
-        ...(o.out ? { out: o.out } : {}),
-        progress: (done, of, row) => process.stderr.write(`[${done}/${of}] ${row.attack}: ${row.refused !== undefined ? "refused" : row.finding}\n`),
-        note: (line) => process.stderr.write(`${line}\n`),
-        runnable: realRunnable,
-        ...(explore ? { explore } : {}),
-      });
-      if (confirmRuns !== undefined && o.out) {
-        await confirmCauses(result, lock, { runs: confirmRuns, progress: (line) => process.stderr.write(`${line}\n`) });
-        writeAuditFiles(result, join(o.out, "audit.json"), { force: true });
-      }
-      process.stdout.write(formatAudit(result));
-      setExitCode(result.yourCode.length > 0 ? EXIT.auditYourCode : EXIT.ok);
-    });
+    .action(auditAction);
 }

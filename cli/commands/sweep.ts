@@ -107,6 +107,23 @@ interface Parsed {
   reportsMax: number;
 }
 
+/** The command that resumes an interrupted sweep where it stopped. */
+function resumeCommand(name: string, opts: SweepFlags, p: Parsed, dir: string): string {
+  const { range, shard, limit, reportsMax } = p;
+  return [
+    "npx lockstep sweep",
+    shellWord(name),
+    `--seeds ${range.from}..${range.to}`,
+    ...(shard ? [`--shard ${shard.index}/${shard.count}`] : []),
+    ...(opts.lock ? [`--lock ${shellWord(opts.lock)}`] : []),
+    ...(opts.checkDeterminism ? ["--check-determinism"] : []),
+    `--failing-max ${limit}`,
+    `--reports ${reportsMax}`,
+    `--out ${shellWord(dir)}`,
+    "--resume",
+  ].join(" ");
+}
+
 async function sweepWith(name: string, opts: SweepFlags, p: Parsed, threads: Worker[]): Promise<void> {
   const { range, shard, workers, limit, reportsMax } = p;
   const [{ loadScenario }, { runSweep }, { CANNOT_VARY }] = await Promise.all([
@@ -145,18 +162,7 @@ async function sweepWith(name: string, opts: SweepFlags, p: Parsed, threads: Wor
   }
   const { summary } = result;
   if (result.interrupted) {
-    const resume = [
-      "npx lockstep sweep",
-      shellWord(name),
-      `--seeds ${range.from}..${range.to}`,
-      ...(shard ? [`--shard ${shard.index}/${shard.count}`] : []),
-      ...(opts.lock ? [`--lock ${shellWord(opts.lock)}`] : []),
-      ...(opts.checkDeterminism ? ["--check-determinism"] : []),
-      `--failing-max ${limit}`,
-      `--reports ${reportsMax}`,
-      `--out ${shellWord(dir)}`,
-      "--resume",
-    ].join(" ");
+    const resume = resumeCommand(name, opts, p, dir);
     const partial = { ...summary, partial: true as const, resume };
     writeJsonAtomic(summaryPath, partial, write);
     process.stdout.write(opts.json ? terminalJson(partial) : formatSweepSummary(summary, [summaryPath]));

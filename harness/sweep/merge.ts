@@ -17,27 +17,12 @@ export function mergeSummaries(parts: ReadonlyArray<{ file: string; summary: Swe
   const a = parts[0]!.summary;
   const summaries = parts.map((p) => p.summary);
   const runs = summaries.reduce((n, s) => n + s.runs, 0);
-  const addRates = (get: (s: SweepSummary) => RateCi | undefined): RateCi => {
-    let v = 0;
-    let u = 0;
-    let na = 0;
-    for (const s of summaries) {
-      const r = get(s);
-      v += r?.violations ?? 0;
-      u += r?.unknown ?? 0;
-      na += r?.notApplicable ?? 0;
-    }
-    return rateCi(v, u, runs, na);
-  };
+  const addRates = (get: (s: SweepSummary) => RateCi | undefined): RateCi => sumRates(summaries, runs, get);
   const checkerNames: string[] = [];
   for (const s of summaries) for (const c of Object.keys(s.checkers)) if (!checkerNames.includes(c)) checkerNames.push(c);
   const checkers: Record<string, RateCi> = {};
   for (const c of checkerNames) checkers[c] = addRates((s) => s.checkers[c]);
-  const outcomes: Partial<Record<Outcome, number>> = {};
-  for (const o of OUTCOMES) {
-    const n = summaries.reduce((k, s) => k + (s.outcomes[o] ?? 0), 0);
-    if (n > 0) outcomes[o] = n;
-  }
+  const outcomes = sumOutcomes(summaries);
   const limit = Math.min(...summaries.map((s) => s.failingSeeds.limit));
   const firstOf = (get: (s: SweepSummary) => number[]): number[] =>
     summaries
@@ -79,6 +64,29 @@ export function mergeSummaries(parts: ReadonlyArray<{ file: string; summary: Swe
       reports: summaries.flatMap((s) => s.execution.reports).sort((x, y) => x.seed - y.seed),
     },
   };
+}
+
+/** One rate over all shards: the counts added, the interval over all runs. */
+function sumRates(summaries: readonly SweepSummary[], runs: number, get: (s: SweepSummary) => RateCi | undefined): RateCi {
+  let v = 0;
+  let u = 0;
+  let na = 0;
+  for (const s of summaries) {
+    const r = get(s);
+    v += r?.violations ?? 0;
+    u += r?.unknown ?? 0;
+    na += r?.notApplicable ?? 0;
+  }
+  return rateCi(v, u, runs, na);
+}
+
+function sumOutcomes(summaries: readonly SweepSummary[]): Partial<Record<Outcome, number>> {
+  const outcomes: Partial<Record<Outcome, number>> = {};
+  for (const o of OUTCOMES) {
+    const n = summaries.reduce((k, s) => k + (s.outcomes[o] ?? 0), 0);
+    if (n > 0) outcomes[o] = n;
+  }
+  return outcomes;
 }
 
 /** Refuse summaries of different scenarios, seed ranges, formats or lockstep versions. */

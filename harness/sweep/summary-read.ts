@@ -69,18 +69,7 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
   const lf = f.object("lockstep").only(["version"]);
   const lockstep = { version: lf.string("version") };
   const scenario = parseScenarioRef(f.object("scenario"));
-  const rf = f.object("seeds").only(["from", "to"]);
-  const seeds = { from: rf.number("from", SEED), to: rf.number("to", SEED) };
-  if (seeds.to < seeds.from) rf.fail("to", `expected at least seeds.from (${seeds.from})`);
-  const size = rangeSize(seeds);
-
-  const shards = f.array("shards").map((x, i) => parseShard(f.item("shards", i, x), seeds));
-  if (shards.length === 0) f.fail("shards", "expected at least one shard");
-  const shardRuns = shards.reduce((n, s) => n + rangeSize(s), 0);
-  const runs = f.number("runs", { integer: true, min: 0, max: size });
-  if (runs !== shardRuns) f.fail("runs", `expected ${shardRuns} (the seeds of its shards)`);
-  const complete = f.boolean("complete");
-  if (complete !== (runs === size)) f.fail("complete", `expected ${runs === size} (${runs} of the range's ${size} seeds)`);
+  const { seeds, shards, runs, complete } = parseCoverage(f);
   const inShards = (seed: number): boolean => shards.some((s) => seed >= s.from && seed <= s.to);
 
   const rate = (name: string, from: Fields = f): RateCi => parseRate(from.object(name), runs);
@@ -89,13 +78,7 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
   const checkers = parseCheckerRates(f.object("checkers"), runs);
   const outcomes = parseOutcomes(f.object("outcomes"), runs);
 
-  const ef = f.object("expected").only(["verdict", "matched", "rate"]);
-  const expected = {
-    verdict: ef.oneOf("verdict", EXPECTATIONS),
-    matched: ef.number("matched", { integer: true, min: 0, max: runs }),
-    rate: ef.number("rate", { min: 0, max: 1 }),
-  };
-  if (expected.verdict !== scenario.expect) ef.fail("verdict", `expected "${scenario.expect}" (scenario.expect)`);
+  const expected = parseExpected(f, runs, scenario);
 
   const failingSeeds = parseSeedList(f.object("failingSeeds"), runs, inShards);
   const unexpectedSeeds = parseSeedList(f.object("unexpectedSeeds"), runs, inShards);
@@ -130,6 +113,34 @@ export function parseSummary(raw: unknown, file: string): SweepSummary {
     execution,
     ...(availability !== undefined ? { availability } : {}),
   };
+}
+
+/** The seed range, its shards, and how many of its seeds ran: each consistent with the others. */
+function parseCoverage(f: Fields): Pick<SweepSummary, "seeds" | "shards" | "runs" | "complete"> {
+  const rf = f.object("seeds").only(["from", "to"]);
+  const seeds = { from: rf.number("from", SEED), to: rf.number("to", SEED) };
+  if (seeds.to < seeds.from) rf.fail("to", `expected at least seeds.from (${seeds.from})`);
+  const size = rangeSize(seeds);
+
+  const shards = f.array("shards").map((x, i) => parseShard(f.item("shards", i, x), seeds));
+  if (shards.length === 0) f.fail("shards", "expected at least one shard");
+  const shardRuns = shards.reduce((n, s) => n + rangeSize(s), 0);
+  const runs = f.number("runs", { integer: true, min: 0, max: size });
+  if (runs !== shardRuns) f.fail("runs", `expected ${shardRuns} (the seeds of its shards)`);
+  const complete = f.boolean("complete");
+  if (complete !== (runs === size)) f.fail("complete", `expected ${runs === size} (${runs} of the range's ${size} seeds)`);
+  return { seeds, shards, runs, complete };
+}
+
+function parseExpected(f: Fields, runs: number, scenario: SweepSummary["scenario"]): SweepSummary["expected"] {
+  const ef = f.object("expected").only(["verdict", "matched", "rate"]);
+  const expected = {
+    verdict: ef.oneOf("verdict", EXPECTATIONS),
+    matched: ef.number("matched", { integer: true, min: 0, max: runs }),
+    rate: ef.number("rate", { min: 0, max: 1 }),
+  };
+  if (expected.verdict !== scenario.expect) ef.fail("verdict", `expected "${scenario.expect}" (scenario.expect)`);
+  return expected;
 }
 
 function parseScenarioRef(sf: Fields): SweepSummary["scenario"] {

@@ -72,16 +72,8 @@ async function sweep(scenario: Scenario, o: SweepOptions): Promise<SweepResult> 
   precheck(scenario);
   const { index, count } = o.shard ?? { index: 1, count: 1 };
   const shard = shardOf(o.range, index, count);
-  const header: ProgressHeader = {
-    format: PROGRESS_FORMAT,
-    lockstep: lockstepVersion(),
-    scenario: { name: scenario.name, digest: scenarioDigest(scenario) },
-    seeds: { from: o.range.from, to: o.range.to },
-    shard: { index, count },
-  };
   // Opened before any seed runs: an --out that cannot be written fails now, not after the work.
-  const checkpoint =
-    o.checkpoint && o.outDir ? (o.checkpoint.resume ? Checkpoint.resume(o.outDir, header, shard) : Checkpoint.start(o.outDir, header)) : undefined;
+  const checkpoint = openCheckpoint(scenario, o, shard);
   const done = checkpoint?.done ?? [];
   const doneSeeds = new Set(done.map((r) => r.seed));
   const seeds = seedsOf(shard).filter((s) => !doneSeeds.has(s));
@@ -104,16 +96,7 @@ async function sweep(scenario: Scenario, o: SweepOptions): Promise<SweepResult> 
     const failing = results.filter(isFailing).map((r) => r.seed);
     const reports =
       o.outDir && !interrupted ? failing.slice(0, o.reportsMax ?? o.limit).map((seed) => ({ seed, dir: join(o.outDir!, "failing", `seed-${seed}`) })) : [];
-    if (!interrupted) {
-      try {
-        await pool.writeReports(reports);
-      } catch (e) {
-        if (!(e instanceof SweepCancelled)) throw e;
-        interrupted = true;
-        // A worker stopped mid-write leaves its temporary files: they are ours to remove.
-        for (const r of reports) removeTempsIn(r.dir);
-      }
-    }
+    if (!interrupted) interrupted = !(await writeReports(pool, reports));
     progress?.finish(`${pool.workers > 1 ? ` (${pool.workers} workers)` : " (1 worker)"}${interrupted ? ", interrupted" : ""}`);
     const summary = summarize({
       version: lockstepVersion(),
@@ -132,6 +115,32 @@ async function sweep(scenario: Scenario, o: SweepOptions): Promise<SweepResult> 
     o.signal?.removeEventListener("abort", onAbort);
     checkpoint?.close();
     await pool.close();
+  }
+}
+
+/** The progress file of this sweep's shard (--out), started afresh or resumed; none without --out. */
+function openCheckpoint(scenario: Scenario, o: SweepOptions, shard: ReturnType<typeof shardOf>): Checkpoint | undefined {
+  const { index, count } = o.shard ?? { index: 1, count: 1 };
+  const header: ProgressHeader = {
+    format: PROGRESS_FORMAT,
+    lockstep: lockstepVersion(),
+    scenario: { name: scenario.name, digest: scenarioDigest(scenario) },
+    seeds: { from: o.range.from, to: o.range.to },
+    shard: { index, count },
+  };
+  return o.checkpoint && o.outDir ? (o.checkpoint.resume ? Checkpoint.resume(o.outDir, header, shard) : Checkpoint.start(o.outDir, header)) : undefined;
+}
+
+/** The failing seeds' reports; false when the sweep was cancelled part-way (their temporary files removed). */
+async function writeReports(pool: SweepPool, reports: Array<{ seed: number; dir: string }>): Promise<boolean> {
+  try {
+    await pool.writeReports(reports);
+    return true;
+  } catch (e) {
+    if (!(e instanceof SweepCancelled)) throw e;
+    // A worker stopped mid-write leaves its temporary files: they are ours to remove.
+    for (const r of reports) removeTempsIn(r.dir);
+    return false;
   }
 }
 
