@@ -90,26 +90,8 @@ export class EtcdMutexClient implements LockClient {
     }
     const owner = resp[1]!.op === "range" ? resp[1]!.kvs : [];
     if (owner.length > 0 && owner[0]!.createRevision !== myRev) {
-      // waitDeletes(pfx, myRev-1)
-      for (;;) {
-        // Lock(ctx)'s ctx: the wait is bounded by waitMs, and by nothing else.
-        if (ctx.monoUs() >= deadlineUs) return yield* this.unlockAfterTimeout(s, myKey);
-        const g = yield* etcd.request(
-          { kind: "range", key: pfx, prefix: true, sort: "createDesc", limit: 1, maxCreateRevision: myRev - 1 },
-          opDeadline(),
-          true,
-        );
-        if (g.status !== "ok") return this.giveUp(s, "service unreachable while waiting");
-        const last = g.kvs!;
-        if (last.length === 0) break;
-        yield* etcd.waitDelete(etcd.currentServer, last[0]!.key, g.revision, Math.min(deadlineUs, ctx.monoUs() + this.pollMs * 1000));
-      }
-      if (this.version === "3.5") {
-        // The #11456 fix: make sure our key (and so our lease) still exists.
-        const mine = yield* etcd.request({ kind: "range", key: myKey }, opDeadline(), true);
-        if (mine.status !== "ok") return this.giveUp(s, "service unreachable after waiting");
-        if (mine.kvs!.length === 0) return { outcome: "fail", reason: "ErrSessionExpired: our key is gone" };
-      }
+      const failed = yield* this.waitDeletes(s, pfx, myKey, myRev, deadlineUs, opDeadline);
+      if (failed) return failed;
     }
     const grant: Grant = {
       lock,
@@ -122,6 +104,35 @@ export class EtcdMutexClient implements LockClient {
     };
     this.grants.add(grant);
     return { outcome: "ok", grant };
+  }
+
+  /** Go's waitDeletes(pfx, myRev-1): until every older key is gone; a result only when the acquire ends here. */
+  private *waitDeletes(
+    s: EtcdSession,
+    pfx: string,
+    myKey: string,
+    myRev: number,
+    deadlineUs: number,
+    opDeadline: () => number,
+  ): Fiber<AcquireResult | undefined> {
+    const { etcd } = this;
+    const ctx = etcd.ctx;
+    for (;;) {
+      // Lock(ctx)'s ctx: the wait is bounded by waitMs, and by nothing else.
+      if (ctx.monoUs() >= deadlineUs) return yield* this.unlockAfterTimeout(s, myKey);
+      const g = yield* etcd.request({ kind: "range", key: pfx, prefix: true, sort: "createDesc", limit: 1, maxCreateRevision: myRev - 1 }, opDeadline(), true);
+      if (g.status !== "ok") return this.giveUp(s, "service unreachable while waiting");
+      const last = g.kvs!;
+      if (last.length === 0) break;
+      yield* etcd.waitDelete(etcd.currentServer, last[0]!.key, g.revision, Math.min(deadlineUs, ctx.monoUs() + this.pollMs * 1000));
+    }
+    if (this.version === "3.5") {
+      // The #11456 fix: make sure our key (and so our lease) still exists.
+      const mine = yield* etcd.request({ kind: "range", key: myKey }, opDeadline(), true);
+      if (mine.status !== "ok") return this.giveUp(s, "service unreachable after waiting");
+      if (mine.kvs!.length === 0) return { outcome: "fail", reason: "ErrSessionExpired: our key is gone" };
+    }
+    return undefined;
   }
 
   /** Lock(ctx) whose ctx ran out: Unlock, so the key does not hold the queue. */

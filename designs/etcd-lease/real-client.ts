@@ -152,33 +152,8 @@ export class EtcdMutexRecipe implements RealLockClient {
     }
     const owner = txn.responses[1]?.response_range?.kvs ?? [];
     if (owner.length > 0 && Number(owner[0]!.create_revision) !== myRev) {
-      for (let round = 0; ; round++) {
-        if (!s.alive) return { outcome: "fail", reason: "lease expired while waiting" };
-        if (this.nowUs() >= deadlineUs || round >= WAIT_ROUNDS_MAX) return this.unlockAfterTimeout(s, myKey);
-        let last;
-        try {
-          last = await this.client.kv.range({
-            key: utf8(pfx),
-            range_end: prefixEnd(pfx),
-            sort_target: "Create",
-            sort_order: "Descend",
-            limit: 1,
-            max_create_revision: myRev - 1,
-          });
-        } catch (err) {
-          return this.giveUp(s, `etcd unreachable while waiting (${errorText(err)})`);
-        }
-        if (last.kvs.length === 0) break;
-        await this.waitDelete(last.kvs[0]!.key, last.header.revision, Math.min(deadlineUs, this.nowUs() + this.cfg.watchPollMs * 1000));
-      }
-      // The #11456 fix: make sure our key (and so our lease) still exists.
-      let mine;
-      try {
-        mine = await this.client.kv.range({ key: utf8(myKey) });
-      } catch (err) {
-        return this.giveUp(s, `etcd unreachable after waiting (${errorText(err)})`);
-      }
-      if (mine.kvs.length === 0) return { outcome: "fail", reason: "ErrSessionExpired: our key is gone" };
+      const failed = await this.waitDeletes(s, pfx, myKey, myRev, deadlineUs);
+      if (failed) return failed;
     }
     const grant: RealGrant = {
       lock,
@@ -192,6 +167,38 @@ export class EtcdMutexRecipe implements RealLockClient {
     grant.validityMs = Math.max(0, (grant.expiresAtUs - this.nowUs()) / 1000);
     this.held.add(grant);
     return { outcome: "ok", grant };
+  }
+
+  /** Go's waitDeletes(pfx, myRev-1), then the #11456 check; a result only when the acquire ends here. */
+  private async waitDeletes(s: Session, pfx: string, myKey: string, myRev: number, deadlineUs: number): Promise<AcquireResult<RealGrant> | undefined> {
+    for (let round = 0; ; round++) {
+      if (!s.alive) return { outcome: "fail", reason: "lease expired while waiting" };
+      if (this.nowUs() >= deadlineUs || round >= WAIT_ROUNDS_MAX) return this.unlockAfterTimeout(s, myKey);
+      let last;
+      try {
+        last = await this.client.kv.range({
+          key: utf8(pfx),
+          range_end: prefixEnd(pfx),
+          sort_target: "Create",
+          sort_order: "Descend",
+          limit: 1,
+          max_create_revision: myRev - 1,
+        });
+      } catch (err) {
+        return this.giveUp(s, `etcd unreachable while waiting (${errorText(err)})`);
+      }
+      if (last.kvs.length === 0) break;
+      await this.waitDelete(last.kvs[0]!.key, last.header.revision, Math.min(deadlineUs, this.nowUs() + this.cfg.watchPollMs * 1000));
+    }
+    // The #11456 fix: make sure our key (and so our lease) still exists.
+    let mine;
+    try {
+      mine = await this.client.kv.range({ key: utf8(myKey) });
+    } catch (err) {
+      return this.giveUp(s, `etcd unreachable after waiting (${errorText(err)})`);
+    }
+    if (mine.kvs.length === 0) return { outcome: "fail", reason: "ErrSessionExpired: our key is gone" };
+    return undefined;
   }
 
   /**

@@ -18,6 +18,7 @@
  */
 import type { DesignEntry } from "../types.js";
 import { InputError } from "../../sim/errors.js";
+import type { ProcessContext } from "../../sim/simulation.js";
 import { redisServer } from "../../services/redis/server.js";
 import { Realm, installRejectionHook } from "../../sim/sandbox/realm.js";
 import { LibraryError } from "../../sim/sandbox/errors.js";
@@ -101,17 +102,7 @@ export const library: DesignEntry<LibraryDesignOptions> = {
       fencing: false,
       tokensFromGrants: true,
       createClient: (ctx) => {
-        const rng = ctx.rng.fork(`sandbox/${ctx.proc.incarnation}`);
-        const realm = new Realm({
-          processId: ctx.id,
-          wallMs: () => ctx.wallMs(),
-          monoUs: () => ctx.monoUs(),
-          setTimer: (delayUs, fn) => {
-            const h = ctx.setTimerUs(delayUs, fn);
-            return { cancel: () => ctx.cancelTimer(h) };
-          },
-          random: () => rng.float(),
-        });
+        const realm = clientRealm(ctx);
         const hub = new ClientHub(ctx, realm, { nodes, byAddress });
         const loader = new ModuleLoader(
           realm,
@@ -140,6 +131,22 @@ export const library: DesignEntry<LibraryDesignOptions> = {
     };
   },
 };
+
+/** A client's sandbox realm: the process's virtual clocks and timers, its own random stream per incarnation. */
+function clientRealm(ctx: ProcessContext): Realm {
+  const rng = ctx.rng.fork(`sandbox/${ctx.proc.incarnation}`);
+  const realm = new Realm({
+    processId: ctx.id,
+    wallMs: () => ctx.wallMs(),
+    monoUs: () => ctx.monoUs(),
+    setTimer: (delayUs, fn) => {
+      const h = ctx.setTimerUs(delayUs, fn);
+      return { cancel: () => ctx.cancelTimer(h) };
+    },
+    random: () => rng.float(),
+  });
+  return realm;
+}
 
 /**
  * The stop line of an adapter that threw while loading names the user's own files, as
