@@ -187,11 +187,18 @@ export function computeHolds(history: readonly HistoryEvent[], leases?: LeaseEnd
   }
   for (const h of open) h.endUs = lastUs;
 
-  // Stretch by the operations done under each grant, in a second pass now that every
-  // hold's end of belief is known: to the completion of an ok read, write or extend (a
-  // refused extend is not acting under the grant), to the invoke of a read or write that
-  // failed, is unknown or never completed. The hold ends at the latest of these, as when
-  // each op was applied in turn; nothing is kept per op.
+  stretchByOps(history, byGrant, allByProcLock);
+  return holds;
+}
+
+/**
+ * Stretch by the operations done under each grant, in a second pass now that every
+ * hold's end of belief is known: to the completion of an ok read, write or extend (a
+ * refused extend is not acting under the grant), to the invoke of a read or write that
+ * failed, is unknown or never completed. The hold ends at the latest of these, as when
+ * each op was applied in turn; nothing is kept per op.
+ */
+function stretchByOps(history: readonly HistoryEvent[], byGrant: Map<string, Hold>, allByProcLock: Map<string, Hold[]>): void {
   const holdOf = (invoke: HistoryEvent): Hold | undefined => {
     const g = (invoke.value as { grantId?: string } | undefined)?.grantId;
     // Imported history: the latest hold of this process on this lock that started before the op.
@@ -217,7 +224,6 @@ export function computeHolds(history: readonly HistoryEvent[], leases?: LeaseEnd
       if (readOrWrite(invoke)) stretch(holdOf(invoke), invoke);
     },
   );
-  return holds;
 }
 
 /** The hold an acquire-ok begins: open, not yet acted under. */

@@ -54,6 +54,21 @@ export const replicaAgreement: Checker = (history, ctx) => {
   );
 };
 
+/** Applied index -> state digest -> the incarnations that held it there. */
+function statesByIndex(incarnations: readonly Incarnation[]): Map<number, Map<string, string[]>> {
+  const byIndex = new Map<number, Map<string, string[]>>();
+  for (const inc of incarnations) {
+    for (const [index, digest] of inc.states) {
+      let d = byIndex.get(index);
+      if (!d) byIndex.set(index, (d = new Map()));
+      const names = d.get(digest);
+      if (names) names.push(inc.name);
+      else d.set(digest, [inc.name]);
+    }
+  }
+  return byIndex;
+}
+
 function agreement(history: Parameters<Checker>[0], meter: WorkMeter, setPhase: (p: string) => void): CheckResult {
   const events = history.filter((e) => e.f === F);
   if (events.length === 0) {
@@ -73,17 +88,7 @@ function agreement(history: Parameters<Checker>[0], meter: WorkMeter, setPhase: 
     meter.tick(1 + p.states.length);
   }
   setPhase("comparing the replica states by applied index");
-  // index -> digest -> incarnations that held it there
-  const byIndex = new Map<number, Map<string, string[]>>();
-  for (const inc of incarnations) {
-    for (const [index, digest] of inc.states) {
-      let d = byIndex.get(index);
-      if (!d) byIndex.set(index, (d = new Map()));
-      const names = d.get(digest);
-      if (names) names.push(inc.name);
-      else d.set(digest, [inc.name]);
-    }
-  }
+  const byIndex = statesByIndex(incarnations);
   let compared = 0;
   let comparisons = 0;
   const disagreements: Array<{ index: number; states: Record<string, string[]> }> = [];

@@ -185,13 +185,15 @@ function keyName(k: unknown): string {
 
 const UNPAIRED: ReadonlySet<string> = new Set([NEMESIS]);
 
-/** As parseEdnHistory, with the source line of each event (for errors found later, e.g. an op the model lacks). */
 /** Events, their lines, completions raised to keep file order, and whether the file had :time at all. */
 export type ParsedEdn = { events: ImportedEvent[]; lines: number[]; raised: RaisedTimes; timed: boolean };
 
-export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOptions = {}): ParsedEdn {
+type OpMap = { op: Record<string, unknown>; line: number };
+
+/** The file's op maps with their lines; either every op has a :time or none has. */
+function readOpMaps(text: string, file: string): { maps: OpMap[]; timed: number } {
   const forms = splitForms(text, file);
-  const maps: { op: Record<string, unknown>; line: number }[] = [];
+  const maps: OpMap[] = [];
   for (const form of forms) {
     let parsed: unknown;
     try {
@@ -208,6 +210,12 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
     const missing = maps.find((m) => m.op.time === undefined)!;
     throw new InputError(file, `line ${missing.line}: :time`, "a :time in nanoseconds, as the other ops have");
   }
+  return { maps, timed };
+}
+
+/** As parseEdnHistory, with the source line of each event (for errors found later, e.g. an op the model lacks). */
+export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOptions = {}): ParsedEdn {
+  const { maps, timed } = readOpMaps(text, file);
   const events: ImportedEvent[] = [];
   const lines: number[] = [];
   const clock = new FileOrderClock();
@@ -220,14 +228,7 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
       throw new InputError(file, `${where}: :type`, `one of :invoke, :ok, :fail, :info, got ${JSON.stringify(op.type)}`);
     const f = asString(op.f);
     if (f === undefined) throw new InputError(file, `${where}: :f`, `a keyword such as :acquire, got ${JSON.stringify(op.f)}`);
-    if (op.index !== undefined) {
-      const index = typeof op.index === "bigint" ? Number(op.index) : op.index;
-      if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0)
-        throw new InputError(file, `${where}: :index`, `a non-negative integer, got ${JSON.stringify(op.index)}`);
-      if (lastIndex !== undefined && index <= lastIndex.index)
-        throw new InputError(file, `${where}: :index`, `greater than ${lastIndex.index} (line ${lastIndex.line}): indices ascend in file order, got ${index}`);
-      lastIndex = { index, line };
-    }
+    if (op.index !== undefined) lastIndex = checkedIndex(op.index, line, lastIndex, file);
     let timeUs = events.length;
     if (timed > 0) {
       const ns = typeof op.time === "bigint" ? Number(op.time) : op.time;
@@ -265,6 +266,17 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
     show: (name) => `:${name}`,
   });
   return { events, lines, raised: clock.raised, timed: timed > 0 };
+}
+
+/** An op's :index: a non-negative integer above the one before it in the file. */
+function checkedIndex(raw: unknown, line: number, lastIndex: { index: number; line: number } | undefined, file: string): { index: number; line: number } {
+  const where = `line ${line}`;
+  const index = typeof raw === "bigint" ? Number(raw) : raw;
+  if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0)
+    throw new InputError(file, `${where}: :index`, `a non-negative integer, got ${JSON.stringify(raw)}`);
+  if (lastIndex !== undefined && index <= lastIndex.index)
+    throw new InputError(file, `${where}: :index`, `greater than ${lastIndex.index} (line ${lastIndex.line}): indices ascend in file order, got ${index}`);
+  return { index, line };
 }
 
 /**

@@ -87,17 +87,37 @@ export function notLinearizable(
   };
 }
 
+function budgetOf(ctx: CheckContext): SearchBudget {
+  return {
+    statesMax: ctx.searchBudget?.statesMax ?? DEFAULT_BUDGET.statesMax,
+    memoryMbMax: ctx.searchBudget?.memoryMbMax ?? DEFAULT_BUDGET.memoryMbMax,
+    stepsMax: stepsMaxOf(ctx),
+  };
+}
+
+/** Where a search stopped on its budget: the lock, what ran out, and how far it got. */
+type StoppedSearch = { lock: string; stoppedBy: string; prefixLength: number; opsInLock: number };
+
+function budgetHit(modelName: string, unknown: StoppedSearch, budget: SearchBudget, stats: Record<string, number>): CheckResult {
+  return {
+    checker: CHECKER_NAME,
+    valid: "unknown",
+    summary:
+      `search budget hit (${unknown.stoppedBy}) on lock "${unknown.lock}" after ${stats.statesExplored} states ` +
+      `(~${stats.memoryMbEstimate} MB): linearized ${unknown.prefixLength} of ${unknown.opsInLock} ops at best; ` +
+      `no violation found so far; raise ${unknown.stoppedBy} with ${BUDGET_FLAGS[unknown.stoppedBy] ?? "--steps-max"} N`,
+    witness: { model: modelName, ...unknown, budget },
+    stats,
+  };
+}
+
 export function linearizability(history: readonly HistoryEvent[], ctx: CheckContext): CheckResult {
   const modelName = modelNameFor(ctx);
   const model: AnyModel = makeModel(modelName, ctx);
   const { ops } = pairOperations(history);
   const admitted = ops.filter((op) => (model.admits ? model.admits(op) : op.outcome !== "fail"));
   const parts = model.partition ? model.partition(admitted) : partitionByLock(admitted);
-  const budget: SearchBudget = {
-    statesMax: ctx.searchBudget?.statesMax ?? DEFAULT_BUDGET.statesMax,
-    memoryMbMax: ctx.searchBudget?.memoryMbMax ?? DEFAULT_BUDGET.memoryMbMax,
-    stepsMax: stepsMaxOf(ctx),
-  };
+  const budget = budgetOf(ctx);
   const infoOps = admitted.filter((op) => op.outcome === "info").length;
   const stats: Record<string, number> = {
     ops: admitted.length,
@@ -115,7 +135,7 @@ export function linearizability(history: readonly HistoryEvent[], ctx: CheckCont
       skipped: "no operations",
       stats,
     };
-  let unknown: { lock: string; stoppedBy: string; prefixLength: number; opsInLock: number } | undefined;
+  let unknown: StoppedSearch | undefined;
   // Locks in name order so the verdict and witness do not depend on Map insertion order.
   for (const lock of [...parts.keys()].sort()) {
     const lockOps = parts.get(lock)!;
@@ -134,18 +154,7 @@ export function linearizability(history: readonly HistoryEvent[], ctx: CheckCont
       break;
     }
   }
-  if (unknown) {
-    return {
-      checker: CHECKER_NAME,
-      valid: "unknown",
-      summary:
-        `search budget hit (${unknown.stoppedBy}) on lock "${unknown.lock}" after ${stats.statesExplored} states ` +
-        `(~${stats.memoryMbEstimate} MB): linearized ${unknown.prefixLength} of ${unknown.opsInLock} ops at best; ` +
-        `no violation found so far; raise ${unknown.stoppedBy} with ${BUDGET_FLAGS[unknown.stoppedBy] ?? "--steps-max"} N`,
-      witness: { model: modelName, ...unknown, budget },
-      stats,
-    };
-  }
+  if (unknown) return budgetHit(modelName, unknown, budget, stats);
   return {
     checker: CHECKER_NAME,
     valid: true,

@@ -52,6 +52,22 @@ export interface LeaseLockOptions {
   clockDriftPpmMax?: number;
 }
 
+/**
+ * Latest lapse point per grant among its acquires and TTL-setting extends: the
+ * lapseFromUs a state held by that grant can have is one of these.
+ */
+function latestLapseByGrant(ops: readonly Operation[], lapseFrom: (op: Operation) => number): Map<string, number> {
+  const latestLapse = new Map<string, number>();
+  for (const op of ops) {
+    if (op.f !== "acquire" && op.f !== "extend") continue;
+    const l = lapseFrom(op);
+    if (op.f === "extend" && !Number.isFinite(l)) continue; // keeps the lapse as it was
+    const g = grantOf(op);
+    if (l > (latestLapse.get(g) ?? -Infinity)) latestLapse.set(g, l);
+  }
+  return latestLapse;
+}
+
 export function leaseLockModel(options: LeaseLockOptions = {}): Model<LeaseState> {
   const rate = 1 - (options.clockDriftPpmMax ?? 0) / 1e6;
   const lapseFrom = (op: Operation): number => {
@@ -99,16 +115,7 @@ export function leaseLockModel(options: LeaseLockOptions = {}): Model<LeaseState
     equal: (a, b) => a.holder === b.holder && a.lapseFromUs === b.lapseFromUs && a.clockUs === b.clockUs,
     hash: (s) => combineHash(combineHash(s.holder === null ? 0 : hashString(s.holder), hashNumber(s.lapseFromUs)), hashNumber(s.clockUs)),
     infoKeys(ops: readonly Operation[]): InfoKey[] {
-      // Latest lapse point per grant among its acquires and TTL-setting extends: the
-      // lapseFromUs a state held by that grant can have is one of these.
-      const latestLapse = new Map<string, number>();
-      for (const op of ops) {
-        if (op.f !== "acquire" && op.f !== "extend") continue;
-        const l = lapseFrom(op);
-        if (op.f === "extend" && !Number.isFinite(l)) continue; // keeps the lapse as it was
-        const g = grantOf(op);
-        if (l > (latestLapse.get(g) ?? -Infinity)) latestLapse.set(g, l);
-      }
+      const latestLapse = latestLapseByGrant(ops, lapseFrom);
       return lockInfoKeys(ops, (op) => {
         if (op.f !== "extend") return null; // read, write
         const l = lapseFrom(op);
