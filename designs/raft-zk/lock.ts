@@ -56,34 +56,9 @@ export class ZkLockClient implements LockClient {
     const prefix = this.recipe.lockNodeProtection ? `_c_${guid}-lock-` : "lock-";
 
     // 1. Create our node (protection mode: after a lost reply, look for the GUID).
-    let myName: string | undefined;
-    let myZxid = 0;
-    while (myName === undefined) {
-      if (!s.alive) return { outcome: "fail", reason: "session expired before the lock node was created" };
-      if (ctx.monoUs() >= opDeadline()) return this.giveUp(s, "could not create the lock node in time");
-      const r = yield* zk.request(
-        { kind: "create", sessionId: s.id, path: `${dir}/${prefix}`, data: ctx.id, ephemeral: true, sequential: true, parents: true },
-        opDeadline(),
-        false,
-      );
-      if (r.status === "ok") {
-        myName = r.path!.slice(dir.length + 1);
-        myZxid = r.stat!.czxid;
-        break;
-      }
-      if (r.status === "error") return { outcome: "fail", reason: `create failed: ${r.error}` };
-      // Without protection there is no name to look for: create again, as a plain retry
-      // loop does, and leave the first node (if it was made) in the queue ahead of ours.
-      if (!this.recipe.lockNodeProtection) continue;
-      const found = yield* this.findProtected(s, dir, prefix, opDeadline());
-      if (found === "unreachable") return this.giveUp(s, "create's outcome unknown and the service unreachable");
-      // A dead session's ephemeral nodes are gone: whatever the create did, we hold nothing.
-      if (found === "expired") return { outcome: "fail", reason: "session expired before the create's outcome was known" };
-      if (found) {
-        myName = found.name;
-        myZxid = found.czxid;
-      }
-    }
+    const created = yield* this.createLockNode(s, dir, prefix, opDeadline);
+    if ("outcome" in created) return created;
+    const { name: myName, zxid: myZxid } = created;
 
     // 2-3. Wait for our turn.
     const herd = this.recipe.waitRecipe === "watch-all-children";
@@ -117,6 +92,41 @@ export class ZkLockClient implements LockClient {
         }
       }
     }
+  }
+
+  /** Step 1: our sequential node under `dir`, as the recipe creates it; a result when the acquire ends here. */
+  private *createLockNode(s: ZkSession, dir: string, prefix: string, opDeadline: () => number): Fiber<{ name: string; zxid: number } | AcquireResult> {
+    const { zk } = this;
+    const ctx = zk.ctx;
+    let myName: string | undefined;
+    let myZxid = 0;
+    while (myName === undefined) {
+      if (!s.alive) return { outcome: "fail", reason: "session expired before the lock node was created" };
+      if (ctx.monoUs() >= opDeadline()) return this.giveUp(s, "could not create the lock node in time");
+      const r = yield* zk.request(
+        { kind: "create", sessionId: s.id, path: `${dir}/${prefix}`, data: ctx.id, ephemeral: true, sequential: true, parents: true },
+        opDeadline(),
+        false,
+      );
+      if (r.status === "ok") {
+        myName = r.path!.slice(dir.length + 1);
+        myZxid = r.stat!.czxid;
+        break;
+      }
+      if (r.status === "error") return { outcome: "fail", reason: `create failed: ${r.error}` };
+      // Without protection there is no name to look for: create again, as a plain retry
+      // loop does, and leave the first node (if it was made) in the queue ahead of ours.
+      if (!this.recipe.lockNodeProtection) continue;
+      const found = yield* this.findProtected(s, dir, prefix, opDeadline());
+      if (found === "unreachable") return this.giveUp(s, "create's outcome unknown and the service unreachable");
+      // A dead session's ephemeral nodes are gone: whatever the create did, we hold nothing.
+      if (found === "expired") return { outcome: "fail", reason: "session expired before the create's outcome was known" };
+      if (found) {
+        myName = found.name;
+        myZxid = found.czxid;
+      }
+    }
+    return { name: myName, zxid: myZxid };
   }
 
   private grantOf(lock: string, s: ZkSession, path: string, zxid: number): Grant {

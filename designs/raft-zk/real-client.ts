@@ -187,23 +187,8 @@ export class ZkLockRecipe implements RealLockClient {
     }
 
     // 1. Our node (protection mode: after a lost reply, look for the GUID).
-    let myName: string | undefined;
-    for (let round = 0; myName === undefined; round++) {
-      if (!s.alive) return { outcome: "fail", reason: "session expired before the lock node was created" };
-      if (this.nowUs() >= opDeadlineUs() || round >= ROUNDS_MAX) return this.giveUp(s, "could not create the lock node in time");
-      const r = await this.touching<string>(s, (done) => client.create(`${dir}/${prefix}`, Buffer.from(lock), CreateMode.EPHEMERAL_SEQUENTIAL, done));
-      if (r.ok) {
-        myName = r.value.slice(dir.length + 1);
-        break;
-      }
-      if (r.code !== "timeout" && r.code !== Exception.CONNECTION_LOSS) return { outcome: "fail", reason: `create failed: ${r.code}` };
-      const kids = await this.touching<string[]>(s, (done) => client.getChildren(dir, done));
-      if (!kids.ok) {
-        if (!s.alive) return { outcome: "fail", reason: "session expired before the create's outcome was known" };
-        continue;
-      }
-      myName = kids.value.find((k) => k.startsWith(prefix));
-    }
+    const myName = await this.createLockNode(s, dir, prefix, lock, opDeadlineUs);
+    if (typeof myName !== "string") return myName;
     const myPath = `${dir}/${myName}`;
     const st = await this.touching<Stat | null>(s, (done) => client.exists(myPath, done));
     if (!st.ok) return s.alive ? this.giveUp(s, "could not read our lock node's zxid") : { outcome: "fail", reason: "session expired after the create" };
@@ -220,7 +205,7 @@ export class ZkLockRecipe implements RealLockClient {
         return this.giveUp(s, "service unreachable while waiting");
       }
       const sorted = kids.value.filter((k) => /\d{10}$/.test(k)).sort((a, b) => sequenceOf(a) - sequenceOf(b));
-      const at = sorted.indexOf(myName!);
+      const at = sorted.indexOf(myName);
       if (at < 0) return { outcome: "fail", reason: "our lock node is gone: the session expired" };
       if (at === 0) break;
       if (this.nowUs() >= deadlineUs) return this.unlockAfterTimeout(s, myPath);
@@ -251,6 +236,29 @@ export class ZkLockRecipe implements RealLockClient {
     grant.validityMs = Math.max(0, (grant.expiresAtUs - this.nowUs()) / 1000);
     this.held.add(grant);
     return { outcome: "ok", grant };
+  }
+
+  /** Step 1: our sequential node's name under `dir`; a result when the acquire ends here. */
+  private async createLockNode(s: Session, dir: string, prefix: string, lock: string, opDeadlineUs: () => number): Promise<string | AcquireResult<RealGrant>> {
+    const { client } = s;
+    let myName: string | undefined;
+    for (let round = 0; myName === undefined; round++) {
+      if (!s.alive) return { outcome: "fail", reason: "session expired before the lock node was created" };
+      if (this.nowUs() >= opDeadlineUs() || round >= ROUNDS_MAX) return this.giveUp(s, "could not create the lock node in time");
+      const r = await this.touching<string>(s, (done) => client.create(`${dir}/${prefix}`, Buffer.from(lock), CreateMode.EPHEMERAL_SEQUENTIAL, done));
+      if (r.ok) {
+        myName = r.value.slice(dir.length + 1);
+        break;
+      }
+      if (r.code !== "timeout" && r.code !== Exception.CONNECTION_LOSS) return { outcome: "fail", reason: `create failed: ${r.code}` };
+      const kids = await this.touching<string[]>(s, (done) => client.getChildren(dir, done));
+      if (!kids.ok) {
+        if (!s.alive) return { outcome: "fail", reason: "session expired before the create's outcome was known" };
+        continue;
+      }
+      myName = kids.value.find((k) => k.startsWith(prefix));
+    }
+    return myName!;
   }
 
   /** The wait ran out: delete our node so it does not hold the queue. */
