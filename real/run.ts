@@ -386,7 +386,8 @@ class RealRun {
         c.refusal = msg.refusal;
         return;
       case "fatal":
-        c.fatal = msg.message;
+        // The first failure is the cause; what follows from it (rejected ops) would hide it.
+        c.fatal ??= msg.message;
         return;
     }
   }

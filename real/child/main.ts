@@ -77,7 +77,9 @@ async function main(): Promise<void> {
     finished = true;
     link.send({ t: "done", ops });
   } catch (err) {
-    link.send({ t: "fatal", message: `${clientId}: ${(err as Error).stack ?? err}` });
+    // A driver's failure rejects the op it was serving too: said in its own words, as onFailure says it.
+    const message = err instanceof DriverFailedError ? err.message : `${clientId}: ${(err as Error).stack ?? err}`;
+    link.send({ t: "fatal", message });
     throw err;
   }
   // Idle until the driver closes the connection (then onClose exits) or kills us.
