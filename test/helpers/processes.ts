@@ -1,6 +1,7 @@
 /**
  * Process checks shared by the real-mode tests: is a pid gone, what did a driver spawn,
- * wait (bounded) for a condition, and start a driver script and wait until its run began.
+ * wait (bounded) for a condition, start a driver script and wait until its run began, and
+ * start the CLI with its output collected.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -78,4 +79,24 @@ export async function startDriver(driver: string, cwd: string, tmp: string, star
     void exited.then((code) => reject(new Error(`driver exited early (${code}): ${stderr}`)));
   });
   return { child, exited, stderr: () => stderr };
+}
+
+/** The lockstep CLI from sources, started with its own TMPDIR; what it printed so far, and its exit code. */
+export interface StartedCli {
+  child: ChildProcess;
+  printed: { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+}
+
+export function startCli(cliChild: string, args: string[], cwd: string, tmp: string): StartedCli {
+  const child = spawn(process.execPath, ["--import", "tsx", cliChild, ...args], {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, TMPDIR: tmp },
+  });
+  const printed = { stdout: "", stderr: "" };
+  child.stderr!.on("data", (c: Buffer) => (printed.stderr += c.toString()));
+  child.stdout!.on("data", (c: Buffer) => (printed.stdout += c.toString()));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return { child, printed, exited };
 }

@@ -6,7 +6,7 @@
 // on the delayed release (exit 9, its run kept as evidence); the Node reference recipe gets the
 // same findings as a lock driver as in-process; a SIGINT writes what finished.
 // Few runs each: the rows' rates are the 5-run audits' in docs/lock-protocol.md.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -16,7 +16,7 @@ import type { AuditResult } from "../../harness/audit/run.js";
 import { attackByName, type LockUnderTest } from "../../attacks/index.js";
 import { RealAudit } from "../../real/audit.js";
 import { hangBoundMs } from "../helpers/hang-bound.js";
-import { until } from "../helpers/processes.js";
+import { startCli, until } from "../helpers/processes.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -144,23 +144,14 @@ describe("lockstep audit --real", () => {
       const tmp = join(scratch, "int-tmp");
       mkdirSync(tmp);
       const args = ["audit", "--real", "--lock", "setnx-reference", "--runs", "2", "--attacks", "delayed-release,holder-pause-before-write", "--out", out];
-      const child = spawn(process.execPath, ["--import", "tsx", cliChild, ...args], {
-        cwd: root,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, TMPDIR: tmp },
-      });
-      let stderr = "";
-      let stdout = "";
-      child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
-      child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
-      const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-      await until("the second attack's first run", () => /2\/2 holder-pause-before-write: run 1\/2/.test(stderr), hangBoundMs(300_000));
+      const { child, printed, exited } = startCli(cliChild, args, root, tmp);
+      await until("the second attack's first run", () => /2\/2 holder-pause-before-write: run 1\/2/.test(printed.stderr), hangBoundMs(300_000));
       child.kill("SIGINT");
-      expect(await exited, stderr).toBe(130);
+      expect(await exited, printed.stderr).toBe(130);
       const json = auditJson(out);
       expect(json.rows.map((x) => x.attack)).toEqual(["delayed-release"]);
       expect(json.real!.stoppedBy).toEqual({ attack: "holder-pause-before-write", reason: "stopped by SIGINT" });
-      expect(stdout).toMatch(/STOPPED at holder-pause-before-write: stopped by SIGINT; the rows above are the attacks that finished/);
+      expect(printed.stdout).toMatch(/STOPPED at holder-pause-before-write: stopped by SIGINT; the rows above are the attacks that finished/);
       expect(runDirsIn(tmp)).toEqual([]);
     },
     hangBoundMs(600_000),

@@ -14,7 +14,7 @@ import { loadScenario } from "../../scenarios/index.js";
 import { planReal } from "../../real/index.js";
 import { freePort, OWNER_FILE, pidListensOn, processesIn, RUN_DIR_PREFIX, ServerGroup, startRedis, type OwnerRecord } from "../../real/servers/index.js";
 import { procStartTime } from "../../real/servers/registry.js";
-import { isGone, startDriver, until } from "../helpers/processes.js";
+import { isGone, startCli, startDriver, until } from "../helpers/processes.js";
 import { runRealChecked } from "../helpers/real-run.js";
 import { hangBoundMs } from "../helpers/hang-bound.js";
 
@@ -122,21 +122,12 @@ describe("real mode: a batch stopped part-way", () => {
       const tmp = join(scratch, "batch");
       mkdirSync(tmp);
       const out = join(scratch, "batch-out");
-      const child = spawn(process.execPath, ["--import", "tsx", cliChild, "real", "naive-baseline", "--runs", "3", "--time-scale", "0.1", "--out", out], {
-        cwd: root,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, TMPDIR: tmp },
-      });
-      let stderr = "";
-      let stdout = "";
-      child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
-      child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
-      const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-      await until("run 2/3 started", () => /run 2\/3 started/.test(stderr), 60_000);
+      const { child, printed, exited } = startCli(cliChild, ["real", "naive-baseline", "--runs", "3", "--time-scale", "0.1", "--out", out], root, tmp);
+      await until("run 2/3 started", () => /run 2\/3 started/.test(printed.stderr), 60_000);
       child.kill("SIGINT");
-      expect(await exited, stderr).toBe(130);
-      expect(stderr).toMatch(/run 2\/3 stopped by SIGINT; summary\.json for the 1 finished run\(s\)/);
-      expect(stderr).not.toMatch(/exited during the run/);
+      expect(await exited, printed.stderr).toBe(130);
+      expect(printed.stderr).toMatch(/run 2\/3 stopped by SIGINT; summary\.json for the 1 finished run\(s\)/);
+      expect(printed.stderr).not.toMatch(/exited during the run/);
       const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as {
         runs: number;
         runsPlanned: number;
@@ -148,7 +139,7 @@ describe("real mode: a batch stopped part-way", () => {
       expect(summary.perRun).toHaveLength(1);
       expect(summary.load.cores).toBeGreaterThan(0);
       expect(summary.load.oneMinute.max).toBeGreaterThanOrEqual(summary.load.oneMinute.min);
-      expect(stdout).toMatch(/STOPPED at run 2\/3: stopped by SIGINT/);
+      expect(printed.stdout).toMatch(/STOPPED at run 2\/3: stopped by SIGINT/);
       expect(runDirsIn(tmp)).toEqual([]);
     },
     hangBoundMs(300_000),
