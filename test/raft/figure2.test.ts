@@ -79,6 +79,14 @@ function recording(ctx: ProcessContext, sent: Sent[]): ProcessContext {
   });
 }
 
+/** `link` applied to every link between `one` and each of `others`, in both directions. */
+function bothWays(one: string, others: string[], link: (from: string, to: string) => void): void {
+  for (const other of others) {
+    link(one, other);
+    link(other, one);
+  }
+}
+
 /** A 3-server cluster through an election, proposals, a leader cut off and replaced, a heal and a restart. */
 function eventfulRun(): Sent[] {
   const sent: Sent[] = [];
@@ -105,23 +113,13 @@ function eventfulRun(): Sent[] {
   runMs(100);
   for (const cmd of ["a", "b"]) hosts.get("s1")!.propose(cmd, () => {});
   runMs(30);
-  for (const p of ["s2", "s3"])
-    for (const [a, b] of [
-      ["s1", p],
-      [p, "s1"],
-    ] as const)
-      sim.network.cutLink(a, b);
+  bothWays("s1", ["s2", "s3"], (a, b) => sim.network.cutLink(a, b));
   for (const cmd of ["x", "y"]) hosts.get("s1")!.propose(cmd, () => {});
   runMs(600);
   const leader = ids.find((id) => id !== "s1" && hosts.get(id)!.isLeader())!;
   hosts.get(leader)!.propose("c", () => {});
   runMs(30);
-  for (const p of ["s2", "s3"])
-    for (const [a, b] of [
-      ["s1", p],
-      [p, "s1"],
-    ] as const)
-      sim.network.healLink(a, b);
+  bothWays("s1", ["s2", "s3"], (a, b) => sim.network.healLink(a, b));
   runMs(200);
   sim.restart("s3");
   hosts.get(leader)!.propose("d", () => {});
