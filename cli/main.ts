@@ -18,9 +18,15 @@ export { useDirectStdio, wroteToStream } from "./stdio.js";
  * unknown names, malformed files) print one clear line and exit 2; nothing prints a
  * stack trace unless it is a bug.
  */
-/** Defaults in --help as a user types them (20, runs/compare), not as JSON strings ("20", "runs/compare"). */
+/**
+ * Defaults in --help as a user types them (20, runs/compare), not as JSON strings ("20",
+ * "runs/compare"); and a required option says so, since commander's help does not.
+ */
 function showDefaultsPlain(cmd: Command): void {
-  for (const o of cmd.options) if (typeof o.defaultValue === "string" && o.defaultValueDescription === undefined) o.defaultValueDescription = o.defaultValue;
+  for (const o of cmd.options) {
+    if (typeof o.defaultValue === "string" && o.defaultValueDescription === undefined) o.defaultValueDescription = o.defaultValue;
+    if (o.mandatory && !o.description.includes("(required)")) o.description += " (required)";
+  }
 }
 
 export async function buildProgram(argv: readonly string[] = []): Promise<Command> {

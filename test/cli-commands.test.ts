@@ -53,8 +53,24 @@ describe("each command's --help", () => {
       expect(listed).toEqual(expect.arrayContaining([EXIT.badInput, EXIT.internal]));
       expect(new Set(listed).size, "each code once").toBe(listed.length);
       expect(help).not.toMatch(/\(default: "/);
+      // One way to say a default: "(default: X)", never "(default X)".
+      expect(help.replace(/\s+/g, " ")).not.toMatch(/\(default [^:]/);
     });
   }
+
+  it("a required option says so: compare's and sweep's --seeds, explore's --design", async () => {
+    for (const [name, flag] of [
+      ["compare", "--seeds <N|A..B>"],
+      ["sweep", "--seeds <A..B>"],
+      ["explore", "--design <name>"],
+    ] as const) {
+      const help = (await helpOf(name)).replace(/\s+/g, " ");
+      const line = help.slice(help.indexOf(` ${flag} `), help.indexOf(" --", help.indexOf(` ${flag} `) + 3));
+      expect(line, name).toMatch(/\(required\)$/);
+    }
+    // Only the mandatory ones.
+    expect((await helpOf("compare")).match(/\(required\)/g)).toHaveLength(1);
+  });
 
   it("audit lists 9 (your code); real lists 7, 1 for an invalid run, and 130; run lists 7 and 8; sweep's --workers shows this machine's number", async () => {
     expect(await helpOf("audit")).toMatch(/\n {4}9 some attack was unsafe on the lock under test/);

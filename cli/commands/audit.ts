@@ -107,11 +107,11 @@ export function registerAudit(program: Command): void {
     .option("--explore-seed <n>", "fast-check's seed for --explore (the same seed draws the same schedules)", "1")
     .option(
       "--confirm-real [n]",
-      `replay each cause's counterexample n times against real redis-server, and the reference recipe beside it (default ${CONFIRM_REAL_RUNS_DEFAULT}; needs --out)`,
+      `replay each cause's counterexample n times against real redis-server, and the reference recipe beside it (default: ${CONFIRM_REAL_RUNS_DEFAULT}; needs --out)`,
     )
     .option("--real", "run the attacks on real servers instead of the simulator (docs/real-mode.md): --runs real runs each, not replayable")
     .option(...LOCK_CMD_FLAG)
-    .option("--runs <n>", "with --real: real runs per attack, on the lock and on the reference each (default 5)")
-    .option("--time-scale <x>", "with --real: multiply the attacks' times by x (as `lockstep real --time-scale`)")
+    .option("--runs <n>", "with --real: real runs per attack, on the lock and on the reference each (default: 5)")
+    .option("--time-scale <x>", "with --real: multiply the attacks' times by x (as `lockstep real --time-scale`) (default: 1)")
     .action(auditAction);
 }
