@@ -167,6 +167,12 @@ function findingsSection(view: RunView, lin: LinearizationView | undefined): str
       : "";
 }
 
+/** Grants the importer clamped (stamped before their invoke): said, since they are neither drawn nor counted. */
+function clampedSentence(n: number): string {
+  const one = n === 1;
+  return `${n} grant${one ? " is" : "s are"} left out: ${one ? "its" : "their"} completion ${one ? "is" : "are"} stamped before ${one ? "its" : "their"} own invoke in the file, so ${one ? "its time was" : "their times were"} raised to keep the file's order and ${one ? "its" : "their"} wait is not a latency (see the note at the top).`;
+}
+
 /** The acquire-latency section, or a sentence for a register history (no locks). */
 function latencySection(view: RunView): string {
   const e = escapeHtml;
@@ -177,10 +183,13 @@ function latencySection(view: RunView): string {
 <p class="explain">This history has no times (its events are positions in the file): no latency to measure.</p>
 <div id="latency" class="stack" hidden></div>
 </section>`;
-  const latencyLine =
+  const figures =
     lat.count === 0
-      ? "No lock was granted in this run."
-      : `${lat.count} grants. p50 <b>${e(fmtMs(lat.p50Ms!))}</b>, p99 <b class="${lat.p99Ms! > lat.targetMs ? "over" : "under"}">${e(fmtMs(lat.p99Ms!))}</b>, max ${e(fmtMs(lat.maxMs!))} — the target is p99 under ${lat.targetMs} ms.`;
+      ? lat.clamped.length === 0
+        ? "No lock was granted in this run."
+        : "No grant left to measure."
+      : `${lat.count} grant${lat.count === 1 ? "" : "s"}. p50 <b>${e(fmtMs(lat.p50Ms!))}</b>, p99 <b class="${lat.p99Ms! > lat.targetMs ? "over" : "under"}">${e(fmtMs(lat.p99Ms!))}</b>, max ${e(fmtMs(lat.maxMs!))} — the target is p99 under ${lat.targetMs} ms.`;
+  const latencyLine = lat.clamped.length === 0 ? figures : `${clampedSentence(lat.clamped.length)} ${figures}`;
   return view.regOps.lane.length > 0
     ? `<section>
 <h2>Acquire latency</h2>

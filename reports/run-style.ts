@@ -111,7 +111,7 @@ rect.hi { fill: none; stroke: #111; stroke-width: 2; stroke-dasharray: 5,3; poin
 .verdict-line .v-fail .v-mark { color: var(--bad); }
 .verdict-line .v-ok .v-mark { color: var(--ok); }
 .verdict-line .v-unknown .v-mark, .verdict-line .v-skip .v-mark { color: var(--muted); }
-section.checkers { margin: 0 24px 8px; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; }
+section.checkers { margin: 10px 24px 8px; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; }
 #clocks.collapsed { color: var(--muted); font-size: 13px; }
 #steps li.tone-server { border-left-color: #8e44ad; }
 .note-label { font-size: 10.5px; font-weight: 600; }

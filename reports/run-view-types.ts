@@ -37,7 +37,8 @@ export interface RunView {
   /** Failing (or undecided) checkers' sentences, for the red box above the timeline. */
   findings: Array<{ checker: string; valid: boolean | "unknown"; summary: string }>;
   clocks: { t: number[]; lanes: number[]; offsetsUs: number[][] };
-  latency: { count: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null; targetMs: number };
+  /** Figures over the grants not in `clamped`: holds whose imported grant was stamped before its invoke (no latency to measure). */
+  latency: { count: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null; targetMs: number; clamped: number[] };
   steps: StoryStep[];
 }
 

@@ -1,5 +1,6 @@
 import { NEMESIS, pairOperations, type HistoryEvent, type Operation } from "../sim/history.js";
 import { computeHolds, type Hold } from "../checkers/holds.js";
+import type { ImportedEvent } from "../checkers/import/edn.js";
 import type { RunRecord } from "./types.js";
 import type { TraceRecord } from "../sim/simulation.js";
 import type { RedisCommandTrace } from "../services/redis/server.js";
@@ -78,7 +79,7 @@ export function buildRunView(record: RunRecord, history: readonly HistoryEvent[]
   const findings = record.verdicts.results.filter((r) => r.valid !== true).map((r) => ({ checker: r.checker, valid: r.valid, summary: r.summary }));
 
   const clocks = buildClocks(lanes, meta.clockSamples ?? []);
-  const latency = buildLatency(holds);
+  const latency = buildLatency(holds, imported ? clampedHolds(history, holdByAcquire) : []);
 
   // An imported history keeps its own clock, which rarely starts at 0; a long run's report draws its tail.
   const startUs = (imported || meta.historyTail) && history.length > 0 ? history[0]!.timeUs : 0;
@@ -298,9 +299,26 @@ function buildClocks(lanes: readonly Lane[], samples: NonNullable<RunRecord["met
   };
 }
 
-/** Acquire latency per grant (invoke to grant): count, p50, p99, max. */
-function buildLatency(holds: HoldColumns): RunView["latency"] {
-  const latenciesUs = holds.s.map((s, i) => s - holds.w[i]!).sort((a, b) => a - b);
+/**
+ * Holds whose grant was stamped before its own acquire's invoke in an imported file: the
+ * importer raised its time to keep file order, so its wait is an artefact, not a latency.
+ */
+function clampedHolds(history: readonly ImportedEvent[], holdByAcquire: ReadonlyMap<number, number>): number[] {
+  const out: number[] = [];
+  for (const e of history) {
+    const h = e.clampedFromUs !== undefined ? holdByAcquire.get(e.index) : undefined;
+    if (h !== undefined) out.push(h);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** Acquire latency per grant (invoke to grant): count, p50, p99, max, leaving out the clamped grants. */
+function buildLatency(holds: HoldColumns, clamped: number[]): RunView["latency"] {
+  const left = new Set(clamped);
+  const latenciesUs = holds.s
+    .map((s, i) => s - holds.w[i]!)
+    .filter((_, i) => !left.has(i))
+    .sort((a, b) => a - b);
   const q = (p: number): number | null =>
     latenciesUs.length === 0 ? null : round3(latenciesUs[Math.min(latenciesUs.length - 1, Math.ceil(p * latenciesUs.length) - 1)]! / 1000);
   return {
@@ -309,6 +327,7 @@ function buildLatency(holds: HoldColumns): RunView["latency"] {
     p99Ms: q(0.99),
     maxMs: latenciesUs.length ? round3(latenciesUs[latenciesUs.length - 1]! / 1000) : null,
     targetMs: ACQUIRE_TARGET_MS,
+    clamped,
   };
 }
 

@@ -216,6 +216,22 @@ describe("lockstep check", () => {
     }
   });
 
+  it("a clamped completion is left out of the page's latency, and the page says so: p50 is the real grant's 7.719 ms, not 1 µs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lockstep-check-clamp-"));
+    try {
+      const r = await check(jepsen("lock-double-grant.edn"), "--out", join(dir, "r"));
+      expect(r.err).toMatch(/note: 1 completion is stamped before its own invoke/);
+      const html = readFileSync(join(dir, "r", "report.html"), "utf8");
+      const section = html.slice(html.indexOf("<h2>Acquire latency"), html.indexOf("</section>", html.indexOf("<h2>Acquire latency")));
+      expect(section).toContain("1 grant is left out: its completion is stamped before its own invoke in the file");
+      // 0's grant waited 18.231904 − 10.512345 ms; 1's clamped grant (1 µs) is not counted.
+      expect(section).toContain("1 grant. p50 <b>7.719 ms</b>");
+      expect(section).not.toMatch(/1 µs|0\.001 ms/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a folder is refused as the history argument (not --format), pointing at a run folder's history.jsonl", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lockstep-check-folder-"));
     try {

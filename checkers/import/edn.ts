@@ -26,7 +26,11 @@ import { NEMESIS, type EventType, type HistoryEvent } from "../../sim/history.js
 import { checkPairing } from "./pairing.js";
 import { canonicalEdn, EdnKeyword, exactEdnText, fieldOf, parseEdn, plainOp } from "./edn-values.js";
 
-export type ImportedEvent = HistoryEvent & { extra?: Record<string, unknown> };
+/**
+ * clampedFromUs: on a completion whose own :time (µs, kept here) is before its invoke's;
+ * its timeUs was raised to keep file order, so invoke → completion measures no latency.
+ */
+export type ImportedEvent = HistoryEvent & { extra?: Record<string, unknown>; clampedFromUs?: number };
 
 const TYPES: ReadonlySet<string> = new Set<EventType>(["invoke", "ok", "fail", "info"]);
 const KNOWN = new Set(["process", "type", "f", "value", "time", "index", "lock"]);
@@ -230,11 +234,13 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
     if (f === undefined) throw new InputError(file, `${where}: :f`, `a keyword such as :acquire, got ${JSON.stringify(op.f)}`);
     if (op.index !== undefined) lastIndex = checkedIndex(op.index, line, lastIndex, file);
     let timeUs = events.length;
+    let clampedFromUs: number | undefined;
     if (timed > 0) {
       const ns = typeof op.time === "bigint" ? Number(op.time) : op.time;
       if (typeof ns !== "number" || !Number.isFinite(ns) || ns < 0 || ns > TIME_NS_MAX)
         throw new InputError(file, `${where}: :time`, `a number of nanoseconds from 0 to ${TIME_NS_MAX}, got ${JSON.stringify(op.time)}`);
       timeUs = clock.stamp(Math.floor(ns / 1000), process, op.type === "invoke", line);
+      if (clock.clamped) clampedFromUs = Math.floor(ns / 1000);
     }
     const extra: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(op)) if (!KNOWN.has(k)) extra[k] = v;
@@ -255,6 +261,7 @@ export function parseEdnHistoryWithLines(text: string, file: string, opts: EdnOp
       lock,
       ...(value !== undefined && value !== null ? { value } : {}),
       ...(Object.keys(extra).length > 0 ? { extra } : {}),
+      ...(clampedFromUs !== undefined ? { clampedFromUs } : {}),
     });
     lines.push(line);
   }
@@ -287,6 +294,8 @@ function checkedIndex(raw: unknown, line: number, lastIndex: { index: number; li
  */
 class FileOrderClock {
   readonly raised: RaisedTimes = { count: 0 };
+  /** Whether the last stamp was a completion stamped before its own invoke. */
+  clamped = false;
   private lastUs = -1;
   private readonly invokedAtUs = new Map<string, number>();
 
@@ -294,10 +303,12 @@ class FileOrderClock {
     const timeUs = Math.max(ownUs, this.lastUs + 1);
     this.lastUs = timeUs;
     const invokedUs = this.invokedAtUs.get(process);
+    this.clamped = false;
     if (invoke) this.invokedAtUs.set(process, ownUs);
     else if (invokedUs !== undefined) {
       this.invokedAtUs.delete(process);
       if (ownUs < invokedUs) {
+        this.clamped = true;
         this.raised.count++;
         this.raised.first ??= { line, process, invokeUs: invokedUs, completionUs: ownUs };
       }

@@ -67,6 +67,18 @@ describe("import: Jepsen EDN", () => {
     expect(h[8]).toMatchObject({ type: "info", extra: { error: "timeout" } });
   });
 
+  it("marks a completion stamped before its own invoke with its own time, clampedFromUs; no other event", () => {
+    const file = new URL("../fixtures/jepsen/lock-double-grant.edn", import.meta.url);
+    const h = parseEdnHistory(readFileSync(file, "utf8"), "lock-double-grant.edn");
+    // Line 6: process 1 invoked at 30498211 ns and completed at 30231904 ns: raised to 1 µs after its invoke.
+    expect(h[5]).toMatchObject({ process: "1", type: "ok", f: "acquire", timeUs: 30_499, clampedFromUs: 30_231 });
+    expect(h.filter((e) => e.clampedFromUs !== undefined)).toHaveLength(1);
+    // An invoke raised past another process's later stamp is file order, not a clamp.
+    expect(
+      parseEdnHistory("{:type :invoke, :f :read, :process 0, :time 5000}\n{:type :invoke, :f :read, :process 1, :time 4000}", "x.edn")[1],
+    ).not.toHaveProperty("clampedFromUs");
+  });
+
   it("reads a vector of maps, and histories without :time keep their order", () => {
     const h = parseEdnHistory(text("cas-register-ok.edn"), "cas-register-ok.edn");
     expect(h.map((e) => e.timeUs)).toEqual(h.map((_, i) => i));

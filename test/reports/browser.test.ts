@@ -262,6 +262,21 @@ describe("run report in Chromium", () => {
     expect(await marks.allTextContents()).toContain(':start ["isolated",{"n1":["n4","n5"]}]');
     expect(await page.locator("#steps").innerText()).toMatch(/the nemesis runs :start for [\d.]+ ms — \["isolated"/);
     await page.locator("#timeline-section").screenshot({ path: join(OUT, "lock-double-grant.png") });
+    // The clamped grant (1 µs, stamped before its invoke) is left out of the figures and said so.
+    const latency = page.locator("#latency").locator("xpath=..");
+    expect(await latency.innerText()).toMatch(/1 grant is left out[\s\S]*1 grant\. p50 7\.719 ms/);
+    // Its target, p99 and p50 labels (p99 = p50 = 7.719 ms, just under the 10 ms target) never overlap.
+    const labels = await page.locator("#latency g.ql text").evaluateAll((els) => els.map((t) => t.getBoundingClientRect()).map((b) => [b.top, b.bottom]));
+    expect(labels).toHaveLength(3);
+    const byTop = labels.sort((a, b) => a[0]! - b[0]!);
+    for (let i = 1; i < byTop.length; i++) expect(byTop[i]![0]).toBeGreaterThanOrEqual(byTop[i - 1]![1]! - 1);
+    // The Checkers box stands apart from the box above it (the linearizability failure's).
+    const gap = await page.evaluate(() => {
+      const ck = document.getElementById("checkers")!;
+      return ck.getBoundingClientRect().top - ck.previousElementSibling!.getBoundingClientRect().bottom;
+    });
+    expect(gap).toBeGreaterThanOrEqual(8);
+    await page.screenshot({ path: join(OUT, "lock-double-grant-page.png"), fullPage: true });
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -8,6 +8,10 @@ import { fmtDur, fmtT, tickFormatFor } from "../format.js";
 import { BAD, D, H, ML, MR, S, dpr, holdsBy, laneId, lanes, lockName, grantName, lowerBound, nHolds } from "./model.js";
 import { showTip } from "./tooltip.js";
 import { timelineOf } from "./fault-looks.js";
+import { spreadLabels } from "./labels.js";
+
+/** A label's line height: the target, p50 and p99 labels are kept this far apart vertically. */
+const LABEL_GAP_PX = 13;
 
 const C = D.clocks;
 interface Series {
@@ -166,6 +170,9 @@ function drawClockLines(clockG: Group, yC: d3.ScaleLinear<number, number>, color
 
 const LW = { h: 190, mt: 10, mb: 24 };
 
+/** Imported grants stamped before their invoke: their wait is the importer's 1 µs, not a latency, so not drawn. */
+const clamped = new Set(D.latency.clamped);
+
 /** Acquire latency (ms) of hold q, never below the log scale's floor. */
 const latencyMsOf = (q: number): number => Math.max(0.1, (H.s[q]! - H.w[q]!) / 1000);
 
@@ -178,7 +185,7 @@ function latencyChart(): () => void {
   const ay = svg.append("g").attr("class", "axis");
   const lines = svg.append("g");
   let maxUs = 0;
-  for (let q = 0; q < nHolds; q++) maxUs = Math.max(maxUs, H.s[q]! - H.w[q]!);
+  for (let q = 0; q < nHolds; q++) if (!clamped.has(q)) maxUs = Math.max(maxUs, H.s[q]! - H.w[q]!);
   // The tooltip reads the scale the last draw made.
   const y = { L: d3.scaleLog().domain([0.1, 1]) };
   latencyTooltip(svg, () => y.L);
@@ -224,6 +231,7 @@ function latencyTooltip(svg: Svg, yL: () => d3.ScaleLogarithmic<number, number>)
         const idx = holdsBy[l]!;
         for (let p = lowerBound(H.s, idx, t - tol); p < idx.length && H.s[idx[p]!]! <= t + tol; p++) {
           const i = idx[p]!;
+          if (clamped.has(i)) continue;
           const dy = Math.abs(yL()(latencyMsOf(i)) - m[1]);
           if (dy < bd && dy < 6) {
             bd = dy;
@@ -258,7 +266,7 @@ function drawLatencyDots(lctx: CanvasRenderingContext2D, yL: d3.ScaleLogarithmic
   const seen = new Uint8Array((W + 2) * (LW.h + 2));
   for (let i = 0; i < nHolds; i++) {
     const t = H.s[i]!;
-    if (t < a || t > b) continue;
+    if (t < a || t > b || clamped.has(i)) continue;
     const px = Math.round((t - a) * k);
     const py = Math.round(yL(latencyMsOf(i)));
     const key = px * (LW.h + 2) + py;
@@ -289,9 +297,15 @@ function drawLatencyLines(lines: Group, yL: d3.ScaleLogarithmic<number, number>)
     .attr("x2", ML + W)
     .attr("y1", (d) => yL(Math.max(0.1, d.v)))
     .attr("y2", (d) => yL(Math.max(0.1, d.v)));
+  const labelY = spreadLabels(
+    ql.map((d) => yL(Math.max(0.1, d.v)) + (d.cls === "p50" ? 12 : -4)),
+    LABEL_GAP_PX,
+    LW.mt + 10,
+    LW.h - LW.mb - 2,
+  );
   lg.select("text")
     .attr("x", ML + W - 4)
-    .attr("y", (d) => yL(Math.max(0.1, d.v)) + (d.cls === "p50" ? 12 : -4))
+    .attr("y", (_, i) => labelY[i]!)
     .attr("text-anchor", "end")
     .text((d) => d.label);
 }
