@@ -66,7 +66,7 @@ h1{margin-bottom:.2em}h2{margin-top:1.6em}h3{font-size:1em;margin:1.1em 0 .3em}
 .cause h2{margin-top:.5em;color:#8a1010}.cause .id{font:12px ui-monospace,monospace;color:#777;font-weight:normal}
 .happened{background:#fff;border:1px solid #eee;border-radius:4px;padding:.5em .8em}
 pre{background:#1e1e24;color:#f2f2f2;padding:.8em 1em;border-radius:5px;overflow-x:auto;font-size:13px}
-code{font-family:ui-monospace,monospace;font-size:.92em}p code,td code{background:#f2f2f4;padding:0 .25em;border-radius:3px}
+code{font-family:ui-monospace,monospace;font-size:.92em}p code,td code{background:#f2f2f4;padding:0 .25em;border-radius:3px}p code{overflow-wrap:anywhere}
 table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #d6d6da;padding:.3em .6em;text-align:left;vertical-align:top}
 th{background:#f5f5f7}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .real.yes{color:#8a1010;font-weight:600}.real.no{color:#7a5b00}.real.none{color:#666}

@@ -110,6 +110,8 @@ table.matrix { border-collapse: separate; border-spacing: 4px; }
 table.matrix th { text-align: left; font-weight: 600; padding: 4px 8px; white-space: nowrap; }
 table.matrix tbody th { white-space: normal; max-width: 22ch; overflow-wrap: anywhere; }
 table.matrix thead th { font-size: 13px; border-bottom: 2px solid var(--line); }
+/* A phone: the side padding would push a two-design matrix past the screen by a few px. */
+@media (max-width: 480px) { header.top { padding: 14px 12px 6px; } main.cmp { padding: 12px; } table.matrix tbody th { max-width: 14ch; padding: 4px; } }
 th.corner { color: var(--muted); font-weight: normal !important; }
 td.cell { min-width: 115px; max-width: 140px; padding: 6px 8px; border-radius: 6px; background: #fff; border: 1px solid var(--line); vertical-align: top; }
 td.cell .rate { font-size: 18px; font-weight: 700; }

@@ -182,7 +182,7 @@ export function renderLinearization(v: LinearizationView): string {
   return `<section class="linearization" id="linearization">
 <h2>The linearizability failure <small>${e(partName(w))}, ${e(w.model)} model</small> <button type="button" class="linklike" data-show="span:${v.spanUs[0]}-${v.spanUs[1]}">show on the timeline</button></h2>
 <p class="explain">No order of the operations on ${e(partName(w))} agrees with both their real-time order and the model. The longest order that does has <b>${w.prefixLength}</b> operations${w.prefixLength > w.prefixTail.length ? ` (the last ${w.prefixTail.length} shown, from the ${shownFrom}${ordinal(shownFrom)})` : ""}, numbered as they linearize; after them ${isRegisterModel(w.model) ? "the state" : "the lock"} is <b>${e(w.state)}</b>, and the red operation cannot come next. Bars run from invoke to reply, placed by the order of those events (not to scale); a dashed bar never got a reply. Hover a bar for its times.</p>
-<svg class="lin-svg" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="the longest linearizable prefix and the operation that cannot follow">${rows}${bars}${axis}</svg>
+<div class="lin-frame"><svg class="lin-svg" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="the longest linearizable prefix and the operation that cannot follow">${rows}${bars}${axis}</svg></div>
 <p class="lin-state">model state after the prefix: <b>${e(w.state)}</b></p>
 <ol class="lin-list">${list}</ol>
 </section>`;
@@ -200,7 +200,9 @@ function fmtSeconds(us: number): string {
 
 export const LINEARIZATION_STYLE = String.raw`
 section.linearization { margin: 10px 24px 0; background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--bad); border-radius: 6px; padding: 10px 14px; }
-.lin-svg { max-width: 900px; display: block; }
+/* On a narrow screen the drawing scrolls in its frame rather than shrinking its labels past reading. */
+.lin-frame { overflow-x: auto; }
+.lin-svg { max-width: 900px; min-width: 700px; display: block; }
 .lin-proc { font-size: 12px; font-weight: 600; fill: var(--fg); }
 .lin-row { stroke: #e3e7ec; }
 .lin-op rect { fill: #d8ecd9; stroke: #2e7d32; stroke-width: 1.2; }

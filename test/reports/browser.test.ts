@@ -8,6 +8,8 @@ import { loadScenario } from "../../scenarios/index.js";
 import { computeHolds } from "../../checkers/holds.js";
 import { renderRunReport } from "../../reports/run-report.js";
 import { renderComparePage } from "../../reports/compare-page.js";
+import { renderAuditPage } from "../../reports/audit-page.js";
+import { causeByName } from "../../causes/index.js";
 import { writeRunArtifacts } from "../../harness/artifacts.js";
 import { main } from "../../cli/main.js";
 import { checkHistoryFile } from "../../cli/commands/check.js";
@@ -380,6 +382,16 @@ describe("run report in Chromium", () => {
     }
     expect(m.marksUnder).toBeGreaterThan(m.words.length);
     expect(m.labelsOverMarks).toBe(true);
+    // The linearization keeps its labels legible (it scrolls in its frame) and opens on the operation that cannot follow.
+    const lin = await page.evaluate(() => {
+      const frame = document.querySelector(".lin-frame")!.getBoundingClientRect();
+      const stuck = document.querySelector("g.lin-op.stuck rect")!.getBoundingClientRect();
+      const label = document.querySelector("g.lin-op text")!.getBoundingClientRect();
+      return { frame: [frame.left, frame.right], stuck: [stuck.left, stuck.right], labelPx: label.height };
+    });
+    expect(lin.labelPx).toBeGreaterThanOrEqual(9);
+    expect(lin.stuck[0]).toBeGreaterThanOrEqual(lin.frame[0]! - 1);
+    expect(lin.stuck[1]).toBeLessThanOrEqual(lin.frame[1]! + 1);
     await page.screenshot({ path: join(OUT, "run-report-420.png"), fullPage: true });
     await page.close();
   });
@@ -494,9 +506,61 @@ describe("comparison page in Chromium", () => {
     expect(await w.page.locator("thead th").count()).toBe(9);
     expect(await w.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1400);
     await w.page.screenshot({ path: join(OUT, "compare-8-designs.png") });
+    // At 420 px a matrix of two designs fits the screen without a sideways scroll.
+    const two = { ...m, designs: m.designs.slice(0, 2), cells: m.cells.filter((c) => m.designs.slice(0, 2).includes(c.design)) };
+    writeFileSync(join(dir, "compare-2.html"), renderComparePage(two));
+    await w.page.setViewportSize({ width: 420, height: 900 });
+    await w.page.goto(pathToFileURL(join(dir, "compare-2.html")).href);
+    const fit = await w.page.evaluate(() => {
+      const wrap = document.querySelector(".matrix-wrap")!;
+      return { doc: document.documentElement.scrollWidth, wrap: wrap.scrollWidth - wrap.clientWidth };
+    });
+    expect(fit).toEqual({ doc: 420, wrap: 0 });
+    await w.page.screenshot({ path: join(OUT, "compare-420.png"), fullPage: true });
+    await w.page.close();
     await page.locator("a.seed").first().click();
     await page.waitForSelector("body[data-drawn='1']", { timeout: hangBoundMs(20_000) });
     expect(page.url()).toContain(`/runs/${failing[0]!.scenario}-seed${failing[0]!.failingSeed}/report.html`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("audit page in Chromium", () => {
+  it("at 420 px a counterexample's long replay command wraps inside its card", async () => {
+    const c = causeByName("holds-ignores-validity")!;
+    const replay = "npx lockstep run /home/someone/projects/mylock/runs/audit/counterexamples/holds-ignores-validity/attack-holder-partitioned.json --seed 2";
+    const html = renderAuditPage({
+      lock: "my-lock.ts",
+      reference: "setnx-reference (reference)",
+      seeds: 3,
+      rows: [],
+      unexplained: [],
+      causes: [
+        {
+          id: c.name,
+          title: c.title,
+          meaning: c.meaning,
+          fix: c.fix,
+          fixCode: c.fixCode,
+          source: c.source,
+          sentence: "c1 reported a validity ending at 1.002 s, yet went on believing it held the lock until 1.505 s.",
+          attacks: [{ attack: "holder-partitioned", runs: 3, unsafeRate: 1, unsafeCi95: [0.44, 1], referenceUnsafeRate: 0, explained: 3, diagnosed: 3 }],
+          counterexample: { attack: "holder-partitioned", seed: 2, title: c.title, faults: ["cut redis-1->c1 for 1500 ms"], evidence: "a lost update", replay },
+        },
+      ],
+    });
+    const { page, problems } = await open(write("audit-420.html", html), false);
+    await page.setViewportSize({ width: 420, height: 900 });
+    const sticking = await page.evaluate(() =>
+      [...document.querySelectorAll(".cause p code")]
+        .filter((el) => el.getBoundingClientRect().right > el.parentElement!.getBoundingClientRect().right + 1)
+        .map((el) => el.textContent),
+    );
+    expect(await page.locator(".cause p code", { hasText: "--seed 2" }).count()).toBe(1);
+    expect(sticking).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(420);
+    await page.screenshot({ path: join(OUT, "audit-420.png"), fullPage: true });
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -283,6 +283,8 @@ function redraw(): void {
 }
 layout();
 redraw();
+// The linearization's operation that cannot follow is drawn last: a frame narrower than the drawing opens scrolled to it.
+for (const f of document.querySelectorAll<HTMLElement>(".lin-frame")) f.scrollLeft = f.scrollWidth;
 stats.drawMs = performance.now();
 document.body.setAttribute("data-drawn", "1");
 let resizePending = false;
