@@ -70,13 +70,32 @@ export function judgeChallenge(history: readonly HistoryEvent[], spec: Challenge
   if (spec.kind === "granted-during-release") return { ...base, ...judgeDuringRelease(ops, acquires) };
   if (spec.kind === "derived" || spec.kind === "client-fault-contended" || spec.kind === "server-fault-during-hold") {
     const d = new DerivedChallenge(ttl);
-    for (const e of history) d.push(e);
+    for (const e of acquires.length === 0 ? faultsAndClients(history) : history) d.push(e);
     if (spec.kind !== "derived") return { ...base, ...metOf(d, spec.kind) };
     // No acquire, no hold (a register's history): computing the holds twice for nothing cost a 1k-op check a tenth of its time.
     if (acquires.length === 0) return { ...base, ...derivedOf(d, { challenged: false, count: 0, why: "" }, () => whyNoOverlap([], acquires)) };
     return { ...base, ...derivedOf(d, judgeExpiry(history, acquires), () => whyNoOverlap(sharedHolds(history), acquires)) };
   }
   return { ...base, ...judgeOverlap(history, acquires) };
+}
+
+/**
+ * What the derived rule can see of a history with no acquire: no client holds or wants a
+ * lock, so only the faults (whom they reached) and which processes are clients (their
+ * first invoke) decide it. Streaming every event of a 10k-op register history through it
+ * cost a check as much as its pairing.
+ */
+function faultsAndClients(history: readonly HistoryEvent[]): HistoryEvent[] {
+  const clients = new Set<string>();
+  const out: HistoryEvent[] = [];
+  for (const e of history) {
+    if (e.process === NEMESIS) out.push(e);
+    else if (e.type === "invoke" && !clients.has(e.process)) {
+      clients.add(e.process);
+      out.push(e);
+    }
+  }
+  return out;
 }
 
 type Judged = Pick<ChallengeResult, "challenged" | "why" | "count">;

@@ -17,6 +17,7 @@
 import type { Operation } from "../../../sim/history.js";
 import { canonicalEdn, isEdnClass } from "../../import/edn-values.js";
 import { hashString, type InfoKey, type Model } from "../model.js";
+import { OpCache } from "../op-cache.js";
 
 const LOCKSTEP_KEYS: ReadonlySet<string> = new Set(["grantId", "token", "counter", "value"]);
 
@@ -44,23 +45,16 @@ function casArgs(op: Operation): [string, string] | undefined {
 }
 
 /** The value a completed op needs the register to hold: a read's result, a cas's `from` (read once per op). */
-const needed = new WeakMap<Operation, string | undefined>();
-function neededValue(op: Operation): string | undefined {
-  if (needed.has(op)) return needed.get(op);
-  let v: string | undefined;
-  if (op.f === "read" && op.outcome === "ok") v = keyOf(unwrap(op.complete?.value));
-  else if (op.f === "cas" && op.outcome === "ok") v = casArgs(op)?.[0];
-  needed.set(op, v);
-  return v;
-}
+const needed = new OpCache<string | undefined>((op) => {
+  if (op.f === "read" && op.outcome === "ok") return keyOf(unwrap(op.complete?.value));
+  if (op.f === "cas" && op.outcome === "ok") return casArgs(op)?.[0];
+  return undefined;
+});
+const neededValue = (op: Operation): string | undefined => needed.get(op);
 
 /** What a write sets the register to (read once per op). */
-const written = new WeakMap<Operation, string>();
-function writtenValue(op: Operation): string {
-  let v = written.get(op);
-  if (v === undefined) written.set(op, (v = keyOf(unwrap(op.invoke.value))));
-  return v;
-}
+const written = new OpCache<string>((op) => keyOf(unwrap(op.invoke.value)));
+const writtenValue = (op: Operation): string => written.get(op);
 
 /** The values the next ops need (a handful: the ops that may go next). */
 function neededValues(ops: readonly Operation[]): string[] {
@@ -81,16 +75,19 @@ function neededValues(ops: readonly Operation[]): string[] {
  * history every info op is tried everywhere, as before.
  */
 function infoWriteKeys(ops: readonly Operation[]): InfoKey[] {
+  // Called once per sub-history, before its search: the previous one's ops need not stay cached.
+  needed.clear();
+  written.clear();
   if (ops.some((op) => op.f === "cas" && op.outcome === "info")) return ops.map(() => undefined);
-  const needed = new Set<string>();
+  const neededSet = new Set<string>();
   for (const op of ops) {
     const v = neededValue(op);
-    if (v !== undefined) needed.add(v);
+    if (v !== undefined) neededSet.add(v);
   }
   return ops.map((op) => {
     if (op.outcome !== "info" || op.f !== "write") return undefined;
-    const v = keyOf(unwrap(op.invoke.value));
-    return needed.has(v) ? v : null;
+    const v = writtenValue(op);
+    return neededSet.has(v) ? v : null;
   });
 }
 
