@@ -9,13 +9,12 @@ import { computeHolds } from "../../checkers/holds.js";
 import { renderRunReport } from "../../reports/run-report.js";
 import { renderComparePage } from "../../reports/compare-page.js";
 import { renderAuditPage } from "../../reports/audit-page.js";
-import { causeByName } from "../../causes/index.js";
 import { writeRunArtifacts } from "../../harness/artifacts.js";
 import { main } from "../../cli/main.js";
 import { checkHistoryFile } from "../../cli/commands/check.js";
 import { recordForImported, renderImportedReport } from "../../cli/check-report.js";
 import { DEBATE, debateTests } from "../../reports/debate-claims.js";
-import { HOSTILE, hostileScenario, longScenario, runFixture, smallMatrix, type RunFixture } from "./fixtures.js";
+import { HOSTILE, auditPageWithLongReplay, hostileScenario, longScenario, runFixture, smallMatrix, type RunFixture } from "./fixtures.js";
 import { hangBoundMs } from "../helpers/hang-bound.js";
 
 /**
@@ -528,28 +527,7 @@ describe("comparison page in Chromium", () => {
 
 describe("audit page in Chromium", () => {
   it("at 420 px a counterexample's long replay command wraps inside its card", async () => {
-    const c = causeByName("holds-ignores-validity")!;
-    const replay = "npx lockstep run /home/someone/projects/mylock/runs/audit/counterexamples/holds-ignores-validity/attack-holder-partitioned.json --seed 2";
-    const html = renderAuditPage({
-      lock: "my-lock.ts",
-      reference: "setnx-reference (reference)",
-      seeds: 3,
-      rows: [],
-      unexplained: [],
-      causes: [
-        {
-          id: c.name,
-          title: c.title,
-          meaning: c.meaning,
-          fix: c.fix,
-          fixCode: c.fixCode,
-          source: c.source,
-          sentence: "c1 reported a validity ending at 1.002 s, yet went on believing it held the lock until 1.505 s.",
-          attacks: [{ attack: "holder-partitioned", runs: 3, unsafeRate: 1, unsafeCi95: [0.44, 1], referenceUnsafeRate: 0, explained: 3, diagnosed: 3 }],
-          counterexample: { attack: "holder-partitioned", seed: 2, title: c.title, faults: ["cut redis-1->c1 for 1500 ms"], evidence: "a lost update", replay },
-        },
-      ],
-    });
+    const html = renderAuditPage(auditPageWithLongReplay());
     const { page, problems } = await open(write("audit-420.html", html), false);
     await page.setViewportSize({ width: 420, height: 900 });
     const sticking = await page.evaluate(() =>

@@ -8,6 +8,8 @@ import type { HistoryEvent } from "../../sim/history.js";
 import type { CompareCell, CompareMatrix, RunRecord } from "../../reports/types.js";
 import { addRunAvailability, emptySweepAvailability, runAvailability } from "../../reports/availability.js";
 import { scenarioOnDesign } from "../../harness/sweep/compare.js";
+import type { AuditPage } from "../../reports/audit-page.js";
+import { causeByName } from "../../causes/index.js";
 
 /** What the report renderers take, from a real run. */
 export interface RunFixture {
@@ -114,4 +116,30 @@ export function smallMatrix(
     });
   }
   return { designs, scenarios: names, seeds: { from: 1, to: seeds }, cells };
+}
+
+/** An audit page with one cause whose counterexample's replay is a long path with no break for its first 60 characters. */
+export function auditPageWithLongReplay(): AuditPage {
+  const c = causeByName("holds-ignores-validity")!;
+  const replay = "npx lockstep run /home/someone/projects/mylock/runs/audit/counterexamples/holds-ignores-validity/attack-holder-partitioned.json --seed 2";
+  return {
+    lock: "my-lock.ts",
+    reference: "setnx-reference (reference)",
+    seeds: 3,
+    rows: [],
+    unexplained: [],
+    causes: [
+      {
+        id: c.name,
+        title: c.title,
+        meaning: c.meaning,
+        fix: c.fix,
+        fixCode: c.fixCode,
+        source: c.source,
+        sentence: "c1 reported a validity ending at 1.002 s, yet went on believing it held the lock until 1.505 s.",
+        attacks: [{ attack: "holder-partitioned", runs: 3, unsafeRate: 1, unsafeCi95: [0.44, 1], referenceUnsafeRate: 0, explained: 3, diagnosed: 3 }],
+        counterexample: { attack: "holder-partitioned", seed: 2, title: c.title, faults: ["cut redis-1->c1 for 1500 ms"], evidence: "a lost update", replay },
+      },
+    ],
+  };
 }
