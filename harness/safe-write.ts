@@ -42,13 +42,15 @@ export function tempPathFor(path: string): string {
 }
 
 const HEAD_BYTES = 4096;
+/** The first line of a history (sim/history.ts) or its tail, and of a command trace (TraceRecord), as lockstep writes them. */
+const LOCKSTEP_JSONL = /^\{"index":\d+,"timeUs":\d+,"process":"|^\{"timeUs":\d+,"process":"[^"]*","kind":"/;
 
 /**
  * Whether a regular file is one lockstep writes: JSON, JSONL and HTML output that names
- * lockstep in its first 4 KiB (summaries, results.json, reports, pages), a history
- * (first line `{"index":0,"timeUs":`), a scenario, matrix or real-mode summary as
- * lockstep writes them (pretty JSON whose first key is "name", "designs" or
- * "scenario"), or an empty file.
+ * lockstep in its first 4 KiB (summaries, results.json, reports, pages), a history or its
+ * tail (first line `{"index":N,"timeUs":T,`), a command trace (`{"timeUs":T,"process":`),
+ * a scenario, matrix or real-mode summary as lockstep writes them (pretty JSON whose
+ * first key is "name", "designs" or "scenario"), or an empty file.
  */
 export function writtenByLockstep(path: string): boolean {
   let head: string;
@@ -59,7 +61,7 @@ export function writtenByLockstep(path: string): boolean {
   } finally {
     closeSync(fd);
   }
-  return head.length === 0 || head.includes("lockstep") || head.startsWith('{"index":0,"timeUs":') || /^\{\n {2}"(name|designs|scenario)": /.test(head);
+  return head.length === 0 || head.includes("lockstep") || LOCKSTEP_JSONL.test(head) || /^\{\n {2}"(name|designs|scenario)": /.test(head);
 }
 
 function kindOf(st: Stats): string {

@@ -124,6 +124,17 @@ describe("writes never replace what lockstep did not write", () => {
     expect(readFileSync(file, "utf8")).toBe("x");
   });
 
+  it("no false alarm: run --trace writes twice into one --out (trace.jsonl and a history's tail are its own)", async () => {
+    const dir = tmp();
+    for (let i = 0; i < 2; i++) expect(await main(["run", "naive-gc-pause", "--trace", "--ok-if-expected", "--out", dir])).toBe(EXIT.ok);
+    expect(io.err).not.toMatch(/lockstep: /);
+    expect(writtenByLockstep(join(dir, "trace.jsonl"))).toBe(true);
+    // history-tail.jsonl (run --duration) starts at the index its tail keeps, not at 0.
+    const history = readFileSync(join(dir, "history.jsonl"), "utf8").split("\n");
+    writeFileSync(join(dir, "history-tail.jsonl"), history.slice(5).join("\n"));
+    expect(writtenByLockstep(join(dir, "history-tail.jsonl"))).toBe(true);
+  });
+
   it("no false alarm: every kind of file lockstep writes is recognised as its own, and compare writes twice into one directory", async () => {
     const dir = tmp();
     expect(await main(["compare", "--designs", "redis-setnx", "--scenarios", "naive-gc-pause", "--seeds", "2", "--workers", "1", "--out", dir])).toBe(EXIT.ok);
@@ -143,6 +154,8 @@ describe("writes never replace what lockstep did not write", () => {
     for (const f of [scenario, real]) expect(writtenByLockstep(f), f).toBe(true);
     // And what it did not write is not its own.
     for (const [name, text] of [
+      ["t.jsonl", '{"timeUs":1,"note":"mine"}\n'],
+      ["h.jsonl", '{"index":3,"timeUs":"soon"}\n'],
       ["a.json", '{"name": "x"}'],
       ["b.txt", "hello"],
       ["c.json", '{\n  "scenarios": []\n}\n'],
