@@ -6,7 +6,8 @@
  * has its WebSocket client behind that flag); jobs: [{file, width, png, ready}], where
  * `ready` is a selector present once the page has drawn ("" for a static page). Prints one
  * JSON line per job: {file, scrollWidth, innerWidth, ready, errors}. One browser serves
- * every job; past boundMs the browser is killed and the script exits 3, so no hang outlives it.
+ * every job; past boundMs (the only bound on waiting for a page) the browser is killed and
+ * the script exits 3, so no hang outlives it.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,7 +16,6 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const FIREFOX = "/usr/bin/firefox-esr";
-const READY_POLLS_MAX = 300;
 
 /** firefox-esr started headless on a fresh profile, and the BiDi address it prints. */
 async function startFirefox(profile) {
@@ -67,8 +67,9 @@ async function runJob(s, context, job) {
   await s.send("browsingContext.setViewport", { context, viewport: { width: job.width, height: 900 } });
   await s.send("browsingContext.navigate", { context, url: pathToFileURL(job.file).href, wait: "complete" });
   const evaluate = async (expression) => (await s.send("script.evaluate", { expression, target: { context }, awaitPromise: true })).result.value;
+  // No count of polls: how long a page takes to draw depends on the machine's load; the watchdog ends a hang.
   let ready = job.ready === "";
-  for (let i = 0; !ready && i < READY_POLLS_MAX; i++) {
+  while (!ready) {
     ready = (await evaluate(`document.querySelector(${JSON.stringify(job.ready)}) !== null`)) === true;
     if (!ready) await new Promise((r) => setTimeout(r, 100));
   }
