@@ -19,7 +19,7 @@ import { hangBoundMs } from "../helpers/hang-bound.js";
 
 /**
  * The reports in headless Chromium (Debian's, at /usr/bin/chromium; see
- * scripts/ensure-chromium.sh). Every report is generated here from a fresh run.
+ * scripts/ensure-browsers.sh). Every report is generated here from a fresh run.
  * Screenshots and the pages land in test-output/reports/ (git-ignored). The open+draw
  * time of the long report is measured and printed, not asserted.
  */
@@ -55,7 +55,7 @@ let ctx: BrowserContext;
 let userDataDir: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh`);
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-browsers.sh`);
   mkdirSync(OUT, { recursive: true });
   userDataDir = mkdtempSync(join(tmpdir(), "lockstep-chromium-"));
   ctx = await chromium.launchPersistentContext(userDataDir, {

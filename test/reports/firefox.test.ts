@@ -18,7 +18,7 @@ import { hangBoundMs } from "../helpers/hang-bound.js";
  * wider than the window. playwright-core cannot drive firefox-esr here (its BiDi contexts send
  * emulation.setMediaFeaturesOverride, which firefox-esr 153 refuses), so
  * test/helpers/firefox-bidi.mjs speaks WebDriver BiDi to it directly. Screenshots land in
- * test-output/reports/firefox/. Where firefox-esr is not installed the file says so and skips.
+ * test-output/reports/firefox/. `npm test` installs firefox-esr first (scripts/ensure-browsers.sh).
  */
 const FIREFOX = "/usr/bin/firefox-esr";
 const OUT = resolve("test-output", "reports", "firefox");
@@ -57,8 +57,9 @@ async function writePages(): Promise<void> {
   pages.push({ name: "playground", file: join(dir, "playground", "index.html"), ready: "body[data-runs='1']" });
 }
 
-describe.skipIf(!existsSync(FIREFOX))("pages in Firefox (firefox-esr over WebDriver BiDi) at 420 px", () => {
+describe("pages in Firefox (firefox-esr over WebDriver BiDi) at 420 px", () => {
   beforeAll(async () => {
+    if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing: run scripts/ensure-browsers.sh`);
     dir = mkdtempSync(join(tmpdir(), "lockstep-firefox-pages-"));
     mkdirSync(OUT, { recursive: true });
     await writePages();
@@ -92,5 +93,3 @@ describe.skipIf(!existsSync(FIREFOX))("pages in Firefox (firefox-esr over WebDri
     hangBoundMs(120_000),
   );
 });
-
-if (!existsSync(FIREFOX)) console.log(`[firefox] ${FIREFOX} is not installed: the Firefox page test is skipped (apt-get install firefox-esr)`);
