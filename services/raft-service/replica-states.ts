@@ -386,7 +386,12 @@ export class DigestMemo {
   private readonly partsByIndex = new Map<number, [FormParts, string]>();
   /** Where the next state's parts are written (it becomes a kept entry when its digest is new). */
   private scratch = new FormParts();
-  static readonly INDEXES_MAX = 64;
+  /**
+   * Replicas digest an index within a few heartbeats of each other, a few digests apart;
+   * each kept entry holds a whole state's parts (at 1000 clients ~0.5 MB of forms no
+   * longer live), so the memo keeps a few, and a replica further behind hashes itself.
+   */
+  static readonly INDEXES_MAX = 16;
 
   /**
    * The digest of the state whose parts `writeParts` writes and whose form `form` gives:
