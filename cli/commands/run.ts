@@ -19,6 +19,7 @@ import { CANNOT_VARY, checkDeterminism } from "../../harness/determinism.js";
 import { parseDurationText, runSoak } from "../../harness/soak.js";
 import { StepProgress } from "../../harness/sweep/progress.js";
 import { InputError } from "../../sim/errors.js";
+import { boundHeapGrowth } from "../heap.js";
 
 export function registerRun(program: Command): void {
   program
@@ -39,6 +40,7 @@ export function registerRun(program: Command): void {
     )
     .option("--full-history", "with --duration: stream the whole history to history.jsonl too (about 100 MB per simulated hour per client)")
     .action((name: string, opts: RunFlags) => {
+      boundHeapGrowth(opts.duration !== undefined);
       if (opts.duration !== undefined) {
         runLong(name, opts);
         return;
