@@ -9,6 +9,8 @@
  *
  *   npm run bench:porcupine -- --src ../porcupine
  *
+ * The two run in alternate rounds, so the machine's load falls on both alike. A first line
+ * sets Node's own start-up (`node -e 0`) beside Porcupine's whole 1k-op check.
  * Each history's verdicts are asserted: lockstep's must be the generator's truth, and
  * Porcupine's, where it decides in PORCUPINE_TIMEOUT_S (default 60 s), must equal
  * lockstep's; any difference is printed and the exit code is 1. Prints the median wall
@@ -104,33 +106,47 @@ interface Timed {
 
 const GNU_TIME = "/usr/bin/time";
 
+interface Command {
+  cmd: string;
+  args: string[];
+  verdictOf: (status: number | null, out: string) => string;
+}
+
 /**
- * Runs a command `rounds` times. The time limit is coreutils' timeout around the command (exit
- * 124), inside GNU time, so a command cut short is killed with its measurer, never orphaned;
- * --foreground keeps it in this process group, so Ctrl-C reaches it at once.
+ * Runs a command once and adds its round to `t`. The time limit is coreutils' timeout around
+ * the command (exit 124), inside GNU time, so a command cut short is killed with its measurer,
+ * never orphaned; --foreground keeps it in this process group, so Ctrl-C reaches it at once.
  */
-function time(cmd: string, args: string[], verdictOf: (status: number | null, out: string) => string, rounds: number, timeoutS: number, dir: string): Timed {
-  const ms: number[] = [];
-  const cpuMs: number[] = [];
+function timeOnce(c: Command, t: Timed, timeoutS: number, dir: string): void {
   const cpuFile = join(dir, "cpu.txt");
   const measured = existsSync(GNU_TIME);
-  const limited = ["--foreground", "--kill-after=5", String(timeoutS), cmd, ...args];
-  let verdict = "";
-  for (let i = 0; i < rounds; i++) {
-    const t0 = process.hrtime.bigint();
-    const r = measured
-      ? spawnSync(GNU_TIME, ["-f", "%U %S", "-o", cpuFile, "timeout", ...limited], { encoding: "utf8", maxBuffer: 1 << 26 })
-      : spawnSync("timeout", limited, { encoding: "utf8", maxBuffer: 1 << 26 });
-    ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    if (r.signal === "SIGINT" || r.status === 130) throw new Error("interrupted (Ctrl-C)");
-    verdict = r.status === 124 || r.status === 137 || r.error || r.signal ? `undecided in ${timeoutS} s` : verdictOf(r.status, r.stdout);
-    if (verdict.startsWith("undecided")) break;
-    if (measured) {
-      const [user, system] = readFileSync(cpuFile, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number);
-      cpuMs.push(((user ?? NaN) + (system ?? NaN)) * 1000);
-    }
+  const limited = ["--foreground", "--kill-after=5", String(timeoutS), c.cmd, ...c.args];
+  const t0 = process.hrtime.bigint();
+  const r = measured
+    ? spawnSync(GNU_TIME, ["-f", "%U %S", "-o", cpuFile, "timeout", ...limited], { encoding: "utf8", maxBuffer: 1 << 26 })
+    : spawnSync("timeout", limited, { encoding: "utf8", maxBuffer: 1 << 26 });
+  t.ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  if (r.signal === "SIGINT" || r.status === 130) throw new Error("interrupted (Ctrl-C)");
+  t.verdict = r.status === 124 || r.status === 137 || r.error || r.signal ? `undecided in ${timeoutS} s` : c.verdictOf(r.status, r.stdout);
+  if (measured && !t.verdict.startsWith("undecided")) {
+    const [user, system] = readFileSync(cpuFile, "utf8").trim().split("\n").at(-1)!.split(" ").map(Number);
+    t.cpuMs.push(((user ?? NaN) + (system ?? NaN)) * 1000);
   }
-  return { verdict, ms, cpuMs };
+}
+
+/**
+ * Both commands `rounds` times, in alternate rounds, so a change in the machine's load
+ * (shared, it moves within a minute) falls on both alike. One that is undecided in the
+ * time limit is not run again.
+ */
+function timeAlternating(a: Command, b: Command, rounds: number, timeoutS: number, dir: string): [Timed, Timed] {
+  const ta: Timed = { verdict: "", ms: [], cpuMs: [] };
+  const tb: Timed = { verdict: "", ms: [], cpuMs: [] };
+  for (let i = 0; i < rounds; i++) {
+    if (!ta.verdict.startsWith("undecided")) timeOnce(a, ta, timeoutS, dir);
+    if (!tb.verdict.startsWith("undecided")) timeOnce(b, tb, timeoutS, dir);
+  }
+  return [ta, tb];
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -155,15 +171,12 @@ function compare(porcupine: string, dir: string, ops: number, h: (typeof HISTORI
   const file = join(dir, `register-${ops}-${h.name.replace("/", "-")}.jsonl`);
   writeFileSync(file, registerHistory(ops, 5, h.infoFraction, h.stale, ops));
   const rounds = ops >= 100_000 ? ROUNDS_100K : ROUNDS;
-  const l = time(
-    process.execPath,
-    [join(ROOT, "bin", "lockstep.js"), "check", file, "--model", "register"],
-    (st) => (st === 0 ? "true" : st === 3 ? "false" : st === 5 ? "unknown" : `exit ${st}`),
-    rounds,
-    timeoutS,
-    dir,
-  );
-  const p = time(porcupine, [file], (_st, out) => out.trim(), rounds, timeoutS, dir);
+  const lockstep: Command = {
+    cmd: process.execPath,
+    args: [join(ROOT, "bin", "lockstep.js"), "check", file, "--model", "register"],
+    verdictOf: (st) => (st === 0 ? "true" : st === 3 ? "false" : st === 5 ? "unknown" : `exit ${st}`),
+  };
+  const [l, p] = timeAlternating(lockstep, { cmd: porcupine, args: [file], verdictOf: (_st, out) => out.trim() }, rounds, timeoutS, dir);
   const decided = !p.verdict.startsWith("undecided");
   const both = decided && !l.verdict.startsWith("undecided");
   // GNU time counts CPU in 10 ms ticks: a run under one tick has no ratio.
@@ -178,6 +191,22 @@ function compare(porcupine: string, dir: string, ops: number, h: (typeof HISTORI
   if (l.verdict !== String(h.truth)) wrong.push(`${ops} ${h.name}: lockstep said ${l.verdict}, the history is ${h.truth ? "" : "not "}linearizable`);
   if (decided && p.verdict !== l.verdict) wrong.push(`${ops} ${h.name}: Porcupine said ${p.verdict}, lockstep ${l.verdict}`);
   return wrong;
+}
+
+const FLOOR_ROUNDS = 11;
+
+/**
+ * Node's own start-up (`node -e 0`, nothing of lockstep's) beside Porcupine's whole check of
+ * the 1k-op valid history, alternated: where the first exceeds the second, no `check` run as
+ * a Node process can match Porcupine at that size, whatever lockstep does.
+ */
+function startUpFloor(porcupine: string, dir: string, timeoutS: number): void {
+  const file = join(dir, "register-1000-floor.jsonl");
+  writeFileSync(file, registerHistory(1_000, 5, HISTORIES[0]!.infoFraction, false, 1_000));
+  const node: Command = { cmd: process.execPath, args: ["-e", "0"], verdictOf: () => "-" };
+  const [n, p] = timeAlternating(node, { cmd: porcupine, args: [file], verdictOf: (_st, out) => out.trim() }, FLOOR_ROUNDS, timeoutS, dir);
+  const both = (t: Timed): string => `${Math.round(median(t.ms))} ms wall (${spread(t.ms)}), ${Math.round(median(t.cpuMs))} ms CPU (${spread(t.cpuMs)})`;
+  console.log(`start-up floor, medians of ${FLOOR_ROUNDS} alternate rounds: node -e 0 ${both(n)}; Porcupine's whole 1k-op check ${both(p)}`);
 }
 
 function main(): void {
@@ -195,7 +224,8 @@ function main(): void {
     }
     const timeoutS = Number(process.env.PORCUPINE_TIMEOUT_S ?? 60);
     console.log(`load average before: ${load()}`);
-    console.log(`medians of ${ROUNDS} rounds (${ROUNDS_100K} at 100k ops), spread min-max; CPU is user + system, from GNU time`);
+    startUpFloor(porcupine, dir, timeoutS);
+    console.log(`medians of ${ROUNDS} alternate rounds (${ROUNDS_100K} at 100k ops), spread min-max; CPU is user + system, from GNU time`);
     console.log("ops     history        lockstep  porcupine          lockstep wall ms   porcupine wall ms  ratio  lockstep CPU ms    porcupine CPU ms   ratio");
     const wrong: string[] = [];
     for (const ops of [1_000, 10_000, 100_000]) for (const h of HISTORIES) wrong.push(...compare(porcupine, dir, ops, h, timeoutS));
