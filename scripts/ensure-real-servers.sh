@@ -40,22 +40,8 @@ done
 if [ "${#missing_pkgs[@]}" -eq 0 ]; then
   exit 0
 fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-    echo "ensure-real-servers: not root and no sudo; install them yourself (apt-get install -y --no-install-recommends ${missing_pkgs[*]})" >&2
-    exit 1
-  fi
-fi
-export DEBIAN_FRONTEND=noninteractive
-install() { $SUDO apt-get install -y --no-install-recommends "${missing_pkgs[@]}"; }
-if ! compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null; then
-  $SUDO apt-get update || { echo "ensure-real-servers: apt-get update failed" >&2; exit 1; }
-  install || { echo "ensure-real-servers: apt-get install ${missing_pkgs[*]} failed" >&2; exit 1; }
-elif ! install; then
-  $SUDO apt-get update || { echo "ensure-real-servers: apt-get update failed" >&2; exit 1; }
-  install || { echo "ensure-real-servers: apt-get install ${missing_pkgs[*]} failed" >&2; exit 1; }
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
+apt_install ensure-real-servers "${missing_pkgs[@]}"
 for entry in "${NEEDED[@]}"; do
   bin=${entry%%:*}
   if ! have "$bin"; then
