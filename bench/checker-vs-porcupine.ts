@@ -134,6 +134,9 @@ function timeOnce(c: Command, t: Timed, timeoutS: number, dir: string): void {
   }
 }
 
+/** Porcupine's check of one history file: it prints its verdict ("true", "false") on stdout. */
+const porcupineCommand = (porcupine: string, file: string): Command => ({ cmd: porcupine, args: [file], verdictOf: (_st, out) => out.trim() });
+
 /**
  * Both commands `rounds` times, in alternate rounds, so a change in the machine's load
  * (shared, it moves within a minute) falls on both alike. One that is undecided in the
@@ -176,7 +179,7 @@ function compare(porcupine: string, dir: string, ops: number, h: (typeof HISTORI
     args: [join(ROOT, "bin", "lockstep.js"), "check", file, "--model", "register"],
     verdictOf: (st) => (st === 0 ? "true" : st === 3 ? "false" : st === 5 ? "unknown" : `exit ${st}`),
   };
-  const [l, p] = timeAlternating(lockstep, { cmd: porcupine, args: [file], verdictOf: (_st, out) => out.trim() }, rounds, timeoutS, dir);
+  const [l, p] = timeAlternating(lockstep, porcupineCommand(porcupine, file), rounds, timeoutS, dir);
   const decided = !p.verdict.startsWith("undecided");
   const both = decided && !l.verdict.startsWith("undecided");
   // GNU time counts CPU in 10 ms ticks: a run under one tick has no ratio.
@@ -204,7 +207,7 @@ function startUpFloor(porcupine: string, dir: string, timeoutS: number): void {
   const file = join(dir, "register-1000-floor.jsonl");
   writeFileSync(file, registerHistory(1_000, 5, HISTORIES[0]!.infoFraction, false, 1_000));
   const node: Command = { cmd: process.execPath, args: ["-e", "0"], verdictOf: () => "-" };
-  const [n, p] = timeAlternating(node, { cmd: porcupine, args: [file], verdictOf: (_st, out) => out.trim() }, FLOOR_ROUNDS, timeoutS, dir);
+  const [n, p] = timeAlternating(node, porcupineCommand(porcupine, file), FLOOR_ROUNDS, timeoutS, dir);
   const both = (t: Timed): string => `${Math.round(median(t.ms))} ms wall (${spread(t.ms)}), ${Math.round(median(t.cpuMs))} ms CPU (${spread(t.cpuMs)})`;
   console.log(`start-up floor, medians of ${FLOOR_ROUNDS} alternate rounds: node -e 0 ${both(n)}; Porcupine's whole 1k-op check ${both(p)}`);
 }
