@@ -57,6 +57,12 @@ export interface Model<S> {
    * later can be. Computed only when the search asks for info candidates.
    */
   relevantKeys?(state: S, next: readonly Operation[]): readonly string[];
+  /**
+   * True for an op that, wherever it can take effect, leaves the state as it was (a
+   * register's read). The search places such an op as soon as it can take effect and
+   * tries no other op in its place. Default: false for every op.
+   */
+  readOnly?(op: Operation): boolean;
   /** A short readable rendering of a state, for witnesses. */
   describeState?(s: S): string;
 }

@@ -16,6 +16,10 @@
  *   with 100k ops per lock a full bitset per entry would cost gigabytes.
  * - Among the ops that may go next, the one whose return comes first is tried first:
  *   it is the one that must be placed soonest, and for locks it is usually the winner.
+ * - An op that never changes the state (Model.readOnly: a read) and can take effect now
+ *   is placed now, and nothing else is tried in its stead: any order from here that
+ *   places it later stays legal with it moved here (it needs only what is linearized
+ *   already, and leaves the state as it found it).
  */
 import type { Operation } from "../../sim/history.js";
 import { mix32, type Model } from "./model.js";
@@ -44,9 +48,9 @@ export interface SearchResult<S> {
   /** Model state after `longestPrefix`. */
   stateAfterPrefix: S;
   /**
-   * When not linearizable (or unknown): the ops that could have gone next after the
-   * longest prefix but cannot take effect there; the first is the one whose return
-   * forces it to be placed now.
+   * When not linearizable: the ops that could have gone next after the longest prefix
+   * but cannot take effect there; the first is the one whose return forces it to be
+   * placed now. Empty otherwise.
    */
   stuck: number[];
   /** Why the search stopped early, when valid is "unknown". */
@@ -72,7 +76,7 @@ interface Frame<S> extends Cons {
   readonly state: S;
   /** The info ops linearized on the way here (InfoSets' node). */
   readonly infoSet: number;
-  /** 0: first-return op; 1: walk the list; 2: info ops; 3: exhausted. */
+  /** 0: first-return op; 1: walk the list; 2: info ops; 3: exhausted; 4: only the read-only op in cursor. */
   phase: number;
   cursor: number;
   firstRank: number;
@@ -122,6 +126,8 @@ class WglSearch<S> {
   /** Info ops indexed by relevance key, each list in call order; infoAlways: relevant to every state. */
   private readonly infoByKey = new Map<string, number[]>();
   private readonly infoAlways: number[] = [];
+  /** 1 for a completed op the model says never changes the state (Model.readOnly). */
+  private readonly readOnly: Uint8Array;
 
   // The linearized set, kept three ways: flags, prefix+window for exact memo comparison,
   // and a Zobrist hash updated in O(1).
@@ -168,6 +174,8 @@ class WglSearch<S> {
     this.prev = new Int32Array(2 * this.m + 1).fill(-1);
     this.linkEntries(ents);
     this.indexInfoOps(infoOps);
+    this.readOnly = new Uint8Array(n);
+    if (model.readOnly) for (const op of this.completed) if (model.readOnly(ops[op])) this.readOnly[op] = 1;
     this.linFlag = new Uint8Array(n);
     this.infoSets = new InfoSets(n);
     this.memo = new Memo<S, number>(model.equal, (a, b) => a === b);
@@ -316,10 +324,14 @@ class WglSearch<S> {
   }
 
   private newFrame(state: S, via: number, parent: Frame<S> | null, infoSet: number): Frame<S> {
-    const next = this.next;
+    const { next, readOnly, completed } = this;
     // The first return entry bounds which ops may go next: only those called before it.
+    // On the way, a read-only op that can take effect here is the only one to try (see above).
     let node = next[this.HEAD];
+    let forced = -1;
     while (node >= 0 && (node & 1) === 0) {
+      const op = completed[node >>> 1];
+      if (forced < 0 && readOnly[op] === 1 && this.model.step(state, this.ops[op]) !== undefined) forced = op;
       node = next[node];
       this.steps++;
     }
@@ -330,8 +342,8 @@ class WglSearch<S> {
       length: parent ? parent.length + 1 : 0,
       state,
       infoSet,
-      phase: firstRank >= 0 ? 0 : 1,
-      cursor: next[this.HEAD],
+      phase: forced >= 0 ? 4 : firstRank >= 0 ? 0 : 1,
+      cursor: forced >= 0 ? forced : next[this.HEAD],
       firstRank,
       info: null,
     };
@@ -384,8 +396,11 @@ class WglSearch<S> {
   }
 
   /** Next candidate op of a frame, or -1 when it has none left. */
-  /** Next candidate op of a frame, or -1 when it has none left. */
   private nextCandidate(f: Frame<S>): number {
+    if (f.phase === 4) {
+      f.phase = 3;
+      return f.cursor;
+    }
     if (f.phase === 0) {
       f.phase = 1;
       return this.completed[f.firstRank];
@@ -438,31 +453,30 @@ class WglSearch<S> {
     const init = model.init();
     this.remember(init, 0);
     const stack: Frame<S>[] = [this.newFrame(init, -1, null, 0)];
-    let best: { path: Cons | null; state: S; stuck: number[] } = { path: null, state: init, stuck: [] };
+    // The deepest dead end: its stuck ops are found once the search has failed (most dead ends are passed by).
+    let best: Frame<S> = stack[0]!;
     while (stack.length > 0) {
-      const top = stack[stack.length - 1];
+      const top = stack[stack.length - 1]!;
       if (this.next[this.HEAD] < 0) return this.finish(true, top, top.state, []);
       const op = this.nextCandidate(top);
       if (op < 0) {
-        // Dead end: nothing can go next. Remember the deepest one as the witness.
-        const depth = top.length;
-        if (depth > (best.path ? best.path.length : 0) || (depth === 0 && best.stuck.length === 0)) {
-          best = { path: top, state: top.state, stuck: this.stuckAt(top) };
-        }
+        if (top.length > best.length) best = top;
         stack.pop();
         if (top.length > 0) this.clearLin(top.id);
         continue;
       }
       if (++this.steps > this.stepsMax) {
         this.steps = this.stepsMax;
-        const deepest = top.length >= (best.path?.length ?? 0) ? { path: top, state: top.state, stuck: [] as number[] } : best;
-        return this.finish("unknown", deepest.path, deepest.state, deepest.stuck, "stepsMax");
+        const deepest = top.length >= best.length ? top : best;
+        return this.finish("unknown", deepest, deepest.state, [], "stepsMax");
       }
       const nextState = model.step(top.state, ops[op]);
       if (nextState === undefined) continue;
       const isInfo = this.rankOf[op] < 0;
       // An info op that changes nothing is the same as leaving it out.
       if (isInfo && model.equal(nextState, top.state)) continue;
+      // A legal read-only op goes here or nowhere: an order from here that places it later is as legal with it moved here.
+      if (this.readOnly[op] === 1) top.phase = 3;
       this.setLin(op);
       const infoSet = isInfo ? this.infoSets.add(top.infoSet, op) : top.infoSet;
       if (!this.remember(nextState, infoSet)) {
@@ -473,11 +487,20 @@ class WglSearch<S> {
       stack.push(path);
       if (stack.length > this.maxDepth) this.maxDepth = stack.length;
       if (this.statesExplored >= budget.statesMax || this.memoryMb() >= budget.memoryMbMax) {
-        const deepest = path.length >= (best.path?.length ?? 0) ? { path, state: nextState, stuck: [] as number[] } : best;
-        return this.finish("unknown", deepest.path, deepest.state, deepest.stuck, this.statesExplored >= budget.statesMax ? "statesMax" : "memoryMbMax");
+        const deepest = path.length >= best.length ? path : best;
+        return this.finish("unknown", deepest, deepest.state, [], this.statesExplored >= budget.statesMax ? "statesMax" : "memoryMbMax");
       }
     }
-    return this.finish(false, best.path, best.state, best.stuck);
+    return this.finish(false, best, best.state, this.stuckAfter(best));
+  }
+
+  /**
+   * The ops that cannot follow a dead end's path, once the search is over (every op back
+   * in the list): the path is linearized again, so the list is as it was at that dead end.
+   */
+  private stuckAfter(deadEnd: Frame<S>): number[] {
+    for (const op of consToArray(deadEnd)) this.setLin(op);
+    return this.stuckAt(this.newFrame(deadEnd.state, deadEnd.id, null, deadEnd.infoSet));
   }
 }
 

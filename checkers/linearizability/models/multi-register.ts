@@ -106,6 +106,7 @@ export function multiRegisterModelOf(initialValue?: unknown): Model<State> {
     step,
     equal: (a, b) => a === b,
     hash: hashString,
+    readOnly: (op) => txnOf(op)?.every((m) => m.f === "read") === true,
     describeState: describe,
   };
 }

@@ -118,6 +118,8 @@ export function registerModelOf(withCas: boolean, initialValue: unknown = null):
     },
     equal: (a, b) => a === b,
     hash: hashString,
+    // Only ok reads are admitted; a write or a cas may change the value.
+    readOnly: (op) => op.f === "read",
     infoKeys: (ops) => infoWriteKeys(ops),
     relevantKeys: (value, next) => neededValues(next).filter((v) => v !== value),
     describeState: (value) => `value ${value}`,
