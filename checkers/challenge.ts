@@ -56,6 +56,12 @@ export interface ChallengeTtl {
 }
 
 export function judgeChallenge(history: readonly HistoryEvent[], spec: ChallengeSpec = { kind: "derived" }, ttl: ChallengeTtl = {}): ChallengeResult {
+  // No acquire at all (a register's history): the derived rule sees only faults and clients, and needs no pairing.
+  if (spec.kind === "derived" && !history.some((e) => e.f === "acquire")) {
+    const d = new DerivedChallenge(ttl);
+    for (const e of faultsAndClients(history)) d.push(e);
+    return { grants: 0, acquiresFailed: 0, ...derivedOf(d, { challenged: false, count: 0, why: "" }, () => whyNoOverlap([], [])) };
+  }
   const { ops } = pairOperations(history);
   const lastUs = history.length > 0 ? history[history.length - 1]!.timeUs : 0;
   // An acquire with no answer ends, for waiting purposes, at its info or at the history's end.
