@@ -7,24 +7,19 @@
  * Adding an op makes at most one node per level of the trie (log2 of the ops).
  */
 export class InfoSets {
-  /** Node 0 is the empty set; 1..n are the one-op leaves (op i is node i + 1). */
-  private readonly left: number[] = [0];
-  private readonly right: number[] = [0];
-  private readonly sizes: number[] = [0];
+  /** Node 0 is the empty set; 1..n are the one-op leaves (op i is node i + 1), implicit; inner nodes follow, stored from index 0. */
+  private readonly left: number[] = [];
+  private readonly right: number[] = [];
+  private readonly sizes: number[] = [];
   private readonly interned = new Map<string, number>();
   private readonly depth: number;
 
   constructor(private readonly opCount: number) {
     this.depth = Math.max(1, Math.ceil(Math.log2(Math.max(2, opCount))));
-    for (let i = 0; i < opCount; i++) {
-      this.left.push(0);
-      this.right.push(0);
-      this.sizes.push(1);
-    }
   }
 
   size(set: number): number {
-    return this.sizes[set]!;
+    return set === 0 ? 0 : set <= this.opCount ? 1 : this.sizes[set - this.opCount - 1]!;
   }
 
   /** The set with `op` added (op must not be in it). */
@@ -35,9 +30,9 @@ export class InfoSets {
   private insert(node: number, op: number, level: number): number {
     if (level === this.depth) return op + 1;
     const bit = (op >>> (this.depth - 1 - level)) & 1;
-    const isLeafOrEmpty = node <= this.opCount;
-    const l = isLeafOrEmpty ? 0 : this.left[node]!;
-    const r = isLeafOrEmpty ? 0 : this.right[node]!;
+    const inner = node - this.opCount - 1;
+    const l = inner < 0 ? 0 : this.left[inner]!;
+    const r = inner < 0 ? 0 : this.right[inner]!;
     return bit === 0 ? this.node(this.insert(l, op, level + 1), r) : this.node(l, this.insert(r, op, level + 1));
   }
 
@@ -45,10 +40,10 @@ export class InfoSets {
     const key = `${l},${r}`;
     const hit = this.interned.get(key);
     if (hit !== undefined) return hit;
-    const id = this.left.length;
+    const id = this.opCount + 1 + this.left.length;
     this.left.push(l);
     this.right.push(r);
-    this.sizes.push(this.sizes[l]! + this.sizes[r]!);
+    this.sizes.push(this.size(l) + this.size(r));
     this.interned.set(key, id);
     return id;
   }

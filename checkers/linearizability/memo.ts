@@ -13,30 +13,47 @@
  * which V8 keeps on its heap, with no separate backing store.
  */
 const SLOTS_MIN = 1 << 4;
+/** The most entries made room for up front, whatever the hint (a 1M-op history grows as it goes). */
+const SLOTS_HINT_MAX = 1 << 16;
 
 export class Memo<S, I> {
   private size = 0;
-  private keys = new Int32Array(SLOTS_MIN);
-  private zHis = new Int32Array(SLOTS_MIN);
-  private linCounts = new Int32Array(SLOTS_MIN);
-  private bases = new Int32Array(SLOTS_MIN);
-  private infoCounts = new Int32Array(SLOTS_MIN);
+  private keys: Int32Array;
+  private zHis: Int32Array;
+  private linCounts: Int32Array;
+  private bases: Int32Array;
+  private infoCounts: Int32Array;
   /** Next entry in the same slot's chain, plus one (0 ends it). */
-  private nexts = new Int32Array(SLOTS_MIN);
+  private nexts: Int32Array;
   /** Where each entry's holes start in `pool`, and how many. */
-  private holesAt = new Int32Array(SLOTS_MIN);
-  private holesCounts = new Int32Array(SLOTS_MIN);
-  private pool = new Int32Array(SLOTS_MIN);
+  private holesAt: Int32Array;
+  private holesCounts: Int32Array;
+  private pool: Int32Array;
   private poolUsed = 0;
   private readonly infos: I[] = [];
   private readonly states: S[] = [];
   /** First entry of each slot's chain, plus one (0: empty); slots stay at least twice the entries. */
-  private heads = new Int32Array(2 * SLOTS_MIN);
+  private heads: Int32Array;
 
+  /** `entriesHint`: how many entries to make room for at first (doubling each time it is passed). */
   constructor(
     private readonly equalState: (a: S, b: S) => boolean,
     private readonly sameInfo: (a: I, b: I) => boolean,
-  ) {}
+    entriesHint = SLOTS_MIN,
+  ) {
+    let cap = SLOTS_MIN;
+    while (cap < entriesHint && cap < SLOTS_HINT_MAX) cap *= 2;
+    this.keys = new Int32Array(cap);
+    this.zHis = new Int32Array(cap);
+    this.linCounts = new Int32Array(cap);
+    this.bases = new Int32Array(cap);
+    this.infoCounts = new Int32Array(cap);
+    this.nexts = new Int32Array(cap);
+    this.holesAt = new Int32Array(cap);
+    this.holesCounts = new Int32Array(cap);
+    this.pool = new Int32Array(cap);
+    this.heads = new Int32Array(2 * cap);
+  }
 
   get entries(): number {
     return this.size;

@@ -178,7 +178,8 @@ class WglSearch<S> {
     if (model.readOnly) for (const op of this.completed) if (model.readOnly(ops[op])) this.readOnly[op] = 1;
     this.linFlag = new Uint8Array(n);
     this.infoSets = new InfoSets(n);
-    this.memo = new Memo<S, number>(model.equal, (a, b) => a === b);
+    // A valid history memoizes about one configuration per op: room for them from the start.
+    this.memo = new Memo<S, number>(model.equal, (a, b) => a === b, n);
     this.stepsMax = budget.stepsMax ?? Infinity;
   }
 
@@ -191,24 +192,32 @@ class WglSearch<S> {
    */
   private layOut(): { ents: number[]; infoOps: number[] } {
     const { ops, n } = this;
+    // Each entry's position, read from its event once (entry 2i: op i's call, 2i + 1: its return).
+    const at = new Float64Array(2 * n);
     const ents: number[] = [];
     for (let i = 0; i < n; i++) {
+      const op = ops[i];
+      at[2 * i] = op.invoke.index;
       ents.push(2 * i);
-      if (Number.isFinite(ops[i].endUs)) ents.push(2 * i + 1);
+      if (Number.isFinite(op.endUs)) {
+        at[2 * i + 1] = op.complete!.index;
+        ents.push(2 * i + 1);
+      }
     }
-    const positionOf = (e: number): number => ((e & 1) === 1 ? ops[e >>> 1].complete!.index : ops[e >>> 1].invoke.index);
-    placeInOrder(ents, positionOf);
-    ents.forEach((e, p) => {
-      if ((e & 1) === 1) this.retPos[e >>> 1] = p;
-      else this.callPos[e >>> 1] = p;
-    });
+    placeInOrder(ents, (e) => at[e]);
     const infoOps: number[] = [];
-    for (const e of ents) {
-      if ((e & 1) === 1) continue;
-      if (Number.isFinite(ops[e >>> 1].endUs)) this.completed.push(e >>> 1);
-      else infoOps.push(e >>> 1);
+    for (let p = 0; p < ents.length; p++) {
+      const e = ents[p];
+      const op = e >>> 1;
+      if ((e & 1) === 1) this.retPos[op] = p;
+      else {
+        this.callPos[op] = p;
+        if (Number.isFinite(ops[op].endUs)) {
+          this.rankOf[op] = this.completed.length;
+          this.completed.push(op);
+        } else infoOps.push(op);
+      }
     }
-    this.completed.forEach((op, r) => (this.rankOf[op] = r));
     return { ents, infoOps };
   }
 

@@ -22,9 +22,10 @@ import { OpCache } from "../op-cache.js";
 const LOCKSTEP_KEYS: ReadonlySet<string> = new Set(["grantId", "token", "counter", "value"]);
 
 function unwrap(v: unknown): unknown {
-  if (v === null || typeof v !== "object" || Array.isArray(v) || isEdnClass(v)) return v;
+  // Only a plain object can be lockstep's wrap: an EDN value is an instance of its class, an array is a vector.
+  if (v === null || typeof v !== "object" || Object.getPrototypeOf(v) !== Object.prototype) return v;
   const o = v as Record<string, unknown>;
-  if (!Object.keys(o).every((k) => LOCKSTEP_KEYS.has(k))) return v;
+  for (const k in o) if (!LOCKSTEP_KEYS.has(k)) return v;
   if ("value" in o) return o.value;
   if ("counter" in o) return o.counter;
   return v;
