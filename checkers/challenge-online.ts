@@ -8,13 +8,13 @@ import type { ChallengeSpec } from "../scenarios/challenge-spec.js";
 
 /**
  * The challenge (checkers/challenge.ts) over a stream, for `run --duration`: each kind
- * finds its instances as the events come, holding the live holds, the ops in flight and
- * the last RECENT_MAX holds and grants per lock. `challenged` and the count are
+ * finds its instances as the events come, holding the live holds, the ops in flight and,
+ * per lock, the ended holds and the grants a later event can still meet (each detector
+ * drops the rest when its lock is granted again). `challenged` and the count are
  * batch's; two things may differ on histories batch keeps whole: the instance named (the
  * first found, which may not be the first in the history's order when a hold is
  * stretched later), and why nothing met (a count, not the story of one wait).
  */
-const RECENT_MAX = 64;
 
 type Span = Pick<Operation, "process" | "lock" | "startUs" | "endUs">;
 
@@ -69,10 +69,27 @@ abstract class Base implements Detector {
 }
 
 function pushRecent<T>(map: Map<string, T[]>, lock: string, item: T): void {
-  const list = map.get(lock) ?? [];
-  map.set(lock, list);
-  list.push(item);
-  if (list.length > RECENT_MAX) list.shift();
+  const list = map.get(lock);
+  if (list === undefined) map.set(lock, [item]);
+  else list.push(item);
+}
+
+/** Keep the lock's items that `keep` accepts (in place; the entry goes when none is left). */
+function pruneRecent<T>(map: Map<string, T[]>, lock: string, keep: (item: T) => boolean): void {
+  const list = map.get(lock);
+  if (list === undefined) return;
+  let n = 0;
+  for (const item of list) if (keep(item)) list[n++] = item;
+  list.length = n;
+  if (n === 0) map.delete(lock);
+}
+
+/** A lock's holds that can still change (open, or ended and not retired), and the first granted of them. */
+function liveOf(holds: LiveHolds, lock: string): { live: Set<Hold>; first: Hold | undefined } {
+  const live = new Set([...holds.openOf(lock), ...holds.stretchable(lock)]);
+  let first: Hold | undefined;
+  for (const h of live) if (!first || h.acquireIndex < first.acquireIndex) first = h;
+  return { live, first };
 }
 
 /** overlapping-belief: a grant while another client still believed it held (a lapse found mid-pause counts until it wakes). */
@@ -82,7 +99,7 @@ class OverlapDetector extends Base {
   private readonly paused = new Set<string>();
   /** Holds that lapsed while their client was paused: believed until it wakes. */
   private readonly lapsedAsleep = new Set<Hold>();
-  private readonly beliefEndUs = new Map<Hold, number>();
+  private readonly beliefEndUs = new WeakMap<Hold, number>();
   protected override readonly holds = new LiveHolds({
     granted: (h, open) => this.granted(h, open),
     stretched: (o) => this.stretched(o),
@@ -119,6 +136,7 @@ class OverlapDetector extends Base {
 
   private granted(h: Hold, open: ReadonlySet<Hold>): void {
     const candidates = [...open, ...this.lapsedAsleep].filter((o) => o.lock === h.lock && o.process !== h.process);
+    this.prune(h.lock);
     pushRecent(this.recent, h.lock, h);
     if (candidates.length > 0) this.later.at(h.startUs, () => this.confirm(h, candidates));
   }
@@ -129,6 +147,18 @@ class OverlapDetector extends Base {
     if (!other) return;
     this.counted.add(h);
     this.note(h.acquireIndex, () => overlapWhy({ ...h, endUs: this.endOf(h) }, { ...other, endUs: this.endOf(other) }));
+  }
+
+  /**
+   * Drop the ended holds no stretch can meet any more: a stretched hold is a live one
+   * (ended, not retired) and meets the holds granted after it, and those before it whose
+   * belief ended after it began; a hold still believed asleep stays.
+   */
+  private prune(lock: string): void {
+    const { live, first } = liveOf(this.holds, lock);
+    const fromIndex = first?.acquireIndex ?? Infinity;
+    const fromUs = first?.startUs ?? Infinity;
+    pruneRecent(this.recent, lock, (x) => live.has(x) || x.acquireIndex > fromIndex || this.endOf(x) > fromUs);
   }
 
   /**
@@ -146,16 +176,57 @@ class OverlapDetector extends Base {
 
 /** waiter-served: a client granted a lock it asked for while another held it. */
 class ServedDetector extends Base {
+  /** Per lock, its holds a grant may still meet: the live ones, and those ended after an acquire still waiting began. */
   private readonly recentHolds = new Map<string, Hold[]>();
+  /** Per lock, its grants not yet counted that a live hold began before: a stretch of it may still meet them. */
   private readonly recentGrants = new Map<string, Array<{ op: Span; rank: number; counted: boolean }>>();
+  /** Each client's acquire not yet answered (its lock and start), and per lock the clients waiting. */
+  private readonly waitingOf = new Map<string, { lock: string; startUs: number }>();
+  private readonly waitingOn = new Map<string, Set<string>>();
   protected override readonly holds = new LiveHolds({
-    granted: (h) => pushRecent(this.recentHolds, h.lock, h),
+    granted: (h) => {
+      this.prune(h.lock);
+      pushRecent(this.recentHolds, h.lock, h);
+    },
     stretched: (h) => this.stretched(h),
   });
   protected override readonly pairer = new Pairer((invoke, complete) => this.answered(invoke, complete));
 
+  /** A client's invoke ends its earlier acquire, if any was open (pairs.ts's rule); an acquire opens a wait. */
+  protected override onEvent(e: HistoryEvent): void {
+    if (e.type !== "invoke") return;
+    this.stopWaiting(e.process);
+    if (e.f !== "acquire") return;
+    const lock = e.lock ?? "";
+    this.waitingOf.set(e.process, { lock, startUs: e.timeUs });
+    const on = this.waitingOn.get(lock);
+    if (on === undefined) this.waitingOn.set(lock, new Set([e.process]));
+    else on.add(e.process);
+  }
+
+  private stopWaiting(process: string): void {
+    const w = this.waitingOf.get(process);
+    if (w === undefined) return;
+    this.waitingOf.delete(process);
+    const on = this.waitingOn.get(w.lock);
+    on?.delete(process);
+    if (on?.size === 0) this.waitingOn.delete(w.lock);
+  }
+
+  /** Drop what no later grant or stretch can meet (a grant's acquire began before the hold ended; a stretched hold began before the grant). */
+  private prune(lock: string): void {
+    const { live, first } = liveOf(this.holds, lock);
+    let waitFromUs = Infinity;
+    for (const p of this.waitingOn.get(lock) ?? []) waitFromUs = Math.min(waitFromUs, this.waitingOf.get(p)!.startUs);
+    pruneRecent(this.recentHolds, lock, (h) => live.has(h) || h.endUs > waitFromUs);
+    const liveFromUs = first?.startUs ?? Infinity;
+    pruneRecent(this.recentGrants, lock, (g) => !g.counted && g.op.endUs > liveFromUs);
+  }
+
   private answered(invoke: HistoryEvent, complete: HistoryEvent): void {
-    if (invoke.f !== "acquire" || complete.type !== "ok") return;
+    if (invoke.f !== "acquire") return;
+    this.stopWaiting(invoke.process);
+    if (complete.type !== "ok") return;
     const g = { op: { process: invoke.process, lock: invoke.lock, startUs: invoke.timeUs, endUs: complete.timeUs }, rank: invoke.index, counted: false };
     pushRecent(this.recentGrants, invoke.lock ?? "", g);
     const lock = invoke.lock ?? "";

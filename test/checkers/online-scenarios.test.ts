@@ -15,7 +15,7 @@ import { hangBoundMs } from "../helpers/hang-bound.js";
 /**
  * The online checkers judge a streamed run as the batch checkers judge the kept
  * history: every checker's verdict, summary and witness (linearizability: its verdict,
- * as its witness is a window's), the challenge and the outcome. Every shipped scenario
+ * as its witness is a window's), the challenge (and the instance it names) and the outcome. Every shipped scenario
  * on seeds 1–20; every attack compiled for every design on seeds 1–3.
  */
 function both(s: Scenario, seed: number): { batch: Verdicts; online: Verdicts } {
@@ -35,7 +35,9 @@ function differences(s: Scenario, seed: number): string[] {
     const same = o.valid === b.valid && (!whole || (o.summary === b.summary && JSON.stringify(o.witness) === JSON.stringify(b.witness)));
     if (!same) out.push(`${s.name} seed ${seed} ${b.checker}: batch ${b.valid} "${b.summary}", online ${o.valid} "${o.summary}"`);
   }
-  const c = (v: Verdicts) => JSON.stringify([v.outcome, v.challenge.challenged, v.challenge.count, v.challenge.grants, v.challenge.acquiresFailed]);
+  // The instance a challenge names too: the online detectors drop what no later event can meet, so it must be batch's.
+  const named = (v: Verdicts) => (v.challenge.challenged ? v.challenge.why : "");
+  const c = (v: Verdicts) => JSON.stringify([v.outcome, v.challenge.challenged, v.challenge.count, v.challenge.grants, v.challenge.acquiresFailed, named(v)]);
   if (c(batch) !== c(online)) out.push(`${s.name} seed ${seed}: batch ${c(batch)}, online ${c(online)}`);
   return out;
 }
