@@ -220,10 +220,10 @@ function fencingResult(
 const GRANTS_KEPT_PER_CLIENT = 64;
 
 /**
- * Fencing over a stream. Both rules run side by side (whether any write carries a token
- * is known only at the end); the grant-order rule keeps each client's last
- * GRANTS_KEPT_PER_CLIENT grants. A write under an older grant it no longer knows is
- * counted, and a pass with such writes is "unknown".
+ * Fencing over a stream. Both rules run side by side until a write carries a token (the
+ * verdict is then the token rule's, and the grant order is dropped); the grant-order
+ * rule keeps each client's last GRANTS_KEPT_PER_CLIENT grants. A write under an older
+ * grant it no longer knows is counted, and a pass with such writes is "unknown".
  */
 export class OnlineFencing implements OnlineChecker {
   private readonly byToken = new StaleWriteJudge(true);
@@ -236,14 +236,24 @@ export class OnlineFencing implements OnlineChecker {
   private readonly pairer = new Pairer((invoke, complete) => this.onPair(invoke, complete));
 
   push(e: HistoryEvent): void {
-    this.pairer.push(e);
+    // Once a write carries a token the verdict is the token rule's: the grant order is not kept.
+    if (!this.sawToken) this.pairer.push(e);
     const w = storageWriteOf(e);
     if (!w) return;
-    if (w.token !== undefined) this.sawToken = true;
+    if (w.token !== undefined && !this.sawToken) this.forgetGrantOrder();
     this.byToken.judge(w, w.token);
+    if (this.sawToken) return;
     const rank = w.grantId !== undefined ? this.order.get(w.grantId)?.at : undefined;
     if (w.grantId !== undefined && rank === undefined && this.evicted.has(w.client)) this.forgotten++;
     this.byGrant.judge(w, rank);
+  }
+
+  private forgetGrantOrder(): void {
+    this.sawToken = true;
+    this.order.clear();
+    this.grantsOf.clear();
+    this.evicted.clear();
+    this.pairer.finish();
   }
 
   private onPair(invoke: HistoryEvent, complete: HistoryEvent): void {
