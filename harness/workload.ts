@@ -56,12 +56,13 @@ export function* clientLoop(ctx: ProcessContext, locks: LockClient, run: Workloa
         ttlMs: g.ttlMs,
       });
       const held: Belief = { ctx, locks, g, grantId, incarnation: ctx.proc.incarnation, released: false, lapsed: false };
-      watchLapse(held);
+      const watch = watchLapse(held);
       if (spec.validityCheck === "none" || locks.holds(g)) {
         yield* criticalSection(ctx, locks, spec, work, g, grantId);
       }
       ctx.record("invoke", "release", lock, { grantId });
       held.released = true;
+      watch.b = undefined;
       const rel = yield* locks.release(g);
       if (rel.outcome === "ok") ctx.record("ok", "release", lock, { released: rel.released });
       else ctx.record("info", "release", lock, { reason: rel.reason });
@@ -204,20 +205,34 @@ function beliefsOf(sim: Simulation): Beliefs {
  * while the process is paused. A crash or restart of the client drops the watch. A
  * belief from holds() is also asked before other grants of its lock (Beliefs).
  */
-function watchLapse(b: Belief): void {
-  const { ctx, g } = b;
-  if (g.beliefFromHolds !== undefined) beliefsOf(ctx.sim).add(b);
-  const arm = (delayUsMin: number): void => {
-    const delayUs = Math.max(delayUsMin, g.expiresAtMonoUs - ctx.monoUs());
-    ctx.sim.schedule(ctx.sim.nowUs + ctx.proc.mono.trueDurationFor(delayUs), () => {
-      if (!open(b)) return;
-      // Extended meanwhile, or a library that keeps believing past expiresAtMonoUs (a
-      // session still alive): look again later rather than spinning at one instant.
-      if (b.locks.holds(g)) return arm(LAPSE_RECHECK_US_MIN);
-      lapse(b);
-    });
-  };
-  arm(0);
+function watchLapse(b: Belief): LapseWatch {
+  if (b.g.beliefFromHolds !== undefined) beliefsOf(b.ctx.sim).add(b);
+  const w: LapseWatch = { b };
+  armLapse(w, b, 0);
+  return w;
+}
+
+/**
+ * What the queue holds for a lapse watch: the belief until its release, then nothing.
+ * A watch waits out the grant's whole validity (a session timeout), long after most
+ * holds end: holding the belief to the end would keep every recent grant alive.
+ */
+interface LapseWatch {
+  b: Belief | undefined;
+}
+
+function armLapse(w: LapseWatch, b: Belief, delayUsMin: number): void {
+  const delayUs = Math.max(delayUsMin, b.g.expiresAtMonoUs - b.ctx.monoUs());
+  b.ctx.sim.scheduleEvent(b.ctx.sim.nowUs + b.ctx.proc.mono.trueDurationFor(delayUs), lapseDue, w);
+}
+
+function lapseDue(w: LapseWatch): void {
+  const b = w.b;
+  if (b === undefined || !open(b)) return;
+  // Extended meanwhile, or a library that keeps believing past expiresAtMonoUs (a
+  // session still alive): look again later rather than spinning at one instant.
+  if (b.locks.holds(b.g)) return armLapse(w, b, LAPSE_RECHECK_US_MIN);
+  lapse(b);
 }
 
 function round3(x: number): number {
