@@ -65,6 +65,39 @@ export interface Model<S> {
   readOnly?(op: Operation): boolean;
   /** A short readable rendering of a state, for witnesses. */
   describeState?(s: S): string;
+  /**
+   * Optional, for speed: the model's rules for one sub-history's ops by their position in
+   * `ops`, with each op's value read once before the search rather than at every step.
+   * Must answer exactly as step, infoKeys and relevantKeys do (see bindModel).
+   */
+  bind?(ops: readonly Operation[]): BoundModel<S>;
+}
+
+/** A model's step, infoKeys and relevantKeys for the ops of one sub-history, by position. */
+export interface BoundModel<S> {
+  /** step(state, ops[i]). */
+  step(state: S, i: number): S | undefined;
+  /** infoKeys(ops), or undefined when the model has none. */
+  readonly infoKeys: readonly InfoKey[] | undefined;
+  /** relevantKeys(state, the ops at positions `next`), or undefined when the model has none. */
+  readonly relevantKeys: ((state: S, next: readonly number[]) => readonly string[]) | undefined;
+}
+
+/** The model's own bind, or its step, infoKeys and relevantKeys called with the ops. */
+export function bindModel<S>(model: Model<S>, ops: readonly Operation[]): BoundModel<S> {
+  if (model.bind) return model.bind(ops);
+  const relevantKeys = model.relevantKeys?.bind(model);
+  return {
+    step: (s, i) => model.step(s, ops[i]!),
+    infoKeys: model.infoKeys?.(ops),
+    relevantKeys: relevantKeys
+      ? (s, next) =>
+          relevantKeys(
+            s,
+            next.map((i) => ops[i]!),
+          )
+      : undefined,
+  };
 }
 
 /** What infoKeys says about one info op: see Model.infoKeys. */

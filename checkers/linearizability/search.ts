@@ -22,7 +22,7 @@
  *   already, and leaves the state as it found it).
  */
 import type { Operation } from "../../sim/history.js";
-import { mix32, type Model } from "./model.js";
+import { bindModel, mix32, type BoundModel, type Model } from "./model.js";
 import { Memo } from "./memo.js";
 import { InfoSets } from "./info-set.js";
 
@@ -126,6 +126,8 @@ class WglSearch<S> {
   /** Info ops indexed by relevance key, each list in call order; infoAlways: relevant to every state. */
   private readonly infoByKey = new Map<string, number[]>();
   private readonly infoAlways: number[] = [];
+  /** The model's rules for these ops, by position. */
+  private readonly bound: BoundModel<S>;
   /** 1 for a completed op the model says never changes the state (Model.readOnly). */
   private readonly readOnly: Uint8Array;
 
@@ -164,6 +166,7 @@ class WglSearch<S> {
     private readonly budget: SearchBudget,
   ) {
     const n = (this.n = ops.length);
+    this.bound = bindModel(model, ops);
     this.callPos = new Float64Array(n);
     this.retPos = new Float64Array(n).fill(Infinity);
     this.rankOf = new Int32Array(n).fill(-1);
@@ -234,8 +237,8 @@ class WglSearch<S> {
   }
 
   private indexInfoOps(infoOps: readonly number[]): void {
-    const { model, ops, n } = this;
-    const batchKeys = model.infoKeys ? model.infoKeys(ops) : undefined;
+    const { model, n } = this;
+    const batchKeys = this.bound.infoKeys;
     if (batchKeys && batchKeys.length !== n) throw new Error(`${model.name}.infoKeys returned ${batchKeys.length} keys for ${n} ops`);
     const addTo = (key: string, op: number): void => {
       const list = this.infoByKey.get(key);
@@ -340,7 +343,7 @@ class WglSearch<S> {
     let forced = -1;
     while (node >= 0 && (node & 1) === 0) {
       const op = completed[node >>> 1];
-      if (forced < 0 && readOnly[op] === 1 && this.model.step(state, this.ops[op]) !== undefined) forced = op;
+      if (forced < 0 && readOnly[op] === 1 && this.bound.step(state, op) !== undefined) forced = op;
       node = next[node];
       this.steps++;
     }
@@ -359,17 +362,18 @@ class WglSearch<S> {
   }
 
   private infoListsOf(f: Frame<S>): (readonly number[])[] {
-    const { model, next, completed, ops } = this;
+    const { next, completed } = this;
+    const { relevantKeys } = this.bound;
     const lists: (readonly number[])[] = [];
-    if (model.relevantKeys && this.infoByKey.size > 0) {
+    if (relevantKeys && this.infoByKey.size > 0) {
       // The completed ops that may go next: the first-return op, then the other calls before it.
-      const nextOps: Operation[] = [];
-      if (f.firstRank >= 0) nextOps.push(ops[completed[f.firstRank]]);
+      const nextOps: number[] = [];
+      if (f.firstRank >= 0) nextOps.push(completed[f.firstRank]);
       for (let node = next[this.HEAD]; node >= 0 && (node & 1) === 0; node = next[node]) {
-        if (node >>> 1 !== f.firstRank) nextOps.push(ops[completed[node >>> 1]]);
+        if (node >>> 1 !== f.firstRank) nextOps.push(completed[node >>> 1]);
       }
       this.steps += nextOps.length;
-      for (const k of model.relevantKeys(f.state, nextOps)) {
+      for (const k of relevantKeys(f.state, nextOps)) {
         const list = this.infoByKey.get(k);
         if (list) lists.push(list);
       }
@@ -458,7 +462,7 @@ class WglSearch<S> {
 
   /** The search proper: depth first, a frame per linearized op, the deepest dead end kept as the witness. */
   run(): SearchResult<S> {
-    const { model, ops, budget } = this;
+    const { model, budget } = this;
     const init = model.init();
     this.remember(init, 0);
     const stack: Frame<S>[] = [this.newFrame(init, -1, null, 0)];
@@ -479,7 +483,7 @@ class WglSearch<S> {
         const deepest = top.length >= best.length ? top : best;
         return this.finish("unknown", deepest, deepest.state, [], "stepsMax");
       }
-      const nextState = model.step(top.state, ops[op]);
+      const nextState = this.bound.step(top.state, op);
       if (nextState === undefined) continue;
       const isInfo = this.rankOf[op] < 0;
       // An info op that changes nothing is the same as leaving it out.

@@ -16,7 +16,7 @@
  */
 import type { Operation } from "../../../sim/history.js";
 import { canonicalEdn, isEdnClass } from "../../import/edn-values.js";
-import { hashString, type InfoKey, type Model } from "../model.js";
+import { hashString, type BoundModel, type InfoKey, type Model } from "../model.js";
 import { OpCache } from "../op-cache.js";
 
 const LOCKSTEP_KEYS: ReadonlySet<string> = new Set(["grantId", "token", "counter", "value"]);
@@ -92,6 +92,52 @@ function infoWriteKeys(ops: readonly Operation[]): InfoKey[] {
   });
 }
 
+/**
+ * The register's rules for one sub-history by position (Model.bind): each op's values
+ * read once into arrays, so a step is two array reads, not two cache lookups.
+ */
+function bindRegister(ops: readonly Operation[]): BoundModel<string> {
+  const n = ops.length;
+  /** 0: read, 1: write, 2: cas, 3: none. */
+  const kind = new Uint8Array(n);
+  /** What a read or cas needs the register to hold; what a write or cas leaves in it. */
+  const from: (string | undefined)[] = new Array<string | undefined>(n);
+  const to: (string | undefined)[] = new Array<string | undefined>(n);
+  let infoCas = false;
+  for (let i = 0; i < n; i++) {
+    const op = ops[i]!;
+    if (op.f === "read") from[i] = op.outcome === "ok" ? keyOf(unwrap(op.complete?.value)) : undefined;
+    else if (op.f === "write") to[i] = keyOf(unwrap(op.invoke.value));
+    const cas = op.f === "cas" ? casArgs(op) : undefined;
+    if (cas) [from[i], to[i]] = cas;
+    kind[i] = op.f === "read" ? 0 : op.f === "write" ? 1 : cas ? 2 : 3;
+    if (op.f === "cas" && op.outcome === "info") infoCas = true;
+  }
+  // An op's need, for info pruning: an ok read's value, an ok cas's `from` (as neededValue).
+  const need = (i: number): string | undefined => (ops[i]!.outcome === "ok" && kind[i]! !== 1 ? from[i] : undefined);
+  const needed = new Set<string>();
+  for (let i = 0; i < n; i++) if (need(i) !== undefined) needed.add(need(i)!);
+  const infoKeys: InfoKey[] = new Array<InfoKey>(n);
+  for (let i = 0; i < n; i++) infoKeys[i] = infoCas || ops[i]!.outcome !== "info" || kind[i] !== 1 ? undefined : needed.has(to[i]!) ? to[i] : null;
+  return {
+    step(value, i) {
+      const k = kind[i]!;
+      if (k === 0) return from[i] === value ? value : undefined;
+      if (k === 1) return to[i];
+      return k === 2 && from[i] === value ? to[i] : undefined;
+    },
+    infoKeys,
+    relevantKeys(value, next) {
+      const out: string[] = [];
+      for (const i of next) {
+        const v = need(i);
+        if (v !== undefined && v !== value && !out.includes(v)) out.push(v);
+      }
+      return out;
+    },
+  };
+}
+
 /** `initialValue`: what the register holds before the first write (Knossos' registers start at nil unless given). */
 export function registerModelOf(withCas: boolean, initialValue: unknown = null): Model<string> {
   return {
@@ -123,6 +169,7 @@ export function registerModelOf(withCas: boolean, initialValue: unknown = null):
     readOnly: (op) => op.f === "read",
     infoKeys: (ops) => infoWriteKeys(ops),
     relevantKeys: (value, next) => neededValues(next).filter((v) => v !== value),
+    bind: bindRegister,
     describeState: (value) => `value ${value}`,
   };
 }
