@@ -45,31 +45,32 @@ export function parseJsonlHistoryWithLines(text: string, file: string): { events
 
 const KEYS: ReadonlySet<string> = new Set(["index", "timeUs", "process", "type", "f", "lock", "value"]);
 
+// Named on error only: a string per line was a tenth of a 1k-op check's parse.
+const lineAt = (lineNo: number): string => `line ${lineNo}`;
+
 /** One line's event, or an InputError naming the line and field (`index` is the event's position). */
 function eventOfLine(line: string, file: string, lineNo: number, index: number, lastTimeUs: number): HistoryEvent {
-  // Named on error only: a string per line was a tenth of a 1k-op check's parse.
-  const where = (): string => `line ${lineNo}`;
   let raw: unknown;
   try {
     raw = JSON.parse(line);
   } catch (e) {
-    throw new InputError(file, where(), `a JSON object (${(e as Error).message})`);
+    throw new InputError(file, lineAt(lineNo), `a JSON object (${(e as Error).message})`);
   }
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new InputError(file, where(), "a JSON object with timeUs, process, type, f");
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new InputError(file, lineAt(lineNo), "a JSON object with timeUs, process, type, f");
   const o = raw as Record<string, unknown>;
   if (o.index !== undefined && o.index !== index)
-    throw new InputError(file, `${where()}: index`, `${index} (events are numbered densely from 0), got ${JSON.stringify(o.index)}`);
+    throw new InputError(file, `${lineAt(lineNo)}: index`, `${index} (events are numbered densely from 0), got ${JSON.stringify(o.index)}`);
   if (typeof o.timeUs !== "number" || !Number.isSafeInteger(o.timeUs) || o.timeUs < 0)
-    throw new InputError(file, `${where()}: timeUs`, `a non-negative integer number of microseconds, got ${JSON.stringify(o.timeUs)}`);
-  if (o.timeUs < lastTimeUs) throw new InputError(file, `${where()}: timeUs`, `no earlier than the previous event's ${lastTimeUs}, got ${o.timeUs}`);
+    throw new InputError(file, `${lineAt(lineNo)}: timeUs`, `a non-negative integer number of microseconds, got ${JSON.stringify(o.timeUs)}`);
+  if (o.timeUs < lastTimeUs) throw new InputError(file, `${lineAt(lineNo)}: timeUs`, `no earlier than the previous event's ${lastTimeUs}, got ${o.timeUs}`);
   if (typeof o.process !== "string" || o.process === "")
-    throw new InputError(file, `${where()}: process`, `a non-empty string, got ${JSON.stringify(o.process)}`);
+    throw new InputError(file, `${lineAt(lineNo)}: process`, `a non-empty string, got ${JSON.stringify(o.process)}`);
   if (typeof o.type !== "string" || !TYPES.has(o.type))
-    throw new InputError(file, `${where()}: type`, `one of invoke, ok, fail, info, got ${JSON.stringify(o.type)}`);
-  if (typeof o.f !== "string" || o.f === "") throw new InputError(file, `${where()}: f`, `a non-empty string, got ${JSON.stringify(o.f)}`);
+    throw new InputError(file, `${lineAt(lineNo)}: type`, `one of invoke, ok, fail, info, got ${JSON.stringify(o.type)}`);
+  if (typeof o.f !== "string" || o.f === "") throw new InputError(file, `${lineAt(lineNo)}: f`, `a non-empty string, got ${JSON.stringify(o.f)}`);
   if (o.lock !== undefined && typeof o.lock !== "string")
-    throw new InputError(file, `${where()}: lock`, `a string when present, got ${JSON.stringify(o.lock)}`);
-  for (const k in o) if (!KEYS.has(k)) throw new InputError(file, `${where()}: ${k}`, "only index, timeUs, process, type, f, lock, value");
+    throw new InputError(file, `${lineAt(lineNo)}: lock`, `a string when present, got ${JSON.stringify(o.lock)}`);
+  for (const k in o) if (!KEYS.has(k)) throw new InputError(file, `${lineAt(lineNo)}: ${k}`, "only index, timeUs, process, type, f, lock, value");
   const e: HistoryEvent = { index, timeUs: o.timeUs, process: o.process, type: o.type as EventType, f: o.f };
   if (o.lock !== undefined) e.lock = o.lock;
   if (o.value !== undefined) e.value = o.value;

@@ -6,12 +6,14 @@
  * of thousands of info ops linearized in a 1M-op history): a state's cost must not.
  * Adding an op makes at most one node per level of the trie (log2 of the ops).
  */
+const NODE_KEY_SPAN = 1 << 26;
+
 export class InfoSets {
   /** Node 0 is the empty set; 1..n are the one-op leaves (op i is node i + 1), implicit; inner nodes follow, stored from index 0. */
   private readonly left: number[] = [];
   private readonly right: number[] = [];
   private readonly sizes: number[] = [];
-  private readonly interned = new Map<string, number>();
+  private readonly interned = new Map<number | string, number>();
   private readonly depth: number;
 
   constructor(private readonly opCount: number) {
@@ -37,7 +39,8 @@ export class InfoSets {
   }
 
   private node(l: number, r: number): number {
-    const key = `${l},${r}`;
+    // One number for the pair while both fit in 26 bits (a search that large has run out of memory long before).
+    const key = l < NODE_KEY_SPAN && r < NODE_KEY_SPAN ? l * NODE_KEY_SPAN + r : `${l},${r}`;
     const hit = this.interned.get(key);
     if (hit !== undefined) return hit;
     const id = this.opCount + 1 + this.left.length;

@@ -207,7 +207,7 @@ class WglSearch<S> {
         ents.push(2 * i + 1);
       }
     }
-    placeInOrder(ents, (e) => at[e]);
+    placeInOrder(ents, at);
     const infoOps: number[] = [];
     for (let p = 0; p < ents.length; p++) {
       const e = ents[p];
@@ -524,27 +524,27 @@ class WglSearch<S> {
  * thinly through a long history of many locks is sorted instead, so no lock costs the
  * whole history's length.
  */
-function placeInOrder(ents: number[], positionOf: (e: number) => number): void {
+function placeInOrder(ents: number[], at: Float64Array): void {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const e of ents) {
-    const p = positionOf(e);
+  for (let i = 0; i < ents.length; i++) {
+    const p = at[ents[i]];
     if (p < lo) lo = p;
     if (p > hi) hi = p;
   }
-  if (!(hi - lo >= 0 && hi - lo < 4 * ents.length + 64) || !placedInSlots(ents, positionOf, lo, hi)) ents.sort((a, b) => positionOf(a) - positionOf(b));
+  if (!(hi - lo >= 0 && hi - lo < 4 * ents.length + 64) || !placedInSlots(ents, at, lo, hi)) ents.sort((a, b) => at[a] - at[b]);
 }
 
 /** Puts each entry at its position's slot; false, leaving `ents` as it was, when two share one or one has none (ops made by hand). */
-function placedInSlots(ents: number[], positionOf: (e: number) => number, lo: number, hi: number): boolean {
+function placedInSlots(ents: number[], at: Float64Array, lo: number, hi: number): boolean {
   const slots = new Int32Array(hi - lo + 1).fill(-1);
-  for (const e of ents) {
-    const at = positionOf(e) - lo;
-    if (!(at >= 0 && at < slots.length && Number.isInteger(at)) || slots[at] >= 0) return false;
-    slots[at] = e;
+  for (let i = 0; i < ents.length; i++) {
+    const slot = at[ents[i]] - lo;
+    if (!(slot >= 0 && slot < slots.length && Number.isInteger(slot)) || slots[slot] >= 0) return false;
+    slots[slot] = ents[i];
   }
   let k = 0;
-  for (const e of slots) if (e >= 0) ents[k++] = e;
+  for (let i = 0; i < slots.length; i++) if (slots[i] >= 0) ents[k++] = slots[i];
   return true;
 }
 
