@@ -170,12 +170,12 @@ class WglSearch<S> {
     this.callPos = new Float64Array(n);
     this.retPos = new Float64Array(n).fill(Infinity);
     this.rankOf = new Int32Array(n).fill(-1);
-    const { ents, infoOps } = this.layOut();
-    this.m = this.completed.length;
-    this.HEAD = 2 * this.m;
-    this.next = new Int32Array(2 * this.m + 1).fill(-1);
-    this.prev = new Int32Array(2 * this.m + 1).fill(-1);
-    this.linkEntries(ents);
+    const { order, m } = this.entriesInOrder();
+    this.m = m;
+    this.HEAD = 2 * m;
+    this.next = new Int32Array(2 * m + 1).fill(-1);
+    this.prev = new Int32Array(2 * m + 1).fill(-1);
+    const infoOps = this.layOut(order);
     this.indexInfoOps(infoOps);
     this.readOnly = new Uint8Array(n);
     if (model.readOnly) for (const op of this.completed) if (model.readOnly(ops[op])) this.readOnly[op] = 1;
@@ -189,51 +189,64 @@ class WglSearch<S> {
   /**
    * Entries in the history's order (real-time order is the order events were recorded, so
    * a process's next call follows its last return even at one instant). An entry is a
-   * number, 2 * op + (1 for a return), sorted by its event's position: no object per entry
-   * (there are two per op, and a lock may have hundreds of thousands of ops). Completed
-   * ops get ranks 0..m-1 in call order; the info ops are returned in call order.
+   * number, 2 * op + (1 for a return), placed by its event's position: no object per entry
+   * (there are two per op, and a lock may have hundreds of thousands of ops). `order` may
+   * have holes (-1); `m` is the completed ops' count.
    */
-  private layOut(): { ents: number[]; infoOps: number[] } {
+  private entriesInOrder(): { order: Int32Array; m: number } {
     const { ops, n } = this;
-    // Each entry's position, read from its event once (entry 2i: op i's call, 2i + 1: its return).
+    // Each entry's position, read from its event once (entry 2i: op i's call, 2i + 1: its return; NaN: none).
     const at = new Float64Array(2 * n);
-    const ents: number[] = [];
+    let m = 0;
+    let lo = Infinity;
+    let hi = -Infinity;
     for (let i = 0; i < n; i++) {
       const op = ops[i];
-      at[2 * i] = op.invoke.index;
-      ents.push(2 * i);
-      if (Number.isFinite(op.endUs)) {
-        at[2 * i + 1] = op.complete!.index;
-        ents.push(2 * i + 1);
-      }
+      const call = (at[2 * i] = op.invoke.index);
+      const completed = Number.isFinite(op.endUs);
+      const ret = (at[2 * i + 1] = completed ? op.complete!.index : NaN);
+      if (completed) m++;
+      if (call < lo) lo = call;
+      if (call > hi) hi = call;
+      if (ret > hi) hi = ret;
     }
-    placeInOrder(ents, at);
-    const infoOps: number[] = [];
-    for (let p = 0; p < ents.length; p++) {
-      const e = ents[p];
-      const op = e >>> 1;
-      if ((e & 1) === 1) this.retPos[op] = p;
-      else {
-        this.callPos[op] = p;
-        if (Number.isFinite(ops[op].endUs)) {
-          this.rankOf[op] = this.completed.length;
-          this.completed.push(op);
-        } else infoOps.push(op);
-      }
-    }
-    return { ents, infoOps };
+    const count = n + m;
+    const slotted = hi - lo >= 0 && hi - lo < 4 * count + 64 ? placedInSlots(at, lo, hi) : undefined;
+    return { order: slotted ?? sortedEntries(at), m };
   }
 
-  private linkEntries(ents: readonly number[]): void {
+  /**
+   * One pass over the entries in order: each op's call and return positions, ranks 0..m-1
+   * for the completed ops in call order, their entries linked into the list; returns the
+   * info ops in call order.
+   */
+  private layOut(order: Int32Array): number[] {
+    const { ops, next, prev, rankOf } = this;
+    const infoOps: number[] = [];
     let last = this.HEAD;
-    for (const e of ents) {
-      const r = this.rankOf[e >>> 1];
-      if (r < 0) continue;
-      const node = 2 * r + (e & 1);
-      this.next[last] = node;
-      this.prev[node] = last;
+    for (let p = 0; p < order.length; p++) {
+      const e = order[p];
+      if (e < 0) continue;
+      const op = e >>> 1;
+      let node: number;
+      if ((e & 1) === 1) {
+        this.retPos[op] = p;
+        node = 2 * rankOf[op] + 1;
+      } else {
+        this.callPos[op] = p;
+        if (!Number.isFinite(ops[op].endUs)) {
+          infoOps.push(op);
+          continue;
+        }
+        rankOf[op] = this.completed.length;
+        this.completed.push(op);
+        node = 2 * rankOf[op];
+      }
+      next[last] = node;
+      prev[node] = last;
       last = node;
     }
+    return infoOps;
   }
 
   private indexInfoOps(infoOps: readonly number[]): void {
@@ -518,34 +531,27 @@ class WglSearch<S> {
 }
 
 /**
- * Sorts `ents` by their distinct positions in the history. A lock's entries usually fill
- * most of the span of positions they come from, so each is put in its slot in one pass
- * (a comparison sort was a tenth of a 10k-op search); a lock whose entries are scattered
- * thinly through a long history of many locks is sorted instead, so no lock costs the
- * whole history's length.
+ * The entries (`at`: each one's position, NaN for the return an info op lacks) in order, each
+ * in its position's slot, holes -1. A lock's entries usually fill most of the span of
+ * positions they come from, so this is one pass (a comparison sort was a tenth of a 10k-op
+ * search); undefined when two share a position or one is not an integer (ops made by hand).
  */
-function placeInOrder(ents: number[], at: Float64Array): void {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = 0; i < ents.length; i++) {
-    const p = at[ents[i]];
-    if (p < lo) lo = p;
-    if (p > hi) hi = p;
+function placedInSlots(at: Float64Array, lo: number, hi: number): Int32Array | undefined {
+  const slots = new Int32Array(hi - lo + 1).fill(-1);
+  for (let e = 0; e < at.length; e++) {
+    if ((e & 1) === 1 && Number.isNaN(at[e])) continue;
+    const slot = at[e] - lo;
+    if (!(slot >= 0 && slot < slots.length && Number.isInteger(slot)) || slots[slot] >= 0) return undefined;
+    slots[slot] = e;
   }
-  if (!(hi - lo >= 0 && hi - lo < 4 * ents.length + 64) || !placedInSlots(ents, at, lo, hi)) ents.sort((a, b) => at[a] - at[b]);
+  return slots;
 }
 
-/** Puts each entry at its position's slot; false, leaving `ents` as it was, when two share one or one has none (ops made by hand). */
-function placedInSlots(ents: number[], at: Float64Array, lo: number, hi: number): boolean {
-  const slots = new Int32Array(hi - lo + 1).fill(-1);
-  for (let i = 0; i < ents.length; i++) {
-    const slot = at[ents[i]] - lo;
-    if (!(slot >= 0 && slot < slots.length && Number.isInteger(slot)) || slots[slot] >= 0) return false;
-    slots[slot] = ents[i];
-  }
-  let k = 0;
-  for (let i = 0; i < slots.length; i++) if (slots[i] >= 0) ents[k++] = slots[i];
-  return true;
+/** The entries sorted by position: for a lock whose entries are scattered thinly through a long history of many locks, or ops made by hand. */
+function sortedEntries(at: Float64Array): Int32Array {
+  const ents: number[] = [];
+  for (let e = 0; e < at.length; e++) if ((e & 1) === 0 || !Number.isNaN(at[e])) ents.push(e);
+  return Int32Array.from(ents.sort((a, b) => at[a] - at[b]));
 }
 
 const zobLo = (op: number): number => mix32(op * 2 + 0x2545f491) | 1;
