@@ -178,6 +178,26 @@ describe("online checkers equal the batch checkers", () => {
     );
   });
 
+  it("names the hold batch names when a waiter's grant comes after many other holds of its lock", () => {
+    // w waits from 5 ms while a holds the lock; 100 other holds come and go before w is served.
+    const b = new HistoryBuilder().section("a", "a#1", "L", 0, 10, 0);
+    b.at(5).ev("w", "invoke", "acquire", "L", { ttlMs: 10_000, waitMs: 0 });
+    for (let i = 0; i < 100; i++) b.section(`b${i}`, `b${i}#1`, "L", 20 + 10 * i, 8, i + 1);
+    b.at(2000).ev("w", "ok", "acquire", "L", { grantId: "w#1", validityMs: 9999, ttlMs: 10_000 });
+    const h = b.events;
+    const online = (kind: "waiter-served" | "overlapping-belief") => {
+      const oc = new OnlineChallenge({ kind });
+      for (const e of h) oc.push(e);
+      return oc.result();
+    };
+    expect(online("waiter-served")).toEqual(judgeChallenge(h, { kind: "waiter-served" }));
+    expect(online("waiter-served").why).toMatch(/^w asked for L at 5 ms while a held it/);
+    // No two beliefs met: not challenged either way (online says why in counts, not a story).
+    const overlap = online("overlapping-belief");
+    expect([overlap.challenged, overlap.count]).toEqual([false, 0]);
+    expect(judgeChallenge(h, { kind: "overlapping-belief" }).challenged).toBe(false);
+  });
+
   it("generated histories include violations, passes, lapses and crashes (the comparison is not vacuous)", () => {
     const seen = new Set<string>();
     fc.assert(
