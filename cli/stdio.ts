@@ -1,4 +1,4 @@
-import { writeSync } from "node:fs";
+import { fstatSync, statSync, writeSync } from "node:fs";
 
 /**
  * Where the CLI's own output goes. In-process (tests, the API) it is process.stdout /
@@ -18,6 +18,23 @@ export function useDirectStdio(): void {
 export const wroteToStream = (): boolean => streamed;
 
 export const writeOut = (text: string): void => write(1, text);
+
+/**
+ * Whether the CLI's output goes to a terminal (for colour). Writing straight to fd 1, a
+ * pipe, a file or /dev/null is told apart with fstat, so the process.stdout stream is not
+ * built just to ask (as bin/load-bundle.js does); anything else asks the stream.
+ */
+export function stdoutIsTerminal(): boolean {
+  if (direct) {
+    try {
+      const st = fstatSync(1);
+      if (!st.isCharacterDevice() || st.rdev === statSync("/dev/null").rdev) return false;
+    } catch {
+      // No fd 1, or no /dev/null: the stream decides.
+    }
+  }
+  return process.stdout.isTTY === true;
+}
 export const writeErr = (text: string): void => write(2, text);
 
 // A pipe left non-blocking by the parent can refuse a write (EAGAIN); past this many refusals

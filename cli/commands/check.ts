@@ -25,7 +25,7 @@ import { NUMBER_MAGNITUDE_MAX } from "../../sim/validate.js";
 import type { HistoryEvent } from "../../sim/history.js";
 import { EXIT } from "../../harness/exit-codes.js";
 import { setExitCode } from "../exit-state.js";
-import { writeErr, writeOut } from "../stdio.js";
+import { stdoutIsTerminal, writeErr, writeOut } from "../stdio.js";
 
 export interface CheckOptions {
   model?: string;
@@ -87,7 +87,10 @@ export function registerCheck(program: Command): void {
         );
       } else {
         for (const n of c.notes) writeErr(`lockstep: note: ${n}\n`);
-        writeOut(colourVerdicts(formatCheck(file, c.history.length, c.verdicts, c.model), colourWanted(process.stdout)) + (wrote ? `wrote ${wrote}\n` : ""));
+        writeOut(
+          colourVerdicts(formatCheck(file, c.history.length, c.verdicts, c.model), colourWanted({ isTTY: stdoutIsTerminal() })) +
+            (wrote ? `wrote ${wrote}\n` : ""),
+        );
       }
       setExitCode(exitCodeForVerdicts(c.verdicts));
     });
