@@ -2,6 +2,7 @@ import { runScenario, type RunOutput } from "./runner.js";
 import { checkContextFor } from "./check-context.js";
 import { replayCommand } from "./replay-command.js";
 import { OnlineVerdicts } from "../checkers/run-online.js";
+import { CheckerThread } from "./soak-checkers.js";
 import type { Verdicts } from "../checkers/run-all.js";
 import { keptForCheckers } from "../checkers/needed-events.js";
 import { InputError } from "../sim/errors.js";
@@ -26,6 +27,11 @@ export interface SoakOptions {
   historySink?: (e: HistoryEvent) => void;
   /** Called as simulated time passes, at most every 1% of the run. */
   progress?: (simMs: number, durationMs: number) => void;
+  /**
+   * Judge in a thread of its own (harness/soak-checkers.ts; the default), so the run and
+   * its checking each have a core; false judges in this thread. The verdicts are the same.
+   */
+  checkerThread?: boolean;
 }
 
 export interface SoakOutput {
@@ -52,7 +58,7 @@ export function runSoak(s: Scenario, seed: number, o: SoakOptions): SoakOutput {
   // A nemesis goes on through the run: its window again every scenario's length, unless it says otherwise.
   const nemesis = s.nemesis && { repeatEveryMs: s.durationMs, ...s.nemesis };
   const scenario: Scenario = { ...s, durationMs: o.durationMs, ...(nemesis ? { nemesis } : {}) };
-  const online = new OnlineVerdicts(checkContextFor(scenario));
+  const online = o.checkerThread === false ? new OnlineVerdicts(checkContextFor(scenario)) : new CheckerThread(checkContextFor(scenario));
   const keep = keptForCheckers(s.clients.map((c) => c.id));
   const tail: HistoryEvent[] = [];
   let nextUs = 0;
@@ -73,7 +79,13 @@ export function runSoak(s: Scenario, seed: number, o: SoakOptions): SoakOutput {
   };
   // The bounds a long run needs: its own span, and events without the history's memory.
   const limits = { eventsMax: EVENTS_MAX_CEILING, timeUsMax: (o.durationMs + DRAIN_MS) * 1000 };
-  const run = runScenario(scenario, seed, limits, { historySink: sink, retainHistory: false });
+  let run: RunOutput;
+  try {
+    run = runScenario(scenario, seed, limits, { historySink: sink, retainHistory: false });
+  } catch (err) {
+    if (online instanceof CheckerThread) online.close();
+    throw err;
+  }
   const kept = tail.slice(-TAIL_EVENTS_MAX);
   if (trimmed || kept.length < tail.length) run.meta.historyTail = { events: kept.length, fromUs: kept[0]?.timeUs ?? 0 };
   return { run, verdicts: online.result(), tail: kept, replay: `${replayCommand(s, seed)} --duration ${o.durationMs}ms` };
