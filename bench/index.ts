@@ -24,6 +24,7 @@ const MODULES = [
   "raft",
   "raft-zk",
   "scale",
+  "duration",
   "report-page",
   "startup",
   "memory",
