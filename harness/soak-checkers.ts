@@ -13,13 +13,6 @@ const BACKLOG_MAX = 4;
 /** How long the run waits on a checker thread that judges nothing before it gives up. */
 const STALL_MS_MAX = 600_000;
 
-/**
- * The checker thread's young generation (V8's default is ~3 times a 16 MB semi-space): a
- * second isolate's young generation is resident on top of the run's own, and the checkers
- * have the slack to collect more often.
- */
-const CHECKER_YOUNG_GENERATION_MB = 12;
-
 export const BACKLOG = 0;
 export const END = "end";
 
@@ -116,7 +109,7 @@ export class CheckerThread {
  * `--import tsx` loader hooks to their own entry file.
  */
 function startCheckerThread(workerData: CheckerThreadData, transferList: MessagePort[]): Worker {
-  const options = { workerData, transferList, resourceLimits: { maxYoungGenerationSizeMb: CHECKER_YOUNG_GENERATION_MB } };
+  const options = { workerData, transferList };
   if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./soak-thread.js", import.meta.url), options);
   const entry = new URL("./soak-thread.ts", import.meta.url).href;
   const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve("tsx")), "esm", "api", "index.mjs")).href;
