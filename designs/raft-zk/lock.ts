@@ -10,7 +10,7 @@ import { DEFAULT_ZK_RECIPE, suspendedAfterMs, type ZkRecipeOptions } from "./rec
  *  1. create `<dir>/_c_<guid>-lock-` EPHEMERAL|SEQUENTIAL (the GUID finds our node again
  *     if the create's reply is lost: Curator's protection mode);
  *  2. getChildren(dir) without a watch; the lowest sequence number holds the lock;
- *  3. otherwise exists(next-lower node, watch) and, when it is gone or the watch fires,
+ *  3. otherwise getData(next-lower node, watch) and, when it is gone or the watch fires,
  *     go back to 2. Each waiter watches only its predecessor: no herd (waitRecipe
  *     "watch-all-children" is the herd: every waiter watches the parent's children).
  * The fencing token is the lock node's creation zxid (its Raft log index).
@@ -81,7 +81,9 @@ export class ZkLockClient implements LockClient {
         continue;
       }
       const pred = `${dir}/${sorted[i - 1]!}`;
-      const ex = yield* zk.request({ kind: "exists", sessionId: s.id, path: pred, watch: true }, opDeadline(), true);
+      // getData, not exists: on a node already gone, exists would leave a watch that no
+      // event ever fires (a sequential name never comes back) for the session's life.
+      const ex = yield* zk.request({ kind: "get", sessionId: s.id, path: pred, watch: true }, opDeadline(), true);
       if (ex.status === "ok" && ex.stat) {
         // The watch lives on the server that answered (the leader) and dies with it:
         // re-check at least every pollMs even without an event.

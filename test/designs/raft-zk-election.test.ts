@@ -160,7 +160,7 @@ function expectPredecessorWatchesOnly(sent: ReturnType<typeof cluster>["sent"], 
     if (!candidates.includes(s.from)) continue;
     const op = opOf(s.msg);
     if (!op || !("watch" in op) || !op.watch) continue;
-    expect(op.kind, `${s.from} set a ${op.kind} watch`).toBe("exists");
+    expect(op.kind, `${s.from} set a ${op.kind} watch`).toBe("get");
     const kids = s.children!;
     const own = kids.find((k) => k.owner === s.from)!;
     expect(own, `${s.from} watches without a node of its own`).toBeDefined();

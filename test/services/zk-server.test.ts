@@ -242,6 +242,15 @@ describe("Raft-ZK server: watches", () => {
     expect(c.events({ f: "watch-fired" }).map((e) => e.value)).toEqual([{ path: "/p", client: "c2", event: "children" }]);
   });
 
+  it("get on a missing node sets no watch (exists does): its later creation fires nothing", () => {
+    const { c, leader, s1, s2 } = twoSessions();
+    expect(c.ask(leader, { kind: "get", sessionId: s2, path: "/gone", watch: true }, 1000, "c2")).toMatchObject({ status: "error", error: "no-node" });
+    c.ask(leader, create(s1, "/gone"));
+    c.runMs(50);
+    expect(c.events({ f: "watch-fired" })).toEqual([]);
+    expect(c.ask(leader, { kind: "awaitWatch", sessionId: s2, path: "/gone" }, 1000, "c2")).toMatchObject({ status: "ok", event: "none" });
+  });
+
   it("a watch is dropped with its session: its awaitWatch is told none", () => {
     const { c, leader, s1, s2 } = twoSessions();
     c.ask(leader, create(s1, "/n"));
