@@ -11,7 +11,8 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
+import { loadAverage } from "./rounds.js";
 import { join } from "node:path";
 import { ATTACKS } from "../attacks/index.js";
 import { packageRoot } from "../sim/paths.js";
@@ -31,10 +32,7 @@ function timed(args: string[]): { seconds: number; code: number | null } {
   return { seconds: (performance.now() - started) / 1000, code: r.status };
 }
 
-const load = (): string =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(" ");
+const load = (): string => loadAverage();
 
 /** `--confirm-real` alone: the real runs of every cause of an audit already written, timed in this process. */
 async function confirmSeconds(auditDir: string, lock: string): Promise<{ seconds: number; causes: number; line: string }> {

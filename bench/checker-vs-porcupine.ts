@@ -21,7 +21,8 @@
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
+import { loadAverage } from "./rounds.js";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -154,10 +155,7 @@ function timeAlternating(a: Command, b: Command, rounds: number, timeoutS: numbe
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const spread = (xs: number[]): string => `${Math.round(Math.min(...xs))}-${Math.round(Math.max(...xs))}`;
-const load = (): string =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(" ");
+const load = (): string => loadAverage();
 
 /** The histories at each size: name, whether it is linearizable (the generator's truth), and how it is made. */
 const HISTORIES: ReadonlyArray<{ name: string; truth: boolean; infoFraction: number; stale: boolean }> = [

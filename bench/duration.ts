@@ -17,7 +17,6 @@
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { loadScenario } from "../scenarios/index.js";
 import { runScenario } from "../harness/runner.js";
@@ -25,7 +24,7 @@ import { runCheckers } from "../checkers/run-all.js";
 import { checkContextFor } from "../harness/check-context.js";
 import { runSoak } from "../harness/soak.js";
 import { heapFlags } from "../cli/heap.js";
-import { alternatingRounds, formatSpread, ratioSpread, spreadOf } from "./rounds.js";
+import { alternatingRounds, formatSpread, loadAverage, ratioSpread, spreadOf } from "./rounds.js";
 import { reportTarget } from "./targets.js";
 
 const SCALE = "raft-zk-scale";
@@ -92,11 +91,7 @@ function measure(path: Path): Measured {
   return JSON.parse(out.trim().split("\n").pop()!) as Measured;
 }
 
-function load(): string {
-  return loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" ");
-}
+const load = (): string => loadAverage(2);
 
 function printPath(path: Path, rounds: Measured[]): void {
   const per = (f: (m: Measured) => number, digits: number): string => formatSpread(spreadOf(rounds.map(f)), digits);

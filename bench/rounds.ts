@@ -1,3 +1,5 @@
+import { loadavg } from "node:os";
+
 /**
  * Alternating rounds: each variant measured once per round, in turn (A B C, A B C, ...),
  * so a change in the machine's speed falls on every variant alike. A figure is the
@@ -35,4 +37,11 @@ export function alternatingRounds<K extends string>(measures: Record<K, () => nu
 /** Round-by-round ratios a[i] / b[i], as a spread. */
 export function ratioSpread(a: readonly number[], b: readonly number[]): Spread {
   return spreadOf(a.map((x, i) => x / b[i]!));
+}
+
+/** The 1, 5 and 15-minute load averages, for the lines a bench prints before and after its rounds. */
+export function loadAverage(digits = 1): string {
+  return loadavg()
+    .map((x) => x.toFixed(digits))
+    .join(" ");
 }
