@@ -44,6 +44,7 @@ declare module "node-zookeeper-client" {
     remove(path: string, version: number, callback: (error: ZkError | null) => void): void;
     exists(path: string, watcher: Watcher | null, callback: (error: ZkError | null, stat: Stat | null) => void): void;
     exists(path: string, callback: (error: ZkError | null, stat: Stat | null) => void): void;
+    getData(path: string, watcher: Watcher | null, callback: (error: ZkError | null, data: Buffer | null, stat: Stat) => void): void;
     getChildren(path: string, callback: (error: ZkError | null, children: string[], stat: Stat) => void): void;
   }
 

@@ -4,8 +4,10 @@
 //     if the create's reply is lost: Curator's protection mode), then read its creation
 //     zxid (exists → stat.czxid): the fencing token;
 //  2. getChildren(dir) without a watch; the lowest sequence number holds the lock;
-//  3. otherwise exists(next-lower node, watch) and, when it is gone, the watch fires or
-//     watchPollMs passes, go back to 2. Each waiter watches only its predecessor.
+//  3. otherwise getData(next-lower node, watch) and, when it is gone, the watch fires or
+//     watchPollMs passes, go back to 2. Each waiter watches only its predecessor. getData,
+//     not exists, as Curator does: on a node already gone it fails with no-node and leaves
+//     no watch, where exists would leave one waiting for a creation that never comes.
 //
 // Sessions: one client (one ZooKeeper session) at a time, with the timeout the server
 // negotiated. node-zookeeper-client pings only after a third of the timeout of silence and
@@ -213,12 +215,12 @@ export class ZkLockRecipe implements RealLockClient {
       const untilUs = Math.min(deadlineUs, this.nowUs() + this.cfg.watchPollMs * 1000);
       let fired: () => void = () => {};
       const watchFired = new Promise<void>((r) => (fired = r));
-      const ex = await this.touching<Stat | null>(s, (done) => client.exists(predecessor, () => fired(), done));
-      if (!ex.ok) {
+      const got = await this.touching<Buffer | null>(s, (done) => client.getData(predecessor, () => fired(), done));
+      if (!got.ok && got.code === Exception.NO_NODE) continue; // gone already: re-read the children
+      if (!got.ok) {
         if (!s.alive) return { outcome: "fail", reason: "session expired while waiting" };
         return this.giveUp(s, "service unreachable while waiting");
       }
-      if (!ex.value) continue; // gone already: re-read the children
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([watchFired, new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, (untilUs - this.nowUs()) / 1000))))]);
       clearTimeout(timer);
