@@ -48,6 +48,25 @@ describe("timeText: a verdict's time in the unit its size needs", () => {
 });
 
 describe("challenge: overlapping-belief (the default)", () => {
+  it("a register's history (no acquire) is not challenged by it, in the same words as a lock history nobody asked for", () => {
+    const b = new HistoryBuilder();
+    b.at(0).ev("c1", "invoke", "write", "x", { value: 1 }).at(1).ev("c1", "ok", "write", "x", null);
+    b.at(2).ev("c2", "invoke", "read", "x", null).at(3).ev("c2", "ok", "read", "x", { value: 2 });
+    expect(judgeChallenge(b.events, OB)).toEqual({
+      kind: "overlapping-belief",
+      grants: 0,
+      acquiresFailed: 0,
+      challenged: false,
+      count: 0,
+      why: "no client asked for a lock",
+    });
+    // A lock history whose only acquire was refused goes the long way, and says so.
+    b.at(4).ev("c3", "invoke", "acquire", "L", { ttlMs: 100, waitMs: 0 }).at(5).ev("c3", "fail", "acquire", "L", null);
+    const refused = judgeChallenge(b.events, OB);
+    expect([refused.challenged, refused.acquiresFailed]).toEqual([false, 1]);
+    expect(refused.why).toMatch(/^nobody was ever granted a lock/);
+  });
+
   it("challenges a run where a second client is granted while a paused holder still believes it holds", () => {
     const b = pausedHolder();
     b.events.sort((x, y) => x.timeUs - y.timeUs).forEach((e, i) => (e.index = i));
