@@ -27,6 +27,8 @@ describe("import: JSONL", () => {
     ['{"timeUs":0,"process":"c1","type":"ok"}', "line 1: f"],
     ['{"timeUs":0,"process":"c1","type":"ok","f":"x","lock":3}', "line 1: lock"],
     ['{"timeUs":0,"process":"c1","type":"ok","f":"x","colour":"red"}', "line 1: colour"],
+    ['{"index":0,"timeUs":0,"process":"c1","type":"ok","f":"x","lock":"L","value":null,"colour":"red"}', "line 1: colour"],
+    ['{"timeUs":0,"process":"c1","type":"ok","f":"x","value":1,"__proto__":{"lock":"L"}}', "line 1: __proto__"],
     ['{"index":5,"timeUs":0,"process":"c1","type":"ok","f":"x"}', "line 1: index"],
     ['{"timeUs":9,"process":"c1","type":"ok","f":"x"}\n\n{"timeUs":3,"process":"c1","type":"ok","f":"x"}', "line 3: timeUs"],
     ["[1,2]", "line 1"],
