@@ -10,7 +10,9 @@
  *   npm run bench:porcupine -- --src ../porcupine
  *
  * The two run in alternate rounds, so the machine's load falls on both alike. A first line
- * sets Node's own start-up (`node -e 0`) beside Porcupine's whole 1k-op check.
+ * sets Node's own start-up (`node -e 0`) beside Porcupine's whole 1k-op check. Where the
+ * environment sets NODE_EXTRA_CA_CERTS (which Node reads at every start-up), the floor and
+ * the 1k and 10k valid rows are measured again without it (rows "valid/no-CA").
  * Each history's verdicts are asserted: lockstep's must be the generator's truth, and
  * Porcupine's, where it decides in PORCUPINE_TIMEOUT_S (default 60 s), must equal
  * lockstep's; any difference is printed and the exit code is 1. Prints the median wall
@@ -111,6 +113,21 @@ interface Command {
   cmd: string;
   args: string[];
   verdictOf: (status: number | null, out: string) => string;
+  /** The command's environment, when not this process's. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * This process's environment without NODE_EXTRA_CA_CERTS, or undefined when it is not set.
+ * Node 20 reads that certificate bundle at every start-up, before any script runs (~50 ms
+ * CPU for Debian's bundle on the development machine); a machine behind a proxy may set it
+ * for every process. Rows measured without it say how much of a ratio is that.
+ */
+function withoutExtraCaCerts(): NodeJS.ProcessEnv | undefined {
+  if (process.env.NODE_EXTRA_CA_CERTS === undefined) return undefined;
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
 }
 
 /**
@@ -123,9 +140,8 @@ function timeOnce(c: Command, t: Timed, timeoutS: number, dir: string): void {
   const measured = existsSync(GNU_TIME);
   const limited = ["--foreground", "--kill-after=5", String(timeoutS), c.cmd, ...c.args];
   const t0 = process.hrtime.bigint();
-  const r = measured
-    ? spawnSync(GNU_TIME, ["-f", "%U %S", "-o", cpuFile, "timeout", ...limited], { encoding: "utf8", maxBuffer: 1 << 26 })
-    : spawnSync("timeout", limited, { encoding: "utf8", maxBuffer: 1 << 26 });
+  const options = { encoding: "utf8", maxBuffer: 1 << 26, env: c.env } as const;
+  const r = measured ? spawnSync(GNU_TIME, ["-f", "%U %S", "-o", cpuFile, "timeout", ...limited], options) : spawnSync("timeout", limited, options);
   t.ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
   if (r.signal === "SIGINT" || r.status === 130) throw new Error("interrupted (Ctrl-C)");
   t.verdict = r.status === 124 || r.status === 137 || r.error || r.signal ? `undecided in ${timeoutS} s` : c.verdictOf(r.status, r.stdout);
@@ -158,7 +174,16 @@ const spread = (xs: number[]): string => `${Math.round(Math.min(...xs))}-${Math.
 const load = (): string => loadAverage();
 
 /** The histories at each size: name, whether it is linearizable (the generator's truth), and how it is made. */
-const HISTORIES: ReadonlyArray<{ name: string; truth: boolean; infoFraction: number; stale: boolean }> = [
+interface Row {
+  name: string;
+  truth: boolean;
+  infoFraction: number;
+  stale: boolean;
+  /** lockstep's environment for this row, when not this process's. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const HISTORIES: readonly Row[] = [
   { name: "valid", truth: true, infoFraction: 0.05, stale: false },
   { name: "stale", truth: false, infoFraction: 0.05, stale: true },
   { name: "stale/no-info", truth: false, infoFraction: 0, stale: true },
@@ -168,7 +193,7 @@ const ROUNDS = 7;
 const ROUNDS_100K = 3;
 
 /** One history through both; the row printed, and the disagreements found (empty when the verdicts are right). */
-function compare(porcupine: string, dir: string, ops: number, h: (typeof HISTORIES)[number], timeoutS: number): string[] {
+function compare(porcupine: string, dir: string, ops: number, h: Row, timeoutS: number): string[] {
   const file = join(dir, `register-${ops}-${h.name.replace("/", "-")}.jsonl`);
   writeFileSync(file, registerHistory(ops, 5, h.infoFraction, h.stale, ops));
   const rounds = ops >= 100_000 ? ROUNDS_100K : ROUNDS;
@@ -176,6 +201,7 @@ function compare(porcupine: string, dir: string, ops: number, h: (typeof HISTORI
     cmd: process.execPath,
     args: [join(ROOT, "bin", "lockstep.js"), "check", file, "--model", "register"],
     verdictOf: (st) => (st === 0 ? "true" : st === 3 ? "false" : st === 5 ? "unknown" : `exit ${st}`),
+    env: h.env,
   };
   const [l, p] = timeAlternating(lockstep, porcupineCommand(porcupine, file), rounds, timeoutS, dir);
   const decided = !p.verdict.startsWith("undecided");
@@ -208,6 +234,10 @@ function startUpFloor(porcupine: string, dir: string, timeoutS: number): void {
   const [n, p] = timeAlternating(node, porcupineCommand(porcupine, file), FLOOR_ROUNDS, timeoutS, dir);
   const both = (t: Timed): string => `${Math.round(median(t.ms))} ms wall (${spread(t.ms)}), ${Math.round(median(t.cpuMs))} ms CPU (${spread(t.cpuMs)})`;
   console.log(`start-up floor, medians of ${FLOOR_ROUNDS} alternate rounds: node -e 0 ${both(n)}; Porcupine's whole 1k-op check ${both(p)}`);
+  const noCa = withoutExtraCaCerts();
+  if (noCa === undefined) return;
+  const [m] = timeAlternating({ ...node, env: noCa }, porcupineCommand(porcupine, file), FLOOR_ROUNDS, timeoutS, dir);
+  console.log(`  node -e 0 without NODE_EXTRA_CA_CERTS (${process.env.NODE_EXTRA_CA_CERTS}, read at every Node start-up): ${both(m)}`);
 }
 
 function main(): void {
@@ -230,6 +260,11 @@ function main(): void {
     console.log("ops     history        lockstep  porcupine          lockstep wall ms   porcupine wall ms  ratio  lockstep CPU ms    porcupine CPU ms   ratio");
     const wrong: string[] = [];
     for (const ops of [1_000, 10_000, 100_000]) for (const h of HISTORIES) wrong.push(...compare(porcupine, dir, ops, h, timeoutS));
+    const noCa = withoutExtraCaCerts();
+    if (noCa !== undefined) {
+      console.log("valid/no-CA: the same valid history, lockstep started without NODE_EXTRA_CA_CERTS (set here; see the start-up floor)");
+      for (const ops of [1_000, 10_000]) wrong.push(...compare(porcupine, dir, ops, { ...HISTORIES[0]!, name: "valid/no-CA", env: noCa }, timeoutS));
+    }
     console.log(`load average after: ${load()}`);
     if (wrong.length > 0) {
       console.error(`verdicts differ:\n  ${wrong.join("\n  ")}`);
