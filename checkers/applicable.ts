@@ -51,8 +51,7 @@ function isCasValue(v: unknown): boolean {
 /** The first client op the model cannot judge, or undefined when it can judge them all. */
 export function unsupportedOp(history: readonly HistoryEvent[], model: ModelName): UnsupportedOp | undefined {
   const known = MODEL_OPS[model];
-  for (const e of history) {
-    if (e.type !== "invoke" || NOT_CLIENTS.has(e.process)) continue;
+  for (const e of clientInvokes(history)) {
     if (!known.includes(e.f)) {
       const knossos = knossosModelsOf(e.f);
       return { index: e.index, f: e.f, expected: `an op the ${model} model has (${known.join(", ")})${knossos ? `; this op is ${knossos}` : ""}` };
