@@ -12,11 +12,11 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { loadAverage } from "./rounds.js";
 import { join } from "node:path";
 import { ATTACKS } from "../attacks/index.js";
 import { packageRoot } from "../sim/paths.js";
 import { reportTarget } from "./targets.js";
+import { loadAverage } from "./rounds.js";
 import { parseAuditFile } from "../harness/audit/merge.js";
 import { lockUnderAudit } from "../harness/audit/lock.js";
 import { confirmCauses } from "../real/confirm.js";
@@ -31,8 +31,6 @@ function timed(args: string[]): { seconds: number; code: number | null } {
   const r = spawnSync(process.execPath, [join(packageRoot(), "bin", "lockstep.js"), ...args], { stdio: ["ignore", "ignore", "ignore"] });
   return { seconds: (performance.now() - started) / 1000, code: r.status };
 }
-
-const load = (): string => loadAverage();
 
 /** `--confirm-real` alone: the real runs of every cause of an audit already written, timed in this process. */
 async function confirmSeconds(auditDir: string, lock: string): Promise<{ seconds: number; causes: number; line: string }> {
@@ -51,13 +49,13 @@ async function main(): Promise<void> {
   const twoBugs = join(packageRoot(), "test", "fixtures", "adapters", "bugs", "two-bugs.cjs");
   const runs = ATTACKS.length * SEEDS;
   try {
-    const before = load();
+    const before = loadAverage();
     const single = timed(["audit", "--lock", mine, "--seeds", String(SEEDS), "--workers", "1", "--out", join(dir, "audit1")]);
     const audit = timed(["audit", "--lock", mine, "--seeds", String(SEEDS), "--out", join(dir, "audit")]);
     const sweep = timed(["sweep", "naive-gc-pause", "--lock", mine, "--seeds", `1..${runs}`, "--out", join(dir, "sweep")]);
     const two = timed(["audit", "--lock", twoBugs, "--seeds", String(SEEDS), "--out", join(dir, "two")]);
     const confirm = await confirmSeconds(join(dir, "two"), twoBugs);
-    const after = load();
+    const after = loadAverage();
     console.log(`load average (1, 5, 15 min) before: ${before}; after: ${after}; 2 cores`);
     console.log(
       `audit examples/my-lock: ${ATTACKS.length} attacks x ${SEEDS} seeds (+ reference runs, shrinking): ${audit.seconds.toFixed(1)} s (exit ${audit.code}); one worker ${single.seconds.toFixed(1)} s, ratio ${(single.seconds / audit.seconds).toFixed(2)}`,

@@ -24,9 +24,9 @@
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { loadAverage } from "./rounds.js";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadAverage } from "./rounds.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..");
@@ -171,7 +171,6 @@ function timeAlternating(a: Command, b: Command, rounds: number, timeoutS: numbe
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const spread = (xs: number[]): string => `${Math.round(Math.min(...xs))}-${Math.round(Math.max(...xs))}`;
-const load = (): string => loadAverage();
 
 /** The histories at each size: name, whether it is linearizable (the generator's truth), and how it is made. */
 interface Row {
@@ -254,7 +253,7 @@ function main(): void {
       return;
     }
     const timeoutS = Number(process.env.PORCUPINE_TIMEOUT_S ?? 60);
-    console.log(`load average before: ${load()}`);
+    console.log(`load average before: ${loadAverage()}`);
     startUpFloor(porcupine, dir, timeoutS);
     console.log(`medians of ${ROUNDS} alternate rounds (${ROUNDS_100K} at 100k ops), spread min-max; CPU is user + system, from GNU time`);
     console.log("ops     history        lockstep  porcupine          lockstep wall ms   porcupine wall ms  ratio  lockstep CPU ms    porcupine CPU ms   ratio");
@@ -265,7 +264,7 @@ function main(): void {
       console.log("valid/no-CA: the same valid history, lockstep started without NODE_EXTRA_CA_CERTS (set here; see the start-up floor)");
       for (const ops of [1_000, 10_000]) wrong.push(...compare(porcupine, dir, ops, { ...HISTORIES[0]!, name: "valid/no-CA", env: noCa }, timeoutS));
     }
-    console.log(`load average after: ${load()}`);
+    console.log(`load average after: ${loadAverage()}`);
     if (wrong.length > 0) {
       console.error(`verdicts differ:\n  ${wrong.join("\n  ")}`);
       process.exitCode = 1;

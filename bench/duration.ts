@@ -91,8 +91,6 @@ function measure(path: Path): Measured {
   return JSON.parse(out.trim().split("\n").pop()!) as Measured;
 }
 
-const load = (): string => loadAverage(2);
-
 function printPath(path: Path, rounds: Measured[]): void {
   const per = (f: (m: Measured) => number, digits: number): string => formatSpread(spreadOf(rounds.map(f)), digits);
   console.log(`${path}: outcome ${[...new Set(rounds.map((m) => m.outcome))].join(", ")}`);
@@ -102,18 +100,18 @@ function printPath(path: Path, rounds: Measured[]): void {
 
 function main(): void {
   console.log(`== run --duration beside the batch run: ${SCALE}, ${DURATION_S} simulated s, each run in its own process under run's heap flags ==`);
-  console.log(`load average before: ${load()}; ${ROUNDS} alternating rounds`);
+  console.log(`load average before: ${loadAverage(2)}; ${ROUNDS} alternating rounds`);
   const results = Object.fromEntries(PATHS.map((p) => [p, [] as Measured[]])) as Record<Path, Measured[]>;
   const record = (p: Path) => () => (results[p].push(measure(p)), 0);
   alternatingRounds({ batch: record("batch"), duration: record("duration"), "duration-one-thread": record("duration-one-thread") }, ROUNDS);
-  console.log(`load average after: ${load()}`);
+  console.log(`load average after: ${loadAverage(2)}`);
   for (const p of PATHS) printPath(p, results[p]);
   const rate = (p: Path) => results[p].map((m) => DURATION_S / m.wallS);
   console.log(`duration ÷ batch, sim s / wall s round by round: ${formatSpread(ratioSpread(rate("duration"), rate("batch")), 2)}`);
   console.log(`duration ÷ duration in one thread: ${formatSpread(ratioSpread(rate("duration"), rate("duration-one-thread")), 2)}`);
   const wall = spreadOf(rate("duration"));
   reportTarget(
-    `: ${SCALE} run --duration ≥ ${TARGET_SIM_S_PER_WALL_S} sim s / wall s: ${formatSpread(wall, 2)} (${wall.median >= TARGET_SIM_S_PER_WALL_S ? "met" : "not met"}); peak RSS ${formatSpread(spreadOf(results.duration.map((m) => m.peakRssMb)), 0)} MB; load ${load()}`,
+    `: ${SCALE} run --duration ≥ ${TARGET_SIM_S_PER_WALL_S} sim s / wall s: ${formatSpread(wall, 2)} (${wall.median >= TARGET_SIM_S_PER_WALL_S ? "met" : "not met"}); peak RSS ${formatSpread(spreadOf(results.duration.map((m) => m.peakRssMb)), 0)} MB; load ${loadAverage(2)}`,
   );
 }
 
