@@ -10,6 +10,13 @@ import type { HistoryEvent } from "../sim/history.js";
 const BATCH_EVENTS = 2048;
 /** Batches sent and not yet judged before the run waits for the checkers: bounds the memory in flight. */
 const BACKLOG_MAX = 4;
+/**
+ * The checker thread's young generation, in MB (V8 would let its semi-spaces grow to
+ * 16 MB each). What the thread allocates is short-lived and its live state small, so a
+ * young generation this size costs it little CPU and keeps ~16 MB less resident at 1000
+ * clients.
+ */
+const CHECKER_YOUNG_GENERATION_MB = 8;
 /** How long the run waits on a checker thread that judges nothing before it gives up. */
 const STALL_MS_MAX = 600_000;
 
@@ -109,7 +116,7 @@ export class CheckerThread {
  * `--import tsx` loader hooks to their own entry file.
  */
 function startCheckerThread(workerData: CheckerThreadData, transferList: MessagePort[]): Worker {
-  const options = { workerData, transferList };
+  const options = { workerData, transferList, resourceLimits: { maxYoungGenerationSizeMb: CHECKER_YOUNG_GENERATION_MB } };
   if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./soak-thread.js", import.meta.url), options);
   const entry = new URL("./soak-thread.ts", import.meta.url).href;
   const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve("tsx")), "esm", "api", "index.mjs")).href;
